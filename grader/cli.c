@@ -1,0 +1,151 @@
+/* cli.c - butterfly-grade: grade a kernel body from a file or stdin. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "grade.h"
+#include "read_input.h"
+#include "report.h"
+
+enum {
+    EXIT_ACCEPTED = 0,
+    EXIT_WRONG = 1,
+    EXIT_NOT_COMPILED = 2,   /* Compilation Error or Rejected */
+    EXIT_OTHER = 3,          /* anything else: TLE, runtime, internal */
+    EXIT_USAGE = 64,
+};
+
+/* The one place verdicts become exit codes. */
+static int exit_code(enum verdict_status s)
+{
+    switch (s) {
+    case VERDICT_ACCEPTED: return EXIT_ACCEPTED;
+    case VERDICT_WRONG_ANSWER: return EXIT_WRONG;
+    case VERDICT_COMPILATION_ERROR:
+    case VERDICT_REJECTED: return EXIT_NOT_COMPILED;
+    default: return EXIT_OTHER;
+    }
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: butterfly-grade [options] [FILE]\n"
+        "Grades a kernel body (FILE, or standard input when FILE is - or absent).\n"
+        "\n"
+        "  --json              print the verdict as JSON instead of the report\n"
+        "  --device SEL        Vulkan device by index or name substring\n"
+        "                      (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"
+        "  --seed N            seed of the hidden spectra (default %u)\n"
+        "  --deadline-ms N     bound on running the kernel (default %d)\n"
+        "  --list-devices      list the Vulkan devices and exit\n"
+        "  --version, --help\n"
+        "\n"
+        "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
+        "             3 anything else (time limit, runtime or internal error), 64 usage\n",
+        TASK_DEFAULT_SEED, GRADE_DEFAULT_DEADLINE_MS);
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || x > max)
+        return false;
+    *out = x;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "device", required_argument, NULL, 'd' },
+        { "seed", required_argument, NULL, 's' },
+        { "deadline-ms", required_argument, NULL, 't' },
+        { "list-devices", no_argument, NULL, 'l' },
+        { "version", no_argument, NULL, 'V' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct grader_options opts;
+    bool json = false;
+    uint64_t x;
+    int c;
+
+    grader_options_init(&opts);
+    opts.device = getenv("BUTTERFLY_DEVICE");
+    while ((c = getopt_long(argc, argv, "jd:s:t:lVh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'd': opts.device = optarg; break;
+        case 's':
+            if (!parse_u64(optarg, (1ull << 53) - 1, &opts.seed)) {
+                fprintf(stderr, "butterfly-grade: bad --seed '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 't':
+            if (!parse_u64(optarg, 600000, &x) || x == 0) {
+                fprintf(stderr, "butterfly-grade: bad --deadline-ms '%s' (1..600000)\n", optarg);
+                return EXIT_USAGE;
+            }
+            opts.deadline_ms = (uint32_t)x;
+            break;
+        case 'l': {
+            char err[256];
+            int n = gpu_list_devices(stdout, err, sizeof err);
+            if (n < 0) {
+                fprintf(stderr, "butterfly-grade: %s\n", err);
+                return EXIT_OTHER;
+            }
+            return n > 0 ? 0 : EXIT_OTHER;
+        }
+        case 'V': printf("butterfly-grade %s\n", BUTTERFLY_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *path = optind < argc ? argv[optind] : "-";
+    char err[256];
+    size_t len;
+    char *body = read_input(path, TASK_MAX_SOURCE + 1, &len, err, sizeof err);
+    if (!body) {
+        fprintf(stderr, "butterfly-grade: %s\n", err);
+        return EXIT_OTHER;
+    }
+    struct grader *g = grader_new(&opts, err, sizeof err);
+    if (!g) {
+        fprintf(stderr, "butterfly-grade: %s\n", err);
+        free(body);
+        return EXIT_OTHER;
+    }
+    struct verdict *v = grader_grade(g, body, len);
+    free(body);
+    if (!v) {
+        fprintf(stderr, "butterfly-grade: out of memory\n");
+        grader_free(g);
+        return EXIT_OTHER;
+    }
+    if (json) {
+        json_t *j = verdict_to_json(v);
+        if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0)
+            fprintf(stderr, "butterfly-grade: cannot write the verdict as JSON\n");
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        report_write(stdout, v);
+    }
+    int rc = exit_code(v->status);
+    verdict_free(v);
+    grader_free(g);
+    return rc;
+}

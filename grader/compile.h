@@ -1,0 +1,61 @@
+/* compile.h - GLSL to SPIR-V with shaderc, diagnostics on the body's lines. */
+#ifndef BUTTERFLY_COMPILE_H
+#define BUTTERFLY_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define COMPILE_MAX_DIAGNOSTICS 50
+#define COMPILE_MAX_LOG         (16 * 1024)
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+
+/* One compiler message, on the student's own line numbering. */
+struct diagnostic {
+    int line;                    /* 1-based; body lines + 1 for "after your code" */
+    int column;                  /* 0 when unknown (glslang gives none) */
+    enum diag_severity severity;
+    char *message;               /* owned */
+};
+
+struct compile_result {
+    bool ok;
+    uint32_t *spirv;             /* owned; NULL unless ok */
+    size_t nwords;
+    struct diagnostic *diags;    /* owned, ndiags entries */
+    size_t ndiags;
+    char *log;                   /* owned, raw compiler log, capped; may be NULL */
+    bool log_truncated;
+};
+
+struct compiler;
+
+/* Creates the process's compiler (reused for every body). NULL on failure. */
+struct compiler *compiler_new(void);
+
+/* Frees the compiler. Accepts NULL. */
+void compiler_free(struct compiler *c);
+
+/*
+ * Compiles `body` (len bytes, already through source_check) inside the
+ * harness. Always fills *out: on success out->ok with the SPIR-V; on a
+ * compile error !out->ok with the diagnostics and the capped log. Returns
+ * false only when the compiler itself failed (out of memory).
+ * Release *out with compile_result_clear().
+ */
+bool compiler_compile(struct compiler *c, const char *body, size_t len,
+                      struct compile_result *out);
+
+/* Releases what a compile result owns and zeroes it. Accepts NULL. */
+void compile_result_clear(struct compile_result *r);
+
+/*
+ * Parses a glslang log into diagnostics (exposed for tests). Lines
+ * "body:L: severity: msg" are on the body; "1:L: ..." come from the
+ * harness after it and are placed on line body_lines + 1.
+ */
+size_t compile_parse_log(const char *log, int body_lines,
+                         struct diagnostic *diags, size_t max);
+
+#endif

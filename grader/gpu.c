@@ -1,0 +1,591 @@
+/* gpu.c - the Vulkan side: device choice, buffers, one dispatch per kernel. */
+#include "gpu.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <vulkan/vulkan.h>
+
+struct gpu_context {
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    struct gpu_device_info info;
+    double timestamp_period_ns;   /* 0 when the queue has no timestamps */
+
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipeline_layout;
+    VkDescriptorPool descriptor_pool;
+    VkDescriptorSet descriptor_set;
+    VkBuffer in_buf, out_buf;
+    VkDeviceMemory in_mem, out_mem;
+    void *in_map, *out_map;
+    VkCommandPool command_pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkQueryPool query_pool;
+    bool poisoned;                /* a dispatch may still be running */
+};
+
+#define IN_BYTES  (sizeof(struct gpu_run) * TASK_RUNS)
+#define OUT_BYTES (sizeof(float) * TASK_CELLS * TASK_RUNS)
+
+_Static_assert(sizeof(struct gpu_run) == 68, "gpu_run must match bf_run_t in std430");
+
+double gpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errsz, fmt, ap);
+    va_end(ap);
+}
+
+static const char *device_type_name(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+    }
+}
+
+/* Higher is preferred: a real GPU first, the CPU fallback last. */
+static int device_type_rank(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+static VkResult create_instance(VkInstance *out)
+{
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "butterfly-grader",
+        .apiVersion = VK_API_VERSION_1_0,
+    };
+    VkInstanceCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+    };
+    return vkCreateInstance(&ci, NULL, out);
+}
+
+/* Fills *list (malloc'd) with the physical devices; returns their count or -1. */
+static int enumerate(VkInstance inst, VkPhysicalDevice **list)
+{
+    uint32_t n = 0;
+    if (vkEnumeratePhysicalDevices(inst, &n, NULL) != VK_SUCCESS)
+        return -1;
+    *list = calloc(n ? n : 1, sizeof **list);
+    if (!*list)
+        return -1;
+    if (vkEnumeratePhysicalDevices(inst, &n, *list) < 0) {
+        free(*list);
+        *list = NULL;
+        return -1;
+    }
+    return (int)n;
+}
+
+static void fill_info(VkPhysicalDevice pd, uint32_t index, struct gpu_device_info *info)
+{
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "%s", p.deviceName);
+    info->type = device_type_name(p.deviceType);
+    snprintf(info->driver, sizeof info->driver, "vendor 0x%04x, driver version 0x%08x, Vulkan %u.%u.%u",
+             p.vendorID, p.driverVersion, VK_VERSION_MAJOR(p.apiVersion),
+             VK_VERSION_MINOR(p.apiVersion), VK_VERSION_PATCH(p.apiVersion));
+    info->index = index;
+}
+
+int gpu_list_devices(FILE *out, char *err, size_t errsz)
+{
+    VkInstance inst;
+    VkResult vr = create_instance(&inst);
+    if (vr != VK_SUCCESS) {
+        set_err(err, errsz, "cannot create a Vulkan instance (VkResult %d): is a Vulkan driver installed?", vr);
+        return -1;
+    }
+    VkPhysicalDevice *list = NULL;
+    int n = enumerate(inst, &list);
+    for (int i = 0; i < n; i++) {
+        struct gpu_device_info info;
+        fill_info(list[i], (uint32_t)i, &info);
+        fprintf(out, "%d: %s (%s; %s)\n", i, info.name, info.type, info.driver);
+    }
+    if (n < 0)
+        set_err(err, errsz, "cannot enumerate Vulkan devices");
+    free(list);
+    vkDestroyInstance(inst, NULL);
+    return n;
+}
+
+static bool find_compute_queue(VkPhysicalDevice pd, uint32_t *family, uint32_t *ts_bits)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
+    if (!q)
+        return false;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; i++) {
+        if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            *family = i;
+            *ts_bits = q[i].timestampValidBits;
+            found = true;
+        }
+    }
+    free(q);
+    return found;
+}
+
+/* Picks the device named by selector, or the best one. -1 when none fits. */
+static int select_device(VkPhysicalDevice *list, int n, const char *selector,
+                         char *err, size_t errsz)
+{
+    if (selector && *selector) {
+        char *end;
+        long idx = strtol(selector, &end, 10);
+        if (*end == '\0') {
+            if (idx < 0 || idx >= n) {
+                set_err(err, errsz, "no Vulkan device with index %ld (there are %d)", idx, n);
+                return -1;
+            }
+            return (int)idx;
+        }
+        for (int i = 0; i < n; i++) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(list[i], &p);
+            if (strcasestr(p.deviceName, selector))
+                return i;
+        }
+        set_err(err, errsz, "no Vulkan device whose name contains \"%s\"", selector);
+        return -1;
+    }
+    int best = -1, best_rank = -1;
+    for (int i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        uint32_t fam, bits;
+        vkGetPhysicalDeviceProperties(list[i], &p);
+        if (!find_compute_queue(list[i], &fam, &bits))
+            continue;
+        int rank = device_type_rank(p.deviceType);
+        if (rank > best_rank) {
+            best = i;
+            best_rank = rank;
+        }
+    }
+    if (best < 0)
+        set_err(err, errsz, "no Vulkan device with a compute queue");
+    return best;
+}
+
+static bool find_memory_type(VkPhysicalDevice pd, uint32_t type_bits,
+                             VkMemoryPropertyFlags want, uint32_t *index)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
+        if ((type_bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) {
+            *index = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static VkResult create_host_buffer(struct gpu_context *g, VkDeviceSize size,
+                                   VkBuffer *buf, VkDeviceMemory *mem, void **map)
+{
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkResult vr = vkCreateBuffer(g->device, &bci, NULL, buf);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(g->device, *buf, &req);
+    uint32_t type;
+    /* Host-visible and coherent: the buffers are tiny, and coherent memory
+     * needs no flush or invalidate; the spec guarantees such a type. */
+    if (!find_memory_type(g->phys, req.memoryTypeBits,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &type))
+        return VK_ERROR_FEATURE_NOT_PRESENT;
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = type,
+    };
+    vr = vkAllocateMemory(g->device, &mai, NULL, mem);
+    if (vr != VK_SUCCESS)
+        return vr;
+    vr = vkBindBufferMemory(g->device, *buf, *mem, 0);
+    if (vr != VK_SUCCESS)
+        return vr;
+    return vkMapMemory(g->device, *mem, 0, VK_WHOLE_SIZE, 0, map);
+}
+
+static VkResult create_device(struct gpu_context *g)
+{
+    VkPhysicalDeviceFeatures have, want = {0};
+    vkGetPhysicalDeviceFeatures(g->phys, &have);
+    /* Out-of-range buffer accesses stay inside the buffer (or read zero)
+     * instead of reaching other memory of the process. */
+    want.robustBufferAccess = have.robustBufferAccess;
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = g->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &prio,
+    };
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qci,
+        .pEnabledFeatures = &want,
+    };
+    VkResult vr = vkCreateDevice(g->phys, &dci, NULL, &g->device);
+    if (vr == VK_SUCCESS)
+        vkGetDeviceQueue(g->device, g->queue_family, 0, &g->queue);
+    return vr;
+}
+
+static VkResult create_layouts(struct gpu_context *g)
+{
+    VkDescriptorSetLayoutBinding b[2] = {
+        { .binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+          .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT },
+        { .binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+          .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT },
+    };
+    VkDescriptorSetLayoutCreateInfo dl = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = 2,
+        .pBindings = b,
+    };
+    VkResult vr = vkCreateDescriptorSetLayout(g->device, &dl, NULL, &g->set_layout);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkPipelineLayoutCreateInfo pl = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &g->set_layout,
+    };
+    vr = vkCreatePipelineLayout(g->device, &pl, NULL, &g->pipeline_layout);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 };
+    VkDescriptorPoolCreateInfo dp = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = 1,
+        .poolSizeCount = 1,
+        .pPoolSizes = &ps,
+    };
+    vr = vkCreateDescriptorPool(g->device, &dp, NULL, &g->descriptor_pool);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkDescriptorSetAllocateInfo da = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = g->descriptor_pool,
+        .descriptorSetCount = 1,
+        .pSetLayouts = &g->set_layout,
+    };
+    return vkAllocateDescriptorSets(g->device, &da, &g->descriptor_set);
+}
+
+static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_bits)
+{
+    VkResult vr = create_host_buffer(g, IN_BYTES, &g->in_buf, &g->in_mem, &g->in_map);
+    if (vr != VK_SUCCESS)
+        return vr;
+    vr = create_host_buffer(g, OUT_BYTES, &g->out_buf, &g->out_mem, &g->out_map);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkDescriptorBufferInfo bi[2] = {
+        { g->in_buf, 0, VK_WHOLE_SIZE },
+        { g->out_buf, 0, VK_WHOLE_SIZE },
+    };
+    VkWriteDescriptorSet w[2];
+    for (int i = 0; i < 2; i++) {
+        w[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = g->descriptor_set,
+            .dstBinding = (uint32_t)i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &bi[i],
+        };
+    }
+    vkUpdateDescriptorSets(g->device, 2, w, 0, NULL);
+
+    VkCommandPoolCreateInfo cp = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = g->queue_family,
+    };
+    vr = vkCreateCommandPool(g->device, &cp, NULL, &g->command_pool);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkCommandBufferAllocateInfo ca = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = g->command_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    vr = vkAllocateCommandBuffers(g->device, &ca, &g->cmd);
+    if (vr != VK_SUCCESS)
+        return vr;
+    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    vr = vkCreateFence(g->device, &fci, NULL, &g->fence);
+    if (vr != VK_SUCCESS)
+        return vr;
+
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(g->phys, &p);
+    if (ts_bits > 0 && p.limits.timestampComputeAndGraphics) {
+        VkQueryPoolCreateInfo qp = {
+            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+            .queryType = VK_QUERY_TYPE_TIMESTAMP,
+            .queryCount = 2,
+        };
+        if (vkCreateQueryPool(g->device, &qp, NULL, &g->query_pool) == VK_SUCCESS)
+            g->timestamp_period_ns = p.limits.timestampPeriod;
+    }
+    return VK_SUCCESS;
+}
+
+struct gpu_context *gpu_context_new(const char *selector, char *err, size_t errsz)
+{
+    struct gpu_context *g = calloc(1, sizeof *g);
+    VkPhysicalDevice *list = NULL;
+    if (!g) {
+        set_err(err, errsz, "out of memory");
+        return NULL;
+    }
+    VkResult vr = create_instance(&g->instance);
+    if (vr != VK_SUCCESS) {
+        set_err(err, errsz, "cannot create a Vulkan instance (VkResult %d): is a Vulkan driver installed?", vr);
+        goto fail;
+    }
+    int n = enumerate(g->instance, &list);
+    if (n <= 0) {
+        set_err(err, errsz, "no Vulkan device found (install mesa-vulkan-drivers for lavapipe)");
+        goto fail;
+    }
+    int idx = select_device(list, n, selector, err, errsz);
+    if (idx < 0)
+        goto fail;
+    g->phys = list[idx];
+    fill_info(g->phys, (uint32_t)idx, &g->info);
+    uint32_t ts_bits = 0;
+    if (!find_compute_queue(g->phys, &g->queue_family, &ts_bits)) {
+        set_err(err, errsz, "device \"%s\" has no compute queue", g->info.name);
+        goto fail;
+    }
+    if ((vr = create_device(g)) != VK_SUCCESS) {
+        set_err(err, errsz, "cannot create the Vulkan device \"%s\" (VkResult %d)", g->info.name, vr);
+        goto fail;
+    }
+    if ((vr = create_layouts(g)) != VK_SUCCESS ||
+        (vr = create_buffers_and_commands(g, ts_bits)) != VK_SUCCESS) {
+        set_err(err, errsz, "cannot set up buffers on \"%s\" (VkResult %d)", g->info.name, vr);
+        goto fail;
+    }
+    free(list);
+    return g;
+fail:
+    free(list);
+    gpu_context_free(g);
+    return NULL;
+}
+
+void gpu_context_free(struct gpu_context *g)
+{
+    if (!g)
+        return;
+    if (g->poisoned) {
+        /* vkDestroyDevice would wait for the runaway dispatch; the process
+         * exits soon and the OS takes everything back. */
+        free(g);
+        return;
+    }
+    if (g->device) {
+        vkDeviceWaitIdle(g->device);
+        if (g->query_pool)
+            vkDestroyQueryPool(g->device, g->query_pool, NULL);
+        if (g->fence)
+            vkDestroyFence(g->device, g->fence, NULL);
+        if (g->command_pool)
+            vkDestroyCommandPool(g->device, g->command_pool, NULL);
+        if (g->in_buf)
+            vkDestroyBuffer(g->device, g->in_buf, NULL);
+        if (g->out_buf)
+            vkDestroyBuffer(g->device, g->out_buf, NULL);
+        if (g->in_mem)
+            vkFreeMemory(g->device, g->in_mem, NULL);
+        if (g->out_mem)
+            vkFreeMemory(g->device, g->out_mem, NULL);
+        if (g->descriptor_pool)
+            vkDestroyDescriptorPool(g->device, g->descriptor_pool, NULL);
+        if (g->pipeline_layout)
+            vkDestroyPipelineLayout(g->device, g->pipeline_layout, NULL);
+        if (g->set_layout)
+            vkDestroyDescriptorSetLayout(g->device, g->set_layout, NULL);
+        vkDestroyDevice(g->device, NULL);
+    }
+    if (g->instance)
+        vkDestroyInstance(g->instance, NULL);
+    free(g);
+}
+
+const struct gpu_device_info *gpu_context_device(const struct gpu_context *g)
+{
+    return &g->info;
+}
+
+static void record(struct gpu_context *g, VkPipeline pipeline, uint32_t nruns)
+{
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    vkBeginCommandBuffer(g->cmd, &bi);
+    if (g->query_pool) {
+        vkCmdResetQueryPool(g->cmd, g->query_pool, 0, 2);
+        vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g->query_pool, 0);
+    }
+    vkCmdBindPipeline(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout,
+                            0, 1, &g->descriptor_set, 0, NULL);
+    vkCmdDispatch(g->cmd, 1, 1, nruns);
+    if (g->query_pool)
+        vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g->query_pool, 1);
+    /* make the shader's writes visible to the host's read of the mapping */
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+    };
+    vkCmdPipelineBarrier(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    vkEndCommandBuffer(g->cmd);
+}
+
+enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
+                        const struct gpu_run *runs, size_t nruns, float *out,
+                        uint32_t timeout_ms, struct gpu_timings *t,
+                        char *err, size_t errsz)
+{
+    enum gpu_status status = GPU_ERROR;
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkResult vr;
+
+    t->pipeline_ms = 0;
+    t->run_ms = -1;
+    if (g->poisoned) {
+        set_err(err, errsz, "the device is still busy with an earlier kernel");
+        return GPU_DEVICE_LOST;
+    }
+    if (nruns == 0 || nruns > TASK_RUNS) {
+        set_err(err, errsz, "bad run count %zu", nruns);
+        return GPU_ERROR;
+    }
+    memcpy(g->in_map, runs, nruns * sizeof *runs);
+    float *o = g->out_map;
+    for (size_t i = 0; i < nruns * TASK_CELLS; i++)
+        o[i] = NAN;   /* a cell the kernel does not write stays NaN and fails */
+
+    double t0 = gpu_now_ms();
+    VkShaderModuleCreateInfo smci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = nwords * 4,
+        .pCode = spirv,
+    };
+    if ((vr = vkCreateShaderModule(g->device, &smci, NULL, &module)) != VK_SUCCESS) {
+        set_err(err, errsz, "the driver refused the shader module (VkResult %d)", vr);
+        goto out;
+    }
+    VkComputePipelineCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+        },
+        .layout = g->pipeline_layout,
+    };
+    if ((vr = vkCreateComputePipelines(g->device, VK_NULL_HANDLE, 1, &pci, NULL, &pipeline)) != VK_SUCCESS) {
+        set_err(err, errsz, "the driver could not build the pipeline (VkResult %d)", vr);
+        status = vr == VK_ERROR_DEVICE_LOST ? GPU_DEVICE_LOST : GPU_ERROR;
+        goto out;
+    }
+    vkResetCommandBuffer(g->cmd, 0);
+    record(g, pipeline, (uint32_t)nruns);
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &g->cmd,
+    };
+    if ((vr = vkQueueSubmit(g->queue, 1, &si, g->fence)) != VK_SUCCESS) {
+        set_err(err, errsz, "queue submit failed (VkResult %d)", vr);
+        status = vr == VK_ERROR_DEVICE_LOST ? GPU_DEVICE_LOST : GPU_ERROR;
+        goto out;
+    }
+    vr = vkWaitForFences(g->device, 1, &g->fence, VK_TRUE, (uint64_t)timeout_ms * 1000000ull);
+    t->pipeline_ms = gpu_now_ms() - t0;
+    if (vr == VK_TIMEOUT) {
+        /* The queue cannot be cancelled: leave everything as it is. */
+        g->poisoned = true;
+        set_err(err, errsz, "the kernel did not finish within %u ms", timeout_ms);
+        return GPU_TIMEOUT;
+    }
+    if (vr != VK_SUCCESS) {
+        g->poisoned = vr == VK_ERROR_DEVICE_LOST;
+        set_err(err, errsz, "waiting for the device failed (VkResult %d)", vr);
+        return g->poisoned ? GPU_DEVICE_LOST : GPU_ERROR;
+    }
+    vkResetFences(g->device, 1, &g->fence);
+    if (g->query_pool) {
+        uint64_t ts[2];
+        if (vkGetQueryPoolResults(g->device, g->query_pool, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                  VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && ts[1] >= ts[0])
+            t->run_ms = (double)(ts[1] - ts[0]) * g->timestamp_period_ns / 1e6;
+    }
+    memcpy(out, g->out_map, nruns * TASK_CELLS * sizeof *out);
+    status = GPU_OK;
+out:
+    if (pipeline)
+        vkDestroyPipeline(g->device, pipeline, NULL);
+    if (module)
+        vkDestroyShaderModule(g->device, module, NULL);
+    return status;
+}

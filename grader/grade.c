@@ -1,0 +1,263 @@
+/* grade.c - the grading pipeline for one body, in process. */
+#include "grade.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "compile.h"
+#include "reference.h"
+#include "source_check.h"
+#include "spirv_check.h"
+#include "spirv_robust.h"
+
+struct grader {
+    struct grader_options opts;
+    struct compiler *compiler;
+    struct gpu_context *gpu;
+    bool usable;
+};
+
+void grader_options_init(struct grader_options *o)
+{
+    o->device = NULL;
+    o->seed = TASK_DEFAULT_SEED;
+    o->deadline_ms = GRADE_DEFAULT_DEADLINE_MS;
+}
+
+struct grader *grader_new(const struct grader_options *o, char *err, size_t errsz)
+{
+    struct grader *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    g->opts = *o;
+    g->compiler = compiler_new();
+    if (!g->compiler) {
+        snprintf(err, errsz, "cannot create the shaderc compiler");
+        goto fail;
+    }
+    g->gpu = gpu_context_new(o->device, err, errsz);
+    if (!g->gpu)
+        goto fail;
+    g->usable = true;
+    return g;
+fail:
+    grader_free(g);
+    return NULL;
+}
+
+void grader_free(struct grader *g)
+{
+    if (!g)
+        return;
+    compiler_free(g->compiler);
+    gpu_context_free(g->gpu);
+    free(g);
+}
+
+const struct gpu_device_info *grader_device(const struct grader *g)
+{
+    return gpu_context_device(g->gpu);
+}
+
+bool grader_usable(const struct grader *g)
+{
+    return g->usable;
+}
+
+/* Moves the compiler's diagnostics and log into the verdict. */
+static void take_diagnostics(struct verdict *v, struct compile_result *cr)
+{
+    v->diags = cr->diags;
+    v->ndiags = cr->ndiags;
+    v->log = cr->log;
+    v->log_truncated = cr->log_truncated;
+    cr->diags = NULL;
+    cr->ndiags = 0;
+    cr->log = NULL;
+}
+
+/* A refusal before compiling also marks its line, for the editor. */
+static void add_line_diagnostic(struct verdict *v, int line, const char *msg)
+{
+    if (line <= 0 || !(v->diags = calloc(1, sizeof *v->diags)))
+        return;
+    v->diags[0] = (struct diagnostic){ .line = line, .severity = DIAG_ERROR,
+                                       .message = strdup(msg) };
+    v->ndiags = v->diags[0].message ? 1 : 0;
+}
+
+static void fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS])
+{
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        for (int s = 0; s <= TASK_HIDDEN; s++) {
+            struct gpu_run *r = &runs[h * (1 + TASK_HIDDEN) + s];
+            float spec[TASK_PLANES][TASK_N];
+            if (s == 0)
+                memcpy(spec, task_butterfly.visible, sizeof spec);
+            else
+                task_hidden_spectrum(seed, (unsigned)(h * TASK_HIDDEN + s - 1), spec);
+            r->half = task_butterfly.halves[h];
+            memcpy(r->spec, spec, sizeof spec);
+        }
+    }
+}
+
+/* Compares every run with the reference; returns true when all pass. */
+static bool compare_runs(struct verdict *v, const struct gpu_run runs[TASK_RUNS],
+                         const float *out)
+{
+    bool all = true;
+    const struct task *t = &task_butterfly;
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        struct half_result *hr = &v->halves[h];
+        hr->half = t->halves[h];
+        hr->passed = true;
+        hr->hidden_passed = 0;
+        hr->hidden_total = TASK_HIDDEN;
+        for (int s = 0; s <= TASK_HIDDEN; s++) {
+            int run = h * (1 + TASK_HIDDEN) + s;
+            float in[TASK_PLANES][TASK_N];
+            double want[TASK_PLANES][TASK_N];
+            memcpy(in, runs[run].spec, sizeof in);
+            reference_pass(in, hr->half, want);
+            bool run_ok = true;
+            for (int y = 0; y < TASK_PLANES; y++) {
+                for (int x = 0; x < TASK_N; x++) {
+                    float got = out[run * TASK_CELLS + y * TASK_N + x];
+                    bool ok = compare_cell(want[y][x], got, t->atol, t->rtol);
+                    run_ok &= ok;
+                    if (s == 0)
+                        hr->cells[y][x] = (struct cell_result){ want[y][x], got, ok };
+                }
+            }
+            if (s > 0)
+                hr->hidden_passed += run_ok;
+            hr->passed &= run_ok;
+        }
+        all &= hr->passed;
+    }
+    v->halves_run = TASK_NHALVES;
+    return all;
+}
+
+static void describe_failure(struct verdict *v)
+{
+    char halves[64] = "";
+    size_t n = 0;
+    int failed = 0;
+    for (int h = 0; h < v->halves_run; h++) {
+        if (v->halves[h].passed)
+            continue;
+        n += (size_t)snprintf(halves + n, sizeof halves - n, "%s%d",
+                              failed ? ", " : "", v->halves[h].half);
+        failed++;
+    }
+    verdict_set_message(v, "Wrong for half = %s; the other halves are right.", halves);
+    if (failed == v->halves_run)
+        verdict_set_message(v, "Wrong for every half (%s).", halves);
+}
+
+static void run_and_compare(struct grader *g, struct verdict *v,
+                            const uint32_t *spirv, size_t nwords)
+{
+    struct gpu_run runs[TASK_RUNS];
+    float out[TASK_RUNS * TASK_CELLS];
+    struct gpu_timings gt;
+    char err[256] = "";
+
+    fill_runs(g->opts.seed, runs);
+    enum gpu_status st = gpu_run(g->gpu, spirv, nwords, runs, TASK_RUNS, out,
+                                 g->opts.deadline_ms, &gt, err, sizeof err);
+    v->timings.pipeline_ms = gt.pipeline_ms;
+    v->timings.run_ms = gt.run_ms;
+    switch (st) {
+    case GPU_OK:
+        break;
+    case GPU_TIMEOUT:
+        g->usable = false;
+        v->status = VERDICT_TIME_LIMIT;
+        verdict_set_message(v, "The kernel did not finish within %u ms. Look for a loop that never ends.",
+                            g->opts.deadline_ms);
+        return;
+    case GPU_DEVICE_LOST:
+        g->usable = false;
+        v->status = VERDICT_RUNTIME_OTHER;
+        verdict_set_message(v, "The device was lost while running the kernel: %s.", err);
+        return;
+    case GPU_ERROR:
+        v->status = VERDICT_RUNTIME_OTHER;
+        verdict_set_message(v, "The kernel could not run: %s.", err);
+        return;
+    }
+    if (compare_runs(v, runs, out)) {
+        v->status = VERDICT_ACCEPTED;
+        verdict_set_message(v, "Every cell is right for half = 1, 2 and 4, on the visible and the hidden spectra.");
+    } else {
+        v->status = VERDICT_WRONG_ANSWER;
+        describe_failure(v);
+    }
+}
+
+struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
+{
+    double t0 = gpu_now_ms();
+    struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    if (!v)
+        return NULL;
+    const struct gpu_device_info *dev = gpu_context_device(g->gpu);
+    snprintf(v->device_name, sizeof v->device_name, "%s", dev->name);
+    snprintf(v->device_driver, sizeof v->device_driver, "%s", dev->driver);
+    v->device_type = dev->type;
+    v->seed = g->opts.seed;
+
+    char msg[256];
+    int line;
+    if (!source_check(body, len, &line, msg, sizeof msg)) {
+        v->status = VERDICT_REJECTED;
+        verdict_set_message(v, "%s", msg);
+        add_line_diagnostic(v, line, msg);
+        goto done;
+    }
+
+    struct compile_result cr;
+    double tc = gpu_now_ms();
+    if (!compiler_compile(g->compiler, body, len, &cr)) {
+        verdict_set_message(v, "The compiler failed (out of memory?).");
+        goto done;
+    }
+    v->timings.compile_ms = gpu_now_ms() - tc;
+    if (!cr.ok) {
+        v->status = VERDICT_COMPILATION_ERROR;
+        if (cr.ndiags > 0)
+            verdict_set_message(v, "line %d: %s", cr.diags[0].line, cr.diags[0].message);
+        else
+            verdict_set_message(v, "The kernel does not compile; see the compiler log.");
+        take_diagnostics(v, &cr);
+        compile_result_clear(&cr);
+        goto done;
+    }
+    take_diagnostics(v, &cr);   /* warnings */
+    /* The body may have closed its function and declared globals of its
+     * own: refuse anything the harness does not need, then clamp every
+     * index so that no access leaves its array or buffer. */
+    uint32_t *safe = NULL;
+    size_t safe_words = 0;
+    if (!spirv_check(cr.spirv, cr.nwords, msg, sizeof msg)) {
+        v->status = VERDICT_REJECTED;
+        verdict_set_message(v, "%s", msg);
+    } else if (!spirv_robust_apply(cr.spirv, cr.nwords, &safe, &safe_words, msg, sizeof msg)) {
+        v->status = VERDICT_REJECTED;
+        verdict_set_message(v, "The compiled kernel could not be made safe to run: %s", msg);
+    } else {
+        v->timings.compile_ms = gpu_now_ms() - tc;
+        run_and_compare(g, v, safe, safe_words);
+    }
+    free(safe);
+    compile_result_clear(&cr);
+done:
+    v->timings.total_ms = gpu_now_ms() - t0;
+    return v;
+}

@@ -1,0 +1,15 @@
+/* reference.h - the C reference butterfly, in double precision. */
+#ifndef BUTTERFLY_REFERENCE_H
+#define BUTTERFLY_REFERENCE_H
+
+#include "task.h"
+
+/*
+ * Computes one butterfly pass of half-block size `half` (1, 2 or 4) over
+ * `in` into `out`, cell by cell the way the kernel must: each output cell
+ * works out its own pair and twiddle. `in` and `out` must not overlap.
+ */
+void reference_pass(const float in[TASK_PLANES][TASK_N], int half,
+                    double out[TASK_PLANES][TASK_N]);
+
+#endif

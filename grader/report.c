@@ -1,0 +1,90 @@
+/* report.c - a verdict as text a person reads at a glance. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void print_value(FILE *out, double x)
+{
+    if (isnan(x))
+        fprintf(out, "NaN (not written)");
+    else
+        fprintf(out, "%.6g", x);
+}
+
+static void print_half(FILE *out, const struct half_result *h)
+{
+    int wrong = 0;
+    fprintf(out, "\nhalf = %d: %s (hidden spectra %d/%d)\n", h->half,
+            h->passed ? "passed" : "FAILED", h->hidden_passed, h->hidden_total);
+    fprintf(out, "        i:");
+    for (int x = 0; x < TASK_N; x++)
+        fprintf(out, " %3d", x);
+    fprintf(out, "\n");
+    for (int y = 0; y < TASK_PLANES; y++) {
+        fprintf(out, "  %s:", y == 0 ? "   real" : "   imag");
+        for (int x = 0; x < TASK_N; x++) {
+            fprintf(out, " %3s", h->cells[y][x].passed ? "ok" : "XX");
+            wrong += !h->cells[y][x].passed;
+        }
+        fprintf(out, "\n");
+    }
+    if (!wrong)
+        return;
+    fprintf(out, "  failing cells:\n");
+    for (int y = 0; y < TASK_PLANES; y++) {
+        for (int x = 0; x < TASK_N; x++) {
+            const struct cell_result *c = &h->cells[y][x];
+            if (c->passed)
+                continue;
+            fprintf(out, "    i=%d %s: expected ", x, y == 0 ? "real" : "imag");
+            print_value(out, c->expected);
+            fprintf(out, ", got ");
+            print_value(out, c->got);
+            fprintf(out, "\n");
+        }
+    }
+}
+
+void report_write(FILE *out, const struct verdict *v)
+{
+    fprintf(out, "Verdict: %s\n", verdict_status_to_str(v->status));
+    if (v->message)
+        fprintf(out, "%s\n", v->message);
+    if (v->ndiags > 0)
+        fprintf(out, "\nDiagnostics (line numbers are those of your body):\n");
+    for (size_t i = 0; i < v->ndiags; i++) {
+        const struct diagnostic *d = &v->diags[i];
+        fprintf(out, "  line %d: %s: %s\n", d->line,
+                d->severity == DIAG_ERROR ? "error" : "warning", d->message);
+    }
+    if (v->log_truncated)
+        fprintf(out, "  (compiler log truncated)\n");
+    for (int h = 0; h < v->halves_run; h++)
+        print_half(out, &v->halves[h]);
+    fprintf(out, "\n");
+    if (v->device_type)
+        fprintf(out, "Device: %s (%s)\n", v->device_name, v->device_type);
+    fprintf(out, "Time: compile %.1f ms, pipeline %.1f ms, run ", v->timings.compile_ms,
+            v->timings.pipeline_ms);
+    if (v->timings.run_ms >= 0)
+        fprintf(out, "%.3f ms", v->timings.run_ms);
+    else
+        fprintf(out, "n/a");
+    fprintf(out, ", total %.1f ms\n", v->timings.total_ms);
+}
+
+char *report_to_string(const struct verdict *v)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    report_write(f, v);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

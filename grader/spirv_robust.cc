@@ -1,0 +1,123 @@
+#include "spirv_robust.h"
+
+#include <spirv-tools/libspirv.hpp>
+#include <spirv-tools/optimizer.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Remembers the first error-or-worse message a SPIRV-Tools call reports.
+struct first_error {
+    std::string text;
+
+    spvtools::MessageConsumer consumer()
+    {
+        return [this](spv_message_level_t level, const char *, const spv_position_t &,
+                      const char *message) {
+            if (level > SPV_MSG_ERROR || !text.empty())
+                return;
+            text = message != nullptr ? message : "unknown error";
+        };
+    }
+};
+
+void set_msg(char *msg, size_t msgsz, const char *what, const std::string &detail)
+{
+    if (msg == nullptr || msgsz == 0)
+        return;
+    if (detail.empty())
+        std::snprintf(msg, msgsz, "%s", what);
+    else
+        std::snprintf(msg, msgsz, "%s: %s", what, detail.c_str());
+}
+
+// The validator refuses a module newer than its environment's SPIR-V, so
+// pick the oldest Vulkan that accepts the module's version.
+bool target_env_for(const uint32_t *words, size_t nwords, spv_target_env *env)
+{
+    if (nwords < 5)
+        return false;
+    uint32_t minor = (words[1] >> 8) & 0xff;
+    if ((words[1] >> 16) != 1)
+        return false;
+    switch (minor) {
+    case 0: *env = SPV_ENV_VULKAN_1_0; return true;
+    case 1:
+    case 2:
+    case 3: *env = SPV_ENV_VULKAN_1_1; return true;
+    case 4: *env = SPV_ENV_VULKAN_1_1_SPIRV_1_4; return true;
+    case 5: *env = SPV_ENV_VULKAN_1_2; return true;
+    case 6: *env = SPV_ENV_VULKAN_1_3; return true;
+    default: return false;
+    }
+}
+
+bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwords,
+           char *msg, size_t msgsz)
+{
+    spv_target_env env;
+    if (words == nullptr || !target_env_for(words, nwords, &env)) {
+        set_msg(msg, msgsz, "the compiled module is not SPIR-V 1.0 to 1.6", "");
+        return false;
+    }
+
+    // The pass assumes a valid module, so Run validates the input first.
+    first_error err;
+    spvtools::Optimizer opt(env);
+    opt.SetMessageConsumer(err.consumer());
+    opt.RegisterPass(spvtools::CreateGraphicsRobustAccessPass());
+    std::vector<uint32_t> result;
+    if (!opt.Run(words, nwords, &result)) {
+        set_msg(msg, msgsz, "the robust-access pass failed", err.text);
+        return false;
+    }
+
+    // A pass bug must not hand the driver an invalid module.
+    first_error verr;
+    spvtools::SpirvTools tools(env);
+    tools.SetMessageConsumer(verr.consumer());
+    if (!tools.Validate(result)) {
+        set_msg(msg, msgsz, "the robust-access pass produced an invalid module", verr.text);
+        return false;
+    }
+
+    size_t nbytes = result.size() * sizeof(uint32_t);
+    auto *copy = static_cast<uint32_t *>(std::malloc(nbytes > 0 ? nbytes : 1));
+    if (copy == nullptr) {
+        set_msg(msg, msgsz, "out of memory after the robust-access pass", "");
+        return false;
+    }
+    if (nbytes > 0)
+        std::memcpy(copy, result.data(), nbytes);
+    *out = copy;
+    *out_nwords = result.size();
+    return true;
+}
+
+} // namespace
+
+extern "C" bool spirv_robust_apply(const uint32_t *words, size_t nwords, uint32_t **out,
+                                   size_t *out_nwords, char *msg, size_t msgsz)
+{
+    if (msg != nullptr && msgsz > 0)
+        msg[0] = '\0';
+    if (out == nullptr || out_nwords == nullptr) {
+        set_msg(msg, msgsz, "spirv_robust_apply: no place for the result", "");
+        return false;
+    }
+    // SPIRV-Tools allocates freely; bad_alloc (or anything else) must not
+    // unwind into C frames.
+    try {
+        return apply(words, nwords, out, out_nwords, msg, msgsz);
+    } catch (const std::exception &e) {
+        set_msg(msg, msgsz, "the robust-access pass failed", e.what());
+    } catch (...) {
+        set_msg(msg, msgsz, "the robust-access pass failed", "unknown exception");
+    }
+    return false;
+}

@@ -1,0 +1,37 @@
+#ifndef GRADER_SPIRV_ROBUST_H
+#define GRADER_SPIRV_ROBUST_H
+
+/*
+ * Bounds every index in a compiled module before it runs.
+ *
+ * A body may index spectrum (or, through the harness, a buffer) with any
+ * value; on a real GPU an out-of-range index reads or writes memory the
+ * kernel does not own. SPIRV-Tools' graphics robust-access pass rewrites
+ * each access chain so that every index is clamped into range. The module
+ * is validated before and after the pass. Implemented in C++ over
+ * SPIRV-Tools; callable from C, and no C++ exception crosses this API.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Clamps every index in the module. On success *out (malloc'd, caller
+ * frees) and *out_nwords are set and true is returned; on failure false,
+ * *out and *out_nwords are left alone, and msg says why (always
+ * NUL-terminated when msgsz > 0; empty on success). The Vulkan target
+ * environment is chosen from the module's SPIR-V version (1.0: Vulkan 1.0).
+ */
+bool spirv_robust_apply(const uint32_t *words, size_t nwords, uint32_t **out,
+                        size_t *out_nwords, char *msg, size_t msgsz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,46 @@
+/* task.h - the exercise: sizes, the visible spectrum, tolerances, starter. */
+#ifndef BUTTERFLY_TASK_H
+#define BUTTERFLY_TASK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TASK_N          8   /* complex elements per spectrum */
+#define TASK_PLANES     2   /* 0 real, 1 imaginary */
+#define TASK_CELLS      (TASK_N * TASK_PLANES)
+#define TASK_NHALVES    3
+#define TASK_HIDDEN     8   /* hidden random spectra per half */
+#define TASK_RUNS       (TASK_NHALVES * (1 + TASK_HIDDEN))
+#define TASK_MAX_SOURCE (64 * 1024)
+#define TASK_DEFAULT_SEED 20261129u
+
+/* One kernel-API name as the page and the docs show it. */
+struct task_api_name {
+    const char *name;
+    const char *type;
+    const char *meaning;
+};
+
+struct task {
+    const char *id;
+    const char *title;
+    const char *subtitle;            /* "Task 2 of 6" */
+    int halves[TASK_NHALVES];
+    float visible[TASK_PLANES][TASK_N];
+    double atol, rtol;
+    const char *signature;           /* the line shown above the body */
+    const char *starter;             /* the body a student starts from */
+    const struct task_api_name *api; /* terminated by a NULL name */
+};
+
+extern const struct task task_butterfly;
+
+/*
+ * Fills spec with the hidden spectrum number `index` for `seed`: values in
+ * [-2, 2] on a 1/64 grid, so every input is exact in float and in decimal.
+ * The same (seed, index) always gives the same spectrum on every machine.
+ */
+void task_hidden_spectrum(uint64_t seed, unsigned index,
+                          float spec[TASK_PLANES][TASK_N]);
+
+#endif

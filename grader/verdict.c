@@ -1,0 +1,304 @@
+/* verdict.c - verdict lifetime, status names, and the JSON both ways. */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    enum verdict_status id;
+    const char *description;
+    const char *slug;
+} statuses[] = {
+    { VERDICT_ACCEPTED, "Accepted", "accepted" },
+    { VERDICT_WRONG_ANSWER, "Wrong Answer", "wrong_answer" },
+    { VERDICT_TIME_LIMIT, "Time Limit Exceeded", "time_limit_exceeded" },
+    { VERDICT_COMPILATION_ERROR, "Compilation Error", "compilation_error" },
+    { VERDICT_RUNTIME_SIGSEGV, "Runtime Error (SIGSEGV)", "runtime_error" },
+    { VERDICT_RUNTIME_SIGXFSZ, "Runtime Error (SIGXFSZ)", "runtime_error" },
+    { VERDICT_RUNTIME_SIGFPE, "Runtime Error (SIGFPE)", "runtime_error" },
+    { VERDICT_RUNTIME_SIGABRT, "Runtime Error (SIGABRT)", "runtime_error" },
+    { VERDICT_RUNTIME_NZEC, "Runtime Error (NZEC)", "runtime_error" },
+    { VERDICT_RUNTIME_OTHER, "Runtime Error (Other)", "runtime_error" },
+    { VERDICT_INTERNAL_ERROR, "Internal Error", "internal_error" },
+    { VERDICT_REJECTED, "Rejected", "rejected" },
+};
+
+#define NSTATUSES (sizeof statuses / sizeof statuses[0])
+
+const char *verdict_status_to_str(enum verdict_status s)
+{
+    for (size_t i = 0; i < NSTATUSES; i++)
+        if (statuses[i].id == s)
+            return statuses[i].description;
+    return "Unknown";
+}
+
+const char *verdict_status_slug(enum verdict_status s)
+{
+    for (size_t i = 0; i < NSTATUSES; i++)
+        if (statuses[i].id == s)
+            return statuses[i].slug;
+    return "unknown";
+}
+
+bool verdict_status_is_runtime_error(enum verdict_status s)
+{
+    return s >= VERDICT_RUNTIME_SIGSEGV && s <= VERDICT_RUNTIME_OTHER;
+}
+
+static bool status_known(json_int_t id)
+{
+    for (size_t i = 0; i < NSTATUSES; i++)
+        if ((json_int_t)statuses[i].id == id)
+            return true;
+    return false;
+}
+
+struct verdict *verdict_new(enum verdict_status status, const char *message)
+{
+    struct verdict *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
+    v->status = status;
+    if (message && !(v->message = strdup(message))) {
+        free(v);
+        return NULL;
+    }
+    v->timings.run_ms = -1;
+    return v;
+}
+
+void verdict_free(struct verdict *v)
+{
+    if (!v)
+        return;
+    free(v->message);
+    for (size_t i = 0; i < v->ndiags; i++)
+        free(v->diags[i].message);
+    free(v->diags);
+    free(v->log);
+    free(v);
+}
+
+void verdict_set_message(struct verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    free(v->message);
+    v->message = s;
+}
+
+/* A JSON string even from bytes that are not UTF-8 (a log cut mid-character,
+ * say): such bytes become '?'. NULL only when out of memory. */
+static json_t *jstr(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
+/* JSON has no NaN or infinity: such a value is null, named in *_text. */
+static int set_float(json_t *obj, const char *key, double x)
+{
+    if (isfinite(x))
+        return json_object_set_new(obj, key, json_real(x));
+    char text_key[32];
+    snprintf(text_key, sizeof text_key, "%s_text", key);
+    json_object_set_new(obj, text_key,
+                        json_string(isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity"));
+    return json_object_set_new(obj, key, json_null());
+}
+
+static json_t *half_to_json(const struct half_result *h)
+{
+    json_t *cells = json_array();
+    for (int y = 0; y < TASK_PLANES; y++) {
+        for (int x = 0; x < TASK_N; x++) {
+            const struct cell_result *c = &h->cells[y][x];
+            json_t *cj = json_pack("{s:i, s:i, s:f, s:b}", "x", x, "y", y,
+                                   "expected", c->expected, "passed", c->passed);
+            set_float(cj, "got", c->got);
+            json_array_append_new(cells, cj);
+        }
+    }
+    return json_pack("{s:i, s:b, s:o, s:{s:i, s:i}}", "half", h->half, "passed", h->passed,
+                     "cells", cells, "hidden", "passed", h->hidden_passed,
+                     "total", h->hidden_total);
+}
+
+static json_t *diag_to_json(const struct diagnostic *d)
+{
+    return json_pack("{s:i, s:o, s:s, s:o}", "line", d->line,
+                     "column", d->column > 0 ? json_integer(d->column) : json_null(),
+                     "severity", d->severity == DIAG_ERROR ? "error" : "warning",
+                     "message", jstr(d->message ? d->message : ""));
+}
+
+static json_t *ms_or_null(double ms)
+{
+    return ms >= 0 ? json_real(ms) : json_null();
+}
+
+json_t *verdict_to_json(const struct verdict *v)
+{
+    json_t *halves = json_array();
+    for (int i = 0; i < v->halves_run; i++)
+        json_array_append_new(halves, half_to_json(&v->halves[i]));
+    json_t *diags = json_array();
+    for (size_t i = 0; i < v->ndiags; i++)
+        json_array_append_new(diags, diag_to_json(&v->diags[i]));
+
+    json_t *j = json_pack(
+        "{s:i, s:s, s:{s:i, s:s}, s:b, s:o, s:o, s:o, s:o, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:I}",
+        "schema", VERDICT_SCHEMA,
+        "task", task_butterfly.id,
+        "status", "id", (int)v->status, "description", verdict_status_to_str(v->status),
+        "passed", v->status == VERDICT_ACCEPTED,
+        "message", v->message ? jstr(v->message) : json_null(),
+        "halves", halves,
+        "diagnostics", diags,
+        "compile_log", v->log ? jstr(v->log) : json_null(),
+        "compile_log_truncated", v->log_truncated,
+        "device", v->device_type
+            ? json_pack("{s:o, s:s, s:o}", "name", jstr(v->device_name),
+                        "type", v->device_type, "driver", jstr(v->device_driver))
+            : json_null(),
+        "timings_ms",
+            "compile", ms_or_null(v->timings.compile_ms),
+            "pipeline", ms_or_null(v->timings.pipeline_ms),
+            "run", ms_or_null(v->timings.run_ms),
+            "total", ms_or_null(v->timings.total_ms),
+        "seed", (json_int_t)v->seed);
+    return j;
+}
+
+/* --- back from JSON -------------------------------------------------- */
+
+static double get_ms(const json_t *t, const char *key)
+{
+    const json_t *x = json_object_get(t, key);
+    return json_is_number(x) ? json_number_value(x) : -1;
+}
+
+static double get_float(const json_t *obj, const char *key)
+{
+    const json_t *x = json_object_get(obj, key);
+    if (json_is_number(x))
+        return json_number_value(x);
+    char text_key[32];
+    snprintf(text_key, sizeof text_key, "%s_text", key);
+    const char *text = json_string_value(json_object_get(obj, text_key));
+    if (text && !strcmp(text, "Infinity"))
+        return INFINITY;
+    if (text && !strcmp(text, "-Infinity"))
+        return -INFINITY;
+    return NAN;
+}
+
+static bool half_from_json(const json_t *hj, struct half_result *h)
+{
+    const json_t *cells = json_object_get(hj, "cells");
+    const json_t *hidden = json_object_get(hj, "hidden");
+    if (!json_is_array(cells) || json_array_size(cells) != TASK_CELLS || !json_is_object(hidden))
+        return false;
+    h->half = (int)json_integer_value(json_object_get(hj, "half"));
+    h->passed = json_is_true(json_object_get(hj, "passed"));
+    h->hidden_passed = (int)json_integer_value(json_object_get(hidden, "passed"));
+    h->hidden_total = (int)json_integer_value(json_object_get(hidden, "total"));
+    size_t i;
+    const json_t *cj;
+    json_array_foreach(cells, i, cj) {
+        json_int_t x = json_integer_value(json_object_get(cj, "x"));
+        json_int_t y = json_integer_value(json_object_get(cj, "y"));
+        if (x < 0 || x >= TASK_N || y < 0 || y >= TASK_PLANES)
+            return false;
+        struct cell_result *c = &h->cells[y][x];
+        c->expected = get_float(cj, "expected");
+        c->got = (float)get_float(cj, "got");
+        c->passed = json_is_true(json_object_get(cj, "passed"));
+    }
+    return true;
+}
+
+struct verdict *verdict_from_json(const json_t *j)
+{
+    const json_t *status = json_object_get(j, "status");
+    json_int_t id = json_integer_value(json_object_get(status, "id"));
+    if (!json_is_object(j) || !status_known(id))
+        return NULL;
+    struct verdict *v = verdict_new((enum verdict_status)id,
+                                    json_string_value(json_object_get(j, "message")));
+    if (!v)
+        return NULL;
+    const json_t *halves = json_object_get(j, "halves");
+    if (json_is_array(halves) && json_array_size(halves) <= TASK_NHALVES) {
+        size_t i;
+        const json_t *hj;
+        json_array_foreach(halves, i, hj) {
+            if (!half_from_json(hj, &v->halves[i]))
+                goto fail;
+            v->halves_run = (int)i + 1;
+        }
+    }
+    const json_t *diags = json_object_get(j, "diagnostics");
+    size_t nd = json_array_size(diags);
+    if (nd > 0) {
+        v->diags = calloc(nd, sizeof *v->diags);
+        if (!v->diags)
+            goto fail;
+        for (size_t i = 0; i < nd; i++) {
+            const json_t *dj = json_array_get(diags, i);
+            struct diagnostic *d = &v->diags[v->ndiags];
+            const char *msg = json_string_value(json_object_get(dj, "message"));
+            d->line = (int)json_integer_value(json_object_get(dj, "line"));
+            d->column = (int)json_integer_value(json_object_get(dj, "column"));
+            d->severity = !strcmp(json_string_value(json_object_get(dj, "severity")) ?: "",
+                                  "warning") ? DIAG_WARNING : DIAG_ERROR;
+            if (!(d->message = strdup(msg ? msg : "")))
+                goto fail;
+            v->ndiags++;
+        }
+    }
+    const char *log = json_string_value(json_object_get(j, "compile_log"));
+    if (log && !(v->log = strdup(log)))
+        goto fail;
+    v->log_truncated = json_is_true(json_object_get(j, "compile_log_truncated"));
+    const json_t *dev = json_object_get(j, "device");
+    if (json_is_object(dev)) {
+        const char *type = json_string_value(json_object_get(dev, "type"));
+        static const char *const types[] = { "discrete", "integrated", "virtual", "cpu", "other" };
+        for (size_t i = 0; type && i < sizeof types / sizeof types[0]; i++)
+            if (!strcmp(type, types[i]))
+                v->device_type = types[i];
+        snprintf(v->device_name, sizeof v->device_name, "%s",
+                 json_string_value(json_object_get(dev, "name")) ?: "");
+        snprintf(v->device_driver, sizeof v->device_driver, "%s",
+                 json_string_value(json_object_get(dev, "driver")) ?: "");
+    }
+    const json_t *t = json_object_get(j, "timings_ms");
+    v->timings.compile_ms = get_ms(t, "compile");
+    v->timings.pipeline_ms = get_ms(t, "pipeline");
+    v->timings.run_ms = get_ms(t, "run");
+    v->timings.total_ms = get_ms(t, "total");
+    v->seed = (uint64_t)json_integer_value(json_object_get(j, "seed"));
+    return v;
+fail:
+    verdict_free(v);
+    return NULL;
+}

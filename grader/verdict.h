@@ -1,0 +1,89 @@
+/* verdict.h - the outcome of grading one body, and its JSON form. */
+#ifndef BUTTERFLY_VERDICT_H
+#define BUTTERFLY_VERDICT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "compile.h"
+#include "task.h"
+
+#define VERDICT_SCHEMA 1
+
+/* Judge0's status ids where they overlap; Rejected is ours. */
+enum verdict_status {
+    VERDICT_ACCEPTED = 3,
+    VERDICT_WRONG_ANSWER = 4,
+    VERDICT_TIME_LIMIT = 5,
+    VERDICT_COMPILATION_ERROR = 6,
+    VERDICT_RUNTIME_SIGSEGV = 7,
+    VERDICT_RUNTIME_SIGXFSZ = 8,
+    VERDICT_RUNTIME_SIGFPE = 9,
+    VERDICT_RUNTIME_SIGABRT = 10,
+    VERDICT_RUNTIME_NZEC = 11,
+    VERDICT_RUNTIME_OTHER = 12,
+    VERDICT_INTERNAL_ERROR = 13,
+    VERDICT_REJECTED = 100,
+};
+
+/* Judge0's description of a status ("Wrong Answer"); never NULL. */
+const char *verdict_status_to_str(enum verdict_status s);
+
+/* A short machine name for a status ("wrong_answer"); never NULL. */
+const char *verdict_status_slug(enum verdict_status s);
+
+/* True for every runtime-error id (7 to 12). */
+bool verdict_status_is_runtime_error(enum verdict_status s);
+
+struct cell_result {
+    double expected;
+    float got;
+    bool passed;
+};
+
+struct half_result {
+    int half;
+    bool passed;                       /* visible and hidden all right */
+    struct cell_result cells[TASK_PLANES][TASK_N];   /* the visible spectrum */
+    int hidden_passed, hidden_total;   /* hidden spectra right / graded */
+};
+
+struct verdict_timings {
+    double compile_ms, pipeline_ms, run_ms, total_ms;  /* run_ms < 0: unknown */
+};
+
+struct verdict {
+    enum verdict_status status;
+    char *message;                     /* owned; one sentence, may be NULL */
+    int halves_run;                    /* 0 unless the kernel ran */
+    struct half_result halves[TASK_NHALVES];
+    struct diagnostic *diags;          /* owned */
+    size_t ndiags;
+    char *log;                         /* owned, capped compiler log; may be NULL */
+    bool log_truncated;
+    char device_name[256], device_driver[256];
+    const char *device_type;           /* static string or NULL */
+    struct verdict_timings timings;
+    uint64_t seed;
+};
+
+/* A new verdict with status and a copy of message (may be NULL); NULL on OOM. */
+struct verdict *verdict_new(enum verdict_status status, const char *message);
+
+/* Frees a verdict and all it owns. Accepts NULL. */
+void verdict_free(struct verdict *v);
+
+/* Replaces the verdict's message with a formatted one. */
+void verdict_set_message(struct verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The verdict as JSON (see docs/VERDICT.md); a new reference, NULL on OOM. */
+json_t *verdict_to_json(const struct verdict *v);
+
+/*
+ * Rebuilds a verdict from verdict_to_json's output (the worker pool sends
+ * verdicts as JSON). Returns NULL when the JSON is not a verdict.
+ */
+struct verdict *verdict_from_json(const json_t *j);
+
+#endif

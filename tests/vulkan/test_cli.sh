@@ -1,0 +1,45 @@
+#!/bin/sh
+# butterfly-grade as a user runs it: exit codes, --json, stdin, devices.
+set -u
+grade=$1
+samples=$2
+fails=0
+passes=0
+
+check() {   # check NAME EXPECTED_RC ACTUAL_RC
+    if [ "$2" = "$3" ]; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL: $1: exit $3, expected $2"
+        fails=$((fails + 1))
+    fi
+}
+
+"$grade" "$samples/correct.glsl" >/dev/null; check accepted 0 $?
+"$grade" "$samples/wrong_twiddle_sign.glsl" >/dev/null; check wrong 1 $?
+"$grade" "$samples/compile_error_line3.glsl" >/dev/null; check compile-error 2 $?
+"$grade" "$samples/rejected_version.glsl" >/dev/null; check rejected 2 $?
+"$grade" --no-such-option >/dev/null 2>&1; check usage 64 $?
+"$grade" /nonexistent/file >/dev/null 2>&1; check missing-file 3 $?
+"$grade" --device no-such-device "$samples/correct.glsl" >/dev/null 2>&1; check bad-device 3 $?
+
+out=$("$grade" < "$samples/correct.glsl"); check stdin 0 $?
+echo "$out" | grep -q '^Verdict: Accepted' ; check report-text 0 $?
+
+out=$("$grade" --json "$samples/wrong_twiddle_sign.glsl")
+echo "$out" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+assert v["status"] == {"id": 4, "description": "Wrong Answer"}, v["status"]
+assert [h["passed"] for h in v["halves"]] == [True, False, False]
+assert all(len(h["cells"]) == 16 for h in v["halves"])
+assert v["device"]["type"] in ("cpu", "discrete", "integrated", "virtual", "other")
+'; check json 0 $?
+
+out=$("$grade" "$samples/wrong_twiddle_sign.glsl")
+echo "$out" | grep -q 'i=2 real: expected' ; check report-failing-cells 0 $?
+
+"$grade" --list-devices | grep -q '^0: '; check list-devices 0 $?
+
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

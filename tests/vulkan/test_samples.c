@@ -1,0 +1,140 @@
+/*
+ * Grades every body in the samples folder on a real Vulkan device and
+ * checks the verdict its header names. Header lines, at the top:
+ *   // expect: accepted | wrong_answer | compilation_error | rejected | ...
+ *   // halves-passed: 1 2 4      (the halves that must pass, others fail)
+ *   // visible: pass             (every visible cell passes)
+ *   // hidden: fail              (no hidden spectrum passes)
+ *   // error-line: N             (the first diagnostic is on line N)
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "grade.h"
+#include "read_input.h"
+
+static struct grader *grader;
+
+struct sample {
+    char path[512];
+    char name[128];
+};
+
+/* The value of "// key:" in body's header, or NULL. Static buffer. */
+static const char *header(const char *body, const char *key)
+{
+    static char value[128];
+    char pat[64];
+    snprintf(pat, sizeof pat, "// %s:", key);
+    const char *p = strstr(body, pat);
+    if (!p)
+        return NULL;
+    p += strlen(pat);
+    size_t n = strcspn(p, "\n");
+    snprintf(value, sizeof value, "%.*s", (int)n, p);
+    return value;
+}
+
+static void check_sample(void **state)
+{
+    const struct sample *s = *state;
+    char err[256];
+    size_t len;
+    char *body = read_input(s->path, TASK_MAX_SOURCE + 1, &len, err, sizeof err);
+    assert_non_null(body);
+    struct verdict *v = grader_grade(grader, body, len);
+    assert_non_null(v);
+    print_message("%s: %s: %s\n", s->name, verdict_status_to_str(v->status),
+                  v->message ? v->message : "");
+
+    const char *expect = header(body, "expect");
+    assert_non_null(expect);
+    char want[64];
+    sscanf(expect, " %63s", want);
+    assert_string_equal(verdict_status_slug(v->status), want);
+
+    const char *halves = header(body, "halves-passed");
+    if (halves) {
+        assert_int_equal(v->halves_run, TASK_NHALVES);
+        for (int h = 0; h < v->halves_run; h++) {
+            char num[8];
+            snprintf(num, sizeof num, "%d", v->halves[h].half);
+            bool should = strstr(halves, num) != NULL;
+            if (should != v->halves[h].passed)
+                fail_msg("%s: half %d %s but should %s", s->name, v->halves[h].half,
+                         v->halves[h].passed ? "passed" : "failed", should ? "pass" : "fail");
+        }
+    }
+    const char *visible = header(body, "visible");
+    if (visible && strstr(visible, "pass"))
+        for (int h = 0; h < v->halves_run; h++)
+            for (int y = 0; y < TASK_PLANES; y++)
+                for (int x = 0; x < TASK_N; x++)
+                    assert_true(v->halves[h].cells[y][x].passed);
+    const char *hidden = header(body, "hidden");
+    if (hidden && strstr(hidden, "fail"))
+        for (int h = 0; h < v->halves_run; h++)
+            assert_int_equal(v->halves[h].hidden_passed, 0);
+    const char *line = header(body, "error-line");
+    if (line) {
+        assert_true(v->ndiags >= 1);
+        assert_int_equal(v->diags[0].line, atoi(line));
+    }
+    verdict_free(v);
+    free(body);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct sample *)a)->name, ((const struct sample *)b)->name);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_samples SAMPLES_DIR\n");
+        return 2;
+    }
+    DIR *d = opendir(argv[1]);
+    if (!d) {
+        perror(argv[1]);
+        return 2;
+    }
+    struct sample *samples = calloc(256, sizeof *samples);
+    struct CMUnitTest *tests = calloc(256, sizeof *tests);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".glsl"))
+            continue;
+        snprintf(samples[n].path, sizeof samples[n].path, "%s/%s", argv[1], e->d_name);
+        snprintf(samples[n].name, sizeof samples[n].name, "%s", e->d_name);
+        n++;
+    }
+    closedir(d);
+    qsort(samples, n, sizeof *samples, by_name);
+    for (size_t i = 0; i < n; i++)
+        tests[i] = (struct CMUnitTest){ samples[i].name, check_sample, NULL, NULL, &samples[i] };
+
+    struct grader_options o;
+    char err[256];
+    grader_options_init(&o);
+    o.device = getenv("BUTTERFLY_DEVICE");
+    grader = grader_new(&o, err, sizeof err);
+    if (!grader) {
+        fprintf(stderr, "no grader: %s\n", err);
+        return 1;
+    }
+    int failed = n ? _cmocka_run_group_tests("samples", tests, n, NULL, NULL) : 1;
+    grader_free(grader);
+    free(tests);
+    free(samples);
+    return failed;
+}
