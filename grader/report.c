@@ -51,6 +51,12 @@ void report_write(FILE *out, const struct verdict *v)
     fprintf(out, "Verdict: %s\n", verdict_status_to_str(v->status));
     if (v->message)
         fprintf(out, "%s\n", v->message);
+    if (v->diagnosis) {
+        fprintf(out, "\nLikely mistake: %s\n  %s\n  Look at: %s\n", v->diagnosis->title,
+                v->diagnosis->explanation, v->diagnosis->hint);
+    } else if (v->summary) {
+        fprintf(out, "\nWhere it fails: %s\n", v->summary);
+    }
     if (v->ndiags > 0)
         fprintf(out, "\nDiagnostics (line numbers are those of your body):\n");
     for (size_t i = 0; i < v->ndiags; i++) {

@@ -71,11 +71,41 @@ struct verdict *verdict_new(enum verdict_status status, const char *message)
     return v;
 }
 
+struct diagnosis *diagnosis_new(const char *id, const char *title,
+                                const char *explanation, const char *hint)
+{
+    struct diagnosis *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->id = strdup(id ? id : "");
+    d->title = strdup(title ? title : "");
+    d->explanation = strdup(explanation ? explanation : "");
+    d->hint = strdup(hint ? hint : "");
+    if (!d->id || !d->title || !d->explanation || !d->hint) {
+        diagnosis_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void diagnosis_free(struct diagnosis *d)
+{
+    if (!d)
+        return;
+    free(d->id);
+    free(d->title);
+    free(d->explanation);
+    free(d->hint);
+    free(d);
+}
+
 void verdict_free(struct verdict *v)
 {
     if (!v)
         return;
     free(v->message);
+    diagnosis_free(v->diagnosis);
+    free(v->summary);
     for (size_t i = 0; i < v->ndiags; i++)
         free(v->diags[i].message);
     free(v->diags);
@@ -185,6 +215,15 @@ json_t *verdict_to_json(const struct verdict *v)
             "run", ms_or_null(v->timings.run_ms),
             "total", ms_or_null(v->timings.total_ms),
         "seed", (json_int_t)v->seed);
+    if (j) {
+        json_object_set_new(j, "diagnosis", v->diagnosis
+            ? json_pack("{s:o, s:o, s:o, s:o}", "id", jstr(v->diagnosis->id),
+                        "title", jstr(v->diagnosis->title),
+                        "explanation", jstr(v->diagnosis->explanation),
+                        "hint", jstr(v->diagnosis->hint))
+            : json_null());
+        json_object_set_new(j, "summary", v->summary ? jstr(v->summary) : json_null());
+    }
     return j;
 }
 
@@ -297,6 +336,16 @@ struct verdict *verdict_from_json(const json_t *j)
     v->timings.run_ms = get_ms(t, "run");
     v->timings.total_ms = get_ms(t, "total");
     v->seed = (uint64_t)json_integer_value(json_object_get(j, "seed"));
+    const json_t *dg = json_object_get(j, "diagnosis");
+    if (json_is_object(dg) &&
+        !(v->diagnosis = diagnosis_new(json_string_value(json_object_get(dg, "id")),
+                                       json_string_value(json_object_get(dg, "title")),
+                                       json_string_value(json_object_get(dg, "explanation")),
+                                       json_string_value(json_object_get(dg, "hint")))))
+        goto fail;
+    const char *summary = json_string_value(json_object_get(j, "summary"));
+    if (summary && !(v->summary = strdup(summary)))
+        goto fail;
     return v;
 fail:
     verdict_free(v);

@@ -52,6 +52,11 @@ struct verdict_timings {
     double compile_ms, pipeline_ms, run_ms, total_ms;  /* run_ms < 0: unknown */
 };
 
+/* A named mistake recognised from the outputs (see diagnose.h). */
+struct diagnosis {
+    char *id, *title, *explanation, *hint;   /* owned */
+};
+
 struct verdict {
     enum verdict_status status;
     char *message;                     /* owned; one sentence, may be NULL */
@@ -63,12 +68,21 @@ struct verdict {
     bool log_truncated;
     char device_name[256], device_driver[256];
     const char *device_type;           /* static string or NULL */
+    struct diagnosis *diagnosis;       /* owned; Wrong Answer only, may be NULL */
+    char *summary;                     /* owned; where it fails, in words; may be NULL */
     struct verdict_timings timings;
     uint64_t seed;
 };
 
 /* A new verdict with status and a copy of message (may be NULL); NULL on OOM. */
 struct verdict *verdict_new(enum verdict_status status, const char *message);
+
+/* A new diagnosis holding copies of the four strings; NULL on OOM. */
+struct diagnosis *diagnosis_new(const char *id, const char *title,
+                                const char *explanation, const char *hint);
+
+/* Frees a diagnosis. Accepts NULL. */
+void diagnosis_free(struct diagnosis *d);
 
 /* Frees a verdict and all it owns. Accepts NULL. */
 void verdict_free(struct verdict *v);

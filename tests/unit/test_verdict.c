@@ -28,6 +28,8 @@ static struct verdict *sample(void)
     strcpy(v->device_name, "llvmpipe");
     v->timings = (struct verdict_timings){ 1.5, 20.25, -1, 22 };
     v->seed = 42;
+    v->diagnosis = diagnosis_new("twiddle_sign", "Twiddle sign", "w has +i.", "Hint 2");
+    v->summary = strdup("imaginary plane wrong for half 2");
     return v;
 }
 
@@ -58,6 +60,10 @@ static void test_json_fields(void **state)
     assert_true(json_is_null(json_object_get(d, "column")));
     /* a byte that is not UTF-8 does not lose the verdict */
     assert_string_equal(json_string_value(json_object_get(d, "message")), "unused ? variable");
+    json_t *dg = json_object_get(j, "diagnosis");
+    assert_string_equal(json_string_value(json_object_get(dg, "title")), "Twiddle sign");
+    assert_string_equal(json_string_value(json_object_get(j, "summary")),
+                        "imaginary plane wrong for half 2");
     json_t *t = json_object_get(j, "timings_ms");
     assert_true(json_is_null(json_object_get(t, "run")));
     assert_true(json_real_value(json_object_get(t, "pipeline")) == 20.25);
@@ -84,6 +90,9 @@ static void test_round_trip(void **state)
     assert_string_equal(w->device_type, "cpu");
     assert_true(w->timings.run_ms < 0);
     assert_int_equal(w->seed, 42);
+    assert_string_equal(w->diagnosis->id, "twiddle_sign");
+    assert_string_equal(w->diagnosis->hint, "Hint 2");
+    assert_string_equal(w->summary, v->summary);
     json_t *again = verdict_to_json(w);
     char *text2 = json_dumps(again, JSON_REAL_PRECISION(9));
     assert_string_equal(text, text2);
