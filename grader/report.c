@@ -12,6 +12,14 @@ static void print_value(FILE *out, double x)
         fprintf(out, "%.6g", x);
 }
 
+static void print_ms(FILE *out, const char *label, double ms)
+{
+    if (ms >= 0)
+        fprintf(out, "%s %.2f ms", label, ms);
+    else
+        fprintf(out, "%s n/a", label);
+}
+
 static void print_half(FILE *out, const struct half_result *h)
 {
     int wrong = 0;
@@ -71,13 +79,12 @@ void report_write(FILE *out, const struct verdict *v)
     fprintf(out, "\n");
     if (v->device_type)
         fprintf(out, "Device: %s (%s)\n", v->device_name, v->device_type);
-    fprintf(out, "Time: compile %.1f ms, pipeline %.1f ms, run ", v->timings.compile_ms,
-            v->timings.pipeline_ms);
-    if (v->timings.run_ms >= 0)
-        fprintf(out, "%.3f ms", v->timings.run_ms);
-    else
-        fprintf(out, "n/a");
-    fprintf(out, ", total %.1f ms\n", v->timings.total_ms);
+    fprintf(out, "Time:");
+    print_ms(out, " compile", v->timings.compile_ms);
+    print_ms(out, ", pipeline", v->timings.pipeline_ms);
+    print_ms(out, ", run", v->timings.run_ms);
+    print_ms(out, ", total", v->timings.total_ms);
+    fprintf(out, "\n");
 }
 
 char *report_to_string(const struct verdict *v)

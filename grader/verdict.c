@@ -67,7 +67,8 @@ struct verdict *verdict_new(enum verdict_status status, const char *message)
         free(v);
         return NULL;
     }
-    v->timings.run_ms = -1;
+    /* a stage that did not happen has no time: null in the JSON */
+    v->timings = (struct verdict_timings){ -1, -1, -1, -1 };
     return v;
 }
 

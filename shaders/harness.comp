@@ -1,20 +1,27 @@
 #version 450
 // Harness for "The Butterfly: One Thread, One Output".
 //
-// The grader splices the student's body in at the marker line below. Everything the body may
-// use is declared above it, as read-only parameters of bf_kernel, under the
-// course's names (GLSL reserves `this` and `half`, hence the macros). The
-// buffers and main() come after the body, so the body cannot name them, and a
-// thread can only return the one value for its own cell.
+// The grader splices the student's body in at the marker line below.
+// Everything the body may use is declared above it under the course's names
+// (GLSL reserves `this` and `half`, hence the macros): `this` and `half` are
+// read-only parameters of bf_kernel, and `spectrum` reads the read-only input
+// buffer in place. The output buffer and main() come after the body, so the
+// body cannot name them, and a thread can only return the one value for its
+// own cell.
 
 struct bf_this_t { ivec2 thread; };
+// One run per z-slice of the dispatch: its half and its input spectrum.
+// spectrum[p][k] reads this buffer in place rather than a private copy:
+// indexing a private array with a run-time index makes lavapipe's LLVM
+// compile twice as slow. The buffer is read-only and holds only inputs.
+struct bf_run_t { int half_size; float spec[2][8]; };
+layout(std430, set = 0, binding = 0) readonly buffer bf_in_block { bf_run_t bf_runs[]; };
 const float PI = 3.14159265358979323846;
 #define this bf_this
 #define half bf_half
-#define spectrum bf_spectrum
+#define spectrum (bf_runs[gl_WorkGroupID.z].spec)
 
-float bf_kernel(const in bf_this_t bf_this, const in int bf_half,
-                const in float bf_spectrum[2][8])
+float bf_kernel(const in bf_this_t bf_this, const in int bf_half)
 {
 #line 1
 @BODY@
@@ -68,17 +75,12 @@ layout(local_size_x = 8, local_size_y = 2, local_size_z = 1) in;
 
 // One run per z-slice of the dispatch: its half and its input spectrum,
 // plane-major (re[0..7], then im[0..7]).
-struct bf_run_t { int half_size; float spec[16]; };
-layout(std430, set = 0, binding = 0) readonly buffer bf_in_block { bf_run_t bf_runs[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer bf_out_block { float bf_out[]; };
 
 void main()
 {
     uint bf_run = gl_WorkGroupID.z;
-    float bf_s[2][8];
-    for (int bf_k = 0; bf_k < 16; ++bf_k)
-        bf_s[bf_k / 8][bf_k % 8] = bf_runs[bf_run].spec[bf_k];
     uint bf_cell = bf_run * 16u + gl_LocalInvocationID.y * 8u + gl_LocalInvocationID.x;
     bf_out[bf_cell] = bf_kernel(bf_this_t(ivec2(gl_LocalInvocationID.xy)),
-                                bf_runs[bf_run].half_size, bf_s);
+                                bf_runs[bf_run].half_size);
 }
