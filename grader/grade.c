@@ -6,6 +6,7 @@
 
 #include "compare.h"
 #include "compile.h"
+#include "diagnose.h"
 #include "reference.h"
 #include "source_check.h"
 #include "spirv_check.h"
@@ -206,6 +207,7 @@ static void run_and_compare(struct grader *g, struct verdict *v,
     } else {
         v->status = VERDICT_WRONG_ANSWER;
         describe_failure(v);
+        diagnose_verdict(v, &task_butterfly, runs, TASK_RUNS, out);
     }
 }
 

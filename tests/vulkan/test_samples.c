@@ -6,6 +6,11 @@
  *   // visible: pass             (every visible cell passes)
  *   // hidden: fail              (no hidden spectrum passes)
  *   // error-line: N             (the first diagnostic is on line N)
+ *   // diagnosis: ID | none      (the named mistake; none: no name, but a summary)
+ *   // summary: TEXT             (the summary, word for word)
+ * An accepted body must carry neither a diagnosis nor a summary. Every
+ * folder given is graded; those after the first are named by their last
+ * component ("mistakes/both_plus.glsl").
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -29,7 +34,7 @@ struct sample {
 /* The value of "// key:" in body's header, or NULL. Static buffer. */
 static const char *header(const char *body, const char *key)
 {
-    static char value[128];
+    static char value[256];
     char pat[64];
     snprintf(pat, sizeof pat, "// %s:", key);
     const char *p = strstr(body, pat);
@@ -50,14 +55,19 @@ static void check_sample(void **state)
     assert_non_null(body);
     struct verdict *v = grader_grade(grader, body, len);
     assert_non_null(v);
-    print_message("%s: %s: %s\n", s->name, verdict_status_to_str(v->status),
-                  v->message ? v->message : "");
+    print_message("%s: %s: %s [%s]\n", s->name, verdict_status_to_str(v->status),
+                  v->message ? v->message : "",
+                  v->diagnosis ? v->diagnosis->id : v->summary ? v->summary : "");
 
     const char *expect = header(body, "expect");
     assert_non_null(expect);
     char want[64];
     sscanf(expect, " %63s", want);
     assert_string_equal(verdict_status_slug(v->status), want);
+    if (v->status == VERDICT_ACCEPTED) {
+        assert_null(v->diagnosis);
+        assert_null(v->summary);
+    }
 
     const char *halves = header(body, "halves-passed");
     if (halves) {
@@ -86,6 +96,28 @@ static void check_sample(void **state)
         assert_true(v->ndiags >= 1);
         assert_int_equal(v->diags[0].line, atoi(line));
     }
+    const char *diagnosis = header(body, "diagnosis");
+    if (diagnosis) {
+        char id[64];
+        sscanf(diagnosis, " %63s", id);
+        if (!strcmp(id, "none")) {
+            if (v->diagnosis)
+                fail_msg("%s: diagnosed as %s but should get none", s->name, v->diagnosis->id);
+            assert_non_null(v->summary);
+            assert_true(strlen(v->summary) > 0);
+        } else {
+            if (!v->diagnosis)
+                fail_msg("%s: no diagnosis but should be %s (summary: %s)", s->name, id,
+                         v->summary ? v->summary : "none");
+            assert_string_equal(v->diagnosis->id, id);
+            assert_null(v->summary);
+        }
+    }
+    const char *summary = header(body, "summary");
+    if (summary) {
+        assert_non_null(v->summary);
+        assert_string_equal(v->summary, summary + strspn(summary, " "));
+    }
     verdict_free(v);
     free(body);
 }
@@ -95,30 +127,48 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const struct sample *)a)->name, ((const struct sample *)b)->name);
 }
 
+/* Adds the .glsl files of dir to samples; false when dir cannot be read. */
+static bool add_dir(const char *dir, bool first, struct sample *samples, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        perror(dir);
+        return false;
+    }
+    const char *slash = strrchr(dir, '/');
+    const char *prefix = slash ? slash + 1 : dir;
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < 256) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".glsl"))
+            continue;
+        struct sample *s = &samples[(*n)++];
+        snprintf(s->path, sizeof s->path, "%s/%s", dir, e->d_name);
+        if (first)
+            snprintf(s->name, sizeof s->name, "%s", e->d_name);
+        else
+            snprintf(s->name, sizeof s->name, "%s/%s", prefix, e->d_name);
+    }
+    closedir(d);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_samples SAMPLES_DIR\n");
-        return 2;
-    }
-    DIR *d = opendir(argv[1]);
-    if (!d) {
-        perror(argv[1]);
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_samples SAMPLES_DIR...\n");
         return 2;
     }
     struct sample *samples = calloc(256, sizeof *samples);
     struct CMUnitTest *tests = calloc(256, sizeof *tests);
     size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".glsl"))
-            continue;
-        snprintf(samples[n].path, sizeof samples[n].path, "%s/%s", argv[1], e->d_name);
-        snprintf(samples[n].name, sizeof samples[n].name, "%s", e->d_name);
-        n++;
+    for (int a = 1; a < argc; a++) {
+        if (!add_dir(argv[a], a == 1, samples, &n)) {
+            free(samples);
+            free(tests);
+            return 2;
+        }
     }
-    closedir(d);
     qsort(samples, n, sizeof *samples, by_name);
     for (size_t i = 0; i < n; i++)
         tests[i] = (struct CMUnitTest){ samples[i].name, check_sample, NULL, NULL, &samples[i] };

@@ -1,0 +1,16 @@
+// expect: wrong_answer
+// halves-passed: 1 4
+// diagnosis: angle_last_pass
+// The textbook twiddle e^(-2 pi i k / N) with N = 8 on every pass.
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int k = i % half;
+float ar = spectrum[0][base],        ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float wr = cos(-2.0 * PI * float(k) / 8.0);
+float wi = sin(-2.0 * PI * float(k) / 8.0);
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
+return j == 0 ? ai + ti : ai - ti;

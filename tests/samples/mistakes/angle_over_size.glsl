@@ -1,0 +1,17 @@
+// expect: wrong_answer
+// halves-passed: 1
+// diagnosis: angle_over_size
+// The angle divided by the transform size instead of by half.
+const int N = 8;
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base],        ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float wr = cos(-PI * float(r) / float(N));
+float wi = sin(-PI * float(r) / float(N));
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
+return j == 0 ? ai + ti : ai - ti;

@@ -1,0 +1,17 @@
+// expect: wrong_answer
+// halves-passed:
+// diagnosis: roles_swapped
+// The sign picked the wrong way round: minus at the lower member.
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base],        ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float wr = cos(-PI * float(r) / float(half));
+float wi = sin(-PI * float(r) / float(half));
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+float sign = j == 0 ? -1.0 : 1.0;
+if (this.thread.y == 0) return ar + sign * tr;
+return ai + sign * ti;
