@@ -53,7 +53,7 @@ static double naive_one(const char *body, size_t len, const char *device)
     unlink(spv_path);
     if (!spv)
         return -1;
-    struct gpu_context *g = gpu_context_new(device, err, sizeof err);
+    struct gpu_context *g = gpu_context_new(device, NULL, NULL, err, sizeof err);
     if (!g) {
         free(spv);
         return -1;

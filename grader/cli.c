@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "grade.h"
+#include "pool.h"
 #include "read_input.h"
 #include "report.h"
 
@@ -122,19 +123,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "butterfly-grade: %s\n", err);
         return EXIT_OTHER;
     }
-    struct grader *g = grader_new(&opts, err, sizeof err);
-    if (!g) {
+    /* Student code runs in a worker process, never in this one. */
+    struct pool_options po;
+    pool_options_init(&po);
+    po.workers = 1;
+    po.queue_length = 1;
+    po.device = opts.device;
+    po.seed = opts.seed;
+    po.deadline_ms = opts.deadline_ms;
+    struct pool *pool = pool_new(&po, err, sizeof err);
+    if (!pool || !pool_wait_ready(pool, 1, po.start_timeout_ms, err, sizeof err)) {
         fprintf(stderr, "butterfly-grade: %s\n", err);
+        pool_free(pool, 0);
         free(body);
         return EXIT_OTHER;
     }
-    struct verdict *v = grader_grade(g, body, len);
+    struct verdict *v = pool_grade(pool, body, len);
     free(body);
-    if (!v) {
-        fprintf(stderr, "butterfly-grade: out of memory\n");
-        grader_free(g);
-        return EXIT_OTHER;
-    }
+    pool_free(pool, 0);
     if (json) {
         json_t *j = verdict_to_json(v);
         if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0)
@@ -146,6 +152,5 @@ int main(int argc, char **argv)
     }
     int rc = exit_code(v->status);
     verdict_free(v);
-    grader_free(g);
     return rc;
 }

@@ -381,7 +381,8 @@ static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_b
     return VK_SUCCESS;
 }
 
-struct gpu_context *gpu_context_new(const char *selector, char *err, size_t errsz)
+struct gpu_context *gpu_context_new(const char *selector, gpu_before_device_fn before_device,
+                                    void *arg, char *err, size_t errsz)
 {
     struct gpu_context *g = calloc(1, sizeof *g);
     VkPhysicalDevice *list = NULL;
@@ -409,6 +410,8 @@ struct gpu_context *gpu_context_new(const char *selector, char *err, size_t errs
         set_err(err, errsz, "device \"%s\" has no compute queue", g->info.name);
         goto fail;
     }
+    if (before_device && !before_device(&g->info, arg, err, errsz))
+        goto fail;
     if ((vr = create_device(g)) != VK_SUCCESS) {
         set_err(err, errsz, "cannot create the Vulkan device \"%s\" (VkResult %d)", g->info.name, vr);
         goto fail;

@@ -42,13 +42,20 @@ struct gpu_context;
  */
 int gpu_list_devices(FILE *out, char *err, size_t errsz);
 
+/* Called once the device is chosen and before it is created (a worker sets
+ * its limits there, which depend on the device type). False aborts. */
+typedef bool (*gpu_before_device_fn)(const struct gpu_device_info *dev, void *arg,
+                                     char *err, size_t errsz);
+
 /*
  * Creates the instance and the device. `selector` names a device by index
  * or by a case-insensitive substring of its name; NULL or "" picks the best:
  * a discrete GPU, else an integrated one, else a CPU device such as
- * lavapipe. Returns NULL with a reason in err on failure.
+ * lavapipe. `before_device` (may be NULL) runs between the choice and the
+ * creation. Returns NULL with a reason in err on failure.
  */
-struct gpu_context *gpu_context_new(const char *selector, char *err, size_t errsz);
+struct gpu_context *gpu_context_new(const char *selector, gpu_before_device_fn before_device,
+                                    void *arg, char *err, size_t errsz);
 
 /*
  * Frees the context. Accepts NULL. After GPU_TIMEOUT the device is left

@@ -24,6 +24,16 @@ void grader_options_init(struct grader_options *o)
     o->device = NULL;
     o->seed = TASK_DEFAULT_SEED;
     o->deadline_ms = GRADE_DEFAULT_DEADLINE_MS;
+    o->before_device = NULL;
+    o->before_device_arg = NULL;
+    o->on_stage = NULL;
+    o->on_stage_arg = NULL;
+}
+
+static void stage(struct grader *g, const char *name)
+{
+    if (g->opts.on_stage)
+        g->opts.on_stage(name, g->opts.on_stage_arg);
 }
 
 struct grader *grader_new(const struct grader_options *o, char *err, size_t errsz)
@@ -47,7 +57,7 @@ struct grader *grader_new(const struct grader_options *o, char *err, size_t errs
     /* Student shaders never go to Mesa's on-disk cache: it would grow
      * without bound and outlive the process. */
     setenv("MESA_SHADER_CACHE_DISABLE", "true", 0);
-    g->gpu = gpu_context_new(o->device, err, errsz);
+    g->gpu = gpu_context_new(o->device, o->before_device, o->before_device_arg, err, errsz);
     if (!g->gpu)
         goto fail;
     g->usable = true;
@@ -64,6 +74,13 @@ void grader_free(struct grader *g)
     compiler_free(g->compiler);
     gpu_context_free(g->gpu);
     free(g);
+}
+
+void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage, void *arg),
+                           void *arg)
+{
+    g->opts.on_stage = on_stage;
+    g->opts.on_stage_arg = arg;
 }
 
 const struct gpu_device_info *grader_device(const struct grader *g)
@@ -233,6 +250,7 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     }
 
     struct compile_result cr;
+    stage(g, "compile");
     double tc = gpu_now_ms();
     if (!compiler_compile(g->compiler, body, len, &cr)) {
         verdict_set_message(v, "The compiler failed (out of memory?).");
@@ -263,6 +281,7 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
         verdict_set_message(v, "The compiled kernel could not be made safe to run: %s", msg);
     } else {
         v->timings.compile_ms = gpu_now_ms() - tc;
+        stage(g, "run");
         run_and_compare(g, v, safe, safe_words);
     }
     free(safe);

@@ -14,6 +14,12 @@ struct grader_options {
     const char *device;       /* selector for gpu_context_new; NULL: the best */
     uint64_t seed;            /* hidden spectra; TASK_DEFAULT_SEED by default */
     uint32_t deadline_ms;     /* bound on the device wait */
+    /* optional: runs before the device is created (see gpu_context_new) */
+    gpu_before_device_fn before_device;
+    void *before_device_arg;
+    /* optional: told "compile" and "run" as a body moves through grading */
+    void (*on_stage)(const char *stage, void *arg);
+    void *on_stage_arg;
 };
 
 /* Fills *o with the defaults. */
@@ -29,6 +35,11 @@ struct grader *grader_new(const struct grader_options *o, char *err, size_t errs
 
 /* Frees the grader. Accepts NULL. */
 void grader_free(struct grader *g);
+
+/* Sets (or with NULL clears) the stage hook after creation, so that a
+ * warm-up grade reports nothing. */
+void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage, void *arg),
+                           void *arg);
 
 /* The device the grader runs on. */
 const struct gpu_device_info *grader_device(const struct grader *g);

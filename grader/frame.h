@@ -1,0 +1,67 @@
+/* frame.h - the supervisor-worker protocol: typed, length-prefixed frames. */
+#ifndef BUTTERFLY_FRAME_H
+#define BUTTERFLY_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A frame is one type byte, a 32-bit little-endian payload length, then
+ * the payload. Supervisor to worker: FRAME_JOB (the body). Worker to
+ * supervisor: FRAME_READY (JSON: the device) once warm, FRAME_STAGE
+ * ("compile" or "run") as a job moves on, FRAME_VERDICT (verdict JSON).
+ */
+enum frame_type {
+    FRAME_JOB = 'J',
+    FRAME_READY = 'R',
+    FRAME_STAGE = 'S',
+    FRAME_VERDICT = 'V',
+};
+
+#define FRAME_HEADER 5
+/* The largest payload either side accepts: a verdict with a full compile
+ * log and every diagnostic is far below this. */
+#define FRAME_MAX_PAYLOAD (1024 * 1024)
+
+/*
+ * Writes one whole frame to a blocking fd, retrying short writes and
+ * EINTR. Returns false on any error (the peer is gone).
+ */
+bool frame_write(int fd, enum frame_type type, const void *payload, size_t len);
+
+/*
+ * Reads one whole frame from a blocking fd into a malloc'd payload (NUL-
+ * terminated for convenience; the caller frees). Returns false at end of
+ * file, on error, or when the length is over FRAME_MAX_PAYLOAD.
+ */
+bool frame_read(int fd, enum frame_type *type, char **payload, size_t *len);
+
+/* Incremental reader for a non-blocking fd. Zero-initialise to start. */
+struct frame_reader {
+    unsigned char header[FRAME_HEADER];
+    size_t have;          /* bytes of header, then of payload, so far */
+    char *payload;        /* owned while a frame is being read */
+    size_t len;
+};
+
+enum frame_read_status {
+    FRAME_READ_MORE,      /* nothing complete yet: poll again */
+    FRAME_READ_DONE,      /* one frame complete: *type, *payload, *len set */
+    FRAME_READ_EOF,       /* the peer closed the connection */
+    FRAME_READ_ERROR,     /* read error, or a frame over the limit */
+};
+
+/*
+ * Reads what is available without blocking. On FRAME_READ_DONE the
+ * payload's ownership moves to the caller and the reader is ready for the
+ * next frame; call again, since more frames may already be buffered.
+ */
+enum frame_read_status frame_reader_poll(struct frame_reader *r, int fd,
+                                         enum frame_type *type, char **payload,
+                                         size_t *len);
+
+/* Releases a partly read frame. Accepts a zeroed reader. */
+void frame_reader_clear(struct frame_reader *r);
+
+#endif

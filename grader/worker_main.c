@@ -1,0 +1,129 @@
+/*
+ * butterfly-worker: grades bodies sent by the pool's supervisor, one at a
+ * time, over the socket on fd 3 (see frame.h). Student code only ever runs
+ * here: if it hangs or crashes this process, the supervisor kills or
+ * reaps it and starts another.
+ *
+ * usage: butterfly-worker [--device SEL] [--seed N] [--deadline-ms N] [--memory-mb N]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame.h"
+#include "grade.h"
+#include "limits.h"
+
+#define SUPERVISOR_FD 3
+
+static void send_stage(const char *stage, void *arg)
+{
+    (void)arg;
+    /* a failed write means the supervisor is gone: the read that follows
+     * will see it and end this process */
+    frame_write(SUPERVISOR_FD, FRAME_STAGE, stage, strlen(stage));
+}
+
+/* Sends j (consumed) as one frame of the given type. */
+static bool send_json(enum frame_type type, json_t *j, size_t flags)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT | flags) : NULL;
+    json_decref(j);
+    if (!text)
+        return false;
+    bool ok = frame_write(SUPERVISOR_FD, type, text, strlen(text));
+    free(text);
+    return ok;
+}
+
+static bool send_verdict(const struct verdict *v)
+{
+    return send_json(FRAME_VERDICT, verdict_to_json(v), JSON_REAL_PRECISION(9));
+}
+
+static bool send_ready(const struct gpu_device_info *dev)
+{
+    return send_json(FRAME_READY,
+                     json_pack("{s:i, s:{s:s, s:s, s:s}}", "pid", (int)getpid(), "device",
+                               "name", dev->name, "type", dev->type, "driver", dev->driver),
+                     0);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "device", required_argument, NULL, 'd' },
+        { "seed", required_argument, NULL, 's' },
+        { "deadline-ms", required_argument, NULL, 't' },
+        { "memory-mb", required_argument, NULL, 'm' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct grader_options o;
+    struct worker_limits lim;
+    char err[256];
+    int c;
+
+    grader_options_init(&o);
+    limits_init(&lim);
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': o.device = optarg; break;
+        case 's': o.seed = strtoull(optarg, NULL, 10); break;
+        case 't': o.deadline_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 'm': lim.cpu_memory_mb = strtoull(optarg, NULL, 10); break;
+        default: return 2;
+        }
+    }
+    /* Only the socket to the supervisor and stdio are wanted here: a
+     * listening socket inherited by accident would outlive a restart. */
+    close_range(SUPERVISOR_FD + 1, ~0u, 0);
+    signal(SIGPIPE, SIG_IGN);
+    if (!limits_apply_common(&lim, err, sizeof err)) {
+        fprintf(stderr, "butterfly-worker: %s\n", err);
+        return 1;
+    }
+    if (getppid() == 1)   /* the supervisor died before PDEATHSIG was set */
+        return 1;
+    o.before_device = limits_apply_for_device;
+    o.before_device_arg = &lim;
+    struct grader *g = grader_new(&o, err, sizeof err);
+    if (!g) {
+        fprintf(stderr, "butterfly-worker: %s\n", err);
+        return 1;
+    }
+    /* Warm up: the first compile initialises glslang, the first dispatch
+     * LLVM; neither should land on a student's time. */
+    const char *warm = task_butterfly.starter;
+    verdict_free(grader_grade(g, warm, strlen(warm)));
+    grader_set_stage_hook(g, send_stage, NULL);
+    if (!send_ready(grader_device(g)))
+        return 1;
+    for (;;) {
+        enum frame_type type;
+        char *body;
+        size_t len;
+        if (!frame_read(SUPERVISOR_FD, &type, &body, &len))
+            break;   /* the supervisor closed the socket: recycle or shutdown */
+        if (type != FRAME_JOB) {
+            free(body);
+            break;
+        }
+        struct verdict *v = grader_grade(g, body, len);
+        free(body);
+        if (!v || !send_verdict(v)) {
+            verdict_free(v);
+            return 1;
+        }
+        verdict_free(v);
+        /* a kernel that outlived its deadline may still be running: this
+         * device cannot be used or even destroyed, so leave at once */
+        if (!grader_usable(g))
+            _exit(0);
+    }
+    grader_free(g);
+    return 0;
+}
