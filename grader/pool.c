@@ -401,6 +401,13 @@ static void on_worker_readable(struct pool *p, struct worker *w, struct job **do
         }
         bool bad = false;
         if (type == FRAME_READY && w->state == W_STARTING) {
+            json_t *ready = json_loads(payload, 0, NULL);
+            json_t *dev = json_object_get(ready, "device");
+            snprintf(p->stats.device_name, sizeof p->stats.device_name, "%s",
+                     json_string_value(json_object_get(dev, "name")) ?: "");
+            snprintf(p->stats.device_type, sizeof p->stats.device_type, "%s",
+                     json_string_value(json_object_get(dev, "type")) ?: "");
+            json_decref(ready);
             w->state = W_IDLE;
             p->start_failures = 0;
             pthread_cond_broadcast(&p->changed);

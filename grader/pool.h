@@ -46,6 +46,8 @@ struct pool_stats {
     uint64_t submitted, completed, refused_full;
     uint64_t worker_starts, worker_restarts, timeouts, crashes, recycles;
     double mean_job_ms;            /* over completed jobs that ran on a worker */
+    char device_name[256];         /* as the last worker to get ready said; "" before */
+    char device_type[16];
 };
 
 struct pool;

@@ -6,10 +6,16 @@ set -eu
 packages="meson ninja-build pkg-config gcc g++ python3 curl
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   libshaderc-dev glslc glslang-dev spirv-tools spirv-headers
-  libjansson-dev libcmocka-dev libmicrohttpd-dev"
+  libjansson-dev libcmocka-dev libmicrohttpd-dev
+  nodejs npm"
+
+# With BUTTERFLY_TEST_DEPS=1 also what the browser test needs.
+[ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium"
 
 missing=""
 for p in $packages; do
+    # a node or npm from elsewhere (nodesource, nvm) does as well
+    case $p in nodejs|npm) command -v "${p%js}" >/dev/null 2>&1 && continue ;; esac
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $p"
 done

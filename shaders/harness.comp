@@ -4,7 +4,7 @@
 // The grader splices the student's body in at the marker line below.
 // Everything the body may use is declared above it under the course's names
 // (GLSL reserves `this` and `half`, hence the macros): `this` and `half` are
-// read-only parameters of bf_kernel, and `spectrum` reads the read-only input
+// read-only parameters of butterfly, and `spectrum` reads the read-only input
 // buffer in place. The output buffer and main() come after the body, so the
 // body cannot name them, and a thread can only return the one value for its
 // own cell.
@@ -21,7 +21,8 @@ const float PI = 3.14159265358979323846;
 #define half bf_half
 #define spectrum (bf_runs[gl_WorkGroupID.z].spec)
 
-float bf_kernel(const in bf_this_t bf_this, const in int bf_half)
+// Named as the page shows it, since compiler messages name it too.
+float butterfly(const in bf_this_t bf_this, const in int bf_half)
 {
 #line 1
 @BODY@
@@ -31,7 +32,7 @@ float bf_kernel(const in bf_this_t bf_this, const in int bf_half)
 #line 1 1
 // A body can #define any name; undo that for every name used below, so the
 // code after the body always means what it says.
-#undef bf_kernel
+#undef butterfly
 #undef bf_this_t
 #undef bf_run_t
 #undef bf_in_block
@@ -81,6 +82,6 @@ void main()
 {
     uint bf_run = gl_WorkGroupID.z;
     uint bf_cell = bf_run * 16u + gl_LocalInvocationID.y * 8u + gl_LocalInvocationID.x;
-    bf_out[bf_cell] = bf_kernel(bf_this_t(ivec2(gl_LocalInvocationID.xy)),
+    bf_out[bf_cell] = butterfly(bf_this_t(ivec2(gl_LocalInvocationID.xy)),
                                 bf_runs[bf_run].half_size);
 }

@@ -1,0 +1,18 @@
+/* api.h - the JSON documents of the API that do not grade. */
+#ifndef BUTTERFLY_API_H
+#define BUTTERFLY_API_H
+
+#include <jansson.h>
+
+#include "pool.h"
+
+/* GET /api/tasks: the list of tasks. New reference. */
+json_t *api_tasks(void);
+
+/* GET /api/tasks/butterfly: what the page needs. New reference. */
+json_t *api_task_butterfly(void);
+
+/* GET /api/about: version, device, workers, queue, limits. New reference. */
+json_t *api_about(const struct pool_stats *ps, uint32_t deadline_ms, unsigned max_connections);
+
+#endif

@@ -1,0 +1,126 @@
+/* metrics.c - a handful of counters and one latency histogram. */
+#include "metrics.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const enum verdict_status counted[] = {
+    VERDICT_ACCEPTED, VERDICT_WRONG_ANSWER, VERDICT_TIME_LIMIT, VERDICT_COMPILATION_ERROR,
+    VERDICT_RUNTIME_SIGSEGV, VERDICT_RUNTIME_SIGXFSZ, VERDICT_RUNTIME_SIGFPE,
+    VERDICT_RUNTIME_SIGABRT, VERDICT_RUNTIME_NZEC, VERDICT_RUNTIME_OTHER,
+    VERDICT_INTERNAL_ERROR, VERDICT_REJECTED,
+};
+#define NCOUNTED (sizeof counted / sizeof counted[0])
+
+/* seconds; the last bucket is +Inf */
+static const double buckets[] = { 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+static const unsigned codes[] = { 200, 304, 400, 404, 405, 411, 413, 415, 500, 503 };
+#define NCODES (sizeof codes / sizeof codes[0])
+
+struct metrics {
+    pthread_mutex_t lock;
+    unsigned long long by_verdict[NCOUNTED];
+    unsigned long long bucket[NBUCKETS + 1];
+    double latency_sum;
+    unsigned long long latency_count;
+    unsigned long long by_code[NCODES + 1];   /* the last: any other code */
+};
+
+struct metrics *metrics_new(void)
+{
+    struct metrics *m = calloc(1, sizeof *m);
+    if (m)
+        pthread_mutex_init(&m->lock, NULL);
+    return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+void metrics_count_submission(struct metrics *m, enum verdict_status status, double seconds)
+{
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < NCOUNTED; i++)
+        if (counted[i] == status)
+            m->by_verdict[i]++;
+    size_t b = 0;
+    while (b < NBUCKETS && seconds > buckets[b])
+        b++;
+    m->bucket[b]++;
+    m->latency_sum += seconds;
+    m->latency_count++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_count_response(struct metrics *m, unsigned status)
+{
+    pthread_mutex_lock(&m->lock);
+    size_t i = 0;
+    while (i < NCODES && codes[i] != status)
+        i++;
+    m->by_code[i]++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+char *metrics_render(struct metrics *m, const struct pool_stats *ps)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    pthread_mutex_lock(&m->lock);
+    fprintf(f, "# HELP butterfly_submissions_total Graded submissions by verdict.\n"
+               "# TYPE butterfly_submissions_total counter\n");
+    for (size_t i = 0; i < NCOUNTED; i++)
+        fprintf(f, "butterfly_submissions_total{verdict=\"%s\",status_id=\"%d\"} %llu\n",
+                verdict_status_slug(counted[i]), (int)counted[i], m->by_verdict[i]);
+    fprintf(f, "# HELP butterfly_submission_duration_seconds Time from a submission's last byte to its verdict.\n"
+               "# TYPE butterfly_submission_duration_seconds histogram\n");
+    unsigned long long cum = 0;
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        cum += m->bucket[b];
+        fprintf(f, "butterfly_submission_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[b], cum);
+    }
+    cum += m->bucket[NBUCKETS];
+    fprintf(f, "butterfly_submission_duration_seconds_bucket{le=\"+Inf\"} %llu\n", cum);
+    fprintf(f, "butterfly_submission_duration_seconds_sum %.6f\n", m->latency_sum);
+    fprintf(f, "butterfly_submission_duration_seconds_count %llu\n", m->latency_count);
+    fprintf(f, "# HELP butterfly_http_responses_total HTTP responses by status code.\n"
+               "# TYPE butterfly_http_responses_total counter\n");
+    for (size_t i = 0; i < NCODES; i++)
+        fprintf(f, "butterfly_http_responses_total{code=\"%u\"} %llu\n", codes[i], m->by_code[i]);
+    fprintf(f, "butterfly_http_responses_total{code=\"other\"} %llu\n", m->by_code[NCODES]);
+    pthread_mutex_unlock(&m->lock);
+
+    fprintf(f, "# HELP butterfly_queue_depth Submissions waiting for a worker.\n"
+               "# TYPE butterfly_queue_depth gauge\nbutterfly_queue_depth %u\n", ps->queued);
+    fprintf(f, "# HELP butterfly_queue_capacity Longest the queue may get.\n"
+               "# TYPE butterfly_queue_capacity gauge\nbutterfly_queue_capacity %u\n", ps->queue_length);
+    fprintf(f, "# HELP butterfly_workers_ready Warm workers (idle or busy).\n"
+               "# TYPE butterfly_workers_ready gauge\nbutterfly_workers_ready %u\n", ps->ready);
+    fprintf(f, "# HELP butterfly_workers_busy Workers grading right now.\n"
+               "# TYPE butterfly_workers_busy gauge\nbutterfly_workers_busy %u\n", ps->busy);
+    fprintf(f, "# HELP butterfly_worker_restarts_total Workers replaced after a timeout, a crash or a failed start.\n"
+               "# TYPE butterfly_worker_restarts_total counter\nbutterfly_worker_restarts_total %llu\n",
+            (unsigned long long)ps->worker_restarts);
+    fprintf(f, "# HELP butterfly_worker_recycles_total Workers replaced after their job quota.\n"
+               "# TYPE butterfly_worker_recycles_total counter\nbutterfly_worker_recycles_total %llu\n",
+            (unsigned long long)ps->recycles);
+    fprintf(f, "# HELP butterfly_queue_refusals_total Submissions refused because the queue was full.\n"
+               "# TYPE butterfly_queue_refusals_total counter\nbutterfly_queue_refusals_total %llu\n",
+            (unsigned long long)ps->refused_full);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -1,0 +1,25 @@
+/* metrics.h - counters for GET /metrics, in Prometheus' text format. */
+#ifndef BUTTERFLY_METRICS_H
+#define BUTTERFLY_METRICS_H
+
+#include "pool.h"
+#include "verdict.h"
+
+struct metrics;
+
+/* A new set of zeroed counters; NULL on OOM. */
+struct metrics *metrics_new(void);
+
+/* Frees the counters. Accepts NULL. */
+void metrics_free(struct metrics *m);
+
+/* Counts one graded submission with its verdict and its latency. Thread-safe. */
+void metrics_count_submission(struct metrics *m, enum verdict_status status, double seconds);
+
+/* Counts one HTTP response by status code. Thread-safe. */
+void metrics_count_response(struct metrics *m, unsigned status);
+
+/* The exposition text (malloc'd, caller frees), the pool's gauges included. */
+char *metrics_render(struct metrics *m, const struct pool_stats *ps);
+
+#endif

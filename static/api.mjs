@@ -1,0 +1,89 @@
+// api.mjs - the two requests the page makes, each turned into one plain
+// outcome object so that the page never handles a raw Response. The fetch
+// function is passed in, so node can test this with a fake.
+
+import { parseRetryAfter } from './verdict-view.mjs';
+
+export const TASK_URL = '/api/tasks/butterfly';
+export const SUBMIT_URL = '/api/tasks/butterfly/submissions';
+export const SUBMIT_TIMEOUT_MS = 90000;
+
+async function readJson(response) {
+  try {
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/* Returns {ok: true, task} or {ok: false, outcome}. */
+export async function fetchTask(fetchFn, url = TASK_URL) {
+  let response;
+  try {
+    response = await fetchFn(url, { headers: { Accept: 'application/json' } });
+  } catch {
+    return { ok: false, outcome: { kind: 'network', reason: 'lost' } };
+  }
+  const body = await readJson(response);
+  if (!response.ok) return { ok: false, outcome: httpOutcome(response, body) };
+  if (!body || typeof body !== 'object' || typeof body.starter !== 'string') {
+    return { ok: false, outcome: { kind: 'bad-response', status: response.status } };
+  }
+  return { ok: true, task: body };
+}
+
+function httpOutcome(response, body) {
+  const error = body && body.error && typeof body.error === 'object' ? body.error : {};
+  return {
+    kind: 'http',
+    status: response.status,
+    code: typeof error.code === 'string' ? error.code : null,
+    message: typeof error.message === 'string' ? error.message : null,
+    retryAfter: parseRetryAfter(response.headers && response.headers.get
+      ? response.headers.get('Retry-After') : null),
+  };
+}
+
+/*
+ * Posts a kernel body. Resolves (never rejects) to one of
+ *   {kind: 'verdict', verdict}
+ *   {kind: 'http', status, code, message, retryAfter}
+ *   {kind: 'network', reason: 'lost' | 'timeout'}
+ *   {kind: 'bad-response', status}
+ */
+export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutMs = SUBMIT_TIMEOUT_MS } = {}) {
+  const controller = typeof AbortController === 'function' ? new AbortController() : null;
+  let timedOut = false;
+  const timer = controller ? setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs) : null;
+  let response;
+  try {
+    response = await fetchFn(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ source }),
+      signal: controller ? controller.signal : undefined,
+    });
+  } catch {
+    return { kind: 'network', reason: timedOut ? 'timeout' : 'lost' };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  let body;
+  try {
+    body = await readJson(response);
+  } catch {
+    body = undefined;
+  }
+  // A verdict is a verdict whatever the HTTP status: the server sends an
+  // Internal Error verdict with 500.
+  if (body && typeof body === 'object' && body.status && typeof body.status.id === 'number') {
+    return { kind: 'verdict', verdict: body };
+  }
+  if (response.status === 200) return { kind: 'bad-response', status: 200 };
+  return httpOutcome(response, body);
+}
+
+/* The UTF-8 size of a body, as the server counts it against its limit. */
+export function utf8Length(text) {
+  return new TextEncoder().encode(text).length;
+}

@@ -1,0 +1,423 @@
+// app.mjs - wires the exercise page: loads the task, the editor and the
+// saved progress, runs submissions and shows their outcome. The logic it
+// calls lives in small pure modules that node tests without a DOM.
+
+import { fetchTask, submitSource, utf8Length } from './api.mjs';
+import { checklistState, checklistSummary } from './checklist.mjs';
+import { placeDiagnostics } from './diagnostics.mjs';
+import { loadEditor } from './editor.mjs';
+import { buildGrids } from './grid.mjs';
+import { formatComplex, formatReal, pairOf, referencePass, twiddleText } from './network.mjs';
+import { createNetworkView } from './network-view.mjs';
+import { createProgress } from './progress.mjs';
+import { renderGrids, renderResultTables } from './results-view.mjs';
+import { DEFAULT_TASK, mergeTask } from './task-defaults.mjs';
+import { formatDevice, formatTimings, outcomeView, verdictView } from './verdict-view.mjs';
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  task: DEFAULT_TASK,
+  editor: null,
+  progress: null,
+  running: false,
+  verdict: null,          // the verdict on show, or null
+  grids: [],
+  gridView: null,
+  network: null,
+  selection: { half: 2, index: null, plane: null },
+  retryTimer: null,
+};
+
+function getStorage() {
+  try {
+    const s = window.localStorage;
+    const probe = '__butterfly_probe__';
+    s.setItem(probe, '1');
+    s.removeItem(probe);
+    return s;
+  } catch {
+    return null;
+  }
+}
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'className') node.className = v;
+    else node.setAttribute(k, String(v));
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+/* Text with `code` spans: the grader's messages quote code in backticks. */
+function richText(text) {
+  const parts = String(text).split(/`([^`]*)`/);
+  return parts.map((p, k) => (k % 2 ? h('code', {}, p) : p));
+}
+
+// ---- the task ------------------------------------------------------------
+
+function renderTask(task) {
+  $('task-title').textContent = task.title;
+  $('task-subtitle').textContent = task.subtitle;
+  document.title = `${task.title} · ${task.subtitle}`;
+  $('api-body').replaceChildren(...task.api.map((a) => h('tr', {},
+    h('td', {}, h('code', {}, a.name)), h('td', {}, h('code', {}, a.type || '')), h('td', {}, a.meaning || ''))));
+  $('spectrum-body').replaceChildren(...task.visible[0].map((re, k) => h('tr', {},
+    h('th', { scope: 'row' }, String(k)), h('td', {}, formatReal(re, 4)), h('td', {}, formatReal(task.visible[1][k], 4)))));
+  $('hidden-count').textContent = String(task.hidden_per_half);
+  $('tolerance').textContent = `${task.tolerance.atol} + ${task.tolerance.rtol}·|expected|`;
+}
+
+// ---- the checklist and the passed flag -------------------------------------
+
+const STATE_WORDS = { pass: 'done', fail: 'not yet: failing', unknown: 'not checked yet' };
+
+function renderChecklist(verdict) {
+  const s = checklistState(verdict);
+  for (const li of document.querySelectorAll('[data-req]')) {
+    const st = s[li.dataset.req] || 'unknown';
+    li.dataset.state = st;
+    const words = li.querySelector(':scope > .req-state');
+    if (words) words.textContent = ` (${STATE_WORDS[st]})`;
+  }
+  $('checklist-summary').textContent = verdict ? `${checklistSummary(s)} by your last run.` : 'Run your kernel to check them.';
+}
+
+function renderPassed(passed) {
+  $('passed-badge').hidden = !passed;
+  $('task-passed').hidden = !passed;
+}
+
+// ---- the network picture and the selection --------------------------------
+
+function failingNodes() {
+  const failing = new Set();
+  for (const g of state.grids) {
+    const stage = state.task.halves.indexOf(g.half) + 1;
+    for (const plane of g.planes) {
+      for (const c of plane.cells) if (c.state !== 'pass') failing.add(`${stage}:${c.x}`);
+    }
+  }
+  return failing;
+}
+
+function select(sel, options = {}) {
+  state.selection = { half: sel.half, index: sel.index ?? null, plane: sel.plane ?? null };
+  for (const radio of document.querySelectorAll('input[name="pass-half"]')) {
+    radio.checked = Number(radio.value) === state.selection.half;
+  }
+  state.network.update(state.selection, failingNodes(), options);
+  if (state.gridView) state.gridView.setSelected(state.selection);
+  renderSelectionInfo();
+}
+
+function renderSelectionInfo() {
+  const box = $('selection-info');
+  const { half, index } = state.selection;
+  if (index === null) {
+    box.replaceChildren(h('p', {}, `Pass for half = ${half}: pick one of its outputs (the right-hand column of the highlighted band) to see which two inputs it reads.`));
+    return;
+  }
+  const p = pairOf(index, half);
+  const spec = state.task.visible;
+  const expected = referencePass(spec, half);
+  const a = formatComplex(spec[0][p.base], spec[1][p.base]);
+  const b = formatComplex(spec[0][p.base + half], spec[1][p.base + half]);
+  const rows = [
+    ['j', `(${index} / ${half}) % 2 = ${p.j}`],
+    ['base', `${index} − ${p.j}·${half} = ${p.base}`],
+    ['r', `${index} % ${half} = ${p.r}`],
+    ['reads', `a = element ${p.base}, b = element ${p.base + half}`],
+    ['w', `${twiddleText(p.r, half)} = ${formatComplex(p.w.re, p.w.im)}`],
+    ['returns', p.lower ? 'a + w·b' : 'a − w·b'],
+  ];
+  const dl = h('dl', {});
+  for (const [k, v] of rows) dl.append(h('dt', {}, k), h('dd', {}, v));
+  const parts = [
+    h('p', {}, h('strong', {}, `Output ${index}, half = ${half}`),
+      ` — the ${p.lower ? 'lower' : 'upper'} member of the pair {${p.inputs.join(', ')}}`),
+    dl,
+    h('p', {}, `With the visible spectrum: a = ${a}, b = ${b}, so the cell should be ` +
+      `${formatComplex(expected[0][index], expected[1][index])}.`),
+  ];
+  const g = state.grids.find((x) => x.half === half);
+  if (g) {
+    const got = g.planes.map((pl) => {
+      const c = pl.cells[index];
+      return `${pl.name} ${c.gotText} ${c.state === 'pass' ? '✓' : `✗ (expected ${c.expectedText})`}`;
+    });
+    parts.push(h('p', {}, `Your last run gave: ${got.join('; ')}.`));
+  }
+  box.replaceChildren(...parts);
+}
+
+// ---- showing outcomes -------------------------------------------------------
+
+function setVerdictBox(tone, title, detail, extra = []) {
+  const box = $('verdict');
+  box.dataset.tone = tone;
+  box.replaceChildren(
+    h('p', { className: 'verdict-title' }, title),
+    detail ? h('p', { className: 'verdict-detail' }, ...richText(detail)) : null,
+    ...extra);
+}
+
+function clearResult() {
+  state.verdict = null;
+  state.grids = [];
+  state.gridView = null;
+  $('grids').replaceChildren();
+  $('diagnosis').hidden = true;
+  $('diagnosis').replaceChildren();
+  $('result-extra').hidden = true;
+  $('compile-log-box').hidden = true;
+  showDiagnostics([], '');
+}
+
+function showDiagnostics(diagnostics, source) {
+  const placed = placeDiagnostics(diagnostics, source);
+  const current = state.editor ? state.editor.getValue() : '';
+  // Marks go on the editor only when they belong to the text in it.
+  if (state.editor) state.editor.setDiagnostics(source === current ? placed : []);
+  const list = $('diagnostics-list');
+  list.replaceChildren(...placed.map((d) => {
+    const link = h('button', { type: 'button', className: 'diag-link' }, d.text);
+    link.addEventListener('click', () => state.editor && state.editor.goTo(d.afterCode ? d.line - 1 : d.line));
+    return h('li', { 'data-line': d.line, 'data-severity': d.severity }, link);
+  }));
+  $('diagnostics').hidden = placed.length === 0;
+}
+
+function showDiagnosis(verdict) {
+  const box = $('diagnosis');
+  const d = verdict.diagnosis;
+  if (d && typeof d === 'object' && (d.title || d.explanation)) {
+    const parts = [h('h3', {}, d.title || 'What went wrong')];
+    if (d.explanation) parts.push(h('p', {}, ...richText(d.explanation)));
+    if (d.hint) {
+      const hintP = h('p', { className: 'hint-line' }, ...richText(d.hint));
+      const m = /hint\s+([123])/i.exec(d.hint);
+      if (m) {
+        const link = h('a', { href: `#hint-${m[1]}` }, `Open hint ${m[1]}`);
+        link.addEventListener('click', () => { $(`hint-${m[1]}`).open = true; });
+        hintP.append(' ', link);
+      }
+      parts.push(hintP);
+    }
+    box.dataset.id = d.id || '';
+    box.replaceChildren(...parts);
+    box.hidden = false;
+  } else if (typeof verdict.summary === 'string' && verdict.summary) {
+    box.dataset.id = '';
+    box.replaceChildren(h('p', {}, h('strong', {}, 'Where it fails: '), ...richText(verdict.summary)));
+    box.hidden = false;
+  } else {
+    box.hidden = true;
+    box.replaceChildren();
+  }
+}
+
+function formatWhen(ms) {
+  try {
+    return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  } catch {
+    return new Date(ms).toISOString();
+  }
+}
+
+/* Shows a verdict. meta: {source, savedAt (a restored result)}. */
+function showVerdict(verdict, { source = '', savedAt = null } = {}) {
+  clearResult();
+  state.verdict = verdict;
+  const view = verdictView(verdict);
+  const extra = [];
+  if (savedAt) {
+    const changed = state.editor && source !== state.editor.getValue();
+    extra.push(h('p', { className: 'restored' }, `Saved result of your run on ${formatWhen(savedAt)}` +
+      `${changed ? '; you have changed the code since.' : '.'}`));
+  }
+  setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail, extra);
+  showDiagnosis(verdict);
+  if (view.showGrids) {
+    state.grids = buildGrids(verdict);
+    state.gridView = renderGrids($('grids'), state.grids, { onSelect: (sel) => select(sel) });
+    renderResultTables($('result-table'), state.grids);
+  }
+  const facts = [];
+  const device = formatDevice(verdict.device);
+  if (device) facts.push(`Graded on ${device}`);
+  const timings = formatTimings(verdict.timings_ms);
+  if (timings) facts.push(timings);
+  if (Number.isFinite(verdict.seed)) facts.push(`seed ${verdict.seed}`);
+  $('timings').textContent = facts.join(' · ');
+  $('result-extra').hidden = !(view.showGrids || facts.length);
+  $('result-table').closest('details').hidden = !view.showGrids;
+  showDiagnostics(Array.isArray(verdict.diagnostics) ? verdict.diagnostics : [], source);
+  if (typeof verdict.compile_log === 'string' && verdict.compile_log) {
+    $('compile-log').textContent = verdict.compile_log +
+      (verdict.compile_log_truncated ? '\n[the log was cut short]' : '');
+    $('compile-log-box').hidden = false;
+  }
+  renderChecklist(verdict);
+  select(state.selection);
+}
+
+function showOutcome(outcome) {
+  clearResult();
+  const view = outcomeView(outcome);
+  setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail);
+  if (view.retryAfter) startRetryCountdown(view.retryAfter);
+  select(state.selection);
+}
+
+function startRetryCountdown(seconds) {
+  stopRetryCountdown();
+  let left = seconds;
+  const detail = $('verdict').querySelector('.verdict-detail');
+  state.retryTimer = setInterval(() => {
+    left -= 1;
+    if (!detail.isConnected) return stopRetryCountdown();
+    detail.textContent = left > 0
+      ? `Every worker is busy with other kernels. Try again in ${left} second${left === 1 ? '' : 's'}.`
+      : 'Every worker was busy with other kernels. You can run again now.';
+    if (left <= 0) stopRetryCountdown();
+  }, 1000);
+}
+
+function stopRetryCountdown() {
+  if (state.retryTimer) clearInterval(state.retryTimer);
+  state.retryTimer = null;
+}
+
+// ---- actions ----------------------------------------------------------------
+
+async function run() {
+  if (state.running || !state.editor) return;
+  stopRetryCountdown();
+  const source = state.editor.getValue();
+  const size = utf8Length(source);
+  if (size > state.task.max_source_bytes) {
+    showOutcome({ kind: 'too-large', limit: state.task.max_source_bytes, size });
+    return;
+  }
+  state.running = true;
+  const button = $('run');
+  button.setAttribute('aria-busy', 'true');
+  button.setAttribute('aria-disabled', 'true');
+  button.textContent = 'Running…';
+  setVerdictBox('running', 'Running…', 'Compiling your kernel and running it for half = 1, 2 and 4.');
+  try {
+    const outcome = await submitSource(fetch, source);
+    if (outcome.kind === 'verdict') {
+      state.progress.saveResult(outcome.verdict, source);
+      showVerdict(outcome.verdict, { source });
+      // Point the picture at the first pass that went wrong, unless the
+      // student is already looking at a particular output.
+      const firstWrong = state.grids.find((g) => !g.passed);
+      if (firstWrong && state.selection.index === null) select({ half: firstWrong.half, index: null });
+      if (outcome.verdict.passed === true && outcome.verdict.status.id === 3) renderPassed(true);
+    } else {
+      showOutcome(outcome);
+    }
+  } catch (error) {
+    console.error(error);
+    setVerdictBox('error', '! The page could not show this result',
+      `${error && error.message ? error.message : error}. Run again; if it keeps happening, tell your instructor.`);
+  } finally {
+    state.running = false;
+    button.removeAttribute('aria-busy');
+    button.removeAttribute('aria-disabled');
+    button.textContent = 'Run';
+  }
+}
+
+function resetToStarter() {
+  // eslint-disable-next-line no-alert
+  const ok = window.confirm('Replace your code with the starter? Your current draft will be lost.');
+  if (!ok) return;
+  state.editor.setValue(state.task.starter);
+  showDiagnostics([], '');
+  state.editor.focus();
+  $('save-state').textContent = 'Reset to the starter.';
+}
+
+let saveNoticeTimer = null;
+
+function onEdit(text) {
+  const ok = state.progress.saveDraft(text);
+  const note = $('save-state');
+  if (!ok) {
+    note.textContent = 'This browser is not saving your draft (storage is off or full).';
+    return;
+  }
+  clearTimeout(saveNoticeTimer);
+  saveNoticeTimer = setTimeout(() => { note.textContent = 'Draft saved in this browser.'; }, 400);
+}
+
+// ---- start --------------------------------------------------------------------
+
+async function main() {
+  state.progress = createProgress(getStorage(), DEFAULT_TASK.id);
+  const saved = state.progress.load();
+  renderPassed(saved.passed);
+  renderChecklist(null);
+
+  state.network = createNetworkView($('network-svg'), {
+    halves: DEFAULT_TASK.halves,
+    onPick: (sel, options) => select({ ...sel, plane: null }, options),
+  });
+  for (const radio of document.querySelectorAll('input[name="pass-half"]')) {
+    radio.addEventListener('change', () => {
+      if (radio.checked) select({ half: Number(radio.value), index: state.selection.index, plane: state.selection.plane });
+    });
+  }
+  select(state.selection);
+
+  const loaded = await fetchTask(fetch);
+  if (loaded.ok) {
+    state.task = mergeTask(loaded.task);
+  } else {
+    const view = outcomeView(loaded.outcome);
+    setVerdictBox('busy', 'The task could not be loaded from the grader',
+      `${view.detail} The page shows its own copy of the task; Run needs the grader.`);
+  }
+  renderTask(state.task);
+
+  const host = $('editor');
+  host.replaceChildren();
+  state.editor = await loadEditor({
+    parent: host,
+    doc: saved.draft ?? state.task.starter,
+    signature: state.task.signature,
+    closing: '}',
+    label: 'Kernel body',
+    describedBy: 'editor-help',
+    onChange: onEdit,
+    onRun: () => { run(); },
+  });
+  host.dataset.kind = state.editor.kind;
+
+  $('run').disabled = false;
+  $('reset').disabled = false;
+  $('run').addEventListener('click', () => { run(); });
+  $('reset').addEventListener('click', resetToStarter);
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
+      event.preventDefault();
+      run();
+    }
+  });
+
+  if (saved.result) {
+    showVerdict(saved.result.verdict, { source: saved.result.source ?? '', savedAt: saved.result.savedAt ?? Date.now() });
+  }
+  document.body.dataset.ready = 'true';
+}
+
+main().catch((error) => {
+  console.error(error);
+  setVerdictBox('error', '! The page failed to start', `${error && error.message ? error.message : error}. Reload the page.`);
+});

@@ -1,0 +1,62 @@
+// diagnostics.mjs - compile errors placed on the body the student wrote.
+// The grader numbers lines from the body's first line; a line one past the
+// body's last means "after your code", at the fixed closing brace. Pure.
+
+/*
+ * Returns one entry per diagnostic:
+ *   {line, column, severity, message, afterCode, from, to, text}
+ * where line is clamped into the body (1..lines), from/to are character
+ * offsets into the body for an editor mark (the rest of the word at the
+ * column, or the whole line when no column is known; the end of the body
+ * for afterCode), and text is the sentence shown in the list.
+ */
+export function placeDiagnostics(diagnostics, body) {
+  const text = typeof body === 'string' ? body : '';
+  const lines = text.split('\n');
+  // As the grader counts: a final newline ends the last line rather than
+  // starting one, and the closing brace is the line after the last.
+  const bodyLines = text === '' ? 0 : (text.endsWith('\n') ? lines.length - 1 : lines.length);
+  const starts = [];
+  let offset = 0;
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length + 1;
+  }
+  const list = Array.isArray(diagnostics) ? diagnostics : [];
+  return list.map((d) => {
+    const severity = ['error', 'warning', 'info'].includes(d && d.severity) ? d.severity : 'error';
+    // The grader's own checks may start the message with "line N: "; the
+    // list says where already.
+    const message = d && typeof d.message === 'string' ? d.message.replace(/^line \d+:\s*/i, '') : 'error';
+    let line = d && Number.isInteger(d.line) ? d.line : 1;
+    const afterCode = line > bodyLines;
+    if (line < 1) line = 1;
+    let from;
+    let to;
+    let column = d && Number.isInteger(d.column) && d.column >= 1 ? d.column : null;
+    if (afterCode) {
+      from = text.length;
+      to = text.length;
+      column = null;
+    } else {
+      const lineText = lines[line - 1];
+      const start = starts[line - 1];
+      if (column !== null && column <= lineText.length) {
+        const rest = lineText.slice(column - 1);
+        const word = /^[A-Za-z0-9_.]+/.exec(rest);
+        from = start + column - 1;
+        to = from + (word ? word[0].length : 1);
+      } else {
+        // The whole line, less its indentation; an empty line gets a point.
+        const indent = /^\s*/.exec(lineText)[0].length;
+        from = start + Math.min(indent, lineText.length);
+        to = start + lineText.length;
+      }
+    }
+    const where = afterCode
+      ? 'After your code (at the closing brace)'
+      : `Line ${line}${column !== null ? `, column ${column}` : ''}`;
+    return { line: afterCode ? bodyLines + 1 : line,
+      column, severity, message, afterCode, from, to, text: `${where}: ${message}` };
+  });
+}

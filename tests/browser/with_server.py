@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Runs the page's browser test against a real butterfly-server.
+
+usage: with_server.py SERVER_BINARY ARTIFACTS_DIR
+Starts the server on a free loopback port, runs tests/browser/run.sh with
+BUTTERFLY_URL pointing at it, stops the server, and exits with the test's
+status.
+"""
+import os
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "http"))
+from serverproc import Server  # noqa: E402
+
+
+def main():
+    binary, artifacts = sys.argv[1], sys.argv[2]
+    os.makedirs(artifacts, exist_ok=True)
+    srv = Server(binary, "--workers", "2")
+    try:
+        env = dict(os.environ, BUTTERFLY_URL=srv.url + "/", BUTTERFLY_ARTIFACTS=artifacts)
+        rc = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
+    finally:
+        srv.stop()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

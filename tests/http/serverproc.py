@@ -1,0 +1,53 @@
+"""Start and stop a real butterfly-server on a free loopback port (for tests)."""
+import os
+import select
+import signal
+import subprocess
+import time
+import urllib.request
+
+
+class Server:
+    """A butterfly-server child process; `url` once it listens."""
+
+    def __init__(self, binary, *args, env=None):
+        full_env = dict(os.environ, BUTTERFLY_QUIET="1")
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            [binary, "--port", "0", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        if not ready:
+            self.proc.kill()
+            raise RuntimeError("server did not start in 30 s")
+        line = self.proc.stdout.readline().decode()
+        if "listening on " not in line:
+            self.proc.kill()
+            raise RuntimeError("server failed: " + line + self.proc.stderr.read().decode())
+        self.url = line.split("listening on ")[1].strip().rstrip("/")
+        self.port = int(self.url.rsplit(":", 1)[1])
+        self.wait_healthy()
+
+    def wait_healthy(self, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=5) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("no worker got ready")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return self.proc.returncode

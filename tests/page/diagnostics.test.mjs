@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { placeDiagnostics } from '../../static/diagnostics.mjs';
+import { fixture } from './helpers.mjs';
+
+const sample = readFileSync(new URL('../samples/compile_error_line3.glsl', import.meta.url), 'utf8');
+
+test('the grader\'s line 4 is the body\'s line 4, marked across the whole line', () => {
+  const [d] = placeDiagnostics(fixture('compile_error_line3').diagnostics, sample);
+  assert.equal(d.line, 4);
+  assert.equal(d.afterCode, false);
+  assert.equal(sample.slice(d.from, d.to), 'float x = undefined_name * 2.0;');
+  assert.equal(d.text, "Line 4: 'undefined_name' : undeclared identifier");
+  assert.equal(d.severity, 'error');
+});
+
+test('a column marks the word that starts there', () => {
+  const body = 'int i = 0;\nfloat x = nope + 1.0;\nreturn x;';
+  const [d] = placeDiagnostics([{ line: 2, column: 11, severity: 'error', message: 'undeclared' }], body);
+  assert.equal(body.slice(d.from, d.to), 'nope');
+  assert.equal(d.text, 'Line 2, column 11: undeclared');
+});
+
+test('the line after the body is "after your code", with or without a final newline', () => {
+  for (const body of ['return 0.0', 'return 0.0\n']) {
+    const [d] = placeDiagnostics([{ line: 2, column: null, severity: 'error', message: 'syntax error' }], body);
+    assert.equal(d.afterCode, true, JSON.stringify(body));
+    assert.equal(d.line, 2);
+    assert.equal(d.from, body.length);
+    assert.equal(d.to, body.length);
+    assert.equal(d.text, 'After your code (at the closing brace): syntax error');
+  }
+  const [far] = placeDiagnostics([{ line: 99, message: 'x' }], 'a;\nb;\n');
+  assert.equal(far.afterCode, true);
+  assert.equal(far.line, 3);
+});
+
+test('odd input: no list, line 0, unknown severity, a column past the end', () => {
+  assert.deepEqual(placeDiagnostics(undefined, 'x'), []);
+  const [d0] = placeDiagnostics([{ line: 0, message: 'm', severity: 'fatal' }], '  abc\n');
+  assert.equal(d0.line, 1);
+  assert.equal(d0.severity, 'error');
+  assert.equal('  abc\n'.slice(d0.from, d0.to), 'abc');
+  const [d1] = placeDiagnostics([{ line: 1, column: 50, message: 'm', severity: 'warning' }], 'abc');
+  assert.equal(d1.column, 50);
+  assert.equal(d1.severity, 'warning');
+  assert.equal('abc'.slice(d1.from, d1.to), 'abc');
+});
+
+test('a rejection\'s "line N: " prefix is not repeated', () => {
+  const body = '// expect: rejected\n// error-line: 3\n#version 460\nreturn 0.0;\n';
+  const [d] = placeDiagnostics([{ line: 3, column: null, severity: 'error',
+    message: 'line 3: #version is not allowed: the harness sets the GLSL version; remove the #version line.' }], body);
+  assert.equal(d.text, 'Line 3: #version is not allowed: the harness sets the GLSL version; remove the #version line.');
+  assert.equal(body.slice(d.from, d.to), '#version 460');
+});

@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  statusKind, verdictView, outcomeView, parseRetryAfter, formatTimings, formatDevice, formatBytes,
+} from '../../static/verdict-view.mjs';
+import { fixture } from './helpers.mjs';
+
+test('status ids map to kinds; anything else is unknown', () => {
+  assert.equal(statusKind(3), 'accepted');
+  assert.equal(statusKind(4), 'wrong');
+  assert.equal(statusKind(5), 'time-limit');
+  assert.equal(statusKind(6), 'compile');
+  for (let id = 7; id <= 12; id++) assert.equal(statusKind(id), 'runtime');
+  assert.equal(statusKind(13), 'internal');
+  assert.equal(statusKind(100), 'rejected');
+  for (const id of [0, 1, 2, 14, 42, 99, 101, -3, undefined, null, '3']) assert.equal(statusKind(id), 'unknown');
+});
+
+test('accepted, wrong and compile error views', () => {
+  const ok = verdictView(fixture('correct'));
+  assert.equal(ok.tone, 'pass');
+  assert.equal(ok.icon, '✓');
+  assert.equal(ok.showGrids, true);
+  const wrong = verdictView(fixture('wrong_twiddle_sign'));
+  assert.equal(wrong.tone, 'fail');
+  assert.equal(wrong.title, 'Wrong answer');
+  assert.equal(wrong.detail, 'Wrong for half = 2, 4; the other halves are right.');
+  assert.equal(wrong.showGrids, true);
+  const ce = verdictView(fixture('compile_error_line3'));
+  assert.equal(ce.kind, 'compile');
+  assert.equal(ce.showGrids, false);
+  assert.equal(ce.showDiagnostics, true);
+});
+
+test('runtime variants name their description; rejected shows the message', () => {
+  const rt = verdictView({ status: { id: 11, description: 'Runtime Error (NZEC)' }, halves: [] });
+  assert.equal(rt.kind, 'runtime');
+  assert.equal(rt.title, 'Runtime error (Runtime Error (NZEC))');
+  const plain = verdictView({ status: { id: 12, description: 'Runtime Error' }, halves: [] });
+  assert.equal(plain.title, 'Runtime error');
+  const rej = verdictView({ status: { id: 100, description: 'Rejected' }, message: 'line 3: #version is not allowed', halves: [] });
+  assert.equal(rej.title, 'Rejected');
+  assert.equal(rej.detail, 'line 3: #version is not allowed');
+  assert.equal(verdictView({ status: { id: 5 } }).title, 'Time limit exceeded');
+  assert.equal(verdictView({ status: { id: 13 } }).title, 'Internal error');
+});
+
+test('a verdict the page does not know says so and still shows its cells', () => {
+  const v = fixture('wrong_twiddle_sign');
+  v.status = { id: 42, description: 'Mystery' };
+  const view = verdictView(v);
+  assert.equal(view.kind, 'unknown');
+  assert.equal(view.tone, 'unknown');
+  assert.match(view.detail, /status 42 “Mystery”/);
+  assert.equal(view.showGrids, true);
+  assert.equal(verdictView({}).kind, 'unknown');
+});
+
+test('Retry-After: seconds, an HTTP date, or nothing', () => {
+  assert.equal(parseRetryAfter('5'), 5);
+  assert.equal(parseRetryAfter(' 12 '), 12);
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  assert.equal(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now), 30);
+  assert.equal(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now), 0);
+  assert.equal(parseRetryAfter(null), null);
+  assert.equal(parseRetryAfter('soon'), null);
+});
+
+test('413, 503, lost connection and unreadable answers get clear messages', () => {
+  const big = outcomeView({ kind: 'http', status: 413, limit: 65536, size: 70000 });
+  assert.equal(big.title, 'Your code is too large');
+  assert.match(big.detail, /64 KiB/);
+  assert.match(big.detail, /68\.4 KiB/);
+  const busy = outcomeView({ kind: 'http', status: 503, retryAfter: 7 });
+  assert.equal(busy.tone, 'busy');
+  assert.equal(busy.retryAfter, 7);
+  assert.match(busy.detail, /Try again in 7 seconds\./);
+  assert.match(outcomeView({ kind: 'http', status: 503, retryAfter: 1 }).detail, /in 1 second\./);
+  assert.match(outcomeView({ kind: 'http', status: 503, retryAfter: null }).detail, /Wait a moment/);
+  const lost = outcomeView({ kind: 'network', reason: 'lost' });
+  assert.equal(lost.title, 'No connection to the grader');
+  assert.match(lost.detail, /draft is saved/);
+  assert.match(outcomeView({ kind: 'network', reason: 'timeout' }).detail, /did not answer in time/);
+  const e500 = outcomeView({ kind: 'http', status: 500, message: 'boom' });
+  assert.match(e500.title, /HTTP 500/);
+  assert.match(e500.detail, /boom/);
+  assert.match(outcomeView({ kind: 'http', status: 415, message: 'send JSON' }).detail, /refused.*send JSON/);
+  assert.match(outcomeView({ kind: 'bad-response', status: 200 }).title, /cannot read/);
+});
+
+test('timings, device and sizes', () => {
+  assert.equal(formatTimings({ compile: 82.883, pipeline: 0, run: null, total: 82.889 }),
+    'compile 83 ms · pipeline 0.0 ms · run — · total 83 ms');
+  assert.equal(formatTimings(null), '');
+  assert.equal(formatDevice({ name: 'llvmpipe', type: 'cpu' }), 'llvmpipe, cpu');
+  assert.equal(formatDevice(null), '');
+  assert.equal(formatBytes(100), '100 bytes');
+  assert.equal(formatBytes(65536), '64 KiB');
+});
