@@ -92,6 +92,7 @@ void server_config_init(struct server_config *c)
     c->workers = cores > 0 ? (unsigned)cores : 1;
     c->queue_length = 32;
     c->deadline_ms = 5000;
+    c->recycle_after = 1000;
     c->seed = TASK_DEFAULT_SEED;
     c->max_connections = 512;
     c->per_ip_connections = 64;
@@ -572,6 +573,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     po.workers = c->workers;
     po.queue_length = c->queue_length;
     po.deadline_ms = c->deadline_ms;
+    po.max_jobs_per_worker = c->recycle_after;
     po.device = c->device;
     po.seed = c->seed;
     s->pool = pool_new(&po, err, errsz);

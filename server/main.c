@@ -24,6 +24,7 @@ static void usage(FILE *out, const struct server_config *d)
         "  --workers N        (BUTTERFLY_WORKERS)     grading worker processes [%u]\n"
         "  --queue N          (BUTTERFLY_QUEUE)       submissions that may wait [%u]\n"
         "  --deadline-ms N    (BUTTERFLY_DEADLINE_MS) per submission [%u]\n"
+        "  --recycle-after N  (BUTTERFLY_RECYCLE_AFTER) jobs per worker before it is replaced, 0 never [%u]\n"
         "  --device SEL       (BUTTERFLY_DEVICE)      Vulkan device by index or name [best]\n"
         "  --static-dir DIR   (BUTTERFLY_STATIC_DIR)  the page's files [%s]\n"
         "  --seed N           (BUTTERFLY_SEED)        seed of the hidden spectra [%llu]\n"
@@ -32,7 +33,8 @@ static void usage(FILE *out, const struct server_config *d)
         "  --timeout-s N      (BUTTERFLY_TIMEOUT_S)   idle connection timeout [%u]\n"
         "  --quiet            (BUTTERFLY_QUIET=1)     no access log\n"
         "  --version, --help\n",
-        d->port, d->bind, d->workers, d->queue_length, d->deadline_ms, d->static_dir,
+        d->port, d->bind, d->workers, d->queue_length, d->deadline_ms, d->recycle_after,
+        d->static_dir,
         (unsigned long long)d->seed, d->max_connections, d->per_ip_connections,
         d->connection_timeout_s);
 }
@@ -70,6 +72,10 @@ static bool apply(struct server_config *c, int key, const char *value)
         if (!parse_uint("deadline", value, 600000, &x) || x == 0) return false;
         c->deadline_ms = (uint32_t)x;
         break;
+    case 'r':
+        if (!parse_uint("recycle-after", value, 1000000000, &x)) return false;
+        c->recycle_after = (unsigned)x;
+        break;
     case 'd': c->device = value; break;
     case 's': c->static_dir = value; break;
     case 'S': if (!parse_uint("seed", value, (1ull << 53) - 1, &x)) return false; c->seed = x; break;
@@ -98,6 +104,7 @@ int main(int argc, char **argv)
         { "workers", required_argument, NULL, 'w' },
         { "queue", required_argument, NULL, 'q' },
         { "deadline-ms", required_argument, NULL, 't' },
+        { "recycle-after", required_argument, NULL, 'r' },
         { "device", required_argument, NULL, 'd' },
         { "static-dir", required_argument, NULL, 's' },
         { "seed", required_argument, NULL, 'S' },
@@ -112,6 +119,7 @@ int main(int argc, char **argv)
     static const struct { const char *env; int key; } envs[] = {
         { "BUTTERFLY_PORT", 'p' }, { "BUTTERFLY_BIND", 'b' }, { "BUTTERFLY_WORKERS", 'w' },
         { "BUTTERFLY_QUEUE", 'q' }, { "BUTTERFLY_DEADLINE_MS", 't' },
+        { "BUTTERFLY_RECYCLE_AFTER", 'r' },
         { "BUTTERFLY_DEVICE", 'd' }, { "BUTTERFLY_STATIC_DIR", 's' }, { "BUTTERFLY_SEED", 'S' },
         { "BUTTERFLY_MAX_CONNECTIONS", 'm' }, { "BUTTERFLY_PER_IP_CONNECTIONS", 'i' },
         { "BUTTERFLY_TIMEOUT_S", 'o' }, { "BUTTERFLY_QUIET", 'Q' },

@@ -12,6 +12,7 @@ struct server_config {
     unsigned workers;              /* default: the number of cores */
     unsigned queue_length;         /* default 32 */
     uint32_t deadline_ms;          /* per job; default 5000 */
+    unsigned recycle_after;        /* jobs per worker before it is replaced; 0: never */
     const char *device;            /* Vulkan device selector; NULL: the best */
     const char *static_dir;        /* the page's files */
     uint64_t seed;

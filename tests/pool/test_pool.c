@@ -156,6 +156,31 @@ static void test_closing_the_function_is_refused(void **state)
     pool_free(p, 1000);
 }
 
+static void test_workers_are_recycled(void **state)
+{
+    struct pool_options o;
+    char err[256];
+    pool_options_init(&o);
+    o.workers = 1;
+    o.max_jobs_per_worker = 3;
+    o.device = getenv("BUTTERFLY_DEVICE");
+    struct pool *p = pool_new(&o, err, sizeof err);
+    assert_non_null(p);
+    pid_t first = 0, last = 0;
+    assert_int_equal(pool_wait_ready(p, 1, 60000, err, sizeof err), 1);
+    pool_worker_pids(p, &first, NULL, 1);
+    for (int k = 0; k < 10; k++)
+        assert_int_equal(grade_status(p, correct), VERDICT_ACCEPTED);
+    struct pool_stats s;
+    pool_get_stats(p, &s);
+    assert_int_equal(s.recycles, 3);   /* after jobs 3, 6 and 9 */
+    assert_int_equal(s.crashes, 0);
+    assert_int_equal(pool_wait_ready(p, 1, 60000, err, sizeof err), 1);
+    pool_worker_pids(p, &last, NULL, 1);
+    assert_true(first != last);
+    pool_free(p, 1000);
+}
+
 /* --- 500 mixed jobs -------------------------------------------------- */
 
 #define NJOBS 500
@@ -363,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_compiler_crash_gets_a_verdict),
         cmocka_unit_test(test_closing_the_function_is_refused),
         cmocka_unit_test(test_queue_full_and_shutdown_answers_everyone),
+        cmocka_unit_test(test_workers_are_recycled),
         cmocka_unit_test(test_500_mixed_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
