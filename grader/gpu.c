@@ -473,13 +473,15 @@ const struct gpu_device_info *gpu_context_device(const struct gpu_context *g)
     return &g->info;
 }
 
-static void record(struct gpu_context *g, VkPipeline pipeline, uint32_t nruns)
+static VkResult record(struct gpu_context *g, VkPipeline pipeline, uint32_t nruns)
 {
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
     };
-    vkBeginCommandBuffer(g->cmd, &bi);
+    VkResult vr = vkBeginCommandBuffer(g->cmd, &bi);
+    if (vr != VK_SUCCESS)
+        return vr;
     if (g->query_pool) {
         vkCmdResetQueryPool(g->cmd, g->query_pool, 0, 2);
         vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g->query_pool, 0);
@@ -498,7 +500,7 @@ static void record(struct gpu_context *g, VkPipeline pipeline, uint32_t nruns)
     };
     vkCmdPipelineBarrier(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                          VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    vkEndCommandBuffer(g->cmd);
+    return vkEndCommandBuffer(g->cmd);
 }
 
 enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
@@ -552,7 +554,10 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
         goto out;
     }
     vkResetCommandBuffer(g->cmd, 0);
-    record(g, pipeline, (uint32_t)nruns);
+    if ((vr = record(g, pipeline, (uint32_t)nruns)) != VK_SUCCESS) {
+        set_err(err, errsz, "recording the dispatch failed (VkResult %d)", vr);
+        goto out;
+    }
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .commandBufferCount = 1,
