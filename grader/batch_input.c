@@ -1,0 +1,307 @@
+/* batch_input.c - the inputs of a batch: adding, refusing, sorting, reading. */
+#include "batch_input.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "task.h"
+
+const char *batch_format_to_str(enum batch_format f)
+{
+    switch (f) {
+    case BATCH_FORMAT_DIR: return "dir";
+    case BATCH_FORMAT_CSV: return "csv";
+    case BATCH_FORMAT_JSONL: return "jsonl";
+    default: return "auto";
+    }
+}
+
+struct batch_input *batch_inputs_add(struct batch_inputs *in, const char *id, size_t len,
+                                     const char *location, char *err, size_t errsz)
+{
+    if (in->n >= BATCH_MAX_INPUTS) {
+        snprintf(err, errsz, "more than %d inputs", BATCH_MAX_INPUTS);
+        return NULL;
+    }
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? in->cap * 2 : 64;
+        struct batch_input *v = realloc(in->v, cap * sizeof *v);
+        if (!v)
+            goto oom;
+        in->v = v;
+        in->cap = cap;
+    }
+    struct batch_input *e = &in->v[in->n];
+    memset(e, 0, sizeof *e);
+    const char *problem = id ? batch_id_problem(id, len) : "no id was found";
+    e->id_ok = problem == NULL;
+    e->id = batch_display(id ? id : "", id ? len : 0);
+    e->location = batch_display(location, strlen(location));
+    if (!e->id || !e->location) {
+        free(e->id);
+        free(e->location);
+        goto oom;
+    }
+    in->n++;
+    if (e->id_ok)
+        batch_id_key(id, len, e->key);
+    else if (!batch_input_refuse(e, "%s", problem))
+        goto oom;
+    return e;
+oom:
+    snprintf(err, errsz, "out of memory");
+    return NULL;
+}
+
+bool batch_input_refuse(struct batch_input *e, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    int rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        return false;
+    free(e->refusal);
+    e->refusal = s;
+    return true;
+}
+
+const char *batch_input_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Ignoring case and surrounding blanks, the rank of name in names, or -1. */
+static int match_name(const char *name, size_t len, const char *want, const char *const *names)
+{
+    while (len && isspace((unsigned char)*name)) {
+        name++;
+        len--;
+    }
+    while (len && isspace((unsigned char)name[len - 1]))
+        len--;
+    if (want)
+        return strlen(want) == len && !strncasecmp(name, want, len) ? 0 : -1;
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == len && !strncasecmp(name, names[i], len))
+            return i;
+    return -1;
+}
+
+int batch_input_match_id(const char *name, size_t len, const char *want)
+{
+    static const char *const names[] = { "id", "student_id", "student", NULL };
+    return match_name(name, len, want, names);
+}
+
+int batch_input_match_source(const char *name, size_t len, const char *want)
+{
+    static const char *const names[] = { "source", "code", "submission", NULL };
+    return match_name(name, len, want, names);
+}
+
+static int compare_inputs(const void *a, const void *b)
+{
+    const struct batch_input *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : strcmp(x->location, y->location);
+}
+
+/*
+ * Refuses every input of an id that appears more than once: grading one
+ * of them would be a guess at which student the result belongs to.
+ * Needs the inputs sorted by id.
+ */
+static bool refuse_duplicates(struct batch_inputs *in)
+{
+    for (size_t i = 0; i < in->n;) {
+        size_t j = i + 1;
+        while (j < in->n && in->v[i].id_ok && in->v[j].id_ok && !strcmp(in->v[i].id, in->v[j].id))
+            j++;
+        if (j - i > 1) {
+            char list[512];
+            size_t len = 0;
+            for (size_t k = i; k < j && len < sizeof list; k++) {
+                if (k - i == 5) {
+                    len += (size_t)snprintf(list + len, sizeof list - len, ", and %zu more", j - k);
+                    break;
+                }
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                        k > i ? ", " : "", in->v[k].location);
+            }
+            for (size_t k = i; k < j; k++)
+                if (!batch_input_refuse(&in->v[k], "the id \"%s\" appears %zu times (%s): none of "
+                                        "them is graded, so that no result can go to the wrong "
+                                        "student; keep one and run again",
+                                        in->v[i].id, j - i, list))
+                    return false;
+        }
+        i = j;
+    }
+    return true;
+}
+
+static enum batch_format detect_format(const char *path, char *err, size_t errsz)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
+        return BATCH_FORMAT_AUTO;
+    }
+    if (S_ISDIR(st.st_mode))
+        return BATCH_FORMAT_DIR;
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcasecmp(dot, ".csv"))
+        return BATCH_FORMAT_CSV;
+    if (dot && (!strcasecmp(dot, ".jsonl") || !strcasecmp(dot, ".ndjson") ||
+                !strcasecmp(dot, ".json")))
+        return BATCH_FORMAT_JSONL;
+    /* no telling extension: JSON Lines start with an object */
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
+        return BATCH_FORMAT_AUTO;
+    }
+    int c;
+    while ((c = getc(f)) != EOF && isspace(c))
+        ;
+    fclose(f);
+    return c == '{' ? BATCH_FORMAT_JSONL : BATCH_FORMAT_CSV;
+}
+
+bool batch_inputs_load(const struct batch_input_options *o, struct batch_inputs *in,
+                       char *err, size_t errsz)
+{
+    memset(in, 0, sizeof *in);
+    in->dir_fd = -1;
+    enum batch_format f = o->format;
+    if (f == BATCH_FORMAT_AUTO && (f = detect_format(o->path, err, errsz)) == BATCH_FORMAT_AUTO)
+        return false;
+    in->format = f;
+    bool ok = f == BATCH_FORMAT_DIR ? batch_input_dir_load(o, in, err, errsz)
+            : f == BATCH_FORMAT_CSV ? batch_input_csv_load(o, in, err, errsz)
+            : batch_input_jsonl_load(o, in, err, errsz);
+    if (ok && in->n)
+        qsort(in->v, in->n, sizeof *in->v, compare_inputs);
+    if (ok && !refuse_duplicates(in)) {
+        snprintf(err, errsz, "out of memory");
+        ok = false;
+    }
+    if (!ok)
+        batch_inputs_free(in);
+    return ok;
+}
+
+/* Opens a name in dir_fd, refusing a symbolic link; -1 with errno. */
+static int open_nofollow(int dir_fd, const char *name, int flags)
+{
+    return openat(dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+}
+
+/*
+ * Reads a directory input's file. Both the folder and the file are
+ * opened without following symbolic links, and only a regular file is
+ * read: a submission that is a link to /etc/shadow or to the
+ * instructor's keys would otherwise be compiled, and its lines echoed
+ * back in compile errors. O_NONBLOCK keeps a FIFO from blocking the open.
+ */
+static char *read_dir_input(const struct batch_inputs *in, const struct batch_input *e,
+                            size_t *len, char *why, size_t whysz)
+{
+    int folder_fd = -1, fd = -1;
+    char *buf = NULL;
+    if (e->folder) {
+        folder_fd = open_nofollow(in->dir_fd, e->folder, O_RDONLY | O_DIRECTORY);
+        if (folder_fd < 0) {
+            snprintf(why, whysz, "cannot open the folder: %s",
+                     errno == ELOOP || errno == ENOTDIR ? "it is no longer a folder"
+                                                        : strerror(errno));
+            goto out;
+        }
+    }
+    fd = open_nofollow(e->folder ? folder_fd : in->dir_fd, e->file, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            snprintf(why, whysz, "the file is a symbolic link; submissions must be regular files");
+        else
+            snprintf(why, whysz, "cannot open the file: %s", strerror(errno));
+        goto out;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, whysz, "not a regular file");
+        goto out;
+    }
+    size_t max = TASK_MAX_SOURCE + 1, n = 0;
+    if (!(buf = malloc(max + 1))) {
+        snprintf(why, whysz, "out of memory");
+        goto out;
+    }
+    while (n < max) {
+        ssize_t got = read(fd, buf + n, max - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(why, whysz, "cannot read the file: %s", strerror(errno));
+            free(buf);
+            buf = NULL;
+            goto out;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    buf[n] = '\0';
+    *len = n;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (folder_fd >= 0)
+        close(folder_fd);
+    return buf;
+}
+
+char *batch_input_take_source(struct batch_inputs *in, size_t i, size_t *len,
+                              char *why, size_t whysz)
+{
+    struct batch_input *e = &in->v[i];
+    if (e->file)
+        return read_dir_input(in, e, len, why, whysz);
+    if (!e->source) {
+        snprintf(why, whysz, "no source");
+        return NULL;
+    }
+    char *s = e->source;
+    *len = e->source_len;
+    e->source = NULL;
+    in->held -= e->source_len;
+    return s;
+}
+
+void batch_inputs_free(struct batch_inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        struct batch_input *e = &in->v[i];
+        free(e->id);
+        free(e->location);
+        free(e->folder);
+        free(e->file);
+        free(e->source);
+        free(e->refusal);
+    }
+    free(in->v);
+    if (in->dir_fd >= 0)
+        close(in->dir_fd);
+    memset(in, 0, sizeof *in);
+    in->dir_fd = -1;
+}

@@ -1,0 +1,134 @@
+/* batch_main.c - butterfly-batch: grade a whole class into a gradebook. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "config.h"
+#include "grade.h"
+#include "pool.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: butterfly-batch [options] -o OUT INPUT\n"
+        "Grades every submission in INPUT and writes OUT/gradebook.csv, OUT/summary.json\n"
+        "and OUT/students/ID/results.json (Gradescope's format). INPUT is a folder (one\n"
+        "file per student: the id is the file name without its extension; or one folder\n"
+        "per student holding the kernel file), a CSV file with a header row, or a JSON\n"
+        "Lines file. A rerun reuses each result recorded for the same source and seed.\n"
+        "\n"
+        "  -o, --output DIR      the output folder (created if missing; required)\n"
+        "  -j, --jobs N          submissions graded at once: worker processes (default:\n"
+        "                        the number of cores, at most %d)\n"
+        "      --seed N          seed of the hidden spectra (default %u)\n"
+        "      --deadline-ms N   bound on grading one submission (default %d)\n"
+        "      --device SEL      Vulkan device by index or name substring\n"
+        "                        (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"
+        "      --force           regrade everything, reusing nothing\n"
+        "  -q, --quiet           no progress and no summary; errors only\n"
+        "      --format F        dir, csv or jsonl (default: from INPUT)\n"
+        "      --id-column NAME  the id's column or key (default: id, student_id, student)\n"
+        "      --source-column NAME  the source's (default: source, code, submission)\n"
+        "      --version, --help\n"
+        "\n"
+        "exit status: 0 every input has its row, 1 so it has but some rows are Internal\n"
+        "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
+        "             128+signal interrupted (run the same command again to go on)\n",
+        POOL_MAX_WORKERS, TASK_DEFAULT_SEED, GRADE_DEFAULT_DEADLINE_MS);
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || x > max)
+        return false;
+    *out = x;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_SEED = 256, OPT_DEADLINE, OPT_DEVICE, OPT_FORCE, OPT_FORMAT, OPT_ID_COLUMN,
+           OPT_SOURCE_COLUMN, OPT_VERSION };
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "seed", required_argument, NULL, OPT_SEED },
+        { "deadline-ms", required_argument, NULL, OPT_DEADLINE },
+        { "device", required_argument, NULL, OPT_DEVICE },
+        { "force", no_argument, NULL, OPT_FORCE },
+        { "quiet", no_argument, NULL, 'q' },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "id-column", required_argument, NULL, OPT_ID_COLUMN },
+        { "source-column", required_argument, NULL, OPT_SOURCE_COLUMN },
+        { "version", no_argument, NULL, OPT_VERSION },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct batch_options o;
+    uint64_t x;
+    int c;
+
+    batch_options_init(&o);
+    o.device = getenv("BUTTERFLY_DEVICE");
+    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.output = optarg; break;
+        case 'j':
+            if (!parse_u64(optarg, POOL_MAX_WORKERS, &x) || x == 0) {
+                fprintf(stderr, "butterfly-batch: bad --jobs '%s' (1..%d)\n", optarg,
+                        POOL_MAX_WORKERS);
+                return BATCH_EXIT_USAGE;
+            }
+            o.jobs = (unsigned)x;
+            break;
+        case OPT_SEED:
+            if (!parse_u64(optarg, (1ull << 53) - 1, &o.seed)) {
+                fprintf(stderr, "butterfly-batch: bad --seed '%s'\n", optarg);
+                return BATCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_DEADLINE:
+            if (!parse_u64(optarg, 600000, &x) || x == 0) {
+                fprintf(stderr, "butterfly-batch: bad --deadline-ms '%s' (1..600000)\n", optarg);
+                return BATCH_EXIT_USAGE;
+            }
+            o.deadline_ms = (uint32_t)x;
+            break;
+        case OPT_DEVICE: o.device = optarg; break;
+        case OPT_FORCE: o.force = true; break;
+        case 'q': o.quiet = true; break;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "dir"))
+                o.format = BATCH_FORMAT_DIR;
+            else if (!strcmp(optarg, "csv"))
+                o.format = BATCH_FORMAT_CSV;
+            else if (!strcmp(optarg, "jsonl"))
+                o.format = BATCH_FORMAT_JSONL;
+            else {
+                fprintf(stderr, "butterfly-batch: bad --format '%s' (dir, csv or jsonl)\n", optarg);
+                return BATCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_ID_COLUMN: o.id_column = optarg; break;
+        case OPT_SOURCE_COLUMN: o.source_column = optarg; break;
+        case OPT_VERSION: printf("butterfly-batch %s\n", BUTTERFLY_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return BATCH_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1 || !o.output) {
+        usage(stderr);
+        return BATCH_EXIT_USAGE;
+    }
+    o.input = argv[optind];
+    /* a closed pipe on stdout must not kill a batch halfway */
+    signal(SIGPIPE, SIG_IGN);
+    return batch_run(&o);
+}

@@ -1,0 +1,57 @@
+/*
+ * batch_record.h - one student's result on disk: a results.json in
+ * Gradescope's autograder format (score, execution_time, output, tests),
+ * carrying the batch's own record under extra_data.butterfly: the id, the
+ * SHA-256 of the source graded, the seed and the whole verdict. The
+ * gradebook is rebuilt from these files, and a rerun reuses one only
+ * when its source and seed are the same.
+ */
+#ifndef BUTTERFLY_BATCH_RECORD_H
+#define BUTTERFLY_BATCH_RECORD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "batch_input.h"
+#include "batch_sha256.h"
+#include "verdict.h"
+
+#define BATCH_RECORD_SCHEMA 1
+#define BATCH_RECORD_MAX    (4 * 1024 * 1024)   /* bytes of a results.json read back */
+
+enum batch_record_kind {
+    BATCH_RECORD_GRADED,     /* the pool graded the source */
+    BATCH_RECORD_REFUSED,    /* Rejected before grading (duplicate id, unreadable, ...) */
+};
+
+/* The kind's name in results.json: "graded" or "refused"; never NULL. */
+const char *batch_record_kind_to_str(enum batch_record_kind k);
+
+struct batch_record {
+    enum batch_record_kind kind;
+    char *id;                        /* owned */
+    char sha[BATCH_SHA256_HEX];      /* "" for a refused input */
+    uint64_t seed;
+    struct verdict *verdict;         /* owned */
+};
+
+/*
+ * The results.json of input e: graded from a source with SHA-256 `sha`
+ * to verdict v, or (sha NULL) refused before grading, v being its
+ * Rejected verdict. Returns a new reference, NULL on OOM.
+ */
+json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint64_t seed,
+                             const struct verdict *v);
+
+/*
+ * Reads back a results.json this tool wrote. Returns false when the text
+ * is not one (another tool's file, a different schema, damage); *r is
+ * then empty. Release *r with batch_record_clear().
+ */
+bool batch_record_parse(const char *text, size_t len, struct batch_record *r);
+
+/* Releases what *r owns and empties it. */
+void batch_record_clear(struct batch_record *r);
+
+#endif

@@ -1,0 +1,89 @@
+/* batch_score.c - points for a verdict, as tests. */
+#include "batch_score.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct half_result *find_half(const struct verdict *v, int half)
+{
+    for (int i = 0; i < v->halves_run && i < TASK_NHALVES; i++)
+        if (v->halves[i].half == half)
+            return &v->halves[i];
+    return NULL;
+}
+
+static void describe_cells(const struct half_result *h, char *out, size_t outsz)
+{
+    int wrong = 0;
+    for (int y = 0; y < TASK_PLANES; y++)
+        for (int x = 0; x < TASK_N; x++)
+            wrong += !h->cells[y][x].passed;
+    if (!wrong) {
+        snprintf(out, outsz, "All %d cells are right.", TASK_CELLS);
+        return;
+    }
+    size_t len = (size_t)snprintf(out, outsz, "%d of %d cells are wrong:", wrong, TASK_CELLS);
+    int shown = 0;
+    for (int y = 0; y < TASK_PLANES; y++)
+        for (int x = 0; x < TASK_N; x++) {
+            const struct cell_result *c = &h->cells[y][x];
+            if (c->passed || shown > 6 || len >= outsz)
+                continue;
+            if (++shown > 6) {
+                /* the report in the output has every cell */
+                len += (size_t)snprintf(out + len, outsz - len, "\n  ...");
+                continue;
+            }
+            char got[32];
+            if (isnan(c->got))
+                snprintf(got, sizeof got, "NaN (not written)");
+            else
+                snprintf(got, sizeof got, "%.6g", (double)c->got);
+            len += (size_t)snprintf(out + len, outsz - len,
+                                    "\n  x = %d, %s: expected %.6g, got %s", x,
+                                    y == 0 ? "real" : "imaginary", c->expected, got);
+        }
+}
+
+void batch_score_verdict(const struct verdict *v, struct batch_score *s)
+{
+    memset(s, 0, sizeof *s);
+    bool ran = v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
+    s->max_score = BATCH_MAX_SCORE;
+    for (int k = 0; k < TASK_NHALVES; k++) {
+        int half = task_butterfly.halves[k];
+        const struct half_result *h = ran ? find_half(v, half) : NULL;
+        struct batch_test *vis = &s->tests[2 * k], *hid = &s->tests[2 * k + 1];
+        snprintf(vis->name, sizeof vis->name, "half = %d, visible spectrum", half);
+        snprintf(hid->name, sizeof hid->name, "half = %d, hidden spectra", half);
+        vis->max_score = BATCH_VISIBLE_POINTS;
+        hid->max_score = BATCH_HIDDEN_POINTS;
+        vis->visibility = "visible";
+        hid->visibility = "after_published";
+        hid->hidden = true;
+        if (!h) {
+            const char *why = ran ? "This half was not run." : verdict_status_to_str(v->status);
+            snprintf(vis->output, sizeof vis->output, "Not run: %s.", why);
+            snprintf(hid->output, sizeof hid->output, "Not run: %s.", why);
+            continue;
+        }
+        bool cells_ok = true;
+        for (int y = 0; y < TASK_PLANES; y++)
+            for (int x = 0; x < TASK_N; x++)
+                cells_ok &= h->cells[y][x].passed;
+        vis->passed = cells_ok || v->status == VERDICT_ACCEPTED;
+        hid->passed = (h->hidden_total > 0 && h->hidden_passed == h->hidden_total) ||
+                      v->status == VERDICT_ACCEPTED;
+        describe_cells(h, vis->output, sizeof vis->output);
+        snprintf(hid->output, sizeof hid->output, "%d of %d hidden spectra are right in every cell.",
+                 h->hidden_passed, h->hidden_total);
+        s->halves_passed += h->passed || v->status == VERDICT_ACCEPTED;
+        s->hidden_passed += h->hidden_passed;
+    }
+    for (int i = 0; i < BATCH_TESTS; i++) {
+        struct batch_test *t = &s->tests[i];
+        t->score = t->passed ? t->max_score : 0;
+        s->score += t->score;
+    }
+}

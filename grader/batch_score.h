@@ -1,0 +1,42 @@
+/*
+ * batch_score.h - points for a verdict, as tests a gradebook and
+ * Gradescope show.
+ *
+ * Two tests per half (1, 2, 4): the visible spectrum, 1 point, shown to
+ * the student; the hidden spectra, 2 points, shown once grades are
+ * published. A test passes when every cell of it is right; only a kernel
+ * that ran (Accepted or Wrong Answer) can pass one. Accepted is 9 of 9.
+ */
+#ifndef BUTTERFLY_BATCH_SCORE_H
+#define BUTTERFLY_BATCH_SCORE_H
+
+#include <stdbool.h>
+
+#include "task.h"
+#include "verdict.h"
+
+#define BATCH_TESTS          (2 * TASK_NHALVES)
+#define BATCH_VISIBLE_POINTS 1
+#define BATCH_HIDDEN_POINTS  2
+#define BATCH_MAX_SCORE      (TASK_NHALVES * (BATCH_VISIBLE_POINTS + BATCH_HIDDEN_POINTS))
+
+struct batch_test {
+    char name[64];               /* "half = 2, hidden spectra" */
+    int score, max_score;
+    bool passed;
+    bool hidden;
+    const char *visibility;      /* Gradescope's: "visible" or "after_published" */
+    char output[1024];           /* what went wrong, or that all is right */
+};
+
+struct batch_score {
+    int score, max_score;
+    int halves_passed;           /* halves right on every spectrum, 0..3 */
+    int hidden_passed;           /* hidden spectra right over all halves, 0..24 */
+    struct batch_test tests[BATCH_TESTS];   /* per half: visible, then hidden */
+};
+
+/* Scores a verdict into *s (which needs no release). */
+void batch_score_verdict(const struct verdict *v, struct batch_score *s);
+
+#endif

@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""test_batch.py - butterfly-batch end to end, on lavapipe.
+
+usage: test_batch.py BUTTERFLY_BATCH SAMPLES_DIR
+
+A generated class of 60 (make_class.py) must give the expected verdict for
+every id and exactly 60 rows; a batch killed with SIGKILL halfway, or
+stopped with a Ctrl-C sent to its whole process group, and then resumed
+must give the same gradebook as one uninterrupted run; every results.json
+must have Gradescope's fields and types; the gradebook must parse with
+Python's csv module; CSV and JSON Lines exports, hostile ids and bad usage
+must be handled as docs/BATCH.md says.
+"""
+import csv
+import fcntl
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_class  # noqa: E402
+
+BATCH = os.path.abspath(sys.argv[1])
+SAMPLES = os.path.abspath(sys.argv[2])
+DEADLINE = "2000"          # the runaway kernel costs this much
+COLUMNS = ["id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
+           "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms"]
+VERDICTS = {
+    "accepted": "Accepted",
+    "wrong_answer": "Wrong Answer",
+    "compilation_error": "Compilation Error",
+    "time_limit_exceeded": "Time Limit Exceeded",
+    "runtime_error": "Runtime Error",
+    "rejected": "Rejected",
+}
+KEY = re.compile(r"^(?:[a-z0-9_-]|%[0-9A-F]{2})(?:[a-z0-9._-]|%[0-9A-F]{2})*$")
+
+
+def run(args, **kw):
+    return subprocess.run([BATCH] + args, capture_output=True, text=True, timeout=240, **kw)
+
+
+def grade(inp, out, *extra):
+    return run(["-j", "2", "--deadline-ms", DEADLINE, "-o", out] + list(extra) + [inp])
+
+
+def read_rows(out):
+    with open(os.path.join(out, "gradebook.csv"), newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        assert header == COLUMNS, header
+        return [dict(zip(COLUMNS, row)) for row in reader if len(row) == len(COLUMNS) or
+                fail("a row with %d columns: %r" % (len(row), row))]
+
+
+def without_timing(out):
+    """The gradebook's bytes, with the one column that changes from run to run blanked."""
+    with open(os.path.join(out, "gradebook.csv"), newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    text = io.StringIO()
+    w = csv.writer(text)
+    for row in rows:
+        w.writerow(row[:-1])
+    return text.getvalue()
+
+
+def fail(msg):
+    raise AssertionError(msg)
+
+
+def results_files(out):
+    base = os.path.join(out, "students")
+    return [os.path.join(base, k, "results.json") for k in sorted(os.listdir(base))
+            if os.path.exists(os.path.join(base, k, "results.json"))]
+
+
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def check_gradescope(path):
+    """The fields and types Gradescope's autograder specification documents."""
+    with open(path, encoding="utf-8") as f:
+        r = json.load(f)
+    assert is_number(r["score"]), path
+    assert is_number(r["execution_time"]) and r["execution_time"] >= 0, path
+    assert isinstance(r["output"], str) and r["output"], path
+    assert r.get("output_format", "text") in ("text", "html", "simple_format", "md", "ansi")
+    assert isinstance(r.get("extra_data", {}), dict)
+    if "visibility" in r:
+        assert r["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+    tests = r["tests"]
+    assert isinstance(tests, list) and len(tests) == 6, path
+    for t in tests:
+        assert isinstance(t["name"], str) and t["name"]
+        assert is_number(t["score"]) and is_number(t["max_score"])
+        assert 0 <= t["score"] <= t["max_score"]
+        assert t["status"] in ("passed", "failed")
+        assert (t["status"] == "passed") == (t["score"] == t["max_score"])
+        assert isinstance(t["output"], str)
+        assert t["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+    assert r["score"] == sum(t["score"] for t in tests), path
+    assert sum(t["max_score"] for t in tests) == 9
+    return r
+
+
+# --- the tests ----------------------------------------------------------
+
+def test_class_of_60(ctx):
+    cls, out = ctx["class"], ctx["ref"]
+    p = grade(cls, out)
+    assert p.returncode == 0, p.stderr + p.stdout
+    assert "Rows in gradebook.csv: 60 = inputs: 60" in p.stdout, p.stdout
+    assert "1 entries left out (hidden files" in p.stdout, p.stdout
+    rows = read_rows(out)
+    assert len(rows) == make_class.EXPECTED_ROWS, len(rows)
+    by_id = {}
+    for row in rows:
+        by_id.setdefault(row["id"], []).append(row)
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in rows), "not sorted by id"
+    expected = ctx["expected"]
+    assert set(by_id) == set(expected), set(by_id) ^ set(expected)
+    for sid, (verdict, diagnosis, reason) in expected.items():
+        got = by_id[sid]
+        assert len(got) == (2 if sid == "dup" else 1), sid
+        for row in got:
+            want = VERDICTS[verdict]
+            assert row["verdict"].startswith(want), (sid, row["verdict"], want, row["message"])
+            if diagnosis is not None:
+                assert row["diagnosis_id"] == diagnosis, (sid, row["diagnosis_id"], diagnosis)
+            if reason is not None:
+                assert reason in row["message"], (sid, row["message"], reason)
+            score = int(row["score"])
+            assert row["max_score"] == "9"
+            if verdict == "accepted":
+                assert score == 9 and row["halves_passed"] == "3" and row["hidden_passed"] == "24"
+            elif verdict != "wrong_answer":
+                assert score == 0 and row["halves_passed"] == "0", (sid, row)
+    # a message with quotes, commas and line breaks survives the CSV
+    two = by_id["e_two_errors"][0]["message"]
+    assert two == ("line 1: 'nope1' : undeclared identifier\n"
+                   "line 2: 'nope2' : undeclared identifier"), repr(two)
+    assert "\"dup\" appears 2 times (dup.glsl, dup.txt)" in by_id["dup"][0]["message"]
+    assert by_id['x,"q"'][0]["input"] == 'x,"q".glsl'
+
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    assert summary["rows"] == 60 and summary["inputs"] == 60, summary
+    counts = {v["status"]: v["count"] for v in summary["verdicts"]}
+    assert counts["Accepted"] == 14 and counts["Time Limit Exceeded"] == 1, counts
+    assert [h["half"] for h in summary["halves"]] == [1, 2, 4]
+    assert summary["compile_errors"][0] == {"message": "'_' : undeclared identifier", "count": 2}
+    assert summary["diagnoses"][0]["id"] == "twiddle_sign", summary["diagnoses"]
+    assert "Most common compile errors" in p.stdout and "Pass rate per half" in p.stdout
+
+    # the layout: one folder per usable id, a safe name, only results.json in it
+    keys = sorted(os.listdir(os.path.join(out, "students")))
+    assert all(KEY.match(k) for k in keys), keys
+    assert "%55pper" in keys and "%4Aos%C3%A9" in keys and "x%2C%22q%22" in keys, keys
+    for k in keys:
+        assert os.listdir(os.path.join(out, "students", k)) == ["results.json"], k
+    assert os.listdir(os.path.join(out, ".tmp")) == []
+    files = results_files(out)
+    assert len(files) == 58, len(files)    # 60 rows: "dup" twice, "bad\nid" has no file
+    for path in files:
+        check_gradescope(path)
+    r = check_gradescope(os.path.join(out, "students", "c01", "results.json"))
+    assert r["score"] == 9 and all(t["status"] == "passed" for t in r["tests"])
+    r = check_gradescope(os.path.join(out, "students", "w_wrong_twiddle_sign", "results.json"))
+    assert r["score"] == 3 and "twiddle" in r["output"]
+    assert [t["visibility"] for t in r["tests"]] == ["visible", "after_published"] * 3
+
+
+def test_rerun_reuses_everything(ctx):
+    out = ctx["tmp"] + "/rerun"
+    shutil.copytree(ctx["ref"], out)
+    before = open(os.path.join(out, "gradebook.csv"), "rb").read()
+    t0 = time.monotonic()
+    p = grade(ctx["class"], out)
+    assert p.returncode == 0, p.stderr
+    assert "Graded 0 now, reused 53 from an earlier run, refused 7 before grading" in p.stdout, \
+        p.stdout
+    assert time.monotonic() - t0 < 5
+    # rows come from the same records: identical, timing included
+    assert open(os.path.join(out, "gradebook.csv"), "rb").read() == before
+    # a changed source is graded again, not reused
+    c03 = os.path.join(ctx["class"], "c03.glsl")
+    original = open(c03).read()
+    with open(c03, "a") as f:
+        f.write("// changed after the first run\n")
+    p = grade(ctx["class"], out)
+    assert "Graded 1 now, reused 52" in p.stdout, p.stdout
+    # --force regrades everything, with the same gradebook
+    p = grade(ctx["class"], out, "--force")
+    assert p.returncode == 0 and "Graded 53 now, reused 0" in p.stdout, p.stdout
+    assert without_timing(out) == without_timing(ctx["ref"])
+    with open(c03, "w") as f:
+        f.write(original)
+
+
+def wait_for_results(out, proc, count):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            n = len(results_files(out))
+        except FileNotFoundError:
+            n = 0
+        if n >= count:
+            return n
+        if proc.poll() is not None:
+            fail("the batch ended before it was interrupted (%d results)" % n)
+        time.sleep(0.005)
+    fail("no progress")
+
+
+def check_complete_files(out):
+    """Every file left is whole: each results.json parses, .tmp holds only temporaries."""
+    for path in results_files(out):
+        with open(path, encoding="utf-8") as f:
+            json.load(f)
+
+
+def test_kill9_halfway_then_resume(ctx):
+    out = ctx["tmp"] + "/killed"
+    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", DEADLINE, "-q", "-o", out,
+                             ctx["class"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    n = wait_for_results(out, proc, 25)
+    proc.kill()                       # SIGKILL: no chance to clean up
+    proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+    assert not os.path.exists(os.path.join(out, "gradebook.csv")), "it had finished"
+    check_complete_files(out)
+    p = grade(ctx["class"], out)
+    assert p.returncode == 0, p.stderr
+    m = re.search(r"reused (\d+)", p.stdout)
+    assert m and int(m.group(1)) >= n - 7, (n, p.stdout)   # at most 7 refusals among them
+    assert os.listdir(os.path.join(out, ".tmp")) == []
+    assert without_timing(out) == without_timing(ctx["ref"])
+    with open(os.path.join(out, "summary.json"), "rb") as a, \
+            open(os.path.join(ctx["ref"], "summary.json"), "rb") as b:
+        assert a.read() == b.read()
+
+
+def test_ctrl_c_to_the_process_group_then_resume(ctx):
+    """A terminal's Ctrl-C reaches the whole process group: the workers too."""
+    out = ctx["tmp"] + "/interrupted"
+    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", DEADLINE, "-o", out,
+                             ctx["class"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    wait_for_results(out, proc, 25)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert b"interrupted after" in err, err
+    assert not os.path.exists(os.path.join(out, "gradebook.csv"))
+    check_complete_files(out)
+    # no worker died of the signal: the only runtime error is the student's
+    for path in results_files(out):
+        with open(path) as f:
+            v = json.load(f)["extra_data"]["butterfly"]["verdict"]["status"]["description"]
+        assert not v.startswith("Runtime Error") or "t_deep" in path, (path, v)
+        assert v != "Internal Error", path
+    p = grade(ctx["class"], out)
+    assert p.returncode == 0, p.stderr
+    assert without_timing(out) == without_timing(ctx["ref"])
+
+
+def test_csv_export(ctx):
+    correct = open(os.path.join(SAMPLES, "correct.glsl")).read()
+    wrong = open(os.path.join(SAMPLES, "wrong_twiddle_sign.glsl")).read()
+    path = os.path.join(ctx["tmp"], "export.csv")
+    rows = [
+        ("alice", correct, "Alice A."),
+        ("Alice", wrong, "another Alice"),
+        ("  bob  ", "float a = nope1;\nfloat b = nope2;\nreturn a + b;", "two errors"),
+        ("../../escape", correct, ""),
+        ("a/b", correct, ""),
+        (".", correct, ""),
+        ("", correct, "no id"),
+        ("dup", correct, ""),
+        ("dup", wrong, ""),
+        ('=HYPERLINK("http://evil")', correct, ""),
+        ("huge", "// " + "y" * 70000 + "\n" + correct, ""),
+        ("s" * 81, correct, "an id too long"),
+    ]
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:   # with a BOM, CRLF
+        w = csv.writer(f)
+        w.writerow(["Student_ID", "Name", "Code"])
+        for sid, src, name in rows:
+            w.writerow([sid, name, src])
+        f.write("nosource,only a name\r\n")
+        f.write("\r\n")                                  # a blank line is no input
+        f.write("late,\"never closed, return 0.0;\n")     # a quote open to the end
+    out = os.path.join(ctx["tmp"], "csv_out")
+    listing = sorted(os.listdir(ctx["tmp"]))
+    p = grade(path, out)
+    assert p.returncode == 0, p.stderr + p.stdout
+    assert sorted(os.listdir(ctx["tmp"])) == sorted(listing + ["csv_out"]), "wrote outside"
+    got = read_rows(out)
+    assert len(got) == len(rows) + 2, len(got)
+    assert "Rows in gradebook.csv: 14 = inputs: 14" in p.stdout
+    by = {}
+    for r in got:
+        by.setdefault(r["id"], []).append(r)
+    assert by["alice"][0]["verdict"] == "Accepted"
+    assert by["Alice"][0]["verdict"] == "Wrong Answer"
+    assert by["bob"][0]["verdict"] == "Compilation Error"
+    assert re.fullmatch(r"export\.csv:\d+", by["bob"][0]["input"]), by["bob"][0]["input"]
+    assert by["bob"][0]["message"].count("\n") == 1, by["bob"][0]["message"]
+    assert by["../../escape"][0]["verdict"] == "Accepted"
+    assert by["a/b"][0]["verdict"] == "Accepted"
+    assert by["."][0]["verdict"] == "Rejected"
+    assert by[""][0]["message"] == "the id is empty"
+    assert [r["verdict"] for r in by["dup"]] == ["Rejected", "Rejected"]
+    assert by["'=HYPERLINK(\"http://evil\")"][0]["verdict"] == "Accepted"   # neutralised
+    assert "over the limit" in by["huge"][0]["message"]
+    assert by["s" * 81][0]["message"] == "the id is over 80 bytes"
+    assert by["nosource"][0]["message"] == "the record has no source cell"
+    assert "not closed" in by["late"][0]["message"]
+    keys = sorted(os.listdir(os.path.join(out, "students")))
+    assert all(KEY.match(k) for k in keys), keys
+    assert "alice" in keys and "%41lice" in keys and "%2E.%2F..%2Fescape" in keys, keys
+    for f in results_files(out):
+        check_gradescope(f)
+    # the columns named by options
+    path2 = os.path.join(ctx["tmp"], "named.csv")
+    with open(path2, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["login", "kernel"])
+        w.writerow(["zoe", correct])
+    p = grade(path2, os.path.join(ctx["tmp"], "named_out"))
+    assert p.returncode == 2 and "no id column" in p.stderr, p.stderr
+    p = grade(path2, os.path.join(ctx["tmp"], "named_out"), "--id-column", "login",
+              "--source-column", "kernel")
+    assert p.returncode == 0, p.stderr
+    assert read_rows(os.path.join(ctx["tmp"], "named_out"))[0]["verdict"] == "Accepted"
+
+
+def test_jsonl_export(ctx):
+    correct = open(os.path.join(SAMPLES, "correct.glsl")).read()
+    path = os.path.join(ctx["tmp"], "export.jsonl")
+    with open(path, "w") as f:
+        f.write(json.dumps({"id": 123, "source": correct}) + "\n")
+        f.write("\n")
+        f.write(json.dumps({"student": "zed", "submission": "return 0.0;\u0000"}) + "\n")
+        f.write("{not json\n")
+        f.write(json.dumps({"id": "nosrc"}) + "\n")
+        f.write(json.dumps({"id": ["x"], "source": correct}) + "\n")
+        f.write(json.dumps({"student_id": "w", "code": correct}))   # no final newline
+    out = os.path.join(ctx["tmp"], "jsonl_out")
+    p = grade(path, out)
+    assert p.returncode == 0, p.stderr
+    got = {r["input"]: r for r in read_rows(out)}
+    assert len(got) == 6, got.keys()
+    assert got["export.jsonl:1"]["id"] == "123" and got["export.jsonl:1"]["verdict"] == "Accepted"
+    assert "NUL" in got["export.jsonl:3"]["message"]
+    assert got["export.jsonl:4"]["id"] == "" and "not a JSON object" in got["export.jsonl:4"]["message"]
+    assert got["export.jsonl:5"]["message"] == "the object has no source key"
+    assert "not a string" in got["export.jsonl:6"]["message"]
+    assert got["export.jsonl:7"]["verdict"] == "Accepted"
+
+
+def test_usage_and_refusals(ctx):
+    assert run([ctx["class"]]).returncode == 64                     # no -o
+    assert run(["-o", ctx["tmp"] + "/x", "-j", "0", ctx["class"]]).returncode == 64
+    p = run(["-o", ctx["tmp"] + "/x", ctx["tmp"] + "/does-not-exist"])
+    assert p.returncode == 2 and "does-not-exist" in p.stderr, p.stderr
+    empty = ctx["tmp"] + "/empty"
+    os.mkdir(empty)
+    p = run(["-o", ctx["tmp"] + "/x", empty])
+    assert p.returncode == 2 and "no submissions" in p.stderr, p.stderr
+    p = run(["-o", ctx["class"], ctx["class"]])
+    assert p.returncode == 2 and "cannot be the input folder" in p.stderr, p.stderr
+    # one batch at a time per output folder
+    out = ctx["tmp"] + "/locked"
+    os.mkdir(out)
+    with open(os.path.join(out, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = run(["-o", out, ctx["class"]])
+        assert p.returncode == 2 and "another batch" in p.stderr, p.stderr
+
+
+def main():
+    tests = [test_class_of_60, test_rerun_reuses_everything, test_kill9_halfway_then_resume,
+             test_ctrl_c_to_the_process_group_then_resume, test_csv_export, test_jsonl_export,
+             test_usage_and_refusals]
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="butterfly-batch-test-") as tmp:
+        ctx = {"tmp": tmp, "class": os.path.join(tmp, "class"), "ref": os.path.join(tmp, "ref")}
+        ctx["expected"] = make_class.make_class(ctx["class"], SAMPLES)
+        for t in tests:
+            t0 = time.monotonic()
+            try:
+                t(ctx)
+                print("ok   %s (%.1f s)" % (t.__name__, time.monotonic() - t0), flush=True)
+            except Exception:
+                failed += 1
+                print("FAIL %s" % t.__name__, flush=True)
+                traceback.print_exc()
+                if t is test_class_of_60:
+                    break    # the others compare against its output
+    print("%d of %d failed" % (failed, len(tests)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+/*
+ * The batch's pieces without a device: the CSV reader and writer, ids and
+ * their names on disk, SHA-256, the scoring, the summary's normalising.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "batch_id.h"
+#include "batch_score.h"
+#include "batch_sha256.h"
+#include "batch_summary.h"
+#include "csv.h"
+
+/* --- CSV -------------------------------------------------------------- */
+
+struct parsed {
+    enum csv_status st;
+    size_t n;
+    unsigned long line;
+    bool dropped;
+    char fields[8][64];
+    bool truncated[8];
+};
+
+/* Reads every record of text into out (at most max); returns the count. */
+static size_t parse(const char *text, size_t max_field, size_t max_fields,
+                    struct parsed *out, size_t max)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "rb");
+    assert_non_null(f);
+    struct csv_reader *r = csv_reader_new(f, max_field, max_fields);
+    assert_non_null(r);
+    size_t k = 0;
+    for (; k < max; k++) {
+        const struct csv_field *fl;
+        struct parsed *p = &out[k];
+        p->st = csv_reader_next(r, &fl, &p->n, &p->line, &p->dropped);
+        if (p->st == CSV_EOF || p->st == CSV_IO_ERROR)
+            break;
+        for (size_t i = 0; i < p->n && i < 8; i++) {
+            snprintf(p->fields[i], sizeof p->fields[i], "%s", fl[i].data);
+            p->truncated[i] = fl[i].truncated;
+        }
+    }
+    csv_reader_free(r);
+    fclose(f);
+    return k;
+}
+
+static void test_csv_reads_rfc4180(void **state)
+{
+    struct parsed p[8];
+    size_t n = parse("id,source\r\n"
+                     "alice,\"a, \"\"quoted\"\"\r\nvalue\"\r\n"
+                     "bob,plain\n"
+                     "\n"
+                     "carol,,\"\"\n", 1024, 8, p, 8);
+    assert_int_equal(n, 5);
+    assert_int_equal(p[0].n, 2);
+    assert_string_equal(p[0].fields[1], "source");
+    assert_int_equal(p[1].line, 2);
+    assert_string_equal(p[1].fields[0], "alice");
+    assert_string_equal(p[1].fields[1], "a, \"quoted\"\r\nvalue");
+    assert_int_equal(p[2].line, 4);
+    assert_string_equal(p[2].fields[1], "plain");
+    assert_int_equal(p[3].n, 1);             /* the blank line: one empty field */
+    assert_string_equal(p[3].fields[0], "");
+    assert_int_equal(p[4].line, 6);
+    assert_int_equal(p[4].n, 3);
+    assert_string_equal(p[4].fields[2], "");
+}
+
+static void test_csv_bounds_and_unclosed_quote(void **state)
+{
+    struct parsed p[4];
+    size_t n = parse("a,b,c,d\n0123456789,x\n\"open,never closed\n", 4, 3, p, 4);
+    assert_int_equal(n, 3);
+    assert_int_equal(p[0].n, 3);
+    assert_true(p[0].dropped);
+    assert_string_equal(p[1].fields[0], "0123");
+    assert_true(p[1].truncated[0]);
+    assert_false(p[1].truncated[1]);
+    assert_int_equal(p[2].st, CSV_UNCLOSED);
+    assert_int_equal(p[2].line, 3);
+}
+
+static void test_csv_writes_quotes_and_guards_formulas(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char *row[] = { "plain", "a,b", "say \"hi\"", "two\nlines", "=1+2", "-3", " pad" };
+    csv_write_row(f, row, 7, 1ul << 4);   /* only field 4 is outside text */
+    fclose(f);
+    assert_string_equal(buf, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",'=1+2,-3,\" pad\"\r\n");
+    /* and it reads back */
+    struct parsed p[2];
+    assert_int_equal(parse(buf, 64, 8, p, 2), 1);
+    assert_int_equal(p[0].n, 7);
+    assert_string_equal(p[0].fields[2], "say \"hi\"");
+    assert_string_equal(p[0].fields[3], "two\nlines");
+    free(buf);
+}
+
+/* --- ids -------------------------------------------------------------- */
+
+static void test_id_problems(void **state)
+{
+    assert_null(batch_id_problem("alice", 5));
+    assert_null(batch_id_problem("Jos\xc3\xa9 P\xc3\xa9rez, \"the 2nd\"", 23));
+    assert_null(batch_id_problem("../../etc/passwd", 16));   /* usable: its key is safe */
+    assert_non_null(batch_id_problem("", 0));
+    assert_non_null(batch_id_problem(".", 1));
+    assert_non_null(batch_id_problem("..", 2));
+    assert_non_null(batch_id_problem("a\nb", 3));
+    assert_non_null(batch_id_problem("a\x1b[31m", 7));
+    assert_non_null(batch_id_problem("a\0b", 3));
+    assert_non_null(batch_id_problem("\xff\xfe", 2));
+    assert_non_null(batch_id_problem("\xc0\xaf", 2));          /* overlong '/' */
+    char long_id[BATCH_ID_MAX + 2];
+    memset(long_id, 'a', sizeof long_id);
+    assert_null(batch_id_problem(long_id, BATCH_ID_MAX));
+    assert_non_null(batch_id_problem(long_id, BATCH_ID_MAX + 1));
+}
+
+static void test_id_keys_are_safe_and_distinct(void **state)
+{
+    static const char *const ids[] = {
+        "alice", "Alice", "ALICE", "a.b", ".hidden", "../../etc/passwd", "a/b", "a%2Fb",
+        "a%2fb", "%41lice", "s-1_2", "Jos\xc3\xa9", "CON", "con", "x,\"y\"", "..a", "a..",
+    };
+    size_t n = sizeof ids / sizeof ids[0];
+    char keys[sizeof ids / sizeof ids[0]][BATCH_KEY_MAX];
+    for (size_t i = 0; i < n; i++) {
+        assert_null(batch_id_problem(ids[i], strlen(ids[i])));
+        batch_id_key(ids[i], strlen(ids[i]), keys[i]);
+        assert_null(strchr(keys[i], '/'));
+        assert_true(keys[i][0] != '.');
+        assert_true(strlen(keys[i]) <= 255);
+        for (const char *c = keys[i]; *c; c++)
+            assert_non_null(strchr("abcdefghijklmnopqrstuvwxyz0123456789._-%ABCDEF", *c));
+    }
+    /* one to one, even where case does not count */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            assert_true(strcasecmp(keys[i], keys[j]) != 0);
+    assert_string_equal(keys[0], "alice");
+    assert_string_equal(keys[1], "%41lice");
+    assert_string_equal(keys[5], "%2E.%2F..%2Fetc%2Fpasswd");
+    char worst[BATCH_ID_MAX + 1], key[BATCH_KEY_MAX];
+    memset(worst, '/', BATCH_ID_MAX);
+    batch_id_key(worst, BATCH_ID_MAX, key);
+    assert_int_equal(strlen(key), 3 * BATCH_ID_MAX);
+}
+
+static void test_display_escapes_controls(void **state)
+{
+    char *s = batch_display("ok \xc3\xa9\x1b[2J\xff\n", 11);
+    assert_string_equal(s, "ok \xc3\xa9%1B[2J%FF%0A");
+    free(s);
+}
+
+/* --- SHA-256 ----------------------------------------------------------- */
+
+static void test_sha256_vectors(void **state)
+{
+    char hex[BATCH_SHA256_HEX];
+    batch_sha256_hex("", 0, hex);
+    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    batch_sha256_hex("abc", 3, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";   /* 56 bytes */
+    batch_sha256_hex(two, strlen(two), hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    char *million = malloc(1000000);
+    memset(million, 'a', 1000000);
+    batch_sha256_hex(million, 1000000, hex);
+    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(million);
+}
+
+/* --- scoring ------------------------------------------------------------ */
+
+static struct verdict *ran(enum verdict_status st, const bool half_ok[TASK_NHALVES])
+{
+    struct verdict *v = verdict_new(st, NULL);
+    v->halves_run = TASK_NHALVES;
+    for (int k = 0; k < TASK_NHALVES; k++) {
+        struct half_result *h = &v->halves[k];
+        h->half = task_butterfly.halves[k];
+        h->passed = half_ok[k];
+        h->hidden_total = TASK_HIDDEN;
+        h->hidden_passed = half_ok[k] ? TASK_HIDDEN : 3;
+        for (int y = 0; y < TASK_PLANES; y++)
+            for (int x = 0; x < TASK_N; x++)
+                h->cells[y][x] = (struct cell_result){ 1.0, half_ok[k] || x ? 1.0f : 2.0f,
+                                                       half_ok[k] || x };
+    }
+    return v;
+}
+
+static void test_score(void **state)
+{
+    struct batch_score s;
+    const bool all[3] = { true, true, true }, first[3] = { true, false, false };
+    struct verdict *v = ran(VERDICT_ACCEPTED, all);
+    batch_score_verdict(v, &s);
+    assert_int_equal(s.score, BATCH_MAX_SCORE);
+    assert_int_equal(s.max_score, 9);
+    assert_int_equal(s.halves_passed, 3);
+    assert_int_equal(s.hidden_passed, 24);
+    verdict_free(v);
+
+    v = ran(VERDICT_WRONG_ANSWER, first);
+    batch_score_verdict(v, &s);
+    assert_int_equal(s.score, BATCH_VISIBLE_POINTS + BATCH_HIDDEN_POINTS);
+    assert_int_equal(s.halves_passed, 1);
+    assert_int_equal(s.hidden_passed, 8 + 3 + 3);
+    assert_true(s.tests[0].passed && s.tests[1].passed);
+    assert_false(s.tests[2].passed);
+    assert_string_equal(s.tests[2].name, "half = 2, visible spectrum");
+    assert_string_equal(s.tests[3].visibility, "after_published");
+    assert_non_null(strstr(s.tests[2].output, "2 of 16 cells are wrong"));
+    verdict_free(v);
+
+    v = verdict_new(VERDICT_COMPILATION_ERROR, "line 3: boom");
+    batch_score_verdict(v, &s);
+    assert_int_equal(s.score, 0);
+    for (int i = 0; i < BATCH_TESTS; i++) {
+        assert_false(s.tests[i].passed);
+        assert_non_null(strstr(s.tests[i].output, "Compilation Error"));
+    }
+    verdict_free(v);
+}
+
+static void test_normalise(void **state)
+{
+    char out[160];
+    batch_summary_normalise("'undefined_name' : undeclared identifier", out, sizeof out);
+    assert_string_equal(out, "'_' : undeclared identifier");
+    batch_summary_normalise("  'x'  :  wrong   operand types  no operation '+' exists 12 3.5",
+                            out, sizeof out);
+    assert_string_equal(out, "'_' : wrong operand types no operation '_' exists N N");
+    batch_summary_normalise("unterminated 'quote \x1b[31m", out, sizeof out);
+    assert_null(strchr(out, '\x1b'));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_reads_rfc4180),
+        cmocka_unit_test(test_csv_bounds_and_unclosed_quote),
+        cmocka_unit_test(test_csv_writes_quotes_and_guards_formulas),
+        cmocka_unit_test(test_id_problems),
+        cmocka_unit_test(test_id_keys_are_safe_and_distinct),
+        cmocka_unit_test(test_display_escapes_controls),
+        cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_score),
+        cmocka_unit_test(test_normalise),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
