@@ -261,8 +261,17 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
         v->status = VERDICT_COMPILATION_ERROR;
         if (cr.ndiags > 0)
             verdict_set_message(v, "line %d: %s", cr.diags[0].line, cr.diags[0].message);
+        else if (cr.log && *cr.log)
+            /* a link-time error ("Recursion detected") has no line: its
+             * first line is the message, since the text report shows no log */
+            verdict_set_message(v, "The kernel does not compile: %.*s",
+                                (int)(strcspn(cr.log, "\n") < 200 ? strcspn(cr.log, "\n") : 200),
+                                cr.log);
         else
-            verdict_set_message(v, "The kernel does not compile; see the compiler log.");
+            /* glslang gives up without a word when an allocation fails
+             * (a macro bomb against the worker's memory cap) */
+            verdict_set_message(v, "The compiler gave up without a message (out of memory?): "
+                                   "look for macros that expand to huge code.");
         take_diagnostics(v, &cr);
         compile_result_clear(&cr);
         goto done;

@@ -74,9 +74,48 @@ static const char *forbidden_reason(const char *name)
 }
 
 /*
+ * Newlines as glslang's scanner reads them: "\r\n", "\n" and a lone "\r"
+ * each end a line (so a lone CR starts a line on which a directive
+ * counts), but only "\n" moves the line number. Returns the length of the
+ * newline at s[i], 0 when there is none.
+ */
+static size_t newline_at(const char *s, size_t len, size_t i)
+{
+    if (i >= len)
+        return 0;
+    if (s[i] == '\n')
+        return 1;
+    if (s[i] == '\r')
+        return i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
+    return 0;
+}
+
+/* Length of a line continuation (a backslash, then a newline) at s[i], or 0. */
+static size_t continuation_at(const char *s, size_t len, size_t i)
+{
+    size_t n;
+    if (i < len && s[i] == '\\' && (n = newline_at(s, len, i + 1)) > 0)
+        return 1 + n;
+    return 0;
+}
+
+/* Skips the newline or continuation of length n at s[*i], counting its line. */
+static void skip_break(const char *s, size_t *i, size_t n, int *line)
+{
+    *line += s[*i + n - 1] == '\n';
+    *i += n;
+}
+
+static bool is_blank_char(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+
+/*
  * Scans for directives the way the preprocessor sees them: line
  * continuations joined and comments turned into blanks first, because
- * "/ * x * / #version" and "#\<newline>version" are both directives.
+ * "/ * x * / #version" and "#\<newline>version" are both directives, and
+ * so is "x;<CR>#extension": glslang ends a line at a lone CR too.
  */
 static bool check_directives(const char *s, size_t len, int *line_out,
                              char *msg, size_t msgsz)
@@ -84,28 +123,22 @@ static bool check_directives(const char *s, size_t len, int *line_out,
     int line = 1;
     bool at_line_start = true;  /* only blanks and comments so far */
     size_t i = 0;
+    size_t n;
 
     while (i < len) {
         char c = s[i];
-        if (c == '\\' && i + 1 < len && s[i + 1] == '\n') {
-            i += 2;
-            line++;
-            continue;
-        }
-        if (c == '\\' && i + 2 < len && s[i + 1] == '\r' && s[i + 2] == '\n') {
-            i += 3;
-            line++;
+        if ((n = continuation_at(s, len, i))) {
+            skip_break(s, &i, n, &line);
             continue;
         }
         if (c == '/' && i + 1 < len && s[i + 1] == '/') {
             /* a line comment runs to the newline (continuations extend it) */
             i += 2;
-            while (i < len && s[i] != '\n') {
-                if (s[i] == '\\' && i + 1 < len && s[i + 1] == '\n') {
-                    line++;
+            while (i < len && !newline_at(s, len, i)) {
+                if ((n = continuation_at(s, len, i)))
+                    skip_break(s, &i, n, &line);
+                else
                     i++;
-                }
-                i++;
             }
             continue;
         }
@@ -119,28 +152,26 @@ static bool check_directives(const char *s, size_t len, int *line_out,
             i += 2;
             continue;
         }
-        if (c == '\n') {
-            line++;
+        if ((n = newline_at(s, len, i))) {
+            skip_break(s, &i, n, &line);
             at_line_start = true;
-            i++;
             continue;
         }
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+        if (is_blank_char(c)) {
             i++;
             continue;
         }
         if (c == '#' && at_line_start) {
             int directive_line = line;
             char name[16];
-            size_t n = 0;
+            size_t k = 0;
             i++;
             /* blanks, comments and continuations may sit between # and the name */
             for (;;) {
-                if (i < len && (s[i] == ' ' || s[i] == '\t')) {
+                if (i < len && is_blank_char(s[i])) {
                     i++;
-                } else if (i + 1 < len && s[i] == '\\' && s[i + 1] == '\n') {
-                    i += 2;
-                    line++;
+                } else if ((n = continuation_at(s, len, i))) {
+                    skip_break(s, &i, n, &line);
                 } else if (i + 1 < len && s[i] == '/' && s[i + 1] == '*') {
                     i += 2;
                     while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'))
@@ -150,17 +181,15 @@ static bool check_directives(const char *s, size_t len, int *line_out,
                     break;
                 }
             }
-            while (i < len && n + 1 < sizeof name &&
+            while (i < len && k + 1 < sizeof name &&
                    ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
                     (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) {
-                name[n++] = s[i++];
-                /* a continuation can split the name itself */
-                if (i + 1 < len && s[i] == '\\' && s[i + 1] == '\n') {
-                    i += 2;
-                    line++;
-                }
+                name[k++] = s[i++];
+                /* continuations, any number of them, can split the name itself */
+                while ((n = continuation_at(s, len, i)))
+                    skip_break(s, &i, n, &line);
             }
-            name[n] = '\0';
+            name[k] = '\0';
             for (const char *const *f = forbidden_directives; *f; f++) {
                 if (!strcmp(name, *f)) {
                     *line_out = directive_line;

@@ -249,7 +249,12 @@ static bool check_header(struct check_state *st, const uint32_t *words, size_t n
     if ((version & 0xff0000ffu) != 0 || major != 1 || minor > 6)
         return refuse(st, "the compiled module has an unknown SPIR-V version (0x%08x)",
                       (unsigned)version);
-    if (words[3] == 0 || words[3] > MAX_ID_BOUND)
+    /* Every id is defined by an instruction of two words or more, so an
+     * honest module's bound is below its length in words (about a sixth,
+     * for glslang's output). A bound near the spec's limit leaves the
+     * robust-access pass no ids to make, and SPIRV-Tools then dereferences
+     * a null instruction (found by fuzz/fuzz_spirv.c). */
+    if (words[3] == 0 || words[3] > MAX_ID_BOUND || words[3] > nwords)
         return refuse(st, "the compiled module has an impossible id bound (%u)",
                       (unsigned)words[3]);
     if (words[4] != 0)

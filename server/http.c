@@ -446,7 +446,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         if (r->too_large)
             return send_error(r, 413, "payload_too_large",
-                              "The kernel body is over the limit of 64 KiB.");
+                              r->is_json ? "The request is over the limit of 256 KiB."
+                                         : "The kernel body is over the limit of 64 KiB.");
         return finish_upload(r);
     }
     if (r->state == REQ_WAITING)
@@ -534,6 +535,17 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)conn;
     if (!r)
         return;
+    /* A verdict that arrived for a connection that went away (the client
+     * hung up while its job ran) was graded all the same: count it and log
+     * it like any other, so that the counters add up. */
+    struct verdict *orphan = atomic_exchange(&r->verdict, NULL);
+    if (orphan) {
+        metrics_count_submission(s->metrics, orphan->status,
+                                 (gpu_now_ms() - r->submitted_ms) / 1000.0);
+        snprintf(r->verdict_slug, sizeof r->verdict_slug, "%s",
+                 verdict_status_slug(orphan->status));
+        verdict_free(orphan);
+    }
     metrics_count_response(s->metrics, r->status);
     if (s->cfg.access_log) {
         char when[32];
@@ -546,8 +558,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                 gpu_now_ms() - r->start_ms, r->verdict_slug[0] ? r->verdict_slug : "-",
                 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection closed)");
     }
-    /* a verdict that arrived for a connection that went away */
-    verdict_free(atomic_exchange(&r->verdict, NULL));
     free(r->body);
     free(r);
     *con_cls = NULL;

@@ -98,6 +98,21 @@ static void test_disguised_directives(void **state)
     assert_int_equal(line, 3);
 }
 
+static void test_carriage_returns_end_lines_too(void **state)
+{
+    /* glslang ends a line at a lone CR, and joins continuations written
+     * with CR or CRLF: each of these is a directive to it */
+    assert_false(CHECK_STR("float x = 1.0;\r#extension GL_EXT_buffer_reference : enable\n"));
+    assert_non_null(strstr(msg, "#extension"));
+    assert_false(CHECK_STR("// comment\r#pragma x\n"));
+    assert_false(CHECK_STR("#\\\r\nextension GL_EXT_x : enable\n"));
+    assert_false(CHECK_STR("#\\\rversion 450\n"));
+    assert_false(CHECK_STR("#inc\\\n\\\nlude \"x\"\n"));
+    /* CRLF line ends count lines as LF does */
+    assert_false(CHECK_STR("float x;\r\nfloat y;\r\n#line 7\r\n"));
+    assert_int_equal(line, 3);
+}
+
 static void test_not_directives(void **state)
 {
     /* a # that is not the first token, or one inside a comment */
@@ -116,6 +131,7 @@ int main(void)
         cmocka_unit_test(test_invalid_utf8),
         cmocka_unit_test(test_each_directive_has_its_message),
         cmocka_unit_test(test_disguised_directives),
+        cmocka_unit_test(test_carriage_returns_end_lines_too),
         cmocka_unit_test(test_not_directives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

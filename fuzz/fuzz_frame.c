@@ -1,0 +1,86 @@
+/*
+ * fuzz_frame - the supervisor's frame reader, fed what a worker (student
+ * code's neighbour) might send: any bytes, delivered in pieces. The first
+ * byte sets the size of the pieces; the rest goes through a non-blocking
+ * pipe a piece at a time, the reader polled after each, as the supervisor
+ * does. Then the same bytes through the blocking reader.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void drain(struct frame_reader *r, int fd, int *frames)
+{
+    for (;;) {
+        enum frame_type type;
+        char *payload;
+        size_t len;
+        enum frame_read_status st = frame_reader_poll(r, fd, &type, &payload, &len);
+        if (st != FRAME_READ_DONE)
+            return;
+        if (len > FRAME_MAX_PAYLOAD || payload[len] != '\0')
+            abort();
+        (*frames)++;
+        free(payload);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > 256 * 1024)
+        return 0;
+    size_t piece = 1 + (size_t)data[0] * 17;
+    data++;
+    size--;
+
+    int p[2];
+    if (pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0)
+        return 0;
+    fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+    struct frame_reader r;
+    memset(&r, 0, sizeof r);
+    int frames = 0;
+    for (size_t off = 0; off < size; off += piece) {
+        size_t n = size - off < piece ? size - off : piece;
+        if (write(p[1], data + off, n) != (ssize_t)n)
+            abort();
+        drain(&r, p[0], &frames);
+    }
+    close(p[1]);
+    enum frame_type type;
+    char *payload;
+    size_t len;
+    /* with the writer gone, the reader must end: never "more" */
+    enum frame_read_status st;
+    while ((st = frame_reader_poll(&r, p[0], &type, &payload, &len)) == FRAME_READ_DONE)
+        free(payload);
+    if (st == FRAME_READ_MORE)
+        abort();
+    frame_reader_clear(&r);
+    close(p[0]);
+
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return 0;
+    fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+    if (write(p[1], data, size) != (ssize_t)size)
+        abort();
+    close(p[1]);
+    int blocking = 0;
+    while (frame_read(p[0], &type, &payload, &len)) {
+        if (payload[len] != '\0')
+            abort();
+        blocking++;
+        free(payload);
+    }
+    close(p[0]);
+    /* both readers see the same whole frames */
+    if (blocking != frames)
+        abort();
+    return 0;
+}

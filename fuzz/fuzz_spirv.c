@@ -1,0 +1,43 @@
+/*
+ * fuzz_spirv - the SPIR-V gate: spirv_check on any bytes, and for what it
+ * accepts, SPIRV-Tools' validator and robust-access pass
+ * (spirv_robust_apply), as grade.c runs them. Checked: msg contracts, and
+ * that a module that went through the pass still validates as whole words.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spirv_check.h"
+#include "spirv_robust.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char msg[256];
+    memset(msg, 'x', sizeof msg);
+    bool ok = spirv_check_bytes(data, size, msg, sizeof msg);
+    if (!memchr(msg, '\0', sizeof msg))
+        abort();
+    if (!ok)
+        return 0;
+    if (size % 4 || size > SPIRV_CHECK_MAX_BYTES)
+        abort();
+    uint32_t *words = malloc(size ? size : 4);
+    if (!words)
+        return 0;
+    memcpy(words, data, size);
+    uint32_t *out = NULL;
+    size_t nout = 0;
+    memset(msg, 'x', sizeof msg);
+    if (spirv_robust_apply(words, size / 4, &out, &nout, msg, sizeof msg)) {
+        if (!out || nout < 5)
+            abort();
+        free(out);
+    }
+    if (!memchr(msg, '\0', sizeof msg))
+        abort();
+    free(words);
+    return 0;
+}

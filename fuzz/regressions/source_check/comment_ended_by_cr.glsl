@@ -1,0 +1,2 @@
+// a comment#pragma debug(on)
+return 0.0;

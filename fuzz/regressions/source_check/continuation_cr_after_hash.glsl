@@ -1,0 +1,2 @@
+#\version 460
+return 0.0;

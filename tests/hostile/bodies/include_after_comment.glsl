@@ -1,0 +1,2 @@
+/* a comment first */ #include "/etc/passwd"
+return 0.0;

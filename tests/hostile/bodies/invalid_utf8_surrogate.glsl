@@ -1,0 +1,4 @@
+float x = 1.0;
+
+// í €
+return x;

@@ -1,0 +1,2 @@
+#pragma optimize(off)
+return 0.0;

@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""HTTP abuse against the real server, over raw sockets.
+
+usage: http_abuse.py SERVER_BINARY
+
+Oversized and endless bodies, slow and partial headers, huge headers,
+malformed JSON, wrong content types, unknown methods, huge paths, clients
+that vanish while their job runs. Each answer is asserted exactly, with a
+time bound; afterwards the server must still be up, healthy, and hold no
+more file descriptors than before. Prints one line per check and ends with
+"N passed, M failed".
+"""
+import json
+import socket
+import sys
+import threading
+import time
+
+from common import (SUBMIT, Checks, Server, body_of, metrics, raw, read_response, request,
+                    sample, sanitized, settled_fds, status_of, strict_json, submit, wait_idle)
+
+SERVER_ARGS = ["--workers", "2", "--deadline-ms", "2000", "--timeout-s", "3"]
+IDLE_TIMEOUT_S = 3
+SUB = SUBMIT.encode()
+
+
+def head(method, path, headers=b"", close=True):
+    return (method + b" " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers
+            + (b"Connection: close\r\n" if close else b"") + b"\r\n")
+
+
+def error_code(reply):
+    return strict_json(body_of(reply))["error"]["code"]
+
+
+def timed(fn, *args, **kw):
+    t0 = time.time()
+    out = fn(*args, **kw)
+    return out, time.time() - t0
+
+
+def correct_answer_in(port, seconds):
+    """A well-behaved client submits the correct kernel: Accepted, in time."""
+    (status, _, data), secs = timed(submit, port, sample("correct.glsl"), timeout=seconds + 5)
+    v = strict_json(data)
+    assert status == 200 and v["status"]["id"] == 3, (status, v["status"])
+    assert secs < seconds, "the normal client waited %.2f s" % secs
+    return secs
+
+
+# --- bodies ---------------------------------------------------------------------
+
+def t_10MB_content_length(port):
+    """Refused from the headers: nothing of the body is read."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    t0 = time.time()
+    s.sendall(head(b"POST", SUB, b"Content-Type: text/plain\r\nContent-Length: 10485760\r\n",
+                   close=False))
+    status, headers, body = read_response(s)
+    secs = time.time() - t0
+    # the server hangs up rather than wait for 10 MB it will not read
+    rest = s.recv(100)
+    s.close()
+    assert status == 413, status
+    assert json.loads(body)["error"]["code"] == "payload_too_large"
+    assert headers.get("connection", "").lower() == "close", headers
+    assert rest == b"", rest
+    assert secs < 1, secs
+    return "413 in %.3f s, then closed" % secs
+
+
+def t_10MB_with_expect_continue(port):
+    """curl sends Expect: 100-continue for big bodies: no 100, a 413."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(head(b"POST", SUB, b"Content-Type: application/json\r\nContent-Length: 10485760\r\n"
+                   b"Expect: 100-continue\r\n", close=False))
+    status, _, body = read_response(s)
+    s.close()
+    assert status == 413, status
+    assert json.loads(body)["error"]["message"] == "The request is over the limit of 256 KiB."
+
+
+def chunked_post(port, ctype, total, chunk=16384):
+    """Sends a chunked body of `total` bytes; returns (reply, seconds, sent)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    t0 = time.time()
+    s.sendall(head(b"POST", SUB, b"Content-Type: " + ctype + b"\r\nTransfer-Encoding: chunked\r\n"))
+    sent = 0
+    try:
+        while sent < total:
+            s.sendall(b"%x\r\n" % chunk + b"x" * chunk + b"\r\n")
+            sent += chunk
+        s.sendall(b"0\r\n\r\n")
+    except OSError:
+        pass   # the server closed: past the limit and the drain
+    reply = b""
+    try:
+        while True:
+            got = s.recv(65536)
+            if not got:
+                break
+            reply += got
+    except OSError:
+        pass
+    s.close()
+    return reply, time.time() - t0, sent
+
+
+def t_chunked_over_limit(port):
+    reply, secs, _ = chunked_post(port, b"text/plain", 128 * 1024)
+    assert status_of(reply) == 413 and error_code(reply) == "payload_too_large", reply[:200]
+    assert b"over the limit of 64 KiB" in reply
+    assert secs < 2, secs
+    return "128 KiB chunked: 413 in %.2f s" % secs
+
+
+def t_chunked_json_over_limit(port):
+    reply, secs, _ = chunked_post(port, b"application/json", 512 * 1024)
+    assert status_of(reply) == 413, reply[:200]
+    assert b"The request is over the limit of 256 KiB." in reply, reply[-200:]
+    assert secs < 2, secs
+
+
+def t_chunked_endless(port):
+    """Past the limit plus 1 MiB of draining, the connection is dropped: a
+    client cannot make the server read forever."""
+    before = metrics(port)
+    reply, secs, sent = chunked_post(port, b"text/plain", 64 * 1024 * 1024, chunk=65536)
+    after = metrics(port)
+    assert sent < 4 * 1024 * 1024, "the server read %d bytes" % sent
+    assert status_of(reply) in (0, 413), reply[:100]
+    assert secs < 5, secs
+    submitted = sum(v for k, v in after.items() if k.startswith("butterfly_submissions_total")) \
+        - sum(v for k, v in before.items() if k.startswith("butterfly_submissions_total"))
+    assert submitted == 0, submitted
+    return "dropped after %d KiB of 64 MiB, %.2f s" % (sent // 1024, secs)
+
+
+def t_chunk_size_overflow(port):
+    reply = raw(port, head(b"POST", SUB, b"Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n")
+                + b"ffffffffffffffffff\r\nabc", timeout=5)
+    assert status_of(reply) == 413, reply[:100]
+
+
+def t_bad_content_length(port):
+    # libmicrohttpd answers these itself (0.9.75 writes its status line and
+    # headers twice here; a client still reads the status)
+    for value, want in ((b"-1", 400), (b"abc", 400), (b"1e9", 400),
+                        (b"99999999999999999999999", 413)):
+        reply = raw(port, head(b"POST", SUB, b"Content-Type: text/plain\r\nContent-Length: "
+                               + value + b"\r\n"), timeout=5)
+        assert status_of(reply) == want, (value, reply[:100])
+
+
+def t_length_required(port):
+    reply = raw(port, head(b"POST", SUB, b"Content-Type: text/plain\r\n"), timeout=5)
+    assert status_of(reply) == 411 and error_code(reply) == "length_required", reply[:200]
+
+
+def t_get_with_big_body(port):
+    """A body on a GET is read and dropped up to 64 KiB; past that, closed."""
+    reply = raw(port, head(b"GET", b"/healthz", b"Content-Length: 1000\r\n") + b"x" * 1000)
+    assert status_of(reply) == 200, reply[:100]
+    reply = raw(port, head(b"GET", b"/healthz", b"Content-Length: 1048576\r\n") + b"x" * 1048576)
+    assert status_of(reply) in (0, 200), reply[:100]
+
+
+# --- headers --------------------------------------------------------------------
+
+def t_1000_headers(port):
+    (reply, secs) = timed(raw, port, head(b"GET", b"/healthz",
+                                          b"".join(b"X-Header-%d: value\r\n" % i for i in range(1000))))
+    assert status_of(reply) == 431, reply[:100]
+    assert secs < 1, secs
+    return "431 in %.3f s" % secs
+
+
+def t_one_1MB_header(port):
+    (reply, secs) = timed(raw, port, head(b"GET", b"/healthz", b"X-Big: " + b"a" * (1 << 20) + b"\r\n"))
+    assert status_of(reply) == 431, reply[:100]
+    assert secs < 2, secs
+    return "431 in %.3f s" % secs
+
+
+def t_30_slow_partial_headers(port):
+    """30 connections trickle a header byte by byte; a normal client still
+    gets Accepted in time, and once they stop, the server closes them
+    after its idle timeout."""
+    socks = []
+    for _ in range(30):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"POST " + SUB + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        socks.append(s)
+    stop = threading.Event()
+
+    def trickle():
+        while not stop.is_set():
+            for s in socks:
+                try:
+                    s.send(b"a")
+                except OSError:
+                    pass
+            stop.wait(0.5)
+    t = threading.Thread(target=trickle, daemon=True)
+    t.start()
+    try:
+        time.sleep(1)
+        worst = max(correct_answer_in(port, 3) for _ in range(3))
+        (status, _, _), hsecs = timed(request, port, "GET", "/healthz")
+        assert status == 200 and hsecs < 0.5, (status, hsecs)
+    finally:
+        stop.set()
+        t.join()
+    # now idle: each must be closed by the server within its idle timeout
+    t0 = time.time()
+    closed = 0
+    for s in socks:
+        s.settimeout(IDLE_TIMEOUT_S + 3 - (time.time() - t0) + 0.1)
+        try:
+            while s.recv(4096):
+                pass
+            closed += 1
+        except OSError:
+            pass
+        s.close()
+    secs = time.time() - t0
+    assert closed == 30, "%d of 30 closed by the server" % closed
+    return "normal client Accepted in <= %.2f s; idle ones closed after %.1f s" % (worst, secs)
+
+
+def t_per_ip_connection_limit(port):
+    """One address cannot take every connection: past its limit (64) its
+    connections are refused, while another address is still served."""
+    socks = []
+    for _ in range(70):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.setblocking(False)
+        socks.append(s)
+    closed = set()
+
+    def poll_closed():
+        for k, s in enumerate(socks):
+            if k in closed:
+                continue
+            try:
+                if s.recv(1) == b"":
+                    closed.add(k)
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed.add(k)
+    # the server takes them from its backlog one poll at a time
+    deadline = time.time() + 5
+    while len(closed) < 70 - 64 and time.time() < deadline:
+        poll_closed()
+        time.sleep(0.05)
+    time.sleep(0.3)   # and no more than that
+    poll_closed()
+    refused = len(closed)
+    try:
+        reply = raw(port, head(b"GET", b"/healthz"), src="127.0.0.2", timeout=5)
+        assert status_of(reply) == 200, reply[:100]
+    finally:
+        for s in socks:
+            s.close()
+    # the server notices the closed ones at its next poll
+    deadline = time.time() + 5
+    while status_of(raw(port, head(b"GET", b"/healthz"), timeout=2)) != 200:
+        assert time.time() < deadline, "127.0.0.1 still refused"
+        time.sleep(0.05)
+    assert refused == 70 - 64, "%d of 70 refused" % refused
+    return "6 of 70 refused; 127.0.0.2 served"
+
+
+# --- methods, paths, framing ------------------------------------------------------
+
+def t_unknown_methods(port):
+    for m in (b"FOO", b"PATCH", b"PUT", b"DELETE", b"OPTIONS", b"TRACE", b"PROPFIND", b"M" * 5000):
+        reply = raw(port, head(m, b"/api/tasks"))
+        assert status_of(reply) == 405, (m[:20], reply[:100])
+        assert b"\r\nAllow: GET, HEAD\r\n" in reply
+        reply = raw(port, head(m, SUB))
+        assert status_of(reply) == 405 and b"\r\nAllow: POST\r\n" in reply, (m[:20], reply[:100])
+    reply = raw(port, head(b"CONNECT", b"127.0.0.1:22"))
+    assert status_of(reply) in (400, 404), reply[:100]
+
+
+def t_10000_char_path(port):
+    for path, want in ((b"/" + b"a" * 10000, 404), (b"/static/" + b"a" * 10000, 404),
+                       (b"/static/" + b"%2e%2e%2f" * 1100, 404),
+                       (SUB + b"?" + b"format=text&" * 800, 405),
+                       (b"/" + b"a" * 100000, 414)):
+        (reply, secs) = timed(raw, port, head(b"GET", path))
+        assert status_of(reply) == want, (len(path), reply[:100])
+        assert secs < 1, secs
+
+
+def t_odd_paths(port):
+    for path, want in ((b"/healthz%00", 400), (b"/heal\x00thz", 404), (b"/\xff\xfe", 404),
+                       (b"*", 404), (b"http://evil.example/healthz", 404), (b"//healthz", 404)):
+        reply = raw(port, head(b"GET", path))
+        assert status_of(reply) == want, (path, reply[:100])
+
+
+def t_malformed_requests(port):
+    for data, want in ((b"GET /healthz\r\n\r\n", 400), (bytes(range(256)) * 4 + b"\r\n\r\n", 400),
+                       (b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", 505),
+                       (b"GET / HTTP/1.1\r\nNo colon here\r\n\r\n", 400)):
+        reply = raw(port, data, timeout=5)
+        assert status_of(reply) == want, (data[:30], reply[:100])
+    # blank lines before a request line are allowed: this one waits for a
+    # request until the idle timeout, then is closed without an answer
+    (reply, secs) = timed(raw, port, b"\r\n\r\n\r\n", timeout=IDLE_TIMEOUT_S + 3)
+    assert reply == b"" and secs < IDLE_TIMEOUT_S + 2, (reply[:100], secs)
+
+
+def t_http10_and_pipelining(port):
+    reply = raw(port, b"GET /healthz HTTP/1.0\r\n\r\n")
+    assert status_of(reply) == 200, reply[:100]
+    two = head(b"GET", b"/healthz", close=False) + head(b"GET", b"/api/tasks")
+    reply = raw(port, two)
+    assert reply.count(b"HTTP/1.1 200 OK") == 2, reply[:300]
+
+
+# --- content types and JSON -----------------------------------------------------------
+
+def t_wrong_content_types(port):
+    for ctype in ("application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                  "application/octet-stream", "text/html", "", "application/xml"):
+        headers = {"Content-Type": ctype} if ctype else {}
+        status, _, data = request(port, "POST", SUBMIT, b"return 0.0;", headers)
+        assert status == 415, (ctype, status)
+        assert strict_json(data)["error"]["code"] == "unsupported_media_type"
+
+
+def t_malformed_json(port):
+    cases = [b'{"source": "return 0.0;"', b"", b"null", b"[]", b'"return 0.0;"',
+             b'{"source": 1}', b'{"source": null}', b'{"code": "return 0.0;"}',
+             b'{"source": "a", "source": "b"}', b'{"source": "a"} trailing',
+             b"[" * 100000, b'{"source": "' + b"\\" * 3 + b'"}', b'{"source": "\\x41"}',
+             b'{"source": "\xc3\x28"}', b"\xef\xbb\xbf{\"source\": \"return 0.0;\"}",
+             b'{"source": "return 0.0;", "x": 1e99999}']
+    for body in cases:
+        status, _, data = request(port, "POST", SUBMIT, body, {"Content-Type": "application/json"})
+        err = strict_json(data)["error"]
+        assert status == 400 and err["code"] == "bad_request", (body[:40], status, err)
+    return "%d malformed bodies: 400 each" % len(cases)
+
+
+def t_json_with_extras_is_graded(port):
+    body = json.dumps({"source": sample("correct.glsl").decode(), "extra": [1, {"a": None}]})
+    status, _, data = request(port, "POST", SUBMIT, body.encode(),
+                              {"Content-Type": "application/json; charset=utf-8"})
+    assert status == 200 and strict_json(data)["status"]["id"] == 3, (status, data[:200])
+
+
+# --- clients that go away -------------------------------------------------------------
+
+def t_client_vanishes_while_graded(port):
+    """The client hangs up while its job runs: the job still finishes (and
+    costs its worker at the deadline), the answer has nowhere to go, and
+    the server carries on."""
+    with open(__file__.replace("http_abuse.py", "bodies/endless_loop_heavy.glsl"), "rb") as f:
+        slow = f.read()
+    before = metrics(port)
+    for _ in range(3):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(head(b"POST", SUB, b"Content-Type: text/plain\r\nContent-Length: %d\r\n"
+                       % len(slow), close=False) + slow)
+        s.close()
+    time.sleep(0.3)
+    correct_answer_in(port, 8)
+    assert wait_idle(port, 30)
+    after = metrics(port)
+    key = 'butterfly_submissions_total{verdict="time_limit_exceeded",status_id="5"}'
+    tle = after.get(key, 0) - before.get(key, 0)
+    assert tle == 3, "%d jobs ended in TLE" % tle
+    return "3 abandoned jobs ran to their deadline; the server carried on"
+
+
+def t_client_vanishes_mid_body(port):
+    for _ in range(20):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(head(b"POST", SUB, b"Content-Type: text/plain\r\nContent-Length: 60000\r\n",
+                       close=False) + b"x" * 30000)
+        s.close()
+    correct_answer_in(port, 3)
+
+
+def main():
+    binary = sys.argv[1]
+    checks = Checks()
+    srv = Server(binary, *SERVER_ARGS)
+    pid = srv.proc.pid
+    print("# server %s%s" % (" ".join(SERVER_ARGS),
+                             ", sanitized build" if sanitized(binary) else ""), flush=True)
+    try:
+        for _ in range(3):
+            submit(srv.port, sample("correct.glsl"))
+        fds0 = settled_fds(pid, seconds=1)
+        for name, fn in [(n, f) for n, f in globals().items() if n.startswith("t_")]:
+            checks.run(name[2:], fn, srv.port)
+
+        def survived():
+            assert srv.proc.poll() is None, srv.proc.returncode
+            assert wait_idle(srv.port, 30)
+            correct_answer_in(srv.port, 3)
+            fds1 = settled_fds(pid, at_most=fds0, seconds=IDLE_TIMEOUT_S + 3)
+            assert fds1 <= fds0, "%d fds, %d before" % (fds1, fds0)
+            return "up, healthy, fds %d -> %d" % (fds0, fds1)
+        checks.run("server up, healthy, no fd left behind", survived)
+    finally:
+        rc = srv.stop()
+    checks.run("graceful exit", lambda: (rc == 0) or (_ for _ in ()).throw(AssertionError(rc)))
+    return checks.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
