@@ -684,6 +684,20 @@ unsigned pool_wait_ready(struct pool *p, unsigned n, uint32_t timeout_ms, char *
     return ready;
 }
 
+/*
+ * Whether one more job fits. A job handed to an idle worker is not
+ * waiting, even if the supervisor thread has not picked it up yet: without
+ * counting idle workers, two jobs arriving together at an idle pool with
+ * a queue of one would see one of them refused.
+ */
+static bool has_room(const struct pool *p)
+{
+    unsigned idle = 0;
+    for (unsigned i = 0; i < p->opts.workers; i++)
+        idle += p->workers[i].state == W_IDLE;
+    return p->queued < p->opts.queue_length + idle;
+}
+
 static enum pool_submit_status submit(struct pool *p, const char *body, size_t len,
                                       pool_done_fn done, void *arg, bool wait_for_room)
 {
@@ -697,12 +711,12 @@ static enum pool_submit_status submit(struct pool *p, const char *body, size_t l
     j->done = done;
     j->arg = arg;
     pthread_mutex_lock(&p->lock);
-    while (wait_for_room && !p->stopping && p->queued >= p->opts.queue_length)
+    while (wait_for_room && !p->stopping && !has_room(p))
         pthread_cond_wait(&p->changed, &p->lock);
     enum pool_submit_status st = POOL_SUBMITTED;
     if (p->stopping)
         st = POOL_STOPPING;
-    else if (p->queued >= p->opts.queue_length) {
+    else if (!has_room(p)) {
         st = POOL_QUEUE_FULL;
         p->stats.refused_full++;
     }

@@ -103,16 +103,13 @@ void server_config_init(struct server_config *c)
 
 /* --- responses ------------------------------------------------------- */
 
-static enum MHD_Result send_response(struct request *r, unsigned status, const char *type,
-                                     char *data, size_t len, enum MHD_ResponseMemoryMode mode,
-                                     const char *cache)
+/* Adds the headers every response has, queues it, and marks the request
+ * answered. Takes the response (destroyed here); NULL is out of memory. */
+static enum MHD_Result queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                             const char *type, const char *cache)
 {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
-    if (!resp) {
-        if (mode == MHD_RESPMEM_MUST_FREE)
-            free(data);
+    if (!resp)
         return MHD_NO;
-    }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
@@ -121,6 +118,22 @@ static enum MHD_Result send_response(struct request *r, unsigned status, const c
     r->status = status;
     r->state = REQ_DONE;
     return ret;
+}
+
+/* A response from a buffer the response will own (MUST_FREE) or borrow. */
+static struct MHD_Response *from_buffer(char *data, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
+    if (!resp && mode == MHD_RESPMEM_MUST_FREE)
+        free(data);
+    return resp;
+}
+
+static enum MHD_Result send_response(struct request *r, unsigned status, const char *type,
+                                     char *data, size_t len, enum MHD_ResponseMemoryMode mode,
+                                     const char *cache)
+{
+    return queue(r, status, from_buffer(data, len, mode), type, cache);
 }
 
 static enum MHD_Result send_json(struct request *r, unsigned status, json_t *j)
@@ -143,21 +156,10 @@ static enum MHD_Result send_error_with(struct request *r, unsigned status, const
     json_decref(j);
     if (!text)
         return MHD_NO;
-    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), text,
-                                                                MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(text);
-        return MHD_NO;
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (header)
+    struct MHD_Response *resp = from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
+    if (resp && header)
         MHD_add_response_header(resp, header, value);
-    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
-    MHD_destroy_response(resp);
-    r->status = status;
-    r->state = REQ_DONE;
-    return ret;
+    return queue(r, status, resp, "application/json", NULL);
 }
 
 static enum MHD_Result send_error(struct request *r, unsigned status, const char *code,
@@ -205,33 +207,21 @@ static enum MHD_Result serve_file(struct request *r, const char *name)
         return send_error(r, 404, "not_found", "No such file.");
     const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
-    struct MHD_Response *resp;
-    unsigned status = 200;
-    if (inm && !strcmp(inm, f->etag)) {
-        status = 304;
-        resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-    } else {
-        resp = MHD_create_response_from_buffer(f->len, f->data, MHD_RESPMEM_PERSISTENT);
-    }
+    bool fresh = inm && !strcmp(inm, f->etag);
+    struct MHD_Response *resp = fresh ? from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT)
+                                      : from_buffer(f->data, f->len, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, f->content_type);
-    /* Revalidate every time: the page changes with the server, and a 304
-     * costs one round trip. */
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, f->etag);
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     /* The page may talk to this server only: no CDN, no other host. */
     MHD_add_response_header(resp, "Content-Security-Policy",
                             "default-src 'self'; style-src 'self' 'unsafe-inline'; "
                             "img-src 'self' data:; connect-src 'self'; "
                             "frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
     MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
-    MHD_destroy_response(resp);
-    r->status = status;
-    r->state = REQ_DONE;
-    return ret;
+    /* Revalidate every time: the page changes with the server, and a 304
+     * costs one round trip. */
+    return queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");
 }
 
 static enum MHD_Result serve_get(struct request *r, enum route route, const char *url)

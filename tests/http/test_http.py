@@ -271,11 +271,14 @@ def t_busy_server(busy):
     for t in threads:
         t.start()
     deadline = time.time() + 10   # until one runs and one waits
+    health = {}
     while time.time() < deadline:
         _, data = request(busy, "GET", "/healthz")
-        if json.loads(data)["queued"] == 1:
+        health = json.loads(data)
+        if health["queued"] == 1:
             break
         time.sleep(0.05)
+    assert health.get("queued") == 1, ("the queue never filled", health, answers)
     worst = 0
     for _ in range(20):
         t0 = time.time()
@@ -285,8 +288,9 @@ def t_busy_server(busy):
     assert worst < 0.1, worst
     resp, _ = request(busy, "GET", "/")
     assert resp.status == 200
+    _, before = request(busy, "GET", "/healthz")
     resp, data = submit(busy, "return 0.0;")
-    assert resp.status == 503, resp.status
+    assert resp.status == 503, (resp.status, json.loads(before), data[:200])
     assert int(resp.getheader("Retry-After")) >= 1
     assert error_code(data) == "queue_full"
     for t in threads:
