@@ -1,5 +1,4 @@
 /* batch_main.c - butterfly-batch: grade a whole class into a gradebook. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include "batch.h"
 #include "config.h"
 #include "grade.h"
+#include "parse_num.h"
 #include "pool.h"
 
 static void usage(FILE *out)
@@ -39,17 +39,6 @@ static void usage(FILE *out)
         "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
         "             128+signal interrupted (run the same command again to go on)\n",
         POOL_MAX_WORKERS, TASK_DEFAULT_SEED, GRADE_DEFAULT_DEADLINE_MS);
-}
-
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || x > max)
-        return false;
-    *out = x;
-    return true;
 }
 
 int main(int argc, char **argv)

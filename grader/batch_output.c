@@ -1,6 +1,8 @@
 /* batch_output.c - the output folder, atomic writes, the lock. */
 #include "batch_output.h"
 
+#include "fdio.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -96,20 +98,6 @@ bool batch_output_identity(const struct batch_output *o, dev_t *dev, ino_t *ino)
     return true;
 }
 
-static bool write_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Writes data to a new file in .tmp, syncs it, renames it to name in
  * dest_fd and syncs that folder. */
 static bool write_atomic(struct batch_output *o, int dest_fd, const char *name,
@@ -122,7 +110,7 @@ static bool write_atomic(struct batch_output *o, int dest_fd, const char *name,
         snprintf(err, errsz, "cannot create a file in .tmp: %s", strerror(errno));
         return false;
     }
-    bool ok = write_all(fd, data, len) && fsync(fd) == 0;
+    bool ok = fdio_write_all(fd, data, len) && fsync(fd) == 0;
     int saved = errno;
     if (close(fd) != 0 && ok) {
         ok = false;

@@ -1,5 +1,4 @@
 /* cli.c - butterfly-grade: grade a kernel body from a file or stdin. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 
 #include "config.h"
 #include "grade.h"
+#include "parse_num.h"
 #include "pool.h"
 #include "read_input.h"
 #include "report.h"
@@ -48,17 +48,6 @@ static void usage(FILE *out)
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
         "             3 anything else (time limit, runtime or internal error), 64 usage\n",
         TASK_DEFAULT_SEED, GRADE_DEFAULT_DEADLINE_MS);
-}
-
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || x > max)
-        return false;
-    *out = x;
-    return true;
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
+
 static void put_header(unsigned char h[FRAME_HEADER], enum frame_type type, size_t len)
 {
     h[0] = (unsigned char)type;
@@ -18,49 +20,19 @@ static size_t header_len(const unsigned char h[FRAME_HEADER])
     return (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 | (size_t)h[4] << 24;
 }
 
-static bool write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-static bool read_all(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 bool frame_write(int fd, enum frame_type type, const void *payload, size_t len)
 {
     unsigned char h[FRAME_HEADER];
     if (len > FRAME_MAX_PAYLOAD)
         return false;
     put_header(h, type, len);
-    return write_all(fd, h, sizeof h) && write_all(fd, payload, len);
+    return fdio_write_all(fd, h, sizeof h) && fdio_write_all(fd, payload, len);
 }
 
 bool frame_read(int fd, enum frame_type *type, char **payload, size_t *len)
 {
     unsigned char h[FRAME_HEADER];
-    if (!read_all(fd, h, sizeof h))
+    if (!fdio_read_all(fd, h, sizeof h))
         return false;
     size_t n = header_len(h);
     if (n > FRAME_MAX_PAYLOAD)
@@ -68,7 +40,7 @@ bool frame_read(int fd, enum frame_type *type, char **payload, size_t *len)
     char *p = malloc(n + 1);
     if (!p)
         return false;
-    if (!read_all(fd, p, n)) {
+    if (!fdio_read_all(fd, p, n)) {
         free(p);
         return false;
     }

@@ -50,8 +50,8 @@ cat > "$OUT/config.h" <<CONF
 #define BUTTERFLY_WORKER_INSTALL_PATH "/nonexistent"
 #define BUTTERFLY_STATIC_DIR "static"
 CONF
-SOURCES="grader/compare.c grader/compile.c grader/diagnose.c grader/frame.c grader/gpu.c
-         grader/grade.c grader/harness.c grader/limits.c grader/pool.c grader/read_input.c
+SOURCES="grader/compare.c grader/compile.c grader/diagnose.c grader/fdio.c grader/frame.c grader/gpu.c
+         grader/grade.c grader/harness.c grader/limits.c grader/parse_num.c grader/pool.c grader/read_input.c
          grader/reference.c grader/report.c grader/source_check.c grader/spirv_check.c
          grader/task.c grader/verdict.c server/api.c server/metrics.c server/static_files.c"
 OBJS=

@@ -2,7 +2,6 @@
  * butterfly-server: the grader over HTTP, with the exercise page.
  * Every option has an environment variable; the option wins.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "parse_num.h"
 #include "server.h"
 
 static void usage(FILE *out, const struct server_config *d)
@@ -42,10 +42,8 @@ static void usage(FILE *out, const struct server_config *d)
 static bool parse_uint(const char *name, const char *s, unsigned long long max,
                        unsigned long long *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || x > max) {
+    uint64_t x;
+    if (!parse_u64(s, max, &x)) {
         fprintf(stderr, "butterfly-server: bad %s \"%s\" (0..%llu)\n", name, s, max);
         return false;
     }
