@@ -205,8 +205,9 @@ static void run_and_compare(struct grader *g, struct verdict *v,
     case GPU_TIMEOUT:
         g->usable = false;
         v->status = VERDICT_TIME_LIMIT;
-        verdict_set_message(v, "The kernel did not finish within %u ms. Look for a loop that never ends.",
-                            g->opts.deadline_ms);
+        verdict_set_message(v, "The kernel did not finish within %u ms, its compile by the "
+                            "driver included. Look for a loop that never ends, or code that "
+                            "expands into a huge program.", g->opts.deadline_ms);
         return;
     case GPU_DEVICE_LOST:
         g->usable = false;

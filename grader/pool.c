@@ -267,8 +267,11 @@ static void worker_lost(struct pool *p, struct worker *w, bool timed_out, struct
                 verdict_set_message(v, "Compiling took longer than the %u ms limit: look for "
                                     "macros that expand to huge code.", p->opts.deadline_ms);
             else if (v)
-                verdict_set_message(v, "The kernel did not finish within %u ms. Look for a loop "
-                                    "that never ends.", p->opts.deadline_ms);
+                /* on lavapipe the driver compiles at the first dispatch, so
+                 * a huge unrolled program ends here as well as a runaway loop */
+                verdict_set_message(v, "The kernel did not finish within %u ms, its compile by "
+                                    "the driver included. Look for a loop that never ends, or "
+                                    "code that expands into a huge program.", p->opts.deadline_ms);
         } else {
             p->stats.crashes++;
             v = death_verdict(w->stage, have_status, status);
