@@ -241,6 +241,12 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     v->device_type = dev->type;
     v->seed = g->opts.seed;
 
+    /* Editors on Windows may save a byte-order mark first; glslang reads it
+     * as a stray token. It is no newline, so line numbers stay the same. */
+    if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {
+        body += 3;
+        len -= 3;
+    }
     char msg[256];
     int line;
     if (!source_check(body, len, &line, msg, sizeof msg)) {
