@@ -115,7 +115,7 @@ static void add_line_diagnostic(struct verdict *v, int line, const char *msg)
     v->ndiags = v->diags[0].message ? 1 : 0;
 }
 
-static void fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS])
+void grade_fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS])
 {
     for (int h = 0; h < TASK_NHALVES; h++) {
         for (int s = 0; s <= TASK_HIDDEN; s++) {
@@ -194,7 +194,7 @@ static void run_and_compare(struct grader *g, struct verdict *v,
     struct gpu_timings gt;
     char err[256] = "";
 
-    fill_runs(g->opts.seed, runs);
+    grade_fill_runs(g->opts.seed, runs);
     enum gpu_status st = gpu_run(g->gpu, spirv, nwords, runs, TASK_RUNS, out,
                                  g->opts.deadline_ms, &gt, err, sizeof err);
     v->timings.pipeline_ms = gt.pipeline_ms;

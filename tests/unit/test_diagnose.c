@@ -10,27 +10,16 @@
 
 #include "compare.h"
 #include "diagnose.h"
+#include "grade.h"
 
 #define NRUNS TASK_RUNS
 
 static const struct task *t = &task_butterfly;
 
-/* The runs as the grader builds them: per half, the visible spectrum, then
- * the hidden ones. */
+/* The runs exactly as the grader builds them. */
 static void make_runs(uint64_t seed, struct gpu_run runs[NRUNS])
 {
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        for (int s = 0; s <= TASK_HIDDEN; s++) {
-            struct gpu_run *r = &runs[h * (1 + TASK_HIDDEN) + s];
-            float spec[TASK_PLANES][TASK_N];
-            if (s == 0)
-                memcpy(spec, t->visible, sizeof spec);
-            else
-                task_hidden_spectrum(seed, (unsigned)(h * TASK_HIDDEN + s - 1), spec);
-            r->half = t->halves[h];
-            memcpy(r->spec, spec, sizeof spec);
-        }
-    }
+    grade_fill_runs(seed, runs);
 }
 
 /* What a kernel making mistake v returns on every run, as floats. */
