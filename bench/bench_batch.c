@@ -29,7 +29,7 @@
 
 #include "batch_gradebook.h"
 #include "bench_util.h"
-#include "gpu.h"
+#include "clock.h"
 #include "pool.h"
 
 extern char **environ;
@@ -46,7 +46,7 @@ static int run(char *const argv[], double *seconds)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    double t0 = gpu_now_ms();
+    double t0 = clock_now_ms();
     int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
@@ -56,7 +56,7 @@ static int run(char *const argv[], double *seconds)
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    *seconds = (gpu_now_ms() - t0) / 1000.0;
+    *seconds = (clock_now_ms() - t0) / 1000.0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -92,7 +92,7 @@ static double pool_alone(int count, int jobs)
         return -1;
     }
     struct counter c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
-    double t0 = gpu_now_ms();
+    double t0 = clock_now_ms();
     int submitted = 0;
     for (int k = 0; k < count; k++) {
         size_t len = bench_submission((unsigned)k, body, sizeof body);
@@ -102,7 +102,7 @@ static double pool_alone(int count, int jobs)
     while (c.done < submitted)
         pthread_cond_wait(&c.cond, &c.lock);
     pthread_mutex_unlock(&c.lock);
-    double seconds = (gpu_now_ms() - t0) / 1000.0;
+    double seconds = (clock_now_ms() - t0) / 1000.0;
     pool_free(p, 1000);
     return submitted == count ? seconds : -1;
 }

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "gpu.h"
+#include "clock.h"
 #include "pool.h"
 
 #define MAX_SAMPLES 100000
@@ -125,7 +125,7 @@ static void *submitter(void *arg)
     char body[2048];
     while (fd >= 0 && !atomic_load(&l->stop)) {
         size_t len = bench_submission(atomic_fetch_add(&next_kernel, 1), body, sizeof body);
-        double t0 = gpu_now_ms();
+        double t0 = clock_now_ms();
         int st = http_call(fd, "POST", "/api/tasks/butterfly/submissions", body, len);
         if (st != 200) {
             atomic_fetch_add(&l->errors, 1);
@@ -133,7 +133,7 @@ static void *submitter(void *arg)
             fd = connect_server();
             continue;
         }
-        double ms = gpu_now_ms() - t0;
+        double ms = clock_now_ms() - t0;
         add_sample(l->lat, ms);
         if (last_total_ms >= 0)
             add_sample(l->over, ms - last_total_ms);
@@ -149,10 +149,10 @@ static void *health_poller(void *arg)
     struct samples *s = l->lat;   /* the health samples */
     int fd = connect_server();
     while (fd >= 0 && !atomic_load(&l->stop)) {
-        double t0 = gpu_now_ms();
+        double t0 = clock_now_ms();
         if (http_call(fd, "GET", "/healthz", NULL, 0) != 200)
             atomic_fetch_add(&l->errors, 1);
-        add_sample(s, gpu_now_ms() - t0);
+        add_sample(s, clock_now_ms() - t0);
         usleep(20000);
     }
     if (fd >= 0)
@@ -168,7 +168,7 @@ static double run_http(int conc, double *p50, double *p99, double *hp99, double 
     struct samples hl = { PTHREAD_MUTEX_INITIALIZER, calloc(MAX_SAMPLES, sizeof(double)), 0 };
     struct load l = { &lat, &ov, 0, false }, hlo = { &hl, &ov, 0, false };
     pthread_t th[64], ht;
-    double t0 = gpu_now_ms();
+    double t0 = clock_now_ms();
     for (int i = 0; i < conc; i++)
         pthread_create(&th[i], NULL, submitter, &l);
     pthread_create(&ht, NULL, health_poller, &hlo);
@@ -178,7 +178,7 @@ static double run_http(int conc, double *p50, double *p99, double *hp99, double 
     for (int i = 0; i < conc; i++)
         pthread_join(th[i], NULL);
     pthread_join(ht, NULL);
-    double wall = (gpu_now_ms() - t0) / 1000.0;
+    double wall = (clock_now_ms() - t0) / 1000.0;
     *p50 = bench_quantile(lat.v, lat.n, 0.5);
     *p99 = bench_quantile(lat.v, lat.n, 0.99);
     *hp99 = bench_quantile(hl.v, hl.n, 0.99);
@@ -206,9 +206,9 @@ static void *direct_submitter(void *arg)
     char body[2048];
     while (!atomic_load(&d->stop)) {
         size_t len = bench_submission(atomic_fetch_add(&next_kernel, 1), body, sizeof body);
-        double t0 = gpu_now_ms();
+        double t0 = clock_now_ms();
         struct verdict *v = pool_grade(d->pool, body, len);
-        double ms = gpu_now_ms() - t0;
+        double ms = clock_now_ms() - t0;
         add_sample(d->lat, ms);
         add_sample(d->over, ms - v->timings.total_ms);
         verdict_free(v);
@@ -222,14 +222,14 @@ static double run_direct(struct pool *p, int conc, double *p50, double *over50)
     struct samples ov = { PTHREAD_MUTEX_INITIALIZER, calloc(MAX_SAMPLES, sizeof(double)), 0 };
     struct direct d = { p, &lat, &ov, false };
     pthread_t th[64];
-    double t0 = gpu_now_ms();
+    double t0 = clock_now_ms();
     for (int i = 0; i < conc; i++)
         pthread_create(&th[i], NULL, direct_submitter, &d);
     usleep((useconds_t)(run_seconds * 1e6));
     atomic_store(&d.stop, true);
     for (int i = 0; i < conc; i++)
         pthread_join(th[i], NULL);
-    double rate = (double)lat.n / ((gpu_now_ms() - t0) / 1000.0);
+    double rate = (double)lat.n / ((clock_now_ms() - t0) / 1000.0);
     *p50 = bench_quantile(lat.v, lat.n, 0.5);
     *over50 = bench_quantile(ov.v, ov.n, 0.5);
     free(lat.v);

@@ -35,8 +35,9 @@ fi
 CXX=$(find_tool clang++-14 clang++)
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-CFLAGS="-std=c17 -D_GNU_SOURCE -g -O1 $SAN -fsanitize=fuzzer-no-link -I$OUT -Igrader -Iserver"
-CXXFLAGS="-std=c++17 -g -O1 $SAN -fsanitize=fuzzer-no-link -Igrader"
+INC="-Igrader/common -Igrader/engine -Igrader/pool -Iserver"
+CFLAGS="-std=c17 -D_GNU_SOURCE -g -O1 $SAN -fsanitize=fuzzer-no-link -I$OUT $INC"
+CXXFLAGS="-std=c++17 -g -O1 $SAN -fsanitize=fuzzer-no-link $INC"
 LIBS="-lshaderc_combined -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen
       -lOSDependent -lOGLCompiler -lglslang-default-resource-limits -lSPIRV-Tools-opt
       -lSPIRV-Tools -lvulkan -ljansson -lmicrohttpd -lm -lpthread"
@@ -50,17 +51,15 @@ cat > "$OUT/config.h" <<CONF
 #define BUTTERFLY_WORKER_INSTALL_PATH "/nonexistent"
 #define BUTTERFLY_STATIC_DIR "static"
 CONF
-SOURCES="grader/compare.c grader/compile.c grader/diagnose.c grader/fdio.c grader/frame.c grader/gpu.c
-         grader/grade.c grader/harness.c grader/limits.c grader/parse_num.c grader/pool.c grader/read_input.c
-         grader/reference.c grader/report.c grader/source_check.c grader/spirv_check.c
-         grader/task.c grader/verdict.c server/api.c server/metrics.c server/static_files.c"
+SOURCES="$(ls grader/common/*.c grader/engine/*.c) grader/pool/frame.c grader/pool/pool.c
+         server/api.c server/metrics.c server/static_files.c"
 OBJS=
 for src in $SOURCES; do
     obj="$OUT/obj/$(echo "$src" | tr / _).o"
     "$CC" $CFLAGS -c "$src" -o "$obj"
     OBJS="$OBJS $obj"
 done
-"$CXX" $CXXFLAGS -c grader/spirv_robust.cc -o "$OUT/obj/spirv_robust.o"
+"$CXX" $CXXFLAGS -c grader/engine/spirv_robust.cc -o "$OUT/obj/spirv_robust.o"
 rm -f "$OUT/libfuzzgrader.a"
 ar rcs "$OUT/libfuzzgrader.a" $OBJS "$OUT/obj/spirv_robust.o"
 for t in $TARGETS; do

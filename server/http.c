@@ -8,6 +8,8 @@
  * /healthz, the page and the API answer at once while every worker is
  * busy.
  */
+#include "clock.h"
+#include "defaults.h"
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -24,7 +26,6 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "gpu.h"
 #include "metrics.h"
 #include "pool.h"
 #include "report.h"
@@ -87,17 +88,17 @@ void server_config_init(struct server_config *c)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     memset(c, 0, sizeof *c);
-    c->bind = "127.0.0.1";
-    c->port = 8080;
+    c->bind = DEFAULT_BIND;
+    c->port = DEFAULT_PORT;
     c->workers = cores > 0 ? (unsigned)cores : 1;
-    c->queue_length = 32;
-    c->deadline_ms = 5000;
-    c->recycle_after = 1000;
+    c->queue_length = DEFAULT_QUEUE_LENGTH;
+    c->deadline_ms = DEFAULT_DEADLINE_MS;
+    c->recycle_after = DEFAULT_RECYCLE_AFTER;
     c->seed = TASK_DEFAULT_SEED;
-    c->max_connections = 512;
-    c->per_ip_connections = 64;
-    c->connection_timeout_s = 15;
-    c->connection_memory = 64 * 1024;
+    c->max_connections = DEFAULT_MAX_CONNECTIONS;
+    c->per_ip_connections = DEFAULT_PER_IP_CONNECTIONS;
+    c->connection_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
+    c->connection_memory = DEFAULT_CONNECTION_MEMORY;
     c->access_log = true;
 }
 
@@ -355,7 +356,7 @@ static enum MHD_Result finish_upload(struct request *r)
     /* Suspend first: the verdict may arrive before pool_submit returns. */
     MHD_suspend_connection(r->conn);
     r->state = REQ_WAITING;
-    r->submitted_ms = gpu_now_ms();
+    r->submitted_ms = clock_now_ms();
     enum pool_submit_status st = pool_submit(r->srv->pool, src, len, on_verdict, r);
     json_decref(owner);
     free(r->body);
@@ -380,7 +381,7 @@ static enum MHD_Result answer_verdict(struct request *r)
     if (!v)   /* resumed without a verdict: cannot happen, but never hang */
         return send_error(r, 500, "internal_error", "The job ended without a verdict.");
     metrics_count_submission(r->srv->metrics, v->status,
-                             (gpu_now_ms() - r->submitted_ms) / 1000.0);
+                             (clock_now_ms() - r->submitted_ms) / 1000.0);
     snprintf(r->verdict_slug, sizeof r->verdict_slug, "%s", verdict_status_slug(v->status));
     unsigned status = http_status_for(v);
     enum MHD_Result ret;
@@ -498,7 +499,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         return NULL;
     r->srv = cls;
     r->conn = conn;
-    r->start_ms = gpu_now_ms();
+    r->start_ms = clock_now_ms();
     /* the query string is not logged: it is nobody's business */
     size_t n = strcspn(uri, "?");
     const char *pct = memchr(uri, '%', n);
@@ -531,7 +532,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct verdict *orphan = atomic_exchange(&r->verdict, NULL);
     if (orphan) {
         metrics_count_submission(s->metrics, orphan->status,
-                                 (gpu_now_ms() - r->submitted_ms) / 1000.0);
+                                 (clock_now_ms() - r->submitted_ms) / 1000.0);
         snprintf(r->verdict_slug, sizeof r->verdict_slug, "%s",
                  verdict_status_slug(orphan->status));
         verdict_free(orphan);
@@ -545,7 +546,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
         fprintf(stderr, "%s %s %s %s %u %.1fms %s%s\n", when, r->client,
                 r->method[0] ? r->method : "-", r->path, r->status,
-                gpu_now_ms() - r->start_ms, r->verdict_slug[0] ? r->verdict_slug : "-",
+                clock_now_ms() - r->start_ms, r->verdict_slug[0] ? r->verdict_slug : "-",
                 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection closed)");
     }
     free(r->body);

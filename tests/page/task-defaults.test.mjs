@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_TASK, mergeTask } from '../../static/task-defaults.mjs';
 
 test('the built-in copy matches the grader\'s task definition', () => {
-  const c = readFileSync(new URL('../../grader/task.c', import.meta.url), 'utf8');
+  const c = readFileSync(new URL('../../grader/common/task.c', import.meta.url), 'utf8');
   const m = /\.starter =\s*((?:"(?:[^"\\]|\\.)*"\s*)+),/.exec(c);
-  assert.ok(m, 'starter found in grader/task.c');
+  assert.ok(m, 'starter found in grader/common/task.c');
   const starter = JSON.parse(`[${m[1].trim().split(/"\s+"/).join('","')}]`).join('');
   assert.equal(DEFAULT_TASK.starter, starter);
   assert.ok(c.includes(`.signature = ${JSON.stringify(DEFAULT_TASK.signature)}`));

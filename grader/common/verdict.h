@@ -5,7 +5,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "compile.h"
 #include "task.h"
 
 #define VERDICT_SCHEMA 1
@@ -34,6 +33,16 @@ const char *verdict_status_slug(enum verdict_status s);
 
 /* True for every runtime-error id (7 to 12). */
 bool verdict_status_is_runtime_error(enum verdict_status s);
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+
+/* One compiler message, on the student's own line numbering. */
+struct diagnostic {
+    int line;                    /* 1-based; body lines + 1 for "after your code" */
+    int column;                  /* 0 when unknown (glslang gives none) */
+    enum diag_severity severity;
+    char *message;               /* owned */
+};
 
 struct cell_result {
     double expected;

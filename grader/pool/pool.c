@@ -25,11 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "frame.h"
-#include "gpu.h"
-#include "grade.h"
-#include "limits.h"
 
 extern char **environ;
 
@@ -82,7 +80,7 @@ struct pool {
 
 static double now_ms(void)
 {
-    return gpu_now_ms();
+    return clock_now_ms();
 }
 
 void pool_options_init(struct pool_options *o)
@@ -90,12 +88,12 @@ void pool_options_init(struct pool_options *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     memset(o, 0, sizeof *o);
     o->workers = cores > 0 ? (unsigned)cores : 1;
-    o->queue_length = 64;
-    o->deadline_ms = GRADE_DEFAULT_DEADLINE_MS;
-    o->max_jobs_per_worker = 1000;
-    o->start_timeout_ms = 30000;
+    o->queue_length = DEFAULT_QUEUE_LENGTH;
+    o->deadline_ms = DEFAULT_DEADLINE_MS;
+    o->max_jobs_per_worker = DEFAULT_RECYCLE_AFTER;
+    o->start_timeout_ms = DEFAULT_START_TIMEOUT_MS;
     o->seed = TASK_DEFAULT_SEED;
-    o->cpu_memory_mb = LIMITS_DEFAULT_CPU_MEMORY_MB;
+    o->cpu_memory_mb = DEFAULT_CPU_MEMORY_MB;
 }
 
 static void wake(struct pool *p)
@@ -599,15 +597,15 @@ static void *supervise(void *arg)
 
 /* --- public ---------------------------------------------------------- */
 
-static bool find_worker(struct pool *p, char *err, size_t errsz)
+bool pool_find_worker(const char *given, char *path, size_t pathsz, char *err, size_t errsz)
 {
     const char *candidates[] = {
-        p->opts.worker_path, getenv("BUTTERFLY_WORKER"),
+        given, getenv("BUTTERFLY_WORKER"),
         BUTTERFLY_WORKER_BUILD_PATH, BUTTERFLY_WORKER_INSTALL_PATH,
     };
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (candidates[i] && *candidates[i] && access(candidates[i], X_OK) == 0) {
-            snprintf(p->worker_path, sizeof p->worker_path, "%s", candidates[i]);
+            snprintf(path, pathsz, "%s", candidates[i]);
             return true;
         }
     }
@@ -630,7 +628,7 @@ struct pool *pool_new(const struct pool_options *o, char *err, size_t errsz)
     p->opts.device = o->device ? strdup(o->device) : NULL;
     p->opts.worker_path = NULL;
     p->wake[0] = p->wake[1] = -1;
-    if (!find_worker(p, err, errsz))
+    if (!pool_find_worker(o->worker_path, p->worker_path, sizeof p->worker_path, err, errsz))
         goto fail;
     snprintf(p->seed_arg, sizeof p->seed_arg, "%llu", (unsigned long long)o->seed);
     /* The worker's own device wait is the job's deadline plus a margin:

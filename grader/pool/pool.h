@@ -7,13 +7,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "defaults.h"
 #include "verdict.h"
 
-#define POOL_MAX_WORKERS 64
+#define POOL_MAX_WORKERS MAX_WORKERS
 
 struct pool_options {
     unsigned workers;              /* default: the number of cores */
-    unsigned queue_length;         /* jobs waiting for a worker; default 64 */
+    unsigned queue_length;         /* jobs waiting for a worker */
     uint32_t deadline_ms;          /* per job: compile, first dispatch, run */
     unsigned max_jobs_per_worker;  /* then the worker is replaced; 0: never */
     uint32_t start_timeout_ms;     /* a new worker must be warm by then */
@@ -25,6 +26,13 @@ struct pool_options {
 
 /* Fills *o with the defaults. */
 void pool_options_init(struct pool_options *o);
+
+/*
+ * Finds the worker program: `given` (may be NULL), else $BUTTERFLY_WORKER,
+ * else the build tree's, else the installed one; the first that can be
+ * executed is copied into path. False with a reason in err when none can.
+ */
+bool pool_find_worker(const char *given, char *path, size_t pathsz, char *err, size_t errsz);
 
 /* Receives the verdict of a job, and owns it. Called on the pool's own
  * thread, without its lock held: do little, and do not block. */

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
+#include "clock.h"
+
 struct gpu_context {
     VkInstance instance;
     VkPhysicalDevice phys;
@@ -36,13 +38,6 @@ struct gpu_context {
 #define OUT_BYTES (sizeof(float) * TASK_CELLS * TASK_RUNS)
 
 _Static_assert(sizeof(struct gpu_run) == 68, "gpu_run must match bf_run_t in std430");
-
-double gpu_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
@@ -528,7 +523,7 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
     for (size_t i = 0; i < nruns * TASK_CELLS; i++)
         o[i] = NAN;   /* a cell the kernel does not write stays NaN and fails */
 
-    double t0 = gpu_now_ms();
+    double t0 = clock_now_ms();
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
         .codeSize = nwords * 4,
@@ -569,7 +564,7 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
         goto out;
     }
     vr = vkWaitForFences(g->device, 1, &g->fence, VK_TRUE, (uint64_t)timeout_ms * 1000000ull);
-    t->pipeline_ms = gpu_now_ms() - t0;
+    t->pipeline_ms = clock_now_ms() - t0;
     if (vr == VK_TIMEOUT) {
         /* The queue cannot be cancelled: leave everything as it is. */
         g->poisoned = true;

@@ -33,8 +33,8 @@
 #include "batch_score.h"
 #include "batch_sha256.h"
 #include "batch_summary.h"
-#include "gpu.h"
-#include "grade.h"
+#include "clock.h"
+#include "defaults.h"
 #include "pool.h"
 
 /* One input on its way through the pool; its verdict comes back here. */
@@ -69,7 +69,7 @@ void batch_options_init(struct batch_options *o)
     memset(o, 0, sizeof *o);
     o->format = BATCH_FORMAT_AUTO;
     o->seed = TASK_DEFAULT_SEED;
-    o->deadline_ms = GRADE_DEFAULT_DEADLINE_MS;
+    o->deadline_ms = DEFAULT_DEADLINE_MS;
 }
 
 /* --- signals ---------------------------------------------------------- */
@@ -517,12 +517,12 @@ int batch_run(const struct batch_options *o)
         r.slots[i] = (struct slot){ .run = &r, .index = i };
     r.window = 1;   /* until the pool exists: reuse and refusals need none */
     batch_progress_init(&r.progress, stderr, r.in.n, o->quiet);
-    double t0 = gpu_now_ms();
+    double t0 = clock_now_ms();
     bool started = grade_all(&r);
     pool_free(r.pool, 1000);
     r.pool = NULL;
     drain(&r);
-    double seconds = (gpu_now_ms() - t0) / 1000.0;
+    double seconds = (clock_now_ms() - t0) / 1000.0;
     int sig = atomic_load(&r.last_signal);
     if (sig) {
         fprintf(stderr, "butterfly-batch: interrupted after %zu of %zu inputs; every result "

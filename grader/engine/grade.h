@@ -8,8 +8,6 @@
 #include "gpu.h"
 #include "verdict.h"
 
-#define GRADE_DEFAULT_DEADLINE_MS 5000
-
 struct grader_options {
     const char *device;       /* selector for gpu_context_new; NULL: the best */
     uint64_t seed;            /* hidden spectra; TASK_DEFAULT_SEED by default */

@@ -6,18 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "verdict.h"
+
 #define COMPILE_MAX_DIAGNOSTICS 50
 #define COMPILE_MAX_LOG         (16 * 1024)
-
-enum diag_severity { DIAG_ERROR, DIAG_WARNING };
-
-/* One compiler message, on the student's own line numbering. */
-struct diagnostic {
-    int line;                    /* 1-based; body lines + 1 for "after your code" */
-    int column;                  /* 0 when unknown (glslang gives none) */
-    enum diag_severity severity;
-    char *message;               /* owned */
-};
 
 struct compile_result {
     bool ok;

@@ -8,9 +8,11 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+#include "defaults.h"
+
 void limits_init(struct worker_limits *l)
 {
-    l->cpu_memory_mb = LIMITS_DEFAULT_CPU_MEMORY_MB;
+    l->cpu_memory_mb = DEFAULT_CPU_MEMORY_MB;
     l->max_open_files = 256;
 }
 

@@ -7,7 +7,7 @@
 
 #include "batch.h"
 #include "config.h"
-#include "grade.h"
+#include "defaults.h"
 #include "parse_num.h"
 #include "pool.h"
 
@@ -38,7 +38,7 @@ static void usage(FILE *out)
         "exit status: 0 every input has its row, 1 so it has but some rows are Internal\n"
         "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
         "             128+signal interrupted (run the same command again to go on)\n",
-        POOL_MAX_WORKERS, TASK_DEFAULT_SEED, GRADE_DEFAULT_DEADLINE_MS);
+        POOL_MAX_WORKERS, TASK_DEFAULT_SEED, DEFAULT_DEADLINE_MS);
 }
 
 int main(int argc, char **argv)

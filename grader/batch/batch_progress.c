@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "gpu.h"
+#include "clock.h"
 
 void batch_progress_init(struct batch_progress *p, FILE *out, size_t total, bool quiet)
 {
@@ -12,7 +12,7 @@ void batch_progress_init(struct batch_progress *p, FILE *out, size_t total, bool
     p->quiet = quiet;
     p->tty = isatty(fileno(out));
     p->total = total;
-    p->t0_ms = p->last_ms = gpu_now_ms();
+    p->t0_ms = p->last_ms = clock_now_ms();
 }
 
 static enum batch_tally tally_of(enum verdict_status s)
@@ -52,7 +52,7 @@ void batch_progress_tick(struct batch_progress *p, bool force)
 {
     if (p->quiet)
         return;
-    double now = gpu_now_ms();
+    double now = clock_now_ms();
     if (!force && now - p->last_ms < (p->tty ? 100 : 5000))
         return;
     p->last_ms = now;

@@ -1,11 +1,13 @@
 /* cli.c - butterfly-grade: grade a kernel body from a file or stdin. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
-#include "grade.h"
+#include "defaults.h"
 #include "parse_num.h"
 #include "pool.h"
 #include "read_input.h"
@@ -47,7 +49,7 @@ static void usage(FILE *out)
         "\n"
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
         "             3 anything else (time limit, runtime or internal error), 64 usage\n",
-        TASK_DEFAULT_SEED, GRADE_DEFAULT_DEADLINE_MS);
+        TASK_DEFAULT_SEED, DEFAULT_DEADLINE_MS);
 }
 
 int main(int argc, char **argv)
@@ -62,38 +64,45 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct grader_options opts;
+    /* Student code runs in a worker process, never in this one. */
+    struct pool_options po;
     bool json = false;
     uint64_t x;
     int c;
 
-    grader_options_init(&opts);
-    opts.device = getenv("BUTTERFLY_DEVICE");
+    pool_options_init(&po);
+    po.workers = 1;
+    po.queue_length = 1;
+    po.device = getenv("BUTTERFLY_DEVICE");
     while ((c = getopt_long(argc, argv, "jd:s:t:lVh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
-        case 'd': opts.device = optarg; break;
+        case 'd': po.device = optarg; break;
         case 's':
-            if (!parse_u64(optarg, (1ull << 53) - 1, &opts.seed)) {
+            if (!parse_u64(optarg, MAX_SEED, &po.seed)) {
                 fprintf(stderr, "butterfly-grade: bad --seed '%s'\n", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 't':
-            if (!parse_u64(optarg, 600000, &x) || x == 0) {
-                fprintf(stderr, "butterfly-grade: bad --deadline-ms '%s' (1..600000)\n", optarg);
+            if (!parse_u64(optarg, MAX_DEADLINE_MS, &x) || x == 0) {
+                fprintf(stderr, "butterfly-grade: bad --deadline-ms '%s' (1..%u)\n", optarg,
+                        MAX_DEADLINE_MS);
                 return EXIT_USAGE;
             }
-            opts.deadline_ms = (uint32_t)x;
+            po.deadline_ms = (uint32_t)x;
             break;
         case 'l': {
-            char err[256];
-            int n = gpu_list_devices(stdout, err, sizeof err);
-            if (n < 0) {
+            /* Only the worker links Vulkan: it lists the devices itself. */
+            char path[512], err[256];
+            if (!pool_find_worker(NULL, path, sizeof path, err, sizeof err)) {
                 fprintf(stderr, "butterfly-grade: %s\n", err);
                 return EXIT_OTHER;
             }
-            return n > 0 ? 0 : EXIT_OTHER;
+            fflush(stdout);
+            execl(path, path, "--list-devices", (char *)NULL);
+            fprintf(stderr, "butterfly-grade: cannot run %s: %s\n", path, strerror(errno));
+            return EXIT_OTHER;
         }
         case 'V': printf("butterfly-grade %s\n", BUTTERFLY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
@@ -112,14 +121,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "butterfly-grade: %s\n", err);
         return EXIT_OTHER;
     }
-    /* Student code runs in a worker process, never in this one. */
-    struct pool_options po;
-    pool_options_init(&po);
-    po.workers = 1;
-    po.queue_length = 1;
-    po.device = opts.device;
-    po.seed = opts.seed;
-    po.deadline_ms = opts.deadline_ms;
     struct pool *pool = pool_new(&po, err, sizeof err);
     if (!pool || !pool_wait_ready(pool, 1, po.start_timeout_ms, err, sizeof err)) {
         fprintf(stderr, "butterfly-grade: %s\n", err);

@@ -7,8 +7,6 @@
 
 #include "gpu.h"
 
-#define LIMITS_DEFAULT_CPU_MEMORY_MB 3072
-
 struct worker_limits {
     /* Address-space cap in MiB for a CPU device (lavapipe), 0 for none.
      * GPU drivers reserve large address ranges up front (for unified

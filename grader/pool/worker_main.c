@@ -5,6 +5,7 @@
  * reaps it and starts another.
  *
  * usage: butterfly-worker [--device SEL] [--seed N] [--deadline-ms N] [--memory-mb N]
+ *        butterfly-worker --list-devices
  */
 #include <errno.h>
 #include <getopt.h>
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
         { "seed", required_argument, NULL, 's' },
         { "deadline-ms", required_argument, NULL, 't' },
         { "memory-mb", required_argument, NULL, 'm' },
+        { "list-devices", no_argument, NULL, 'l' },
         { NULL, 0, NULL, 0 },
     };
     struct grader_options o;
@@ -75,6 +77,13 @@ int main(int argc, char **argv)
         case 's': o.seed = strtoull(optarg, NULL, 10); break;
         case 't': o.deadline_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
         case 'm': lim.cpu_memory_mb = strtoull(optarg, NULL, 10); break;
+        case 'l': {
+            /* for butterfly-grade --list-devices, which links no Vulkan */
+            int n = gpu_list_devices(stdout, err, sizeof err);
+            if (n < 0)
+                fprintf(stderr, "butterfly-worker: %s\n", err);
+            return n > 0 ? 0 : 3;
+        }
         default: return 2;
         }
     }

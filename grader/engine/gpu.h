@@ -78,7 +78,4 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
                         uint32_t timeout_ms, struct gpu_timings *t,
                         char *err, size_t errsz);
 
-/* Monotonic milliseconds, for timing. */
-double gpu_now_ms(void);
-
 #endif

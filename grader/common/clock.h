@@ -1,0 +1,18 @@
+/* clock.h - the one clock every part of the grader times things with. */
+#ifndef BUTTERFLY_CLOCK_H
+#define BUTTERFLY_CLOCK_H
+
+#include <time.h>
+
+/* Milliseconds on CLOCK_MONOTONIC: for durations and deadlines, never for
+ * the time of day (it does not jump when the wall clock is set). */
+double clock_now_ms(void);
+
+/*
+ * The absolute CLOCK_MONOTONIC time `ms` milliseconds from now, for
+ * pthread_cond_timedwait on a condition variable made with
+ * clock_cond_init. Never wraps, whatever ms.
+ */
+struct timespec clock_after_ms(unsigned long long ms);
+
+#endif
