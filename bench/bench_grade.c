@@ -64,7 +64,7 @@ static double naive_one(const char *body, size_t len, const char *device)
     grade_fill_runs(TASK_DEFAULT_SEED, runs);   /* the same inputs as the warm path */
     struct gpu_timings t;
     enum gpu_status st = gpu_run(g, (const uint32_t *)spv, spv_len / 4, runs, TASK_RUNS, out,
-                                 5000, &t, err, sizeof err);
+                                 NULL, 5000, &t, err, sizeof err);
     gpu_context_free(g);
     free(spv);
     return st == GPU_OK ? clock_now_ms() - t0 : -1;

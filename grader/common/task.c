@@ -34,6 +34,7 @@ const struct task task_butterfly = {
      */
     .atol = 5e-3,
     .rtol = 1e-3,
+    .loop_budget = TASK_LOOP_BUDGET,
     .signature = "float butterfly(/* this, half, spectrum */) {",
     .starter =
         "// One thread computes one output cell: index this.thread.x,\n"

@@ -13,6 +13,13 @@
 #define TASK_RUNS       (TASK_NHALVES * (1 + TASK_HIDDEN))
 #define TASK_MAX_SOURCE (64 * 1024)
 #define TASK_DEFAULT_SEED 20261129u
+/*
+ * Loop iterations one thread may take, all loops together (see
+ * grader/engine/spirv_loops.h). Far below lavapipe's silent cap of 65,535
+ * iterations per loop, so that the driver never decides a verdict, and far
+ * above what any butterfly needs (none needs a loop at all).
+ */
+#define TASK_LOOP_BUDGET 10000u
 
 /* One kernel-API name as the page and the docs show it. */
 struct task_api_name {
@@ -28,6 +35,7 @@ struct task {
     int halves[TASK_NHALVES];
     float visible[TASK_PLANES][TASK_N];
     double atol, rtol;
+    unsigned loop_budget;            /* TASK_LOOP_BUDGET */
     const char *signature;           /* the line shown above the body */
     const char *starter;             /* the body a student starts from */
     const struct task_api_name *api; /* terminated by a NULL name */

@@ -107,6 +107,7 @@ void verdict_free(struct verdict *v)
     free(v->message);
     diagnosis_free(v->diagnosis);
     free(v->summary);
+    free(v->loop);
     for (size_t i = 0; i < v->ndiags; i++)
         free(v->diags[i].message);
     free(v->diags);
@@ -124,6 +125,20 @@ void verdict_set_message(struct verdict *v, const char *fmt, ...)
     va_end(ap);
     free(v->message);
     v->message = s;
+}
+
+void verdict_time_limit(struct verdict *v, unsigned deadline_ms, bool compiling)
+{
+    v->status = VERDICT_TIME_LIMIT;
+    if (compiling)
+        verdict_set_message(v, "Compiling took longer than the %u ms limit: look for macros "
+                            "that expand to huge code.", deadline_ms);
+    else
+        /* loops are stopped by the loop budget long before this: what is
+         * left is straight-line code, which the driver compiles first */
+        verdict_set_message(v, "The kernel did not finish within %u ms, its compile by the "
+                            "driver included: look for code that expands into a huge "
+                            "program.", deadline_ms);
 }
 
 /* A JSON string even from bytes that are not UTF-8 (a log cut mid-character,
@@ -184,6 +199,32 @@ static json_t *diag_to_json(const struct diagnostic *d)
                      "message", jstr(d->message ? d->message : ""));
 }
 
+/* The loop that ran over its budget, or null. */
+static json_t *loop_to_json(const struct verdict_loop *l)
+{
+    if (!l)
+        return json_null();
+    return json_pack("{s:o, s:i, s:i, s:s, s:i, s:i}",
+                     "line", l->line > 0 ? json_integer(l->line) : json_null(),
+                     "limit", (int)l->limit, "half", l->half,
+                     "spectrum", l->hidden ? "hidden" : "visible", "i", l->i, "plane", l->plane);
+}
+
+static bool loop_from_json(const json_t *lj, struct verdict *v)
+{
+    if (!json_is_object(lj))
+        return true;
+    if (!(v->loop = calloc(1, sizeof *v->loop)))
+        return false;
+    v->loop->line = (int)json_integer_value(json_object_get(lj, "line"));
+    v->loop->limit = (unsigned)json_integer_value(json_object_get(lj, "limit"));
+    v->loop->half = (int)json_integer_value(json_object_get(lj, "half"));
+    v->loop->hidden = !strcmp(json_string_value(json_object_get(lj, "spectrum")) ?: "", "hidden");
+    v->loop->i = (int)json_integer_value(json_object_get(lj, "i"));
+    v->loop->plane = (int)json_integer_value(json_object_get(lj, "plane"));
+    return true;
+}
+
 static json_t *ms_or_null(double ms)
 {
     return ms >= 0 ? json_real(ms) : json_null();
@@ -227,6 +268,7 @@ json_t *verdict_to_json(const struct verdict *v)
                         "hint", jstr(v->diagnosis->hint))
             : json_null());
         json_object_set_new(j, "summary", v->summary ? jstr(v->summary) : json_null());
+        json_object_set_new(j, "loop", loop_to_json(v->loop));
     }
     return j;
 }
@@ -349,6 +391,8 @@ struct verdict *verdict_from_json(const json_t *j)
         goto fail;
     const char *summary = json_string_value(json_object_get(j, "summary"));
     if (summary && !(v->summary = strdup(summary)))
+        goto fail;
+    if (!loop_from_json(json_object_get(j, "loop"), v))
         goto fail;
     return v;
 fail:

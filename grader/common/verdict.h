@@ -61,6 +61,15 @@ struct verdict_timings {
     double compile_ms, pipeline_ms, run_ms, total_ms;  /* run_ms < 0: unknown */
 };
 
+/* Where the loop budget ran out (Time Limit Exceeded by the grader's count). */
+struct verdict_loop {
+    int line;                          /* the loop's line in the body; 0 when unknown */
+    unsigned limit;                    /* the budget, in loop iterations per thread */
+    int half;                          /* the first run and cell that ran over */
+    bool hidden;                       /* on a hidden spectrum (else the visible one) */
+    int i, plane;
+};
+
 /* A named mistake recognised from the outputs (see diagnose.h). */
 struct diagnosis {
     char *id, *title, *explanation, *hint;   /* owned */
@@ -81,6 +90,7 @@ struct verdict {
     char *summary;                     /* owned; where it fails, in words; may be NULL */
     struct verdict_timings timings;
     uint64_t seed;
+    struct verdict_loop *loop;         /* owned; set when a loop ran over its budget */
 };
 
 /* A new verdict with status and a copy of message (may be NULL); NULL on OOM. */
@@ -99,6 +109,13 @@ void verdict_free(struct verdict *v);
 /* Replaces the verdict's message with a formatted one. */
 void verdict_set_message(struct verdict *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Makes v a Time Limit Exceeded by the deadline (not by the loop budget),
+ * with the one sentence that says so: `compiling` when the compiler was
+ * still at work, else the run (on a CPU driver that includes its compile).
+ */
+void verdict_time_limit(struct verdict *v, unsigned deadline_ms, bool compiling);
 
 /* The verdict as JSON (see docs/VERDICT.md); a new reference, NULL on OOM. */
 json_t *verdict_to_json(const struct verdict *v);

@@ -30,6 +30,11 @@ struct compiler *compiler_new(void)
     /* The driver optimises anyway; shaderc's optimiser would only add time. */
     shaderc_compile_options_set_optimization_level(c->opts,
                                                    shaderc_optimization_level_zero);
+    /* Debug information gives every instruction its source line: the loop
+     * budget names the loop that ran over, and refusals of the compiled
+     * code name the line that caused them. It is stripped before the
+     * driver sees the module (spirv_strip.c). */
+    shaderc_compile_options_set_generate_debug_info(c->opts);
     /* No include callback is set, so #include can never read a file. */
     return c;
 }

@@ -24,6 +24,7 @@ struct gpu_context {
     VkPipelineLayout pipeline_layout;
     VkDescriptorPool descriptor_pool;
     VkDescriptorSet descriptor_set;
+    VkDeviceSize in_stride, out_stride;   /* one run's slice, aligned for dynamic offsets */
     VkBuffer in_buf, out_buf;
     VkDeviceMemory in_mem, out_mem;
     void *in_map, *out_map;
@@ -34,10 +35,17 @@ struct gpu_context {
     bool poisoned;                /* a dispatch may still be running */
 };
 
-#define IN_BYTES  (sizeof(struct gpu_run) * TASK_RUNS)
-#define OUT_BYTES (sizeof(float) * TASK_CELLS * TASK_RUNS)
+struct gpu_kernel {
+    VkShaderModule module;
+    VkPipeline pipeline;
+};
 
-_Static_assert(sizeof(struct gpu_run) == 68, "gpu_run must match bf_run_t in std430");
+/* One run's input (bf_in_block) and outputs (bf_out_block), as the harness
+ * lays them out in std430: the values, then the loop-budget marks. */
+#define RUN_IN_BYTES  sizeof(struct gpu_run)
+#define RUN_OUT_BYTES (TASK_CELLS * (sizeof(float) + sizeof(uint32_t)))
+
+_Static_assert(sizeof(struct gpu_run) == 68, "gpu_run must match bf_in_block in std430");
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
@@ -274,10 +282,12 @@ static VkResult create_device(struct gpu_context *g)
 
 static VkResult create_layouts(struct gpu_context *g)
 {
+    /* Dynamic: each run's dispatch binds its own slice of the buffers, so
+     * a run cannot read another run's input (the hidden spectra). */
     VkDescriptorSetLayoutBinding b[2] = {
-        { .binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        { .binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC,
           .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT },
-        { .binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        { .binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC,
           .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT },
     };
     VkDescriptorSetLayoutCreateInfo dl = {
@@ -296,7 +306,7 @@ static VkResult create_layouts(struct gpu_context *g)
     vr = vkCreatePipelineLayout(g->device, &pl, NULL, &g->pipeline_layout);
     if (vr != VK_SUCCESS)
         return vr;
-    VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 };
+    VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 2 };
     VkDescriptorPoolCreateInfo dp = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = 1,
@@ -315,17 +325,31 @@ static VkResult create_layouts(struct gpu_context *g)
     return vkAllocateDescriptorSets(g->device, &da, &g->descriptor_set);
 }
 
+/* n rounded up to a multiple of align (a power of two, as Vulkan's limits are). */
+static VkDeviceSize align_up(VkDeviceSize n, VkDeviceSize align)
+{
+    return align > 1 ? (n + align - 1) & ~(align - 1) : n;
+}
+
 static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_bits)
 {
-    VkResult vr = create_host_buffer(g, IN_BYTES, &g->in_buf, &g->in_mem, &g->in_map);
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(g->phys, &p);
+    VkDeviceSize align = p.limits.minStorageBufferOffsetAlignment;
+    g->in_stride = align_up(RUN_IN_BYTES, align);
+    g->out_stride = align_up(RUN_OUT_BYTES, align);
+    VkResult vr = create_host_buffer(g, g->in_stride * TASK_RUNS, &g->in_buf, &g->in_mem,
+                                     &g->in_map);
     if (vr != VK_SUCCESS)
         return vr;
-    vr = create_host_buffer(g, OUT_BYTES, &g->out_buf, &g->out_mem, &g->out_map);
+    vr = create_host_buffer(g, g->out_stride * TASK_RUNS, &g->out_buf, &g->out_mem, &g->out_map);
     if (vr != VK_SUCCESS)
         return vr;
+    /* The ranges are one run's slice exactly: robustBufferAccess keeps
+     * every access inside the range bound for the dispatch. */
     VkDescriptorBufferInfo bi[2] = {
-        { g->in_buf, 0, VK_WHOLE_SIZE },
-        { g->out_buf, 0, VK_WHOLE_SIZE },
+        { g->in_buf, 0, RUN_IN_BYTES },
+        { g->out_buf, 0, RUN_OUT_BYTES },
     };
     VkWriteDescriptorSet w[2];
     for (int i = 0; i < 2; i++) {
@@ -334,7 +358,7 @@ static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_b
             .dstSet = g->descriptor_set,
             .dstBinding = (uint32_t)i,
             .descriptorCount = 1,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC,
             .pBufferInfo = &bi[i],
         };
     }
@@ -362,8 +386,6 @@ static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_b
     if (vr != VK_SUCCESS)
         return vr;
 
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(g->phys, &p);
     if (ts_bits > 0 && p.limits.timestampComputeAndGraphics) {
         VkQueryPoolCreateInfo qp = {
             .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -482,9 +504,14 @@ static VkResult record(struct gpu_context *g, VkPipeline pipeline, uint32_t nrun
         vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g->query_pool, 0);
     }
     vkCmdBindPipeline(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout,
-                            0, 1, &g->descriptor_set, 0, NULL);
-    vkCmdDispatch(g->cmd, 1, 1, nruns);
+    /* One workgroup per run, each with its own slices bound: the runs write
+     * disjoint outputs and only read their inputs, so no barrier between. */
+    for (uint32_t r = 0; r < nruns; r++) {
+        uint32_t offsets[2] = { (uint32_t)(r * g->in_stride), (uint32_t)(r * g->out_stride) };
+        vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout,
+                                0, 1, &g->descriptor_set, 2, offsets);
+        vkCmdDispatch(g->cmd, 1, 1, 1);
+    }
     if (g->query_pool)
         vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g->query_pool, 1);
     /* make the shader's writes visible to the host's read of the mapping */
@@ -498,16 +525,107 @@ static VkResult record(struct gpu_context *g, VkPipeline pipeline, uint32_t nrun
     return vkEndCommandBuffer(g->cmd);
 }
 
-enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
-                        const struct gpu_run *runs, size_t nruns, float *out,
-                        uint32_t timeout_ms, struct gpu_timings *t,
-                        char *err, size_t errsz)
+/* A failed Vulkan call as a status: device loss poisons the context. */
+static enum gpu_status failed(struct gpu_context *g, VkResult vr)
 {
-    enum gpu_status status = GPU_ERROR;
-    VkShaderModule module = VK_NULL_HANDLE;
-    VkPipeline pipeline = VK_NULL_HANDLE;
-    VkResult vr;
+    if (vr == VK_ERROR_DEVICE_LOST) {
+        g->poisoned = true;
+        return GPU_DEVICE_LOST;
+    }
+    return GPU_ERROR;
+}
 
+enum gpu_status gpu_kernel_new(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
+                               struct gpu_kernel **out, char *err, size_t errsz)
+{
+    VkResult vr;
+    *out = NULL;
+    if (g->poisoned) {
+        set_err(err, errsz, "the device is still busy with an earlier kernel");
+        return GPU_DEVICE_LOST;
+    }
+    struct gpu_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        set_err(err, errsz, "out of memory");
+        return GPU_ERROR;
+    }
+    VkShaderModuleCreateInfo smci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = nwords * 4,
+        .pCode = spirv,
+    };
+    if ((vr = vkCreateShaderModule(g->device, &smci, NULL, &k->module)) != VK_SUCCESS) {
+        set_err(err, errsz, "the driver refused the shader module (VkResult %d)", vr);
+        goto fail;
+    }
+    VkComputePipelineCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = k->module,
+            .pName = "main",
+        },
+        .layout = g->pipeline_layout,
+    };
+    vr = vkCreateComputePipelines(g->device, VK_NULL_HANDLE, 1, &pci, NULL, &k->pipeline);
+    if (vr != VK_SUCCESS) {
+        k->pipeline = VK_NULL_HANDLE;
+        set_err(err, errsz, "the driver could not build the pipeline (VkResult %d)", vr);
+        goto fail;
+    }
+    *out = k;
+    return GPU_OK;
+fail:
+    gpu_kernel_free(g, k);
+    return failed(g, vr);
+}
+
+void gpu_kernel_free(struct gpu_context *g, struct gpu_kernel *k)
+{
+    if (!k)
+        return;
+    /* after a timeout the dispatch may still use them: leave them be */
+    if (!g->poisoned) {
+        if (k->pipeline)
+            vkDestroyPipeline(g->device, k->pipeline, NULL);
+        if (k->module)
+            vkDestroyShaderModule(g->device, k->module, NULL);
+    }
+    free(k);
+}
+
+/* Lays the runs' inputs out at their slices and poisons every output. */
+static void stage_runs(struct gpu_context *g, const struct gpu_run *runs, size_t nruns)
+{
+    for (size_t r = 0; r < nruns; r++) {
+        memcpy((char *)g->in_map + r * g->in_stride, &runs[r], RUN_IN_BYTES);
+        char *slice = (char *)g->out_map + r * g->out_stride;
+        float *values = (float *)slice;
+        for (size_t i = 0; i < TASK_CELLS; i++)
+            values[i] = NAN;   /* a cell the kernel does not write stays NaN and fails */
+        memset(slice + TASK_CELLS * sizeof(float), 0, TASK_CELLS * sizeof(uint32_t));
+    }
+}
+
+static void collect_runs(struct gpu_context *g, size_t nruns, float *out, uint32_t *loops)
+{
+    for (size_t r = 0; r < nruns; r++) {
+        const char *slice = (const char *)g->out_map + r * g->out_stride;
+        memcpy(out + r * TASK_CELLS, slice, TASK_CELLS * sizeof(float));
+        if (loops)
+            memcpy(loops + r * TASK_CELLS, slice + TASK_CELLS * sizeof(float),
+                   TASK_CELLS * sizeof(uint32_t));
+    }
+}
+
+enum gpu_status gpu_kernel_run(struct gpu_context *g, struct gpu_kernel *k,
+                               const struct gpu_run *runs, size_t nruns, float *out,
+                               uint32_t *loops, uint32_t timeout_ms, struct gpu_timings *t,
+                               char *err, size_t errsz)
+{
+    VkResult vr;
+    double t0 = clock_now_ms();
     t->pipeline_ms = 0;
     t->run_ms = -1;
     if (g->poisoned) {
@@ -518,40 +636,11 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
         set_err(err, errsz, "bad run count %zu", nruns);
         return GPU_ERROR;
     }
-    memcpy(g->in_map, runs, nruns * sizeof *runs);
-    float *o = g->out_map;
-    for (size_t i = 0; i < nruns * TASK_CELLS; i++)
-        o[i] = NAN;   /* a cell the kernel does not write stays NaN and fails */
-
-    double t0 = clock_now_ms();
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = nwords * 4,
-        .pCode = spirv,
-    };
-    if ((vr = vkCreateShaderModule(g->device, &smci, NULL, &module)) != VK_SUCCESS) {
-        set_err(err, errsz, "the driver refused the shader module (VkResult %d)", vr);
-        goto out;
-    }
-    VkComputePipelineCreateInfo pci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = module,
-            .pName = "main",
-        },
-        .layout = g->pipeline_layout,
-    };
-    if ((vr = vkCreateComputePipelines(g->device, VK_NULL_HANDLE, 1, &pci, NULL, &pipeline)) != VK_SUCCESS) {
-        set_err(err, errsz, "the driver could not build the pipeline (VkResult %d)", vr);
-        status = vr == VK_ERROR_DEVICE_LOST ? GPU_DEVICE_LOST : GPU_ERROR;
-        goto out;
-    }
-    vkResetCommandBuffer(g->cmd, 0);
-    if ((vr = record(g, pipeline, (uint32_t)nruns)) != VK_SUCCESS) {
+    stage_runs(g, runs, nruns);
+    if ((vr = vkResetCommandBuffer(g->cmd, 0)) != VK_SUCCESS ||
+        (vr = record(g, k->pipeline, (uint32_t)nruns)) != VK_SUCCESS) {
         set_err(err, errsz, "recording the dispatch failed (VkResult %d)", vr);
-        goto out;
+        return failed(g, vr);
     }
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
@@ -560,8 +649,7 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
     };
     if ((vr = vkQueueSubmit(g->queue, 1, &si, g->fence)) != VK_SUCCESS) {
         set_err(err, errsz, "queue submit failed (VkResult %d)", vr);
-        status = vr == VK_ERROR_DEVICE_LOST ? GPU_DEVICE_LOST : GPU_ERROR;
-        goto out;
+        return failed(g, vr);
     }
     vr = vkWaitForFences(g->device, 1, &g->fence, VK_TRUE, (uint64_t)timeout_ms * 1000000ull);
     t->pipeline_ms = clock_now_ms() - t0;
@@ -572,23 +660,41 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
         return GPU_TIMEOUT;
     }
     if (vr != VK_SUCCESS) {
-        g->poisoned = vr == VK_ERROR_DEVICE_LOST;
+        /* the fence may never signal now: nothing here can be reused */
+        g->poisoned = true;
         set_err(err, errsz, "waiting for the device failed (VkResult %d)", vr);
-        return g->poisoned ? GPU_DEVICE_LOST : GPU_ERROR;
+        return GPU_DEVICE_LOST;
     }
-    vkResetFences(g->device, 1, &g->fence);
+    if ((vr = vkResetFences(g->device, 1, &g->fence)) != VK_SUCCESS) {
+        g->poisoned = true;
+        set_err(err, errsz, "resetting the fence failed (VkResult %d)", vr);
+        return GPU_DEVICE_LOST;
+    }
     if (g->query_pool) {
         uint64_t ts[2];
         if (vkGetQueryPoolResults(g->device, g->query_pool, 0, 2, sizeof ts, ts, sizeof ts[0],
                                   VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && ts[1] >= ts[0])
             t->run_ms = (double)(ts[1] - ts[0]) * g->timestamp_period_ns / 1e6;
     }
-    memcpy(out, g->out_map, nruns * TASK_CELLS * sizeof *out);
-    status = GPU_OK;
-out:
-    if (pipeline)
-        vkDestroyPipeline(g->device, pipeline, NULL);
-    if (module)
-        vkDestroyShaderModule(g->device, module, NULL);
-    return status;
+    collect_runs(g, nruns, out, loops);
+    return GPU_OK;
+}
+
+enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
+                        const struct gpu_run *runs, size_t nruns, float *out,
+                        uint32_t *loops, uint32_t timeout_ms, struct gpu_timings *t,
+                        char *err, size_t errsz)
+{
+    struct gpu_kernel *k;
+    double t0 = clock_now_ms();
+    t->pipeline_ms = 0;
+    t->run_ms = -1;
+    enum gpu_status st = gpu_kernel_new(g, spirv, nwords, &k, err, errsz);
+    if (st != GPU_OK)
+        return st;
+    double built_ms = clock_now_ms() - t0;
+    st = gpu_kernel_run(g, k, runs, nruns, out, loops, timeout_ms, t, err, errsz);
+    t->pipeline_ms += built_ms;
+    gpu_kernel_free(g, k);
+    return st;
 }

@@ -30,11 +30,14 @@ enum gpu_status {
 };
 
 struct gpu_timings {
-    double pipeline_ms;       /* pipeline creation through the end of the dispatch */
-    double run_ms;            /* device time of the dispatch; < 0 when unknown */
+    double pipeline_ms;       /* wall time of the runs, plus building the pipeline in gpu_run */
+    double run_ms;            /* device time of the runs; < 0 when unknown */
 };
 
 struct gpu_context;
+
+/* A compiled compute pipeline, reusable for any number of runs. */
+struct gpu_kernel;
 
 /*
  * Lists the Vulkan devices, one line each, to `out`. Returns the number
@@ -60,7 +63,7 @@ struct gpu_context *gpu_context_new(const char *selector, gpu_before_device_fn b
 /*
  * Frees the context. Accepts NULL. After GPU_TIMEOUT the device is left
  * alive on purpose: destroying it would block until the runaway dispatch
- * ends. Such a process should exit soon.
+ * ends. Such a process should exit soon. Kernels must be freed first.
  */
 void gpu_context_free(struct gpu_context *g);
 
@@ -68,14 +71,38 @@ void gpu_context_free(struct gpu_context *g);
 const struct gpu_device_info *gpu_context_device(const struct gpu_context *g);
 
 /*
- * Runs `spirv` over `nruns` runs (at most TASK_RUNS) as one dispatch, one
- * z-slice per run, and copies the TASK_CELLS outputs per run into `out`.
- * Every output starts as NaN. Waits at most timeout_ms for the device.
- * On GPU_ERROR, err says why.
+ * Builds the pipeline of `spirv` (the harness's interface: binding 0 one
+ * run's input, binding 1 its outputs). On GPU_OK *out is a new kernel the
+ * caller frees with gpu_kernel_free; otherwise *out is NULL and err says
+ * why. A CPU driver may compile the code only at its first run.
+ */
+enum gpu_status gpu_kernel_new(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
+                               struct gpu_kernel **out, char *err, size_t errsz);
+
+/* Frees a kernel of context g. Accepts NULL. */
+void gpu_kernel_free(struct gpu_context *g, struct gpu_kernel *k);
+
+/*
+ * Runs kernel k over `nruns` runs (at most TASK_RUNS), each a dispatch of
+ * its own that sees only its own input: the input and output bindings are
+ * dynamic, and each dispatch binds exactly its run's slice. Copies the
+ * TASK_CELLS outputs per run into `out` (run, then plane, then index) and,
+ * when `loops` is not NULL, each cell's loop-budget mark (0: none) into
+ * `loops`. Every output starts as NaN. Waits at most timeout_ms for the
+ * device. On GPU_ERROR or GPU_DEVICE_LOST err says why.
+ */
+enum gpu_status gpu_kernel_run(struct gpu_context *g, struct gpu_kernel *k,
+                               const struct gpu_run *runs, size_t nruns, float *out,
+                               uint32_t *loops, uint32_t timeout_ms, struct gpu_timings *t,
+                               char *err, size_t errsz);
+
+/*
+ * gpu_kernel_new, gpu_kernel_run and gpu_kernel_free in one call, for a
+ * kernel that runs once; t->pipeline_ms then includes building it.
  */
 enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
                         const struct gpu_run *runs, size_t nruns, float *out,
-                        uint32_t timeout_ms, struct gpu_timings *t,
+                        uint32_t *loops, uint32_t timeout_ms, struct gpu_timings *t,
                         char *err, size_t errsz);
 
 #endif

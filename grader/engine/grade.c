@@ -12,7 +12,9 @@
 #include "reference.h"
 #include "source_check.h"
 #include "spirv_check.h"
+#include "spirv_loops.h"
 #include "spirv_robust.h"
+#include "spirv_strip.h"
 
 struct grader {
     struct grader_options opts;
@@ -83,6 +85,11 @@ void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage,
 {
     g->opts.on_stage = on_stage;
     g->opts.on_stage_arg = arg;
+}
+
+void grader_set_seed(struct grader *g, uint64_t seed)
+{
+    g->opts.seed = seed;
 }
 
 const struct gpu_device_info *grader_device(const struct grader *g)
@@ -188,16 +195,88 @@ static void describe_failure(struct verdict *v)
         verdict_set_message(v, "Wrong for every half (%s).", halves);
 }
 
-static void run_and_compare(struct grader *g, struct verdict *v,
-                            const uint32_t *spirv, size_t nwords)
+/*
+ * The first run and cell (visible spectra before hidden ones, half by
+ * half) whose thread ran over the loop budget, into v->loop; false when
+ * no thread did. `lines` maps loop numbers (from 1) to body lines.
+ */
+static bool find_loop_overrun(struct verdict *v, const uint32_t *marks,
+                              const struct gpu_run runs[TASK_RUNS],
+                              const uint32_t *spirv, size_t nwords)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int run = 0; run < TASK_RUNS; run++) {
+            bool hidden = run % (1 + TASK_HIDDEN) != 0;
+            if (hidden != (pass == 1))
+                continue;
+            for (int cell = 0; cell < TASK_CELLS; cell++) {
+                uint32_t loop = marks[run * TASK_CELLS + cell];
+                if (!loop)
+                    continue;
+                if (!(v->loop = calloc(1, sizeof *v->loop)))
+                    return true;
+                *v->loop = (struct verdict_loop){
+                    .line = spirv_loops_line(spirv, nwords, loop),
+                    .limit = task_butterfly.loop_budget,
+                    .half = runs[run].half,
+                    .hidden = hidden,
+                    .i = cell % TASK_N,
+                    .plane = cell / TASK_N,
+                };
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* A Time Limit Exceeded by the loop budget: the same on every device. */
+static void loop_verdict(struct verdict *v)
+{
+    const struct verdict_loop *l = v->loop;
+    char where[32] = "";
+    v->status = VERDICT_TIME_LIMIT;
+    if (!l) {
+        verdict_set_message(v, "A loop ran more than %u times.", task_butterfly.loop_budget);
+        return;
+    }
+    if (l->line > 0)
+        snprintf(where, sizeof where, " on line %d", l->line);
+    verdict_set_message(v, "The loop%s ran more than %u times for output cell i = %d, plane %d "
+                        "(half = %d, %s spectrum): every thread may take at most %u loop "
+                        "iterations in all. Look for a loop whose condition never becomes "
+                        "false; the butterfly needs no loop at all.",
+                        where, l->limit, l->i, l->plane, l->half,
+                        l->hidden ? "a hidden" : "the visible", l->limit);
+    char msg[96];
+    snprintf(msg, sizeof msg, "this loop ran more than %u times", l->limit);
+    add_line_diagnostic(v, l->line, msg);
+}
+
+/* A failure of the grader's own (the driver's, the device's, memory's):
+ * Internal Error, which the pool retries on a fresh worker. */
+static void internal_failure(struct grader *g, struct verdict *v, enum gpu_status st,
+                             const char *err)
+{
+    v->status = VERDICT_INTERNAL_ERROR;
+    if (st == GPU_DEVICE_LOST || st == GPU_TIMEOUT)
+        g->usable = false;
+    verdict_set_message(v, "The grader could not run the kernel (%s); this is not a fault "
+                        "of your code.", err);
+}
+
+/* Builds the kernel from the checked module and runs every run. */
+static void run_and_compare(struct grader *g, struct verdict *v, const uint32_t *spirv,
+                            size_t nwords, const uint32_t *debug_spirv, size_t debug_nwords)
 {
     struct gpu_run runs[TASK_RUNS];
     float out[TASK_RUNS * TASK_CELLS];
+    uint32_t marks[TASK_RUNS * TASK_CELLS];
     struct gpu_timings gt;
     char err[256] = "";
 
     grade_fill_runs(g->opts.seed, runs);
-    enum gpu_status st = gpu_run(g->gpu, spirv, nwords, runs, TASK_RUNS, out,
+    enum gpu_status st = gpu_run(g->gpu, spirv, nwords, runs, TASK_RUNS, out, marks,
                                  g->opts.deadline_ms, &gt, err, sizeof err);
     v->timings.pipeline_ms = gt.pipeline_ms;
     v->timings.run_ms = gt.run_ms;
@@ -206,22 +285,16 @@ static void run_and_compare(struct grader *g, struct verdict *v,
         break;
     case GPU_TIMEOUT:
         g->usable = false;
-        v->status = VERDICT_TIME_LIMIT;
-        verdict_set_message(v, "The kernel did not finish within %u ms, its compile by the "
-                            "driver included. Look for a loop that never ends, or code that "
-                            "expands into a huge program.", g->opts.deadline_ms);
+        verdict_time_limit(v, g->opts.deadline_ms, false);
         return;
     case GPU_DEVICE_LOST:
-        g->usable = false;
-        v->status = VERDICT_RUNTIME_OTHER;
-        verdict_set_message(v, "The device was lost while running the kernel: %s.", err);
-        return;
     case GPU_ERROR:
-        v->status = VERDICT_RUNTIME_OTHER;
-        verdict_set_message(v, "The kernel could not run: %s.", err);
+        internal_failure(g, v, st, err);
         return;
     }
-    if (compare_runs(v, runs, out)) {
+    if (find_loop_overrun(v, marks, runs, debug_spirv, debug_nwords)) {
+        loop_verdict(v);
+    } else if (compare_runs(v, runs, out)) {
         v->status = VERDICT_ACCEPTED;
         verdict_set_message(v, "Every cell is right for half = 1, 2 and 4, on the visible and the hidden spectra.");
     } else {
@@ -229,6 +302,81 @@ static void run_and_compare(struct grader *g, struct verdict *v,
         describe_failure(v);
         diagnose_verdict(v, &task_butterfly, runs, TASK_RUNS, out);
     }
+}
+
+/* Sets the message of a Compilation Error from its first diagnostic, or
+ * from the log when glslang gave none with a line. */
+static void compile_error_message(struct verdict *v, const struct compile_result *cr)
+{
+    if (cr->ndiags > 0)
+        verdict_set_message(v, "line %d: %s", cr->diags[0].line, cr->diags[0].message);
+    else if (cr->log && *cr->log)
+        /* a link-time error ("Recursion detected") has no line: its
+         * first line is the message, since the text report shows no log */
+        verdict_set_message(v, "The kernel does not compile: %.*s",
+                            (int)(strcspn(cr->log, "\n") < 200 ? strcspn(cr->log, "\n") : 200),
+                            cr->log);
+    else
+        /* glslang gives up without a word when an allocation fails
+         * (a macro bomb against the worker's memory cap) */
+        verdict_set_message(v, "The compiler gave up without a message (out of memory?): "
+                               "look for macros that expand to huge code.");
+}
+
+/*
+ * From glslang's module to the one the driver gets: refuse what the
+ * harness does not allow or what would cost a device too much (Rejected),
+ * clamp every index, count every loop, drop the debug information. On
+ * success *out is the final module (the caller frees it).
+ */
+static bool prepare_module(struct verdict *v, const struct compile_result *cr,
+                           uint32_t **out, size_t *out_nwords)
+{
+    char msg[320];
+    int line = 0;
+    uint32_t *safe = NULL, *counted = NULL;
+    size_t safe_words = 0, counted_words = 0, nloops = 0;
+    bool ok = false;
+
+    *out = NULL;
+    /* The body may have closed its function and declared globals of its
+     * own: refuse anything the harness does not need. */
+    if (!spirv_check(cr->spirv, cr->nwords, &line, msg, sizeof msg)) {
+        v->status = VERDICT_REJECTED;
+        if (line > 0)
+            verdict_set_message(v, "line %d: %s.", line, msg);
+        else
+            verdict_set_message(v, "%c%s.", msg[0] >= 'a' && msg[0] <= 'z' ? msg[0] - 32 : msg[0],
+                                msg + (msg[0] != '\0'));
+        add_line_diagnostic(v, line, msg);
+        return false;
+    }
+    if (!spirv_robust_apply(cr->spirv, cr->nwords, &safe, &safe_words, msg, sizeof msg)) {
+        v->status = VERDICT_REJECTED;
+        verdict_set_message(v, "The compiled kernel could not be made safe to run: %s", msg);
+        return false;
+    }
+    /* From here on a failure is the grader's: the module was valid. */
+    if (!spirv_loops_instrument(safe, safe_words, task_butterfly.loop_budget, &counted,
+                                &counted_words, &nloops, msg, sizeof msg)) {
+        verdict_set_message(v, "The grader could not count the loops of this kernel: %s.", msg);
+        goto done;
+    }
+    if (!spirv_strip_debug(counted, counted_words, out, out_nwords)) {
+        verdict_set_message(v, "The grader ran out of memory preparing the kernel.");
+        goto done;
+    }
+    if (nloops > 0 && !spirv_robust_validate(*out, *out_nwords, msg, sizeof msg)) {
+        verdict_set_message(v, "The grader's loop counter broke the kernel: %s.", msg);
+        free(*out);
+        *out = NULL;
+        goto done;
+    }
+    ok = true;
+done:
+    free(safe);
+    free(counted);
+    return ok;
 }
 
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
@@ -268,41 +416,20 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     v->timings.compile_ms = clock_now_ms() - tc;
     if (!cr.ok) {
         v->status = VERDICT_COMPILATION_ERROR;
-        if (cr.ndiags > 0)
-            verdict_set_message(v, "line %d: %s", cr.diags[0].line, cr.diags[0].message);
-        else if (cr.log && *cr.log)
-            /* a link-time error ("Recursion detected") has no line: its
-             * first line is the message, since the text report shows no log */
-            verdict_set_message(v, "The kernel does not compile: %.*s",
-                                (int)(strcspn(cr.log, "\n") < 200 ? strcspn(cr.log, "\n") : 200),
-                                cr.log);
-        else
-            /* glslang gives up without a word when an allocation fails
-             * (a macro bomb against the worker's memory cap) */
-            verdict_set_message(v, "The compiler gave up without a message (out of memory?): "
-                                   "look for macros that expand to huge code.");
+        compile_error_message(v, &cr);
         take_diagnostics(v, &cr);
         compile_result_clear(&cr);
         goto done;
     }
     take_diagnostics(v, &cr);   /* warnings */
-    /* The body may have closed its function and declared globals of its
-     * own: refuse anything the harness does not need, then clamp every
-     * index so that no access leaves its array or buffer. */
-    uint32_t *safe = NULL;
-    size_t safe_words = 0;
-    if (!spirv_check(cr.spirv, cr.nwords, msg, sizeof msg)) {
-        v->status = VERDICT_REJECTED;
-        verdict_set_message(v, "%s", msg);
-    } else if (!spirv_robust_apply(cr.spirv, cr.nwords, &safe, &safe_words, msg, sizeof msg)) {
-        v->status = VERDICT_REJECTED;
-        verdict_set_message(v, "The compiled kernel could not be made safe to run: %s", msg);
-    } else {
+    uint32_t *module = NULL;
+    size_t module_words = 0;
+    if (prepare_module(v, &cr, &module, &module_words)) {
         v->timings.compile_ms = clock_now_ms() - tc;
         stage(g, "run");
-        run_and_compare(g, v, safe, safe_words);
+        run_and_compare(g, v, module, module_words, cr.spirv, cr.nwords);
     }
-    free(safe);
+    free(module);
     compile_result_clear(&cr);
 done:
     v->timings.total_ms = clock_now_ms() - t0;

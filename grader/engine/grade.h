@@ -46,6 +46,9 @@ void grader_free(struct grader *g);
 void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage, void *arg),
                            void *arg);
 
+/* Sets the seed of the hidden spectra for the next gradings. */
+void grader_set_seed(struct grader *g, uint64_t seed);
+
 /* The device the grader runs on. */
 const struct gpu_device_info *grader_device(const struct grader *g);
 

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spirv_cost.h"
+#include "spirv_module.h"
+
 enum {
     HEADER_WORDS = 5,
     /* The spec's universal limit on the id bound. */
@@ -54,6 +57,7 @@ struct check_state {
     size_t ninputs;
     struct buffer_var buffers[MAX_BUFFERS];
     size_t nbuffers;
+    uint32_t refused_capability;   /* set when a capability was the reason */
 };
 
 struct name_entry {
@@ -144,6 +148,37 @@ static const char *execution_mode_name(uint32_t mode, char *buf, size_t bufsz)
     return lookup_name(execution_mode_names,
                        sizeof execution_mode_names / sizeof execution_mode_names[0], mode,
                        buf, bufsz);
+}
+
+/* The plain reason for a capability that only a number type asks for. */
+static const char *wide_type_phrase(uint32_t cap)
+{
+    switch (cap) {
+    case SpvCapabilityFloat64:
+        return "double precision is not available in this exercise; use float";
+    case SpvCapabilityInt64:
+        return "64-bit integers are not available in this exercise; use int or uint";
+    case SpvCapabilityFloat16:
+        return "16-bit floats are not available in this exercise; use float";
+    case SpvCapabilityInt16:
+    case SpvCapabilityInt8:
+        return "8- and 16-bit integers are not available in this exercise; use int or uint";
+    default:
+        return NULL;
+    }
+}
+
+/* The scalar type and width a capability of wide_type_phrase() is about. */
+static bool capability_scalar(uint32_t cap, uint32_t *op, uint32_t *width)
+{
+    switch (cap) {
+    case SpvCapabilityFloat64: *op = SpvOpTypeFloat; *width = 64; return true;
+    case SpvCapabilityFloat16: *op = SpvOpTypeFloat; *width = 16; return true;
+    case SpvCapabilityInt64: *op = SpvOpTypeInt; *width = 64; return true;
+    case SpvCapabilityInt16: *op = SpvOpTypeInt; *width = 16; return true;
+    case SpvCapabilityInt8: *op = SpvOpTypeInt; *width = 8; return true;
+    default: return false;
+    }
 }
 
 /* What a student declared to get a storage class, in their words. */
@@ -262,17 +297,242 @@ static bool check_header(struct check_state *st, const uint32_t *words, size_t n
     return true;
 }
 
+/* Refuses an instruction whose length does not fit its opcode. */
+static bool malformed(struct check_state *st, uint32_t op, size_t at)
+{
+    return refuse(st, "the compiled module is malformed: a bad instruction (opcode "
+                      "%u) at word %zu", (unsigned)op, at);
+}
+
+/* Capabilities, extensions and extended instruction sets: what the
+ * module may use at all. */
+static bool check_capability(struct check_state *st, const uint32_t *ins, uint32_t wc,
+                             uint32_t op, size_t at)
+{
+    char name[NAME_MAX_CHARS];
+    size_t len;
+    char num[32];
+    switch (op) {
+    case SpvOpCapability:
+        if (wc != 2)
+            return malformed(st, op, at);
+        if (ins[1] == SpvCapabilityShader) {
+            st->has_shader = true;
+            break;
+        }
+        st->refused_capability = ins[1];
+        if (wide_type_phrase(ins[1]))
+            return refuse(st, "%s", wide_type_phrase(ins[1]));
+        return refuse(st, "your code needs the SPIR-V capability %s, which this "
+                          "exercise does not allow (only Shader)",
+                      capability_name(ins[1], num, sizeof num));
+
+    case SpvOpExtension:
+        /* An extension unlocks features this checker does not know about. */
+        if (!read_string(ins, wc, 1, name, sizeof name, &len))
+            return malformed(st, op, at);
+        return refuse(st, "your code enables the SPIR-V extension %s, which this "
+                          "exercise does not allow", name);
+
+    case SpvOpExtInstImport:
+        if (wc < 3 || !read_string(ins, wc, 2, name, sizeof name, &len))
+            return malformed(st, op, at);
+        if (!string_is(name, len, "GLSL.std.450"))
+            return refuse(st, "your code imports the extended instruction set \"%s\"; "
+                              "only GLSL.std.450 is allowed", name);
+        if (st->glsl_import != 0)
+            return refuse(st, "the compiled module imports an extended instruction "
+                              "set twice; only one GLSL.std.450 import is allowed");
+        st->glsl_import = ins[1];
+        break;
+
+    case SpvOpExtInst:
+        if (wc < 5)
+            return malformed(st, op, at);
+        if (st->glsl_import == 0 || ins[3] != st->glsl_import)
+            return refuse(st, "the compiled module calls an extended instruction "
+                              "outside GLSL.std.450");
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+/* The memory model, the entry point and its execution modes: one
+ * GLCompute main with the harness's local size. */
+static bool check_entry_point(struct check_state *st, const uint32_t *ins, uint32_t wc,
+                              uint32_t op, size_t at)
+{
+    char name[NAME_MAX_CHARS];
+    size_t len;
+    char num[32];
+    switch (op) {
+    case SpvOpMemoryModel:
+        if (wc != 3)
+            return malformed(st, op, at);
+        /* Physical addressing would let pointers be forged from integers. */
+        if (ins[1] != SpvAddressingModelLogical || ins[2] != SpvMemoryModelGLSL450)
+            return refuse(st, "your code changes the memory model (addressing %u, "
+                              "memory %u); only Logical GLSL450 is allowed",
+                          (unsigned)ins[1], (unsigned)ins[2]);
+        break;
+
+    case SpvOpEntryPoint:
+        if (wc < 4 || !read_string(ins, wc, 3, name, sizeof name, &len))
+            return malformed(st, op, at);
+        if (++st->entry_points > 1)
+            return refuse(st, "the compiled module has more than one entry point; "
+                              "only the harness's main is allowed");
+        if (ins[1] != SpvExecutionModelGLCompute)
+            return refuse(st, "the entry point is not a compute shader (execution "
+                              "model %u)", (unsigned)ins[1]);
+        if (!string_is(name, len, "main"))
+            return refuse(st, "the entry point is named \"%s\", not main", name);
+        st->entry_id = ins[2];
+        break;
+
+    case SpvOpExecutionMode:
+        if (wc < 3)
+            return malformed(st, op, at);
+        if (ins[2] != SpvExecutionModeLocalSize)
+            return refuse(st, "your code sets the execution mode %s; only the "
+                              "harness's local size is allowed",
+                          execution_mode_name(ins[2], num, sizeof num));
+        if (wc != 6)
+            return malformed(st, op, at);
+        if (++st->local_sizes > 1)
+            return refuse(st, "the compiled module sets the local size twice");
+        /* The runner dispatches 8 x 2 x 1 threads per run: one per cell. */
+        if (ins[3] != 8 || ins[4] != 2 || ins[5] != 1)
+            return refuse(st, "the local size must be 8 x 2 x 1 as the harness sets "
+                              "it, not %u x %u x %u",
+                          (unsigned)ins[3], (unsigned)ins[4], (unsigned)ins[5]);
+        st->local_size_target = ins[1];
+        break;
+
+    case SpvOpExecutionModeId:
+        /* glslang says LocalSizeId for Vulkan 1.3; the sizes are checked later. */
+        if (wc < 3)
+            return malformed(st, op, at);
+        if (ins[2] != SpvExecutionModeLocalSizeId)
+            return refuse(st, "your code sets the execution mode %s; only the "
+                              "harness's local size is allowed",
+                          execution_mode_name(ins[2], num, sizeof num));
+        if (wc != 6)
+            return malformed(st, op, at);
+        if (++st->local_sizes > 1)
+            return refuse(st, "the compiled module sets the local size twice");
+        st->local_size_target = ins[1];
+        st->local_size_by_id = true;
+        memcpy(st->local_size_ids, ins + 3, sizeof st->local_size_ids);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+/* Decorations: bindings only on the harness's two buffers, in set 0. */
+static bool check_decoration(struct check_state *st, const uint32_t *ins, uint32_t wc,
+                             uint32_t op, size_t at)
+{
+    switch (op) {
+    case SpvOpDecorationGroup:
+    case SpvOpGroupDecorate:
+    case SpvOpGroupMemberDecorate:
+        /* Groups could hand a Binding to a variable out of this checker's sight. */
+        return refuse(st, "the compiled module uses decoration groups, which this "
+                          "exercise does not allow");
+
+    case SpvOpDecorate:
+        if (wc < 3)
+            return malformed(st, op, at);
+        if (ins[2] == SpvDecorationBinding || ins[2] == SpvDecorationDescriptorSet) {
+            if (wc != 4)
+                return malformed(st, op, at);
+            if (ins[2] == SpvDecorationBinding && ins[3] > 1)
+                return refuse(st, "your code declares a resource at binding %u; the "
+                                  "harness has only bindings 0 and 1", (unsigned)ins[3]);
+            if (ins[2] == SpvDecorationDescriptorSet && ins[3] != 0)
+                return refuse(st, "your code declares a resource in descriptor set %u; "
+                                  "the harness uses only set 0", (unsigned)ins[3]);
+        }
+        break;
+
+    case SpvOpDecorateId:
+    case SpvOpDecorateString:
+    case SpvOpMemberDecorate:
+    case SpvOpMemberDecorateString: {
+        /* These forms never carry bindings in a valid module; refuse a hostile one. */
+        size_t dec_at = (op == SpvOpMemberDecorate || op == SpvOpMemberDecorateString) ? 3 : 2;
+        if (wc <= dec_at)
+            return malformed(st, op, at);
+        if (ins[dec_at] == SpvDecorationBinding || ins[dec_at] == SpvDecorationDescriptorSet)
+            return refuse(st, "the compiled module puts a binding on something other "
+                              "than a buffer variable");
+        break;
+    }
+    default:
+        break;
+    }
+    return true;
+}
+
+/* Types, pointers and variables: no images, samplers or device
+ * addresses; memory only in the storage classes the harness uses. */
+static bool check_type(struct check_state *st, const uint32_t *ins, uint32_t wc,
+                       uint32_t op, size_t at)
+{
+    switch (op) {
+    case SpvOpTypeImage:
+    case SpvOpTypeSampler:
+    case SpvOpTypeSampledImage:
+        return refuse(st, "your code uses images or samplers, which this exercise does "
+                          "not allow");
+
+    case SpvOpTypeForwardPointer:
+        return refuse(st, "your code uses forward pointer types (buffer device "
+                          "addresses), which this exercise does not allow");
+
+    case SpvOpTypePointer:
+        if (wc != 4)
+            return malformed(st, op, at);
+        if (!storage_class_allowed(ins[2]))
+            return refuse_storage_class(st, ins[2]);
+        break;
+
+    case SpvOpVariable:
+        if (wc < 4)
+            return malformed(st, op, at);
+        if (!storage_class_allowed(ins[3]))
+            return refuse_storage_class(st, ins[3]);
+        if (ins[3] == SpvStorageClassInput) {
+            if (st->ninputs == MAX_INPUTS)
+                return refuse(st, "the compiled module declares too many inputs");
+            st->inputs[st->ninputs++] = ins[2];
+        } else if (ins[3] == SpvStorageClassUniform ||
+                   ins[3] == SpvStorageClassStorageBuffer) {
+            if (st->nbuffers == MAX_BUFFERS)
+                return refuse(st, "your code declares a buffer or uniform block of its "
+                                  "own; the harness's two buffers are the only ones "
+                                  "allowed");
+            st->buffers[st->nbuffers++] = (struct buffer_var){ins[2], -1, -1};
+        }
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
 /*
  * First pass: walks every instruction, checking its length, and checks
- * everything that one instruction decides on its own. Collects the Input
- * and buffer variables for the second pass.
+ * everything that one instruction decides on its own, by opcode family.
+ * Collects the Input and buffer variables for the second pass.
  */
 static bool check_instructions(struct check_state *st, const uint32_t *words, size_t nwords)
 {
-    char name[NAME_MAX_CHARS];
-    char num[32];
-    size_t len;
-
     for (size_t at = HEADER_WORDS; at < nwords;) {
         uint32_t wc = words[at] >> 16, op = words[at] & 0xffff;
         if (wc == 0)
@@ -283,187 +543,10 @@ static bool check_instructions(struct check_state *st, const uint32_t *words, si
                               "%zu has a word count of %u that overruns the end",
                           at, (unsigned)wc);
         const uint32_t *ins = words + at;
-
-        switch (op) {
-        case SpvOpCapability:
-            if (wc != 2)
-                goto malformed;
-            if (ins[1] == SpvCapabilityShader) {
-                st->has_shader = true;
-                break;
-            }
-            return refuse(st, "your code needs the SPIR-V capability %s, which this "
-                              "exercise does not allow (only Shader)",
-                          capability_name(ins[1], num, sizeof num));
-
-        case SpvOpExtension:
-            /* An extension unlocks features this checker does not know about. */
-            if (!read_string(ins, wc, 1, name, sizeof name, &len))
-                goto malformed;
-            return refuse(st, "your code enables the SPIR-V extension %s, which this "
-                              "exercise does not allow", name);
-
-        case SpvOpExtInstImport:
-            if (wc < 3 || !read_string(ins, wc, 2, name, sizeof name, &len))
-                goto malformed;
-            if (!string_is(name, len, "GLSL.std.450"))
-                return refuse(st, "your code imports the extended instruction set \"%s\"; "
-                                  "only GLSL.std.450 is allowed", name);
-            if (st->glsl_import != 0)
-                return refuse(st, "the compiled module imports an extended instruction "
-                                  "set twice; only one GLSL.std.450 import is allowed");
-            st->glsl_import = ins[1];
-            break;
-
-        case SpvOpExtInst:
-            if (wc < 5)
-                goto malformed;
-            if (st->glsl_import == 0 || ins[3] != st->glsl_import)
-                return refuse(st, "the compiled module calls an extended instruction "
-                                  "outside GLSL.std.450");
-            break;
-
-        case SpvOpMemoryModel:
-            if (wc != 3)
-                goto malformed;
-            /* Physical addressing would let pointers be forged from integers. */
-            if (ins[1] != SpvAddressingModelLogical || ins[2] != SpvMemoryModelGLSL450)
-                return refuse(st, "your code changes the memory model (addressing %u, "
-                                  "memory %u); only Logical GLSL450 is allowed",
-                              (unsigned)ins[1], (unsigned)ins[2]);
-            break;
-
-        case SpvOpEntryPoint:
-            if (wc < 4 || !read_string(ins, wc, 3, name, sizeof name, &len))
-                goto malformed;
-            if (++st->entry_points > 1)
-                return refuse(st, "the compiled module has more than one entry point; "
-                                  "only the harness's main is allowed");
-            if (ins[1] != SpvExecutionModelGLCompute)
-                return refuse(st, "the entry point is not a compute shader (execution "
-                                  "model %u)", (unsigned)ins[1]);
-            if (!string_is(name, len, "main"))
-                return refuse(st, "the entry point is named \"%s\", not main", name);
-            st->entry_id = ins[2];
-            break;
-
-        case SpvOpExecutionMode:
-            if (wc < 3)
-                goto malformed;
-            if (ins[2] != SpvExecutionModeLocalSize)
-                return refuse(st, "your code sets the execution mode %s; only the "
-                                  "harness's local size is allowed",
-                              execution_mode_name(ins[2], num, sizeof num));
-            if (wc != 6)
-                goto malformed;
-            if (++st->local_sizes > 1)
-                return refuse(st, "the compiled module sets the local size twice");
-            /* The runner dispatches 8 x 2 x 1 threads per run: one per cell. */
-            if (ins[3] != 8 || ins[4] != 2 || ins[5] != 1)
-                return refuse(st, "the local size must be 8 x 2 x 1 as the harness sets "
-                                  "it, not %u x %u x %u",
-                              (unsigned)ins[3], (unsigned)ins[4], (unsigned)ins[5]);
-            st->local_size_target = ins[1];
-            break;
-
-        case SpvOpExecutionModeId:
-            /* glslang says LocalSizeId for Vulkan 1.3; the sizes are checked later. */
-            if (wc < 3)
-                goto malformed;
-            if (ins[2] != SpvExecutionModeLocalSizeId)
-                return refuse(st, "your code sets the execution mode %s; only the "
-                                  "harness's local size is allowed",
-                              execution_mode_name(ins[2], num, sizeof num));
-            if (wc != 6)
-                goto malformed;
-            if (++st->local_sizes > 1)
-                return refuse(st, "the compiled module sets the local size twice");
-            st->local_size_target = ins[1];
-            st->local_size_by_id = true;
-            memcpy(st->local_size_ids, ins + 3, sizeof st->local_size_ids);
-            break;
-
-        case SpvOpDecorationGroup:
-        case SpvOpGroupDecorate:
-        case SpvOpGroupMemberDecorate:
-            /* Groups could hand a Binding to a variable out of this checker's sight. */
-            return refuse(st, "the compiled module uses decoration groups, which this "
-                              "exercise does not allow");
-
-        case SpvOpDecorate:
-            if (wc < 3)
-                goto malformed;
-            if (ins[2] == SpvDecorationBinding || ins[2] == SpvDecorationDescriptorSet) {
-                if (wc != 4)
-                    goto malformed;
-                if (ins[2] == SpvDecorationBinding && ins[3] > 1)
-                    return refuse(st, "your code declares a resource at binding %u; the "
-                                      "harness has only bindings 0 and 1", (unsigned)ins[3]);
-                if (ins[2] == SpvDecorationDescriptorSet && ins[3] != 0)
-                    return refuse(st, "your code declares a resource in descriptor set %u; "
-                                      "the harness uses only set 0", (unsigned)ins[3]);
-            }
-            break;
-
-        case SpvOpDecorateId:
-        case SpvOpDecorateString:
-        case SpvOpMemberDecorate:
-        case SpvOpMemberDecorateString: {
-            /* These forms never carry bindings in a valid module; refuse a hostile one. */
-            size_t dec_at = (op == SpvOpMemberDecorate || op == SpvOpMemberDecorateString) ? 3 : 2;
-            if (wc <= dec_at)
-                goto malformed;
-            if (ins[dec_at] == SpvDecorationBinding || ins[dec_at] == SpvDecorationDescriptorSet)
-                return refuse(st, "the compiled module puts a binding on something other "
-                                  "than a buffer variable");
-            break;
-        }
-
-        case SpvOpTypeImage:
-        case SpvOpTypeSampler:
-        case SpvOpTypeSampledImage:
-            return refuse(st, "your code uses images or samplers, which this exercise does "
-                              "not allow");
-
-        case SpvOpTypeForwardPointer:
-            return refuse(st, "your code uses forward pointer types (buffer device "
-                              "addresses), which this exercise does not allow");
-
-        case SpvOpTypePointer:
-            if (wc != 4)
-                goto malformed;
-            if (!storage_class_allowed(ins[2]))
-                return refuse_storage_class(st, ins[2]);
-            break;
-
-        case SpvOpVariable:
-            if (wc < 4)
-                goto malformed;
-            if (!storage_class_allowed(ins[3]))
-                return refuse_storage_class(st, ins[3]);
-            if (ins[3] == SpvStorageClassInput) {
-                if (st->ninputs == MAX_INPUTS)
-                    return refuse(st, "the compiled module declares too many inputs");
-                st->inputs[st->ninputs++] = ins[2];
-            } else if (ins[3] == SpvStorageClassUniform ||
-                       ins[3] == SpvStorageClassStorageBuffer) {
-                if (st->nbuffers == MAX_BUFFERS)
-                    return refuse(st, "your code declares a buffer or uniform block of its "
-                                      "own; the harness's two buffers are the only ones "
-                                      "allowed");
-                st->buffers[st->nbuffers++] = (struct buffer_var){ins[2], -1, -1};
-            }
-            break;
-
-        default:
-            break;
-        }
+        if (!check_capability(st, ins, wc, op, at) || !check_entry_point(st, ins, wc, op, at) ||
+            !check_decoration(st, ins, wc, op, at) || !check_type(st, ins, wc, op, at))
+            return false;
         at += wc;
-        continue;
-
-malformed:
-        return refuse(st, "the compiled module is malformed: a bad instruction (opcode "
-                          "%u) at word %zu", (unsigned)op, at);
     }
     return true;
 }
@@ -556,15 +639,71 @@ static bool check_totals(struct check_state *st)
     return true;
 }
 
-bool spirv_check(const uint32_t *words, size_t nwords, char *msg, size_t msgsz)
+struct wide_type {
+    uint32_t op, width;
+};
+
+/* Whether type id is, or is made of, the scalar type w names. */
+static bool is_wide(const struct spirv_module *m, uint32_t id, const struct wide_type *w,
+                    int depth)
+{
+    struct spirv_ins t;
+    if (depth > 16 || !spirv_module_def(m, id, &t))
+        return false;
+    switch (t.op) {
+    case SpvOpTypeFloat:
+    case SpvOpTypeInt:
+        return t.op == w->op && t.wc >= 3 && t.w[2] == w->width;
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
+    case SpvOpTypeArray:
+    case SpvOpTypeRuntimeArray:
+        return t.wc >= 3 && is_wide(m, t.w[2], w, depth + 1);
+    case SpvOpTypePointer:
+        return t.wc >= 4 && is_wide(m, t.w[3], w, depth + 1);
+    default:
+        return false;
+    }
+}
+
+/* An instruction that makes or stores a value of the wide type. */
+static bool uses_wide(const struct spirv_module *m, const struct spirv_ins *ins, void *arg)
+{
+    struct spirv_ins value;
+    if (ins->result_type && is_wide(m, ins->result_type, arg, 0))
+        return true;
+    return ins->op == SpvOpStore && ins->wc >= 3 && spirv_module_def(m, ins->w[2], &value) &&
+           value.result_type && is_wide(m, value.result_type, arg, 0);
+}
+
+/* The body line where the type a refused capability is for is first used. */
+static int capability_line(const uint32_t *words, size_t nwords, uint32_t cap)
+{
+    struct wide_type w;
+    struct spirv_module m;
+    int line = 0;
+    if (!capability_scalar(cap, &w.op, &w.width) || !spirv_module_index(&m, words, nwords))
+        return 0;
+    line = spirv_module_first_line(&m, uses_wide, &w);
+    spirv_module_clear(&m);
+    return line;
+}
+
+bool spirv_check(const uint32_t *words, size_t nwords, int *line, char *msg, size_t msgsz)
 {
     struct check_state st = {.msg = msg, .msgsz = msgsz};
     if (msg != NULL && msgsz > 0)
         msg[0] = '\0';
-    return check_header(&st, words, nwords) &&
-           check_instructions(&st, words, nwords) &&
-           check_references(&st, words, nwords) &&
-           check_totals(&st);
+    if (line)
+        *line = 0;
+    bool ok = check_header(&st, words, nwords) &&
+              check_instructions(&st, words, nwords) &&
+              check_references(&st, words, nwords) &&
+              check_totals(&st) &&
+              spirv_cost_check(words, nwords, msg, msgsz);
+    if (!ok && line && st.refused_capability)
+        *line = capability_line(words, nwords, st.refused_capability);
+    return ok;
 }
 
 bool spirv_check_bytes(const void *bytes, size_t nbytes, char *msg, size_t msgsz)
@@ -581,14 +720,14 @@ bool spirv_check_bytes(const void *bytes, size_t nbytes, char *msg, size_t msgsz
         return refuse(&st, "the compiled module is truncated: %zu bytes is not a whole "
                            "number of 32-bit words", nbytes);
     if ((uintptr_t)bytes % _Alignof(uint32_t) == 0)
-        return spirv_check(bytes, nbytes / 4, msg, msgsz);
+        return spirv_check(bytes, nbytes / 4, NULL, msg, msgsz);
 
     /* Reading words through a misaligned pointer is undefined; copy first. */
     uint32_t *copy = malloc(nbytes);
     if (copy == NULL)
         return refuse(&st, "out of memory while checking the compiled module");
     memcpy(copy, bytes, nbytes);
-    bool ok = spirv_check(copy, nbytes / 4, msg, msgsz);
+    bool ok = spirv_check(copy, nbytes / 4, NULL, msg, msgsz);
     free(copy);
     return ok;
 }

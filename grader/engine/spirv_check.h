@@ -21,12 +21,14 @@
 #define SPIRV_CHECK_MAX_BYTES (512u * 1024u)
 
 /*
- * Checks a compiled module against the harness contract. Returns true when
- * it may run; else false with a one-sentence reason in msg. msg is always
- * NUL-terminated when msgsz > 0 (empty on success); msg may be NULL when
- * msgsz is 0. words is read only, never kept.
+ * Checks a compiled module against the harness contract, then its cost
+ * (spirv_cost.h). Returns true when it may run; else false with a
+ * one-sentence reason in msg and, when line is not NULL, the body line to
+ * mark in *line (0 when none applies: most refusals are about the module
+ * as a whole). msg is always NUL-terminated when msgsz > 0 (empty on
+ * success); msg may be NULL when msgsz is 0. words is read only, never kept.
  */
-bool spirv_check(const uint32_t *words, size_t nwords, char *msg, size_t msgsz);
+bool spirv_check(const uint32_t *words, size_t nwords, int *line, char *msg, size_t msgsz);
 
 /*
  * The same as spirv_check for a module given as bytes (as shaderc returns

@@ -99,7 +99,39 @@ bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwo
     return true;
 }
 
+bool validate(const uint32_t *words, size_t nwords, char *msg, size_t msgsz)
+{
+    spv_target_env env;
+    if (words == nullptr || !target_env_for(words, nwords, &env)) {
+        set_msg(msg, msgsz, "the module is not SPIR-V 1.0 to 1.6", "");
+        return false;
+    }
+    first_error err;
+    spvtools::SpirvTools tools(env);
+    tools.SetMessageConsumer(err.consumer());
+    if (!tools.Validate(words, nwords)) {
+        set_msg(msg, msgsz, "the module is not valid", err.text);
+        return false;
+    }
+    return true;
+}
+
 } // namespace
+
+extern "C" bool spirv_robust_validate(const uint32_t *words, size_t nwords, char *msg,
+                                      size_t msgsz)
+{
+    if (msg != nullptr && msgsz > 0)
+        msg[0] = '\0';
+    try {
+        return validate(words, nwords, msg, msgsz);
+    } catch (const std::exception &e) {
+        set_msg(msg, msgsz, "the validator failed", e.what());
+    } catch (...) {
+        set_msg(msg, msgsz, "the validator failed", "unknown exception");
+    }
+    return false;
+}
 
 extern "C" bool spirv_robust_apply(const uint32_t *words, size_t nwords, uint32_t **out,
                                    size_t *out_nwords, char *msg, size_t msgsz)

@@ -139,7 +139,7 @@ static void assert_refused(const uint32_t *words, size_t nwords, const char *exp
 {
     char msg[256];
     memset(msg, 'x', sizeof msg);
-    bool ok = spirv_check(words, nwords, msg, sizeof msg);
+    bool ok = spirv_check(words, nwords, NULL, msg, sizeof msg);
     assert_false(ok);
     assert_non_null(memchr(msg, '\0', sizeof msg));
     if (strstr(msg, expect) == NULL) {
@@ -162,7 +162,7 @@ static void test_harness_accepted(void **state)
     (void)state;
     struct spirv_module m = assemble_harness();
     char msg[256] = "unset";
-    bool ok = spirv_check(m.words, m.nwords, msg, sizeof msg);
+    bool ok = spirv_check(m.words, m.nwords, NULL, msg, sizeof msg);
     if (!ok)
         print_error("refused: %s\n", msg);
     assert_true(ok);
@@ -202,7 +202,7 @@ static void test_local_size_id_accepted(void **state)
         .modes = "OpExecutionModeId %main LocalSizeId %uint_8 %uint_2 %uint_1\n"};
     struct spirv_module m = assemble_case(&c, SPV_ENV_UNIVERSAL_1_6);
     char msg[256];
-    bool ok = spirv_check(m.words, m.nwords, msg, sizeof msg);
+    bool ok = spirv_check(m.words, m.nwords, NULL, msg, sizeof msg);
     if (!ok)
         print_error("refused: %s\n", msg);
     assert_true(ok);
@@ -218,7 +218,11 @@ static void test_refused_case(void **state)
 }
 
 static struct module_case float64 = {
-    .caps = "OpCapability Float64\n", .expect = "Float64"};
+    .caps = "OpCapability Float64\n", .expect = "double precision is not available"};
+static struct module_case int64 = {
+    .caps = "OpCapability Int64\n", .expect = "64-bit integers are not available"};
+static struct module_case derivatives = {
+    .caps = "OpCapability DerivativeControl\n", .expect = "capability DerivativeControl"};
 static struct module_case extension = {
     .caps = "OpExtension \"SPV_KHR_storage_buffer_storage_class\"\n",
     .expect = "extension SPV_KHR_storage_buffer_storage_class"};
@@ -356,10 +360,10 @@ static void test_empty_and_null(void **state)
 {
     (void)state;
     char msg[128];
-    assert_false(spirv_check(NULL, 0, msg, sizeof msg));
+    assert_false(spirv_check(NULL, 0, NULL, msg, sizeof msg));
     assert_true(strlen(msg) > 0);
     /* No message buffer at all must still be safe. */
-    assert_false(spirv_check(NULL, 0, NULL, 0));
+    assert_false(spirv_check(NULL, 0, NULL, NULL, 0));
 }
 
 static void test_robust_accepts_harness(void **state)
@@ -378,7 +382,7 @@ static void test_robust_accepts_harness(void **state)
 
     /* The clamped module must still pass the gate... */
     char cmsg[256];
-    bool checked = spirv_check(out, out_nwords, cmsg, sizeof cmsg);
+    bool checked = spirv_check(out, out_nwords, NULL, cmsg, sizeof cmsg);
     if (!checked)
         print_error("robust output refused: %s\n", cmsg);
     assert_true(checked);
@@ -422,6 +426,8 @@ int main(void)
         cmocka_unit_test(test_bytes_partial_word_refused),
         cmocka_unit_test(test_local_size_id_accepted),
         REFUSAL(float64),
+        REFUSAL(int64),
+        REFUSAL(derivatives),
         REFUSAL(extension),
         REFUSAL(second_import),
         REFUSAL(foreign_import),

@@ -1,0 +1,425 @@
+/*
+ * spirv_loops.c - counts every loop iteration of a kernel and stops a
+ * thread that runs over the budget (see spirv_loops.h).
+ *
+ * In structured SPIR-V every back edge goes to a loop header, the block
+ * that holds an OpLoopMerge, so counting visits of loop headers counts
+ * every iteration of every loop. For loop k the header becomes:
+ *
+ *     (the header's own instructions)
+ *     %c     = OpLoad %uint %counter
+ *     %c1    = OpIAdd %uint %c %one
+ *              OpStore %counter %c1
+ *     %over  = OpUGreaterThan %bool %c1 %budget
+ *     %first = OpIEqual %bool %c1 %budget_plus_one
+ *              OpLoopMerge (unchanged)
+ *              OpBranchConditional %over %bail %next
+ *     %bail  = OpLabel
+ *     %old   = OpLoad %uint %mark
+ *     %m     = OpSelect %uint %first %k %old      ; the first loop over keeps its mark
+ *              OpStore %mark %m
+ *              OpReturn / OpReturnValue %null
+ *
+ * where %next is the header's old branch target. A header that ended in a
+ * conditional branch keeps it in a new block of its own (%next), and OpPhi
+ * instructions that named the header as a predecessor name that block.
+ * Once over budget, every loop header a thread reaches returns at once, so
+ * the thread finishes: code without loops is finite (GLSL has neither
+ * recursion nor goto).
+ */
+#include "spirv_loops.h"
+
+#include <spirv/unified1/spirv.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spirv_module.h"
+
+struct loop {
+    uint32_t header;          /* label of the loop header */
+    uint32_t function;        /* index of the function that holds it */
+    bool split;               /* the header ended in a conditional branch */
+    /* new ids */
+    uint32_t c, c1, over, first, old, mark, bail, next, number;
+};
+
+struct function {
+    uint32_t return_type;     /* 0 for void */
+    uint32_t null_value;      /* OpConstantNull of the return type, when needed */
+};
+
+struct plan {
+    struct spirv_module m;
+    uint32_t next_id;
+    uint32_t uint_type, bool_type;   /* bool_type 0: to be made as new_bool */
+    uint32_t new_bool;
+    uint32_t mark_var, mark_ptr_type;
+    uint32_t counter, zero, one, budget, budget_plus_one;
+    struct loop *loops;
+    size_t nloops;
+    struct function *functions;
+    size_t nfunctions;
+};
+
+struct words_out {
+    uint32_t *w;
+    size_t n, cap;
+    bool failed;
+};
+
+static bool fail(char *msg, size_t msgsz, const char *fmt, ...)
+{
+    if (msg && msgsz) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msgsz, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static void put(struct words_out *o, uint32_t word)
+{
+    if (o->failed)
+        return;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 1024;
+        uint32_t *grown = realloc(o->w, cap * sizeof *grown);
+        if (!grown) {
+            o->failed = true;
+            return;
+        }
+        o->w = grown;
+        o->cap = cap;
+    }
+    o->w[o->n++] = word;
+}
+
+/* Emits one instruction: opcode, then n operand words. */
+static void emit(struct words_out *o, uint32_t op, size_t n, ...)
+{
+    va_list ap;
+    put(o, (uint32_t)((n + 1) << 16) | op);
+    va_start(ap, n);
+    for (size_t i = 0; i < n; i++)
+        put(o, va_arg(ap, uint32_t));
+    va_end(ap);
+}
+
+static void copy(struct words_out *o, const struct spirv_ins *ins)
+{
+    for (uint32_t i = 0; i < ins->wc; i++)
+        put(o, ins->w[i]);
+}
+
+/* The NUL-terminated literal string of an OpName (target at word 1). */
+static bool name_is(const struct spirv_ins *ins, const char *want)
+{
+    size_t len = strlen(want);
+    size_t room = (ins->wc - 2) * 4;
+    const char *s = (const char *)(ins->w + 2);
+    return len < room && memcmp(s, want, len) == 0 && s[len] == '\0';
+}
+
+/* Finds the types, the mark variable, the functions and the loops. */
+static bool survey(struct plan *p, char *msg, size_t msgsz)
+{
+    struct spirv_ins ins, def;
+    uint32_t function_count = 0, label = 0;
+    size_t cap = 0, fcap = 0;
+    bool in_function = false;
+
+    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(&p->m, at, &ins); at += ins.wc) {
+        switch (ins.op) {
+        case SpvOpTypeInt:
+            if (ins.w[2] == 32 && ins.w[3] == 0)
+                p->uint_type = ins.result;
+            break;
+        case SpvOpTypeBool:
+            p->bool_type = ins.result;
+            break;
+        case SpvOpName:
+            if (ins.wc >= 3 && name_is(&ins, SPIRV_LOOPS_MARK_NAME) &&
+                spirv_module_def(&p->m, ins.w[1], &def) && def.op == SpvOpVariable &&
+                def.w[3] == SpvStorageClassPrivate) {
+                if (p->mark_var)
+                    return fail(msg, msgsz, "two variables are named %s", SPIRV_LOOPS_MARK_NAME);
+                p->mark_var = def.result;
+                p->mark_ptr_type = def.result_type;
+            }
+            break;
+        case SpvOpFunction:
+            if (p->nfunctions == fcap) {
+                fcap = fcap ? fcap * 2 : 16;
+                struct function *grown = realloc(p->functions, fcap * sizeof *grown);
+                if (!grown)
+                    return fail(msg, msgsz, "out of memory");
+                p->functions = grown;
+            }
+            if (!spirv_module_def(&p->m, ins.result_type, &def))
+                return fail(msg, msgsz, "a function has no return type");
+            p->functions[p->nfunctions++] = (struct function){
+                .return_type = def.op == SpvOpTypeVoid ? 0 : ins.result_type,
+            };
+            function_count++;
+            in_function = true;
+            break;
+        case SpvOpFunctionEnd:
+            in_function = false;
+            break;
+        case SpvOpLabel:
+            label = ins.result;
+            break;
+        case SpvOpLoopMerge: {
+            if (!in_function)
+                return fail(msg, msgsz, "a loop outside a function");
+            struct spirv_ins term;
+            if (!spirv_module_at(&p->m, at + ins.wc, &term) ||
+                (term.op != SpvOpBranch && term.op != SpvOpBranchConditional))
+                return fail(msg, msgsz, "a loop header that does not end in a branch");
+            if (p->nloops == cap) {
+                cap = cap ? cap * 2 : 16;
+                struct loop *grown = realloc(p->loops, cap * sizeof *grown);
+                if (!grown)
+                    return fail(msg, msgsz, "out of memory");
+                p->loops = grown;
+            }
+            p->loops[p->nloops++] = (struct loop){
+                .header = label,
+                .function = function_count - 1,
+                .split = term.op == SpvOpBranchConditional,
+            };
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (p->nloops == 0)
+        return true;
+    if (!p->uint_type || !p->mark_var)
+        return fail(msg, msgsz, "the harness's %s variable is missing", SPIRV_LOOPS_MARK_NAME);
+    if (!spirv_module_def(&p->m, p->mark_ptr_type, &def) || def.op != SpvOpTypePointer ||
+        def.w[3] != p->uint_type)
+        return fail(msg, msgsz, "%s is not a uint", SPIRV_LOOPS_MARK_NAME);
+    return true;
+}
+
+/* Hands out the ids of everything the pass adds. */
+static bool assign_ids(struct plan *p, char *msg, size_t msgsz)
+{
+    uint32_t id = p->m.bound;
+    /* a bound this close to the limit leaves no room: refuse rather than wrap */
+    uint64_t needed = 8 + (uint64_t)p->nloops * 9 + p->nfunctions;
+    if ((uint64_t)id + needed > 0x3fffff)
+        return fail(msg, msgsz, "no ids left for the loop counter");
+    if (!p->bool_type)
+        p->bool_type = p->new_bool = id++;
+    p->counter = id++;
+    p->zero = id++;
+    p->one = id++;
+    p->budget = id++;
+    p->budget_plus_one = id++;
+    for (size_t k = 0; k < p->nloops; k++) {
+        struct loop *l = &p->loops[k];
+        l->c = id++;
+        l->c1 = id++;
+        l->over = id++;
+        l->first = id++;
+        l->old = id++;
+        l->mark = id++;
+        l->bail = id++;
+        l->next = l->split ? id++ : 0;
+        l->number = id++;
+        struct function *f = &p->functions[l->function];
+        if (f->return_type && !f->null_value)
+            f->null_value = id++;
+    }
+    p->next_id = id;
+    return true;
+}
+
+/* The globals the pass adds, emitted before the first function. */
+static void emit_globals(struct words_out *o, const struct plan *p, uint32_t budget)
+{
+    if (p->new_bool)
+        emit(o, SpvOpTypeBool, 1, p->new_bool);
+    emit(o, SpvOpConstant, 3, p->uint_type, p->zero, 0u);
+    emit(o, SpvOpConstant, 3, p->uint_type, p->one, 1u);
+    emit(o, SpvOpConstant, 3, p->uint_type, p->budget, budget);
+    emit(o, SpvOpConstant, 3, p->uint_type, p->budget_plus_one, budget + 1);
+    for (size_t k = 0; k < p->nloops; k++)
+        emit(o, SpvOpConstant, 3, p->uint_type, p->loops[k].number, (uint32_t)(k + 1));
+    for (size_t f = 0; f < p->nfunctions; f++)
+        if (p->functions[f].null_value)
+            emit(o, SpvOpConstantNull, 2, p->functions[f].return_type,
+                 p->functions[f].null_value);
+    emit(o, SpvOpVariable, 4, p->mark_ptr_type, p->counter, (uint32_t)SpvStorageClassPrivate,
+         p->zero);
+}
+
+static void emit_count(struct words_out *o, const struct plan *p, const struct loop *l)
+{
+    emit(o, SpvOpLoad, 3, p->uint_type, l->c, p->counter);
+    emit(o, SpvOpIAdd, 4, p->uint_type, l->c1, l->c, p->one);
+    emit(o, SpvOpStore, 2, p->counter, l->c1);
+    emit(o, SpvOpUGreaterThan, 4, p->bool_type, l->over, l->c1, p->budget);
+    emit(o, SpvOpIEqual, 4, p->bool_type, l->first, l->c1, p->budget_plus_one);
+}
+
+static void emit_bail(struct words_out *o, const struct plan *p, const struct loop *l)
+{
+    const struct function *f = &p->functions[l->function];
+    emit(o, SpvOpLabel, 1, l->bail);
+    emit(o, SpvOpLoad, 3, p->uint_type, l->old, p->mark_var);
+    emit(o, SpvOpSelect, 5, p->uint_type, l->mark, l->first, l->number, l->old);
+    emit(o, SpvOpStore, 2, p->mark_var, l->mark);
+    if (f->return_type)
+        emit(o, SpvOpReturnValue, 1, f->null_value);
+    else
+        emit(o, SpvOpReturn, 0);
+}
+
+/* The split header whose old label is `label`, or NULL. */
+static const struct loop *split_of(const struct plan *p, uint32_t label)
+{
+    for (size_t k = 0; k < p->nloops; k++)
+        if (p->loops[k].split && p->loops[k].header == label)
+            return &p->loops[k];
+    return NULL;
+}
+
+/* Copies an OpPhi, naming the new block where it named a split header. */
+static void copy_phi(struct words_out *o, const struct plan *p, const struct spirv_ins *ins)
+{
+    put(o, ins->w[0]);
+    put(o, ins->w[1]);
+    put(o, ins->w[2]);
+    for (uint32_t i = 3; i + 1 < ins->wc; i += 2) {
+        const struct loop *l = split_of(p, ins->w[i + 1]);
+        put(o, ins->w[i]);
+        put(o, l ? l->next : ins->w[i + 1]);
+    }
+}
+
+/* Copies an OpEntryPoint; from SPIR-V 1.4 on its interface lists every
+ * global it uses, the new counter included. */
+static void copy_entry_point(struct words_out *o, const struct plan *p,
+                             const struct spirv_ins *ins)
+{
+    bool add = p->m.words[1] >= 0x00010400;
+    put(o, ((ins->wc + (add ? 1 : 0)) << 16) | ins->op);
+    for (uint32_t i = 1; i < ins->wc; i++)
+        put(o, ins->w[i]);
+    if (add)
+        put(o, p->counter);
+}
+
+static bool rewrite(struct words_out *o, const struct plan *p, uint32_t budget)
+{
+    struct spirv_ins ins, term;
+    bool globals_done = false;
+    size_t k = 0;
+
+    for (size_t i = 0; i < SPIRV_HEADER_WORDS; i++)
+        put(o, i == 3 ? p->next_id : p->m.words[i]);
+    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(&p->m, at, &ins); at += ins.wc) {
+        if (ins.op == SpvOpFunction && !globals_done) {
+            emit_globals(o, p, budget);
+            globals_done = true;
+        }
+        if (ins.op == SpvOpEntryPoint) {
+            copy_entry_point(o, p, &ins);
+        } else if (ins.op == SpvOpPhi) {
+            copy_phi(o, p, &ins);
+        } else if (ins.op == SpvOpLoopMerge) {
+            const struct loop *l = &p->loops[k++];
+            emit_count(o, p, l);
+            copy(o, &ins);
+            at += ins.wc;
+            if (!spirv_module_at(&p->m, at, &term))
+                return false;
+            uint32_t target = term.op == SpvOpBranch ? term.w[1] : l->next;
+            emit(o, SpvOpBranchConditional, 3, l->over, l->bail, target);
+            emit_bail(o, p, l);
+            if (l->split) {
+                emit(o, SpvOpLabel, 1, l->next);
+                copy(o, &term);
+            }
+            ins = term;
+        } else {
+            copy(o, &ins);
+        }
+    }
+    return !o->failed && k == p->nloops;
+}
+
+bool spirv_loops_instrument(const uint32_t *words, size_t nwords, uint32_t budget,
+                            uint32_t **out, size_t *out_nwords, size_t *nloops,
+                            char *msg, size_t msgsz)
+{
+    struct plan p = {0};
+    struct words_out o = {0};
+    bool ok = false;
+
+    *out = NULL;
+    *out_nwords = 0;
+    *nloops = 0;
+    if (budget == 0 || budget == UINT32_MAX)
+        return fail(msg, msgsz, "bad loop budget %u", budget);
+    if (!spirv_module_index(&p.m, words, nwords)) {
+        fail(msg, msgsz, "the module cannot be read");
+        goto done;
+    }
+    if (!survey(&p, msg, msgsz))
+        goto done;
+    if (p.nloops > 0) {
+        if (!assign_ids(&p, msg, msgsz))
+            goto done;
+        if (!rewrite(&o, &p, budget)) {
+            fail(msg, msgsz, o.failed ? "out of memory" : "a loop header could not be rewritten");
+            goto done;
+        }
+    } else {
+        /* nothing to count: the module as it is */
+        for (size_t i = 0; i < nwords; i++)
+            put(&o, words[i]);
+        if (o.failed) {
+            fail(msg, msgsz, "out of memory");
+            goto done;
+        }
+    }
+    *out = o.w;
+    *out_nwords = o.n;
+    *nloops = p.nloops;
+    o.w = NULL;
+    ok = true;
+done:
+    free(o.w);
+    free(p.loops);
+    free(p.functions);
+    spirv_module_clear(&p.m);
+    return ok;
+}
+
+int spirv_loops_line(const uint32_t *words, size_t nwords, uint32_t loop)
+{
+    /* A view without the id index: only opcodes and OpLine are read. */
+    int line = 0;
+    uint32_t seen = 0;
+    for (size_t at = SPIRV_HEADER_WORDS; at < nwords;) {
+        uint32_t wc = words[at] >> 16, op = words[at] & 0xffff;
+        if (wc == 0 || wc > nwords - at)
+            return 0;
+        if (op == SpvOpLine && wc >= 4)
+            line = (int)words[at + 2];
+        else if (op == SpvOpNoLine || op == SpvOpFunctionEnd)
+            line = 0;
+        else if (op == SpvOpLoopMerge && ++seen == loop)
+            return line;
+        at += wc;
+    }
+    return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * spirv_loops.h - the loop budget: the grader, not the driver, bounds loops.
+ *
+ * lavapipe ends any loop silently after 65,535 iterations, while a GPU runs
+ * it until the deadline; a verdict that depends on that is worth nothing.
+ * So every loop of the compiled kernel counts its iterations in one
+ * per-thread counter, and when the count passes the task's budget (far
+ * below the driver's cap) the thread records which loop ran over and
+ * every function returns at once. The verdict is then Time Limit
+ * Exceeded, naming the loop's line, the same on every device.
+ */
+#ifndef BUTTERFLY_SPIRV_LOOPS_H
+#define BUTTERFLY_SPIRV_LOOPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The harness's per-thread variable that receives the loop's number. */
+#define SPIRV_LOOPS_MARK_NAME "bf_loop_hit"
+
+/*
+ * Instruments every loop of a valid module (SPIR-V 1.0 to 1.6, structured
+ * control flow, as glslang writes it): each visit of a loop header adds one
+ * to a per-thread counter; past `budget` visits in all, the header stores
+ * the loop's number (1 for the module's first OpLoopMerge, and so on) in
+ * the harness's SPIRV_LOOPS_MARK_NAME variable, unless an earlier loop is
+ * already there, and returns from its function. On success *out is a new
+ * module (malloc'd, the caller frees it), *out_nwords its length and
+ * *nloops the number of loops. False with a reason in msg when the module
+ * is not of the expected shape (a failure of the grader's, not the body's).
+ */
+bool spirv_loops_instrument(const uint32_t *words, size_t nwords, uint32_t budget,
+                            uint32_t **out, size_t *out_nwords, size_t *nloops,
+                            char *msg, size_t msgsz);
+
+/*
+ * The source line of loop number `loop` (from 1, as above) according to
+ * the OpLine debug instructions before its OpLoopMerge; 0 when unknown.
+ * Works on any module whose loops are in the same order as the one that
+ * was instrumented (debug information may differ).
+ */
+int spirv_loops_line(const uint32_t *words, size_t nwords, uint32_t loop);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * The loop budget's SPIR-V pass, on modules glslang really makes from
+ * bodies (no device needed): every loop is found, in order, with its
+ * line; the rewritten module is valid SPIR-V; a body without loops comes
+ * out unchanged; and stripping debug information makes bodies that differ
+ * only in comments and names the same.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "test_bodies.h"
+
+#include "compile.h"
+#include "spirv_loops.h"
+#include "spirv_robust.h"
+#include "spirv_strip.h"
+
+static int setup(void **state)
+{
+    *state = compiler_new();
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    compiler_free(*state);
+    return 0;
+}
+
+/* Compiles a body and clamps it, as the grader does before the pass. */
+static uint32_t *compiled(struct compiler *c, const char *body, size_t *nwords)
+{
+    struct compile_result r;
+    uint32_t *safe = NULL;
+    char msg[256];
+    assert_true(compiler_compile(c, body, strlen(body), &r));
+    if (!r.ok)
+        fail_msg("does not compile: %s", r.log ? r.log : "");
+    assert_true(spirv_robust_apply(r.spirv, r.nwords, &safe, nwords, msg, sizeof msg));
+    compile_result_clear(&r);
+    return safe;
+}
+
+/* Instruments, checks the result is valid, and returns the loop count. */
+static size_t instrument(struct compiler *c, const char *body, int *lines, size_t max_lines)
+{
+    size_t n, out_n, nloops;
+    uint32_t *out;
+    char msg[256];
+    uint32_t *words = compiled(c, body, &n);
+    if (!spirv_loops_instrument(words, n, 10000, &out, &out_n, &nloops, msg, sizeof msg))
+        fail_msg("instrumenting failed: %s", msg);
+    if (!spirv_robust_validate(out, out_n, msg, sizeof msg))
+        fail_msg("the instrumented module is invalid: %s", msg);
+    for (size_t k = 0; k < nloops && k < max_lines; k++)
+        lines[k] = spirv_loops_line(words, n, (uint32_t)(k + 1));
+    if (nloops == 0) {   /* nothing to count: the module comes back as it was */
+        assert_int_equal(out_n, n);
+        assert_memory_equal(out, words, n * sizeof *words);
+    } else {
+        assert_true(out_n > n);
+    }
+    free(out);
+    free(words);
+    return nloops;
+}
+
+static void test_no_loop_is_unchanged(void **state)
+{
+    int lines[1];
+    assert_int_equal(instrument(*state, test_correct_body, lines, 1), 0);
+}
+
+static void test_every_loop_form_is_found_with_its_line(void **state)
+{
+    const char *body =
+        "float s = 0.0;\n"                                           /* 1 */
+        "for (int k = 0; k < 4; k++) { s += spectrum[0][k]; }\n"     /* 2 */
+        "int n = 0;\n"                                               /* 3 */
+        "while (n < 3) { n++; if (n == 2) continue; s += 1.0; }\n"   /* 4 */
+        "do {\n"                                                     /* 5 */
+        "    s *= 0.5;\n"                                            /* 6 */
+        "} while (s > 8.0);\n"                                       /* 7 */
+        "for (int a = 0; a < 2; a++)\n"                              /* 8 */
+        "    for (int b = 0; b < 2; b++) { if (b == a) break; s += 1.0; }\n" /* 9 */
+        "return s;\n";
+    int lines[8] = {0};
+    size_t n = instrument(*state, body, lines, 8);
+    assert_int_equal(n, 5);
+    assert_int_equal(lines[0], 2);
+    assert_int_equal(lines[1], 4);
+    /* a do-while's header is where it starts */
+    assert_true(lines[2] >= 5 && lines[2] <= 7);
+    assert_int_equal(lines[3], 8);
+    assert_int_equal(lines[4], 9);
+}
+
+static void test_loop_from_a_macro_is_on_the_line_that_uses_it(void **state)
+{
+    const char *body =
+        "#define SPIN(x) while ((x) < 1e30) { (x) += 1.0; }\n"
+        "float x = spectrum[0][0];\n"
+        "\n"
+        "SPIN(x)\n"
+        "return x;\n";
+    int lines[2] = {0};
+    assert_int_equal(instrument(*state, body, lines, 2), 1);
+    assert_int_equal(lines[0], 4);
+}
+
+static void test_budget_of_zero_is_refused(void **state)
+{
+    size_t n, out_n, nloops;
+    uint32_t *out = (uint32_t *)1;
+    char msg[128] = "";
+    uint32_t *words = compiled(*state, "while (true) {}\nreturn 0.0;\n", &n);
+    assert_false(spirv_loops_instrument(words, n, 0, &out, &out_n, &nloops, msg, sizeof msg));
+    assert_null(out);
+    assert_non_null(strstr(msg, "budget"));
+    free(words);
+}
+
+static void test_strip_ignores_comments_and_names(void **state)
+{
+    const char *a = "float x = spectrum[0][this.thread.x];\nreturn x * 2.0;\n";
+    const char *b = "// twice the input\n\nfloat doubled  =  spectrum[0][this.thread.x]; /* in */\n"
+                    "return doubled * 2.0;\n";
+    const char *c = "float x = spectrum[0][this.thread.x];\nreturn x * 3.0;\n";
+    size_t na, nb, nc, sa, sb, sc;
+    uint32_t *wa = compiled(*state, a, &na), *wb = compiled(*state, b, &nb);
+    uint32_t *wc = compiled(*state, c, &nc);
+    uint32_t *xa, *xb, *xc;
+    assert_true(spirv_strip_debug(wa, na, &xa, &sa));
+    assert_true(spirv_strip_debug(wb, nb, &xb, &sb));
+    assert_true(spirv_strip_debug(wc, nc, &xc, &sc));
+    assert_int_equal(sa, sb);
+    assert_memory_equal(xa, xb, sa * sizeof *xa);
+    /* a different constant is a different kernel */
+    assert_false(sa == sc && !memcmp(xa, xc, sa * sizeof *xa));
+    assert_true(sa < na);
+    free(wa), free(wb), free(wc), free(xa), free(xb), free(xc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_loop_is_unchanged),
+        cmocka_unit_test(test_every_loop_form_is_found_with_its_line),
+        cmocka_unit_test(test_loop_from_a_macro_is_on_the_line_that_uses_it),
+        cmocka_unit_test(test_budget_of_zero_is_refused),
+        cmocka_unit_test(test_strip_ignores_comments_and_names),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
