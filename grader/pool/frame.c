@@ -26,7 +26,32 @@ bool frame_write(int fd, enum frame_type type, const void *payload, size_t len)
     if (len > FRAME_MAX_PAYLOAD)
         return false;
     put_header(h, type, len);
-    return fdio_write_all(fd, h, sizeof h) && fdio_write_all(fd, payload, len);
+    return fdio_send_all(fd, h, sizeof h) && fdio_send_all(fd, payload, len);
+}
+
+bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len)
+{
+    unsigned char head[FRAME_HEADER + FRAME_JOB_SEED];
+    if (len > FRAME_MAX_PAYLOAD - FRAME_JOB_SEED)
+        return false;
+    put_header(head, FRAME_JOB, FRAME_JOB_SEED + len);
+    for (int i = 0; i < FRAME_JOB_SEED; i++)
+        head[FRAME_HEADER + i] = (unsigned char)(seed >> (8 * i));
+    return fdio_send_all(fd, head, sizeof head) && fdio_send_all(fd, body, len);
+}
+
+bool frame_parse_job(const char *payload, size_t len, uint64_t *seed, const char **body,
+                     size_t *body_len)
+{
+    if (len < FRAME_JOB_SEED)
+        return false;
+    uint64_t s = 0;
+    for (int i = 0; i < FRAME_JOB_SEED; i++)
+        s |= (uint64_t)(unsigned char)payload[i] << (8 * i);
+    *seed = s;
+    *body = payload + FRAME_JOB_SEED;
+    *body_len = len - FRAME_JOB_SEED;
+    return true;
 }
 
 bool frame_read(int fd, enum frame_type *type, char **payload, size_t *len)

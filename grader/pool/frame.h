@@ -8,7 +8,8 @@
 
 /*
  * A frame is one type byte, a 32-bit little-endian payload length, then
- * the payload. Supervisor to worker: FRAME_JOB (the body). Worker to
+ * the payload. Supervisor to worker: FRAME_JOB (the seed of the job's
+ * hidden spectra, 64 bits little-endian, then the body). Worker to
  * supervisor: FRAME_READY (JSON: the device) once warm, FRAME_STAGE
  * ("compile" or "run") as a job moves on, FRAME_VERDICT (verdict JSON).
  */
@@ -20,15 +21,26 @@ enum frame_type {
 };
 
 #define FRAME_HEADER 5
+#define FRAME_JOB_SEED 8
 /* The largest payload either side accepts: a verdict with a full compile
  * log and every diagnostic is far below this. */
 #define FRAME_MAX_PAYLOAD (1024 * 1024)
 
 /*
- * Writes one whole frame to a blocking fd, retrying short writes and
- * EINTR. Returns false on any error (the peer is gone).
+ * Writes one whole frame to a socket (send with MSG_NOSIGNAL: a peer that
+ * is gone is an error, not SIGPIPE), retrying short writes and EINTR.
+ * Returns false on any error, and on a non-blocking socket whose buffer
+ * is full.
  */
 bool frame_write(int fd, enum frame_type type, const void *payload, size_t len);
+
+/* Writes a FRAME_JOB: the seed, then the body (len bytes). As frame_write. */
+bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len);
+
+/* Splits a FRAME_JOB payload into its seed and body (which points into
+ * payload). False when it is too short to hold a seed. */
+bool frame_parse_job(const char *payload, size_t len, uint64_t *seed, const char **body,
+                     size_t *body_len);
 
 /*
  * Reads one whole frame from a blocking fd into a malloc'd payload (NUL-

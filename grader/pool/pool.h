@@ -1,4 +1,4 @@
-/* pool.h - warm, isolated, replaceable worker processes behind a queue. */
+/* pool.h - warm, isolated, replaceable worker processes behind fair queues. */
 #ifndef BUTTERFLY_POOL_H
 #define BUTTERFLY_POOL_H
 
@@ -14,18 +14,24 @@
 
 struct pool_options {
     unsigned workers;              /* default: the number of cores */
-    unsigned queue_length;         /* jobs waiting for a worker */
+    unsigned queue_length;         /* jobs waiting, all clients together: a memory bound */
+    unsigned per_client_queue;     /* jobs one client may have waiting; 0: no bound */
+    uint32_t max_wait_ms;          /* refuse a job whose expected wait is longer; 0: never */
     uint32_t deadline_ms;          /* per job: compile, first dispatch, run */
     unsigned max_jobs_per_worker;  /* then the worker is replaced; 0: never */
     uint32_t start_timeout_ms;     /* a new worker must be warm by then */
     const char *device;            /* selector, see gpu_context_new */
-    uint64_t seed;
+    uint64_t seed;                 /* of the hidden spectra; pool_options_init draws one */
+    bool seed_per_job;             /* draw a fresh seed for every job instead */
     size_t cpu_memory_mb;          /* address-space cap on a CPU device */
-    const char *worker_path;       /* NULL: BUTTERFLY_WORKER, then the build's */
+    const char *worker_path;       /* NULL: see pool_find_worker */
 };
 
-/* Fills *o with the defaults. */
-void pool_options_init(struct pool_options *o);
+/*
+ * Fills *o with the defaults, a seed drawn from the OS's random source
+ * included. False only when no random seed can be had (see seed_fresh).
+ */
+bool pool_options_init(struct pool_options *o);
 
 /*
  * Finds the worker program: `given` (may be NULL), else $BUTTERFLY_WORKER,
@@ -34,26 +40,49 @@ void pool_options_init(struct pool_options *o);
  */
 bool pool_find_worker(const char *given, char *path, size_t pathsz, char *err, size_t errsz);
 
-/* Receives the verdict of a job, and owns it. Called on the pool's own
- * thread, without its lock held: do little, and do not block. */
+/* Receives the verdict of a job (never NULL), and owns it. Called on the
+ * pool's own thread without its lock held: do little, and do not block. */
 typedef void (*pool_done_fn)(struct verdict *v, void *arg);
+
+/* How a job submitted with pool_submit_ex ended. */
+struct pool_result {
+    struct verdict *verdict;       /* never NULL; the callback owns it */
+    bool cancelled;                /* its client went away (pool_cancel) */
+    unsigned attempts;             /* workers that took it: 2 after a retry */
+    double wait_ms;                /* queued before a worker took it */
+    double run_ms;                 /* on the worker; < 0 when it never ran */
+};
+
+/* As pool_done_fn, with how the job ended; r->verdict is the callee's. */
+typedef void (*pool_result_fn)(struct pool_result *r, void *arg);
 
 enum pool_submit_status {
     POOL_SUBMITTED,
-    POOL_QUEUE_FULL,   /* try again later (HTTP 503) */
-    POOL_STOPPING,     /* the pool is shutting down */
+    POOL_QUEUE_FULL,     /* the hard bound on waiting jobs (HTTP 503) */
+    POOL_CLIENT_BUSY,    /* this client has its share queued already (HTTP 429) */
+    POOL_WAIT_TOO_LONG,  /* the expected wait is over max_wait_ms (HTTP 503) */
+    POOL_STOPPING,       /* the pool is shutting down */
     POOL_NO_MEMORY,
 };
 
+/* "submitted", "queue_full", ...; never NULL. */
+const char *pool_submit_status_to_str(enum pool_submit_status s);
+
 struct pool_stats {
     unsigned workers;              /* configured */
-    unsigned ready;                /* warm and idle or busy */
+    unsigned ready;                /* warm, alive, and idle or busy */
     unsigned busy;
     unsigned queued;
+    unsigned queued_clients;       /* clients with a job waiting */
     unsigned queue_length;
-    uint64_t submitted, completed, refused_full;
+    uint64_t submitted, completed;
+    uint64_t refused_full, refused_client, refused_wait;
+    uint64_t cancelled_queued;     /* left the queue: their client went away */
+    uint64_t cancelled_running;    /* their worker was stopped: their client went away */
+    uint64_t retries;              /* graded again after a failure of the grader's */
     uint64_t worker_starts, worker_restarts, timeouts, crashes, recycles;
-    double mean_job_ms;            /* over completed jobs that ran on a worker */
+    double mean_job_ms;            /* recent mean time of a job on a worker */
+    double expected_wait_ms;       /* of a job submitted now */
     char device_name[256];         /* as the last worker to get ready said; "" before */
     char device_type[16];
 };
@@ -74,11 +103,40 @@ unsigned pool_wait_ready(struct pool *p, unsigned n, uint32_t timeout_ms,
                          char *err, size_t errsz);
 
 /*
- * Queues a copy of `body` (len bytes). On POOL_SUBMITTED `done` is called
- * exactly once, later, with the verdict; otherwise never.
+ * Queues a copy of `body` (len bytes) for the local client, without
+ * admission limits other than the queue length. On POOL_SUBMITTED `done`
+ * is called exactly once, later, with the verdict; otherwise never.
  */
 enum pool_submit_status pool_submit(struct pool *p, const char *body, size_t len,
                                     pool_done_fn done, void *arg);
+
+/* A job from a client that shares the pool with others. */
+struct pool_submission {
+    const char *body;
+    size_t len;
+    const char *client;            /* fair-share key (an address); NULL: local */
+    pool_result_fn done;
+    void *arg;
+};
+
+/*
+ * Admits and queues a job: refused when the queue is full, when the client
+ * has per_client_queue jobs waiting already, or when the expected wait is
+ * over max_wait_ms. *wait_ms (may be NULL) gets the expected wait, which
+ * on a refusal says when to try again. On POOL_SUBMITTED *job_id (may be
+ * NULL) names the job for pool_cancel and `done` is called exactly once.
+ */
+enum pool_submit_status pool_submit_ex(struct pool *p, const struct pool_submission *s,
+                                       uint64_t *job_id, double *wait_ms);
+
+/*
+ * The job's client went away. A queued job leaves the queue; a running one
+ * has its worker stopped and replaced, unless it will finish before a
+ * replacement could be ready. Either way its callback still comes, with
+ * cancelled set. A job that has ended already is left alone. Thread-safe;
+ * never blocks.
+ */
+void pool_cancel(struct pool *p, uint64_t job_id);
 
 /*
  * Grades `body` and waits for the verdict (for the command-line tools).
@@ -87,7 +145,7 @@ enum pool_submit_status pool_submit(struct pool *p, const char *body, size_t len
  */
 struct verdict *pool_grade(struct pool *p, const char *body, size_t len);
 
-/* A snapshot of the counters. */
+/* A snapshot of the counters. Never waits on grading. */
 void pool_get_stats(struct pool *p, struct pool_stats *s);
 
 /*

@@ -2,12 +2,13 @@
  * butterfly-worker: grades bodies sent by the pool's supervisor, one at a
  * time, over the socket on fd 3 (see frame.h). Student code only ever runs
  * here: if it hangs or crashes this process, the supervisor kills or
- * reaps it and starts another.
+ * reaps it and starts another. A failure of this program's own (out of
+ * memory, say) ends it with WORKER_EXIT_INTERNAL, which the supervisor
+ * never blames on the student.
  *
- * usage: butterfly-worker [--device SEL] [--seed N] [--deadline-ms N] [--memory-mb N]
+ * usage: butterfly-worker [--device SEL] [--deadline-ms N] [--memory-mb N]
  *        butterfly-worker --list-devices
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,9 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "defaults.h"
 #include "frame.h"
 #include "grade.h"
 #include "limits.h"
+#include "parse_num.h"
+#include "worker_loss.h"
 
 #define SUPERVISOR_FD 3
 
@@ -54,11 +58,49 @@ static bool send_ready(const struct gpu_device_info *dev)
                      0);
 }
 
+static bool parse_option(const char *name, const char *s, uint64_t max, uint64_t *out)
+{
+    if (parse_u64(s, max, out))
+        return true;
+    fprintf(stderr, "butterfly-worker: bad %s \"%s\"\n", name, s);
+    return false;
+}
+
+/* Grades jobs until the supervisor closes the socket. */
+static int serve(struct grader *g)
+{
+    for (;;) {
+        enum frame_type type;
+        char *payload;
+        size_t len;
+        uint64_t seed;
+        const char *body;
+        size_t body_len;
+        if (!frame_read(SUPERVISOR_FD, &type, &payload, &len))
+            return 0;   /* the supervisor closed the socket: recycle or shutdown */
+        if (type != FRAME_JOB || !frame_parse_job(payload, len, &seed, &body, &body_len)) {
+            free(payload);
+            return WORKER_EXIT_INTERNAL;
+        }
+        grader_set_seed(g, seed);
+        struct verdict *v = grader_grade(g, body, body_len);
+        free(payload);
+        if (!v || !send_verdict(v)) {
+            verdict_free(v);
+            return WORKER_EXIT_INTERNAL;
+        }
+        verdict_free(v);
+        /* a kernel that outlived its deadline may still be running, or the
+         * device is lost: this device cannot be used or even destroyed */
+        if (!grader_usable(g))
+            _exit(0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "device", required_argument, NULL, 'd' },
-        { "seed", required_argument, NULL, 's' },
         { "deadline-ms", required_argument, NULL, 't' },
         { "memory-mb", required_argument, NULL, 'm' },
         { "list-devices", no_argument, NULL, 'l' },
@@ -67,6 +109,7 @@ int main(int argc, char **argv)
     struct grader_options o;
     struct worker_limits lim;
     char err[256];
+    uint64_t x;
     int c;
 
     grader_options_init(&o);
@@ -74,9 +117,17 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': o.device = optarg; break;
-        case 's': o.seed = strtoull(optarg, NULL, 10); break;
-        case 't': o.deadline_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
-        case 'm': lim.cpu_memory_mb = strtoull(optarg, NULL, 10); break;
+        case 't':
+            /* the supervisor adds a margin to the job's deadline */
+            if (!parse_option("--deadline-ms", optarg, MAX_DEADLINE_MS + 60000, &x) || !x)
+                return 64;
+            o.deadline_ms = (uint32_t)x;
+            break;
+        case 'm':
+            if (!parse_option("--memory-mb", optarg, 1u << 30, &x))
+                return 64;
+            lim.cpu_memory_mb = (size_t)x;
+            break;
         case 'l': {
             /* for butterfly-grade --list-devices, which links no Vulkan */
             int n = gpu_list_devices(stdout, err, sizeof err);
@@ -84,12 +135,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "butterfly-worker: %s\n", err);
             return n > 0 ? 0 : 3;
         }
-        default: return 2;
+        default: return 64;
         }
     }
     /* Only the socket to the supervisor and stdio are wanted here: a
      * listening socket inherited by accident would outlive a restart. */
     close_range(SUPERVISOR_FD + 1, ~0u, 0);
+    /* frames are sent with MSG_NOSIGNAL; this covers anything else */
     signal(SIGPIPE, SIG_IGN);
     if (!limits_apply_common(&lim, err, sizeof err)) {
         fprintf(stderr, "butterfly-worker: %s\n", err);
@@ -111,28 +163,7 @@ int main(int argc, char **argv)
     grader_set_stage_hook(g, send_stage, NULL);
     if (!send_ready(grader_device(g)))
         return 1;
-    for (;;) {
-        enum frame_type type;
-        char *body;
-        size_t len;
-        if (!frame_read(SUPERVISOR_FD, &type, &body, &len))
-            break;   /* the supervisor closed the socket: recycle or shutdown */
-        if (type != FRAME_JOB) {
-            free(body);
-            break;
-        }
-        struct verdict *v = grader_grade(g, body, len);
-        free(body);
-        if (!v || !send_verdict(v)) {
-            verdict_free(v);
-            return 1;
-        }
-        verdict_free(v);
-        /* a kernel that outlived its deadline may still be running: this
-         * device cannot be used or even destroyed, so leave at once */
-        if (!grader_usable(g))
-            _exit(0);
-    }
+    int rc = serve(g);
     grader_free(g);
-    return 0;
+    return rc;
 }

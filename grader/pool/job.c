@@ -1,0 +1,46 @@
+/* job.c - a job's memory. */
+#include "job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t job_affinity(const char *body, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)body[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+struct job *job_new(const char *body, size_t len, const char *client, uint64_t seed)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    /* Reserved now, so that the job has an answer even if memory runs out
+     * by the time it ends: its callback is promised a verdict. */
+    j->result.verdict = verdict_new(VERDICT_INTERNAL_ERROR,
+                                    "The grader ran out of memory; submit again.");
+    if (!j->result.verdict || !(j->body = malloc(len ? len : 1))) {
+        job_free(j);
+        return NULL;
+    }
+    memcpy(j->body, body, len);
+    j->len = len;
+    j->seed = seed;
+    j->affinity = job_affinity(body, len);
+    snprintf(j->client, sizeof j->client, "%s", client ? client : "");
+    return j;
+}
+
+void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    verdict_free(j->result.verdict);
+    free(j->body);
+    free(j);
+}

@@ -1,0 +1,45 @@
+/* job.h - one submission's life in the pool, from queue to callback. */
+#ifndef BUTTERFLY_JOB_H
+#define BUTTERFLY_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pool.h"
+
+/* Longest client key kept (an IPv6 address in text is at most 45). */
+#define JOB_CLIENT_MAX 64
+
+struct job {
+    uint64_t id;                 /* unique in its pool, from 1 */
+    char *body;                  /* owned copy */
+    size_t len;
+    uint64_t seed;               /* of this job's hidden spectra */
+    uint64_t affinity;           /* hash of the body: the worker that graded it last
+                                    still holds its compiled kernel */
+    char client[JOB_CLIENT_MAX]; /* fair-share key; "" for local callers */
+    pool_done_fn done;           /* one of the two callbacks is set */
+    pool_result_fn done_result;
+    void *arg;
+    unsigned attempts;           /* workers that took it; a second is the retry */
+    bool abandoned;              /* its client went away */
+    double submitted_ms, started_ms, kill_at_ms;
+    struct pool_result result;   /* filled when it ends; from job_new on, its
+                                    verdict is a reserved Internal Error */
+    struct job *next;            /* in its client's queue, or in a list to deliver */
+};
+
+/*
+ * A new job holding a copy of body; NULL when out of memory. client may be
+ * NULL (local), and is cut to JOB_CLIENT_MAX - 1 bytes.
+ */
+struct job *job_new(const char *body, size_t len, const char *client, uint64_t seed);
+
+/* Frees a job and what it owns, its verdict included. Accepts NULL. */
+void job_free(struct job *j);
+
+/* FNV-1a over the body: a routing hint only, never a proof of sameness. */
+uint64_t job_affinity(const char *body, size_t len);
+
+#endif

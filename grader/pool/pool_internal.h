@@ -1,0 +1,97 @@
+/*
+ * pool_internal.h - the pool's state, shared by pool.c (the callers' side)
+ * and supervisor.c (the supervisor thread).
+ *
+ * Locking: `lock` guards the queue, the stats, the lists of jobs to deliver
+ * and the fields marked (L) below. Only the supervisor thread changes a
+ * worker, and it takes the lock to change an (L) field; its other fields
+ * are its own. Nothing that can wait runs under the lock: no write to a
+ * worker, no waitpid that blocks, no spawn, no callback. So a caller
+ * (the HTTP thread) never waits on grading.
+ */
+#ifndef BUTTERFLY_POOL_INTERNAL_H
+#define BUTTERFLY_POOL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "fair_queue.h"
+#include "frame.h"
+#include "job.h"
+#include "pool.h"
+#include "wait_estimate.h"
+#include "worker_loss.h"
+
+/* Bodies a worker remembers having graded (it keeps their kernels). */
+#define WORKER_RECENT 64
+
+enum worker_state { W_EMPTY, W_STARTING, W_IDLE, W_BUSY, W_DYING };
+
+struct worker {
+    enum worker_state state;     /* (L) */
+    pid_t pid;                   /* (L) */
+    bool alive;                  /* (L) last seen running, not stopped */
+    struct job *job;             /* (L) the job it runs, or ran when it died */
+    int fd;
+    struct frame_reader rd;
+    char stage[16];              /* what its job is doing: "compile", "run" */
+    double deadline_ms;          /* of its job, or of its start */
+    double respawn_at_ms;        /* for an empty slot: not before */
+    double spawned_ms;
+    double dying_since_ms;
+    enum worker_loss loss;       /* why it is dying */
+    bool job_sent;               /* the job's frame went out */
+    unsigned jobs_done;
+    uint64_t recent[WORKER_RECENT];
+    unsigned recent_next;
+};
+
+struct pool {
+    struct pool_options opts;
+    char worker_path[512];
+    char deadline_arg[32], memory_arg[32];
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;      /* a worker became ready, or the queue moved */
+    int wake[2];                 /* a byte here wakes the supervisor */
+
+    struct fair_queue *queue;    /* (L) */
+    struct job *to_deliver;      /* (L) ended jobs whose callbacks are due */
+    uint64_t next_job_id;        /* (L) */
+    struct worker workers[POOL_MAX_WORKERS];
+    pid_t zombies[POOL_MAX_WORKERS * 4];
+    unsigned nzombies;
+    unsigned start_failures;     /* (L) in a row, with no worker ready */
+    char last_failure[768];      /* (L) */
+    double last_sweep_ms;
+
+    bool stopping;               /* (L) */
+    double drain_until_ms;       /* (L) */
+    struct pool_stats stats;     /* (L) */
+    struct job_time job_time;    /* (L) */
+    struct job_time start_time;  /* (L) spawn to ready: what a replacement costs */
+};
+
+/* Wakes the supervisor thread. Never blocks. */
+void pool_wake(struct pool *p);
+
+/* Workers alive and warm (idle or busy). Lock held. */
+unsigned pool_count_ready(const struct pool *p);
+
+/* The expected wait of a job submitted now. Lock held. */
+double pool_expected_wait_ms(const struct pool *p);
+
+/*
+ * Ends a job: records its verdict (an Internal Error when v is NULL) and
+ * queues it for delivery. Lock held.
+ */
+void pool_finish_job(struct pool *p, struct job *j, struct verdict *v);
+
+/* Calls the callbacks of ended jobs and frees them. Lock NOT held. */
+void pool_deliver(struct job *list);
+
+/* The supervisor thread (supervisor.c). */
+void *pool_supervise(void *arg);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * The pool's pure parts, without processes or a device: the fair queue
+ * (one flooding client delays another's job by at most one job per
+ * client), the wait estimate behind admission and Retry-After, and which
+ * lost workers blame the student and which the grader.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fair_queue.h"
+#include "wait_estimate.h"
+#include "worker_loss.h"
+
+static struct job *job_of(const char *client, uint64_t id)
+{
+    struct job *j = job_new("return 0.0;", 11, client, 1);
+    assert_non_null(j);
+    j->id = id;
+    return j;
+}
+
+static void test_one_client_is_a_fifo(void **state)
+{
+    struct fair_queue *q = fair_queue_new();
+    for (uint64_t i = 1; i <= 5; i++)
+        assert_true(fair_queue_push(q, job_of("a", i), false));
+    assert_int_equal(fair_queue_total(q), 5);
+    assert_int_equal(fair_queue_of(q, "a"), 5);
+    for (uint64_t i = 1; i <= 5; i++) {
+        struct job *j = fair_queue_pop(q);
+        assert_int_equal(j->id, i);
+        job_free(j);
+    }
+    assert_null(fair_queue_pop(q));
+    assert_int_equal(fair_queue_clients(q), 0);
+    fair_queue_free(q);
+}
+
+/* 100 jobs of a flooder, then one of a bystander: the bystander's job is
+ * the second out, not the 101st. */
+static void test_flood_delays_a_bystander_by_one_job(void **state)
+{
+    struct fair_queue *q = fair_queue_new();
+    for (uint64_t i = 1; i <= 100; i++)
+        assert_true(fair_queue_push(q, job_of("flooder", i), false));
+    assert_true(fair_queue_push(q, job_of("bystander", 1000), false));
+    assert_int_equal(fair_queue_clients(q), 2);
+    int position = 0;
+    for (int k = 1; k <= 101; k++) {
+        struct job *j = fair_queue_pop(q);
+        if (j->id == 1000)
+            position = k;
+        job_free(j);
+    }
+    assert_true(position >= 1 && position <= 2);
+    fair_queue_free(q);
+}
+
+/* Three clients with several jobs each are served in turn. */
+static void test_round_robin_order(void **state)
+{
+    struct fair_queue *q = fair_queue_new();
+    const char *clients[] = { "a", "b", "c" };
+    for (uint64_t i = 0; i < 9; i++)
+        assert_true(fair_queue_push(q, job_of(clients[i / 3], i + 1), false));
+    char order[10] = "";
+    for (int k = 0; k < 9; k++) {
+        struct job *j = fair_queue_pop(q);
+        order[k] = j->client[0];
+        job_free(j);
+    }
+    assert_string_equal(order, "abcabcabc");
+    fair_queue_free(q);
+}
+
+static void test_remove_and_retry_first(void **state)
+{
+    struct fair_queue *q = fair_queue_new();
+    for (uint64_t i = 1; i <= 3; i++)
+        assert_true(fair_queue_push(q, job_of("a", i), false));
+    struct job *two = fair_queue_remove(q, 2);
+    assert_non_null(two);
+    assert_int_equal(two->id, 2);
+    assert_null(fair_queue_remove(q, 2));
+    assert_int_equal(fair_queue_of(q, "a"), 2);
+    /* a retried job goes back to the head of its client's queue */
+    assert_true(fair_queue_push(q, two, true));
+    struct job *j = fair_queue_pop(q);
+    assert_int_equal(j->id, 2);
+    job_free(j);
+    while ((j = fair_queue_pop(q)))
+        job_free(j);
+    /* removing a client's last job takes the client out of the round */
+    assert_true(fair_queue_push(q, job_of("b", 9), false));
+    j = fair_queue_remove(q, 9);
+    job_free(j);
+    assert_int_equal(fair_queue_clients(q), 0);
+    assert_null(fair_queue_pop(q));
+    fair_queue_free(q);
+}
+
+static void test_wait_estimate(void **state)
+{
+    struct job_time t;
+    job_time_init(&t);
+    assert_float_equal(t.mean_ms, JOB_TIME_FIRST_GUESS_MS, 1e-9);
+    /* the first sample replaces the guess */
+    job_time_add(&t, 20);
+    assert_float_equal(t.mean_ms, 20, 1e-9);
+    for (int i = 0; i < 100; i++)
+        job_time_add(&t, 20);
+    job_time_add(&t, -5);   /* not a time */
+    assert_float_equal(t.mean_ms, 20, 1e-9);
+    /* a free worker: no wait */
+    assert_float_equal(wait_estimate_ms(&t, 0, 1, 2), 0, 1e-9);
+    /* 200 at once on 2 workers: the last waits about 199 jobs / 2 */
+    assert_float_equal(wait_estimate_ms(&t, 198, 2, 2), 199 * 20 / 2.0, 1e-6);
+    assert_int_equal(wait_retry_after_s(1990), 2);
+    assert_int_equal(wait_retry_after_s(0), 1);
+    assert_int_equal(wait_retry_after_s(1e12), 86400);
+}
+
+/* Which lost workers blame the student's code, and which the grader. */
+static void test_loss_blames_only_the_code(void **state)
+{
+    static const struct {
+        enum worker_loss cause;
+        const char *stage;
+        bool have_status;
+        int status;
+        bool fault;
+        enum verdict_status want;
+    } cases[] = {
+        { LOSS_DEADLINE, "run", false, 0, false, VERDICT_TIME_LIMIT },
+        { LOSS_DEADLINE, "compile", false, 0, false, VERDICT_TIME_LIMIT },
+        { LOSS_STOPPED, "run", false, 0, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_PROTOCOL, "run", true, 0, true, VERDICT_INTERNAL_ERROR },
+        /* the compiler or the driver crashing on the code */
+        { LOSS_EXITED, "compile", true, SIGSEGV, false, VERDICT_RUNTIME_SIGSEGV },
+        { LOSS_EXITED, "run", true, SIGABRT, false, VERDICT_RUNTIME_SIGABRT },
+        /* killed from outside: never the code */
+        { LOSS_EXITED, "run", true, SIGKILL, true, VERDICT_INTERNAL_ERROR },
+        /* a crash before the code reached the compiler is the grader's */
+        { LOSS_EXITED, "", true, SIGSEGV, true, VERDICT_INTERNAL_ERROR },
+        /* the worker's own failure */
+        { LOSS_EXITED, "run", true, WORKER_EXIT_INTERNAL << 8, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_EXITED, "run", true, 1 << 8, false, VERDICT_RUNTIME_NZEC },
+        { LOSS_EXITED, "run", false, 0, true, VERDICT_INTERNAL_ERROR },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool fault = !cases[i].fault;
+        struct verdict *v = worker_loss_verdict(cases[i].cause, cases[i].stage,
+                                                cases[i].have_status, cases[i].status, 5000,
+                                                &fault);
+        assert_non_null(v);
+        if (fault != cases[i].fault || v->status != cases[i].want)
+            fail_msg("case %zu (%s, '%s'): %s, fault %d", i, worker_loss_to_str(cases[i].cause),
+                     cases[i].stage, verdict_status_to_str(v->status), fault);
+        /* the grader's faults say so, and never blame the code */
+        if (fault)
+            assert_non_null(strstr(v->message, "not a fault of your code"));
+        verdict_free(v);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_client_is_a_fifo),
+        cmocka_unit_test(test_flood_delays_a_bystander_by_one_job),
+        cmocka_unit_test(test_round_robin_order),
+        cmocka_unit_test(test_remove_and_retry_first),
+        cmocka_unit_test(test_wait_estimate),
+        cmocka_unit_test(test_loss_blames_only_the_code),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
