@@ -18,7 +18,7 @@ import { DEFAULT_TASK, mergeTask } from './task-defaults.mjs';
 import {
   announcement, formatDevice, formatTimings, outcomeView, readLoop, runningView, verdictView,
 } from './verdict-view.mjs';
-import { defaultWorkedCell, sameCell, workedCellFor } from './worked-cell.mjs';
+import { defaultWorkedCell, workedCellOnShow } from './worked-cell.mjs';
 import { renderWorkedCell } from './worked-cell-view.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -123,30 +123,9 @@ function pointAtFirstWrong() {
 
 function renderWorked() {
   const panel = $('worked');
-  const v = state.verdict;
-  const first = v ? defaultWorkedCell(v, state.grids, state.task.visible) : null;
-  if (!v || (!state.grids.length && !first)) {
-    panel.hidden = true;
-    return;
-  }
-  const { half, index, plane } = state.selection;
-  let wc = first;
-  let intro;
-  if (index !== null && state.grids.length) {
-    wc = workedCellFor(v, state.grids, state.task.visible, { half, i: index, plane });
-    intro = sameCell(wc, first) && wc.spectrum === first.spectrum
-      ? 'The first wrong cell of your run. Pick any cell of the grids to work it instead.'
-      : 'The cell you picked. Pick any other cell of the grids to work it instead.';
-  } else if (first && first.spectrum === 'hidden') {
-    intro = 'The first wrong cell of your run is on one of the hidden random spectra. ' +
-      'Pick a cell of the grids to work a visible one instead.';
-  } else if (first) {
-    intro = 'The first wrong cell of your run. Pick any cell of the grids to work it instead.';
-  } else {
-    intro = 'Every cell is right. Pick any cell of the grids to see how it is worked out.';
-  }
-  renderWorkedCell(panel, $('worked-body'), wc, intro);
-  panel.hidden = false;
+  const show = workedCellOnShow(state.verdict, state.grids, state.task.visible, state.selection);
+  panel.hidden = show === null;
+  if (show) renderWorkedCell(panel, $('worked-body'), show.wc, show.intro);
 }
 
 function renderSelectionInfo() {

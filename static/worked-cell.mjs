@@ -127,6 +127,32 @@ export function defaultWorkedCell(verdict, grids, visible) {
   return null;
 }
 
+/*
+ * What the panel beside the grids shows for a verdict and the selection
+ * {half, index, plane} (index null: nothing picked):
+ *   null                 no panel (no verdict, or one without cells)
+ *   {wc, intro}          the cell to work (null when every cell is right
+ *                        and none is picked) and the line above it.
+ */
+export function workedCellOnShow(verdict, grids, visible, selection) {
+  const first = verdict ? defaultWorkedCell(verdict, grids, visible) : null;
+  if (!verdict || (!(grids && grids.length) && !first)) return null;
+  const { half, index, plane } = selection || {};
+  if (Number.isInteger(index) && grids.length) {
+    const wc = workedCellFor(verdict, grids, visible, { half, i: index, plane: plane ?? 0 });
+    const isFirst = sameCell(wc, first) && wc.spectrum === first.spectrum;
+    return { wc, intro: isFirst
+      ? 'The first wrong cell of your run. Pick any cell of the grids to work it instead.'
+      : 'The cell you picked. Pick any other cell of the grids to work it instead.' };
+  }
+  if (first && first.spectrum === 'hidden') {
+    return { wc: first, intro: 'The first wrong cell of your run is on one of the hidden random spectra. ' +
+      'Pick a cell of the grids to work a visible one instead.' };
+  }
+  if (first) return { wc: first, intro: 'The first wrong cell of your run. Pick any cell of the grids to work it instead.' };
+  return { wc: null, intro: 'Every cell is right. Pick any cell of the grids to see how it is worked out.' };
+}
+
 // Mistakes that a returned value can reveal, by the expression it equals.
 const MATCH_WORDS = new Map([
   [canon('a'), 'the twiddle term w·b is missing'],

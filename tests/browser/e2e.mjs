@@ -4,11 +4,12 @@
 //   BUTTERFLY_URL=http://127.0.0.1:PORT/ node tests/browser/e2e.mjs
 //
 // Env: BUTTERFLY_URL (required) the server's root; BUTTERFLY_ARTIFACTS
-// (default /tmp) where screenshots go; CHROMIUM (default /usr/bin/chromium).
+// (default /tmp) where screenshots go, its old butterfly-*.png removed first
+// when set; CHROMIUM (default /usr/bin/chromium).
 // Prints one line per check and ends with "N passed, M failed"; exits 1
 // when a check failed, 2 when it could not start.
 
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -32,6 +33,11 @@ const root = new URL('/', base).href;
 const origin = new URL(root).origin;
 const artifacts = process.env.BUTTERFLY_ARTIFACTS || '/tmp';
 mkdirSync(artifacts, { recursive: true });
+// Screenshots of an earlier run would pass for this one's; cleared only in
+// a folder of our own, never in the shared default.
+if (process.env.BUTTERFLY_ARTIFACTS) {
+  for (const f of readdirSync(artifacts)) if (/^butterfly-.*\.png$/.test(f)) rmSync(path.join(artifacts, f));
+}
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const RUN_TIMEOUT = 60000;
 
@@ -306,7 +312,7 @@ async function main() {
       check(opacity < 0.6, `the previous grids are dimmed (opacity ${opacity})`);
       await page.waitForTimeout(1000);
       const later = await page.textContent('#verdict .verdict-title');
-      await shot('4-running');
+      await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-4-running.png') });
       const secs = (t) => Number((/Running… ([\d.]+) s/.exec(t) || [])[1]);
       check(secs(first) >= 0.3 && secs(later) >= secs(first) + 0.7, `elapsed time: "${first}" then "${later}"`);
       await page.waitForFunction(() => document.querySelector('#verdict').dataset.tone !== 'running', null, { timeout: RUN_TIMEOUT });
@@ -393,7 +399,7 @@ async function main() {
     check(gutterLine === String(line), `gutter marker beside line number ${gutterLine}`);
     const listed = await page.textContent('#diagnostics-list');
     check(listed.includes(`Line ${line}`) && listed.includes('undefined_name'), `listed: ${listed}`);
-    await shot('4-compile-error');
+    await shot('7-compile-error');
   });
 
   await step('reload: the draft and the last result are back', async () => {
@@ -414,7 +420,7 @@ async function main() {
     check((await cellStates(1)).every((c) => c.green), 'half 1 green after reload');
     check((await cellStates(2)).some((c) => !c.green), 'half 2 red after reload');
     check(await page.isVisible('#passed-badge'), 'the passed flag survives');
-    await shot('5-reloaded');
+    await shot('8-reloaded');
   });
 
   await step('select a cell: the picture highlights its two inputs', async () => {
@@ -438,7 +444,7 @@ async function main() {
     await page.keyboard.press('ArrowUp');
     got = await inputs();
     check(JSON.stringify(got) === JSON.stringify(['2:1', '2:5']), `after ArrowUp: ${got}`);
-    await page.locator('#network').screenshot({ path: path.join(artifacts, 'butterfly-8-network.png') });
+    await page.locator('#network').screenshot({ path: path.join(artifacts, 'butterfly-9-network.png') });
   });
 
   await step('keyboard alone: Ctrl+Enter runs, focus lands on the verdict, Tab and Enter go back to the code', async () => {
@@ -472,8 +478,8 @@ async function main() {
       await runAnswered(verdictFixture('correct'));
       const next = await page.$eval('#verdict .next-step a', (a) => ({ text: a.textContent, href: a.getAttribute('href') }));
       check(next.text === 'Task 3: the whole FFT' && next.href === '/course/task-3', `next step ${JSON.stringify(next)}`);
-      await page.locator('#verdict').screenshot({ path: path.join(artifacts, 'butterfly-9-next-step.png') });
-      await page.locator('#course').screenshot({ path: path.join(artifacts, 'butterfly-9-course-links.png') });
+      await page.locator('#verdict').screenshot({ path: path.join(artifacts, 'butterfly-10-next-step.png') });
+      await page.locator('#course').screenshot({ path: path.join(artifacts, 'butterfly-10-course-links.png') });
     } finally {
       await page.unroute('**/static/course.json');
     }
@@ -513,7 +519,7 @@ async function main() {
       check(fig.top >= (await rect('.brief-text')).bottom, 'phone: the figure below its text');
       const w = await rect('#worked');
       check(w.top >= (await rect('#verdict')).bottom && w.bottom <= (await rect('.half-grid[data-half="1"]')).top, 'phone: worked cell above the grids');
-      await shot(`7-phone-${scheme}`);
+      await shot(`11-phone-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -535,7 +541,7 @@ async function main() {
         check(!(await p.isVisible(sel)), `${sel} is hidden without JavaScript`);
       }
       check((await p.$$('#spectrum-body tr')).length === 8, 'the visible spectrum is in the page itself');
-      await p.screenshot({ path: path.join(artifacts, 'butterfly-10-no-javascript.png'), fullPage: true });
+      await p.screenshot({ path: path.join(artifacts, 'butterfly-12-no-javascript.png'), fullPage: true });
     } finally {
       await plain.close();
     }

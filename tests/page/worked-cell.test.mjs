@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { buildGrids } from '../../static/grid.mjs';
 import { DEFAULT_TASK } from '../../static/task-defaults.mjs';
 import {
-  defaultWorkedCell, firstWorkedCell, gradersWorkedCell, readWorkedCell, workedCellFor, workedCellView,
-  workVisibleCell,
+  defaultWorkedCell, firstWorkedCell, gradersWorkedCell, readWorkedCell, workedCellFor, workedCellOnShow,
+  workedCellView, workVisibleCell,
 } from '../../static/worked-cell.mjs';
 import { fixture } from './helpers.mjs';
 
@@ -135,4 +135,30 @@ test('picking a cell: the grader\'s working when sent, else the page\'s; an acce
   // Before any run: the cell's working and what it should be.
   const before = workVisibleCell(visible, 1, 0, 0);
   assert.equal(workedCellView(before).outcome.text, 'This cell should be 0.5.');
+});
+
+test('the panel: none without cells; the first wrong cell until one is picked; then the picked one', () => {
+  const none = { half: 2, index: null, plane: null };
+  assert.equal(workedCellOnShow(null, [], visible, none), null, 'nothing run yet');
+  const ce = fixture('compile_error_line3');
+  assert.equal(workedCellOnShow(ce, buildGrids(ce), visible, none), null, 'a compile error has no cells');
+  const v = fixture('wrong_twiddle_sign-worked');
+  const grids = buildGrids(v);
+  let show = workedCellOnShow(v, grids, visible, none);
+  assert.deepEqual([show.wc.half, show.wc.i, show.wc.plane], [2, 1, 0]);
+  assert.match(show.intro, /^The first wrong cell/);
+  // The page selects that first cell itself; it is still "the first".
+  show = workedCellOnShow(v, grids, visible, { half: 2, index: 1, plane: 0 });
+  assert.match(show.intro, /^The first wrong cell/);
+  show = workedCellOnShow(v, grids, visible, { half: 1, index: 7, plane: 1 });
+  assert.deepEqual([show.wc.half, show.wc.i, show.wc.plane, show.wc.passed], [1, 7, 1, true]);
+  assert.match(show.intro, /^The cell you picked/);
+  const hidden = fixture('hardcoded_visible-worked');
+  show = workedCellOnShow(hidden, buildGrids(hidden), visible, { half: 1, index: null, plane: null });
+  assert.equal(show.wc.spectrum, 'hidden');
+  assert.match(show.intro, /hidden random spectra/);
+  const ok = fixture('correct');
+  show = workedCellOnShow(ok, buildGrids(ok), visible, none);
+  assert.equal(show.wc, null);
+  assert.match(show.intro, /^Every cell is right/);
 });
