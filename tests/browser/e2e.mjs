@@ -270,6 +270,7 @@ async function main() {
     const rows = await page.$$eval('#result-table tbody tr', (trs) => trs.map((tr) => tr.lastElementChild.textContent));
     check(rows.length === 48, `table rows: ${rows.length}`);
     check(rows.filter((t) => t.includes('wrong')).length === (await page.$$('.cell.fail')).length, 'table agrees with the grid');
+    await page.click('.result-table summary');   // closed again, so later screenshots stay short
     // Each cell shows the expected value under the one got (1280 px wide),
     // and a switch hides them.
     const shown = await page.$eval('.cell[data-half="2"][data-x="1"][data-y="0"]', (c) => ({
