@@ -100,6 +100,10 @@ function failingNodes() {
   return failing;
 }
 
+/* Picks an output (and a plane) everywhere at once. options.focus moves
+ * the focus to the network node; options.quiet keeps the figure's live
+ * words silent, for a pick the page makes itself after a run, when the
+ * verdict is what should be heard. */
 function select(sel, options = {}) {
   const index = sel.index ?? null;
   state.selection = { half: sel.half, index, plane: index === null ? null : (sel.plane ?? 0) };
@@ -108,7 +112,10 @@ function select(sel, options = {}) {
   }
   state.network.update(state.selection, failingNodes(), options);
   if (state.gridView) state.gridView.setSelected(state.selection);
+  const info = $('selection-info');
+  if (options.quiet) info.setAttribute('aria-live', 'off');
   renderSelectionInfo();
+  if (options.quiet) setTimeout(() => info.setAttribute('aria-live', 'polite'), 0);
   renderWorked();
 }
 
@@ -116,9 +123,10 @@ function select(sel, options = {}) {
  * wrong cell (to its pass only, when that cell is on a hidden spectrum). */
 function pointAtFirstWrong() {
   const wc = state.verdict ? defaultWorkedCell(state.verdict, state.grids, state.task.visible) : null;
-  if (wc && wc.spectrum === 'visible') select({ half: wc.half, index: wc.i, plane: wc.plane });
-  else if (wc) select({ half: wc.half, index: null });
-  else select({ half: state.selection.half, index: null });
+  const quiet = { quiet: true };
+  if (wc && wc.spectrum === 'visible') select({ half: wc.half, index: wc.i, plane: wc.plane }, quiet);
+  else if (wc) select({ half: wc.half, index: null }, quiet);
+  else select({ half: state.selection.half, index: null }, quiet);
 }
 
 function renderWorked() {
@@ -337,7 +345,7 @@ function showOutcome(outcome) {
   const view = outcomeView(outcome);
   setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail, [], outcome.kind);
   if (view.retryAfter) startRetryCountdown(view.retryAfter);
-  select(state.selection);
+  select(state.selection, { quiet: true });
   return view;
 }
 
@@ -467,7 +475,7 @@ async function main() {
       if (radio.checked) select({ half: Number(radio.value), index: state.selection.index, plane: state.selection.plane });
     });
   }
-  select(state.selection);
+  select(state.selection, { quiet: true });
 
   $('show-expected').addEventListener('change', (event) => {
     $('grids').dataset.expected = event.target.checked ? 'on' : 'off';
