@@ -38,6 +38,7 @@ const state = {
   course: EMPTY_COURSE,
   retryTimer: null,
   runClock: null,         // the waiting state's timer while a run is out
+  editedDuringRun: false, // the student kept typing while the run was out
 };
 
 function getStorage() {
@@ -180,9 +181,12 @@ function setVerdictBox(tone, title, detail, extra = [], kind = '') {
 }
 
 /* Says the outcome in the live region, brings the verdict into view and
- * puts the focus on it: the page follows the run. */
+ * puts the focus on it: the page follows the run. Except when the student
+ * went on typing while it was out: then the live region alone says it,
+ * and neither the caret nor the page is moved from under their hands. */
 function followOutcome(view) {
   announce(announcement(view));
+  if (state.editedDuringRun) return;
   const box = $('verdict');
   const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
   // With grids the student wants them below the verdict; otherwise the
@@ -404,6 +408,7 @@ async function run() {
   button.setAttribute('aria-busy', 'true');
   button.setAttribute('aria-disabled', 'true');
   button.textContent = 'Running…';
+  state.editedDuringRun = false;
   markStale(true);
   startRunClock();
   announce('Running your kernel.');
@@ -447,6 +452,7 @@ function resetToStarter() {
 let saveNoticeTimer = null;
 
 function onEdit(text) {
+  if (state.running) state.editedDuringRun = true;
   const ok = state.progress.saveDraft(text);
   const note = $('save-state');
   if (!ok) {

@@ -322,6 +322,28 @@ async function main() {
     }
     check(await page.$eval('#result-body', (b) => b.dataset.stale) === 'false', 'fresh results are not stale');
     check(!(await page.isVisible('#stale-note')), 'the note goes with the run');
+    check(await page.evaluate(() => document.activeElement.id) === 'verdict', 'focus on the verdict');
+  });
+
+  await step('typing while a run is out: the verdict is announced but the caret stays in the editor', async () => {
+    await page.route(SUBMIT_ROUTE, async (route) => {
+      await new Promise((resolve) => { setTimeout(resolve, 1500); });
+      await route.continue();
+    });
+    try {
+      await page.click('#run');
+      await page.click('#editor .cm-content');
+      await page.keyboard.press('ControlOrMeta+End');
+      await page.keyboard.type('// still typing');
+      await page.waitForFunction(() => document.querySelector('#verdict').dataset.tone !== 'running', null, { timeout: RUN_TIMEOUT });
+      await page.keyboard.type(' and more');
+    } finally {
+      await page.unroute(SUBMIT_ROUTE);
+    }
+    check(await page.evaluate(() => document.activeElement.classList.contains('cm-content')), 'focus stays in the editor');
+    check((await editorText()).includes('// still typing and more'), 'every key went into the editor');
+    await page.waitForFunction(() => document.querySelector('#announcer').textContent.startsWith('Wrong answer'), null, { timeout: 2000 });
+    await typeBody(sample('wrong_twiddle_sign'));
   });
 
   await step('worked cells from the grader: its words, and picking a cell works that one', async () => {
