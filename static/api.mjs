@@ -1,7 +1,8 @@
-// api.mjs - the two requests the page makes, each turned into one plain
+// api.mjs - the three requests the page makes, each turned into one plain
 // outcome object so that the page never handles a raw Response. The fetch
 // function is passed in, so node can test this with a fake.
 
+import { COURSE_URL } from './course.mjs';
 import { parseRetryAfter } from './verdict-view.mjs';
 
 export const TASK_URL = '/api/tasks/butterfly';
@@ -81,6 +82,21 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
   }
   if (response.status === 200) return { kind: 'bad-response', status: 200 };
   return httpOutcome(response, body);
+}
+
+/*
+ * The instructor's course file (course.mjs reads it): the parsed JSON, or
+ * null when it is missing, unreadable or unreachable. Never rejects.
+ */
+export async function fetchCourseFile(fetchFn, url = COURSE_URL) {
+  try {
+    const response = await fetchFn(url, { headers: { Accept: 'application/json' } });
+    if (!response.ok) return null;
+    const body = await readJson(response);
+    return body === undefined ? null : body;
+  } catch {
+    return null;
+  }
 }
 
 /* The UTF-8 size of a body, as the server counts it against its limit. */

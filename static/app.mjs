@@ -2,9 +2,12 @@
 // saved progress, runs submissions and shows their outcome. The logic it
 // calls lives in small pure modules that node tests without a DOM.
 
-import { fetchTask, submitSource, utf8Length } from './api.mjs';
+import { fetchCourseFile, fetchTask, submitSource, utf8Length } from './api.mjs';
 import { checklistState, checklistSummary } from './checklist.mjs';
-import { placeDiagnostics } from './diagnostics.mjs';
+import { EMPTY_COURSE, nextStep, parseCourse } from './course.mjs';
+import { nextStepParagraph, renderCourseLinks } from './course-view.mjs';
+import { placeDiagnostics, verdictDiagnostics } from './diagnostics.mjs';
+import { h, richText } from './dom.mjs';
 import { loadEditor } from './editor.mjs';
 import { buildGrids } from './grid.mjs';
 import { formatComplex, formatReal, pairOf, referencePass, twiddleText } from './network.mjs';
@@ -12,7 +15,11 @@ import { createNetworkView } from './network-view.mjs';
 import { createProgress } from './progress.mjs';
 import { renderGrids, renderResultTables } from './results-view.mjs';
 import { DEFAULT_TASK, mergeTask } from './task-defaults.mjs';
-import { formatDevice, formatTimings, outcomeView, verdictView } from './verdict-view.mjs';
+import {
+  announcement, formatDevice, formatTimings, outcomeView, readLoop, runningView, verdictView,
+} from './verdict-view.mjs';
+import { defaultWorkedCell, workedCellOnShow } from './worked-cell.mjs';
+import { renderWorkedCell } from './worked-cell-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -25,8 +32,13 @@ const state = {
   grids: [],
   gridView: null,
   network: null,
+  // The output picked in the network or the grids; the worked cell follows
+  // it. plane is null only when nothing is picked.
   selection: { half: 2, index: null, plane: null },
+  course: EMPTY_COURSE,
   retryTimer: null,
+  runClock: null,         // the waiting state's timer while a run is out
+  editedDuringRun: false, // the student kept typing while the run was out
 };
 
 function getStorage() {
@@ -41,27 +53,12 @@ function getStorage() {
   }
 }
 
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'className') node.className = v;
-    else node.setAttribute(k, String(v));
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
-
-/* Text with `code` spans: the grader's messages quote code in backticks. */
-function richText(text) {
-  const parts = String(text).split(/`([^`]*)`/);
-  return parts.map((p, k) => (k % 2 ? h('code', {}, p) : p));
-}
-
 // ---- the task ------------------------------------------------------------
 
 function renderTask(task) {
   $('task-title').textContent = task.title;
   $('task-subtitle').textContent = task.subtitle;
+  $('course-position').textContent = task.subtitle;
   document.title = `${task.title} · ${task.subtitle}`;
   $('api-body').replaceChildren(...task.api.map((a) => h('tr', {},
     h('td', {}, h('code', {}, a.name)), h('td', {}, h('code', {}, a.type || '')), h('td', {}, a.meaning || ''))));
@@ -104,14 +101,40 @@ function failingNodes() {
   return failing;
 }
 
+/* Picks an output (and a plane) everywhere at once. options.focus moves
+ * the focus to the network node; options.quiet keeps the figure's live
+ * words silent, for a pick the page makes itself after a run, when the
+ * verdict is what should be heard. */
 function select(sel, options = {}) {
-  state.selection = { half: sel.half, index: sel.index ?? null, plane: sel.plane ?? null };
+  const index = sel.index ?? null;
+  state.selection = { half: sel.half, index, plane: index === null ? null : (sel.plane ?? 0) };
   for (const radio of document.querySelectorAll('input[name="pass-half"]')) {
     radio.checked = Number(radio.value) === state.selection.half;
   }
   state.network.update(state.selection, failingNodes(), options);
   if (state.gridView) state.gridView.setSelected(state.selection);
+  const info = $('selection-info');
+  if (options.quiet) info.setAttribute('aria-live', 'off');
   renderSelectionInfo();
+  if (options.quiet) setTimeout(() => info.setAttribute('aria-live', 'polite'), 0);
+  renderWorked();
+}
+
+/* After a result arrives: the picture and the worked cell go to its first
+ * wrong cell (to its pass only, when that cell is on a hidden spectrum). */
+function pointAtFirstWrong() {
+  const wc = state.verdict ? defaultWorkedCell(state.verdict, state.grids, state.task.visible) : null;
+  const quiet = { quiet: true };
+  if (wc && wc.spectrum === 'visible') select({ half: wc.half, index: wc.i, plane: wc.plane }, quiet);
+  else if (wc) select({ half: wc.half, index: null }, quiet);
+  else select({ half: state.selection.half, index: null }, quiet);
+}
+
+function renderWorked() {
+  const panel = $('worked');
+  const show = workedCellOnShow(state.verdict, state.grids, state.task.visible, state.selection);
+  panel.hidden = show === null;
+  if (show) renderWorkedCell(panel, $('worked-body'), show.wc, show.intro);
 }
 
 function renderSelectionInfo() {
@@ -136,59 +159,108 @@ function renderSelectionInfo() {
   ];
   const dl = h('dl', {});
   for (const [k, v] of rows) dl.append(h('dt', {}, k), h('dd', {}, v));
-  const parts = [
+  // What the last run gave for this output is the worked cell's to say.
+  box.replaceChildren(
     h('p', {}, h('strong', {}, `Output ${index}, half = ${half}`),
       ` — the ${p.lower ? 'lower' : 'upper'} member of the pair {${p.inputs.join(', ')}}`),
     dl,
-    h('p', {}, `With the visible spectrum: a = ${a}, b = ${b}, so the cell should be ` +
-      `${formatComplex(expected[0][index], expected[1][index])}.`),
-  ];
-  const g = state.grids.find((x) => x.half === half);
-  if (g) {
-    const got = g.planes.map((pl) => {
-      const c = pl.cells[index];
-      return `${pl.name} ${c.gotText} ${c.state === 'pass' ? '✓' : `✗ (expected ${c.expectedText})`}`;
-    });
-    parts.push(h('p', {}, `Your last run gave: ${got.join('; ')}.`));
-  }
-  box.replaceChildren(...parts);
+    h('p', {}, `With the visible spectrum: a = ${a}, b = ${b}, so the output should be ` +
+      `${formatComplex(expected[0][index], expected[1][index])}.`));
 }
 
 // ---- showing outcomes -------------------------------------------------------
 
-function setVerdictBox(tone, title, detail, extra = []) {
+function setVerdictBox(tone, title, detail, extra = [], kind = '') {
   const box = $('verdict');
   box.dataset.tone = tone;
+  box.dataset.kind = kind;
   box.replaceChildren(
-    h('p', { className: 'verdict-title' }, title),
-    detail ? h('p', { className: 'verdict-detail' }, ...richText(detail)) : null,
+    h('p', { id: 'verdict-title', className: 'verdict-title' }, title),
+    detail ? h('p', { id: 'verdict-detail', className: 'verdict-detail' }, ...richText(detail)) : null,
     ...extra);
 }
 
+/* Says the outcome in the live region, brings the verdict into view and
+ * puts the focus on it: the page follows the run. Except when the student
+ * went on typing while it was out: then the live region alone says it,
+ * and neither the caret nor the page is moved from under their hands. */
+function followOutcome(view) {
+  announce(announcement(view));
+  if (state.editedDuringRun) return;
+  const box = $('verdict');
+  const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  // With grids the student wants them below the verdict; otherwise the
+  // editor's marks matter, so scroll no further than needed.
+  box.scrollIntoView({ block: view.showGrids ? 'start' : 'nearest', behavior: reduce ? 'auto' : 'smooth' });
+  box.focus({ preventScroll: true });
+}
+
+function announce(text) {
+  const region = $('announcer');
+  // Emptied first, so that the same words twice in a row are said twice.
+  region.textContent = '';
+  setTimeout(() => { region.textContent = text; }, 50);
+}
+
+/* The last result stays on show, dimmed and out of reach, while the next
+ * run is out, so that the two are never mistaken for each other. */
+function markStale(stale) {
+  const body = $('result-body');
+  const any = stale && state.verdict !== null;
+  body.dataset.stale = String(any);
+  body.inert = any;
+  $('stale-note').hidden = !any;
+}
+
 function clearResult() {
+  markStale(false);
   state.verdict = null;
   state.grids = [];
   state.gridView = null;
   $('grids').replaceChildren();
+  $('grid-options').hidden = true;
   $('diagnosis').hidden = true;
   $('diagnosis').replaceChildren();
+  $('worked').hidden = true;
   $('result-extra').hidden = true;
   $('compile-log-box').hidden = true;
   showDiagnostics([], '');
 }
 
-function showDiagnostics(diagnostics, source) {
+const DIAGNOSTICS_TITLES = {
+  compile: 'Compiler messages',
+  rejected: 'Why the grader refused it',
+  loop: 'Where your kernel got stuck',
+};
+
+function showDiagnostics(diagnostics, source, kind = '') {
   const placed = placeDiagnostics(diagnostics, source);
   const current = state.editor ? state.editor.getValue() : '';
   // Marks go on the editor only when they belong to the text in it.
   if (state.editor) state.editor.setDiagnostics(source === current ? placed : []);
+  $('diagnostics-title').textContent = DIAGNOSTICS_TITLES[kind] || 'Messages about your code';
   const list = $('diagnostics-list');
   list.replaceChildren(...placed.map((d) => {
-    const link = h('button', { type: 'button', className: 'diag-link' }, d.text);
+    const link = h('button', { type: 'button', className: 'diag-link' }, ...richText(d.text));
     link.addEventListener('click', () => state.editor && state.editor.goTo(d.afterCode ? d.line - 1 : d.line));
-    return h('li', { 'data-line': d.line, 'data-severity': d.severity }, link);
+    return h('li', { 'data-line': d.line, 'data-severity': d.severity }, link,
+      d.original ? h('span', { className: 'diag-original' }, 'The compiler’s own words: ', h('code', {}, d.original)) : null);
   }));
   $('diagnostics').hidden = placed.length === 0;
+}
+
+/* A button in the verdict box that takes the keyboard back to the code:
+ * to the loop's line for an endless loop. */
+function backToCode(line) {
+  const button = h('button', { type: 'button', className: 'back-to-code' },
+    line ? `Show line ${line} in the editor` : 'Back to your code');
+  button.addEventListener('click', () => {
+    if (!state.editor) return;
+    $('editor').scrollIntoView({ block: 'nearest' });
+    if (line) state.editor.goTo(line);
+    else state.editor.focus();
+  });
+  return button;
 }
 
 function showDiagnosis(verdict) {
@@ -228,23 +300,28 @@ function formatWhen(ms) {
   }
 }
 
-/* Shows a verdict. meta: {source, savedAt (a restored result)}. */
+/* Shows a verdict and returns its view. meta: {source, savedAt (a
+ * restored result)}. */
 function showVerdict(verdict, { source = '', savedAt = null } = {}) {
   clearResult();
   state.verdict = verdict;
   const view = verdictView(verdict);
   const extra = [];
+  if (view.kind === 'accepted') extra.push(nextStepParagraph(nextStep(state.course, state.task.subtitle)));
   if (savedAt) {
     const changed = state.editor && source !== state.editor.getValue();
     extra.push(h('p', { className: 'restored' }, `Saved result of your run on ${formatWhen(savedAt)}` +
       `${changed ? '; you have changed the code since.' : '.'}`));
   }
-  setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail, extra);
+  const loop = view.cause === 'loop' ? readLoop(verdict.loop) : null;
+  if (view.kind !== 'accepted') extra.push(backToCode(loop ? loop.line : null));
+  setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail, extra, view.cause || view.kind);
   showDiagnosis(verdict);
   if (view.showGrids) {
     state.grids = buildGrids(verdict);
     state.gridView = renderGrids($('grids'), state.grids, { onSelect: (sel) => select(sel) });
     renderResultTables($('result-table'), state.grids);
+    $('grid-options').hidden = false;
   }
   const facts = [];
   const device = formatDevice(verdict.device);
@@ -255,22 +332,45 @@ function showVerdict(verdict, { source = '', savedAt = null } = {}) {
   $('timings').textContent = facts.join(' · ');
   $('result-extra').hidden = !(view.showGrids || facts.length);
   $('result-table').closest('details').hidden = !view.showGrids;
-  showDiagnostics(Array.isArray(verdict.diagnostics) ? verdict.diagnostics : [], source);
+  showDiagnostics(verdictDiagnostics(verdict), source, view.cause || view.kind);
   if (typeof verdict.compile_log === 'string' && verdict.compile_log) {
     $('compile-log').textContent = verdict.compile_log +
       (verdict.compile_log_truncated ? '\n[the log was cut short]' : '');
     $('compile-log-box').hidden = false;
   }
   renderChecklist(verdict);
-  select(state.selection);
+  pointAtFirstWrong();
+  return view;
 }
 
+/* Shows an outcome that is not a verdict and returns its view. */
 function showOutcome(outcome) {
   clearResult();
   const view = outcomeView(outcome);
-  setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail);
+  setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail, [], outcome.kind);
   if (view.retryAfter) startRetryCountdown(view.retryAfter);
-  select(state.selection);
+  select(state.selection, { quiet: true });
+  return view;
+}
+
+/* The waiting state: the time since Run, counted on screen only (the
+ * live region says "running" once, not every tenth of a second). */
+function startRunClock() {
+  const started = performance.now();
+  const first = runningView(0);
+  setVerdictBox('running', first.title, first.detail, [], 'running');
+  const title = $('verdict-title');
+  const detail = $('verdict-detail');
+  state.runClock = setInterval(() => {
+    const view = runningView(performance.now() - started);
+    title.textContent = view.title;
+    detail.textContent = view.detail;
+  }, 100);
+}
+
+function stopRunClock() {
+  if (state.runClock) clearInterval(state.runClock);
+  state.runClock = null;
 }
 
 function startRetryCountdown(seconds) {
@@ -300,7 +400,7 @@ async function run() {
   const source = state.editor.getValue();
   const size = utf8Length(source);
   if (size > state.task.max_source_bytes) {
-    showOutcome({ kind: 'too-large', limit: state.task.max_source_bytes, size });
+    followOutcome(showOutcome({ kind: 'too-large', limit: state.task.max_source_bytes, size }));
     return;
   }
   state.running = true;
@@ -308,24 +408,29 @@ async function run() {
   button.setAttribute('aria-busy', 'true');
   button.setAttribute('aria-disabled', 'true');
   button.textContent = 'Running…';
-  setVerdictBox('running', 'Running…', 'Compiling your kernel and running it for half = 1, 2 and 4.');
+  state.editedDuringRun = false;
+  markStale(true);
+  startRunClock();
+  announce('Running your kernel.');
   try {
     const outcome = await submitSource(fetch, source);
+    stopRunClock();
     if (outcome.kind === 'verdict') {
       state.progress.saveResult(outcome.verdict, source);
-      showVerdict(outcome.verdict, { source });
-      // Point the picture at the first pass that went wrong, unless the
-      // student is already looking at a particular output.
-      const firstWrong = state.grids.find((g) => !g.passed);
-      if (firstWrong && state.selection.index === null) select({ half: firstWrong.half, index: null });
+      const view = showVerdict(outcome.verdict, { source });
       if (outcome.verdict.passed === true && outcome.verdict.status.id === 3) renderPassed(true);
+      followOutcome(view);
     } else {
-      showOutcome(outcome);
+      followOutcome(showOutcome(outcome));
     }
   } catch (error) {
     console.error(error);
-    setVerdictBox('error', '! The page could not show this result',
-      `${error && error.message ? error.message : error}. Run again; if it keeps happening, tell your instructor.`);
+    stopRunClock();
+    clearResult();
+    const view = { title: 'The page could not show this result', showGrids: false,
+      detail: `${error && error.message ? error.message : error}. Run again; if it keeps happening, tell your instructor.` };
+    setVerdictBox('error', `! ${view.title}`, view.detail, [], 'page-error');
+    followOutcome(view);
   } finally {
     state.running = false;
     button.removeAttribute('aria-busy');
@@ -347,6 +452,7 @@ function resetToStarter() {
 let saveNoticeTimer = null;
 
 function onEdit(text) {
+  if (state.running) state.editedDuringRun = true;
   const ok = state.progress.saveDraft(text);
   const note = $('save-state');
   if (!ok) {
@@ -367,16 +473,24 @@ async function main() {
 
   state.network = createNetworkView($('network-svg'), {
     halves: DEFAULT_TASK.halves,
-    onPick: (sel, options) => select({ ...sel, plane: null }, options),
+    // An output node stands for both planes: keep the plane on show.
+    onPick: (sel, options) => select({ ...sel, plane: state.selection.plane ?? 0 }, options),
   });
   for (const radio of document.querySelectorAll('input[name="pass-half"]')) {
     radio.addEventListener('change', () => {
       if (radio.checked) select({ half: Number(radio.value), index: state.selection.index, plane: state.selection.plane });
     });
   }
-  select(state.selection);
+  select(state.selection, { quiet: true });
 
-  const loaded = await fetchTask(fetch);
+  $('show-expected').addEventListener('change', (event) => {
+    $('grids').dataset.expected = event.target.checked ? 'on' : 'off';
+  });
+  $('grids').dataset.expected = $('show-expected').checked ? 'on' : 'off';
+
+  const [loaded, courseFile] = await Promise.all([fetchTask(fetch), fetchCourseFile(fetch)]);
+  state.course = parseCourse(courseFile);
+  renderCourseLinks($('course-links'), state.course);
   if (loaded.ok) {
     state.task = mergeTask(loaded.task);
   } else {

@@ -4,11 +4,12 @@
 
 /*
  * Returns one entry per diagnostic:
- *   {line, column, severity, message, afterCode, from, to, text}
+ *   {line, column, severity, message, original, afterCode, from, to, text}
  * where line is clamped into the body (1..lines), from/to are character
  * offsets into the body for an editor mark (the rest of the word at the
  * column, or the whole line when no column is known; the end of the body
- * for afterCode), and text is the sentence shown in the list.
+ * for afterCode), text is the sentence shown in the list, and original is
+ * the compiler's own words when the grader rewrote them (else null).
  */
 export function placeDiagnostics(diagnostics, body) {
   const text = typeof body === 'string' ? body : '';
@@ -28,6 +29,8 @@ export function placeDiagnostics(diagnostics, body) {
     // The grader's own checks may start the message with "line N: "; the
     // list says where already.
     const message = d && typeof d.message === 'string' ? d.message.replace(/^line \d+:\s*/i, '') : 'error';
+    const original = d && typeof d.original === 'string' && d.original.trim() && d.original.trim() !== message
+      ? d.original.trim() : null;
     let line = d && Number.isInteger(d.line) ? d.line : 1;
     const afterCode = line > bodyLines;
     if (line < 1) line = 1;
@@ -57,6 +60,22 @@ export function placeDiagnostics(diagnostics, body) {
       ? 'After your code (at the closing brace)'
       : `Line ${line}${column !== null ? `, column ${column}` : ''}`;
     return { line: afterCode ? bodyLines + 1 : line,
-      column, severity, message, afterCode, from, to, text: `${where}: ${message}` };
+      column, severity, message, original, afterCode, from, to, text: `${where}: ${message}` };
   });
+}
+
+/*
+ * The diagnostics of a verdict to place on the body: its own list, plus
+ * one on the line of an endless loop (verdict.loop) when the list has
+ * nothing there, so the editor marks that line whatever the grader's
+ * version sends.
+ */
+export function verdictDiagnostics(verdict) {
+  const list = verdict && Array.isArray(verdict.diagnostics) ? verdict.diagnostics.filter((d) => d && typeof d === 'object') : [];
+  const loop = verdict && verdict.loop;
+  if (loop && Number.isInteger(loop.line) && loop.line >= 1 && !list.some((d) => d.line === loop.line)) {
+    const limit = Number.isInteger(loop.limit) && loop.limit > 0 ? `more than ${loop.limit} times` : 'without end';
+    return [...list, { line: loop.line, column: null, severity: 'error', message: `this loop ran ${limit}` }];
+  }
+  return list;
 }

@@ -1,19 +1,9 @@
-// results-view.mjs - the grids of green and red cells and the same data as
+// results-view.mjs - the grids of green and red cells (each with the
+// value got and, on wide screens, the value expected) and the same data as
 // tables, built from grid.mjs's model. DOM only.
 
+import { h } from './dom.mjs';
 import { halfSummary, moveInGrid, PLANES } from './grid.mjs';
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'className') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
 
 /*
  * Renders the grids into container. onSelect({half, index, plane}) fires
@@ -50,6 +40,8 @@ export function renderGrids(container, grids, { onSelect }) {
         },
         h('span', { className: 'mark', 'aria-hidden': 'true' }, cell.state === 'pass' ? '✓' : '✗'),
         h('span', { className: 'value', 'aria-hidden': 'true' }, cell.gotText),
+        // What the cell should hold, under what it holds (shown on wide screens).
+        h('span', { className: 'expected', 'aria-hidden': 'true' }, cell.expectedText),
         h('span', { className: `tip${edge}`, 'aria-hidden': 'true' },
           h('strong', {}, `index ${cell.x}, ${PLANES[cell.y]}`), h('br'),
           `expected ${cell.expectedText}`, h('br'), `got ${cell.gotText}`));

@@ -31,8 +31,41 @@ function plural(n, word) {
 }
 
 /*
+ * verdict.loop (a Time Limit Exceeded from the grader's loop budget) as
+ * {line, limit, half, spectrum, i, plane}, or null when absent or unusable.
+ */
+export function readLoop(raw) {
+  if (!raw || typeof raw !== 'object' || !Number.isInteger(raw.line) || raw.line < 1) return null;
+  const intOrNull = (v) => (Number.isInteger(v) && v >= 0 ? v : null);
+  return {
+    line: raw.line,
+    limit: Number.isInteger(raw.limit) && raw.limit > 0 ? raw.limit : null,
+    half: intOrNull(raw.half),
+    spectrum: raw.spectrum === 'hidden' ? 'hidden' : 'visible',
+    i: intOrNull(raw.i),
+    plane: raw.plane === 0 || raw.plane === 1 ? raw.plane : null,
+  };
+}
+
+/* The loop's story in words, from the structured fields rather than the
+ * grader's sentence, so that it names the line the editor marks. */
+function loopDetail(loop) {
+  const times = loop.limit ? `more than ${loop.limit.toLocaleString('en-US')} times` : 'too many times';
+  const where = [];
+  if (loop.half !== null) where.push(`half = ${loop.half}`);
+  if (loop.i !== null) where.push(`output ${loop.i}`);
+  if (loop.plane !== null) where.push(`${loop.plane === 0 ? 'real' : 'imaginary'} plane`);
+  const on = where.length
+    ? ` (${where.join(', ')}, on ${loop.spectrum === 'hidden' ? 'a hidden' : 'the visible'} spectrum)` : '';
+  return `The loop on line ${loop.line} ran ${times}${on}, so the grader stopped it: as written it would ` +
+    'never end. Check that its condition can become false and that its counter moves towards that. ' +
+    'A single butterfly pass needs no loop at all.';
+}
+
+/*
  * The view of a verdict: {kind, tone ('pass' | 'fail' | 'error' |
- * 'unknown'), icon, title, detail, showGrids, showDiagnostics}.
+ * 'unknown'), icon, title, detail, showGrids, showDiagnostics, cause}.
+ * cause is 'loop' for a Time Limit Exceeded from the loop budget, else null.
  */
 export function verdictView(verdict) {
   const id = verdict && verdict.status ? verdict.status.id : undefined;
@@ -42,7 +75,7 @@ export function verdictView(verdict) {
   const hasHalves = Boolean(verdict && Array.isArray(verdict.halves) && verdict.halves.length);
   const kind = statusKind(id);
   const view = { kind, tone: 'error', icon: '✗', title: '', detail: '', showGrids: hasHalves,
-    showDiagnostics: false };
+    showDiagnostics: false, cause: null };
   switch (kind) {
     case 'accepted':
       return { ...view, tone: 'pass', icon: '✓', title: 'Accepted',
@@ -50,9 +83,14 @@ export function verdictView(verdict) {
     case 'wrong':
       return { ...view, tone: 'fail', title: 'Wrong answer',
         detail: message || 'Some cells differ from the reference; the red ones below.' };
-    case 'time-limit':
+    case 'time-limit': {
+      const loop = readLoop(verdict.loop);
+      if (loop) {
+        return { ...view, cause: 'loop', title: 'Time limit exceeded: a loop never ended', detail: loopDetail(loop) };
+      }
       return { ...view, title: 'Time limit exceeded',
-        detail: 'Your kernel did not finish in time. A single pass needs no loop; look for one that never ends.' };
+        detail: message || 'Your kernel did not finish in time. A single pass needs no loop; look for one that never ends.' };
+    }
     case 'compile':
       return { ...view, title: 'Compilation error', showDiagnostics: true,
         detail: 'The GLSL compiler did not accept your code. The errors are marked in the editor and listed below it.' };
@@ -148,4 +186,33 @@ export function formatTimings(t) {
 export function formatDevice(d) {
   if (!d || typeof d !== 'object' || !d.name) return '';
   return d.type ? `${d.name}, ${d.type}` : d.name;
+}
+
+/* "0.4 s", "12 s", "2 min 05 s": time since Run, as the waiting state shows it. */
+export function formatElapsed(msElapsed) {
+  const t = Math.max(0, Number.isFinite(msElapsed) ? msElapsed : 0) / 1000;
+  if (t < 10) return `${(Math.floor(t * 10) / 10).toFixed(1)} s`;
+  if (t < 60) return `${Math.floor(t)} s`;
+  const m = Math.floor(t / 60);
+  return `${m} min ${String(Math.floor(t - 60 * m)).padStart(2, '0')} s`;
+}
+
+/* Past this, the waiting state says the grader may be busy. */
+export const SLOW_RUN_MS = 10000;
+
+/* The waiting state after Run: {title, detail}, with the time so far. */
+export function runningView(msElapsed) {
+  return {
+    title: `Running… ${formatElapsed(msElapsed)}`,
+    detail: msElapsed < SLOW_RUN_MS
+      ? 'Compiling your kernel and running it for half = 1, 2 and 4.'
+      : 'Still waiting for the grader; it may be busy with other kernels. Your draft is saved.',
+  };
+}
+
+/* One sentence for the live region: the title and detail, without the
+ * icon and the backticks that only mean something on screen. */
+export function announcement(view) {
+  const strip = (t) => String(t || '').replace(/`/g, '').trim();
+  return [strip(view.title), strip(view.detail)].filter(Boolean).map((t) => (/[.!?]$/.test(t) ? t : `${t}.`)).join(' ');
 }

@@ -117,9 +117,16 @@ class FixedLine extends WidgetType {
     const div = document.createElement('div');
     div.className = `cm-fixedLine cm-fixed-${this.role}${this.error ? ' cm-fixedError' : ''}`;
     div.title = this.error || 'Fixed by the harness: not editable';
-    div.setAttribute('aria-label', `${this.role === 'signature' ? 'Fixed first line' : 'Fixed last line'}: ${this.text}` +
-      `${this.error ? `. Error: ${this.error}` : ''}`);
-    div.append(highlightedLine(this.text));
+    // Words for screen readers as hidden text: an aria-label on a plain
+    // div is ignored by some and not allowed by ARIA.
+    const hidden = (text) => {
+      const span = document.createElement('span');
+      span.className = 'visually-hidden';
+      span.textContent = text;
+      return span;
+    };
+    div.append(hidden(this.role === 'signature' ? 'Fixed first line: ' : 'Fixed last line: '), highlightedLine(this.text));
+    if (this.error) div.append(hidden(`. Error: ${this.error}`));
     return div;
   }
 

@@ -4,11 +4,12 @@
 //   BUTTERFLY_URL=http://127.0.0.1:PORT/ node tests/browser/e2e.mjs
 //
 // Env: BUTTERFLY_URL (required) the server's root; BUTTERFLY_ARTIFACTS
-// (default /tmp) where screenshots go; CHROMIUM (default /usr/bin/chromium).
+// (default /tmp) where screenshots go, its old butterfly-*.png removed first
+// when set; CHROMIUM (default /usr/bin/chromium).
 // Prints one line per check and ends with "N passed, M failed"; exits 1
 // when a check failed, 2 when it could not start.
 
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -16,6 +17,12 @@ import { chromium } from 'playwright-core';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const samples = path.resolve(here, '..', 'samples');
 const sample = (name) => readFileSync(path.join(samples, `${name}.glsl`), 'utf8');
+// Verdicts in the contract's newer fields (worked cells, endless loops),
+// written by hand in tests/page/ until the grader sends them; the page is
+// shown them by answering its submission in place of the server.
+const verdictFixture = (name) => readFileSync(path.resolve(here, '..', 'page', `verdict-${name}.json`), 'utf8');
+const SUBMIT_ROUTE = '**/api/tasks/butterfly/submissions';
+const LOOP_BODY = 'int n = 0;\nfor (int k = 0; k < 1; k += 0) { n++; }\nreturn float(n);\n';
 
 const base = process.env.BUTTERFLY_URL;
 if (!base) {
@@ -26,6 +33,11 @@ const root = new URL('/', base).href;
 const origin = new URL(root).origin;
 const artifacts = process.env.BUTTERFLY_ARTIFACTS || '/tmp';
 mkdirSync(artifacts, { recursive: true });
+// Screenshots of an earlier run would pass for this one's; cleared only in
+// a folder of our own, never in the shared default.
+if (process.env.BUTTERFLY_ARTIFACTS) {
+  for (const f of readdirSync(artifacts)) if (/^butterfly-.*\.png$/.test(f)) rmSync(path.join(artifacts, f));
+}
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const RUN_TIMEOUT = 60000;
 
@@ -91,6 +103,51 @@ async function run({ keyboard = false } = {}) {
   }, null, { timeout: RUN_TIMEOUT });
 }
 
+/* Runs with the server's answer replaced by `body` (a JSON string). */
+async function runAnswered(body, options) {
+  await page.route(SUBMIT_ROUTE, (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+  try {
+    await run(options);
+  } finally {
+    await page.unroute(SUBMIT_ROUTE);
+  }
+}
+
+/* Where an element is on the page (not the viewport, which may scroll). */
+async function rect(selector) {
+  return page.$eval(selector, (e) => {
+    const r = e.getBoundingClientRect();
+    return { left: r.left + scrollX, right: r.right + scrollX, top: r.top + scrollY, bottom: r.bottom + scrollY };
+  });
+}
+
+async function inViewport(selector) {
+  return page.$eval(selector, (e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; });
+}
+
+/* The worked-cell panel: its data attributes, its text and its steps. */
+async function worked() {
+  return page.$eval('#worked', (w) => ({
+    hidden: w.hidden, ...w.dataset, text: w.textContent.replace(/\s+/g, ' '),
+    steps: Object.fromEntries([...w.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent])),
+  }));
+}
+
+/* WCAG contrast of the comment in the fixed signature line on its background. */
+async function signatureCommentContrast() {
+  return page.evaluate(() => {
+    const line = document.querySelector('.cm-fixed-signature');
+    const comment = [...line.querySelectorAll('span > span')].find((s) => s.textContent.startsWith('/*'));
+    const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const lum = (c) => {
+      const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [hi, lo] = [lum(getComputedStyle(comment).color), lum(getComputedStyle(line).backgroundColor)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  });
+}
+
 async function cellStates(half) {
   return page.$$eval(`.half-grid[data-half="${half}"] .cell`, (cells) => cells.map((c) => ({
     x: Number(c.dataset.x), y: Number(c.dataset.y), state: c.dataset.state,
@@ -105,7 +162,9 @@ async function main() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Reduced motion: the page then scrolls to the verdict at once, so a
+  // check never measures it halfway.
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
   page = await context.newPage();
   page.on('request', (r) => {
     const u = r.url();
@@ -128,9 +187,36 @@ async function main() {
     check((await page.$$('#network svg .net-node')).length === 32, '32 nodes in the network');
     check((await page.$$('#network svg .net-edge')).length === 48, '48 edges in the network');
     check((await page.$$('.hints details:not([open])')).length === 3, 'three hints, all closed');
-    check((await page.$$('.course-tasks li')).length === 6, 'six tasks listed');
-    check(await page.getAttribute('.course-tasks li:nth-child(2)', 'aria-current') === 'step', 'task 2 marked');
+    // Issue 14: no invented names of other tasks; the course list is the
+    // instructor's (static/course.json), empty as shipped.
+    check((await page.textContent('#course-position')) === 'Task 2 of 6', 'the course section keeps "Task 2 of 6"');
+    check(await page.$eval('#course-links', (l) => l.hidden && l.children.length === 0), 'no course links by default');
+    const pageText = await page.textContent('body');
+    for (const invented of ['Bit Reversal', 'Chaining the Passes', 'Twiddles from a Table', 'The Inverse Transform', 'Convolution Through']) {
+      check(!pageText.includes(invented), `invented task name on the page: ${invented}`);
+    }
+    // The network figure sits beside the text that introduces it.
+    const fig = await rect('#network');
+    const brief = await rect('.brief-text');
+    check(fig.left >= brief.right, `figure beside the brief: figure left ${fig.left}, text right ${brief.right}`);
+    check(fig.top < brief.bottom && fig.bottom > brief.top, 'figure level with the text about it');
     await shot('1-start');
+  });
+
+  await step('accessibility findings: the signature comment\'s contrast, no aria-label on plain text', async () => {
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const ratio = await signatureCommentContrast();
+      check(ratio >= 4.5, `${scheme}: the comment in the signature line has contrast ${ratio.toFixed(2)}:1`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    // aria-label names widgets and landmarks; on a <p>, <div> or <span>
+    // without a role it is not allowed and often not read.
+    const plain = await page.$$eval('[aria-label]', (els) => els
+      .filter((e) => !e.hasAttribute('role') && ['P', 'DIV', 'SPAN', 'CODE', 'PRE', 'VAR', 'EM', 'STRONG'].includes(e.tagName))
+      .map((e) => e.outerHTML.slice(0, 60)));
+    check(plain.length === 0, `aria-label on plain elements: ${plain.join(' | ')}`);
+    check((await page.textContent('.formula')).replace(/\s+/g, ' ').includes('times'), 'the formula reads "w times b"');
   });
 
   await step('the correct body: every cell of every half green, every requirement ticked', async () => {
@@ -148,6 +234,13 @@ async function main() {
     const ticks = await page.$$eval('[data-req] > .tick', (ts) => ts.map((t) => getComputedStyle(t, '::before').content));
     check(ticks.every((t) => t.includes('✓')), 'each requirement shows a ✓');
     check(await page.isVisible('#passed-badge'), 'the passed badge shows');
+    // The page follows the run: the verdict in view, focused and announced.
+    check(await page.evaluate(() => document.activeElement && document.activeElement.id) === 'verdict', 'focus on the verdict');
+    check(await inViewport('#verdict'), 'the verdict is in view');
+    await page.waitForFunction(() => document.querySelector('#announcer').textContent.startsWith('Accepted'), null, { timeout: 2000 });
+    // Accepted points to a next step; with no course file, in words.
+    const next = await page.textContent('#verdict .next-step');
+    check(/Next step:.*task 3 of 6/.test(next), `next step: ${next}`);
     await shot('2-correct');
   });
 
@@ -177,7 +270,136 @@ async function main() {
     const rows = await page.$$eval('#result-table tbody tr', (trs) => trs.map((tr) => tr.lastElementChild.textContent));
     check(rows.length === 48, `table rows: ${rows.length}`);
     check(rows.filter((t) => t.includes('wrong')).length === (await page.$$('.cell.fail')).length, 'table agrees with the grid');
+    await page.click('.result-table summary');   // closed again, so later screenshots stay short
+    // Each cell shows the expected value under the one got (1280 px wide),
+    // and a switch hides them.
+    const shown = await page.$eval('.cell[data-half="2"][data-x="1"][data-y="0"]', (c) => ({
+      got: c.querySelector('.value').textContent, expected: c.querySelector('.expected').textContent,
+      visible: getComputedStyle(c.querySelector('.expected')).display !== 'none' }));
+    check(shown.got === '−2.5' && shown.expected === '1.5' && shown.visible, `cell 1 of half 2 shows ${JSON.stringify(shown)}`);
+    await page.uncheck('#show-expected');
+    check(!(await page.isVisible('.cell[data-half="2"][data-x="1"][data-y="0"] .expected')), 'the switch hides the expected values');
+    await page.check('#show-expected');
+    // A worked cell beside the grid: the first wrong one, from the grader
+    // when it sends worked cells, else worked on the page.
+    let w = await worked();
+    check(!w.hidden && w.half === '2' && w.i === '1' && w.plane === '0', `worked cell ${JSON.stringify(w)}`);
+    check(w.text.includes('returned −2.5, not 1.5') && w.text.includes('element 3 = 0.75 + 2i'), `worked text: ${w.text}`);
+    const panel = await rect('#worked');
+    const grid = await rect('.half-grid[data-half="1"]');
+    check(panel.left >= grid.right, 'the worked cell sits beside the grids');
+    check(await page.getAttribute('.cell[data-half="2"][data-x="1"][data-y="0"]', 'aria-pressed') === 'true', 'the worked cell is marked in the grid');
+    // Clicking a cell works that cell instead.
+    await page.click('.cell[data-half="4"][data-x="6"][data-y="1"]');
+    w = await worked();
+    check(w.half === '4' && w.i === '6' && w.plane === '1' && w.text.includes('The cell you picked'), `after a click: ${JSON.stringify(w)}`);
+    check(w.steps.j.startsWith('(6 / 4) % 2 = 1: the upper member') && w.steps.base === '6 − 1·4 = 2', `worked steps: ${JSON.stringify(w.steps)}`);
     await shot('3-wrong-twiddle');
+  });
+
+  await step('while a run is out: the last result is dimmed and the time counts up', async () => {
+    await page.route(SUBMIT_ROUTE, async (route) => {
+      await new Promise((resolve) => { setTimeout(resolve, 4000); });
+      await route.continue();
+    });
+    try {
+      await page.click('#run');
+      await page.waitForTimeout(600);
+      const first = await page.textContent('#verdict .verdict-title');
+      const stale = await page.$eval('#result-body', (b) => ({ stale: b.dataset.stale, inert: b.inert }));
+      check(stale.stale === 'true' && stale.inert, `the previous results are marked stale: ${JSON.stringify(stale)}`);
+      check(await page.isVisible('#stale-note'), 'a note says they are from the previous run');
+      const opacity = await page.$eval('.grids-block', (g) => Number(getComputedStyle(g).opacity));
+      check(opacity < 0.6, `the previous grids are dimmed (opacity ${opacity})`);
+      await page.waitForTimeout(1000);
+      const later = await page.textContent('#verdict .verdict-title');
+      await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-4-running.png') });
+      const secs = (t) => Number((/Running… ([\d.]+) s/.exec(t) || [])[1]);
+      check(secs(first) >= 0.3 && secs(later) >= secs(first) + 0.7, `elapsed time: "${first}" then "${later}"`);
+      await page.waitForFunction(() => document.querySelector('#verdict').dataset.tone !== 'running', null, { timeout: RUN_TIMEOUT });
+    } finally {
+      await page.unroute(SUBMIT_ROUTE);
+    }
+    check(await page.$eval('#result-body', (b) => b.dataset.stale) === 'false', 'fresh results are not stale');
+    check(!(await page.isVisible('#stale-note')), 'the note goes with the run');
+    check(await page.evaluate(() => document.activeElement.id) === 'verdict', 'focus on the verdict');
+  });
+
+  await step('typing while a run is out: the verdict is announced but the caret stays in the editor', async () => {
+    await page.route(SUBMIT_ROUTE, async (route) => {
+      await new Promise((resolve) => { setTimeout(resolve, 1500); });
+      await route.continue();
+    });
+    try {
+      await page.click('#run');
+      await page.click('#editor .cm-content');
+      await page.keyboard.press('ControlOrMeta+End');
+      await page.keyboard.type('// still typing');
+      await page.waitForFunction(() => document.querySelector('#verdict').dataset.tone !== 'running', null, { timeout: RUN_TIMEOUT });
+      await page.keyboard.type(' and more');
+    } finally {
+      await page.unroute(SUBMIT_ROUTE);
+    }
+    check(await page.evaluate(() => document.activeElement.classList.contains('cm-content')), 'focus stays in the editor');
+    check((await editorText()).includes('// still typing and more'), 'every key went into the editor');
+    await page.waitForFunction(() => document.querySelector('#announcer').textContent.startsWith('Wrong answer'), null, { timeout: 2000 });
+    await typeBody(sample('wrong_twiddle_sign'));
+  });
+
+  await step('worked cells from the grader: its words, and picking a cell works that one', async () => {
+    await runAnswered(verdictFixture('wrong_twiddle_sign-worked'));
+    let w = await worked();
+    check(w.source === 'grader' && w.half === '2' && w.i === '1', `worked cell ${JSON.stringify(w)}`);
+    check(w.text.includes('That is re(a − w·b), the value due at output 3'), `grader's match in words: ${w.text}`);
+    await page.click('.cell[data-half="4"][data-x="2"][data-y="0"]');
+    w = await worked();
+    check(w.source === 'grader' && w.half === '4' && w.i === '2' && w.text.includes('the value due at output 6'), `picked: ${w.text}`);
+    await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-5-worked-cell.png') });
+    // Right on every visible cell, wrong on a hidden spectrum.
+    await runAnswered(verdictFixture('hardcoded_visible-worked'));
+    w = await worked();
+    check(w.spectrum === 'hidden' && w.text.includes('hidden random spectra') && w.text.includes('returned 0.5, not −0.4375'), `hidden: ${w.text}`);
+    check((await page.$$('.cell.fail')).length === 0, 'every visible cell is green');
+    await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-5-worked-hidden.png') });
+  });
+
+  await step('an endless loop: a loop message, its line marked; a plain timeout reads differently', async () => {
+    await typeBody(LOOP_BODY);
+    await runAnswered(verdictFixture('endless_loop'));
+    const verdict = await page.textContent('#verdict');
+    check(await page.getAttribute('#verdict', 'data-kind') === 'loop', 'the verdict is about a loop');
+    check(verdict.includes('a loop never ended') && verdict.includes('line 2') && !/wrong answer/i.test(verdict), `verdict: ${verdict}`);
+    const marked = await page.$$eval('#editor .cm-content .cm-line', (lines) => lines
+      .map((l, k) => (l.classList.contains('cm-errorLine') ? k + 1 : 0)).filter(Boolean));
+    check(marked.length === 1 && marked[0] === 2, `the loop's line is marked: ${marked}`);
+    check((await page.textContent('#diagnostics-title')) === 'Where your kernel got stuck', 'the list says what it holds');
+    check((await page.textContent('#diagnostics-list')).includes('Line 2: this loop ran more than 10000 times'), 'the loop listed');
+    check(await page.isHidden('#worked') && (await page.$$('.half-grid')).length === 0, 'no grids or worked cell for a loop');
+    await shot('6-endless-loop');
+    // The button in the verdict takes the keyboard to the loop's line.
+    await page.focus('#verdict .back-to-code');
+    await page.keyboard.press('Enter');
+    const at = await page.evaluate(() => ({ inEditor: document.activeElement.classList.contains('cm-content'),
+      line: document.querySelector('#editor .cm-activeLine') && document.querySelector('#editor .cm-activeLine').textContent }));
+    check(at.inEditor && at.line.startsWith('for (int k'), `after "Show line 2": ${JSON.stringify(at)}`);
+    const plain = { ...JSON.parse(verdictFixture('endless_loop')), loop: null, diagnostics: [],
+      message: 'Your kernel did not finish in time.' };
+    await runAnswered(JSON.stringify(plain));
+    check(await page.getAttribute('#verdict', 'data-kind') === 'time-limit', 'a plain timeout');
+    const words = await page.textContent('#verdict');
+    check(!words.includes('a loop never ended') && words.includes('did not finish in time'), `plain timeout: ${words}`);
+    check((await page.$$('#editor .cm-line.cm-errorLine')).length === 0, 'no line marked for a plain timeout');
+  });
+
+  await step('a message in plain words keeps the compiler\'s own beside it', async () => {
+    const body = sample('compile_error_line3');
+    await typeBody(body);
+    const v = JSON.parse(verdictFixture('compile_error_line3'));
+    v.diagnostics[0] = { ...v.diagnostics[0], message: '`undefined_name` is not declared anywhere above this line',
+      original: "'undefined_name' : undeclared identifier" };
+    await runAnswered(JSON.stringify(v));
+    const item = await page.textContent('#diagnostics-list li');
+    check(item.includes('Line 4: undefined_name is not declared') && item.includes("The compiler’s own words: 'undefined_name' : undeclared identifier"), `listed: ${item}`);
   });
 
   await step('a compile error: a marker on line 4 with the message', async () => {
@@ -200,7 +422,7 @@ async function main() {
     check(gutterLine === String(line), `gutter marker beside line number ${gutterLine}`);
     const listed = await page.textContent('#diagnostics-list');
     check(listed.includes(`Line ${line}`) && listed.includes('undefined_name'), `listed: ${listed}`);
-    await shot('4-compile-error');
+    await shot('7-compile-error');
   });
 
   await step('reload: the draft and the last result are back', async () => {
@@ -221,7 +443,7 @@ async function main() {
     check((await cellStates(1)).every((c) => c.green), 'half 1 green after reload');
     check((await cellStates(2)).some((c) => !c.green), 'half 2 red after reload');
     check(await page.isVisible('#passed-badge'), 'the passed flag survives');
-    await shot('5-reloaded');
+    await shot('8-reloaded');
   });
 
   await step('select a cell: the picture highlights its two inputs', async () => {
@@ -245,7 +467,47 @@ async function main() {
     await page.keyboard.press('ArrowUp');
     got = await inputs();
     check(JSON.stringify(got) === JSON.stringify(['2:1', '2:5']), `after ArrowUp: ${got}`);
-    await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-6-selection.png') });
+    await page.locator('#network').screenshot({ path: path.join(artifacts, 'butterfly-9-network.png') });
+  });
+
+  await step('keyboard alone: Ctrl+Enter runs, focus lands on the verdict, Tab and Enter go back to the code', async () => {
+    await typeBody(sample('wrong_twiddle_sign'));
+    await run({ keyboard: true });
+    check(await page.evaluate(() => document.activeElement.id) === 'verdict', 'focus on the verdict after a keyboard run');
+    await page.keyboard.press('Tab');
+    check(await page.evaluate(() => document.activeElement.classList.contains('back-to-code')), 'Tab reaches "Back to your code"');
+    await page.keyboard.press('Enter');
+    check(await page.evaluate(() => document.activeElement.classList.contains('cm-content')), 'Enter puts the focus in the editor');
+  });
+
+  await step('the course file: the instructor\'s links, and Accepted points to the next task', async () => {
+    const course = { links: [
+      { title: 'Course home', url: 'https://lms.example.edu/fft' },
+      { title: 'Task 2: The Butterfly', current: true },
+      { title: 'Task 3', url: '/course/task-3' },
+      { title: 'Sneaky', url: 'javascript:alert(1)' },
+    ], next: { title: 'Task 3: the whole FFT', url: '/course/task-3' } };
+    await page.route('**/static/course.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(course) }));
+    try {
+      await page.reload();
+      await waitReady();
+      const links = await page.$$eval('#course-links li', (lis) => lis.map((li) => {
+        const a = li.querySelector('a');
+        return { text: li.textContent, href: a ? a.getAttribute('href') : null, current: li.querySelector('[aria-current="page"]') !== null };
+      }));
+      check(links.length === 4, `links: ${JSON.stringify(links)}`);
+      check(links[0].href === 'https://lms.example.edu/fft' && links[1].current && links[1].href === null, `links: ${JSON.stringify(links)}`);
+      check(links[3].href === null, 'a javascript: link is shown as text, not as a link');
+      await runAnswered(verdictFixture('correct'));
+      const next = await page.$eval('#verdict .next-step a', (a) => ({ text: a.textContent, href: a.getAttribute('href') }));
+      check(next.text === 'Task 3: the whole FFT' && next.href === '/course/task-3', `next step ${JSON.stringify(next)}`);
+      await page.locator('#verdict').screenshot({ path: path.join(artifacts, 'butterfly-10-next-step.png') });
+      await page.locator('#course').screenshot({ path: path.join(artifacts, 'butterfly-10-course-links.png') });
+    } finally {
+      await page.unroute('**/static/course.json');
+    }
+    await page.reload();
+    await waitReady();
   });
 
   await step('keyboard, reset, phone width, no external requests', async () => {
@@ -266,17 +528,46 @@ async function main() {
     check(asked.length > 0, 'reset asked');
     check((await editorText()).includes('int j = 0;     // TODO'), 'accepted reset restores the starter');
     // Readable at 360 px, light and dark, with no sideways scrolling of the page.
+    // With a wrong answer on show, so the worked cell is on the phone too.
+    await typeBody(sample('wrong_twiddle_sign'));
+    await run();
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width: 360, height: 780 });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       check(overflow <= 0, `${scheme}: page wider than 360 px by ${overflow}`);
-      await shot(`7-phone-${scheme}`);
+      // One column: the figure after the text that introduces it, the
+      // worked cell between the verdict and the grids.
+      const fig = await rect('#network');
+      check(fig.top >= (await rect('.brief-text')).bottom, 'phone: the figure below its text');
+      const w = await rect('#worked');
+      check(w.top >= (await rect('#verdict')).bottom && w.bottom <= (await rect('.half-grid[data-half="1"]')).top, 'phone: worked cell above the grids');
+      await shot(`11-phone-${scheme}`);
     }
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1280, height: 900 });
     check(foreign.length === 0, `requests to other hosts: ${foreign.slice(0, 3).join(' ')}`);
     check(pageErrors.length === 0, `page errors: ${pageErrors.slice(0, 3).join(' | ')}`);
     check(consoleErrors.length === 0, `console errors: ${consoleErrors.slice(0, 3).join(' | ')}`);
+  });
+
+  await step('without JavaScript: the notice and the brief, nothing left loading', async () => {
+    const plain = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+    const p = await plain.newPage();
+    try {
+      await p.goto(root);
+      check(await p.isVisible('.noscript'), 'the notice shows');
+      check((await p.textContent('.noscript')).includes('need JavaScript'), 'the notice says why');
+      check(await p.isVisible('text=One thread, one output cell') && await p.isVisible('.hints'), 'the brief shows');
+      check(await p.isVisible('#api-body'), 'the table of names shows');
+      for (const sel of ['#editor', '.loading', '#run', '#results', '#network', '#checklist-summary']) {
+        check(!(await p.isVisible(sel)), `${sel} is hidden without JavaScript`);
+      }
+      check((await p.$$('#spectrum-body tr')).length === 8, 'the visible spectrum is in the page itself');
+      await p.screenshot({ path: path.join(artifacts, 'butterfly-12-no-javascript.png'), fullPage: true });
+    } finally {
+      await plain.close();
+    }
   });
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { placeDiagnostics } from '../../static/diagnostics.mjs';
+import { placeDiagnostics, verdictDiagnostics } from '../../static/diagnostics.mjs';
 import { fixture } from './helpers.mjs';
 
 const sample = readFileSync(new URL('../samples/compile_error_line3.glsl', import.meta.url), 'utf8');
@@ -54,4 +54,34 @@ test('a rejection\'s "line N: " prefix is not repeated', () => {
     message: 'line 3: #version is not allowed: the harness sets the GLSL version; remove the #version line.' }], body);
   assert.equal(d.text, 'Line 3: #version is not allowed: the harness sets the GLSL version; remove the #version line.');
   assert.equal(body.slice(d.from, d.to), '#version 460');
+});
+
+test('a message rewritten in plain words keeps the compiler\'s own as original', () => {
+  const body = 'int i = 0;\nfloat x = nope;\nreturn x;';
+  const [d] = placeDiagnostics([{ line: 2, column: null, severity: 'error',
+    message: '`nope` is not declared: no variable has that name here',
+    original: "'nope' : undeclared identifier" }], body);
+  assert.equal(d.text, 'Line 2: `nope` is not declared: no variable has that name here');
+  assert.equal(d.original, "'nope' : undeclared identifier");
+  const [same] = placeDiagnostics([{ line: 2, severity: 'error', message: 'x', original: 'x' }], body);
+  assert.equal(same.original, null, 'nothing to add when they are the same');
+  const [old] = placeDiagnostics(fixture('compile_error_line3').diagnostics, sample);
+  assert.equal(old.original, null);
+});
+
+test('an endless loop puts a mark on its line, from the grader\'s diagnostic or from verdict.loop', () => {
+  const body = 'int n = 0;\nfor (int k = 0; k < 1; k += 0) { n++; }\nreturn float(n);';
+  const v = fixture('endless_loop');
+  const [d] = placeDiagnostics(verdictDiagnostics(v), body);
+  assert.equal(d.line, 2);
+  assert.equal(body.slice(d.from, d.to), 'for (int k = 0; k < 1; k += 0) { n++; }');
+  assert.equal(verdictDiagnostics(v).length, 1, 'no second mark when the grader sent one');
+  const bare = { ...v, diagnostics: [] };
+  const made = placeDiagnostics(verdictDiagnostics(bare), body);
+  assert.equal(made.length, 1);
+  assert.equal(made[0].line, 2);
+  assert.equal(made[0].text, 'Line 2: this loop ran more than 10000 times');
+  assert.deepEqual(verdictDiagnostics(fixture('compile_error_line3')), fixture('compile_error_line3').diagnostics);
+  assert.deepEqual(verdictDiagnostics({ status: { id: 5 } }), []);
+  assert.deepEqual(verdictDiagnostics(null), []);
 });

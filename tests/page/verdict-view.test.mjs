@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   statusKind, verdictView, outcomeView, parseRetryAfter, formatTimings, formatDevice, formatBytes,
+  formatElapsed, runningView, announcement, readLoop, SLOW_RUN_MS,
 } from '../../static/verdict-view.mjs';
 import { fixture } from './helpers.mjs';
 
@@ -96,4 +97,50 @@ test('timings, device and sizes', () => {
   assert.equal(formatDevice(null), '');
   assert.equal(formatBytes(100), '100 bytes');
   assert.equal(formatBytes(65536), '64 KiB');
+});
+
+test('an endless loop: its own title and words, naming the line, distinct from a plain timeout', () => {
+  const view = verdictView(fixture('endless_loop'));
+  assert.equal(view.kind, 'time-limit');
+  assert.equal(view.cause, 'loop');
+  assert.equal(view.title, 'Time limit exceeded: a loop never ended');
+  assert.match(view.detail, /^The loop on line 2 ran more than 10,000 times \(half = 2, output 3, real plane, on the visible spectrum\)/);
+  assert.doesNotMatch(`${view.title} ${view.detail}`, /wrong answer/i);
+  const plain = verdictView({ status: { id: 5, description: 'Time Limit Exceeded' }, loop: null, halves: [] });
+  assert.equal(plain.cause, null);
+  assert.equal(plain.title, 'Time limit exceeded');
+  assert.doesNotMatch(plain.detail, /line \d/);
+  const said = verdictView({ status: { id: 5 }, message: 'Your kernel, or the driver compiling it, took too long.' });
+  assert.equal(said.detail, 'Your kernel, or the driver compiling it, took too long.');
+});
+
+test('a loop object with missing parts still names its line; without a line it is ignored', () => {
+  assert.equal(readLoop({ limit: 10 }), null);
+  assert.equal(readLoop({ line: 0 }), null);
+  assert.equal(readLoop('loop'), null);
+  const v = verdictView({ status: { id: 5 }, loop: { line: 7 } });
+  assert.equal(v.cause, 'loop');
+  assert.match(v.detail, /^The loop on line 7 ran too many times, so the grader stopped it/);
+  const hidden = verdictView({ status: { id: 5 }, loop: { line: 1, limit: 500, half: 4, spectrum: 'hidden', i: 0, plane: 1 } });
+  assert.match(hidden.detail, /more than 500 times \(half = 4, output 0, imaginary plane, on a hidden spectrum\)/);
+});
+
+test('the waiting state counts the time since Run and says when it is slow', () => {
+  assert.equal(formatElapsed(0), '0.0 s');
+  assert.equal(formatElapsed(470), '0.4 s');
+  assert.equal(formatElapsed(9999), '9.9 s');
+  assert.equal(formatElapsed(12400), '12 s');
+  assert.equal(formatElapsed(125000), '2 min 05 s');
+  assert.equal(formatElapsed(-5), '0.0 s');
+  assert.equal(runningView(1300).title, 'Running… 1.3 s');
+  assert.match(runningView(1300).detail, /Compiling/);
+  assert.match(runningView(SLOW_RUN_MS + 1).detail, /busy/);
+});
+
+test('the announcement reads the title and the detail, without backticks', () => {
+  assert.equal(announcement({ title: 'Wrong answer', detail: 'Wrong for half = 2, 4; the other halves are right.' }),
+    'Wrong answer. Wrong for half = 2, 4; the other halves are right.');
+  assert.equal(announcement({ title: 'Rejected', detail: 'line 1: `#version` is not allowed' }),
+    'Rejected. line 1: #version is not allowed.');
+  assert.equal(announcement({ title: 'Accepted', detail: '' }), 'Accepted.');
 });
