@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "pool.h"
+#include "server.h"
 
 /* GET /api/tasks: the list of tasks. New reference. */
 json_t *api_tasks(void);
@@ -12,7 +13,10 @@ json_t *api_tasks(void);
 /* GET /api/tasks/butterfly: what the page needs. New reference. */
 json_t *api_task_butterfly(void);
 
-/* GET /api/about: version, device, workers, queue, limits. New reference. */
-json_t *api_about(const struct pool_stats *ps, uint32_t deadline_ms, unsigned max_connections);
+/* GET /healthz: ok while the pool can grade (pool_stats.healthy). New reference. */
+json_t *api_health(const struct pool_stats *ps);
+
+/* GET /api/about: version, device, workers, queue, admission, limits. New reference. */
+json_t *api_about(const struct pool_stats *ps, const struct server_config *c);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * butterfly-server: the grader over HTTP, with the exercise page.
- * Every option has an environment variable; the option wins.
+ * Every option has an environment variable; the option wins. The options
+ * are one table: --help is printed from it, and the README's table is
+ * tested against --help (tests/http/test_docs.py).
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -10,148 +12,207 @@
 #include <string.h>
 
 #include "config.h"
+#include "defaults.h"
 #include "parse_num.h"
 #include "server.h"
 
-static void usage(FILE *out, const struct server_config *d)
+enum value_kind { V_UINT, V_TEXT, V_FLAG, V_LIST };
+
+struct option_def {
+    const char *name, *env, *arg, *help;
+    enum value_kind kind;
+    unsigned long long min, max;
+};
+
+enum opt {
+    O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
+    O_DEVICE, O_STATIC, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET, O_COUNT
+};
+
+static const struct option_def defs[O_COUNT] = {
+    [O_PORT] = { "port", "BUTTERFLY_PORT", "N", "port to listen on, 0 for any free one",
+                 V_UINT, 0, 65535 },
+    [O_BIND] = { "bind", "BUTTERFLY_BIND", "ADDR", "IPv4 or IPv6 address to listen on",
+                 V_TEXT, 0, 0 },
+    [O_WORKERS] = { "workers", "BUTTERFLY_WORKERS", "N", "grading worker processes",
+                    V_UINT, 1, MAX_WORKERS },
+    [O_QUEUE] = { "queue", "BUTTERFLY_QUEUE", "N",
+                  "submissions that may wait, all clients together", V_UINT, 1,
+                  MAX_QUEUE_LENGTH },
+    [O_PER_CLIENT] = { "per-client-queue", "BUTTERFLY_PER_CLIENT_QUEUE", "N",
+                       "submissions one client may have waiting (429 past it), 0 no bound",
+                       V_UINT, 0, MAX_QUEUE_LENGTH },
+    [O_MAX_WAIT] = { "max-wait-ms", "BUTTERFLY_MAX_WAIT_MS", "N",
+                     "refuse (503) a submission expected to wait longer, 0 never",
+                     V_UINT, 0, 3600000 },
+    [O_DEADLINE] = { "deadline-ms", "BUTTERFLY_DEADLINE_MS", "N",
+                     "per submission: compile, the driver's compile and the run", V_UINT, 1,
+                     MAX_DEADLINE_MS },
+    [O_RECYCLE] = { "recycle-after", "BUTTERFLY_RECYCLE_AFTER", "N",
+                    "jobs per worker before it is replaced, 0 never", V_UINT, 0,
+                    MAX_RECYCLE_AFTER },
+    [O_DEVICE] = { "device", "BUTTERFLY_DEVICE", "SEL",
+                   "Vulkan device by index or name part (default: the best)", V_TEXT, 0, 0 },
+    [O_STATIC] = { "static-dir", "BUTTERFLY_STATIC_DIR", "DIR", "the page's files",
+                   V_TEXT, 0, 0 },
+    [O_TRUSTED] = { "trusted-proxy", "BUTTERFLY_TRUSTED_PROXY", "ADDR[/BITS]",
+                    "a reverse proxy whose X-Forwarded-For names the client (repeatable; "
+                    "the variable takes a comma-separated list)", V_LIST, 0, 0 },
+    [O_SEED] = { "seed", "BUTTERFLY_SEED", "N",
+                 "grade every submission with these hidden spectra (tests only; "
+                 "default: fresh ones for each)", V_UINT, 0, MAX_SEED },
+    [O_MAX_CONN] = { "max-connections", "BUTTERFLY_MAX_CONNECTIONS", "N",
+                     "open connections in all", V_UINT, 1, MAX_CONNECTIONS_LIMIT },
+    [O_PER_IP] = { "per-ip-connections", "BUTTERFLY_PER_IP_CONNECTIONS", "N",
+                   "open connections per address, 0 no bound (behind a proxy)", V_UINT, 0,
+                   MAX_CONNECTIONS_LIMIT },
+    [O_TIMEOUT] = { "timeout-s", "BUTTERFLY_TIMEOUT_S", "N", "idle connection timeout",
+                    V_UINT, 1, MAX_IDLE_TIMEOUT_S },
+    [O_QUIET] = { "quiet", "BUTTERFLY_QUIET", NULL, "no access log (the variable: 1)",
+                  V_FLAG, 0, 0 },
+};
+
+/* The current value of option o, for --help. */
+static void current(const struct server_config *c, enum opt o, char *buf, size_t n)
 {
-    fprintf(out,
-        "usage: butterfly-server [options]\n"
-        "Serves the butterfly exercise page and grades submissions over HTTP.\n"
-        "\n"
-        "  --port N           (BUTTERFLY_PORT)        port, 0 for any free one [%u]\n"
-        "  --bind ADDR        (BUTTERFLY_BIND)        address to listen on [%s]\n"
-        "  --workers N        (BUTTERFLY_WORKERS)     grading worker processes [%u]\n"
-        "  --queue N          (BUTTERFLY_QUEUE)       submissions that may wait [%u]\n"
-        "  --deadline-ms N    (BUTTERFLY_DEADLINE_MS) per submission [%u]\n"
-        "  --recycle-after N  (BUTTERFLY_RECYCLE_AFTER) jobs per worker before it is replaced, 0 never [%u]\n"
-        "  --device SEL       (BUTTERFLY_DEVICE)      Vulkan device by index or name [best]\n"
-        "  --static-dir DIR   (BUTTERFLY_STATIC_DIR)  the page's files [%s]\n"
-        "  --seed N           (BUTTERFLY_SEED)        seed of the hidden spectra [%llu]\n"
-        "  --max-connections N (BUTTERFLY_MAX_CONNECTIONS) [%u]\n"
-        "  --per-ip-connections N (BUTTERFLY_PER_IP_CONNECTIONS) [%u]\n"
-        "  --timeout-s N      (BUTTERFLY_TIMEOUT_S)   idle connection timeout [%u]\n"
-        "  --quiet            (BUTTERFLY_QUIET=1)     no access log\n"
-        "  --version, --help\n",
-        d->port, d->bind, d->workers, d->queue_length, d->deadline_ms, d->recycle_after,
-        d->static_dir,
-        (unsigned long long)d->seed, d->max_connections, d->per_ip_connections,
-        d->connection_timeout_s);
+    switch (o) {
+    case O_PORT: snprintf(buf, n, "%u", c->port); break;
+    case O_BIND: snprintf(buf, n, "%s", c->bind); break;
+    case O_WORKERS: snprintf(buf, n, "%u", c->workers); break;
+    case O_QUEUE: snprintf(buf, n, "%u", c->queue_length); break;
+    case O_PER_CLIENT: snprintf(buf, n, "%u", c->per_client_queue); break;
+    case O_MAX_WAIT: snprintf(buf, n, "%u", c->max_wait_ms); break;
+    case O_DEADLINE: snprintf(buf, n, "%u", c->deadline_ms); break;
+    case O_RECYCLE: snprintf(buf, n, "%u", c->recycle_after); break;
+    case O_DEVICE: snprintf(buf, n, "%s", c->device ? c->device : "best"); break;
+    case O_STATIC: snprintf(buf, n, "%s", c->static_dir); break;
+    case O_TRUSTED: snprintf(buf, n, "%s", c->trusted_proxies.n ? "set" : "none"); break;
+    case O_SEED: snprintf(buf, n, "%s", c->fixed_seed ? "fixed" : "fresh"); break;
+    case O_MAX_CONN: snprintf(buf, n, "%u", c->max_connections); break;
+    case O_PER_IP: snprintf(buf, n, "%u", c->per_ip_connections); break;
+    case O_TIMEOUT: snprintf(buf, n, "%u", c->connection_timeout_s); break;
+    case O_QUIET: snprintf(buf, n, "%s", c->access_log ? "off" : "on"); break;
+    default: buf[0] = '\0';
+    }
 }
 
-static bool parse_uint(const char *name, const char *s, unsigned long long max,
-                       unsigned long long *out)
+static void usage(FILE *out, const struct server_config *c)
+{
+    fprintf(out, "usage: butterfly-server [options]\n"
+                 "Serves the butterfly exercise page and grades submissions over HTTP.\n\n");
+    for (int o = 0; o < O_COUNT; o++) {
+        char flag[64], now[512];
+        snprintf(flag, sizeof flag, "--%s%s%s", defs[o].name, defs[o].arg ? " " : "",
+                 defs[o].arg ? defs[o].arg : "");
+        current(c, (enum opt)o, now, sizeof now);
+        fprintf(out, "  %-26s (%s) %s [%s]\n", flag, defs[o].env, defs[o].help, now);
+    }
+    fprintf(out, "  --version, --help\n");
+}
+
+static bool set_uint(enum opt o, const char *value, unsigned long long *out)
 {
     uint64_t x;
-    if (!parse_u64(s, max, &x)) {
-        fprintf(stderr, "butterfly-server: bad %s \"%s\" (0..%llu)\n", name, s, max);
+    if (!parse_u64(value, defs[o].max, &x) || x < defs[o].min) {
+        fprintf(stderr, "butterfly-server: bad --%s \"%s\" (%llu..%llu)\n", defs[o].name, value,
+                defs[o].min, defs[o].max);
         return false;
     }
     *out = x;
     return true;
 }
 
-/* Applies one setting, from an option or from the environment. */
-static bool apply(struct server_config *c, int key, const char *value)
+static bool add_proxies(struct server_config *c, const char *value)
 {
-    unsigned long long x;
-    switch (key) {
-    case 'p': if (!parse_uint("port", value, 65535, &x)) return false; c->port = (unsigned)x; break;
-    case 'b': c->bind = value; break;
-    case 'w':
-        if (!parse_uint("workers", value, 64, &x) || x == 0) return false;
-        c->workers = (unsigned)x;
-        break;
-    case 'q':
-        if (!parse_uint("queue", value, 100000, &x) || x == 0) return false;
-        c->queue_length = (unsigned)x;
-        break;
-    case 't':
-        if (!parse_uint("deadline", value, 600000, &x) || x == 0) return false;
-        c->deadline_ms = (uint32_t)x;
-        break;
-    case 'r':
-        if (!parse_uint("recycle-after", value, 1000000000, &x)) return false;
-        c->recycle_after = (unsigned)x;
-        break;
-    case 'd': c->device = value; break;
-    case 's': c->static_dir = value; break;
-    case 'S': if (!parse_uint("seed", value, (1ull << 53) - 1, &x)) return false; c->seed = x; break;
-    case 'm':
-        if (!parse_uint("max connections", value, 100000, &x) || x == 0) return false;
-        c->max_connections = (unsigned)x;
-        break;
-    case 'i':
-        if (!parse_uint("per-ip connections", value, 100000, &x) || x == 0) return false;
-        c->per_ip_connections = (unsigned)x;
-        break;
-    case 'o':
-        if (!parse_uint("timeout", value, 3600, &x) || x == 0) return false;
-        c->connection_timeout_s = (unsigned)x;
-        break;
-    case 'Q': c->access_log = !(value && *value && strcmp(value, "0")); break;
+    char list[1024], err[200];
+    snprintf(list, sizeof list, "%s", value);
+    for (char *save, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (!trusted_proxies_add(&c->trusted_proxies, item, err, sizeof err)) {
+            fprintf(stderr, "butterfly-server: %s\n", err);
+            return false;
+        }
     }
     return true;
 }
 
-int main(int argc, char **argv)
+/* Applies one setting, from an option or from the environment. */
+static bool apply(struct server_config *c, enum opt o, const char *value)
 {
-    static const struct option longopts[] = {
-        { "port", required_argument, NULL, 'p' },
-        { "bind", required_argument, NULL, 'b' },
-        { "workers", required_argument, NULL, 'w' },
-        { "queue", required_argument, NULL, 'q' },
-        { "deadline-ms", required_argument, NULL, 't' },
-        { "recycle-after", required_argument, NULL, 'r' },
-        { "device", required_argument, NULL, 'd' },
-        { "static-dir", required_argument, NULL, 's' },
-        { "seed", required_argument, NULL, 'S' },
-        { "max-connections", required_argument, NULL, 'm' },
-        { "per-ip-connections", required_argument, NULL, 'i' },
-        { "timeout-s", required_argument, NULL, 'o' },
-        { "quiet", no_argument, NULL, 'Q' },
-        { "version", no_argument, NULL, 'V' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    static const struct { const char *env; int key; } envs[] = {
-        { "BUTTERFLY_PORT", 'p' }, { "BUTTERFLY_BIND", 'b' }, { "BUTTERFLY_WORKERS", 'w' },
-        { "BUTTERFLY_QUEUE", 'q' }, { "BUTTERFLY_DEADLINE_MS", 't' },
-        { "BUTTERFLY_RECYCLE_AFTER", 'r' },
-        { "BUTTERFLY_DEVICE", 'd' }, { "BUTTERFLY_STATIC_DIR", 's' }, { "BUTTERFLY_SEED", 'S' },
-        { "BUTTERFLY_MAX_CONNECTIONS", 'm' }, { "BUTTERFLY_PER_IP_CONNECTIONS", 'i' },
-        { "BUTTERFLY_TIMEOUT_S", 'o' }, { "BUTTERFLY_QUIET", 'Q' },
-    };
-    struct server_config cfg;
-    server_config_init(&cfg);
-    cfg.static_dir = BUTTERFLY_STATIC_DIR;
-    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
-        const char *v = getenv(envs[i].env);
-        if (v && *v && !apply(&cfg, envs[i].key, v))
+    unsigned long long x = 0;
+    if (defs[o].kind == V_UINT && !set_uint(o, value, &x))
+        return false;
+    switch (o) {
+    case O_PORT: c->port = (unsigned)x; break;
+    case O_BIND: c->bind = value; break;
+    case O_WORKERS: c->workers = (unsigned)x; break;
+    case O_QUEUE: c->queue_length = (unsigned)x; break;
+    case O_PER_CLIENT: c->per_client_queue = (unsigned)x; break;
+    case O_MAX_WAIT: c->max_wait_ms = (uint32_t)x; break;
+    case O_DEADLINE: c->deadline_ms = (uint32_t)x; break;
+    case O_RECYCLE: c->recycle_after = (unsigned)x; break;
+    case O_DEVICE: c->device = value; break;
+    case O_STATIC: c->static_dir = value; break;
+    case O_TRUSTED: return add_proxies(c, value);
+    case O_SEED: c->seed = x; c->fixed_seed = true; break;
+    case O_MAX_CONN: c->max_connections = (unsigned)x; break;
+    case O_PER_IP: c->per_ip_connections = (unsigned)x; break;
+    case O_TIMEOUT: c->connection_timeout_s = (unsigned)x; break;
+    case O_QUIET: c->access_log = !(value && *value && strcmp(value, "0")); break;
+    default: break;
+    }
+    return true;
+}
+
+/* Reads the options: the environment first, then the command line. */
+static int configure(struct server_config *cfg, int argc, char **argv)
+{
+    struct option longopts[O_COUNT + 3];
+    for (int o = 0; o < O_COUNT; o++)
+        longopts[o] = (struct option){ defs[o].name,
+                                       defs[o].kind == V_FLAG ? no_argument : required_argument,
+                                       NULL, o };
+    longopts[O_COUNT] = (struct option){ "version", no_argument, NULL, 'V' };
+    longopts[O_COUNT + 1] = (struct option){ "help", no_argument, NULL, 'h' };
+    longopts[O_COUNT + 2] = (struct option){ NULL, 0, NULL, 0 };
+    for (int o = 0; o < O_COUNT; o++) {
+        const char *v = getenv(defs[o].env);
+        if (v && *v && !apply(cfg, (enum opt)o, v))
             return 64;
     }
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'h') {
-            usage(stdout, &cfg);
+            usage(stdout, cfg);
             return 0;
         }
         if (c == 'V') {
             printf("butterfly-server %s\n", BUTTERFLY_VERSION);
             return 0;
         }
-        if (c == '?' || !apply(&cfg, c, c == 'Q' ? "1" : optarg)) {
-            usage(stderr, &cfg);
+        if (c < 0 || c >= O_COUNT || !apply(cfg, (enum opt)c, c == O_QUIET ? "1" : optarg)) {
+            usage(stderr, cfg);
             return 64;
         }
     }
     if (optind < argc) {
-        usage(stderr, &cfg);
+        usage(stderr, cfg);
         return 64;
     }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct server_config cfg;
+    server_config_init(&cfg);
+    cfg.static_dir = BUTTERFLY_STATIC_DIR;
+    int rc = configure(&cfg, argc, argv);
+    if (rc >= 0)
+        return rc;
 
     /* Signals are taken by this thread alone, with sigwait: every thread
-     * started from here on inherits the mask. */
+     * started from here on inherits the mask. Sockets are written with
+     * MSG_NOSIGNAL or by libmicrohttpd, which avoids SIGPIPE itself. */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

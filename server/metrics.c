@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const enum verdict_status counted[] = {
     VERDICT_ACCEPTED, VERDICT_WRONG_ANSWER, VERDICT_TIME_LIMIT, VERDICT_COMPILATION_ERROR,
@@ -17,11 +18,17 @@ static const enum verdict_status counted[] = {
 static const double buckets[] = { 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
 
-static const unsigned codes[] = { 200, 304, 400, 404, 405, 411, 413, 415, 500, 503 };
+static const unsigned codes[] = { 200, 304, 400, 404, 405, 411, 413, 415, 429, 431, 500, 503 };
 #define NCODES (sizeof codes / sizeof codes[0])
+
+/* the pool's reasons for refusing a submission (pool_submit_status_to_str) */
+static const char *const refusals[] = { "queue_full", "client_busy", "wait_too_long",
+                                        "stopping", "no_memory" };
+#define NREFUSALS (sizeof refusals / sizeof refusals[0])
 
 struct metrics {
     pthread_mutex_t lock;
+    unsigned long long by_refusal[NREFUSALS];
     unsigned long long by_verdict[NCOUNTED];
     unsigned long long bucket[NBUCKETS + 1];
     double latency_sum;
@@ -57,6 +64,15 @@ void metrics_count_submission(struct metrics *m, enum verdict_status status, dou
     m->bucket[b]++;
     m->latency_sum += seconds;
     m->latency_count++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_count_refusal(struct metrics *m, const char *reason)
+{
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < NREFUSALS; i++)
+        if (!strcmp(refusals[i], reason))
+            m->by_refusal[i]++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -99,6 +115,11 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps)
     for (size_t i = 0; i < NCODES; i++)
         fprintf(f, "butterfly_http_responses_total{code=\"%u\"} %llu\n", codes[i], m->by_code[i]);
     fprintf(f, "butterfly_http_responses_total{code=\"other\"} %llu\n", m->by_code[NCODES]);
+    fprintf(f, "# HELP butterfly_submissions_refused_total Submissions refused before queueing, by reason.\n"
+               "# TYPE butterfly_submissions_refused_total counter\n");
+    for (size_t i = 0; i < NREFUSALS; i++)
+        fprintf(f, "butterfly_submissions_refused_total{reason=\"%s\"} %llu\n", refusals[i],
+                m->by_refusal[i]);
     pthread_mutex_unlock(&m->lock);
 
     fprintf(f, "# HELP butterfly_queue_depth Submissions waiting for a worker.\n"
@@ -118,6 +139,23 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps)
     fprintf(f, "# HELP butterfly_queue_refusals_total Submissions refused because the queue was full.\n"
                "# TYPE butterfly_queue_refusals_total counter\nbutterfly_queue_refusals_total %llu\n",
             (unsigned long long)ps->refused_full);
+    fprintf(f, "# HELP butterfly_queue_clients Clients with a submission waiting.\n"
+               "# TYPE butterfly_queue_clients gauge\nbutterfly_queue_clients %u\n",
+            ps->queued_clients);
+    fprintf(f, "# HELP butterfly_expected_wait_seconds Expected wait of a submission made now.\n"
+               "# TYPE butterfly_expected_wait_seconds gauge\nbutterfly_expected_wait_seconds %.3f\n",
+            ps->expected_wait_ms / 1000.0);
+    fprintf(f, "# HELP butterfly_job_seconds Recent mean time of a job on a worker.\n"
+               "# TYPE butterfly_job_seconds gauge\nbutterfly_job_seconds %.4f\n",
+            ps->mean_job_ms / 1000.0);
+    fprintf(f, "# HELP butterfly_jobs_cancelled_total Jobs whose client went away: left the queue, or had their worker stopped.\n"
+               "# TYPE butterfly_jobs_cancelled_total counter\n"
+               "butterfly_jobs_cancelled_total{where=\"queued\"} %llu\n"
+               "butterfly_jobs_cancelled_total{where=\"running\"} %llu\n",
+            (unsigned long long)ps->cancelled_queued, (unsigned long long)ps->cancelled_running);
+    fprintf(f, "# HELP butterfly_job_retries_total Jobs graded again after a failure of the grader's own.\n"
+               "# TYPE butterfly_job_retries_total counter\nbutterfly_job_retries_total %llu\n",
+            (unsigned long long)ps->retries);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

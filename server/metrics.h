@@ -16,6 +16,10 @@ void metrics_free(struct metrics *m);
 /* Counts one graded submission with its verdict and its latency. Thread-safe. */
 void metrics_count_submission(struct metrics *m, enum verdict_status status, double seconds);
 
+/* Counts one submission refused before queueing, by the pool's reason
+ * (pool_submit_status_to_str). Thread-safe. */
+void metrics_count_refusal(struct metrics *m, const char *reason);
+
 /* Counts one HTTP response by status code. Thread-safe. */
 void metrics_count_response(struct metrics *m, unsigned status);
 

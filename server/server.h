@@ -6,20 +6,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client_addr.h"
+
+/* Every default is in grader/common/defaults.h; --help prints them. */
 struct server_config {
-    const char *bind;              /* address to listen on; default 127.0.0.1 */
-    unsigned port;                 /* default 8080; 0 picks a free one */
-    unsigned workers;              /* default: the number of cores */
-    unsigned queue_length;         /* default 32 */
-    uint32_t deadline_ms;          /* per job; default 5000 */
+    const char *bind;              /* address to listen on */
+    unsigned port;                 /* 0 picks a free one */
+    unsigned workers;              /* grading worker processes */
+    unsigned queue_length;         /* jobs waiting, all clients: a memory bound */
+    unsigned per_client_queue;     /* jobs one client may have waiting */
+    uint32_t max_wait_ms;          /* admit while the expected wait is below this */
+    uint32_t deadline_ms;          /* per job */
     unsigned recycle_after;        /* jobs per worker before it is replaced; 0: never */
     const char *device;            /* Vulkan device selector; NULL: the best */
     const char *static_dir;        /* the page's files */
+    bool fixed_seed;               /* grade every job with `seed` (tests only) */
     uint64_t seed;
-    unsigned max_connections;      /* default 256 */
-    unsigned per_ip_connections;   /* default 32 */
-    unsigned connection_timeout_s; /* idle connections are closed; default 15 */
-    size_t connection_memory;      /* per connection, headers included; default 64 KiB */
+    struct trusted_proxies trusted_proxies;
+    unsigned max_connections;
+    unsigned per_ip_connections;   /* 0: no bound (behind a proxy) */
+    unsigned connection_timeout_s; /* idle connections are closed */
+    size_t connection_memory;      /* per connection, headers included */
     bool access_log;               /* one line per request on stderr */
 };
 
@@ -29,8 +36,8 @@ void server_config_init(struct server_config *c);
 struct server;
 
 /*
- * Loads the static files, starts the worker pool and the HTTP daemon.
- * Returns NULL with a reason in err on failure.
+ * Loads the static files, starts the worker pool, the connection watcher
+ * and the HTTP daemon. Returns NULL with a reason in err on failure.
  */
 struct server *server_start(const struct server_config *c, char *err, size_t errsz);
 

@@ -69,13 +69,18 @@ static uint64_t fnv1a(const char *data, size_t len)
 static bool load_one(int dirfd, const char *name, struct static_file *f, size_t *total,
                      char *err, size_t errsz)
 {
-    /* O_NOFOLLOW: a link in the folder could point anywhere */
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NOFOLLOW: a link in the folder could point anywhere. O_NONBLOCK:
+     * opening a FIFO would otherwise wait for a writer, and start-up with
+     * it, forever. */
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0)
             close(fd);
-        return true;   /* not a regular file: not served */
+        /* not a regular file (a link, a FIFO, a folder, a device): not served */
+        fprintf(stderr, "butterfly-server: static folder: skipping %s: not a regular file\n",
+                name);
+        return true;
     }
     if ((size_t)st.st_size > MAX_FILE || *total + (size_t)st.st_size > MAX_TOTAL) {
         snprintf(err, errsz, "static file %s is too large", name);

@@ -14,7 +14,12 @@
 
 /* The worker pool. */
 #define MAX_WORKERS                64u
-#define DEFAULT_QUEUE_LENGTH       32u       /* jobs waiting for a worker */
+/* Jobs waiting, all clients together: a bound on memory only. Admission
+ * is decided by the expected wait (DEFAULT_MAX_WAIT_MS) and the client's
+ * share (DEFAULT_PER_CLIENT_QUEUE). */
+#define DEFAULT_QUEUE_LENGTH       1024u
+#define DEFAULT_PER_CLIENT_QUEUE   3u        /* jobs one client may have waiting */
+#define DEFAULT_MAX_WAIT_MS        20000u    /* admit while the expected wait is below */
 #define MAX_QUEUE_LENGTH           100000u
 #define DEFAULT_RECYCLE_AFTER      1000u     /* jobs per worker before it is replaced */
 #define MAX_RECYCLE_AFTER          1000000000u

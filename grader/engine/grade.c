@@ -9,6 +9,7 @@
 #include "compile.h"
 #include "defaults.h"
 #include "diagnose.h"
+#include "kernel_cache.h"
 #include "reference.h"
 #include "source_check.h"
 #include "spirv_check.h"
@@ -20,6 +21,7 @@ struct grader {
     struct grader_options opts;
     struct compiler *compiler;
     struct gpu_context *gpu;
+    struct kernel_cache *cache;
     bool usable;
 };
 
@@ -32,6 +34,8 @@ void grader_options_init(struct grader_options *o)
     o->before_device_arg = NULL;
     o->on_stage = NULL;
     o->on_stage_arg = NULL;
+    o->cache_kernels = true;
+    o->count_loops = true;
 }
 
 static void stage(struct grader *g, const char *name)
@@ -64,6 +68,10 @@ struct grader *grader_new(const struct grader_options *o, char *err, size_t errs
     g->gpu = gpu_context_new(o->device, o->before_device, o->before_device_arg, err, errsz);
     if (!g->gpu)
         goto fail;
+    if (!(g->cache = kernel_cache_new(g->gpu))) {
+        snprintf(err, errsz, "out of memory");
+        goto fail;
+    }
     g->usable = true;
     return g;
 fail:
@@ -76,6 +84,8 @@ void grader_free(struct grader *g)
     if (!g)
         return;
     compiler_free(g->compiler);
+    if (g->usable)
+        kernel_cache_free(g->cache);   /* after a timeout, kernels may be in use */
     gpu_context_free(g->gpu);
     free(g);
 }
@@ -198,11 +208,11 @@ static void describe_failure(struct verdict *v)
 /*
  * The first run and cell (visible spectra before hidden ones, half by
  * half) whose thread ran over the loop budget, into v->loop; false when
- * no thread did. `lines` maps loop numbers (from 1) to body lines.
+ * no thread did. loop_lines[k - 1] is the body line of loop k.
  */
 static bool find_loop_overrun(struct verdict *v, const uint32_t *marks,
-                              const struct gpu_run runs[TASK_RUNS],
-                              const uint32_t *spirv, size_t nwords)
+                              const struct gpu_run runs[TASK_RUNS], const int *loop_lines,
+                              size_t nloops)
 {
     for (int pass = 0; pass < 2; pass++) {
         for (int run = 0; run < TASK_RUNS; run++) {
@@ -216,7 +226,7 @@ static bool find_loop_overrun(struct verdict *v, const uint32_t *marks,
                 if (!(v->loop = calloc(1, sizeof *v->loop)))
                     return true;
                 *v->loop = (struct verdict_loop){
-                    .line = spirv_loops_line(spirv, nwords, loop),
+                    .line = loop <= nloops ? loop_lines[loop - 1] : 0,
                     .limit = task_butterfly.loop_budget,
                     .half = runs[run].half,
                     .hidden = hidden,
@@ -265,9 +275,8 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
                         "of your code.", err);
 }
 
-/* Builds the kernel from the checked module and runs every run. */
-static void run_and_compare(struct grader *g, struct verdict *v, const uint32_t *spirv,
-                            size_t nwords, const uint32_t *debug_spirv, size_t debug_nwords)
+/* Runs the kernel of entry e on every run, and judges the outputs. */
+static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e)
 {
     struct gpu_run runs[TASK_RUNS];
     float out[TASK_RUNS * TASK_CELLS];
@@ -276,9 +285,9 @@ static void run_and_compare(struct grader *g, struct verdict *v, const uint32_t 
     char err[256] = "";
 
     grade_fill_runs(g->opts.seed, runs);
-    enum gpu_status st = gpu_run(g->gpu, spirv, nwords, runs, TASK_RUNS, out, marks,
-                                 g->opts.deadline_ms, &gt, err, sizeof err);
-    v->timings.pipeline_ms = gt.pipeline_ms;
+    enum gpu_status st = gpu_kernel_run(g->gpu, e->kernel, runs, TASK_RUNS, out, marks,
+                                        g->opts.deadline_ms, &gt, err, sizeof err);
+    v->timings.pipeline_ms += gt.pipeline_ms;
     v->timings.run_ms = gt.run_ms;
     switch (st) {
     case GPU_OK:
@@ -292,7 +301,7 @@ static void run_and_compare(struct grader *g, struct verdict *v, const uint32_t 
         internal_failure(g, v, st, err);
         return;
     }
-    if (find_loop_overrun(v, marks, runs, debug_spirv, debug_nwords)) {
+    if (find_loop_overrun(v, marks, runs, e->loop_lines, e->nloops)) {
         loop_verdict(v);
     } else if (compare_runs(v, runs, out)) {
         v->status = VERDICT_ACCEPTED;
@@ -323,60 +332,129 @@ static void compile_error_message(struct verdict *v, const struct compile_result
                                "look for macros that expand to huge code.");
 }
 
-/*
- * From glslang's module to the one the driver gets: refuse what the
- * harness does not allow or what would cost a device too much (Rejected),
- * clamp every index, count every loop, drop the debug information. On
- * success *out is the final module (the caller frees it).
- */
-static bool prepare_module(struct verdict *v, const struct compile_result *cr,
-                           uint32_t **out, size_t *out_nwords)
+/* Refuses what the harness does not allow or what would cost a device too
+ * much: the body may have closed its function and declared globals of its
+ * own. False (the verdict Rejected) when refused. */
+static bool check_module(struct verdict *v, const struct compile_result *cr)
 {
     char msg[320];
     int line = 0;
-    uint32_t *safe = NULL, *counted = NULL;
-    size_t safe_words = 0, counted_words = 0, nloops = 0;
+    if (spirv_check(cr->spirv, cr->nwords, &line, msg, sizeof msg))
+        return true;
+    v->status = VERDICT_REJECTED;
+    if (line > 0)
+        verdict_set_message(v, "line %d: %s", line, msg);
+    else
+        verdict_set_message(v, "%s", msg);
+    add_line_diagnostic(v, line, msg);
+    return false;
+}
+
+/*
+ * From glslang's checked module to a kernel on the device: clamp every
+ * index, count every loop, drop the debug information, build the
+ * pipeline. On success *out is the new kernel. A module the robust-access
+ * pass refuses is the body's (Rejected); any later failure is the
+ * grader's (Internal Error).
+ */
+static bool build_kernel(struct grader *g, struct verdict *v, const struct compile_result *cr,
+                         struct gpu_kernel **out)
+{
+    char msg[320];
+    uint32_t *safe = NULL, *counted = NULL, *final = NULL;
+    size_t safe_words = 0, counted_words = 0, final_words = 0, nloops = 0;
     bool ok = false;
 
     *out = NULL;
-    /* The body may have closed its function and declared globals of its
-     * own: refuse anything the harness does not need. */
-    if (!spirv_check(cr->spirv, cr->nwords, &line, msg, sizeof msg)) {
-        v->status = VERDICT_REJECTED;
-        if (line > 0)
-            verdict_set_message(v, "line %d: %s.", line, msg);
-        else
-            verdict_set_message(v, "%c%s.", msg[0] >= 'a' && msg[0] <= 'z' ? msg[0] - 32 : msg[0],
-                                msg + (msg[0] != '\0'));
-        add_line_diagnostic(v, line, msg);
-        return false;
-    }
     if (!spirv_robust_apply(cr->spirv, cr->nwords, &safe, &safe_words, msg, sizeof msg)) {
         v->status = VERDICT_REJECTED;
         verdict_set_message(v, "The compiled kernel could not be made safe to run: %s", msg);
         return false;
     }
-    /* From here on a failure is the grader's: the module was valid. */
-    if (!spirv_loops_instrument(safe, safe_words, task_butterfly.loop_budget, &counted,
-                                &counted_words, &nloops, msg, sizeof msg)) {
+    if (!g->opts.count_loops) {
+        counted = safe;
+        counted_words = safe_words;
+        safe = NULL;
+    } else if (!spirv_loops_instrument(safe, safe_words, task_butterfly.loop_budget, &counted,
+                                       &counted_words, &nloops, msg, sizeof msg)) {
         verdict_set_message(v, "The grader could not count the loops of this kernel: %s.", msg);
         goto done;
     }
-    if (!spirv_strip_debug(counted, counted_words, out, out_nwords)) {
+    if (!spirv_strip_debug(counted, counted_words, &final, &final_words)) {
         verdict_set_message(v, "The grader ran out of memory preparing the kernel.");
         goto done;
     }
-    if (nloops > 0 && !spirv_robust_validate(*out, *out_nwords, msg, sizeof msg)) {
+    if (nloops > 0 && !spirv_robust_validate(final, final_words, msg, sizeof msg)) {
         verdict_set_message(v, "The grader's loop counter broke the kernel: %s.", msg);
-        free(*out);
-        *out = NULL;
+        goto done;
+    }
+    double t0 = clock_now_ms();
+    enum gpu_status st = gpu_kernel_new(g->gpu, final, final_words, out, msg, sizeof msg);
+    v->timings.pipeline_ms = clock_now_ms() - t0;
+    if (st != GPU_OK) {
+        internal_failure(g, v, st, msg);
         goto done;
     }
     ok = true;
 done:
     free(safe);
     free(counted);
+    free(final);
     return ok;
+}
+
+/* Copies the entry's warnings into the verdict, for a body that was not
+ * compiled again. */
+static void copy_warnings(struct verdict *v, const struct kernel_entry *e)
+{
+    if (e->nwarnings == 0 || !(v->diags = calloc(e->nwarnings, sizeof *v->diags)))
+        return;
+    for (size_t i = 0; i < e->nwarnings; i++) {
+        v->diags[i] = e->warnings[i];
+        if (!(v->diags[i].message = strdup(e->warnings[i].message)))
+            break;
+        v->ndiags = i + 1;
+    }
+}
+
+/*
+ * The kernel of a body that compiled: from the cache when the same module
+ * was built before (comments, whitespace and names aside), else built and
+ * kept. NULL with the verdict set when it is refused or cannot be built.
+ */
+static const struct kernel_entry *kernel_for(struct grader *g, struct verdict *v,
+                                             const char *body, size_t len,
+                                             const struct compile_result *cr)
+{
+    uint32_t *key = NULL;
+    size_t key_words = 0;
+    int *lines = NULL;
+    size_t nloops = 0;
+    struct kernel_entry *e = NULL;
+    struct gpu_kernel *kernel = NULL;
+
+    if (!check_module(v, cr))
+        return NULL;
+    if (!spirv_strip_debug(cr->spirv, cr->nwords, &key, &key_words) ||
+        !spirv_loops_lines(cr->spirv, cr->nwords, &lines, &nloops)) {
+        verdict_set_message(v, "The grader ran out of memory preparing the kernel.");
+        goto done;
+    }
+    if (g->opts.cache_kernels && (e = kernel_cache_by_module(g->cache, key, key_words))) {
+        /* the same kernel: its lines and warnings are this text's now */
+        kernel_cache_retext(e, body, len, lines, nloops, v->diags, v->ndiags);
+        goto done;
+    }
+    if (!build_kernel(g, v, cr, &kernel))
+        goto done;
+    e = kernel_cache_add(g->cache, kernel, key, key_words, body, len, lines, nloops, v->diags,
+                         v->ndiags);
+    if (!e)
+        verdict_set_message(v, "The grader ran out of memory keeping the kernel.");
+done:
+    free(key);
+    free(lines);
+    return e;
 }
 
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
@@ -390,6 +468,7 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     snprintf(v->device_driver, sizeof v->device_driver, "%s", dev->driver);
     v->device_type = dev->type;
     v->seed = g->opts.seed;
+    v->timings.pipeline_ms = 0;
 
     /* Editors on Windows may save a byte-order mark first; glslang reads it
      * as a stray token. It is no newline, so line numbers stay the same. */
@@ -406,31 +485,39 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
         goto done;
     }
 
-    struct compile_result cr;
     stage(g, "compile");
     double tc = clock_now_ms();
-    if (!compiler_compile(g->compiler, body, len, &cr)) {
-        verdict_set_message(v, "The compiler failed (out of memory?).");
-        goto done;
-    }
-    v->timings.compile_ms = clock_now_ms() - tc;
-    if (!cr.ok) {
-        v->status = VERDICT_COMPILATION_ERROR;
-        compile_error_message(v, &cr);
-        take_diagnostics(v, &cr);
+    /* the same text as a kept kernel: nothing to compile */
+    const struct kernel_entry *e = g->opts.cache_kernels
+                                   ? kernel_cache_by_text(g->cache, body, len) : NULL;
+    if (e) {
+        copy_warnings(v, e);
+    } else {
+        struct compile_result cr;
+        if (!compiler_compile(g->compiler, body, len, &cr)) {
+            verdict_set_message(v, "The compiler failed (out of memory?).");
+            goto done;
+        }
+        if (!cr.ok) {
+            v->timings.compile_ms = clock_now_ms() - tc;
+            v->status = VERDICT_COMPILATION_ERROR;
+            compile_error_message(v, &cr);
+            take_diagnostics(v, &cr);
+            compile_result_clear(&cr);
+            goto done;
+        }
+        take_diagnostics(v, &cr);   /* warnings */
+        e = kernel_for(g, v, body, len, &cr);
         compile_result_clear(&cr);
-        goto done;
     }
-    take_diagnostics(v, &cr);   /* warnings */
-    uint32_t *module = NULL;
-    size_t module_words = 0;
-    if (prepare_module(v, &cr, &module, &module_words)) {
-        v->timings.compile_ms = clock_now_ms() - tc;
+    v->timings.compile_ms = clock_now_ms() - tc - v->timings.pipeline_ms;
+    if (e) {
         stage(g, "run");
-        run_and_compare(g, v, module, module_words, cr.spirv, cr.nwords);
+        run_and_compare(g, v, e);
     }
-    free(module);
-    compile_result_clear(&cr);
+    /* without caching, the kernel was kept for this run only */
+    if (!g->opts.cache_kernels && g->usable)
+        kernel_cache_clear(g->cache);
 done:
     v->timings.total_ms = clock_now_ms() - t0;
     return v;

@@ -18,6 +18,11 @@ struct grader_options {
     /* optional: told "compile" and "run" as a body moves through grading */
     void (*on_stage)(const char *stage, void *arg);
     void *on_stage_arg;
+    /* keep compiled kernels for identical resubmissions (kernel_cache.h) */
+    bool cache_kernels;
+    /* count loop iterations against the budget (spirv_loops.h); off only
+     * in the benchmark that measures what counting costs */
+    bool count_loops;
 };
 
 /* Fills *o with the defaults. */

@@ -404,22 +404,82 @@ done:
     return ok;
 }
 
-int spirv_loops_line(const uint32_t *words, size_t nwords, uint32_t loop)
+/* Calls found(k, line) for each loop k (from 1) in module order. */
+static bool each_loop(const uint32_t *words, size_t nwords,
+                      bool (*found)(uint32_t loop, int line, void *arg), void *arg)
 {
-    /* A view without the id index: only opcodes and OpLine are read. */
+    /* A view without the id index: only opcodes and OpLine are read. An
+     * OpLine holds until the next one, an OpNoLine or the end of its block. */
     int line = 0;
     uint32_t seen = 0;
     for (size_t at = SPIRV_HEADER_WORDS; at < nwords;) {
         uint32_t wc = words[at] >> 16, op = words[at] & 0xffff;
         if (wc == 0 || wc > nwords - at)
-            return 0;
+            return false;
         if (op == SpvOpLine && wc >= 4)
             line = (int)words[at + 2];
-        else if (op == SpvOpNoLine || op == SpvOpFunctionEnd)
+        else if (op == SpvOpNoLine || op == SpvOpLabel || op == SpvOpFunctionEnd)
             line = 0;
-        else if (op == SpvOpLoopMerge && ++seen == loop)
-            return line;
+        else if (op == SpvOpLoopMerge && !found(++seen, line, arg))
+            return true;
         at += wc;
     }
-    return 0;
+    return true;
+}
+
+struct line_query {
+    uint32_t loop;
+    int line;
+};
+
+static bool match_loop(uint32_t loop, int line, void *arg)
+{
+    struct line_query *q = arg;
+    if (loop != q->loop)
+        return true;
+    q->line = line;
+    return false;
+}
+
+int spirv_loops_line(const uint32_t *words, size_t nwords, uint32_t loop)
+{
+    struct line_query q = { loop, 0 };
+    each_loop(words, nwords, match_loop, &q);
+    return q.line;
+}
+
+struct line_list {
+    int *lines;
+    size_t n, cap;
+    bool failed;
+};
+
+static bool append_line(uint32_t loop, int line, void *arg)
+{
+    struct line_list *l = arg;
+    (void)loop;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        int *grown = realloc(l->lines, cap * sizeof *grown);
+        if (!grown) {
+            l->failed = true;
+            return false;
+        }
+        l->lines = grown;
+        l->cap = cap;
+    }
+    l->lines[l->n++] = line;
+    return true;
+}
+
+bool spirv_loops_lines(const uint32_t *words, size_t nwords, int **lines, size_t *nloops)
+{
+    struct line_list l = { NULL, 0, 0, false };
+    if (!each_loop(words, nwords, append_line, &l) || l.failed) {
+        free(l.lines);
+        return false;
+    }
+    *lines = l.lines;
+    *nloops = l.n;
+    return true;
 }

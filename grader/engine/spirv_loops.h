@@ -42,4 +42,11 @@ bool spirv_loops_instrument(const uint32_t *words, size_t nwords, uint32_t budge
  */
 int spirv_loops_line(const uint32_t *words, size_t nwords, uint32_t loop);
 
+/*
+ * The lines of every loop of a module at once, as spirv_loops_line gives
+ * them: *lines (malloc'd, the caller frees it; NULL when there is no loop)
+ * and *nloops. False when out of memory or the module is malformed.
+ */
+bool spirv_loops_lines(const uint32_t *words, size_t nwords, int **lines, size_t *nloops);
+
 #endif

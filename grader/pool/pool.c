@@ -98,7 +98,7 @@ double pool_expected_wait_ms(const struct pool *p)
                             count_state(p, W_BUSY), workers);
 }
 
-void pool_finish_job(struct pool *p, struct job *j, struct verdict *v)
+void pool_finish_job(struct pool *p, struct job *j, struct verdict *v, bool graded)
 {
     /* without v (out of memory) the job answers with its reserved verdict */
     if (v) {
@@ -106,6 +106,8 @@ void pool_finish_job(struct pool *p, struct job *j, struct verdict *v)
         j->result.verdict = v;
     }
     j->result.cancelled = j->abandoned;
+    j->result.graded = graded && v != NULL;
+    j->result.job_id = j->id;
     j->result.attempts = j->attempts;
     j->next = p->to_deliver;
     p->to_deliver = j;
@@ -228,7 +230,7 @@ void pool_cancel(struct pool *p, uint64_t job_id)
         j->result.wait_ms = clock_now_ms() - j->submitted_ms;
         p->stats.cancelled_queued++;
         pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          "Cancelled: the client went away."));
+                                          "Cancelled: the client went away."), false);
         pthread_cond_broadcast(&p->changed);
     } else {
         for (unsigned i = 0; i < p->opts.workers; i++) {
@@ -292,6 +294,11 @@ void pool_get_stats(struct pool *p, struct pool_stats *s)
     pthread_mutex_lock(&p->lock);
     *s = p->stats;
     s->ready = pool_count_ready(p);
+    s->starting = count_state(p, W_STARTING);
+    /* a replacement warming up after a worker was stopped (a timeout, a
+     * cancelled job) keeps the pool healthy; a start that keeps failing
+     * does not */
+    s->healthy = s->ready > 0 || (s->starting > 0 && p->ever_ready && p->start_failures < 3);
     s->busy = count_state(p, W_BUSY);
     s->queued = fair_queue_total(p->queue);
     s->queued_clients = fair_queue_clients(p->queue);

@@ -48,6 +48,9 @@ typedef void (*pool_done_fn)(struct verdict *v, void *arg);
 struct pool_result {
     struct verdict *verdict;       /* never NULL; the callback owns it */
     bool cancelled;                /* its client went away (pool_cancel) */
+    bool graded;                   /* the verdict is the kernel's, not a stand-in
+                                      (cancelled unrun, shut down, no worker) */
+    uint64_t job_id;
     unsigned attempts;             /* workers that took it: 2 after a retry */
     double wait_ms;                /* queued before a worker took it */
     double run_ms;                 /* on the worker; < 0 when it never ran */
@@ -71,6 +74,10 @@ const char *pool_submit_status_to_str(enum pool_submit_status s);
 struct pool_stats {
     unsigned workers;              /* configured */
     unsigned ready;                /* warm, alive, and idle or busy */
+    unsigned starting;             /* alive and warming up */
+    bool healthy;                  /* can grade now, or within a worker's start: a
+                                      worker is ready, or replacements are starting
+                                      after one was (not failing to start) */
     unsigned busy;
     unsigned queued;
     unsigned queued_clients;       /* clients with a job waiting */

@@ -63,6 +63,7 @@ struct pool {
     pid_t zombies[POOL_MAX_WORKERS * 4];
     unsigned nzombies;
     unsigned start_failures;     /* (L) in a row, with no worker ready */
+    bool ever_ready;             /* (L) a worker got warm once */
     char last_failure[768];      /* (L) */
     double last_sweep_ms;
 
@@ -83,10 +84,11 @@ unsigned pool_count_ready(const struct pool *p);
 double pool_expected_wait_ms(const struct pool *p);
 
 /*
- * Ends a job: records its verdict (an Internal Error when v is NULL) and
- * queues it for delivery. Lock held.
+ * Ends a job: records its verdict (its reserved Internal Error when v is
+ * NULL) and queues it for delivery. `graded`: the verdict is about the
+ * kernel (from a worker, or a worker lost to the kernel). Lock held.
  */
-void pool_finish_job(struct pool *p, struct job *j, struct verdict *v);
+void pool_finish_job(struct pool *p, struct job *j, struct verdict *v, bool graded);
 
 /* Calls the callbacks of ended jobs and frees them. Lock NOT held. */
 void pool_deliver(struct job *list);

@@ -200,7 +200,7 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
     j->result.run_ms = clock_now_ms() - j->started_ms;
     if (j->abandoned) {
         pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          "Cancelled: the client went away."));
+                                          "Cancelled: the client went away."), false);
         return;
     }
     bool fault;
@@ -216,7 +216,7 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
         verdict_free(v);
         return;
     }
-    pool_finish_job(p, j, v);
+    pool_finish_job(p, j, v, true);
 }
 
 /* Reaps dying workers, settles their jobs and empties their slots. */
@@ -318,7 +318,7 @@ static void fail_queue_if_hopeless(struct pool *p)
     char msg[900];
     snprintf(msg, sizeof msg, "No grading worker could start: %s.", p->last_failure);
     while ((j = fair_queue_pop(p->queue)))
-        pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR, msg));
+        pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR, msg), false);
 }
 
 /* --- answers from workers -------------------------------------------------- */
@@ -334,6 +334,7 @@ static void on_ready(struct pool *p, struct worker *w, const char *payload)
              json_string_value(json_object_get(dev, "type")) ?: "");
     w->state = W_IDLE;
     p->start_failures = 0;
+    p->ever_ready = true;
     job_time_add(&p->start_time, clock_now_ms() - w->spawned_ms);
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
@@ -371,7 +372,7 @@ static bool on_verdict(struct pool *p, struct worker *w, const char *payload)
         }
     }
     if (job)
-        pool_finish_job(p, job, v);
+        pool_finish_job(p, job, v, true);
     if (p->opts.max_jobs_per_worker && w->jobs_done >= p->opts.max_jobs_per_worker) {
         p->stats.recycles++;
         keep = false;
@@ -542,12 +543,12 @@ static void shut_down(struct pool *p)
     pthread_mutex_lock(&p->lock);
     while ((j = fair_queue_pop(p->queue)))
         pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          "The grader is shutting down; submit again."));
+                                          "The grader is shutting down; submit again."), false);
     for (unsigned i = 0; i < p->opts.workers; i++) {
         struct worker *w = &p->workers[i];
         if (w->job)
             pool_finish_job(p, w->job, verdict_new(VERDICT_INTERNAL_ERROR,
-                            "The grader shut down while grading this; submit again."));
+                            "The grader shut down while grading this; submit again."), false);
         w->job = NULL;
     }
     struct job *deliver = p->to_deliver;

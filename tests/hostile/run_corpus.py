@@ -120,9 +120,10 @@ def expectation(case, ctx):
 
 
 def costs_a_worker(e):
-    """A verdict that means the worker was killed (deadline) or died."""
+    """A verdict that means the worker was killed (deadline) or died; a Time
+    Limit Exceeded by the loop budget ("loop": true) costs none."""
     v = e.get("verdict", 0)
-    return v == 5 or 7 <= v <= 12
+    return (v == 5 and not e.get("loop")) or 7 <= v <= 12
 
 
 def run_case(case, ctx):

@@ -1,0 +1,171 @@
+/* kernel_cache.c - a small LRU of compiled kernels with two exact keys. */
+#include "kernel_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct kernel_cache {
+    struct gpu_context *gpu;
+    struct kernel_entry entries[KERNEL_CACHE_ENTRIES];
+    size_t n;
+    uint64_t clock;
+};
+
+static uint64_t fnv1a(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void free_warnings(struct diagnostic *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(d[i].message);
+    free(d);
+}
+
+/* Releases what an entry owns and zeroes it. */
+static void clear_entry(struct kernel_cache *c, struct kernel_entry *e)
+{
+    gpu_kernel_free(c->gpu, e->kernel);
+    free(e->text);
+    free(e->module);
+    free(e->loop_lines);
+    free_warnings(e->warnings, e->nwarnings);
+    memset(e, 0, sizeof *e);
+}
+
+struct kernel_cache *kernel_cache_new(struct gpu_context *gpu)
+{
+    struct kernel_cache *c = calloc(1, sizeof *c);
+    if (c)
+        c->gpu = gpu;
+    return c;
+}
+
+void kernel_cache_clear(struct kernel_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        clear_entry(c, &c->entries[i]);
+    c->n = 0;
+}
+
+void kernel_cache_free(struct kernel_cache *c)
+{
+    if (!c)
+        return;
+    kernel_cache_clear(c);
+    free(c);
+}
+
+struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const char *text, size_t len)
+{
+    uint64_t h = fnv1a(text, len);
+    for (size_t i = 0; i < c->n; i++) {
+        struct kernel_entry *e = &c->entries[i];
+        if (e->text_hash == h && e->text_len == len && !memcmp(e->text, text, len)) {
+            e->last_used = ++c->clock;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const uint32_t *words,
+                                            size_t nwords)
+{
+    uint64_t h = fnv1a(words, nwords * sizeof *words);
+    for (size_t i = 0; i < c->n; i++) {
+        struct kernel_entry *e = &c->entries[i];
+        if (e->module_hash == h && e->module_words == nwords &&
+            !memcmp(e->module, words, nwords * sizeof *words)) {
+            e->last_used = ++c->clock;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static void *copy_of(const void *p, size_t bytes)
+{
+    void *q = malloc(bytes ? bytes : 1);
+    if (q && bytes)
+        memcpy(q, p, bytes);
+    return q;
+}
+
+static struct diagnostic *copy_warnings(const struct diagnostic *d, size_t n)
+{
+    struct diagnostic *out = calloc(n ? n : 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++) {
+        out[i] = d[i];
+        if (!(out[i].message = strdup(d[i].message ? d[i].message : ""))) {
+            free_warnings(out, i);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+bool kernel_cache_retext(struct kernel_entry *e, const char *text, size_t len,
+                         const int *loop_lines, size_t nloops,
+                         const struct diagnostic *warnings, size_t nwarnings)
+{
+    char *t = copy_of(text, len);
+    int *lines = copy_of(loop_lines, nloops * sizeof *loop_lines);
+    struct diagnostic *w = copy_warnings(warnings, nwarnings);
+    if (!t || !lines || !w) {
+        free(t);
+        free(lines);
+        if (w)
+            free_warnings(w, nwarnings);
+        return false;
+    }
+    free(e->text);
+    free(e->loop_lines);
+    free_warnings(e->warnings, e->nwarnings);
+    e->text = t;
+    e->text_len = len;
+    e->text_hash = fnv1a(text, len);
+    e->loop_lines = lines;
+    e->nloops = nloops;
+    e->warnings = w;
+    e->nwarnings = nwarnings;
+    return true;
+}
+
+struct kernel_entry *kernel_cache_add(struct kernel_cache *c, struct gpu_kernel *kernel,
+                                      const uint32_t *module, size_t module_words,
+                                      const char *text, size_t len, const int *loop_lines,
+                                      size_t nloops, const struct diagnostic *warnings,
+                                      size_t nwarnings)
+{
+    struct kernel_entry *e;
+    if (c->n < KERNEL_CACHE_ENTRIES) {
+        e = &c->entries[c->n++];
+    } else {
+        e = &c->entries[0];
+        for (size_t i = 1; i < c->n; i++)
+            if (c->entries[i].last_used < e->last_used)
+                e = &c->entries[i];
+        clear_entry(c, e);
+    }
+    e->kernel = kernel;
+    e->module = copy_of(module, module_words * sizeof *module);
+    e->module_words = module_words;
+    e->module_hash = fnv1a(module, module_words * sizeof *module);
+    e->last_used = ++c->clock;
+    if (!e->module || !kernel_cache_retext(e, text, len, loop_lines, nloops, warnings, nwarnings)) {
+        clear_entry(c, e);
+        /* keep the array dense: the cleared slot takes the last entry */
+        *e = c->entries[--c->n];
+        memset(&c->entries[c->n], 0, sizeof c->entries[c->n]);
+        return NULL;
+    }
+    return e;
+}

@@ -1,0 +1,122 @@
+/*
+ * http_internal.h - what the server's files share: the server, one
+ * request's state, responses (response.c) and submissions (submission.c).
+ *
+ * Threads: libmicrohttpd's one polling thread runs every callback; the
+ * pool's thread delivers verdicts (on_job_done), and the connection
+ * watcher's thread reports clients that hung up. A request is touched by
+ * the pool's thread only through its atomic `result` and by resuming its
+ * connection; the watcher knows only job ids.
+ */
+#ifndef BUTTERFLY_HTTP_INTERNAL_H
+#define BUTTERFLY_HTTP_INTERNAL_H
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "client_addr.h"
+#include "conn_watch.h"
+#include "metrics.h"
+#include "pool.h"
+#include "request.h"
+#include "server.h"
+#include "static_files.h"
+
+struct server {
+    struct server_config cfg;
+    struct MHD_Daemon *daemon;
+    struct pool *pool;
+    struct static_files *files;
+    struct metrics *metrics;
+    struct conn_watch *watch;
+    unsigned port;
+};
+
+enum request_state { REQ_NEW, REQ_HEADERS, REQ_READING, REQ_WAITING, REQ_DONE };
+
+/* Why a submission was not queued, when it was not. */
+enum refusal {
+    REFUSED_NONE, REFUSED_FULL, REFUSED_WAIT, REFUSED_CLIENT, REFUSED_STOPPING, REFUSED_MEMORY
+};
+
+/* Per request; created by the URI log callback, freed when it completes. */
+struct request {
+    struct server *srv;
+    struct MHD_Connection *conn;
+    double start_ms;
+    char method[16];
+    struct request_uri uri;
+    char client[CLIENT_ADDR_LEN];  /* the fair-share key (client_addr.h) */
+    enum request_state state;
+    enum route route;
+    enum body_kind kind;
+    bool format_text;
+    bool too_large;                /* a chunked body went past the limit */
+    size_t limit;
+    char *body;
+    size_t len;
+    /* a submission */
+    int fd;                        /* its socket, watched while suspended */
+    uint64_t job_id;               /* 0 until queued */
+    double submitted_ms;
+    enum refusal refused;
+    double retry_wait_ms;          /* the pool's estimate, for Retry-After */
+    _Atomic(struct pool_result *) result;   /* set by the pool's thread */
+    unsigned status;
+    char verdict_slug[32];
+    uint64_t seed;
+    double wait_ms;
+};
+
+/* --- http.c ------------------------------------------------------------------ */
+
+/* Starts libmicrohttpd on s's address with the callbacks of http.c. NULL
+ * with a reason in err on failure. */
+struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz);
+
+/* --- response.c ------------------------------------------------------------ */
+
+/* Adds the headers every response has, queues it, marks the request
+ * answered. Takes resp (destroyed here); NULL means out of memory. */
+enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                               const char *type, const char *cache);
+
+/* A response from a buffer it will own (MUST_FREE) or borrow (PERSISTENT). */
+struct MHD_Response *response_from_buffer(char *data, size_t len,
+                                          enum MHD_ResponseMemoryMode mode);
+
+/* Sends j (consumed) as compact JSON. */
+enum MHD_Result response_json(struct request *r, unsigned status, json_t *j);
+
+/* Sends {"error": {"code", "message"}}, with one extra header when
+ * header is not NULL. */
+enum MHD_Result response_error(struct request *r, unsigned status, const char *code,
+                               const char *message, const char *header, const char *value);
+
+/* Sends a file of the static set (ETag, CSP, revalidation), or 404. */
+enum MHD_Result response_file(struct request *r, const char *name);
+
+/* --- submission.c ---------------------------------------------------------- */
+
+/* Checks a submission's headers before any of its body is read. */
+enum MHD_Result submission_begin(struct request *r);
+
+/* Takes one piece of the body (counting chunked bodies against the limit). */
+enum MHD_Result submission_body(struct request *r, const char *data, size_t *size);
+
+/* The body is complete: queue the job (suspending the connection) or refuse. */
+enum MHD_Result submission_finish(struct request *r);
+
+/* The connection was resumed: answer with the verdict or the refusal. */
+enum MHD_Result submission_answer(struct request *r);
+
+/* The request is over: count a verdict nobody received, release the job's
+ * result. */
+void submission_release(struct request *r);
+
+/* conn_gone_fn for the watcher: the client of job id hung up. */
+void submission_client_gone(uint64_t id, void *arg);
+
+#endif

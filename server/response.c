@@ -1,0 +1,82 @@
+/* response.c - every response the server sends goes out through here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_internal.h"
+
+enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                               const char *type, const char *cache)
+{
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    r->status = status;
+    r->state = REQ_DONE;
+    return ret;
+}
+
+struct MHD_Response *response_from_buffer(char *data, size_t len,
+                                          enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
+    if (!resp && mode == MHD_RESPMEM_MUST_FREE)
+        free(data);
+    return resp;
+}
+
+enum MHD_Result response_json(struct request *r, unsigned status, json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+    if (!text)
+        return MHD_NO;
+    return response_queue(r, status,
+                          response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE),
+                          "application/json", NULL);
+}
+
+/* Every error has the same shape: {"error": {"code", "message"}}. */
+enum MHD_Result response_error(struct request *r, unsigned status, const char *code,
+                               const char *message, const char *header, const char *value)
+{
+    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
+    if (resp && header)
+        MHD_add_response_header(resp, header, value);
+    return response_queue(r, status, resp, "application/json", NULL);
+}
+
+enum MHD_Result response_file(struct request *r, const char *name)
+{
+    /* The name is looked up in the set loaded at start, never opened:
+     * "..", "%2e%2e", "%2f" and "%00" can only fail to match. */
+    const struct static_file *f = static_files_find(r->srv->files, name);
+    if (!f)
+        return response_error(r, 404, "not_found", "No such file.", NULL, NULL);
+    const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_IF_NONE_MATCH);
+    bool fresh = inm && !strcmp(inm, f->etag);
+    struct MHD_Response *resp = fresh ? response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT)
+                                      : response_from_buffer(f->data, f->len,
+                                                             MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, f->etag);
+    /* The page may talk to this server only: no CDN, no other host. */
+    MHD_add_response_header(resp, "Content-Security-Policy",
+                            "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                            "img-src 'self' data:; connect-src 'self'; "
+                            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    /* Revalidate every time: the page changes with the server, and a 304
+     * costs one round trip. */
+    return response_queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");
+}

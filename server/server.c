@@ -1,0 +1,115 @@
+/* server.c - the server's parts, started and stopped in order. */
+#include "server.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "defaults.h"
+#include "http_internal.h"
+
+void server_config_init(struct server_config *c)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    memset(c, 0, sizeof *c);
+    c->bind = DEFAULT_BIND;
+    c->port = DEFAULT_PORT;
+    c->workers = cores > 0 ? (unsigned)cores : 1;
+    c->queue_length = DEFAULT_QUEUE_LENGTH;
+    c->per_client_queue = DEFAULT_PER_CLIENT_QUEUE;
+    c->max_wait_ms = DEFAULT_MAX_WAIT_MS;
+    c->deadline_ms = DEFAULT_DEADLINE_MS;
+    c->recycle_after = DEFAULT_RECYCLE_AFTER;
+    c->max_connections = DEFAULT_MAX_CONNECTIONS;
+    c->per_ip_connections = DEFAULT_PER_IP_CONNECTIONS;
+    c->connection_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
+    c->connection_memory = DEFAULT_CONNECTION_MEMORY;
+    c->access_log = true;
+}
+
+struct server *server_start(const struct server_config *c, char *err, size_t errsz)
+{
+    struct server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    s->cfg = *c;
+    s->metrics = metrics_new();
+    if (!s->metrics) {
+        snprintf(err, errsz, "out of memory");
+        goto fail;
+    }
+    s->files = static_files_load(c->static_dir, err, errsz);
+    if (!s->files)
+        goto fail;
+
+    struct pool_options po;
+    if (!pool_options_init(&po)) {
+        snprintf(err, errsz, "the operating system gives no random seeds (getrandom)");
+        goto fail;
+    }
+    po.workers = c->workers;
+    po.queue_length = c->queue_length;
+    po.per_client_queue = c->per_client_queue;
+    po.max_wait_ms = c->max_wait_ms;
+    po.deadline_ms = c->deadline_ms;
+    po.max_jobs_per_worker = c->recycle_after;
+    po.device = c->device;
+    /* hidden spectra nobody can know before submitting: fresh for each */
+    po.seed_per_job = !c->fixed_seed;
+    if (c->fixed_seed)
+        po.seed = c->seed;
+    s->pool = pool_new(&po, err, errsz);
+    if (!s->pool)
+        goto fail;
+    s->watch = conn_watch_new(submission_client_gone, s, err, errsz);
+    if (!s->watch)
+        goto fail;
+    s->daemon = http_start(s, err, errsz);
+    if (!s->daemon)
+        goto fail;
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = di ? di->port : c->port;
+    return s;
+fail:
+    server_stop(s, 0);
+    return NULL;
+}
+
+unsigned server_port(const struct server *s)
+{
+    return s->port;
+}
+
+void server_stop(struct server *s, uint32_t drain_ms)
+{
+    if (!s)
+        return;
+    if (s->daemon) {
+        /* stop accepting; connections already open are still served */
+        MHD_socket listen_fd = MHD_quiesce_daemon(s->daemon);
+        if (listen_fd != MHD_INVALID_SOCKET)
+            close(listen_fd);
+    }
+    /* every queued or running job gets its verdict (or an Internal Error
+     * past the drain time), which resumes its connection */
+    pool_free(s->pool, drain_ms);
+    s->pool = NULL;
+    if (s->daemon) {
+        /* give the resumed connections a moment to send their answers */
+        for (int i = 0; i < 100; i++) {
+            const union MHD_DaemonInfo *di =
+                MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+            if (!di || di->num_connections == 0)
+                break;
+            usleep(20000);
+        }
+        MHD_stop_daemon(s->daemon);
+    }
+    conn_watch_free(s->watch);
+    static_files_free(s->files);
+    metrics_free(s->metrics);
+    free(s);
+}
