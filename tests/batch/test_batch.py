@@ -16,12 +16,16 @@ import fcntl
 import io
 import json
 import os
+import pty
 import re
+import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import traceback
 
@@ -394,10 +398,94 @@ def test_usage_and_refusals(ctx):
         assert p.returncode == 2 and "another batch" in p.stderr, p.stderr
 
 
+def small_class(ctx, name, count=6):
+    """A folder of `count` correct kernels (c1.glsl ...), made once."""
+    folder = os.path.join(ctx["tmp"], name)
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        correct = open(os.path.join(SAMPLES, "correct.glsl")).read()
+        for i in range(count):
+            with open(os.path.join(folder, "c%d.glsl" % (i + 1)), "w") as f:
+                f.write(correct)
+    return folder
+
+
+def on_terminal(args, columns, env):
+    """Runs the batch with standard error on a pseudo-terminal `columns` wide;
+    returns (exit status, what the terminal got)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([BATCH] + args, stdout=subprocess.DEVNULL, stderr=slave,
+                            stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    got = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            proc.kill()
+            fail("the batch hung")
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:          # EIO: the last writer has gone
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    return proc.wait(timeout=60), got.decode("utf-8", "replace")
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def test_progress_fits_the_terminal(ctx):
+    cls = small_class(ctx, "six")
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM", "COLUMNS")}
+    for columns in (100, 44):
+        rc, got = on_terminal(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], columns,
+                              dict(base, TERM="xterm"))
+        assert rc == 0, got
+        draws = [d for d in got.replace("\r\n", "\n").split("\r") if d.strip()]
+        assert len(draws) >= 2, got
+        for d in draws:
+            line = ANSI.sub("", d).split("\n")[0]
+            assert len(line) <= columns - 1, (columns, line)
+        assert "6/6 100%" in got, got
+        if columns == 100:
+            assert "\x1b[32mAC 6" in got, got          # colour on a terminal
+        else:
+            assert "AC" not in ANSI.sub("", got.split("Graded")[0]), got   # no room for them
+    # NO_COLOR: the bar without a colour (a cursor's return and erase are no colour)
+    rc, got = on_terminal(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], 100,
+                          dict(base, TERM="xterm", NO_COLOR="1"))
+    assert rc == 0 and "6/6 100%" in got and "AC 6" in got, got
+    assert not re.search(r"\x1b\[[0-9;]*m", got), got
+    # TERM=dumb, or no terminal: plain lines, no cursor movement
+    rc, got = on_terminal(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], 100,
+                          dict(base, TERM="dumb"))
+    assert rc == 0 and "\r" not in got.replace("\r\n", "\n") and "\x1b" not in got, got
+    assert "butterfly-batch: 6/6 done (100%)" in got, got
+    p = run(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], env=dict(base, TERM="xterm"))
+    assert p.returncode == 0 and "\r" not in p.stderr and "\x1b" not in p.stderr, p.stderr
+    assert "butterfly-batch: 6/6 done (100%)" in p.stderr, p.stderr
+
+
+def test_version_and_help(ctx):
+    p = run(["--version"])
+    assert p.returncode == 0 and re.fullmatch(r"butterfly-batch \d+\.\d+\.\d+\n", p.stdout), p.stdout
+    p = run(["--help"])
+    assert p.returncode == 0 and p.stdout.startswith("usage: butterfly-batch"), p.stdout
+    assert run(["--gradebook", "blackboard", "-o", "x", "y"]).returncode == 64
+    p = run(["--gradebook", "canvas", "-o", "x", "y"])
+    assert p.returncode == 64 and "--roster" in p.stderr, p.stderr
+    p = run(["--roster", "r.csv", "-o", "x", "y"])
+    assert p.returncode == 64 and "for --gradebook canvas" in p.stderr, p.stderr
+
+
 def main():
     tests = [test_class_of_60, test_rerun_reuses_everything, test_kill9_halfway_then_resume,
              test_ctrl_c_to_the_process_group_then_resume, test_csv_export, test_jsonl_export,
-             test_usage_and_refusals]
+             test_usage_and_refusals, test_progress_fits_the_terminal, test_version_and_help]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="butterfly-batch-test-") as tmp:
         ctx = {"tmp": tmp, "class": os.path.join(tmp, "class"), "ref": os.path.join(tmp, "ref")}

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "batch_id.h"
+#include "batch_progress.h"
 #include "batch_score.h"
 #include "batch_sha256.h"
 #include "batch_summary.h"
@@ -332,6 +333,54 @@ static void test_normalise(void **state)
     assert_null(strchr(out, '\x1b'));
 }
 
+/* --- progress ----------------------------------------------------------- */
+
+/* The width a terminal shows: escape sequences take none. */
+static size_t visible_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++) {
+        if (*s == '\033') {
+            while (*s && *s != 'm')
+                s++;
+            if (!*s)
+                break;
+            continue;
+        }
+        w++;
+    }
+    return w;
+}
+
+static void test_progress_line_fits_the_terminal(void **state)
+{
+    struct batch_progress p;
+    batch_progress_init(&p, stderr, 100000, true);
+    for (int i = 0; i < 12345; i++)
+        batch_progress_count(&p, i % 3 ? VERDICT_ACCEPTED : VERDICT_WRONG_ANSWER, false);
+    static const int widths[] = { 1, 8, 20, 33, 40, 60, 80, 120, 300 };
+    char line[512];
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        for (int colour = 0; colour < 2; colour++) {
+            size_t n = batch_progress_line(&p, widths[i], colour, line, sizeof line);
+            assert_int_equal(n, strlen(line));
+            assert_true(visible_width(line) <= (size_t)(widths[i] > 1 ? widths[i] - 1 : 0));
+            assert_true(colour || !strchr(line, '\033'));
+        }
+    }
+    /* wide: everything, the verdicts in colour when asked */
+    batch_progress_line(&p, 120, true, line, sizeof line);
+    assert_non_null(strstr(line, "12345/100000"));
+    assert_non_null(strstr(line, "\033[32mAC 8230"));
+    batch_progress_line(&p, 120, false, line, sizeof line);
+    assert_non_null(strstr(line, "AC 8230 WA 4115"));
+    /* narrow: the bar and the count stay, the verdicts go */
+    batch_progress_line(&p, 50, false, line, sizeof line);
+    assert_non_null(strstr(line, "12345/100000"));
+    assert_null(strstr(line, "AC"));
+    assert_int_equal(line[0], '[');
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_score),
         cmocka_unit_test(test_normalise),
+        cmocka_unit_test(test_progress_line_fits_the_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
