@@ -23,7 +23,9 @@ static void bar(FILE *f, double pct, const char *colour)
 /* A link to a student's report, or their id alone when it has none. */
 static void student_link(FILE *f, const char *id, const char *key)
 {
-    if (key && key[0]) {
+    if (!id[0]) {
+        fputs("<span class=\"muted\">(no id)</span>", f);
+    } else if (key && key[0]) {
         fputs("<a href=\"", f);
         batch_html_report_href(f, "", key);
         fputs("\">", f);
@@ -90,10 +92,10 @@ static void halves(FILE *f, const struct batch_summary *s)
           "</tr></thead><tbody>\n", f);
     for (int k = 0; k < TASK_NHALVES; k++) {
         double pct = percent(s->half_passed[k], s->rows);
-        fprintf(f, "<tr data-half=\"%d\"><td>half = %d</td><td class=\"bar\">",
-                task_butterfly.halves[k], task_butterfly.halves[k]);
+        fprintf(f, "<tr data-half=\"%d\"><td>half = %d</td><td class=\"bar\">"
+                "<div class=\"barline\">", task_butterfly.halves[k], task_butterfly.halves[k]);
         bar(f, pct, "var(--ok)");
-        fprintf(f, "<span data-figure=\"pass_rate\">%.1f%%</span></td>"
+        fprintf(f, "<span data-figure=\"pass_rate\">%.1f%%</span></div></td>"
                 "<td class=\"n\" data-figure=\"passed\">%zu</td>"
                 "<td class=\"n wide\" data-figure=\"visible_passed\">%zu</td>"
                 "<td class=\"n wide\" data-figure=\"hidden_passed\">%zu</td></tr>\n",
@@ -110,7 +112,7 @@ static void points(FILE *f, const struct batch_summary *s)
             most = s->points[k];
     const int w = 60, h = 160, top = 20, base = top + h;
     fprintf(f, "<section id=\"points\" class=\"keep\"><h2>Points distribution</h2>\n"
-            "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" "
+            "<svg class=\"chart histogram\" viewBox=\"0 0 %d %d\" role=\"img\" "
             "aria-label=\"Students per number of points\">",
             w * (BATCH_MAX_SCORE + 1), base + 24);
     for (int k = 0; k <= BATCH_MAX_SCORE; k++) {
