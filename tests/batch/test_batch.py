@@ -470,6 +470,133 @@ def test_progress_fits_the_terminal(ctx):
     assert "butterfly-batch: 6/6 done (100%)" in p.stderr, p.stderr
 
 
+def test_gradescope_shows_nothing_hidden_early(ctx):
+    """Issue 11: before the grades are published a student sees the top-level
+    output and the visible tests; neither may depend on a hidden spectrum."""
+    files = results_files(ctx["ref"])
+
+    def body(r):
+        return r["output"].split("\n", 1)[1]      # after "Student: ID"
+
+    def visible_part(r):
+        return body(r), [t for t in r["tests"] if t["visibility"] == "visible"]
+
+    reference = None
+    fitted = 0
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            r = json.load(f)
+        status = r["extra_data"]["butterfly"]["verdict"]["status"]["description"]
+        assert r["stdout_visibility"] in ("hidden", "after_published"), path
+        hidden = [t for t in r["tests"] if t["visibility"] != "visible"]
+        assert [t["visibility"] for t in hidden] == ["after_published"] * 3, path
+        # so Gradescope keeps the total from students until publication
+        assert sum(t["max_score"] for t in hidden) > 0
+        text, visible = visible_part(r)
+        for words in ("hidden spectra are right", "Likely mistake", "Where it fails", "of 9",
+                      "Accepted", "Wrong Answer", "Verdict over"):
+            assert words not in text, (path, words, text)
+            assert all(words not in t["output"] for t in visible), (path, words)
+        if status in ("Accepted", "Wrong Answer"):
+            assert "Verdict" not in text, (path, text)
+            if all(t["status"] == "passed" for t in visible):
+                # right on the visible spectrum: the same as a correct kernel's,
+                # whatever the hidden spectra say
+                if reference is None:
+                    reference = visible_part(r)
+                assert visible_part(r) == reference, path
+                fitted += status == "Wrong Answer"
+        # the hidden results are there, for after publication
+        assert all("hidden spectra" in t["output"] or t["output"].startswith("Not run")
+                   for t in hidden), path
+    assert reference is not None and fitted >= 1, fitted   # hardcoded_visible is among them
+    with open(os.path.join(ctx["ref"], "students", "w_hardcoded_visible", "results.json")) as f:
+        r = json.load(f)
+    assert r["score"] == 3 and sum(t["score"] for t in r["tests"]) == 3
+    assert "0 of 8 hidden spectra" in r["tests"][1]["output"]
+
+
+def test_a_seed_per_run(ctx):
+    """Issue 11: unpredictable hidden spectra, one seed per run, kept for resumes."""
+    cls = os.path.join(ctx["tmp"], "seeds")
+    os.makedirs(cls)
+    for name, sample in (("c1", "correct"), ("c2", "correct_branches"),
+                         ("w", "wrong_twiddle_sign")):
+        shutil.copy(os.path.join(SAMPLES, sample + ".glsl"), os.path.join(cls, name + ".glsl"))
+
+    def seeds(out):
+        """The seed of the state file, of summary.json and of every record."""
+        with open(os.path.join(out, ".state.json")) as f:
+            state = json.load(f)["seed"]
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)["seed"]
+        records = set()
+        for path in results_files(out):
+            with open(path) as f:
+                records.add(json.load(f)["extra_data"]["butterfly"]["seed"])
+        assert records == {state} and summary == state, (state, summary, records)
+        assert 0 <= state < 2 ** 53
+        return state
+
+    one, two = ctx["tmp"] + "/seed1", ctx["tmp"] + "/seed2"
+    p = grade(cls, one)
+    assert p.returncode == 0 and "drawn from the operating system" in p.stdout, p.stdout
+    s1 = seeds(one)
+    p = grade(cls, two)
+    assert p.returncode == 0, p.stderr
+    assert seeds(two) != s1, "two classes graded on the same hidden spectra"
+    p = grade(cls, one)
+    assert "Graded 0 now, reused 3" in p.stdout and "kept from the earlier run" in p.stdout, \
+        p.stdout
+    assert seeds(one) == s1
+    p = grade(cls, one, "--force")
+    assert "Graded 3 now, reused 0" in p.stdout and "drawn from" in p.stdout, p.stdout
+    s3 = seeds(one)
+    assert s3 != s1
+    p = grade(cls, one, "--seed", str(s1))
+    assert "Graded 3 now" in p.stdout and "given with --seed" in p.stdout, p.stdout
+    assert seeds(one) == s1
+    # an instructor reproduces a grade with the recorded seed: the same rows, elsewhere
+    p = grade(cls, two, "--seed", str(s1))
+    assert p.returncode == 0 and seeds(two) == s1, p.stderr
+    assert without_timing(one) == without_timing(two)
+
+    # killed halfway with a drawn seed: the rest is graded with that seed
+    slow = os.path.join(ctx["tmp"], "seeds_slow")
+    shutil.copytree(cls, slow)
+    with open(os.path.join(slow, "t_runaway.glsl"), "w") as f:
+        f.write(make_class.RUNAWAY)
+    out = ctx["tmp"] + "/seed_killed"
+    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", "3000", "-q", "-o", out, slow],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for_results(out, proc, 3)
+    proc.kill()
+    proc.communicate()
+    assert not os.path.exists(os.path.join(out, "summary.json")), "it had finished"
+    with open(os.path.join(out, ".state.json")) as f:
+        drawn = json.load(f)["seed"]
+    p = grade(slow, out)
+    assert p.returncode == 0 and "reused 3" in p.stdout, p.stdout
+    assert "Seed %d, kept from the earlier run" % drawn in p.stdout, p.stdout
+    assert seeds(out) == drawn
+
+
+def test_standard_input(ctx):
+    correct = open(os.path.join(SAMPLES, "correct.glsl")).read()
+    lines = json.dumps({"id": "zoe", "source": correct}) + "\n" + \
+        json.dumps({"id": "yan", "source": "return 0.0;"}) + "\n"
+    out = ctx["tmp"] + "/stdin"
+    p = run(["-j", "2", "--seed", SEED, "-o", out, "-"], input=lines)
+    assert p.returncode == 0 and "2 inputs (jsonl)" in p.stdout, p.stdout + p.stderr
+    rows = {r["id"]: r for r in read_rows(out)}
+    assert rows["zoe"]["verdict"] == "Accepted" and rows["zoe"]["input"] == "stdin:1", rows
+    assert rows["yan"]["verdict"] == "Wrong Answer" and rows["yan"]["input"] == "stdin:2", rows
+    p = run(["--format", "dir", "-o", out, "-"], input="")
+    assert p.returncode == 2 and "not a folder" in p.stderr, p.stderr
+    p = run(["-o", out, "-"], input="")
+    assert p.returncode == 2, p.stderr
+
+
 def test_version_and_help(ctx):
     p = run(["--version"])
     assert p.returncode == 0 and re.fullmatch(r"butterfly-batch \d+\.\d+\.\d+\n", p.stdout), p.stdout
@@ -485,7 +612,9 @@ def test_version_and_help(ctx):
 def main():
     tests = [test_class_of_60, test_rerun_reuses_everything, test_kill9_halfway_then_resume,
              test_ctrl_c_to_the_process_group_then_resume, test_csv_export, test_jsonl_export,
-             test_usage_and_refusals, test_progress_fits_the_terminal, test_version_and_help]
+             test_usage_and_refusals, test_gradescope_shows_nothing_hidden_early,
+             test_a_seed_per_run, test_standard_input, test_progress_fits_the_terminal,
+             test_version_and_help]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="butterfly-batch-test-") as tmp:
         ctx = {"tmp": tmp, "class": os.path.join(tmp, "class"), "ref": os.path.join(tmp, "ref")}
