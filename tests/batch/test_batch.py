@@ -7,9 +7,12 @@ A generated class of 60 (make_class.py) must give the expected verdict for
 every id and exactly 60 rows; a batch killed with SIGKILL halfway, or
 stopped with a Ctrl-C sent to its whole process group, and then resumed
 must give the same gradebook as one uninterrupted run; every results.json
-must have Gradescope's fields and types; the gradebook must parse with
-Python's csv module; CSV and JSON Lines exports, hostile ids and bad usage
-must be handled as docs/BATCH.md says.
+must have Gradescope's fields and types, and what a student sees before
+publication must not depend on a hidden spectrum; the gradebook must parse
+with Python's csv module; CSV and JSON Lines exports (on standard input
+too), hostile ids and bad usage must be handled as docs/BATCH.md says; the
+seed is drawn per folder and kept for resumes; the progress line fits a
+pseudo-terminal and honours NO_COLOR and TERM=dumb.
 """
 import csv
 import fcntl
