@@ -634,9 +634,7 @@ int batch_run(const struct batch_options *o)
         fprintf(stderr, "butterfly-batch: the output folder cannot be the input folder\n");
         goto out;
     }
-    if (!batch_output_open(&r.out, o->output, err, sizeof err) ||
-        !batch_seed_choose(&r.out, o->seed_given, o->seed, o->force, &r.seed, &r.seed_origin,
-                           err, sizeof err)) {
+    if (!batch_output_open(&r.out, o->output, err, sizeof err)) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
         goto out;
     }
@@ -652,6 +650,13 @@ int batch_run(const struct batch_options *o)
     }
     if (r.in.n == 0) {
         fprintf(stderr, "butterfly-batch: no submissions in %s\n", o->input);
+        goto out;
+    }
+    /* chosen once the inputs are known good: a run that stops before
+     * grading must not replace the seed the folder's results were graded with */
+    if (!batch_seed_choose(&r.out, o->seed_given, o->seed, o->force, &r.seed, &r.seed_origin,
+                           err, sizeof err)) {
+        fprintf(stderr, "butterfly-batch: %s\n", err);
         goto out;
     }
     r.sha = calloc(r.in.n, sizeof *r.sha);

@@ -62,7 +62,6 @@ def main():
 
     # every option, in both documents
     options = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-[a-zA-Z])\b", help_text)))
-    options = [o for o in options if o not in ("-for",)]
     check(len(options) >= 18, "too few options found in --help: %r" % options)
     man_options = section(man_src, "OPTIONS")
     for opt in options:
