@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "parse_num.h"
 
 /* The tallies as the bar shows them: a short name and an ANSI colour. */
 static const struct {
@@ -152,9 +153,13 @@ void batch_progress_tick(struct batch_progress *p, bool force)
     if (p->tty) {
         /* asked at every redraw: the window may have been resized */
         struct winsize ws;
+        uint64_t env_columns;
+        const char *env = getenv("COLUMNS");
         int columns = 0;
         if (ioctl(fileno(p->out), TIOCGWINSZ, &ws) == 0)
             columns = ws.ws_col;
+        if (columns <= 0 && env && parse_u64(env, 10000, &env_columns))
+            columns = (int)env_columns;
         if (columns <= 0)
             columns = BATCH_PROGRESS_COLUMNS;
         char line[512];

@@ -17,7 +17,7 @@
 
 #define BATCH_PROGRESS_TTY_MS    100    /* between redraws on a terminal */
 #define BATCH_PROGRESS_PLAIN_MS  5000   /* between plain lines */
-#define BATCH_PROGRESS_COLUMNS   80     /* a terminal's width when it does not say */
+#define BATCH_PROGRESS_COLUMNS   80     /* a terminal's width when neither it nor COLUMNS says */
 
 enum batch_tally { TALLY_AC, TALLY_WA, TALLY_CE, TALLY_TLE, TALLY_RE, TALLY_REJ, TALLY_IE, TALLY_N };
 

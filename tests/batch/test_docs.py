@@ -105,6 +105,17 @@ def main():
     check("%d GiB" % (stdin_max >> 30) in man and "%d GiB" % (stdin_max >> 30) in doc,
           "standard input's limit")
 
+    # the Gradescope autograder repeats two of the batch's bounds (it is Python)
+    with open(os.path.join(ROOT, "gradescope", "run_autograder")) as f:
+        script = f.read()
+    id_max = int(re.search(r"^ID_MAX = (\d+)", script, re.M).group(1))
+    check(id_max == c_define("grader/batch/input/batch_id.h", "BATCH_ID_MAX"),
+          "run_autograder's ID_MAX is not BATCH_ID_MAX")
+    keep = eval(re.search(r"^KEEP_BYTES = ([\d *+]+)", script, re.M).group(1),
+                {"__builtins__": {}})
+    check(keep > c_define("grader/common/task.h", "TASK_MAX_SOURCE"),
+          "run_autograder keeps less of a file than the batch needs to see it is too long")
+
     # it renders, without a warning
     groff = shutil.which("groff")
     if groff:
