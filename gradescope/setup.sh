@@ -9,21 +9,25 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 src="$here/butterfly-grader"
 
-packages="meson ninja-build pkg-config gcc g++ python3 python3-pip
+packages="meson ninja-build pkg-config gcc g++ python3
   libvulkan-dev mesa-vulkan-drivers libshaderc-dev glslc glslang-dev spirv-tools
   spirv-headers libjansson-dev libcmocka-dev libmicrohttpd-dev nettle-dev"
-missing=""
-for p in $packages; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-        missing="$missing $p"
-done
-if [ -n "$missing" ]; then
+# Installs those of the packages named that are missing.
+install_missing() {
+    missing=""
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
     echo "setup.sh: installing:$missing"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
     # shellcheck disable=SC2086
     apt-get install -y -q --no-install-recommends $missing
-fi
+}
+# shellcheck disable=SC2086
+install_missing $packages
 
 # The project needs meson 1.0 or later; Ubuntu 22.04 ships 0.61.
 meson_ok() {
@@ -35,6 +39,7 @@ PY
 }
 if ! meson_ok; then
     echo "setup.sh: meson $(meson --version 2>/dev/null || echo none) is too old; installing meson>=1.0 with pip"
+    install_missing python3-pip
     python3 -m pip install -q 'meson>=1.0' ||
         python3 -m pip install -q --break-system-packages 'meson>=1.0'
     hash -r
