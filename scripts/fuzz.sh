@@ -7,12 +7,12 @@
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]
 #        (default 60 s each; targets: source_check compile_log frame
-#        request verdict_json spirv)
+#        request verdict_json spirv csv)
 set -eu
 cd "$(dirname "$0")/.."
 SECS=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-source_check compile_log frame request verdict_json spirv}
+TARGETS=${*:-source_check compile_log frame request verdict_json spirv csv}
 OUT=build-fuzz
 
 find_tool() {
@@ -35,7 +35,7 @@ fi
 CXX=$(find_tool clang++-14 clang++)
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-INC="-Igrader/common -Igrader/engine -Igrader/pool -Iserver"
+INC="-Igrader/common -Igrader/engine -Igrader/pool -Igrader/batch/input -Iserver"
 CFLAGS="-std=c17 -D_GNU_SOURCE -g -O1 $SAN -fsanitize=fuzzer-no-link -I$OUT $INC"
 CXXFLAGS="-std=c++17 -g -O1 $SAN -fsanitize=fuzzer-no-link $INC"
 LIBS="-lshaderc_combined -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen
@@ -52,7 +52,7 @@ cat > "$OUT/config.h" <<CONF
 #define BUTTERFLY_STATIC_DIR "static"
 CONF
 SOURCES="$(ls grader/common/*.c grader/engine/*.c) grader/pool/frame.c grader/pool/pool.c
-         server/api.c server/metrics.c server/static_files.c"
+         server/api.c server/metrics.c server/static_files.c grader/batch/input/csv.c"
 OBJS=
 for src in $SOURCES; do
     obj="$OUT/obj/$(echo "$src" | tr / _).o"
@@ -79,6 +79,12 @@ if [ -d "$OUT/corpus/request" ]; then   # first byte odd: a URI; even: a JSON bo
     printf '\001/api/tasks/butterfly/submissions?format=text' > "$OUT/corpus/request/uri-submit"
     printf '\001/static/%%2e%%2e/README.md%%00.css' > "$OUT/corpus/request/uri-escapes"
     printf '\000{"source": "return 0.0;\\n"}' > "$OUT/corpus/request/json-source"
+fi
+if [ -d "$OUT/corpus/csv" ]; then   # first byte: delimiter (bit 0) and the reader's bounds
+    printf '\006id,source\r\nalice,"a, ""b""\r\nc"\r\nbob,plain\n' > "$OUT/corpus/csv/export"
+    printf '\007\357\273\277Student;ID;SIS User ID;SIS Login ID;Section\r\n    Points Possible;;;;\r\n"Doe, Jane";1;S1;jdoe;"A;B"\r\n' \
+        > "$OUT/corpus/csv/roster-semicolons"
+    printf '\030a,"open\r\nb,c\rd,e\n\n"x"y,=1+2,-3\n' > "$OUT/corpus/csv/odd"
 fi
 case " $TARGETS " in *" spirv "*)
     "$CC" $CFLAGS -c fuzz/make_seeds.c -o "$OUT/obj/make_seeds.o"

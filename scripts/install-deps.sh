@@ -6,11 +6,12 @@ set -eu
 packages="meson ninja-build pkg-config gcc g++ python3 curl
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   libshaderc-dev glslc glslang-dev spirv-tools spirv-headers
-  libjansson-dev libcmocka-dev libmicrohttpd-dev
+  libjansson-dev libcmocka-dev libmicrohttpd-dev nettle-dev
   nodejs npm"
 
-# With BUTTERFLY_TEST_DEPS=1 also what the browser test needs.
-[ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium"
+# With BUTTERFLY_TEST_DEPS=1 also what the tests need: the browser test and
+# the batch's class report (chromium), the batch's gradebook test (pandas).
+[ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium python3-pandas"
 
 missing=""
 for p in $packages; do

@@ -26,16 +26,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch_class_report.h"
 #include "batch_gradebook.h"
 #include "batch_output.h"
 #include "batch_progress.h"
 #include "batch_record.h"
+#include "batch_roster.h"
+#include "batch_row.h"
 #include "batch_score.h"
+#include "batch_seed.h"
 #include "batch_sha256.h"
+#include "batch_student_report.h"
 #include "batch_summary.h"
 #include "clock.h"
 #include "defaults.h"
 #include "pool.h"
+#include "task.h"
 
 /* One input on its way through the pool; its verdict comes back here. */
 struct slot {
@@ -47,8 +53,11 @@ struct slot {
 
 struct run {
     const struct batch_options *o;
+    uint64_t seed;                       /* of this run (batch_seed.h) */
+    enum batch_seed_origin seed_origin;
     struct batch_inputs in;
     struct batch_output out;
+    struct batch_roster roster;          /* --roster, for Canvas */
     struct pool *pool;
     unsigned window;                     /* jobs in the pool at once */
     char (*sha)[BATCH_SHA256_HEX];       /* per input: the source graded, or "" */
@@ -68,8 +77,20 @@ void batch_options_init(struct batch_options *o)
 {
     memset(o, 0, sizeof *o);
     o->format = BATCH_FORMAT_AUTO;
-    o->seed = TASK_DEFAULT_SEED;
     o->deadline_ms = DEFAULT_DEADLINE_MS;
+    o->gradebook = BATCH_LAYOUT_DEFAULT;
+}
+
+const char *batch_options_problem(const struct batch_options *o)
+{
+    if (o->gradebook == BATCH_LAYOUT_CANVAS && !o->roster)
+        return "--gradebook canvas needs --roster ROSTER.csv: Canvas matches rows on its own "
+               "ids, and the roster holds them (export the gradebook from Canvas)";
+    if (o->gradebook != BATCH_LAYOUT_CANVAS && o->roster)
+        return "--roster is for --gradebook canvas";
+    if (o->gradebook != BATCH_LAYOUT_CANVAS && o->assignment)
+        return "--assignment is for --gradebook canvas";
+    return NULL;
 }
 
 /* --- signals ---------------------------------------------------------- */
@@ -126,7 +147,7 @@ static void write_record(struct run *r, size_t i, const char *sha, const struct 
 {
     const struct batch_input *e = &r->in.v[i];
     char err[512];
-    json_t *j = batch_record_to_json(e, sha, r->o->seed, v);
+    json_t *j = batch_record_to_json(e, sha, r->seed, v);
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     bool ok = text && batch_output_write_student(&r->out, e->key, text, strlen(text),
@@ -175,7 +196,7 @@ static bool reuse(struct run *r, size_t i)
     if (!ok)
         return false;
     ok = rec.kind == BATCH_RECORD_GRADED && !strcmp(rec.id, e->id) &&
-         !strcmp(rec.sha, r->sha[i]) && rec.seed == r->o->seed &&
+         !strcmp(rec.sha, r->sha[i]) && rec.seed == r->seed &&
          rec.verdict->status != VERDICT_INTERNAL_ERROR;
     if (ok)
         batch_progress_count(&r->progress, rec.verdict->status, true);
@@ -198,7 +219,7 @@ static bool ensure_pool(struct run *r)
     r->window = 2 * po.workers + 2;
     po.queue_length = r->window;
     po.device = r->o->device;
-    po.seed = r->o->seed;
+    po.seed = r->seed;
     po.deadline_ms = r->o->deadline_ms;
     r->pool = pool_new(&po, err, sizeof err);
     if (!r->pool || !pool_wait_ready(r->pool, 1, po.start_timeout_ms, err, sizeof err)) {
@@ -333,11 +354,13 @@ static bool grade_all(struct run *r)
 
 /* --- the gradebook ---------------------------------------------------- */
 
-/* The verdict of input i's row, from its record on disk. */
-static struct verdict *row_verdict(struct run *r, size_t i, bool *missing)
+/* The verdict of input i's row, from its record on disk; *graded says
+ * whether the record is of a source the pool graded (else it was refused
+ * before grading, or is missing). */
+static struct verdict *row_verdict(struct run *r, size_t i, bool *missing, bool *graded)
 {
     const struct batch_input *e = &r->in.v[i];
-    *missing = false;
+    *missing = *graded = false;
     if (!e->id_ok)
         return verdict_new(VERDICT_REJECTED, e->refusal);
     size_t len;
@@ -349,10 +372,11 @@ static struct verdict *row_verdict(struct run *r, size_t i, bool *missing)
     if (ok) {
         bool fits = e->refusal ? rec.kind == BATCH_RECORD_REFUSED
                                : rec.kind == BATCH_RECORD_GRADED && !strcmp(rec.sha, r->sha[i]) &&
-                                 rec.seed == r->o->seed;
+                                 rec.seed == r->seed;
         if (fits && !strcmp(rec.id, e->id)) {
             v = rec.verdict;
             rec.verdict = NULL;
+            *graded = rec.kind == BATCH_RECORD_GRADED;
         }
         batch_record_clear(&rec);
     }
@@ -364,65 +388,162 @@ static struct verdict *row_verdict(struct run *r, size_t i, bool *missing)
     return v;
 }
 
-/* Writes gradebook.csv and summary.json; prints the summary. */
+/* A CSV file the batch writes: with --excel, a byte-order mark first, so
+ * that Excel reads UTF-8 (it guesses a legacy code page otherwise). */
+static FILE *csv_begin(const struct batch_options *o, char **buf, size_t *len)
+{
+    FILE *m = open_memstream(buf, len);
+    if (m && o->excel)
+        fputs("\xef\xbb\xbf", m);
+    return m;
+}
+
+/* Closes a memory stream and writes its bytes to OUT/name. */
+static bool write_stream(struct run *r, FILE *m, char **buf, size_t *len, const char *name,
+                         char *err, size_t errsz)
+{
+    bool ok = fclose(m) == 0;
+    if (!ok)
+        snprintf(err, errsz, "out of memory");
+    ok = ok && batch_output_write(&r->out, name, *buf, *len, err, errsz);
+    free(*buf);
+    *buf = NULL;
+    return ok;
+}
+
+/* Writes the gradebook of a learning system, when one was asked for. */
+static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_lms_result *res,
+                      char *err, size_t errsz)
+{
+    const struct batch_options *o = r->o;
+    if (o->gradebook == BATCH_LAYOUT_DEFAULT)
+        return true;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = csv_begin(o, &buf, &len);
+    if (!m) {
+        snprintf(err, errsz, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    if (o->gradebook == BATCH_LAYOUT_CANVAS)
+        ok = batch_lms_write_canvas(m, rows, r->in.n, &r->roster,
+                                    o->assignment ? o->assignment : task_butterfly.title, res);
+    else
+        batch_lms_write_moodle(m, rows, r->in.n, res);
+    if (!ok) {
+        fclose(m);
+        free(buf);
+        snprintf(err, errsz, "out of memory");
+        return false;
+    }
+    return write_stream(r, m, &buf, &len, batch_layout_file(o->gradebook), err, errsz);
+}
+
+/* Writes input i's report page, once per usable id (a duplicated id's
+ * inputs share one record, hence one page). */
+static bool write_report(struct run *r, size_t i, const struct verdict *v,
+                         const struct batch_score *sc, bool graded, char *err, size_t errsz)
+{
+    const struct batch_input *e = &r->in.v[i];
+    if (!e->id_ok || (i > 0 && r->in.v[i - 1].id_ok && !strcmp(r->in.v[i - 1].key, e->key)))
+        return true;
+    char *page = batch_student_report_html(e, v, sc, r->seed, graded ? r->sha[i] : NULL);
+    bool ok = page && batch_output_write_report(&r->out, e->key, page, strlen(page), err, errsz);
+    if (!page)
+        snprintf(err, errsz, "out of memory");
+    free(page);
+    return ok;
+}
+
+static void print_lms(const struct run *r, const struct batch_lms_result *res)
+{
+    const struct batch_options *o = r->o;
+    if (o->gradebook == BATCH_LAYOUT_CANVAS) {
+        printf("Canvas: %zu roster students, %zu with points (ids matched on %s)\n", res->rows,
+               res->with_points, res->matched_on);
+    } else if (o->gradebook == BATCH_LAYOUT_MOODLE) {
+        printf("Moodle: %zu students with points", res->rows);
+        if (res->left_out)
+            printf("; %zu rows left out (Internal Errors, duplicated or unusable ids)",
+                   res->left_out);
+        printf("\n");
+    }
+}
+
+/* Writes every output of the run from the results on disk; prints the summary. */
 static int rebuild(struct run *r, double seconds)
 {
     const struct batch_options *o = r->o;
-    char *csv = NULL;
-    size_t csv_len = 0, missing = 0, internal = 0;
-    char err[512];
+    char *csv = NULL, *html = NULL;
+    size_t csv_len = 0, html_len = 0, missing = 0, internal = 0;
+    char err[512] = "out of memory";
     int rc = BATCH_EXIT_FAILED;
+    struct batch_lms_result lms = { 0 };
     struct batch_summary *sum = batch_summary_new();
-    FILE *m = sum ? open_memstream(&csv, &csv_len) : NULL;
+    struct batch_row *rows = calloc(r->in.n, sizeof *rows);
+    FILE *m = sum && rows ? csv_begin(o, &csv, &csv_len) : NULL;
     if (!m) {
         fprintf(stderr, "butterfly-batch: out of memory\n");
-        batch_summary_free(sum);
-        return BATCH_EXIT_FAILED;
+        goto out;
     }
+    bool ok = batch_output_reports_begin(&r->out, err, sizeof err);
     batch_gradebook_header(m);
-    bool ok = true;
-    for (size_t i = 0; i < r->in.n; i++) {
-        bool lost;
-        struct verdict *v = row_verdict(r, i, &lost);
+    for (size_t i = 0; ok && i < r->in.n; i++) {
+        bool lost, graded;
+        struct verdict *v = row_verdict(r, i, &lost, &graded);
         if (!v) {
+            snprintf(err, sizeof err, "out of memory");
             ok = false;
             break;
         }
         struct batch_score sc;
         batch_score_verdict(v, &sc);
         batch_gradebook_row(m, &r->in.v[i], v, &sc);
-        ok &= batch_summary_add(sum, v, &sc);
+        ok = batch_summary_add(sum, &r->in.v[i], v, &sc) &&
+             batch_row_fill(&rows[i], &r->in.v[i], v, &sc) &&
+             write_report(r, i, v, &sc, graded, err, sizeof err);
         missing += lost;
         internal += v->status == VERDICT_INTERNAL_ERROR;
         verdict_free(v);
     }
-    if (fclose(m) != 0 || !ok) {
-        fprintf(stderr, "butterfly-batch: out of memory\n");
-        goto out;
+    if (fclose(m) != 0 && ok) {
+        snprintf(err, sizeof err, "out of memory");
+        ok = false;
     }
-    json_t *sj = batch_summary_to_json(sum, o->seed, r->in.n);
+    m = NULL;
+    json_t *sj = ok ? batch_summary_to_json(sum, r->seed, r->in.n) : NULL;
     char *sjs = sj ? json_dumps(sj, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(sj);
-    if (!sjs)
-        snprintf(err, sizeof err, "out of memory");
-    bool written = sjs &&
-        batch_output_write(&r->out, "gradebook.csv", csv, csv_len, err, sizeof err) &&
-        batch_output_write(&r->out, "summary.json", sjs, strlen(sjs), err, sizeof err);
+    FILE *hm = ok ? open_memstream(&html, &html_len) : NULL;
+    if (hm)
+        batch_class_report_write(hm, sum, rows, r->in.n, r->seed);
+    ok = ok && sjs && hm &&
+         batch_output_write(&r->out, "gradebook.csv", csv, csv_len, err, sizeof err) &&
+         batch_output_write(&r->out, "summary.json", sjs, strlen(sjs), err, sizeof err) &&
+         write_lms(r, rows, &lms, err, sizeof err);
+    if (hm && ok)
+        ok = write_stream(r, hm, &html, &html_len, "summary.html", err, sizeof err);
+    else if (hm)
+        fclose(hm);
     free(sjs);
-    if (!written) {
+    if (!ok) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
         goto out;
     }
     /* the check reads the file back as any CSV reader would */
-    long rows = -1;
+    long rows_read = -1;
     int fd = openat(r->out.dir_fd, "gradebook.csv", O_RDONLY | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (f) {
-        rows = batch_gradebook_count_rows(f);
+        rows_read = batch_gradebook_count_rows(f);
         fclose(f);
     } else if (fd >= 0) {
         close(fd);
     }
+    if (lms.not_in_roster)
+        fprintf(stderr, "butterfly-batch: %zu graded ids are not in the roster, so Canvas gets "
+                "no points for them: %s\n", lms.not_in_roster, lms.not_in_roster_list);
     if (!o->quiet) {
         size_t reused = r->progress.reused;
         size_t graded = r->progress.graded - r->refused;
@@ -433,18 +554,25 @@ static int rebuild(struct run *r, double seconds)
                "%.1f s", graded, reused, r->refused, seconds);
         if (graded && seconds > 0)
             printf(" (%.1f submissions/s)", (double)graded / seconds);
-        printf("\n");
+        printf("\nSeed %llu, %s: --seed %llu grades the same submissions the same way\n",
+               (unsigned long long)r->seed, batch_seed_origin_to_str(r->seed_origin),
+               (unsigned long long)r->seed);
         batch_summary_print(stdout, sum);
-        printf("Wrote %s/gradebook.csv, %s/summary.json and %s/students/*/results.json\n",
-               o->output, o->output, o->output);
+        print_lms(r, &lms);
+        printf("Wrote %s/gradebook.csv", o->output);
+        if (o->gradebook != BATCH_LAYOUT_DEFAULT)
+            printf(", %s/%s", o->output, batch_layout_file(o->gradebook));
+        printf(", %s/summary.json, %s/summary.html, %s/%s/*.html and "
+               "%s/students/*/results.json\n", o->output, o->output, o->output,
+               BATCH_REPORTS_DIR, o->output);
     }
-    if (rows != (long)r->in.n) {
-        fprintf(stderr, "butterfly-batch: gradebook.csv has %ld rows for %zu inputs\n", rows,
-                r->in.n);
+    if (rows_read != (long)r->in.n) {
+        fprintf(stderr, "butterfly-batch: gradebook.csv has %ld rows for %zu inputs\n",
+                rows_read, r->in.n);
         goto out;
     }
     if (!o->quiet)
-        printf("Rows in gradebook.csv: %ld = inputs: %zu\n", rows, r->in.n);
+        printf("Rows in gradebook.csv: %ld = inputs: %zu\n", rows_read, r->in.n);
     rc = BATCH_EXIT_OK;
     if (missing || internal) {
         fprintf(stderr, "butterfly-batch: %zu rows are Internal Errors (%zu without a recorded "
@@ -452,7 +580,11 @@ static int rebuild(struct run *r, double seconds)
         rc = BATCH_EXIT_INCOMPLETE;
     }
 out:
+    if (m)
+        fclose(m);
     free(csv);
+    free(html);
+    batch_rows_free(rows, r->in.n);
     batch_summary_free(sum);
     return rc;
 }
@@ -461,12 +593,13 @@ out:
 
 int batch_run(const struct batch_options *o)
 {
-    struct run r = { .o = o, .out = { -1, -1, -1, -1, 0 } };
+    struct run r = { .o = o, .out = BATCH_OUTPUT_NONE };
     char err[1024];
     int rc = BATCH_EXIT_FAILED;
     sigset_t set, old;
     pthread_t sig_thread;
-    bool sig_started = false;
+    bool sig_started = false, from_stdin = !strcmp(o->input, "-");
+    FILE *stdin_copy = NULL;
     r.in.dir_fd = -1;
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.cond, NULL);
@@ -474,6 +607,12 @@ int batch_run(const struct batch_options *o)
     atomic_init(&r.last_signal, 0);
     atomic_init(&r.ending, false);
 
+    /* before the signals are blocked: a Ctrl-C while standard input is
+     * still coming ends the program as usual, with nothing written yet */
+    if (from_stdin && !(stdin_copy = batch_input_spool_stdin(err, sizeof err))) {
+        fprintf(stderr, "butterfly-batch: %s\n", err);
+        goto out_early;
+    }
     /* before any thread: every thread after, and every worker, inherits it */
     stop_signals(&set);
     pthread_sigmask(SIG_BLOCK, &set, &old);
@@ -483,9 +622,14 @@ int batch_run(const struct batch_options *o)
     }
     sig_started = true;
 
+    /* a roster that cannot be used stops the batch before it grades */
+    if (o->roster && !batch_roster_load(o->roster, &r.roster, err, sizeof err)) {
+        fprintf(stderr, "butterfly-batch: %s\n", err);
+        goto out;
+    }
     /* checked before anything is created: results must not land among the inputs */
     struct stat in_st, out_st;
-    if (stat(o->input, &in_st) == 0 && stat(o->output, &out_st) == 0 &&
+    if (!from_stdin && stat(o->input, &in_st) == 0 && stat(o->output, &out_st) == 0 &&
         in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
         fprintf(stderr, "butterfly-batch: the output folder cannot be the input folder\n");
         goto out;
@@ -497,6 +641,7 @@ int batch_run(const struct batch_options *o)
     struct batch_input_options io = {
         .path = o->input, .format = o->format,
         .id_column = o->id_column, .source_column = o->source_column,
+        .stream = stdin_copy,
     };
     batch_output_identity(&r.out, &io.skip_dev, &io.skip_ino);
     if (!batch_inputs_load(&io, &r.in, err, sizeof err)) {
@@ -505,6 +650,13 @@ int batch_run(const struct batch_options *o)
     }
     if (r.in.n == 0) {
         fprintf(stderr, "butterfly-batch: no submissions in %s\n", o->input);
+        goto out;
+    }
+    /* chosen once the inputs are known good: a run that stops before
+     * grading must not replace the seed the folder's results were graded with */
+    if (!batch_seed_choose(&r.out, o->seed_given, o->seed, o->force, &r.seed, &r.seed_origin,
+                           err, sizeof err)) {
+        fprintf(stderr, "butterfly-batch: %s\n", err);
         goto out;
     }
     r.sha = calloc(r.in.n, sizeof *r.sha);
@@ -540,8 +692,12 @@ out:
         pthread_join(sig_thread, NULL);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+out_early:
     batch_inputs_free(&r.in);
     batch_output_close(&r.out);
+    batch_roster_free(&r.roster);
+    if (stdin_copy)
+        fclose(stdin_copy);
     free(r.sha);
     free(r.slots);
     pthread_mutex_destroy(&r.lock);

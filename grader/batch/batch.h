@@ -15,19 +15,25 @@
 #include <stdint.h>
 
 #include "batch_input.h"
+#include "batch_lms.h"
 
 struct batch_options {
-    const char *input;            /* a folder, a CSV file or a JSON Lines file */
+    const char *input;            /* a folder, a CSV or JSON Lines file, "-": standard input */
     const char *output;           /* the output folder (created if missing) */
     enum batch_format format;     /* AUTO: from the input */
     const char *id_column;        /* NULL: id, student_id, student */
     const char *source_column;    /* NULL: source, code, submission */
     unsigned jobs;                /* pool workers; 0: the number of cores */
-    uint64_t seed;
+    bool seed_given;              /* false: the kept seed, else a drawn one (batch_seed.h) */
+    uint64_t seed;                /* with seed_given */
     uint32_t deadline_ms;         /* per submission */
     const char *device;           /* NULL: the best */
-    bool force;                   /* regrade what an earlier run recorded */
+    bool force;                   /* regrade what an earlier run recorded, with a new seed */
     bool quiet;                   /* no progress, no printed summary */
+    enum batch_layout gradebook;  /* a learning system's gradebook besides gradebook.csv */
+    const char *roster;           /* Canvas: the roster CSV */
+    const char *assignment;       /* Canvas: the points column's header; NULL: the task's title */
+    bool excel;                   /* CSV files start with a UTF-8 byte-order mark */
 };
 
 /* The outcome of a run, as the exit status of butterfly-batch. */
@@ -41,6 +47,12 @@ enum batch_exit {
 
 /* Fills *o with the defaults. */
 void batch_options_init(struct batch_options *o);
+
+/*
+ * Checks the options that depend on each other (a roster for Canvas, and
+ * only there). Returns NULL when they fit, else the message for the user.
+ */
+const char *batch_options_problem(const struct batch_options *o);
 
 /*
  * Runs the batch; progress and errors go to standard error, the summary

@@ -74,7 +74,7 @@ void batch_gradebook_row(FILE *f, const struct batch_input *e, const struct verd
 
 long batch_gradebook_count_rows(FILE *f)
 {
-    struct csv_reader *r = csv_reader_new(f, 1024 * 1024, BATCH_GRADEBOOK_COLUMNS + 1);
+    struct csv_reader *r = csv_reader_new(f, ',', 1024 * 1024, BATCH_GRADEBOOK_COLUMNS + 1);
     if (!r)
         return -1;
     const struct csv_field *fields;

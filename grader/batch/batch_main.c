@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "batch_output.h"
 #include "config.h"
 #include "defaults.h"
 #include "parse_num.h"
@@ -15,36 +16,54 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: butterfly-batch [options] -o OUT INPUT\n"
-        "Grades every submission in INPUT and writes OUT/gradebook.csv, OUT/summary.json\n"
-        "and OUT/students/ID/results.json (Gradescope's format). INPUT is a folder (one\n"
-        "file per student: the id is the file name without its extension; or one folder\n"
-        "per student holding the kernel file), a CSV file with a header row, or a JSON\n"
-        "Lines file. A rerun reuses each result recorded for the same source and seed.\n"
+        "Grades every submission in INPUT and writes OUT/gradebook.csv,\n"
+        "OUT/summary.json, OUT/summary.html, OUT/%s/ID.html and\n"
+        "OUT/students/ID/results.json (Gradescope's format). INPUT is a folder (one\n"
+        "file per student: the id is the file name without its extension; or one\n"
+        "folder per student holding the kernel file), a CSV file with a header row\n"
+        "(',' or ';' between fields), a JSON Lines file, or - for a CSV or JSON Lines\n"
+        "export on standard input. A rerun reuses each result recorded for the same\n"
+        "source and seed.\n"
         "\n"
         "  -o, --output DIR      the output folder (created if missing; required)\n"
         "  -j, --jobs N          submissions graded at once: worker processes (default:\n"
-        "                        the number of cores, at most %d)\n"
-        "      --seed N          seed of the hidden spectra (default %u)\n"
-        "      --deadline-ms N   bound on grading one submission (default %d)\n"
+        "                        the number of cores, at most %u)\n"
+        "      --seed N          seed of the hidden spectra, 0 to %llu\n"
+        "                        (default: the one the output folder's earlier run\n"
+        "                        kept, else a new one drawn from the operating system)\n"
+        "      --deadline-ms N   bound on grading one submission (default %u,\n"
+        "                        at most %u)\n"
         "      --device SEL      Vulkan device by index or name substring\n"
         "                        (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"
-        "      --force           regrade everything, reusing nothing\n"
+        "      --force           regrade everything, reusing nothing, with a new seed\n"
         "  -q, --quiet           no progress and no summary; errors only\n"
         "      --format F        dir, csv or jsonl (default: from INPUT)\n"
         "      --id-column NAME  the id's column or key (default: id, student_id, student)\n"
         "      --source-column NAME  the source's (default: source, code, submission)\n"
+        "      --gradebook L     also write a learning system's gradebook: canvas\n"
+        "                        (OUT/%s) or moodle\n"
+        "                        (OUT/%s); default: only gradebook.csv\n"
+        "      --roster FILE     for canvas: the class roster (Canvas's gradebook export)\n"
+        "      --assignment NAME for canvas: the points column's header (default: the\n"
+        "                        task's title)\n"
+        "      --excel           start CSV files with a UTF-8 byte-order mark, for Excel\n"
         "      --version, --help\n"
         "\n"
+        "environment: BUTTERFLY_DEVICE (see --device), NO_COLOR (no colours), TERM=dumb\n"
+        "             (progress as plain lines, as when standard error is no terminal)\n"
         "exit status: 0 every input has its row, 1 so it has but some rows are Internal\n"
         "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
         "             128+signal interrupted (run the same command again to go on)\n",
-        POOL_MAX_WORKERS, TASK_DEFAULT_SEED, DEFAULT_DEADLINE_MS);
+        BATCH_REPORTS_DIR, POOL_MAX_WORKERS, (unsigned long long)MAX_SEED,
+        DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, batch_layout_file(BATCH_LAYOUT_CANVAS),
+        batch_layout_file(BATCH_LAYOUT_MOODLE));
 }
 
 int main(int argc, char **argv)
 {
     enum { OPT_SEED = 256, OPT_DEADLINE, OPT_DEVICE, OPT_FORCE, OPT_FORMAT, OPT_ID_COLUMN,
-           OPT_SOURCE_COLUMN, OPT_VERSION };
+           OPT_SOURCE_COLUMN, OPT_GRADEBOOK, OPT_ROSTER, OPT_ASSIGNMENT, OPT_EXCEL,
+           OPT_VERSION };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "jobs", required_argument, NULL, 'j' },
@@ -56,6 +75,10 @@ int main(int argc, char **argv)
         { "format", required_argument, NULL, OPT_FORMAT },
         { "id-column", required_argument, NULL, OPT_ID_COLUMN },
         { "source-column", required_argument, NULL, OPT_SOURCE_COLUMN },
+        { "gradebook", required_argument, NULL, OPT_GRADEBOOK },
+        { "roster", required_argument, NULL, OPT_ROSTER },
+        { "assignment", required_argument, NULL, OPT_ASSIGNMENT },
+        { "excel", no_argument, NULL, OPT_EXCEL },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -78,14 +101,17 @@ int main(int argc, char **argv)
             o.jobs = (unsigned)x;
             break;
         case OPT_SEED:
-            if (!parse_u64(optarg, (1ull << 53) - 1, &o.seed)) {
-                fprintf(stderr, "butterfly-batch: bad --seed '%s'\n", optarg);
+            if (!parse_u64(optarg, MAX_SEED, &o.seed)) {
+                fprintf(stderr, "butterfly-batch: bad --seed '%s' (0..%llu)\n", optarg,
+                        (unsigned long long)MAX_SEED);
                 return BATCH_EXIT_USAGE;
             }
+            o.seed_given = true;
             break;
         case OPT_DEADLINE:
-            if (!parse_u64(optarg, 600000, &x) || x == 0) {
-                fprintf(stderr, "butterfly-batch: bad --deadline-ms '%s' (1..600000)\n", optarg);
+            if (!parse_u64(optarg, MAX_DEADLINE_MS, &x) || x == 0) {
+                fprintf(stderr, "butterfly-batch: bad --deadline-ms '%s' (1..%u)\n", optarg,
+                        MAX_DEADLINE_MS);
                 return BATCH_EXIT_USAGE;
             }
             o.deadline_ms = (uint32_t)x;
@@ -107,6 +133,16 @@ int main(int argc, char **argv)
             break;
         case OPT_ID_COLUMN: o.id_column = optarg; break;
         case OPT_SOURCE_COLUMN: o.source_column = optarg; break;
+        case OPT_GRADEBOOK:
+            if (!batch_layout_from_str(optarg, &o.gradebook)) {
+                fprintf(stderr, "butterfly-batch: bad --gradebook '%s' (canvas or moodle)\n",
+                        optarg);
+                return BATCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_ROSTER: o.roster = optarg; break;
+        case OPT_ASSIGNMENT: o.assignment = optarg; break;
+        case OPT_EXCEL: o.excel = true; break;
         case OPT_VERSION: printf("butterfly-batch %s\n", BUTTERFLY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return BATCH_EXIT_USAGE;
@@ -117,6 +153,11 @@ int main(int argc, char **argv)
         return BATCH_EXIT_USAGE;
     }
     o.input = argv[optind];
+    const char *problem = batch_options_problem(&o);
+    if (problem) {
+        fprintf(stderr, "butterfly-batch: %s\n", problem);
+        return BATCH_EXIT_USAGE;
+    }
     /* a closed pipe on stdout must not kill a batch halfway */
     signal(SIGPIPE, SIG_IGN);
     return batch_run(&o);

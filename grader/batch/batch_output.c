@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch_id.h"
 #include "batch_record.h"
 
 #define TMP_DIR     ".tmp"
@@ -28,10 +29,11 @@ static int open_folder(int dir_fd, const char *name)
     return openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* Removes what an interrupted batch left in .tmp (files only). */
-static void empty_tmp(int tmp_fd)
+/* Removes the files in a folder (what an interrupted batch left in .tmp,
+ * the reports of the run before); never a folder, never through a link. */
+static void empty_folder(int dir_fd)
 {
-    int fd = dup(tmp_fd);
+    int fd = dup(dir_fd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
@@ -41,13 +43,13 @@ static void empty_tmp(int tmp_fd)
     struct dirent *de;
     while ((de = readdir(d)))
         if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            unlinkat(tmp_fd, de->d_name, 0);
+            unlinkat(dir_fd, de->d_name, 0);
     closedir(d);
 }
 
 bool batch_output_open(struct batch_output *o, const char *path, char *err, size_t errsz)
 {
-    o->dir_fd = o->students_fd = o->tmp_fd = o->lock_fd = -1;
+    o->dir_fd = o->students_fd = o->tmp_fd = o->lock_fd = o->reports_fd = -1;
     o->seq = 0;
     if (mkdir(path, 0755) != 0 && errno != EEXIST) {
         snprintf(err, errsz, "cannot create the output folder %s: %s", path, strerror(errno));
@@ -71,7 +73,7 @@ bool batch_output_open(struct batch_output *o, const char *path, char *err, size
         snprintf(err, errsz, "cannot create the folders in %s: %s", path, strerror(errno));
         return false;
     }
-    empty_tmp(o->tmp_fd);
+    empty_folder(o->tmp_fd);
     return true;
 }
 
@@ -81,11 +83,13 @@ void batch_output_close(struct batch_output *o)
         close(o->tmp_fd);
     if (o->students_fd >= 0)
         close(o->students_fd);
+    if (o->reports_fd >= 0)
+        close(o->reports_fd);
     if (o->lock_fd >= 0)
         close(o->lock_fd);   /* releases the lock */
     if (o->dir_fd >= 0)
         close(o->dir_fd);
-    o->dir_fd = o->students_fd = o->tmp_fd = o->lock_fd = -1;
+    o->dir_fd = o->students_fd = o->tmp_fd = o->lock_fd = o->reports_fd = -1;
 }
 
 bool batch_output_identity(const struct batch_output *o, dev_t *dev, ino_t *ino)
@@ -98,10 +102,10 @@ bool batch_output_identity(const struct batch_output *o, dev_t *dev, ino_t *ino)
     return true;
 }
 
-/* Writes data to a new file in .tmp, syncs it, renames it to name in
- * dest_fd and syncs that folder. */
+/* Writes data to a new file in .tmp, syncs it (with `sync`), renames it
+ * to name in dest_fd and syncs that folder (with `sync`). */
 static bool write_atomic(struct batch_output *o, int dest_fd, const char *name,
-                         const void *data, size_t len, char *err, size_t errsz)
+                         const void *data, size_t len, bool sync, char *err, size_t errsz)
 {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "%ld.%lu", (long)getpid(), o->seq++);
@@ -110,7 +114,7 @@ static bool write_atomic(struct batch_output *o, int dest_fd, const char *name,
         snprintf(err, errsz, "cannot create a file in .tmp: %s", strerror(errno));
         return false;
     }
-    bool ok = fdio_write_all(fd, data, len) && fsync(fd) == 0;
+    bool ok = fdio_write_all(fd, data, len) && (!sync || fsync(fd) == 0);
     int saved = errno;
     if (close(fd) != 0 && ok) {
         ok = false;
@@ -126,14 +130,33 @@ static bool write_atomic(struct batch_output *o, int dest_fd, const char *name,
         return false;
     }
     /* the rename itself reaches the disk with the folder's sync */
-    fsync(dest_fd);
+    if (sync)
+        fsync(dest_fd);
     return true;
 }
 
 bool batch_output_write(struct batch_output *o, const char *name, const void *data, size_t len,
                         char *err, size_t errsz)
 {
-    return write_atomic(o, o->dir_fd, name, data, len, err, errsz);
+    return write_atomic(o, o->dir_fd, name, data, len, true, err, errsz);
+}
+
+bool batch_output_reports_begin(struct batch_output *o, char *err, size_t errsz)
+{
+    if (o->reports_fd < 0 && (o->reports_fd = open_folder(o->dir_fd, BATCH_REPORTS_DIR)) < 0) {
+        snprintf(err, errsz, "cannot create the folder %s: %s", BATCH_REPORTS_DIR, strerror(errno));
+        return false;
+    }
+    empty_folder(o->reports_fd);
+    return true;
+}
+
+bool batch_output_write_report(struct batch_output *o, const char *key, const void *data,
+                               size_t len, char *err, size_t errsz)
+{
+    char name[BATCH_KEY_MAX + 8];
+    snprintf(name, sizeof name, "%s.html", key);
+    return write_atomic(o, o->reports_fd, name, data, len, false, err, errsz);
 }
 
 bool batch_output_write_student(struct batch_output *o, const char *key, const void *data,
@@ -144,9 +167,34 @@ bool batch_output_write_student(struct batch_output *o, const char *key, const v
         snprintf(err, errsz, "cannot create the folder students/%s: %s", key, strerror(errno));
         return false;
     }
-    bool ok = write_atomic(o, fd, RESULT_FILE, data, len, err, errsz);
+    bool ok = write_atomic(o, fd, RESULT_FILE, data, len, true, err, errsz);
     close(fd);
     return ok;
+}
+
+/* Reads name in dir_fd whole: a regular file of at most max bytes, not
+ * through a link. A malloc'd, NUL-terminated buffer, or NULL. */
+static char *read_whole(int dir_fd, const char *name, size_t max, size_t *len)
+{
+    int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max ||
+        !(buf = malloc((size_t)st.st_size + 1)))
+        goto fail;
+    size_t want = (size_t)st.st_size;
+    if (!fdio_read_all(fd, buf, want))
+        goto fail;
+    close(fd);
+    buf[want] = '\0';
+    *len = want;
+    return buf;
+fail:
+    free(buf);
+    close(fd);
+    return NULL;
 }
 
 char *batch_output_read_student(const struct batch_output *o, const char *key, size_t *len)
@@ -154,30 +202,12 @@ char *batch_output_read_student(const struct batch_output *o, const char *key, s
     int dir = openat(o->students_fd, key, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir < 0)
         return NULL;
-    int fd = openat(dir, RESULT_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    char *buf = read_whole(dir, RESULT_FILE, BATCH_RECORD_MAX, len);
     close(dir);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > BATCH_RECORD_MAX ||
-        !(buf = malloc((size_t)st.st_size + 1)))
-        goto fail;
-    size_t n = 0, want = (size_t)st.st_size;
-    while (n < want) {
-        ssize_t got = read(fd, buf + n, want - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            goto fail;
-        n += (size_t)got;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *len = n;
     return buf;
-fail:
-    free(buf);
-    close(fd);
-    return NULL;
+}
+
+char *batch_output_read(const struct batch_output *o, const char *name, size_t max, size_t *len)
+{
+    return read_whole(o->dir_fd, name, max, len);
 }

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_feedback.h"
 #include "batch_score.h"
-#include "report.h"
 
 const char *batch_record_kind_to_str(enum batch_record_kind k)
 {
@@ -46,41 +46,24 @@ static json_t *tests_json(const struct batch_score *sc)
     return tests;
 }
 
-/* The text the student reads: the score, then the grader's report. */
-static char *output_text(const struct batch_input *e, const struct batch_score *sc,
-                         const struct verdict *v, bool refused)
-{
-    char *report = refused ? NULL : report_to_string(v);
-    char *out = NULL;
-    int rc;
-    if (refused)
-        rc = asprintf(&out, "Student: %s\nScore: %d / %d\n\nVerdict: Rejected\n"
-                      "This submission was not graded: %s.\n",
-                      e->id, sc->score, sc->max_score, v->message ? v->message : "");
-    else
-        rc = asprintf(&out, "Student: %s\nScore: %d / %d\n\n%s", e->id, sc->score,
-                      sc->max_score, report ? report : "");
-    free(report);
-    return rc < 0 ? NULL : out;
-}
-
 json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint64_t seed,
                              const struct verdict *v)
 {
     struct batch_score sc;
     batch_score_verdict(v, &sc);
-    char *output = output_text(e, &sc, v, sha == NULL);
+    char *output = batch_feedback_visible(e, v, &sc, sha == NULL);
     json_t *vj = verdict_to_json(v);
     json_t *tests = tests_json(&sc);
     /* to the millisecond: more would be noise */
     double seconds = v->timings.total_ms >= 0 ? round(v->timings.total_ms) / 1000.0 : 0.0;
     json_t *record = NULL;
     if (output && vj && tests)
-        record = json_pack("{s:f, s:f, s:o, s:s, s:o, s:{s:{s:i, s:s, s:s, s:s, s:s, s:o, s:I, s:O}}}",
+        record = json_pack("{s:f, s:f, s:o, s:s, s:s, s:o, s:{s:{s:i, s:s, s:s, s:s, s:s, s:o, s:I, s:O}}}",
                            "score", (double)sc.score,
                            "execution_time", seconds,
                            "output", text(output),
                            "output_format", "text",
+                           "stdout_visibility", BATCH_RECORD_STDOUT_VISIBILITY,
                            "tests", tests,
                            "extra_data", "butterfly",
                            "schema", BATCH_RECORD_SCHEMA,

@@ -5,6 +5,14 @@
  * SHA-256 of the source graded, the seed and the whole verdict. The
  * gradebook is rebuilt from these files, and a rerun reuses one only
  * when its source and seed are the same.
+ *
+ * What a student sees before the grades are published: the top-level
+ * `output` (batch_feedback.h: the visible spectrum only) and the visible
+ * tests. The hidden tests are `after_published`. The top-level `score`
+ * is the true total, hidden results included: Gradescope's specification
+ * says students cannot see their total score while some test is hidden
+ * from them, so it shows once the hidden tests are published. The
+ * autograder's standard output stays the instructor's (`hidden`).
  */
 #ifndef BUTTERFLY_BATCH_RECORD_H
 #define BUTTERFLY_BATCH_RECORD_H
@@ -19,6 +27,7 @@
 
 #define BATCH_RECORD_SCHEMA 1
 #define BATCH_RECORD_MAX    (4 * 1024 * 1024)   /* bytes of a results.json read back */
+#define BATCH_RECORD_STDOUT_VISIBILITY "hidden"     /* Gradescope's stdout_visibility */
 
 enum batch_record_kind {
     BATCH_RECORD_GRADED,     /* the pool graded the source */

@@ -46,6 +46,29 @@ static void describe_cells(const struct half_result *h, char *out, size_t outsz)
         }
 }
 
+/*
+ * A hidden test's output: the hidden spectra of this half, then what
+ * depends on every run (the verdict, the recognised mistake). Gradescope
+ * shows it only once the grades are published.
+ */
+static void describe_hidden(const struct verdict *v, const struct half_result *h, char *out,
+                            size_t outsz)
+{
+    size_t len = (size_t)snprintf(out, outsz, "%d of %d hidden spectra are right in every cell.\n"
+                                  "Verdict over every spectrum and half: %s.",
+                                  h->hidden_passed, h->hidden_total,
+                                  verdict_status_to_str(v->status));
+    if (len < outsz && v->message)
+        len += (size_t)snprintf(out + len, outsz - len, " %s", v->message);
+    if (len < outsz && v->diagnosis)
+        len += (size_t)snprintf(out + len, outsz - len, "\nLikely mistake: %s\n  %s\n  Look at: %s",
+                                v->diagnosis->title ? v->diagnosis->title : "",
+                                v->diagnosis->explanation ? v->diagnosis->explanation : "",
+                                v->diagnosis->hint ? v->diagnosis->hint : "");
+    else if (len < outsz && v->summary)
+        snprintf(out + len, outsz - len, "\nWhere it fails: %s", v->summary);
+}
+
 void batch_score_verdict(const struct verdict *v, struct batch_score *s)
 {
     memset(s, 0, sizeof *s);
@@ -76,8 +99,7 @@ void batch_score_verdict(const struct verdict *v, struct batch_score *s)
         hid->passed = (h->hidden_total > 0 && h->hidden_passed == h->hidden_total) ||
                       v->status == VERDICT_ACCEPTED;
         describe_cells(h, vis->output, sizeof vis->output);
-        snprintf(hid->output, sizeof hid->output, "%d of %d hidden spectra are right in every cell.",
-                 h->hidden_passed, h->hidden_total);
+        describe_hidden(v, h, hid->output, sizeof hid->output);
         s->halves_passed += h->passed || v->status == VERDICT_ACCEPTED;
         s->hidden_passed += h->hidden_passed;
     }

@@ -6,6 +6,9 @@
  * the student; the hidden spectra, 2 points, shown once grades are
  * published. A test passes when every cell of it is right; only a kernel
  * that ran (Accepted or Wrong Answer) can pass one. Accepted is 9 of 9.
+ * A visible test's output speaks of the visible spectrum only; whatever
+ * depends on the hidden spectra (the verdict, the diagnosis) is in the
+ * hidden tests' outputs.
  */
 #ifndef BUTTERFLY_BATCH_SCORE_H
 #define BUTTERFLY_BATCH_SCORE_H
@@ -26,7 +29,7 @@ struct batch_test {
     bool passed;
     bool hidden;
     const char *visibility;      /* Gradescope's: "visible" or "after_published" */
-    char output[1024];           /* what went wrong, or that all is right */
+    char output[2048];           /* what went wrong, or that all is right */
 };
 
 struct batch_score {

@@ -6,46 +6,38 @@
 #include <string.h>
 
 
-#define MAX_DISTINCT 1000   /* distinct messages kept; beyond, counted as "other" */
-
 /* The statuses in the order they are shown. */
-static const enum verdict_status shown[] = {
+static const enum verdict_status shown[BATCH_SUMMARY_NSTATUS] = {
     VERDICT_ACCEPTED, VERDICT_WRONG_ANSWER, VERDICT_COMPILATION_ERROR, VERDICT_TIME_LIMIT,
     VERDICT_RUNTIME_SIGSEGV, VERDICT_RUNTIME_SIGXFSZ, VERDICT_RUNTIME_SIGFPE,
     VERDICT_RUNTIME_SIGABRT, VERDICT_RUNTIME_NZEC, VERDICT_RUNTIME_OTHER,
     VERDICT_REJECTED, VERDICT_INTERNAL_ERROR,
 };
-#define NSHOWN (sizeof shown / sizeof shown[0])
+#define NSHOWN BATCH_SUMMARY_NSTATUS
 
-struct tally {
-    char *key, *title;      /* title: a diagnosis's; NULL for compile errors */
-    size_t count;
-};
-
-struct tallies {
-    struct tally *v;
-    size_t n, cap, other;
-};
-
-struct batch_summary {
-    size_t rows, status[NSHOWN], unknown;
-    long score_sum;
-    size_t full, zero;
-    size_t half_passed[TASK_NHALVES], visible_passed[TASK_NHALVES], hidden_passed[TASK_NHALVES];
-    struct tallies errors, diagnoses;
-};
+enum verdict_status batch_summary_status(size_t i)
+{
+    return shown[i < NSHOWN ? i : NSHOWN - 1];
+}
 
 struct batch_summary *batch_summary_new(void)
 {
     return calloc(1, sizeof(struct batch_summary));
 }
 
-static void tallies_free(struct tallies *t)
+static void tally_clear(struct batch_summary_entry *e)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        free(t->v[i].key);
-        free(t->v[i].title);
-    }
+    free(e->key);
+    free(e->title);
+    free(e->example_id);
+    free(e->example_key);
+    free(e->example_text);
+}
+
+static void tallies_free(struct batch_summary_list *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        tally_clear(&t->v[i]);
     free(t->v);
 }
 
@@ -58,32 +50,36 @@ void batch_summary_free(struct batch_summary *s)
     free(s);
 }
 
-static bool tally(struct tallies *t, const char *key, const char *title)
+/* Counts one student under key; the first one is the example. */
+static bool tally(struct batch_summary_list *t, const char *key, const char *title,
+                  const struct batch_input *e, const char *example)
 {
     for (size_t i = 0; i < t->n; i++)
         if (!strcmp(t->v[i].key, key)) {
             t->v[i].count++;
             return true;
         }
-    if (t->n == MAX_DISTINCT) {
+    if (t->n == BATCH_SUMMARY_MAX_DISTINCT) {
         t->other++;
         return true;
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        struct tally *v = realloc(t->v, cap * sizeof *v);
+        struct batch_summary_entry *v = realloc(t->v, cap * sizeof *v);
         if (!v)
             return false;
         t->v = v;
         t->cap = cap;
     }
-    struct tally *e = &t->v[t->n];
-    e->key = strdup(key);
-    e->title = title ? strdup(title) : NULL;
-    e->count = 1;
-    if (!e->key || (title && !e->title)) {
-        free(e->key);
-        free(e->title);
+    struct batch_summary_entry *n = &t->v[t->n];
+    *n = (struct batch_summary_entry){
+        .key = strdup(key), .title = title ? strdup(title) : NULL, .count = 1,
+        .example_id = strdup(e->id), .example_key = strdup(e->id_ok ? e->key : ""),
+        .example_text = strdup(example ? example : ""),
+    };
+    if (!n->key || (title && !n->title) || !n->example_id || !n->example_key ||
+        !n->example_text) {
+        tally_clear(n);
         return false;
     }
     t->n++;
@@ -122,8 +118,8 @@ void batch_summary_normalise(const char *msg, char *out, size_t outsz)
     out[o] = '\0';
 }
 
-bool batch_summary_add(struct batch_summary *s, const struct verdict *v,
-                       const struct batch_score *sc)
+bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
+                       const struct verdict *v, const struct batch_score *sc)
 {
     bool ok = true;
     s->rows++;
@@ -137,6 +133,8 @@ bool batch_summary_add(struct batch_summary *s, const struct verdict *v,
     s->score_sum += sc->score;
     s->full += sc->score == sc->max_score;
     s->zero += sc->score == 0;
+    if (sc->score >= 0 && sc->score <= BATCH_MAX_SCORE)
+        s->points[sc->score]++;
     for (int k = 0; k < TASK_NHALVES; k++) {
         const struct batch_test *vis = &sc->tests[2 * k], *hid = &sc->tests[2 * k + 1];
         s->visible_passed[k] += vis->passed;
@@ -159,34 +157,41 @@ bool batch_summary_add(struct batch_summary *s, const struct verdict *v,
                 continue;
             if (nseen < 8)
                 memcpy(seen[nseen++], norm, sizeof norm);
-            ok &= tally(&s->errors, norm, NULL);
+            char example[512];
+            snprintf(example, sizeof example, "line %d: %s", v->diags[d].line,
+                     v->diags[d].message);
+            batch_display_cut(example, sizeof example - 4);
+            ok &= tally(&s->errors, norm, NULL, e, example);
         }
     }
     if (v->diagnosis && v->diagnosis->id)
-        ok &= tally(&s->diagnoses, v->diagnosis->id, v->diagnosis->title ? v->diagnosis->title : "");
+        ok &= tally(&s->diagnoses, v->diagnosis->id,
+                    v->diagnosis->title ? v->diagnosis->title : "", e,
+                    v->diagnosis->explanation);
     return ok;
 }
 
 static int by_count(const void *a, const void *b)
 {
-    const struct tally *x = a, *y = b;
+    const struct batch_summary_entry *x = a, *y = b;
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
     return strcmp(x->key, y->key);
 }
 
 /* The top entries, most common first, ties by key: the same on every run. */
-static void sort_tallies(const struct tallies *t)
+size_t batch_summary_top(const struct batch_summary_list *t)
 {
     if (t->n)
         qsort(t->v, t->n, sizeof *t->v, by_count);
+    return t->n < BATCH_SUMMARY_TOP ? t->n : BATCH_SUMMARY_TOP;
 }
 
-static json_t *tallies_json(const struct tallies *t, bool diagnoses)
+static json_t *tallies_json(const struct batch_summary_list *t, bool diagnoses)
 {
     json_t *a = json_array();
-    sort_tallies(t);
-    for (size_t i = 0; a && i < t->n && i < BATCH_SUMMARY_TOP; i++) {
+    size_t top = batch_summary_top(t);
+    for (size_t i = 0; a && i < top; i++) {
         json_t *e = diagnoses
             ? json_pack("{s:s, s:s, s:I}", "id", t->v[i].key, "title", t->v[i].title,
                         "count", (json_int_t)t->v[i].count)
@@ -217,7 +222,10 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
                                                 "visible_passed", (json_int_t)s->visible_passed[k],
                                                 "hidden_passed", (json_int_t)s->hidden_passed[k],
                                                 "pass_rate", rate(s->half_passed[k], s->rows)));
-    return json_pack("{s:i, s:s, s:I, s:I, s:I, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:I, s:o, s:I}",
+    json_t *points = json_array();
+    for (int k = 0; points && k <= BATCH_MAX_SCORE; k++)
+        json_array_append_new(points, json_integer((json_int_t)s->points[k]));
+    return json_pack("{s:i, s:s, s:I, s:I, s:I, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
                      "schema", 1,
                      "task", task_butterfly.id,
                      "seed", (json_int_t)seed,
@@ -227,6 +235,7 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
                      "mean_score", s->rows ? rate((size_t)s->score_sum, s->rows) : 0.0,
                      "full_score", (json_int_t)s->full,
                      "zero_score", (json_int_t)s->zero,
+                     "points", points,
                      "verdicts", verdicts,
                      "halves", halves,
                      "compile_errors", tallies_json(&s->errors, false),
@@ -251,16 +260,16 @@ void batch_summary_print(FILE *out, const struct batch_summary *s)
                 task_butterfly.halves[k],
                 s->rows ? 100.0 * (double)s->half_passed[k] / (double)s->rows : 0.0,
                 s->half_passed[k], s->rows, s->visible_passed[k], s->hidden_passed[k]);
-    sort_tallies(&s->errors);
-    sort_tallies(&s->diagnoses);
+    size_t top_errors = batch_summary_top(&s->errors);
+    size_t top_diagnoses = batch_summary_top(&s->diagnoses);
     if (s->errors.n) {
         fprintf(out, "Most common compile errors (students):\n");
-        for (size_t i = 0; i < s->errors.n && i < BATCH_SUMMARY_TOP; i++)
+        for (size_t i = 0; i < top_errors; i++)
             fprintf(out, "  %5zu  %s\n", s->errors.v[i].count, s->errors.v[i].key);
     }
     if (s->diagnoses.n) {
         fprintf(out, "Most common diagnoses (students):\n");
-        for (size_t i = 0; i < s->diagnoses.n && i < BATCH_SUMMARY_TOP; i++)
+        for (size_t i = 0; i < top_diagnoses; i++)
             fprintf(out, "  %5zu  %s: %s\n", s->diagnoses.v[i].count, s->diagnoses.v[i].key,
                     s->diagnoses.v[i].title);
     }

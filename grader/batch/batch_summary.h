@@ -10,12 +10,42 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "batch_input.h"
 #include "batch_score.h"
 #include "verdict.h"
 
-#define BATCH_SUMMARY_TOP 10   /* compile errors and diagnoses listed */
+#define BATCH_SUMMARY_TOP          10     /* compile errors and diagnoses listed */
+#define BATCH_SUMMARY_MAX_DISTINCT 1000   /* distinct ones kept; beyond, counted as "other" */
+#define BATCH_SUMMARY_NSTATUS      12     /* the statuses, in batch_summary_status order */
 
-struct batch_summary;
+/* One kind of mistake, and the first student (by id) who made it. */
+struct batch_summary_entry {
+    char *key;              /* normalised compile error, or diagnosis id */
+    char *title;            /* a diagnosis's title; NULL for compile errors */
+    size_t count;           /* students */
+    char *example_id;       /* the student's id (printable) */
+    char *example_key;      /* their name on disk; "" when the id is unusable */
+    char *example_text;     /* the compiler's own words ("line 3: ..."), or the
+                             * diagnosis's explanation */
+};
+
+struct batch_summary_list {
+    struct batch_summary_entry *v;
+    size_t n, cap, other;
+};
+
+/* Read-only for writers of reports; built by batch_summary_add. */
+struct batch_summary {
+    size_t rows, status[BATCH_SUMMARY_NSTATUS], unknown;
+    long score_sum;
+    size_t full, zero;
+    size_t points[BATCH_MAX_SCORE + 1];      /* rows with each score */
+    size_t half_passed[TASK_NHALVES], visible_passed[TASK_NHALVES], hidden_passed[TASK_NHALVES];
+    struct batch_summary_list errors, diagnoses;
+};
+
+/* The status counted in s->status[i]. */
+enum verdict_status batch_summary_status(size_t i);
 
 /* An empty summary; NULL on OOM. */
 struct batch_summary *batch_summary_new(void);
@@ -23,9 +53,15 @@ struct batch_summary *batch_summary_new(void);
 /* Frees it. Accepts NULL. */
 void batch_summary_free(struct batch_summary *s);
 
-/* Counts one row. Returns false on OOM (the row is then partly counted). */
-bool batch_summary_add(struct batch_summary *s, const struct verdict *v,
-                       const struct batch_score *sc);
+/* Counts the row of input e. Returns false on OOM (the row is then
+ * partly counted). Rows added in id order make the first student of each
+ * mistake its example, the same on every run. */
+bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
+                       const struct verdict *v, const struct batch_score *sc);
+
+/* Sorts the tallies most common first (ties by key) and returns how many
+ * of them to show: at most BATCH_SUMMARY_TOP. */
+size_t batch_summary_top(const struct batch_summary_list *t);
 
 /* summary.json for `inputs` inputs graded with `seed`: a new reference,
  * NULL on OOM. */

@@ -7,21 +7,28 @@ A generated class of 60 (make_class.py) must give the expected verdict for
 every id and exactly 60 rows; a batch killed with SIGKILL halfway, or
 stopped with a Ctrl-C sent to its whole process group, and then resumed
 must give the same gradebook as one uninterrupted run; every results.json
-must have Gradescope's fields and types; the gradebook must parse with
-Python's csv module; CSV and JSON Lines exports, hostile ids and bad usage
-must be handled as docs/BATCH.md says.
+must have Gradescope's fields and types, and what a student sees before
+publication must not depend on a hidden spectrum; the gradebook must parse
+with Python's csv module; CSV and JSON Lines exports (on standard input
+too), hostile ids and bad usage must be handled as docs/BATCH.md says; the
+seed is drawn per folder and kept for resumes; the progress line fits a
+pseudo-terminal and honours NO_COLOR and TERM=dumb.
 """
 import csv
 import fcntl
 import io
 import json
 import os
+import pty
 import re
+import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import traceback
 
@@ -31,6 +38,7 @@ import make_class  # noqa: E402
 BATCH = os.path.abspath(sys.argv[1])
 SAMPLES = os.path.abspath(sys.argv[2])
 DEADLINE = "2000"          # the runaway kernel costs this much
+SEED = "20261129"          # the reference run's: runs compared with it byte for byte use it
 COLUMNS = ["id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
            "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms"]
 VERDICTS = {
@@ -116,7 +124,7 @@ def check_gradescope(path):
 
 def test_class_of_60(ctx):
     cls, out = ctx["class"], ctx["ref"]
-    p = grade(cls, out)
+    p = grade(cls, out, "--seed", SEED)
     assert p.returncode == 0, p.stderr + p.stdout
     assert "Rows in gradebook.csv: 60 = inputs: 60" in p.stdout, p.stdout
     assert "1 entries left out (hidden files" in p.stdout, p.stdout
@@ -175,7 +183,10 @@ def test_class_of_60(ctx):
     r = check_gradescope(os.path.join(out, "students", "c01", "results.json"))
     assert r["score"] == 9 and all(t["status"] == "passed" for t in r["tests"])
     r = check_gradescope(os.path.join(out, "students", "w_wrong_twiddle_sign", "results.json"))
-    assert r["score"] == 3 and "twiddle" in r["output"]
+    # the diagnosis rests on the hidden spectra too: it waits for publication (issue 11)
+    assert r["score"] == 3 and "twiddle" in r["tests"][3]["output"]
+    body = r["output"].split("\n", 1)[1]          # after "Student: w_wrong_twiddle_sign"
+    assert "twiddle" not in body and "Likely mistake" not in body, body
     assert [t["visibility"] for t in r["tests"]] == ["visible", "after_published"] * 3
 
 
@@ -184,10 +195,11 @@ def test_rerun_reuses_everything(ctx):
     shutil.copytree(ctx["ref"], out)
     before = open(os.path.join(out, "gradebook.csv"), "rb").read()
     t0 = time.monotonic()
-    p = grade(ctx["class"], out)
+    p = grade(ctx["class"], out)     # no --seed: the one the folder's run kept
     assert p.returncode == 0, p.stderr
     assert "Graded 0 now, reused 53 from an earlier run, refused 7 before grading" in p.stdout, \
         p.stdout
+    assert "Seed %s, kept from the earlier run" % SEED in p.stdout, p.stdout
     assert time.monotonic() - t0 < 5
     # rows come from the same records: identical, timing included
     assert open(os.path.join(out, "gradebook.csv"), "rb").read() == before
@@ -198,8 +210,8 @@ def test_rerun_reuses_everything(ctx):
         f.write("// changed after the first run\n")
     p = grade(ctx["class"], out)
     assert "Graded 1 now, reused 52" in p.stdout, p.stdout
-    # --force regrades everything, with the same gradebook
-    p = grade(ctx["class"], out, "--force")
+    # --force regrades everything, with the same gradebook for the same seed
+    p = grade(ctx["class"], out, "--force", "--seed", SEED)
     assert p.returncode == 0 and "Graded 53 now, reused 0" in p.stdout, p.stdout
     assert without_timing(out) == without_timing(ctx["ref"])
     with open(c03, "w") as f:
@@ -230,15 +242,16 @@ def check_complete_files(out):
 
 def test_kill9_halfway_then_resume(ctx):
     out = ctx["tmp"] + "/killed"
-    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", DEADLINE, "-q", "-o", out,
-                             ctx["class"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", DEADLINE, "-q", "--seed", SEED,
+                             "-o", out, ctx["class"]], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     n = wait_for_results(out, proc, 25)
     proc.kill()                       # SIGKILL: no chance to clean up
     proc.communicate()
     assert proc.returncode == -signal.SIGKILL
     assert not os.path.exists(os.path.join(out, "gradebook.csv")), "it had finished"
     check_complete_files(out)
-    p = grade(ctx["class"], out)
+    p = grade(ctx["class"], out)     # no --seed: the interrupted run's
     assert p.returncode == 0, p.stderr
     m = re.search(r"reused (\d+)", p.stdout)
     assert m and int(m.group(1)) >= n - 7, (n, p.stdout)   # at most 7 refusals among them
@@ -252,9 +265,9 @@ def test_kill9_halfway_then_resume(ctx):
 def test_ctrl_c_to_the_process_group_then_resume(ctx):
     """A terminal's Ctrl-C reaches the whole process group: the workers too."""
     out = ctx["tmp"] + "/interrupted"
-    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", DEADLINE, "-o", out,
-                             ctx["class"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", DEADLINE, "--seed", SEED,
+                             "-o", out, ctx["class"]], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
     wait_for_results(out, proc, 25)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -388,10 +401,223 @@ def test_usage_and_refusals(ctx):
         assert p.returncode == 2 and "another batch" in p.stderr, p.stderr
 
 
+def small_class(ctx, name, count=6):
+    """A folder of `count` correct kernels (c1.glsl ...), made once."""
+    folder = os.path.join(ctx["tmp"], name)
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        correct = open(os.path.join(SAMPLES, "correct.glsl")).read()
+        for i in range(count):
+            with open(os.path.join(folder, "c%d.glsl" % (i + 1)), "w") as f:
+                f.write(correct)
+    return folder
+
+
+def on_terminal(args, columns, env):
+    """Runs the batch with standard error on a pseudo-terminal `columns` wide;
+    returns (exit status, what the terminal got)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([BATCH] + args, stdout=subprocess.DEVNULL, stderr=slave,
+                            stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    got = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            proc.kill()
+            fail("the batch hung")
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:          # EIO: the last writer has gone
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    return proc.wait(timeout=60), got.decode("utf-8", "replace")
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def test_progress_fits_the_terminal(ctx):
+    cls = small_class(ctx, "six")
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM", "COLUMNS")}
+    for columns in (100, 44):
+        rc, got = on_terminal(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], columns,
+                              dict(base, TERM="xterm"))
+        assert rc == 0, got
+        draws = [d for d in got.replace("\r\n", "\n").split("\r") if d.strip()]
+        assert len(draws) >= 2, got
+        for d in draws:
+            line = ANSI.sub("", d).split("\n")[0]
+            assert len(line) <= columns - 1, (columns, line)
+        assert "6/6 100%" in got, got
+        if columns == 100:
+            assert "\x1b[32mAC 6" in got, got          # colour on a terminal
+        else:
+            assert "AC" not in ANSI.sub("", got.split("Graded")[0]), got   # no room for them
+    # NO_COLOR: the bar without a colour (a cursor's return and erase are no colour)
+    rc, got = on_terminal(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], 100,
+                          dict(base, TERM="xterm", NO_COLOR="1"))
+    assert rc == 0 and "6/6 100%" in got and "AC 6" in got, got
+    assert not re.search(r"\x1b\[[0-9;]*m", got), got
+    # TERM=dumb, or no terminal: plain lines, no cursor movement
+    rc, got = on_terminal(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], 100,
+                          dict(base, TERM="dumb"))
+    assert rc == 0 and "\r" not in got.replace("\r\n", "\n") and "\x1b" not in got, got
+    assert "butterfly-batch: 6/6 done (100%)" in got, got
+    p = run(["-j", "2", "--force", "-o", ctx["tmp"] + "/tty", cls], env=dict(base, TERM="xterm"))
+    assert p.returncode == 0 and "\r" not in p.stderr and "\x1b" not in p.stderr, p.stderr
+    assert "butterfly-batch: 6/6 done (100%)" in p.stderr, p.stderr
+
+
+def test_gradescope_shows_nothing_hidden_early(ctx):
+    """Issue 11: before the grades are published a student sees the top-level
+    output and the visible tests; neither may depend on a hidden spectrum."""
+    files = results_files(ctx["ref"])
+
+    def body(r):
+        return r["output"].split("\n", 1)[1]      # after "Student: ID"
+
+    def visible_part(r):
+        return body(r), [t for t in r["tests"] if t["visibility"] == "visible"]
+
+    reference = None
+    fitted = 0
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            r = json.load(f)
+        status = r["extra_data"]["butterfly"]["verdict"]["status"]["description"]
+        assert r["stdout_visibility"] in ("hidden", "after_published"), path
+        hidden = [t for t in r["tests"] if t["visibility"] != "visible"]
+        assert [t["visibility"] for t in hidden] == ["after_published"] * 3, path
+        # so Gradescope keeps the total from students until publication
+        assert sum(t["max_score"] for t in hidden) > 0
+        text, visible = visible_part(r)
+        for words in ("hidden spectra are right", "Likely mistake", "Where it fails", "of 9",
+                      "Accepted", "Wrong Answer", "Verdict over"):
+            assert words not in text, (path, words, text)
+            assert all(words not in t["output"] for t in visible), (path, words)
+        if status in ("Accepted", "Wrong Answer"):
+            assert "Verdict" not in text, (path, text)
+            if all(t["status"] == "passed" for t in visible):
+                # right on the visible spectrum: the same as a correct kernel's,
+                # whatever the hidden spectra say
+                if reference is None:
+                    reference = visible_part(r)
+                assert visible_part(r) == reference, path
+                fitted += status == "Wrong Answer"
+        # the hidden results are there, for after publication
+        assert all("hidden spectra" in t["output"] or t["output"].startswith("Not run")
+                   for t in hidden), path
+    assert reference is not None and fitted >= 1, fitted   # hardcoded_visible is among them
+    with open(os.path.join(ctx["ref"], "students", "w_hardcoded_visible", "results.json")) as f:
+        r = json.load(f)
+    assert r["score"] == 3 and sum(t["score"] for t in r["tests"]) == 3
+    assert "0 of 8 hidden spectra" in r["tests"][1]["output"]
+
+
+def test_a_seed_per_run(ctx):
+    """Issue 11: unpredictable hidden spectra, one seed per run, kept for resumes."""
+    cls = os.path.join(ctx["tmp"], "seeds")
+    os.makedirs(cls)
+    for name, sample in (("c1", "correct"), ("c2", "correct_branches"),
+                         ("w", "wrong_twiddle_sign")):
+        shutil.copy(os.path.join(SAMPLES, sample + ".glsl"), os.path.join(cls, name + ".glsl"))
+
+    def seeds(out):
+        """The seed of the state file, of summary.json and of every record."""
+        with open(os.path.join(out, ".state.json")) as f:
+            state = json.load(f)["seed"]
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)["seed"]
+        records = set()
+        for path in results_files(out):
+            with open(path) as f:
+                records.add(json.load(f)["extra_data"]["butterfly"]["seed"])
+        assert records == {state} and summary == state, (state, summary, records)
+        assert 0 <= state < 2 ** 53
+        return state
+
+    one, two = ctx["tmp"] + "/seed1", ctx["tmp"] + "/seed2"
+    p = grade(cls, one)
+    assert p.returncode == 0 and "drawn from the operating system" in p.stdout, p.stdout
+    s1 = seeds(one)
+    p = grade(cls, two)
+    assert p.returncode == 0, p.stderr
+    assert seeds(two) != s1, "two classes graded on the same hidden spectra"
+    p = grade(cls, one)
+    assert "Graded 0 now, reused 3" in p.stdout and "kept from the earlier run" in p.stdout, \
+        p.stdout
+    assert seeds(one) == s1
+    p = grade(cls, one, "--force")
+    assert "Graded 3 now, reused 0" in p.stdout and "drawn from" in p.stdout, p.stdout
+    s3 = seeds(one)
+    assert s3 != s1
+    p = grade(cls, one, "--seed", str(s1))
+    assert "Graded 3 now" in p.stdout and "given with --seed" in p.stdout, p.stdout
+    assert seeds(one) == s1
+    # an instructor reproduces a grade with the recorded seed: the same rows, elsewhere
+    p = grade(cls, two, "--seed", str(s1))
+    assert p.returncode == 0 and seeds(two) == s1, p.stderr
+    assert without_timing(one) == without_timing(two)
+
+    # killed halfway with a drawn seed: the rest is graded with that seed
+    slow = os.path.join(ctx["tmp"], "seeds_slow")
+    shutil.copytree(cls, slow)
+    with open(os.path.join(slow, "t_runaway.glsl"), "w") as f:
+        f.write(make_class.RUNAWAY)
+    out = ctx["tmp"] + "/seed_killed"
+    proc = subprocess.Popen([BATCH, "-j", "2", "--deadline-ms", "3000", "-q", "-o", out, slow],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for_results(out, proc, 3)
+    proc.kill()
+    proc.communicate()
+    assert not os.path.exists(os.path.join(out, "summary.json")), "it had finished"
+    with open(os.path.join(out, ".state.json")) as f:
+        drawn = json.load(f)["seed"]
+    p = grade(slow, out)
+    assert p.returncode == 0 and "reused 3" in p.stdout, p.stdout
+    assert "Seed %d, kept from the earlier run" % drawn in p.stdout, p.stdout
+    assert seeds(out) == drawn
+
+
+def test_standard_input(ctx):
+    correct = open(os.path.join(SAMPLES, "correct.glsl")).read()
+    lines = json.dumps({"id": "zoe", "source": correct}) + "\n" + \
+        json.dumps({"id": "yan", "source": "return 0.0;"}) + "\n"
+    out = ctx["tmp"] + "/stdin"
+    p = run(["-j", "2", "--seed", SEED, "-o", out, "-"], input=lines)
+    assert p.returncode == 0 and "2 inputs (jsonl)" in p.stdout, p.stdout + p.stderr
+    rows = {r["id"]: r for r in read_rows(out)}
+    assert rows["zoe"]["verdict"] == "Accepted" and rows["zoe"]["input"] == "stdin:1", rows
+    assert rows["yan"]["verdict"] == "Wrong Answer" and rows["yan"]["input"] == "stdin:2", rows
+    p = run(["--format", "dir", "-o", out, "-"], input="")
+    assert p.returncode == 2 and "not a folder" in p.stderr, p.stderr
+    p = run(["-o", out, "-"], input="")
+    assert p.returncode == 2, p.stderr
+
+
+def test_version_and_help(ctx):
+    p = run(["--version"])
+    assert p.returncode == 0 and re.fullmatch(r"butterfly-batch \d+\.\d+\.\d+\n", p.stdout), p.stdout
+    p = run(["--help"])
+    assert p.returncode == 0 and p.stdout.startswith("usage: butterfly-batch"), p.stdout
+    assert run(["--gradebook", "blackboard", "-o", "x", "y"]).returncode == 64
+    p = run(["--gradebook", "canvas", "-o", "x", "y"])
+    assert p.returncode == 64 and "--roster" in p.stderr, p.stderr
+    p = run(["--roster", "r.csv", "-o", "x", "y"])
+    assert p.returncode == 64 and "for --gradebook canvas" in p.stderr, p.stderr
+
+
 def main():
     tests = [test_class_of_60, test_rerun_reuses_everything, test_kill9_halfway_then_resume,
              test_ctrl_c_to_the_process_group_then_resume, test_csv_export, test_jsonl_export,
-             test_usage_and_refusals]
+             test_usage_and_refusals, test_gradescope_shows_nothing_hidden_early,
+             test_a_seed_per_run, test_standard_input, test_progress_fits_the_terminal,
+             test_version_and_help]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="butterfly-batch-test-") as tmp:
         ctx = {"tmp": tmp, "class": os.path.join(tmp, "class"), "ref": os.path.join(tmp, "ref")}

@@ -1,5 +1,6 @@
 /*
- * The batch's pieces without a device: the CSV reader and writer, ids and
+ * The batch's pieces without a device: the CSV reader and writer (with
+ * ';', a byte-order mark, the delimiter sniffed, formula cells), ids and
  * their names on disk, SHA-256, the scoring, the summary's normalising.
  */
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "batch_id.h"
+#include "batch_progress.h"
 #include "batch_score.h"
 #include "batch_sha256.h"
 #include "batch_summary.h"
@@ -27,13 +29,14 @@ struct parsed {
     bool truncated[8];
 };
 
-/* Reads every record of text into out (at most max); returns the count. */
-static size_t parse(const char *text, size_t max_field, size_t max_fields,
-                    struct parsed *out, size_t max)
+/* Reads every record of text, fields separated by delim, into out (at
+ * most max); returns the count. */
+static size_t parse_with(const char *text, char delim, size_t max_field, size_t max_fields,
+                         struct parsed *out, size_t max)
 {
     FILE *f = fmemopen((void *)text, strlen(text), "rb");
     assert_non_null(f);
-    struct csv_reader *r = csv_reader_new(f, max_field, max_fields);
+    struct csv_reader *r = csv_reader_new(f, delim, max_field, max_fields);
     assert_non_null(r);
     size_t k = 0;
     for (; k < max; k++) {
@@ -50,6 +53,12 @@ static size_t parse(const char *text, size_t max_field, size_t max_fields,
     csv_reader_free(r);
     fclose(f);
     return k;
+}
+
+static size_t parse(const char *text, size_t max_field, size_t max_fields,
+                    struct parsed *out, size_t max)
+{
+    return parse_with(text, ',', max_field, max_fields, out, max);
 }
 
 static void test_csv_reads_rfc4180(void **state)
@@ -105,6 +114,66 @@ static void test_csv_writes_quotes_and_guards_formulas(void **state)
     assert_string_equal(p[0].fields[2], "say \"hi\"");
     assert_string_equal(p[0].fields[3], "two\nlines");
     free(buf);
+}
+
+static void test_csv_semicolons_and_byte_order_mark(void **state)
+{
+    struct parsed p[4];
+    /* what a spreadsheet set to German or French writes: a mark, ';' */
+    size_t n = parse_with("\xef\xbb\xbfid;source\r\nalice;\"a; b, c\"\r\nbob;1,5\r\n", ';',
+                          64, 8, p, 4);
+    assert_int_equal(n, 3);
+    assert_string_equal(p[0].fields[0], "id");        /* the mark is not part of the name */
+    assert_string_equal(p[1].fields[1], "a; b, c");
+    assert_int_equal(p[2].n, 2);
+    assert_string_equal(p[2].fields[1], "1,5");       /* a comma is text here */
+    /* bytes that only start like a mark are data */
+    n = parse("\xef\xbbX,y\n", 64, 8, p, 4);
+    assert_int_equal(n, 1);
+    assert_string_equal(p[0].fields[0], "\xef\xbbX");
+    n = parse("\xef", 64, 8, p, 4);
+    assert_int_equal(n, 1);
+    assert_string_equal(p[0].fields[0], "\xef");
+}
+
+static void test_csv_sniffs_the_delimiter(void **state)
+{
+    static const struct { const char *head; char want; } cases[] = {
+        { "id,source\n", ',' },
+        { "id;source\n", ';' },
+        { "\xef\xbb\xbfStudent;ID;SIS User ID;SIS Login ID;Section\r\n", ';' },
+        { "Student,ID,SIS User ID,SIS Login ID,Section\r\n", ',' },
+        { "\"a;b;c\",id,source\n", ',' },           /* quoted ones do not count */
+        { "id;source\nx,y,z,w,v\n", ';' },            /* the header alone decides */
+        { "\"x\"\"y;z\";id,code\n", ',' },          /* a doubled quote stays inside */
+        { "", ',' },
+        { "id\n", ',' },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(csv_sniff_delimiter(cases[i].head, strlen(cases[i].head)),
+                         cases[i].want);
+    /* a file is sought back to where it was */
+    const char *text = "id;source\nalice;x\n";
+    FILE *f = fmemopen((void *)text, strlen(text), "rb");
+    assert_int_equal(csv_sniff_file(f), ';');
+    assert_int_equal(ftell(f), 0);
+    fclose(f);
+}
+
+static void test_csv_formula_cells(void **state)
+{
+    static const char *const formulas[] = {
+        "=1+2", "=HYPERLINK(\"http://x\")", "@SUM(A1)", "+cmd|' /C calc'!A0", "-2+3",
+        "-A1", "+", "-", "\t=1", "\r=1", "@jdoe",
+    };
+    static const char *const plain[] = {
+        "alice", "-3", "+1.5", "-0.25", "1e5", "-2E-3", "", "a=b", " =1", "Jos\xc3\xa9",
+        "12345",
+    };
+    for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; i++)
+        assert_true(csv_is_formula(formulas[i]));
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        assert_false(csv_is_formula(plain[i]));
 }
 
 /* --- ids -------------------------------------------------------------- */
@@ -163,6 +232,20 @@ static void test_display_escapes_controls(void **state)
     char *s = batch_display("ok \xc3\xa9\x1b[2J\xff\n", 11);
     assert_string_equal(s, "ok \xc3\xa9%1B[2J%FF%0A");
     free(s);
+}
+
+static void test_display_cut_keeps_utf8_whole(void **state)
+{
+    char s[16];
+    strcpy(s, "ab\xc3\xa9\xe2\x82\xac");     /* "abé€": 2 + 2 + 3 bytes */
+    batch_display_cut(s, 6);                   /* would split the euro sign */
+    assert_string_equal(s, "ab\xc3\xa9");
+    strcpy(s, "ab\xc3\xa9");
+    batch_display_cut(s, 3);                   /* would split the e acute */
+    assert_string_equal(s, "ab");
+    strcpy(s, "abc");
+    batch_display_cut(s, 10);
+    assert_string_equal(s, "abc");
 }
 
 /* --- SHA-256 ----------------------------------------------------------- */
@@ -250,18 +333,71 @@ static void test_normalise(void **state)
     assert_null(strchr(out, '\x1b'));
 }
 
+/* --- progress ----------------------------------------------------------- */
+
+/* The width a terminal shows: escape sequences take none. */
+static size_t visible_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++) {
+        if (*s == '\033') {
+            while (*s && *s != 'm')
+                s++;
+            if (!*s)
+                break;
+            continue;
+        }
+        w++;
+    }
+    return w;
+}
+
+static void test_progress_line_fits_the_terminal(void **state)
+{
+    struct batch_progress p;
+    batch_progress_init(&p, stderr, 100000, true);
+    for (int i = 0; i < 12345; i++)
+        batch_progress_count(&p, i % 3 ? VERDICT_ACCEPTED : VERDICT_WRONG_ANSWER, false);
+    static const int widths[] = { 1, 8, 20, 33, 40, 60, 80, 120, 300 };
+    char line[512];
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        for (int colour = 0; colour < 2; colour++) {
+            size_t n = batch_progress_line(&p, widths[i], colour, line, sizeof line);
+            assert_int_equal(n, strlen(line));
+            assert_true(visible_width(line) <= (size_t)(widths[i] > 1 ? widths[i] - 1 : 0));
+            assert_true(colour || !strchr(line, '\033'));
+        }
+    }
+    /* wide: everything, the verdicts in colour when asked */
+    batch_progress_line(&p, 120, true, line, sizeof line);
+    assert_non_null(strstr(line, "12345/100000"));
+    assert_non_null(strstr(line, "\033[32mAC 8230"));
+    batch_progress_line(&p, 120, false, line, sizeof line);
+    assert_non_null(strstr(line, "AC 8230 WA 4115"));
+    /* narrow: the bar and the count stay, the verdicts go */
+    batch_progress_line(&p, 50, false, line, sizeof line);
+    assert_non_null(strstr(line, "12345/100000"));
+    assert_null(strstr(line, "AC"));
+    assert_int_equal(line[0], '[');
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_reads_rfc4180),
         cmocka_unit_test(test_csv_bounds_and_unclosed_quote),
         cmocka_unit_test(test_csv_writes_quotes_and_guards_formulas),
+        cmocka_unit_test(test_csv_semicolons_and_byte_order_mark),
+        cmocka_unit_test(test_csv_sniffs_the_delimiter),
+        cmocka_unit_test(test_csv_formula_cells),
         cmocka_unit_test(test_id_problems),
         cmocka_unit_test(test_id_keys_are_safe_and_distinct),
         cmocka_unit_test(test_display_escapes_controls),
+        cmocka_unit_test(test_display_cut_keeps_utf8_whole),
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_score),
         cmocka_unit_test(test_normalise),
+        cmocka_unit_test(test_progress_line_fits_the_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,3 +105,14 @@ char *batch_display(const char *s, size_t len)
     out[o] = '\0';
     return out;
 }
+
+void batch_display_cut(char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (len <= max)
+        return;
+    /* back to the first byte of the sequence the cut falls in */
+    while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+        max--;
+    s[max] = '\0';
+}

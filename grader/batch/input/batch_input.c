@@ -139,16 +139,74 @@ static bool refuse_duplicates(struct batch_inputs *in)
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
                                         k > i ? ", " : "", in->v[k].location);
             }
-            for (size_t k = i; k < j; k++)
+            for (size_t k = i; k < j; k++) {
+                in->v[k].duplicate = true;
                 if (!batch_input_refuse(&in->v[k], "the id \"%s\" appears %zu times (%s): none of "
                                         "them is graded, so that no result can go to the wrong "
                                         "student; keep one and run again",
                                         in->v[i].id, j - i, list))
                     return false;
+            }
         }
         i = j;
     }
     return true;
+}
+
+FILE *batch_input_spool_stdin(char *err, size_t errsz)
+{
+    FILE *t = tmpfile();
+    char *buf = malloc(64 * 1024);
+    if (!t || !buf) {
+        snprintf(err, errsz, "cannot keep standard input in a temporary file: %s",
+                 t ? "out of memory" : strerror(errno));
+        goto fail;
+    }
+    size_t n;
+    unsigned long long total = 0;
+    while ((n = fread(buf, 1, 64 * 1024, stdin)) > 0) {
+        total += n;
+        if (total > BATCH_MAX_STDIN) {
+            snprintf(err, errsz, "standard input holds more than %llu MiB: save the export to "
+                     "a file and split it", BATCH_MAX_STDIN >> 20);
+            goto fail;
+        }
+        if (fwrite(buf, 1, n, t) != n) {
+            snprintf(err, errsz, "cannot keep standard input in a temporary file: %s",
+                     strerror(errno));
+            goto fail;
+        }
+    }
+    if (ferror(stdin)) {
+        snprintf(err, errsz, "cannot read standard input: %s", strerror(errno));
+        goto fail;
+    }
+    if (fflush(t) != 0 || fseek(t, 0, SEEK_SET) != 0) {
+        snprintf(err, errsz, "cannot keep standard input in a temporary file: %s",
+                 strerror(errno));
+        goto fail;
+    }
+    free(buf);
+    return t;
+fail:
+    free(buf);
+    if (t)
+        fclose(t);
+    return NULL;
+}
+
+/* An export without a telling extension: JSON Lines start with an object.
+ * Reads the first byte that is not blank, then seeks back. */
+static enum batch_format sniff_table(FILE *f)
+{
+    long at = ftell(f);
+    int c;
+    while ((c = getc(f)) != EOF && isspace(c))
+        ;
+    clearerr(f);
+    if (at >= 0)
+        fseek(f, at, SEEK_SET);
+    return c == '{' ? BATCH_FORMAT_JSONL : BATCH_FORMAT_CSV;
 }
 
 static enum batch_format detect_format(const char *path, char *err, size_t errsz)
@@ -166,17 +224,33 @@ static enum batch_format detect_format(const char *path, char *err, size_t errsz
     if (dot && (!strcasecmp(dot, ".jsonl") || !strcasecmp(dot, ".ndjson") ||
                 !strcasecmp(dot, ".json")))
         return BATCH_FORMAT_JSONL;
-    /* no telling extension: JSON Lines start with an object */
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
         return BATCH_FORMAT_AUTO;
     }
-    int c;
-    while ((c = getc(f)) != EOF && isspace(c))
-        ;
+    enum batch_format fmt = sniff_table(f);
     fclose(f);
-    return c == '{' ? BATCH_FORMAT_JSONL : BATCH_FORMAT_CSV;
+    return fmt;
+}
+
+/* Loads a CSV or JSON Lines export: a file, or the copy of standard input. */
+static bool load_table(const struct batch_input_options *o, enum batch_format f,
+                       struct batch_inputs *in, char *err, size_t errsz)
+{
+    bool from_stdin = o->stream != NULL;
+    FILE *file = from_stdin ? o->stream : fopen(o->path, "rb");
+    if (!file) {
+        snprintf(err, errsz, "cannot open %s: %s", o->path, strerror(errno));
+        return false;
+    }
+    const char *name = from_stdin ? BATCH_STDIN_NAME : batch_input_base_name(o->path);
+    const char *path = from_stdin ? "standard input" : o->path;
+    bool ok = f == BATCH_FORMAT_CSV ? batch_input_csv_load(o, file, name, path, in, err, errsz)
+                                    : batch_input_jsonl_load(o, file, name, path, in, err, errsz);
+    if (!from_stdin)
+        fclose(file);
+    return ok;
 }
 
 bool batch_inputs_load(const struct batch_input_options *o, struct batch_inputs *in,
@@ -185,12 +259,17 @@ bool batch_inputs_load(const struct batch_input_options *o, struct batch_inputs 
     memset(in, 0, sizeof *in);
     in->dir_fd = -1;
     enum batch_format f = o->format;
-    if (f == BATCH_FORMAT_AUTO && (f = detect_format(o->path, err, errsz)) == BATCH_FORMAT_AUTO)
+    if (o->stream && f == BATCH_FORMAT_DIR) {
+        snprintf(err, errsz, "standard input can hold a CSV or JSON Lines export, not a folder");
+        return false;
+    }
+    if (f == BATCH_FORMAT_AUTO)
+        f = o->stream ? sniff_table(o->stream) : detect_format(o->path, err, errsz);
+    if (f == BATCH_FORMAT_AUTO)
         return false;
     in->format = f;
     bool ok = f == BATCH_FORMAT_DIR ? batch_input_dir_load(o, in, err, errsz)
-            : f == BATCH_FORMAT_CSV ? batch_input_csv_load(o, in, err, errsz)
-            : batch_input_jsonl_load(o, in, err, errsz);
+                                    : load_table(o, f, in, err, errsz);
     if (ok && in->n)
         qsort(in->v, in->n, sizeof *in->v, compare_inputs);
     if (ok && !refuse_duplicates(in)) {

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "batch_id.h"
@@ -20,6 +21,8 @@
 #define BATCH_MAX_TABLE_SOURCES (512u * 1024 * 1024)  /* bytes of bodies held from a CSV or JSONL file */
 #define BATCH_MAX_FOLDER_FILES  1000                  /* entries looked at in one student's folder */
 #define BATCH_MAX_JSONL_LINE    (1024 * 1024)
+#define BATCH_MAX_STDIN         (1024ull * 1024 * 1024)  /* bytes of an export read from "-" */
+#define BATCH_STDIN_NAME        "stdin"                  /* its name in locations: "stdin:17" */
 
 enum batch_format { BATCH_FORMAT_AUTO, BATCH_FORMAT_DIR, BATCH_FORMAT_CSV, BATCH_FORMAT_JSONL };
 
@@ -36,6 +39,7 @@ struct batch_input {
     char *source;       /* table input: the body, at most TASK_MAX_SOURCE + 1 bytes */
     size_t source_len;
     char *refusal;      /* why it is Rejected without grading, or NULL */
+    bool duplicate;     /* refused because its id appears more than once */
 };
 
 struct batch_inputs {
@@ -48,13 +52,22 @@ struct batch_inputs {
 };
 
 struct batch_input_options {
-    const char *path;
+    const char *path;                   /* "-": a CSV or JSON Lines export on standard input */
     enum batch_format format;           /* AUTO: a directory, *.csv, else JSON Lines */
     const char *id_column;              /* NULL: id, student_id, student */
     const char *source_column;          /* NULL: source, code, submission */
     dev_t skip_dev;                     /* a directory entry to leave out: */
     ino_t skip_ino;                     /* the output folder (0: none) */
+    FILE *stream;                       /* path "-": batch_input_spool_stdin's copy */
 };
+
+/*
+ * Copies standard input (at most BATCH_MAX_STDIN bytes) into an unnamed
+ * temporary file, rewound, so that a CSV or JSON Lines export can come
+ * through a pipe and still be sniffed and read like a file. Returns the
+ * file, which the caller closes, or NULL with a reason in err.
+ */
+FILE *batch_input_spool_stdin(char *err, size_t errsz);
 
 /*
  * Reads the inputs at o->path into *in: finds every submission, checks
@@ -102,13 +115,17 @@ const char *batch_input_base_name(const char *path);
 bool batch_input_dir_load(const struct batch_input_options *o, struct batch_inputs *in,
                           char *err, size_t errsz);
 
-/* Loads a CSV export with a header row. */
-bool batch_input_csv_load(const struct batch_input_options *o, struct batch_inputs *in,
-                          char *err, size_t errsz);
+/*
+ * Loads a CSV export with a header row from f (the caller's, seekable;
+ * its delimiter, ',' or ';', is sniffed). `name` is the file's name in
+ * locations ("class.csv", "stdin") and `path` its name in messages.
+ */
+bool batch_input_csv_load(const struct batch_input_options *o, FILE *f, const char *name,
+                          const char *path, struct batch_inputs *in, char *err, size_t errsz);
 
-/* Loads a JSON Lines export: one object per line. */
-bool batch_input_jsonl_load(const struct batch_input_options *o, struct batch_inputs *in,
-                            char *err, size_t errsz);
+/* Loads a JSON Lines export, one object per line, from f (the caller's). */
+bool batch_input_jsonl_load(const struct batch_input_options *o, FILE *f, const char *name,
+                            const char *path, struct batch_inputs *in, char *err, size_t errsz);
 
 /*
  * Whether a column or key name is one of the usual names of the id

@@ -2,7 +2,6 @@
  * batch_input_csv.c - a CSV export: a header row naming an id column and
  * a source column, then one record per submission.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +19,7 @@ static long find_column(const struct csv_field *h, size_t n, const char *want,
     long best = -1;
     int best_rank = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *name = h[i].data;
-        size_t len = h[i].len;
-        if (i == 0 && len >= 3 && !memcmp(name, "\xef\xbb\xbf", 3)) {
-            name += 3;   /* the byte-order mark spreadsheets put first */
-            len -= 3;
-        }
-        int rank = match(name, len, want);
+        int rank = match(h[i].data, h[i].len, want);
         if (rank >= 0 && (best < 0 || rank < best_rank)) {
             best = (long)i;
             best_rank = rank;
@@ -63,33 +56,28 @@ static bool blank_record(const struct csv_field *f, size_t n)
     return n == 1 && f[0].len == 0;
 }
 
-bool batch_input_csv_load(const struct batch_input_options *o, struct batch_inputs *in,
-                          char *err, size_t errsz)
+bool batch_input_csv_load(const struct batch_input_options *o, FILE *f, const char *name,
+                          const char *path, struct batch_inputs *in, char *err, size_t errsz)
 {
     bool ok = false;
-    FILE *f = fopen(o->path, "rb");
     struct csv_reader *r = NULL;
-    if (!f) {
-        snprintf(err, errsz, "cannot open %s: %s", o->path, strerror(errno));
-        return false;
-    }
     /* a source cell keeps one byte over the limit, to be seen as too long */
-    if (!(r = csv_reader_new(f, TASK_MAX_SOURCE + 1, CSV_MAX_FIELDS))) {
+    /* a spreadsheet set to a language with a decimal comma writes ';' */
+    if (!(r = csv_reader_new(f, csv_sniff_file(f), TASK_MAX_SOURCE + 1, CSV_MAX_FIELDS))) {
         snprintf(err, errsz, "out of memory");
         goto out;
     }
-    const char *base = batch_input_base_name(o->path);
     const struct csv_field *fields;
     size_t n;
     unsigned long line;
     bool dropped;
     enum csv_status st = csv_reader_next(r, &fields, &n, &line, &dropped);
     if (st == CSV_EOF) {
-        snprintf(err, errsz, "%s is empty: a CSV export needs a header row", o->path);
+        snprintf(err, errsz, "%s is empty: a CSV export needs a header row", path);
         goto out;
     }
     if (st == CSV_IO_ERROR) {
-        snprintf(err, errsz, "cannot read %s", o->path);
+        snprintf(err, errsz, "cannot read %s", path);
         goto out;
     }
     long id_col = find_column(fields, n, o->id_column, batch_input_match_id);
@@ -98,7 +86,7 @@ bool batch_input_csv_load(const struct batch_input_options *o, struct batch_inpu
         char list[512];
         header_list(fields, n, list, sizeof list);
         snprintf(err, errsz, "%s: no %s column in the header (%s); name it with %s",
-                 o->path, id_col < 0 ? "id" : "source", list,
+                 path, id_col < 0 ? "id" : "source", list,
                  id_col < 0 ? "--id-column (default: id, student_id or student)"
                             : "--source-column (default: source, code or submission)");
         goto out;
@@ -108,7 +96,7 @@ bool batch_input_csv_load(const struct batch_input_options *o, struct batch_inpu
         if (st == CSV_RECORD && blank_record(fields, n))
             continue;
         char location[4096];
-        snprintf(location, sizeof location, "%s:%lu", base, line);
+        snprintf(location, sizeof location, "%s:%lu", name, line);
         size_t id_len = (size_t)id_col < n ? fields[id_col].len : 0;
         const char *id = (size_t)id_col < n ? trim(fields[id_col].data, &id_len) : NULL;
         struct batch_input *e = batch_inputs_add(in, id, id_len, location, err, errsz);
@@ -126,7 +114,7 @@ bool batch_input_csv_load(const struct batch_input_options *o, struct batch_inpu
             const struct csv_field *src = &fields[src_col];
             in->held += src->len;
             if (in->held > BATCH_MAX_TABLE_SOURCES) {
-                snprintf(err, errsz, "%s holds more than %u MiB of sources: split it", o->path,
+                snprintf(err, errsz, "%s holds more than %u MiB of sources: split it", path,
                          BATCH_MAX_TABLE_SOURCES >> 20);
                 goto out;
             }
@@ -137,7 +125,7 @@ bool batch_input_csv_load(const struct batch_input_options *o, struct batch_inpu
         }
     }
     if (st == CSV_IO_ERROR) {
-        snprintf(err, errsz, "cannot read %s", o->path);
+        snprintf(err, errsz, "cannot read %s", path);
         goto out;
     }
     ok = true;
@@ -146,6 +134,5 @@ oom:
     snprintf(err, errsz, "out of memory");
 out:
     csv_reader_free(r);
-    fclose(f);
     return ok;
 }

@@ -2,7 +2,6 @@
  * batch_input_jsonl.c - a JSON Lines export: one object per line with an
  * id key and a source key.
  */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,21 +116,14 @@ static bool add_object(const struct batch_input_options *o, struct batch_inputs 
     return ok;
 }
 
-bool batch_input_jsonl_load(const struct batch_input_options *o, struct batch_inputs *in,
-                            char *err, size_t errsz)
+bool batch_input_jsonl_load(const struct batch_input_options *o, FILE *f, const char *name,
+                            const char *path, struct batch_inputs *in, char *err, size_t errsz)
 {
-    FILE *f = fopen(o->path, "rb");
-    if (!f) {
-        snprintf(err, errsz, "cannot open %s: %s", o->path, strerror(errno));
-        return false;
-    }
     char *buf = malloc(BATCH_MAX_JSONL_LINE + 1);
     if (!buf) {
-        fclose(f);
         snprintf(err, errsz, "out of memory");
         return false;
     }
-    const char *base = batch_input_base_name(o->path);
     bool ok = true, too_long;
     size_t len, with_id = 0;
     unsigned long line = 0;
@@ -140,7 +132,7 @@ bool batch_input_jsonl_load(const struct batch_input_options *o, struct batch_in
         if (!too_long && blank(buf, len))
             continue;
         char location[4096];
-        snprintf(location, sizeof location, "%s:%lu", base, line);
+        snprintf(location, sizeof location, "%s:%lu", name, line);
         if (too_long) {
             struct batch_input *e = batch_inputs_add(in, NULL, 0, location, err, errsz);
             ok = e && batch_input_refuse(e, "the line is over %d MiB",
@@ -163,15 +155,14 @@ bool batch_input_jsonl_load(const struct batch_input_options *o, struct batch_in
         json_decref(obj);
     }
     if (ok && ferror(f)) {
-        snprintf(err, errsz, "cannot read %s", o->path);
+        snprintf(err, errsz, "cannot read %s", path);
         ok = false;
     }
     if (ok && in->n && !with_id) {
-        snprintf(err, errsz, "%s: no line has an id key (%s); name it with --id-column", o->path,
+        snprintf(err, errsz, "%s: no line has an id key (%s); name it with --id-column", path,
                  o->id_column ? o->id_column : "id, student_id or student");
         ok = false;
     }
     free(buf);
-    fclose(f);
     return ok;
 }

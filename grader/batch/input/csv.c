@@ -1,16 +1,21 @@
 /* csv.c - a small RFC 4180 reader and writer. */
 #include "csv.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 struct csv_reader {
     FILE *f;
+    char delimiter;
     size_t max_field, max_fields;
     struct csv_field *fields;    /* max_fields entries, buffers reused */
     size_t *caps;                /* allocated bytes of each field's buffer */
     unsigned long line;          /* line of the next character */
-    bool done;
+    int back[3];                 /* characters read ahead, last first */
+    int nback;
+    bool started, done;
 };
 
 const char *csv_status_to_str(enum csv_status s)
@@ -24,9 +29,10 @@ const char *csv_status_to_str(enum csv_status s)
     return "unknown";
 }
 
-struct csv_reader *csv_reader_new(FILE *f, size_t max_field, size_t max_fields)
+struct csv_reader *csv_reader_new(FILE *f, char delimiter, size_t max_field, size_t max_fields)
 {
-    if (max_field < 1 || max_fields < 1)
+    if (max_field < 1 || max_fields < 1 || delimiter == '"' || delimiter == '\r' ||
+        delimiter == '\n' || delimiter == '\0')
         return NULL;
     struct csv_reader *r = calloc(1, sizeof *r);
     if (!r)
@@ -38,6 +44,7 @@ struct csv_reader *csv_reader_new(FILE *f, size_t max_field, size_t max_fields)
         return NULL;
     }
     r->f = f;
+    r->delimiter = delimiter;
     r->max_field = max_field;
     r->max_fields = max_fields;
     r->line = 1;
@@ -54,6 +61,33 @@ void csv_reader_free(struct csv_reader *r)
     free(r->fields);
     free(r->caps);
     free(r);
+}
+
+/* The next character, after those read ahead; ungetc promises only one. */
+static int next_char(struct csv_reader *r)
+{
+    return r->nback ? r->back[--r->nback] : getc(r->f);
+}
+
+static void put_back(struct csv_reader *r, int c)
+{
+    if (c != EOF && r->nback < 3)
+        r->back[r->nback++] = c;
+}
+
+/* Skips a UTF-8 byte-order mark at the start: spreadsheets write one. */
+static void skip_bom(struct csv_reader *r)
+{
+    static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
+    int got[3], n = 0;
+    while (n < 3 && (got[n] = next_char(r)) == bom[n])
+        n++;
+    if (n == 3)
+        return;
+    /* not a mark: what was read goes back, in order */
+    int last = n < 3 ? n : 2;
+    for (int i = last; i >= 0; i--)
+        put_back(r, got[i]);
 }
 
 /* Starts field i empty, with a buffer so that data is never NULL. */
@@ -105,7 +139,11 @@ enum csv_status csv_reader_next(struct csv_reader *r, const struct csv_field **f
 {
     if (r->done)
         return CSV_EOF;
-    int c = getc(r->f);
+    if (!r->started) {
+        r->started = true;
+        skip_bom(r);
+    }
+    int c = next_char(r);
     if (c == EOF) {
         r->done = true;
         return ferror(r->f) ? CSV_IO_ERROR : CSV_EOF;
@@ -116,7 +154,7 @@ enum csv_status csv_reader_next(struct csv_reader *r, const struct csv_field **f
     enum csv_status result = CSV_RECORD;
     if (!field_start(r, 0))
         return CSV_IO_ERROR;
-    for (;; c = getc(r->f)) {
+    for (;; c = next_char(r)) {
         if (c == '\n')
             r->line++;
         bool end_record = false, end_field = false;
@@ -137,14 +175,14 @@ enum csv_status csv_reader_next(struct csv_reader *r, const struct csv_field **f
                 st = QUOTED;
                 continue;
             }
-            if (c == ',') {
+            if (c == r->delimiter) {
                 end_field = true;
             } else if (c == '\r') {
-                int next = getc(r->f);
+                int next = next_char(r);
                 if (next == '\n')
                     r->line++;
-                else if (next != EOF)
-                    ungetc(next, r->f);
+                else
+                    put_back(r, next);
                 if (next != '\n')
                     r->line++;   /* a lone CR ends a line as well */
                 end_record = true;
@@ -188,6 +226,82 @@ enum csv_status csv_reader_next(struct csv_reader *r, const struct csv_field **f
     }
 }
 
+char csv_sniff_delimiter(const char *head, size_t len)
+{
+    size_t commas = 0, semicolons = 0, i = 0;
+    bool quoted = false;
+    if (len >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+        i = 3;
+    for (; i < len; i++) {
+        char c = head[i];
+        if (c == '"')
+            quoted = !quoted;   /* "" inside quotes toggles twice: no change */
+        else if (!quoted && (c == '\n' || c == '\r'))
+            break;
+        else if (!quoted && c == ',')
+            commas++;
+        else if (!quoted && c == ';')
+            semicolons++;
+    }
+    return semicolons > commas ? ';' : ',';
+}
+
+char csv_sniff_file(FILE *f)
+{
+    char *buf = malloc(CSV_SNIFF_BYTES);
+    long at = ftell(f);
+    if (!buf || at < 0) {
+        free(buf);
+        return ',';
+    }
+    size_t n = fread(buf, 1, CSV_SNIFF_BYTES, f);
+    char d = csv_sniff_delimiter(buf, n);
+    free(buf);
+    clearerr(f);
+    if (fseek(f, at, SEEK_SET) != 0)
+        return ',';
+    return d;
+}
+
+/* A plain decimal number a spreadsheet reads as a value, not a formula:
+ * a sign, digits with at most one point, an optional exponent. */
+static bool plain_number(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    bool digits = false, point = false;
+    for (; *p; p++) {
+        if (isdigit((unsigned char)*p))
+            digits = true;
+        else if (*p == '.' && !point)
+            point = true;
+        else
+            break;
+    }
+    if (!digits)
+        return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    return *p == '\0';
+}
+
+bool csv_is_formula(const char *s)
+{
+    switch (s[0]) {
+    case '=': case '@': case '\t': case '\r':
+        return true;
+    case '+': case '-':
+        return !plain_number(s);
+    default:
+        return false;
+    }
+}
+
 static bool needs_quotes(const char *s)
 {
     size_t len = strlen(s);
@@ -196,17 +310,17 @@ static bool needs_quotes(const char *s)
     return strpbrk(s, ",\"\r\n") != NULL;
 }
 
-void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long text_mask)
+void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask)
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = fields[i] ? fields[i] : "";
-        bool formula = (text_mask >> i & 1) && s[0] && strchr("=+-@\t\r", s[0]);
+        bool guard = i < 64 && (guard_mask >> i & 1) && csv_is_formula(s);
         bool quote = needs_quotes(s);
         if (i)
             fputc(',', f);
         if (quote)
             fputc('"', f);
-        if (formula)
+        if (guard)
             fputc('\'', f);
         for (const char *p = s; *p; p++) {
             if (*p == '"' && quote)

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#define CSV_SNIFF_BYTES (64 * 1024)   /* read to guess the delimiter */
+
 /* One field of a record; `data` is NUL-terminated but may hold NULs. */
 struct csv_field {
     char *data;
@@ -26,36 +28,63 @@ const char *csv_status_to_str(enum csv_status s);
 struct csv_reader;
 
 /*
- * A reader of `f` (which the caller keeps and closes). Every field keeps
- * at most max_field bytes and a record at most max_fields fields, so a
- * hostile file cannot make the reader hold more than about
- * max_field * max_fields bytes. NULL on OOM.
+ * A reader of `f` (which the caller keeps and closes), with fields
+ * separated by `delimiter` (',' or ';'). Every field keeps at most
+ * max_field bytes and a record at most max_fields fields, so a hostile
+ * file cannot make the reader hold more than about max_field * max_fields
+ * bytes. A UTF-8 byte-order mark at the very start is skipped. NULL on
+ * OOM or a delimiter that cannot be one (a quote, CR, LF).
  */
-struct csv_reader *csv_reader_new(FILE *f, size_t max_field, size_t max_fields);
+struct csv_reader *csv_reader_new(FILE *f, char delimiter, size_t max_field, size_t max_fields);
 
 /* Frees the reader. Accepts NULL. */
 void csv_reader_free(struct csv_reader *r);
 
 /*
- * Reads the next record: fields separated by commas, records by CRLF or
- * LF, quoted fields with "" for a quote (and commas and line breaks
- * inside). A quote inside an unquoted field is kept as text. On
- * CSV_RECORD and CSV_UNCLOSED, *fields (owned by the reader, valid until
- * the next call) holds *n fields, *line is the 1-based line where the
- * record starts, and *dropped says whether fields beyond max_fields were
- * dropped. After CSV_UNCLOSED the input is used up.
+ * Reads the next record: fields separated by the delimiter, records by
+ * CRLF, LF or a lone CR, quoted fields with "" for a quote (and
+ * delimiters and line breaks inside). A quote inside an unquoted field is
+ * kept as text, and so is text after a closing quote. On CSV_RECORD and
+ * CSV_UNCLOSED, *fields (owned by the reader, valid until the next call)
+ * holds *n fields, *line is the 1-based line where the record starts, and
+ * *dropped says whether fields beyond max_fields were dropped. After
+ * CSV_UNCLOSED the input is used up.
  */
 enum csv_status csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
                                 size_t *n, unsigned long *line, bool *dropped);
 
 /*
- * Writes one row of n NUL-terminated fields and a CRLF. A field is quoted
- * when it holds a comma, a quote, CR or LF, or starts or ends with a
- * space; quotes inside are doubled. Fields whose bit is set in
- * `text_mask` (bit i for field i) are text from outside: one that starts
- * with = + - @ TAB or CR gets a leading apostrophe, because spreadsheets
- * run such cells as formulas (CSV injection).
+ * The delimiter of a CSV text from its first record (len bytes at head, a
+ * byte-order mark allowed): ';' when it holds more semicolons than commas
+ * outside quotes (what a spreadsheet writes where the comma is the
+ * decimal separator), else ','.
  */
-void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long text_mask);
+char csv_sniff_delimiter(const char *head, size_t len);
+
+/*
+ * The same for a file: reads up to CSV_SNIFF_BYTES of f, then seeks back
+ * to where it was. Returns ',' when f cannot be read or sought.
+ */
+char csv_sniff_file(FILE *f);
+
+/*
+ * Whether a spreadsheet that opens the file would evaluate cell s as a
+ * formula: it starts with '=' or '@', or with '+' or '-' and is not a
+ * plain number ("-3" and "+1.5" are numbers, "-2+3" and "+cmd|..." are
+ * not), or with a TAB or CR (some programs strip those, then see the
+ * rest). Those are the cells worth guarding (CSV injection).
+ */
+bool csv_is_formula(const char *s);
+
+/*
+ * Writes one row of n NUL-terminated fields, separated by commas, and a
+ * CRLF. A field is quoted when it holds a comma, a quote, CR or LF, or
+ * starts or ends with a space; quotes inside are doubled. A field whose
+ * bit is set in `guard_mask` (bit i for field i) is display text from
+ * outside: when csv_is_formula says a spreadsheet would run it, it gets
+ * a leading apostrophe. Leave the bit clear for identifiers another
+ * program matches on: they are written exactly as they are.
+ */
+void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask);
 
 #endif

@@ -1,0 +1,79 @@
+/* batch_row.c - gradebook rows for the outputs written after grading. */
+#include "batch_row.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first error of a compile log, or the verdict's own sentence. */
+static const char *main_reason(const struct verdict *v, char *buf, size_t bufsz)
+{
+    if (v->diagnosis && v->diagnosis->title)
+        return v->diagnosis->title;
+    if (v->status == VERDICT_COMPILATION_ERROR)
+        for (size_t i = 0; i < v->ndiags; i++)
+            if (v->diags[i].severity == DIAG_ERROR) {
+                snprintf(buf, bufsz, "line %d: %s", v->diags[i].line, v->diags[i].message);
+                return buf;
+            }
+    return v->message ? v->message : "";
+}
+
+bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const struct verdict *v,
+                    const struct batch_score *sc)
+{
+    char reason[BATCH_ROW_FEEDBACK_MAX / 2], line[BATCH_ROW_FEEDBACK_MAX];
+    snprintf(line, sizeof line, "%s: %d of %d points. %s", verdict_status_to_str(v->status),
+             sc->score, sc->max_score, main_reason(v, reason, sizeof reason));
+    batch_display_cut(line, sizeof line - 4);
+    /* one line: a learning system shows feedback as a paragraph */
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    *row = (struct batch_row){
+        .e = e, .status = v->status, .score = sc->score, .max_score = sc->max_score,
+        .halves_passed = sc->halves_passed, .hidden_passed = sc->hidden_passed,
+        .grade = v->status != VERDICT_INTERNAL_ERROR && !e->duplicate,
+    };
+    row->feedback = strdup(line);
+    if (v->diagnosis && v->diagnosis->title)
+        row->mistake = strdup(v->diagnosis->title);
+    if (!row->feedback || (v->diagnosis && v->diagnosis->title && !row->mistake)) {
+        batch_row_clear(row);
+        return false;
+    }
+    return true;
+}
+
+void batch_row_clear(struct batch_row *row)
+{
+    free(row->mistake);
+    free(row->feedback);
+    row->mistake = row->feedback = NULL;
+}
+
+void batch_rows_free(struct batch_row *rows, size_t n)
+{
+    if (!rows)
+        return;
+    for (size_t i = 0; i < n; i++)
+        batch_row_clear(&rows[i]);
+    free(rows);
+}
+
+const struct batch_row *batch_rows_find(const struct batch_row *rows, size_t n, const char *id)
+{
+    /* rows are sorted by id with strcmp (batch_inputs_load): bisect to the first */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(rows[mid].e->id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && !strcmp(rows[lo].e->id, id); lo++)
+        if (rows[lo].e->id_ok)
+            return &rows[lo];
+    return NULL;
+}
