@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "defaults.h"
+#include "seed.h"
 
 const char *batch_seed_origin_to_str(enum batch_seed_origin o)
 {
@@ -22,20 +22,11 @@ const char *batch_seed_origin_to_str(enum batch_seed_origin o)
 
 bool batch_seed_draw(uint64_t *seed, char *err, size_t errsz)
 {
-    uint64_t x;
-    ssize_t got;
-    /* GRND_NONBLOCK: early in a boot the pool may not be ready, and a
-     * batch must not hang on it; the message says what to do instead */
-    do
-        got = getrandom(&x, sizeof x, GRND_NONBLOCK);
-    while (got < 0 && errno == EINTR);
-    if (got != (ssize_t)sizeof x) {
-        snprintf(err, errsz, "cannot draw a seed from the operating system (%s); pass one with "
-                 "--seed", got < 0 ? strerror(errno) : "short read");
-        return false;
-    }
-    *seed = x & MAX_SEED;
-    return true;
+    if (seed_fresh(seed))
+        return true;
+    snprintf(err, errsz, "cannot draw a seed from the operating system (%s); pass one with "
+             "--seed", strerror(errno));
+    return false;
 }
 
 bool batch_seed_load(const struct batch_output *out, uint64_t *seed)

@@ -12,12 +12,16 @@ bool seed_fresh(uint64_t *out)
     unsigned char *p = (unsigned char *)&x;
     size_t have = 0;
     while (have < sizeof x) {
-        /* blocks only until the kernel's pool is first seeded, at boot */
-        ssize_t n = getrandom(p + have, sizeof x - have, 0);
+        /* GRND_NONBLOCK: early in a boot the kernel's pool may not be
+         * seeded yet, and a grader must not hang on it (errno EAGAIN) */
+        ssize_t n = getrandom(p + have, sizeof x - have, GRND_NONBLOCK);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
             return false;
+        }
         have += (size_t)n;
     }
     *out = x & MAX_SEED;

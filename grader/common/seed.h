@@ -9,9 +9,9 @@
  * A fresh seed from the operating system's random source (getrandom),
  * from 0 to MAX_SEED (exact in a JSON number). A student who knows every
  * earlier seed, and the generator, still cannot predict the next one.
- * False only when the kernel gives no random bytes (then *out is left
- * alone): a grader must then refuse to grade rather than use a guessable
- * seed.
+ * False, with errno set, when the kernel gives no random bytes (EAGAIN
+ * early in a boot, before its pool is seeded); *out is then left alone,
+ * and a grader must refuse to grade rather than use a guessable seed.
  */
 bool seed_fresh(uint64_t *out);
 
