@@ -1,20 +1,27 @@
 /*
- * fuzz_request - the request handling the server does before a body
- * reaches the pool: the URI callback (path cut for the log, %-escape and
- * %00 flags), the route table, the static-file lookup, and the JSON source
- * extraction, then the body checks on what was extracted.
- *
- * These are static in server/http.c, so this file includes it rather than
- * copying them: what is fuzzed is the server's own code.
+ * fuzz_request - what the server does with a request before a body reaches
+ * the pool, through the server library's pure functions: the raw URI's
+ * inspection (the access log's path, %-escape and %00 flags), the route
+ * table, the static-file lookup, the media type and length checks, the
+ * JSON source extraction, the client address behind a proxy, and the
+ * access log's sanitising; then the body checks on what was extracted.
  */
-#include "../server/http.c"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "access_log.h"
+#include "client_addr.h"
+#include "request.h"
 #include "source_check.h"
+#include "static_files.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct static_files *files;
+static struct trusted_proxies proxies;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -22,35 +29,45 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     files = static_files_load("static", err, sizeof err);   /* run from the repo root */
+    trusted_proxies_add(&proxies, "127.0.0.1", err, sizeof err);
+    trusted_proxies_add(&proxies, "10.0.0.0/8", err, sizeof err);
     return 0;
+}
+
+/* A C string of the input, as libmicrohttpd hands a URI or a header over. */
+static char *text_of(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (s) {
+        memcpy(s, data, size);
+        s[size] = '\0';
+    }
+    return s;
 }
 
 static void fuzz_uri(const uint8_t *data, size_t size)
 {
-    char *uri = malloc(size + 1);
+    char *uri = text_of(data, size);
     if (!uri)
         return;
-    memcpy(uri, data, size);
-    uri[size] = '\0';
-    struct server srv;
-    memset(&srv, 0, sizeof srv);
-    struct request *r = on_uri(&srv, uri, NULL);
-    if (r) {
-        /* the log line's path: cut, and free of control characters */
-        size_t n = strlen(r->path);
-        if (n >= sizeof r->path)
+    struct request_uri u;
+    request_uri_inspect(uri, &u);
+    if (strlen(u.log_path) >= sizeof u.log_path)
+        abort();
+    /* a "%00" before the query string is always flagged */
+    size_t q = strcspn(uri, "?");
+    if (memmem(uri, q, "%00", 3) && !u.escaped_nul)
+        abort();
+    /* the log line has no byte that could steer a terminal */
+    char line[1024];
+    access_log_sanitize(u.log_path, line, sizeof line);
+    for (const char *p = line; *p; p++)
+        if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
             abort();
-        for (size_t i = 0; i < n; i++)
-            if ((unsigned char)r->path[i] < 0x20 || r->path[i] == 0x7f)
-                abort();
-        /* a "%00" before the query string is always flagged */
-        size_t q = strcspn(uri, "?");
-        char *nul = memmem(uri, q, "%00", 3);
-        if (nul && !r->path_nul)
-            abort();
-        free(r);
-    }
-    enum route route = match(uri);
+    enum route route = request_route(uri);
+    const char *allow;
+    if (!request_method_allowed(route, uri, &allow) && !allow)
+        abort();
     if (route == ROUTE_STATIC && files) {
         const struct static_file *f = static_files_find(files, uri + strlen("/static/"));
         if (f && (strchr(uri + 8, '/') || strstr(uri, "..")))
@@ -59,22 +76,32 @@ static void fuzz_uri(const uint8_t *data, size_t size)
     free(uri);
 }
 
+static void fuzz_headers(const uint8_t *data, size_t size)
+{
+    char *h = text_of(data, size);
+    if (!h)
+        return;
+    /* the same text as every header the checks read */
+    enum body_kind k = request_body_kind(h);
+    request_check_length(h, h, request_body_limit(k));
+    char out[CLIENT_ADDR_LEN];
+    client_addr_resolve("127.0.0.1", h, NULL, &proxies, out, sizeof out);
+    client_addr_resolve("127.0.0.1", NULL, h, &proxies, out, sizeof out);
+    /* the client is always an address, or the peer's */
+    if (!strchr(out, '.') && !strchr(out, ':'))
+        abort();
+    free(h);
+}
+
 static void fuzz_json(const uint8_t *data, size_t size)
 {
-    struct request r;
-    memset(&r, 0, sizeof r);
-    r.is_json = true;
-    r.body = malloc(size + 1);
-    if (!r.body)
-        return;
-    memcpy(r.body, data, size);
-    r.len = size;
     const char *src;
     size_t len;
     json_t *owner;
     char msg[300];
     memset(msg, 'x', sizeof msg);
-    if (extract_source(&r, &src, &len, &owner, msg, sizeof msg)) {
+    if (request_extract_source(BODY_JSON, (const char *)data, size, &src, &len, &owner, msg,
+                               sizeof msg)) {
         /* jansson refuses \u0000 here, so the source is a C string */
         if (memchr(src, '\0', len) || src[len] != '\0')
             abort();
@@ -85,7 +112,6 @@ static void fuzz_json(const uint8_t *data, size_t size)
     } else if (!memchr(msg, '\0', sizeof msg)) {
         abort();
     }
-    free(r.body);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -93,9 +119,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     /* the first byte picks the piece */
-    if (data[0] & 1)
-        fuzz_uri(data + 1, size - 1);
-    else
-        fuzz_json(data + 1, size - 1);
+    switch (data[0] % 3) {
+    case 0: fuzz_json(data + 1, size - 1); break;
+    case 1: fuzz_uri(data + 1, size - 1); break;
+    default: fuzz_headers(data + 1, size - 1); break;
+    }
     return 0;
 }

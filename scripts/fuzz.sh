@@ -34,38 +34,14 @@ if ! have_fuzzer_runtime; then
 fi
 CXX=$(find_tool clang++-14 clang++)
 
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-INC="-Igrader/common -Igrader/engine -Igrader/pool -Igrader/batch/input -Iserver"
-CFLAGS="-std=c17 -D_GNU_SOURCE -g -O1 $SAN -fsanitize=fuzzer-no-link -I$OUT $INC"
-CXXFLAGS="-std=c++17 -g -O1 $SAN -fsanitize=fuzzer-no-link $INC"
-LIBS="-lshaderc_combined -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen
-      -lOSDependent -lOGLCompiler -lglslang-default-resource-limits -lSPIRV-Tools-opt
-      -lSPIRV-Tools -lvulkan -ljansson -lmicrohttpd -lm -lpthread"
-
-# --- build: the grader and server pieces, instrumented, in one archive
-mkdir -p "$OUT/obj" "$OUT/artifacts"
-python3 scripts/embed.py harness_template shaders/harness.comp "$OUT/harness_template.h"
-cat > "$OUT/config.h" <<CONF
-#define BUTTERFLY_VERSION "fuzz"
-#define BUTTERFLY_WORKER_BUILD_PATH "/nonexistent"
-#define BUTTERFLY_WORKER_INSTALL_PATH "/nonexistent"
-#define BUTTERFLY_STATIC_DIR "static"
-CONF
-SOURCES="$(ls grader/common/*.c grader/engine/*.c) grader/pool/frame.c grader/pool/pool.c
-         server/api.c server/metrics.c server/static_files.c grader/batch/input/csv.c"
-OBJS=
-for src in $SOURCES; do
-    obj="$OUT/obj/$(echo "$src" | tr / _).o"
-    "$CC" $CFLAGS -c "$src" -o "$obj"
-    OBJS="$OBJS $obj"
-done
-"$CXX" $CXXFLAGS -c grader/engine/spirv_robust.cc -o "$OUT/obj/spirv_robust.o"
-rm -f "$OUT/libfuzzgrader.a"
-ar rcs "$OUT/libfuzzgrader.a" $OBJS "$OUT/obj/spirv_robust.o"
-for t in $TARGETS; do
-    "$CC" $CFLAGS -c "fuzz/fuzz_$t.c" -o "$OUT/obj/fuzz_$t.o"
-    "$CXX" $SAN -fsanitize=fuzzer "$OUT/obj/fuzz_$t.o" "$OUT/libfuzzgrader.a" $LIBS -o "$OUT/fuzz_$t"
-done
+# --- build: meson's fuzz configuration (-Dfuzz=true) builds each target
+# against the libraries it fuzzes, with ASan and UBSan
+if [ ! -f "$OUT/build.ninja" ]; then
+    CC="$CC" CXX="$CXX" meson setup "$OUT" -Dfuzz=true -Db_sanitize=address,undefined \
+        -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
+fi
+mkdir -p "$OUT/artifacts"
+ninja -C "$OUT" $(for t in $TARGETS; do printf 'fuzz/fuzz_%s ' "$t"; done) fuzz/make_seeds
 
 # --- seeds: committed ones, plus inputs made from the repository's own data
 for t in $TARGETS; do mkdir -p "$OUT/corpus/$t"; done
@@ -74,11 +50,13 @@ for f in tests/samples/*.glsl tests/samples/mistakes/*.glsl tests/hostile/bodies
     [ -f "$f" ] && [ "$(wc -c < "$f")" -le 4096 ] && seed source_check "$f" "$(basename "$f")"
 done
 for f in tests/page/verdict-*.json; do seed verdict_json "$f" "$(basename "$f")"; done
-if [ -d "$OUT/corpus/request" ]; then   # first byte odd: a URI; even: a JSON body
+if [ -d "$OUT/corpus/request" ]; then   # first byte % 3: 0 a JSON body, 1 a URI, 2 a header
     printf '\001/static/index.html' > "$OUT/corpus/request/uri-static"
     printf '\001/api/tasks/butterfly/submissions?format=text' > "$OUT/corpus/request/uri-submit"
     printf '\001/static/%%2e%%2e/README.md%%00.css' > "$OUT/corpus/request/uri-escapes"
     printf '\000{"source": "return 0.0;\\n"}' > "$OUT/corpus/request/json-source"
+    printf '\00210.1.2.3, "[2001:db8::17]:4711", 127.0.0.1' > "$OUT/corpus/request/forwarded-for"
+    printf '\002for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711"' > "$OUT/corpus/request/forwarded"
 fi
 if [ -d "$OUT/corpus/csv" ]; then   # first byte: delimiter (bit 0) and the reader's bounds
     printf '\006id,source\r\nalice,"a, ""b""\r\nc"\r\nbob,plain\n' > "$OUT/corpus/csv/export"
@@ -87,9 +65,7 @@ if [ -d "$OUT/corpus/csv" ]; then   # first byte: delimiter (bit 0) and the read
     printf '\030a,"open\r\nb,c\rd,e\n\n"x"y,=1+2,-3\n' > "$OUT/corpus/csv/odd"
 fi
 case " $TARGETS " in *" spirv "*)
-    "$CC" $CFLAGS -c fuzz/make_seeds.c -o "$OUT/obj/make_seeds.o"
-    "$CXX" $SAN "$OUT/obj/make_seeds.o" "$OUT/libfuzzgrader.a" $LIBS -o "$OUT/make_seeds" -fsanitize=fuzzer-no-link
-    ASAN_OPTIONS=detect_leaks=0 "$OUT/make_seeds" "$OUT/corpus/spirv" tests/samples/*.glsl
+    ASAN_OPTIONS=detect_leaks=0 "$OUT/fuzz/make_seeds" "$OUT/corpus/spirv" tests/samples/*.glsl
 esac
 
 # --- regressions, then fuzzing
@@ -103,7 +79,9 @@ for t in $TARGETS; do
     [ -d "fuzz/seeds/$t" ] && seeds="fuzz/seeds/$t"
     if [ -d "fuzz/regressions/$t" ] && [ -n "$(ls "fuzz/regressions/$t")" ]; then
         echo "== $t: regressions"
-        "$OUT/fuzz_$t" fuzz/regressions/$t/* || { echo "== $t: a regression input fails" >&2; status=1; }
+        leaks=1; [ "$t" = source_check ] && leaks=0
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=$leaks" \
+        "$OUT/fuzz/fuzz_$t" fuzz/regressions/$t/* || { echo "== $t: a regression input fails" >&2; status=1; }
     fi
     echo "== $t: fuzzing for $SECS s"
     log="$OUT/fuzz_$t.log"
@@ -111,9 +89,10 @@ for t in $TARGETS; do
     # glslang's own preprocessor (the oracle of source_check) leaks on some
     # bodies: not ours, and a worker is recycled after 1000 jobs anyway
     leaks=1; [ "$t" = source_check ] && leaks=0
+    dict=; [ -f "fuzz/$t.dict" ] && dict="-dict=fuzz/$t.dict"
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=$leaks" \
-    "$OUT/fuzz_$t" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=4096 -detect_leaks=$leaks \
-        -max_len="$(maxlen "$t")" -print_final_stats=1 \
+    "$OUT/fuzz/fuzz_$t" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=4096 -detect_leaks=$leaks \
+        -max_len="$(maxlen "$t")" -print_final_stats=1 $dict \
         -artifact_prefix="$OUT/artifacts/$t-" "$OUT/corpus/$t" $seeds > "$log" 2>&1 || rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "directive_scan.h"
 #include "task.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 when it is not valid:
@@ -73,138 +74,42 @@ static const char *forbidden_reason(const char *name)
     return "#pragma is not available in this exercise; remove it";
 }
 
-/*
- * Newlines as glslang's scanner reads them: "\r\n", "\n" and a lone "\r"
- * each end a line (so a lone CR starts a line on which a directive
- * counts), but only "\n" moves the line number. Returns the length of the
- * newline at s[i], 0 when there is none.
- */
-static size_t newline_at(const char *s, size_t len, size_t i)
-{
-    if (i >= len)
-        return 0;
-    if (s[i] == '\n')
-        return 1;
-    if (s[i] == '\r')
-        return i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
-    return 0;
-}
+struct directive_hit {
+    int line;
+    char name[DIRECTIVE_NAME_MAX + 1];
+};
 
-/* Length of a line continuation (a backslash, then a newline) at s[i], or 0. */
-static size_t continuation_at(const char *s, size_t len, size_t i)
+/* Stops the scan at the first forbidden directive. */
+static bool forbidden_found(const char *name, int line, void *arg)
 {
-    size_t n;
-    if (i < len && s[i] == '\\' && (n = newline_at(s, len, i + 1)) > 0)
-        return 1 + n;
-    return 0;
-}
-
-/* Skips the newline or continuation of length n at s[*i], counting its line. */
-static void skip_break(const char *s, size_t *i, size_t n, int *line)
-{
-    *line += s[*i + n - 1] == '\n';
-    *i += n;
-}
-
-static bool is_blank_char(char c)
-{
-    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+    struct directive_hit *hit = arg;
+    for (const char *const *f = forbidden_directives; *f; f++) {
+        if (!strcmp(name, *f)) {
+            hit->line = line;
+            snprintf(hit->name, sizeof hit->name, "%s", name);
+            return false;
+        }
+    }
+    return true;
 }
 
 /*
- * Scans for directives the way the preprocessor sees them: line
- * continuations joined and comments turned into blanks first, because
- * "/ * x * / #version" and "#\<newline>version" are both directives, and
- * so is "x;<CR>#extension": glslang ends a line at a lone CR too.
+ * Looks for the directives the harness owns the way glslang's preprocessor
+ * finds directives (directive_scan.h): behind comments, line
+ * continuations and every newline form, and never inside a string, so
+ * that '#define S "/ *"' hides nothing on the next line.
  */
 static bool check_directives(const char *s, size_t len, int *line_out,
                              char *msg, size_t msgsz)
 {
-    int line = 1;
-    bool at_line_start = true;  /* only blanks and comments so far */
-    size_t i = 0;
-    size_t n;
-
-    while (i < len) {
-        char c = s[i];
-        if ((n = continuation_at(s, len, i))) {
-            skip_break(s, &i, n, &line);
-            continue;
-        }
-        if (c == '/' && i + 1 < len && s[i + 1] == '/') {
-            /* a line comment runs to the newline (continuations extend it) */
-            i += 2;
-            while (i < len && !newline_at(s, len, i)) {
-                if ((n = continuation_at(s, len, i)))
-                    skip_break(s, &i, n, &line);
-                else
-                    i++;
-            }
-            continue;
-        }
-        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-            i += 2;
-            while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/')) {
-                if (s[i] == '\n')
-                    line++;
-                i++;
-            }
-            i += 2;
-            continue;
-        }
-        if ((n = newline_at(s, len, i))) {
-            skip_break(s, &i, n, &line);
-            at_line_start = true;
-            continue;
-        }
-        if (is_blank_char(c)) {
-            i++;
-            continue;
-        }
-        if (c == '#' && at_line_start) {
-            int directive_line = line;
-            char name[16];
-            size_t k = 0;
-            i++;
-            /* blanks, comments and continuations may sit between # and the name */
-            for (;;) {
-                if (i < len && is_blank_char(s[i])) {
-                    i++;
-                } else if ((n = continuation_at(s, len, i))) {
-                    skip_break(s, &i, n, &line);
-                } else if (i + 1 < len && s[i] == '/' && s[i + 1] == '*') {
-                    i += 2;
-                    while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'))
-                        line += s[i++] == '\n';
-                    i += 2;
-                } else {
-                    break;
-                }
-            }
-            while (i < len && k + 1 < sizeof name &&
-                   ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-                    (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) {
-                name[k++] = s[i++];
-                /* continuations, any number of them, can split the name itself */
-                while ((n = continuation_at(s, len, i)))
-                    skip_break(s, &i, n, &line);
-            }
-            name[k] = '\0';
-            for (const char *const *f = forbidden_directives; *f; f++) {
-                if (!strcmp(name, *f)) {
-                    *line_out = directive_line;
-                    snprintf(msg, msgsz, "line %d: #%s is not allowed: %s.",
-                             directive_line, name, forbidden_reason(name));
-                    return false;
-                }
-            }
-            at_line_start = false;
-            continue;
-        }
-        at_line_start = false;
-        i++;
-    }
-    return true;
+    struct directive_hit hit = { 0, "" };
+    directive_scan(s, len, forbidden_found, &hit);
+    if (hit.line == 0)
+        return true;
+    *line_out = hit.line;
+    snprintf(msg, msgsz, "line %d: #%s is not allowed: %s.", hit.line, hit.name,
+             forbidden_reason(hit.name));
+    return false;
 }
 
 bool source_check(const char *body, size_t len, int *line,

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Grading integrity (issue 11), through the real server and the batch:
+Accepted only for a kernel that computes the butterfly, and the same
+verdict on every device.
+
+usage: test_integrity.py SERVER_BINARY BATCH_BINARY
+
+- an answer table built from every seed and input a verdict shows is
+  Wrong Answer on the next grading (hidden spectra are drawn fresh), though
+  the same table is Accepted by a grader pinned to that seed;
+- a run sees only its own input: the buffer's name, indices past the end
+  and negative ones, the workgroup ids and counts, declarations after `}`;
+- the grader bounds loops: endless and data-dependent loops are Time Limit
+  Exceeded within a second, naming the loop's line; a correct kernel with
+  loops within the budget is Accepted, one past it is not;
+- the body checks agree with glslang: a string holding a comment opener
+  hides no directive;
+- plain words for double precision, on its line;
+- the grader's own failures (its worker killed or stopped from outside)
+  are retried, never blamed on the code;
+- the batch draws a fresh seed per run unless --seed is given.
+Prints one line per check and ends with "N passed, M failed".
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
+from common import Checks, Server, metrics, request, sample, sanitized, strict_json, submit  # noqa: E402
+import butterfly_model as model  # noqa: E402
+
+SERVER, BATCH = sys.argv[1], sys.argv[2]
+SLOW = 3 if sanitized(SERVER) else 1
+
+
+def verdict(port, body):
+    status, _, data = submit(port, body, timeout=120)
+    v = strict_json(data)
+    assert status in (200, 500), (status, data[:300])
+    return v
+
+
+def visible_got(v, half):
+    """The visible cells of one half as out[plane][i]."""
+    h = next(x for x in v["halves"] if x["half"] == half)
+    out = [[None] * 8, [None] * 8]
+    for c in h["cells"]:
+        out[c["y"]][c["x"]] = c["got"]
+    return out
+
+
+def t_answer_table_needs_the_work(srv):
+    first = verdict(srv.port, sample("correct.glsl"))
+    seed = first["seed"]
+    table = model.answer_table(seed).encode()
+    # the table is right: a grader pinned to that seed accepts it
+    pinned = Server(SERVER, "--workers", "1", "--seed", str(seed))
+    try:
+        v = verdict(pinned.port, table)
+        assert v["status"]["id"] == 3, ("the table is wrong even for its seed", v["message"])
+    finally:
+        pinned.stop()
+    # but the server grades every submission on fresh hidden spectra
+    seeds = set()
+    for _ in range(3):
+        v = verdict(srv.port, table)
+        assert v["status"]["id"] == 4, v["status"]
+        # the visible spectrum is public: its cells may well be right
+        assert all(h["passed"] is False for h in v["halves"]), v["halves"]
+        seeds.add(v["seed"])
+    assert seed not in seeds and len(seeds) == 3, (seed, seeds)
+    return "table for seed %d: Accepted when pinned, Wrong Answer on fresh seeds %s" % (
+        seed, sorted(seeds))
+
+
+PROBES = [
+    # (what, body, expected visible got[plane][i] for every half)
+    ("the workgroup id", "return float(gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z);",
+     lambda half: [[0.0] * 8, [0.0] * 8]),
+    ("the workgroup count", "return float(gl_NumWorkGroups.x * 100u + gl_NumWorkGroups.y * 10u "
+     "+ gl_NumWorkGroups.z);", lambda half: [[111.0] * 8, [111.0] * 8]),
+    ("the global invocation id", "return float(gl_GlobalInvocationID.z * 1000u + "
+     "gl_GlobalInvocationID.y * 8u + gl_GlobalInvocationID.x);",
+     lambda half: [[float(i) for i in range(8)], [float(8 + i) for i in range(8)]]),
+    ("an index past the end", "return spectrum[this.thread.y][this.thread.x + 8 + 16 * half];",
+     lambda half: [[model.VISIBLE[0][7]] * 8, [model.VISIBLE[1][7]] * 8]),
+    ("a negative index", "return spectrum[this.thread.y][-1 - this.thread.x];",
+     lambda half: [[model.VISIBLE[0][0]] * 8, [model.VISIBLE[1][0]] * 8]),
+    ("the buffer by its name, past its planes",
+     "return bf_in.spec[this.thread.y + 2][this.thread.x];",
+     lambda half: [list(model.VISIBLE[1]), list(model.VISIBLE[1])]),
+    ("the buffer's half", "return float(bf_in.half_size);",
+     lambda half: [[float(half)] * 8, [float(half)] * 8]),
+]
+
+
+def t_a_run_sees_only_its_own_input(srv):
+    notes = []
+    for what, body, want in PROBES:
+        v = verdict(srv.port, body + "\n")
+        assert v["status"]["id"] in (3, 4), (what, v["status"], v["message"])
+        for half in model.HALVES:
+            got = visible_got(v, half)
+            assert got == want(half), (what, half, got, want(half))
+        notes.append(what)
+    # a second declaration of the input, after closing the function, reads
+    # nothing: the module is refused before it runs
+    for body in ("return 0.0;\n}\nlayout(std430, set = 0, binding = 0) readonly buffer Spy "
+                 "{ float all[]; } spy;\nfloat peek() { return spy.all[100];\n",
+                 "return 0.0;\n}\nlayout(std430, set = 0, binding = 3) readonly buffer Spy "
+                 "{ float all[]; } spy;\nfloat peek() { return spy.all[100];\n"):
+        v = verdict(srv.port, body)
+        assert v["status"]["id"] == 100, (v["status"], v["message"])
+    return "own run only: " + ", ".join(notes) + "; second buffers refused"
+
+
+def t_loops_are_bounded_by_the_grader(srv):
+    notes = []
+    for body, line in [("float x = 0.0;\nwhile (true) { x += 1.0; }\nreturn x;\n", 2),
+                       ("float x = spectrum[0][this.thread.x];\nint n = 0;\n"
+                        "while (x == x) { n++; x = x + 1.0; if (n < 0) break; }\nreturn x;\n", 3),
+                       ("float s = 0.0;\nfor (int a = 0; a < 60000; a++)\n"
+                        "    for (int b = 0; b < 60000; b++) s += 1.0;\nreturn s;\n", 3)]:
+        t0 = time.time()
+        v = verdict(srv.port, body)
+        took = time.time() - t0
+        assert v["status"]["id"] == 5, (v["status"], v["message"])
+        assert v["loop"] and v["loop"]["line"] == line, v["loop"]
+        assert "line %d" % line in v["message"], v["message"]
+        assert any(d["line"] == line for d in v["diagnostics"]), v["diagnostics"]
+        assert took < 1.0 * SLOW, took
+        notes.append("%.2f s" % took)
+    # a correct kernel whose loop stays within the budget is Accepted ...
+    correct = sample("correct.glsl").decode()
+    within = "int spin = 0;\nwhile (spin < 5000) spin++;\n" + correct
+    assert verdict(srv.port, within)["status"]["id"] == 3
+    # ... and one that loops 70,000 times before the right answer is not,
+    # on lavapipe (which would cut the loop at 65,535) as on any GPU
+    past = "int spin = 0;\nwhile (spin < 70000) spin++;\n" + correct
+    v = verdict(srv.port, past)
+    assert v["status"]["id"] == 5 and v["loop"]["line"] == 2, (v["status"], v["loop"])
+    return "endless loops stopped in %s; within the budget Accepted, past it TLE" % (
+        ", ".join(notes))
+
+
+def t_body_checks_agree_with_glslang(srv):
+    cases = [
+        ('#define S "/*"\n#extension GL_EXT_spirv_intrinsics : enable\nreturn 0.0;\n', 2),
+        ('#define S "/*"\n#line 40\nreturn 0.0;\n', 2),
+        ('#define S "/*"\n#extension GL_EXT_control_flow_attributes : enable\n'
+         'float s = 0.0;\n[[unroll]] for (int k = 0; k < 8; k++) s += 1.0;\nreturn s;\n', 2),
+        ('#define S "' + "A" * 1030 + '"/*"\n#pragma debug(on)\nreturn 0.0;\n', 2),
+    ]
+    for body, line in cases:
+        v = verdict(srv.port, body)
+        assert v["status"]["id"] == 100, (v["status"], v["message"])
+        assert v["diagnostics"] and v["diagnostics"][0]["line"] == line, v["diagnostics"]
+    return "%d directives hidden behind strings refused on their lines" % len(cases)
+
+
+def t_double_in_plain_words(srv):
+    v = verdict(srv.port, "int i = this.thread.x;\nfloat f = spectrum[0][i];\n"
+                          "double d = double(f) * 2.0lf;\nreturn float(d);\n")
+    assert v["status"]["id"] == 100, v["status"]
+    assert "double precision is not available in this exercise; use float" in v["message"]
+    assert v["diagnostics"][0]["line"] == 3, v["diagnostics"]
+    return v["message"]
+
+
+def worker_pids(server_pid):
+    out = subprocess.run(["pgrep", "-P", str(server_pid), "butterfly-worke"],
+                         capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out]
+
+
+def t_the_grader_is_not_blamed_for_itself():
+    """A worker killed or stopped from outside mid-job: the job is graded
+    again on a fresh worker, and its verdict is the kernel's own."""
+    srv = Server(SERVER, "--workers", "1", "--deadline-ms", "20000")
+    try:
+        about = strict_json(request(srv.port, "GET", "/api/about")[2])
+        if about["device"]["type"] != "cpu":
+            return "skipped: the slow kernel is only slow on a CPU device"
+        slow = ("#define A x = sin(x) * 1.0001 + 0.5;\n#define B A A A A A A A A A A\n"
+                "#define C B B B B B B B B B B\nfloat x = spectrum[0][this.thread.x];\n"
+                "for (int k = 0; k < 1000; k++) { C C C C }\nreturn x; // %s\n")
+        notes = []
+        for how in ("SIGKILL", "SIGSTOP"):
+            out = {}
+            t = threading.Thread(target=lambda: out.update(v=verdict(srv.port, slow % how)))
+            t.start()
+            time.sleep(0.4)
+            pids = worker_pids(srv.proc.pid)
+            assert len(pids) == 1, pids
+            os.kill(pids[0], getattr(__import__("signal"), how))
+            t.join(60)
+            v = out["v"]
+            assert v["status"]["id"] == 4, (how, v["status"], v["message"])
+            notes.append("%s: %s" % (how, v["status"]["description"]))
+        m = metrics(srv.port)
+        assert m.get("butterfly_job_retries_total") == 2, m.get("butterfly_job_retries_total")
+        return "; ".join(notes) + "; 2 retries"
+    finally:
+        srv.stop()
+
+
+def t_batch_draws_a_fresh_seed_per_run():
+    with tempfile.TemporaryDirectory() as d:
+        subs = os.path.join(d, "subs")
+        os.mkdir(subs)
+        with open(os.path.join(subs, "alice.glsl"), "wb") as f:
+            f.write(sample("correct.glsl"))
+        seeds = []
+        for k in range(2):
+            out = os.path.join(d, "out%d" % k)
+            subprocess.run([BATCH, "--quiet", "-j", "1", "-o", out, subs], check=True,
+                           capture_output=True, timeout=300)
+            with open(os.path.join(out, "summary.json")) as f:
+                seeds.append(json.load(f)["seed"])
+        assert seeds[0] != seeds[1], seeds
+        # the table for the first run's seed fails on any other seed
+        with open(os.path.join(subs, "bob.glsl"), "w") as f:
+            f.write(model.answer_table(seeds[0]))
+        rows = {}
+        for pinned in (True, False):
+            out = os.path.join(d, "table-%s" % pinned)
+            cmd = [BATCH, "--quiet", "-j", "1", "-o", out, subs]
+            if pinned:
+                cmd[1:1] = ["--seed", str(seeds[0])]
+            subprocess.run(cmd, capture_output=True, timeout=300)
+            with open(os.path.join(out, "gradebook.csv")) as f:
+                import csv
+                rows[pinned] = {r["id"]: r["verdict"] for r in csv.DictReader(f)}
+        assert rows[True]["bob"] == "Accepted", rows
+        assert rows[False]["bob"] == "Wrong Answer", rows
+        return "seeds %s; the table Accepted only when pinned to its seed" % seeds
+
+
+def main():
+    checks = Checks()
+    srv = Server(SERVER, "--workers", "2")
+    try:
+        for name in ("t_answer_table_needs_the_work", "t_a_run_sees_only_its_own_input",
+                     "t_loops_are_bounded_by_the_grader", "t_body_checks_agree_with_glslang",
+                     "t_double_in_plain_words"):
+            checks.run(name, globals()[name], srv)
+    finally:
+        srv.stop()
+    checks.run("t_the_grader_is_not_blamed_for_itself", t_the_grader_is_not_blamed_for_itself)
+    checks.run("t_batch_draws_a_fresh_seed_per_run", t_batch_draws_a_fresh_seed_per_run)
+    return checks.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
