@@ -21,7 +21,8 @@ struct access_log_entry {
     const char *verdict;                  /* a status slug, or NULL */
     uint64_t seed;                        /* of a graded job; 0 when none */
     double wait_ms;                       /* queued before grading; < 0 when none */
-    const char *note;                     /* "connection closed", or NULL */
+    const char *note;                     /* the server's own words ("(connection
+                                             closed)"), written as they are; or NULL */
 };
 
 /*
@@ -32,7 +33,7 @@ struct access_log_entry {
 char *access_log_sanitize(const char *s, char *out, size_t outsz);
 
 /* Writes one line: UTC time, client, method, path, status, duration,
- * verdict, seed, wait, note. Each field is sanitized. */
+ * verdict, seed, wait, note. Each field a client can touch is sanitized. */
 void access_log_write(FILE *f, const struct access_log_entry *e);
 
 #endif

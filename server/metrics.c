@@ -6,13 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const enum verdict_status counted[] = {
-    VERDICT_ACCEPTED, VERDICT_WRONG_ANSWER, VERDICT_TIME_LIMIT, VERDICT_COMPILATION_ERROR,
-    VERDICT_RUNTIME_SIGSEGV, VERDICT_RUNTIME_SIGXFSZ, VERDICT_RUNTIME_SIGFPE,
-    VERDICT_RUNTIME_SIGABRT, VERDICT_RUNTIME_NZEC, VERDICT_RUNTIME_OTHER,
-    VERDICT_INTERNAL_ERROR, VERDICT_REJECTED,
-};
-#define NCOUNTED (sizeof counted / sizeof counted[0])
+/* every verdict status, from the verdict's own table */
+#define NCOUNTED VERDICT_NSTATUSES
 
 /* seconds; the last bucket is +Inf */
 static const double buckets[] = { 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
@@ -56,7 +51,7 @@ void metrics_count_submission(struct metrics *m, enum verdict_status status, dou
 {
     pthread_mutex_lock(&m->lock);
     for (size_t i = 0; i < NCOUNTED; i++)
-        if (counted[i] == status)
+        if (verdict_status_at(i) == status)
             m->by_verdict[i]++;
     size_t b = 0;
     while (b < NBUCKETS && seconds > buckets[b])
@@ -98,7 +93,8 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps)
                "# TYPE butterfly_submissions_total counter\n");
     for (size_t i = 0; i < NCOUNTED; i++)
         fprintf(f, "butterfly_submissions_total{verdict=\"%s\",status_id=\"%d\"} %llu\n",
-                verdict_status_slug(counted[i]), (int)counted[i], m->by_verdict[i]);
+                verdict_status_slug(verdict_status_at(i)), (int)verdict_status_at(i),
+                m->by_verdict[i]);
     fprintf(f, "# HELP butterfly_submission_duration_seconds Time from a submission's last byte to its verdict.\n"
                "# TYPE butterfly_submission_duration_seconds histogram\n");
     unsigned long long cum = 0;

@@ -94,6 +94,17 @@ const char *request_too_large_message(enum body_kind k)
                           : "The kernel body is over the limit of 64 KiB.";
 }
 
+const char *request_length_check_to_str(enum length_check c)
+{
+    switch (c) {
+    case LENGTH_OK: return "ok";
+    case LENGTH_TOO_LARGE: return "too large";
+    case LENGTH_REQUIRED: return "length required";
+    case LENGTH_MALFORMED: return "malformed";
+    }
+    return "unknown";
+}
+
 enum length_check request_check_length(const char *content_length,
                                        const char *transfer_encoding, size_t limit)
 {

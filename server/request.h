@@ -70,6 +70,9 @@ enum length_check {
     LENGTH_MALFORMED,      /* 400: a Content-Length that is not a number */
 };
 
+/* "ok", "too large", "length required" or "malformed"; never NULL. */
+const char *request_length_check_to_str(enum length_check c);
+
 /* Checks the Content-Length and Transfer-Encoding headers (either may be
  * NULL) against `limit`. */
 enum length_check request_check_length(const char *content_length,

@@ -303,13 +303,8 @@ static void drain(struct run *r)
 
 static void wait_for_news(struct run *r, int signals_seen)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 100 * 1000 * 1000;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    /* monotonic: setting the clock must not stretch the wait (cond made so) */
+    struct timespec until = clock_after_ms(100);
     pthread_mutex_lock(&r->lock);
     while (!r->done && atomic_load(&r->signals) == signals_seen)
         if (pthread_cond_timedwait(&r->cond, &r->lock, &until) == ETIMEDOUT)
@@ -602,7 +597,11 @@ int batch_run(const struct batch_options *o)
     FILE *stdin_copy = NULL;
     r.in.dir_fd = -1;
     pthread_mutex_init(&r.lock, NULL);
-    pthread_cond_init(&r.cond, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r.cond, &ca);
+    pthread_condattr_destroy(&ca);
     atomic_init(&r.signals, 0);
     atomic_init(&r.last_signal, 0);
     atomic_init(&r.ending, false);

@@ -68,7 +68,7 @@ static void print_stopped(FILE *out, const struct verdict *v, bool refused)
     for (size_t i = 0; i < v->ndiags; i++) {
         const struct diagnostic *d = &v->diags[i];
         fprintf(out, "  line %d: %s: %s\n", d->line,
-                d->severity == DIAG_ERROR ? "error" : "warning", d->message);
+                diag_severity_to_str(d->severity), d->message);
     }
     if (v->log_truncated)
         fprintf(out, "  (compiler log truncated)\n");

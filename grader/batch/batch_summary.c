@@ -6,18 +6,9 @@
 #include <string.h>
 
 
-/* The statuses in the order they are shown. */
-static const enum verdict_status shown[BATCH_SUMMARY_NSTATUS] = {
-    VERDICT_ACCEPTED, VERDICT_WRONG_ANSWER, VERDICT_COMPILATION_ERROR, VERDICT_TIME_LIMIT,
-    VERDICT_RUNTIME_SIGSEGV, VERDICT_RUNTIME_SIGXFSZ, VERDICT_RUNTIME_SIGFPE,
-    VERDICT_RUNTIME_SIGABRT, VERDICT_RUNTIME_NZEC, VERDICT_RUNTIME_OTHER,
-    VERDICT_REJECTED, VERDICT_INTERNAL_ERROR,
-};
-#define NSHOWN BATCH_SUMMARY_NSTATUS
-
 enum verdict_status batch_summary_status(size_t i)
 {
-    return shown[i < NSHOWN ? i : NSHOWN - 1];
+    return verdict_status_at(i);
 }
 
 struct batch_summary *batch_summary_new(void)
@@ -124,9 +115,9 @@ bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
     bool ok = true;
     s->rows++;
     size_t i = 0;
-    while (i < NSHOWN && shown[i] != v->status)
+    while (i < BATCH_SUMMARY_NSTATUS && verdict_status_at(i) != v->status)
         i++;
-    if (i < NSHOWN)
+    if (i < BATCH_SUMMARY_NSTATUS)
         s->status[i]++;
     else
         s->unknown++;
@@ -210,10 +201,10 @@ static double rate(size_t n, size_t of)
 json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size_t inputs)
 {
     json_t *verdicts = json_array(), *halves = json_array();
-    for (size_t i = 0; verdicts && i < NSHOWN; i++)
+    for (size_t i = 0; verdicts && i < BATCH_SUMMARY_NSTATUS; i++)
         if (s->status[i])
-            json_array_append_new(verdicts, json_pack("{s:i, s:s, s:I}", "id", (int)shown[i],
-                                                      "status", verdict_status_to_str(shown[i]),
+            json_array_append_new(verdicts, json_pack("{s:i, s:s, s:I}", "id", (int)verdict_status_at(i),
+                                                      "status", verdict_status_to_str(verdict_status_at(i)),
                                                       "count", (json_int_t)s->status[i]));
     for (int k = 0; halves && k < TASK_NHALVES; k++)
         json_array_append_new(halves, json_pack("{s:i, s:I, s:I, s:I, s:f}",
@@ -247,9 +238,9 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
 void batch_summary_print(FILE *out, const struct batch_summary *s)
 {
     fprintf(out, "Verdicts (%zu rows):\n", s->rows);
-    for (size_t i = 0; i < NSHOWN; i++)
+    for (size_t i = 0; i < BATCH_SUMMARY_NSTATUS; i++)
         if (s->status[i])
-            fprintf(out, "  %-26s %5zu  %5.1f%%\n", verdict_status_to_str(shown[i]), s->status[i],
+            fprintf(out, "  %-26s %5zu  %5.1f%%\n", verdict_status_to_str(verdict_status_at(i)), s->status[i],
                     100.0 * (double)s->status[i] / (double)s->rows);
     fprintf(out, "Points: mean %.2f of %d; %zu with full points, %zu with none\n",
             s->rows ? (double)s->score_sum / (double)s->rows : 0.0, BATCH_MAX_SCORE, s->full,

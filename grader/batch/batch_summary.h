@@ -16,7 +16,7 @@
 
 #define BATCH_SUMMARY_TOP          10     /* compile errors and diagnoses listed */
 #define BATCH_SUMMARY_MAX_DISTINCT 1000   /* distinct ones kept; beyond, counted as "other" */
-#define BATCH_SUMMARY_NSTATUS      12     /* the statuses, in batch_summary_status order */
+#define BATCH_SUMMARY_NSTATUS      VERDICT_NSTATUSES   /* in batch_summary_status order */
 
 /* One kind of mistake, and the first student (by id) who made it. */
 struct batch_summary_entry {

@@ -11,22 +11,51 @@ static const struct {
     enum verdict_status id;
     const char *description;
     const char *slug;
-} statuses[] = {
+} statuses[VERDICT_NSTATUSES] = {
+    /* in the order summaries show them: the common outcomes first */
     { VERDICT_ACCEPTED, "Accepted", "accepted" },
     { VERDICT_WRONG_ANSWER, "Wrong Answer", "wrong_answer" },
-    { VERDICT_TIME_LIMIT, "Time Limit Exceeded", "time_limit_exceeded" },
     { VERDICT_COMPILATION_ERROR, "Compilation Error", "compilation_error" },
+    { VERDICT_TIME_LIMIT, "Time Limit Exceeded", "time_limit_exceeded" },
     { VERDICT_RUNTIME_SIGSEGV, "Runtime Error (SIGSEGV)", "runtime_error" },
     { VERDICT_RUNTIME_SIGXFSZ, "Runtime Error (SIGXFSZ)", "runtime_error" },
     { VERDICT_RUNTIME_SIGFPE, "Runtime Error (SIGFPE)", "runtime_error" },
     { VERDICT_RUNTIME_SIGABRT, "Runtime Error (SIGABRT)", "runtime_error" },
     { VERDICT_RUNTIME_NZEC, "Runtime Error (NZEC)", "runtime_error" },
     { VERDICT_RUNTIME_OTHER, "Runtime Error (Other)", "runtime_error" },
-    { VERDICT_INTERNAL_ERROR, "Internal Error", "internal_error" },
     { VERDICT_REJECTED, "Rejected", "rejected" },
+    { VERDICT_INTERNAL_ERROR, "Internal Error", "internal_error" },
 };
 
-#define NSTATUSES (sizeof statuses / sizeof statuses[0])
+#define NSTATUSES VERDICT_NSTATUSES
+
+enum verdict_status verdict_status_at(size_t i)
+{
+    return statuses[i < NSTATUSES ? i : NSTATUSES - 1].id;
+}
+
+static const char *const device_types[DEVICE_NTYPES] = {
+    [DEVICE_DISCRETE] = "discrete", [DEVICE_INTEGRATED] = "integrated",
+    [DEVICE_VIRTUAL] = "virtual", [DEVICE_CPU] = "cpu", [DEVICE_OTHER] = "other",
+};
+
+const char *device_type_to_str(enum device_type t)
+{
+    return device_types[t < DEVICE_NTYPES ? t : DEVICE_OTHER];
+}
+
+static const char *device_type_known(const char *name)
+{
+    for (size_t i = 0; name && i < DEVICE_NTYPES; i++)
+        if (!strcmp(name, device_types[i]))
+            return device_types[i];
+    return NULL;
+}
+
+const char *diag_severity_to_str(enum diag_severity s)
+{
+    return s == DIAG_WARNING ? "warning" : "error";
+}
 
 const char *verdict_status_to_str(enum verdict_status s)
 {
@@ -195,7 +224,7 @@ static json_t *diag_to_json(const struct diagnostic *d)
 {
     return json_pack("{s:i, s:o, s:s, s:o}", "line", d->line,
                      "column", d->column > 0 ? json_integer(d->column) : json_null(),
-                     "severity", d->severity == DIAG_ERROR ? "error" : "warning",
+                     "severity", diag_severity_to_str(d->severity),
                      "message", jstr(d->message ? d->message : ""));
 }
 
@@ -354,7 +383,7 @@ struct verdict *verdict_from_json(const json_t *j)
             d->line = (int)json_integer_value(json_object_get(dj, "line"));
             d->column = (int)json_integer_value(json_object_get(dj, "column"));
             d->severity = !strcmp(json_string_value(json_object_get(dj, "severity")) ?: "",
-                                  "warning") ? DIAG_WARNING : DIAG_ERROR;
+                                  diag_severity_to_str(DIAG_WARNING)) ? DIAG_WARNING : DIAG_ERROR;
             if (!(d->message = strdup(msg ? msg : "")))
                 goto fail;
             v->ndiags++;
@@ -366,11 +395,7 @@ struct verdict *verdict_from_json(const json_t *j)
     v->log_truncated = json_is_true(json_object_get(j, "compile_log_truncated"));
     const json_t *dev = json_object_get(j, "device");
     if (json_is_object(dev)) {
-        const char *type = json_string_value(json_object_get(dev, "type"));
-        static const char *const types[] = { "discrete", "integrated", "virtual", "cpu", "other" };
-        for (size_t i = 0; type && i < sizeof types / sizeof types[0]; i++)
-            if (!strcmp(type, types[i]))
-                v->device_type = types[i];
+        v->device_type = device_type_known(json_string_value(json_object_get(dev, "type")));
         snprintf(v->device_name, sizeof v->device_name, "%s",
                  json_string_value(json_object_get(dev, "name")) ?: "");
         snprintf(v->device_driver, sizeof v->device_driver, "%s",

@@ -25,6 +25,11 @@ enum verdict_status {
     VERDICT_REJECTED = 100,
 };
 
+/* How many statuses there are; verdict_status_at(0 .. n - 1) lists them
+ * once each, in the order summaries and metrics show them. */
+#define VERDICT_NSTATUSES 12
+enum verdict_status verdict_status_at(size_t i);
+
 /* Judge0's description of a status ("Wrong Answer"); never NULL. */
 const char *verdict_status_to_str(enum verdict_status s);
 
@@ -35,6 +40,16 @@ const char *verdict_status_slug(enum verdict_status s);
 bool verdict_status_is_runtime_error(enum verdict_status s);
 
 enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+
+/* "error" or "warning", as the JSON and the reports write it. */
+const char *diag_severity_to_str(enum diag_severity s);
+
+/* The kinds of device a verdict names. */
+enum device_type { DEVICE_DISCRETE, DEVICE_INTEGRATED, DEVICE_VIRTUAL, DEVICE_CPU, DEVICE_OTHER,
+                   DEVICE_NTYPES };
+
+/* "discrete", "integrated", "virtual", "cpu" or "other": a static string. */
+const char *device_type_to_str(enum device_type t);
 
 /* One compiler message, on the student's own line numbering. */
 struct diagnostic {

@@ -10,6 +10,7 @@
 #include <vulkan/vulkan.h>
 
 #include "clock.h"
+#include "verdict.h"
 
 struct gpu_context {
     VkInstance instance;
@@ -47,6 +48,17 @@ struct gpu_kernel {
 
 _Static_assert(sizeof(struct gpu_run) == 68, "gpu_run must match bf_in_block in std430");
 
+const char *gpu_status_to_str(enum gpu_status s)
+{
+    switch (s) {
+    case GPU_OK: return "ok";
+    case GPU_TIMEOUT: return "timeout";
+    case GPU_DEVICE_LOST: return "device lost";
+    case GPU_ERROR: return "error";
+    }
+    return "unknown";
+}
+
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
     va_list ap;
@@ -58,11 +70,11 @@ static void set_err(char *err, size_t errsz, const char *fmt, ...)
 static const char *device_type_name(VkPhysicalDeviceType t)
 {
     switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return device_type_to_str(DEVICE_DISCRETE);
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return device_type_to_str(DEVICE_INTEGRATED);
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return device_type_to_str(DEVICE_VIRTUAL);
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return device_type_to_str(DEVICE_CPU);
+    default: return device_type_to_str(DEVICE_OTHER);
     }
 }
 

@@ -29,6 +29,9 @@ enum gpu_status {
     GPU_ERROR,         /* this kernel failed (pipeline creation, say); the context is fine */
 };
 
+/* "ok", "timeout", "device lost" or "error"; never NULL. */
+const char *gpu_status_to_str(enum gpu_status s);
+
 struct gpu_timings {
     double pipeline_ms;       /* wall time of the runs, plus building the pipeline in gpu_run */
     double run_ms;            /* device time of the runs; < 0 when unknown */

@@ -271,8 +271,8 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
     v->status = VERDICT_INTERNAL_ERROR;
     if (st == GPU_DEVICE_LOST || st == GPU_TIMEOUT)
         g->usable = false;
-    verdict_set_message(v, "The grader could not run the kernel (%s); this is not a fault "
-                        "of your code.", err);
+    verdict_set_message(v, "The grader could not run the kernel (%s: %s); this is not a fault "
+                        "of your code.", gpu_status_to_str(st), err);
 }
 
 /* Runs the kernel of entry e on every run, and judges the outputs. */

@@ -45,8 +45,10 @@ static size_t utf8_sequence(const unsigned char *s, size_t left)
 
 static bool is_blank(const char *s, size_t len)
 {
+    /* memchr, not strchr: strchr finds the terminator for a NUL byte, and
+     * a body of NUL bytes would be called empty */
     for (size_t i = 0; i < len; i++)
-        if (!strchr(" \t\r\n\v\f", s[i]))
+        if (!memchr(" \t\r\n\v\f", s[i], 6))
             return false;
     return true;
 }

@@ -124,6 +124,17 @@ enum frame_read_status frame_reader_poll(struct frame_reader *r, int fd,
     }
 }
 
+const char *frame_read_status_to_str(enum frame_read_status s)
+{
+    switch (s) {
+    case FRAME_READ_MORE: return "more";
+    case FRAME_READ_DONE: return "done";
+    case FRAME_READ_EOF: return "end of file";
+    case FRAME_READ_ERROR: return "error";
+    }
+    return "unknown";
+}
+
 void frame_reader_clear(struct frame_reader *r)
 {
     free(r->payload);

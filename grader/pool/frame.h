@@ -64,6 +64,9 @@ enum frame_read_status {
     FRAME_READ_ERROR,     /* read error, or a frame over the limit */
 };
 
+/* "more", "done", "end of file" or "error"; never NULL. */
+const char *frame_read_status_to_str(enum frame_read_status s);
+
 /*
  * Reads what is available without blocking. On FRAME_READ_DONE the
  * payload's ownership moves to the caller and the reader is ready for the

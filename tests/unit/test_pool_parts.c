@@ -13,7 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "fair_queue.h"
+#include "frame.h"
 #include "wait_estimate.h"
 #include "worker_loss.h"
 
@@ -169,6 +173,18 @@ static void test_loss_blames_only_the_code(void **state)
     }
 }
 
+/* Writing to a worker that is gone is an error, not SIGPIPE for the whole
+ * process: no program has to ignore the signal (this one does not). */
+static void test_frames_to_a_closed_peer_fail_without_sigpipe(void **state)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    close(sv[1]);
+    assert_false(frame_write(sv[0], FRAME_STAGE, "run", 3));
+    assert_false(frame_write_job(sv[0], 7, "return 0.0;", 11));
+    close(sv[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_remove_and_retry_first),
         cmocka_unit_test(test_wait_estimate),
         cmocka_unit_test(test_loss_blames_only_the_code),
+        cmocka_unit_test(test_frames_to_a_closed_peer_fail_without_sigpipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

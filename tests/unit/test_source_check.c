@@ -53,6 +53,10 @@ static void test_nul_byte(void **state)
     assert_false(check("return 0.0;\n\0x", 14));
     assert_non_null(strstr(msg, "NUL"));
     assert_int_equal(line, 2);
+    /* a body of nothing but NUL bytes is a binary file, not an empty body */
+    assert_false(check("\0\0\0\0", 4));
+    assert_non_null(strstr(msg, "NUL"));
+    assert_null(strstr(msg, "empty"));
 }
 
 static void test_invalid_utf8(void **state)

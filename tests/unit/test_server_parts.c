@@ -1,0 +1,170 @@
+/*
+ * The server's pure functions, without sockets: routing, the checks on a
+ * request's headers and body, who the client is behind a trusted proxy,
+ * and the access log's sanitising of what clients send.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "access_log.h"
+#include "client_addr.h"
+#include "request.h"
+
+static void test_routes_and_methods(void **state)
+{
+    const char *allow;
+    assert_int_equal(request_route("/"), ROUTE_PAGE);
+    assert_int_equal(request_route("/api/tasks/butterfly/submissions"), ROUTE_SUBMIT);
+    assert_int_equal(request_route("/static/app.mjs"), ROUTE_STATIC);
+    assert_int_equal(request_route("/api/tasks/butterfly/submissions/"), ROUTE_NONE);
+    assert_int_equal(request_route("/healthz?x"), ROUTE_NONE);
+    assert_true(request_method_allowed(ROUTE_SUBMIT, "POST", &allow));
+    assert_false(request_method_allowed(ROUTE_SUBMIT, "GET", &allow));
+    assert_string_equal(allow, "POST");
+    assert_true(request_method_allowed(ROUTE_HEALTH, "HEAD", &allow));
+    assert_false(request_method_allowed(ROUTE_HEALTH, "POST", &allow));
+    assert_string_equal(allow, "GET, HEAD");
+}
+
+static void test_uri_inspection(void **state)
+{
+    struct request_uri u;
+    request_uri_inspect("/static/a%2e%2e.js?token=secret", &u);
+    assert_true(u.escaped);
+    assert_false(u.escaped_nul);
+    assert_string_equal(u.log_path, "/static/a%2e%2e.js");   /* no query string */
+    request_uri_inspect("/static/index.html%00.css", &u);
+    assert_true(u.escaped_nul);
+    request_uri_inspect("/?%00", &u);
+    assert_false(u.escaped_nul);   /* in the query, it cuts nothing */
+    char long_uri[1000];
+    memset(long_uri, 'a', sizeof long_uri - 1);
+    long_uri[sizeof long_uri - 1] = '\0';
+    request_uri_inspect(long_uri, &u);
+    assert_int_equal(strlen(u.log_path), sizeof u.log_path - 1);
+}
+
+static void test_body_kinds_and_lengths(void **state)
+{
+    assert_int_equal(request_body_kind("text/plain"), BODY_PLAIN);
+    assert_int_equal(request_body_kind("Text/Plain; charset=utf-8"), BODY_PLAIN);
+    assert_int_equal(request_body_kind("application/json"), BODY_JSON);
+    /* a prefix is another type */
+    assert_int_equal(request_body_kind("application/jsonx"), BODY_UNSUPPORTED);
+    assert_int_equal(request_body_kind("text/plainfoo"), BODY_UNSUPPORTED);
+    assert_int_equal(request_body_kind(NULL), BODY_UNSUPPORTED);
+    size_t limit = request_body_limit(BODY_PLAIN);
+    assert_int_equal(limit, 64 * 1024);
+    assert_int_equal(request_check_length("65536", NULL, limit), LENGTH_OK);
+    assert_int_equal(request_check_length("65537", NULL, limit), LENGTH_TOO_LARGE);
+    assert_int_equal(request_check_length("99999999999999999999999", NULL, limit),
+                     LENGTH_MALFORMED);
+    assert_int_equal(request_check_length("+5", NULL, limit), LENGTH_MALFORMED);
+    assert_int_equal(request_check_length(" 5", NULL, limit), LENGTH_MALFORMED);
+    assert_int_equal(request_check_length(NULL, "chunked", limit), LENGTH_OK);
+    assert_int_equal(request_check_length(NULL, "gzip", limit), LENGTH_REQUIRED);
+    assert_string_equal(request_length_check_to_str(LENGTH_REQUIRED), "length required");
+    assert_non_null(strstr(request_too_large_message(BODY_JSON), "256 KiB"));
+    assert_non_null(strstr(request_too_large_message(BODY_PLAIN), "64 KiB"));
+}
+
+static void test_source_extraction(void **state)
+{
+    const char *src;
+    size_t len;
+    json_t *owner;
+    char msg[300];
+    const char *json = "{\"source\": \"return 0.0;\\n\"}";
+    assert_true(request_extract_source(BODY_JSON, json, strlen(json), &src, &len, &owner, msg,
+                                       sizeof msg));
+    assert_int_equal(len, 12);
+    assert_memory_equal(src, "return 0.0;\n", 12);
+    json_decref(owner);
+    const char *dup = "{\"source\": \"a\", \"source\": \"b\"}";
+    assert_false(request_extract_source(BODY_JSON, dup, strlen(dup), &src, &len, &owner, msg,
+                                        sizeof msg));
+    assert_non_null(strstr(msg, "Malformed JSON"));
+    assert_false(request_extract_source(BODY_JSON, "[1]", 3, &src, &len, &owner, msg, sizeof msg));
+    assert_non_null(strstr(msg, "string \"source\""));
+    assert_true(request_extract_source(BODY_PLAIN, "abc", 3, &src, &len, &owner, msg, sizeof msg));
+    assert_null(owner);
+    assert_int_equal(len, 3);
+}
+
+static void test_client_behind_a_trusted_proxy(void **state)
+{
+    struct trusted_proxies t = { .n = 0 };
+    char err[200], out[CLIENT_ADDR_LEN];
+    assert_true(trusted_proxies_add(&t, "127.0.0.1", err, sizeof err));
+    assert_true(trusted_proxies_add(&t, "10.0.0.0/8", err, sizeof err));
+    assert_true(trusted_proxies_add(&t, "fd00::/8", err, sizeof err));
+    assert_false(trusted_proxies_add(&t, "10.0.0.0/33", err, sizeof err));
+    assert_false(trusted_proxies_add(&t, "nginx", err, sizeof err));
+    assert_true(trusted_proxies_contain(&t, "10.200.3.4"));
+    assert_false(trusted_proxies_contain(&t, "11.0.0.1"));
+    /* from anyone else the header is the client's own words: ignored */
+    client_addr_resolve("192.0.2.7", "198.51.100.1", NULL, &t, out, sizeof out);
+    assert_string_equal(out, "192.0.2.7");
+    /* from the proxy: the nearest address that is not a proxy of ours */
+    client_addr_resolve("127.0.0.1", "198.51.100.1", NULL, &t, out, sizeof out);
+    assert_string_equal(out, "198.51.100.1");
+    client_addr_resolve("127.0.0.1", "6.6.6.6, 198.51.100.1, 10.1.1.1", NULL, &t, out,
+                        sizeof out);
+    assert_string_equal(out, "198.51.100.1");   /* the student's own "6.6.6.6" is not used */
+    /* garbage stops the walk at the last trusted hop */
+    client_addr_resolve("127.0.0.1", "198.51.100.1, not-an-address, 10.1.1.1", NULL, &t, out,
+                        sizeof out);
+    assert_string_equal(out, "10.1.1.1");
+    /* Forwarded (RFC 7239), with quotes, ports and brackets */
+    client_addr_resolve("127.0.0.1", NULL,
+                        "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"", &t, out,
+                        sizeof out);
+    assert_string_equal(out, "2001:db8:cafe::17");
+    client_addr_resolve("127.0.0.1", NULL, "for=\"192.0.2.43:47011\"", &t, out, sizeof out);
+    assert_string_equal(out, "192.0.2.43");
+    client_addr_resolve("127.0.0.1", NULL, "for=unknown", &t, out, sizeof out);
+    assert_string_equal(out, "127.0.0.1");
+    /* one client, one key: spellings of an address are made canonical */
+    client_addr_resolve("127.0.0.1", "2001:DB8:0:0::1", NULL, &t, out, sizeof out);
+    assert_string_equal(out, "2001:db8::1");
+    client_addr_resolve("127.0.0.1", "::ffff:192.0.2.9", NULL, &t, out, sizeof out);
+    assert_string_equal(out, "::ffff:192.0.2.9");
+}
+
+static void test_access_log_escapes_what_could_steer_a_terminal(void **state)
+{
+    char out[128];
+    assert_string_equal(access_log_sanitize("GET", out, sizeof out), "GET");
+    assert_string_equal(access_log_sanitize(NULL, out, sizeof out), "-");
+    assert_string_equal(access_log_sanitize("", out, sizeof out), "-");
+    /* escape sequences, carriage return, backspace */
+    assert_string_equal(access_log_sanitize("G\x1b[2J\r\bT", out, sizeof out),
+                        "G\\x1b[2J\\x0d\\x08T");
+    /* C1 (U+0085) and a right-to-left override (U+202E), as UTF-8 */
+    assert_string_equal(access_log_sanitize("/\xc2\x85/\xe2\x80\xae", out, sizeof out),
+                        "/\\xc2\\x85/\\xe2\\x80\\xae");
+    /* spaces and backslashes cannot fake fields or escapes */
+    assert_string_equal(access_log_sanitize("a b\\x41", out, sizeof out), "a\\x20b\\x5cx41");
+    /* cut to fit, never in the middle of an escape */
+    char tiny[7];
+    access_log_sanitize("\x1b\x1b", tiny, sizeof tiny);
+    assert_string_equal(tiny, "\\x1b");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_routes_and_methods),
+        cmocka_unit_test(test_uri_inspection),
+        cmocka_unit_test(test_body_kinds_and_lengths),
+        cmocka_unit_test(test_source_extraction),
+        cmocka_unit_test(test_client_behind_a_trusted_proxy),
+        cmocka_unit_test(test_access_log_escapes_what_could_steer_a_terminal),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
