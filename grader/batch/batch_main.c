@@ -31,7 +31,7 @@ static void usage(FILE *out)
         "      --seed N          seed of the hidden spectra, 0 to %llu\n"
         "                        (default: the one the output folder's earlier run\n"
         "                        kept, else a new one drawn from the operating system)\n"
-        "      --deadline-ms N   bound on grading one submission (default %u,\n"
+        "      --deadline-ms N   " DEADLINE_MEANING " (default %u,\n"
         "                        at most %u)\n"
         "      --device SEL      Vulkan device by index or name substring\n"
         "                        (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"

@@ -42,14 +42,15 @@ static void usage(FILE *out)
         "  --json              print the verdict as JSON instead of the report\n"
         "  --device SEL        Vulkan device by index or name substring\n"
         "                      (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"
-        "  --seed N            seed of the hidden spectra (default %u)\n"
-        "  --deadline-ms N     bound on running the kernel (default %d)\n"
+        "  --seed N            seed of the hidden spectra, 0 to %llu (default: a new\n"
+        "                      one drawn from the operating system)\n"
+        "  --deadline-ms N     " DEADLINE_MEANING " (default %u, at most %u)\n"
         "  --list-devices      list the Vulkan devices and exit\n"
         "  --version, --help\n"
         "\n"
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
         "             3 anything else (time limit, runtime or internal error), 64 usage\n",
-        TASK_DEFAULT_SEED, DEFAULT_DEADLINE_MS);
+        (unsigned long long)MAX_SEED, DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS);
 }
 
 int main(int argc, char **argv)
@@ -66,11 +67,13 @@ int main(int argc, char **argv)
     };
     /* Student code runs in a worker process, never in this one. */
     struct pool_options po;
-    bool json = false;
+    bool json = false, seed_given = false;
     uint64_t x;
     int c;
 
-    pool_options_init(&po);
+    /* a fresh seed unless --seed says which: nobody can know the hidden
+     * spectra in advance */
+    bool have_seed = pool_options_init(&po);
     po.workers = 1;
     po.queue_length = 1;
     po.device = getenv("BUTTERFLY_DEVICE");
@@ -79,6 +82,7 @@ int main(int argc, char **argv)
         case 'j': json = true; break;
         case 'd': po.device = optarg; break;
         case 's':
+            seed_given = true;
             if (!parse_u64(optarg, MAX_SEED, &po.seed)) {
                 fprintf(stderr, "butterfly-grade: bad --seed '%s'\n", optarg);
                 return EXIT_USAGE;
@@ -112,6 +116,11 @@ int main(int argc, char **argv)
     if (argc - optind > 1) {
         usage(stderr);
         return EXIT_USAGE;
+    }
+    if (!have_seed && !seed_given) {
+        fprintf(stderr, "butterfly-grade: cannot draw a seed from the operating system; "
+                "give one with --seed\n");
+        return EXIT_OTHER;
     }
     const char *path = optind < argc ? argv[optind] : "-";
     char err[256];

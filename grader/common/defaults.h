@@ -6,7 +6,9 @@
 #ifndef BUTTERFLY_DEFAULTS_H
 #define BUTTERFLY_DEFAULTS_H
 
-/* Grading: one deadline covers compile, the driver's compile and the run. */
+/* Grading: one deadline covers compile, the driver's compile and the run;
+ * every program's --help says so in these words. */
+#define DEADLINE_MEANING           "bound on grading one submission"
 #define DEFAULT_DEADLINE_MS        5000u
 #define MAX_DEADLINE_MS            600000u   /* ten minutes */
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
