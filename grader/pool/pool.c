@@ -295,10 +295,10 @@ void pool_get_stats(struct pool *p, struct pool_stats *s)
     *s = p->stats;
     s->ready = pool_count_ready(p);
     s->starting = count_state(p, W_STARTING);
-    /* a replacement warming up after a worker was stopped (a timeout, a
-     * cancelled job) keeps the pool healthy; a start that keeps failing
-     * does not */
-    s->healthy = s->ready > 0 || (s->starting > 0 && p->ever_ready && p->start_failures < 3);
+    /* a worker being replaced after it was stopped (a timeout, a cancelled
+     * job), or its replacement warming up, keeps the pool healthy; starts
+     * that keep failing do not, nor a pool that never got a worker warm */
+    s->healthy = s->ready > 0 || (p->ever_ready && p->start_failures < 3 && !p->stopping);
     s->busy = count_state(p, W_BUSY);
     s->queued = fair_queue_total(p->queue);
     s->queued_clients = fair_queue_clients(p->queue);

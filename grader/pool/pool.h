@@ -76,8 +76,8 @@ struct pool_stats {
     unsigned ready;                /* warm, alive, and idle or busy */
     unsigned starting;             /* alive and warming up */
     bool healthy;                  /* can grade now, or within a worker's start: a
-                                      worker is ready, or replacements are starting
-                                      after one was (not failing to start) */
+                                      worker is ready, or workers are being replaced
+                                      after one was warm (and starts do not fail) */
     unsigned busy;
     unsigned queued;
     unsigned queued_clients;       /* clients with a job waiting */
