@@ -1,242 +1,80 @@
-/* diagnose.c - the catalogue of common butterfly mistakes, matched against
- * a kernel's outputs, and a summary in words when none matches. */
+/* diagnose.c - a Wrong Answer's outputs in words: the member of the family
+ * that explains them, or where they fail; and the worked cells. */
 #include "diagnose.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "reference.h"
+#include "worked.h"
 
-/*
- * Merges were decided by computing every mistake on the visible and the
- * hidden spectra: a flipped angle and a conjugate multiply agree
- * everywhere (conj(e^(-ix)) = e^(+ix)), as do no twiddle and an int
- * division r / half (0, so w = 1), and both-plus and an angle from i (the
- * upper member's angle is π more, which negates w). Every other pair of
- * entries differs by more than 1 in some cell of the visible spectrum.
- */
-static const struct diagnose_entry catalogue[] = {
-    {
-        .id = "twiddle_sign",
-        .title = "The twiddle turns the wrong way",
-        .explanation =
-            "Your outputs are what w = e^(+iπ·r/half) gives: the sign of the "
-            "twiddle's angle is flipped. Multiplying b by the conjugate of w "
-            "(tr = wr·br + wi·bi, ti = wr·bi - wi·br) gives exactly the same "
-            "numbers, so check the signs of the complex multiply as well. "
-            "half = 1 passes only because every twiddle there is 1.",
-        .hint = "Hint 2 — which twiddle? w = e^(-iπ·r/half), minus sign "
-                "included; Hint 3 — the ending spells out the multiply.",
-        .variant = { .angle_positive = true },
-        .same_as = { { .conjugate_multiply = true } },
-        .nsame = 1,
-    },
-    {
-        .id = "no_twiddle",
-        .title = "The twiddle is always 1",
-        .explanation =
-            "Your outputs are a + b and a - b, as if w were 1 on every pass. "
-            "Either b is never multiplied by w, or the angle is always 0: in "
-            "GLSL r / half with two ints is an int division, which is 0 "
-            "because r < half, and converting that 0 to float comes too late. "
-            "half = 1 passes because there w really is 1.",
-        .hint = "Hint 2 — which twiddle? Divide as floats, float(r) / "
-                "float(half), and multiply b by w.",
-        .variant = { .no_twiddle = true },
-        .same_as = { { .angle_int_division = true } },
-        .nsame = 1,
-    },
-    {
-        .id = "both_plus",
-        .title = "Both members return a + w·b",
-        .explanation =
-            "The upper member of each pair (j = 1) returns a + w·b where it "
-            "should return a - w·b. A twiddle angle taken from i instead of r "
-            "gives exactly the same outputs: the upper member's i is half "
-            "more than its r (plus whole blocks of 2·half), which adds π to "
-            "the angle, turns w into -w, and so a - w·b into a + w·b.",
-        .hint = "Hint 3 — the ending: the sign between a and w·b depends on j; "
-                "Hint 2 — which twiddle?: the angle uses r = i % half, not i.",
-        .variant = { .ending = ENDING_BOTH_PLUS },
-        .same_as = { { .angle_from_i = true } },
-        .nsame = 1,
-    },
-    {
-        .id = "roles_swapped",
-        .title = "The lower and upper members are swapped",
-        .explanation =
-            "The lower member of each pair (j = 0) returns a - w·b and the "
-            "upper one (j = 1) returns a + w·b: it is the other way round. "
-            "Check the test that picks the sign, and how j is computed.",
-        .hint = "Hint 3 — the ending: a + w·b when j = 0; Hint 1 — which pair "
-                "am I in? says which member has j = 0.",
-        .variant = { .ending = ENDING_ROLES_SWAPPED },
-    },
-    {
-        .id = "planes_swapped",
-        .title = "The real and imaginary planes are swapped",
-        .explanation =
-            "Every cell holds the value of the other plane: the real part of "
-            "a ± w·b is returned where this.thread.y asks for the imaginary "
-            "one, and the other way round. this.thread.y is 0 for the real "
-            "plane and 1 for the imaginary plane, as p is in spectrum[p][k].",
-        .hint = "Hint 3 — the ending: return ar ± tr when this.thread.y is 0 "
-                "and ai ± ti when it is 1.",
-        .variant = { .planes_swapped = true },
-    },
-    {
-        .id = "componentwise_multiply",
-        .title = "w·b multiplied component by component",
-        .explanation =
-            "w·b was computed as (wr·br, wi·bi), which is not a complex "
-            "product. (wr + i·wi)(br + i·bi) has the real part wr·br - wi·bi "
-            "and the imaginary part wr·bi + wi·br: each part needs all four "
-            "numbers. It shows already at half = 1, where w = 1 and the "
-            "imaginary part of w·b comes out 0 instead of bi.",
-        .hint = "Hint 3 — the ending: tr = wr * br - wi * bi; "
-                "ti = wr * bi + wi * br.",
-        .variant = { .componentwise_multiply = true },
-    },
-    {
-        .id = "angle_two_pi",
-        .title = "The twiddle's angle uses 2π",
-        .explanation =
-            "Your outputs match w = e^(-2iπ·r/half). Across a half-block the "
-            "twiddle turns half a circle, not a whole one: the angle is "
-            "-π·r/half (2π goes with the whole block, 2·half). half = 1 "
-            "passes because r is always 0 there.",
-        .hint = "Hint 2 — which twiddle? w = e^(-iπ·r/half).",
-        .variant = { .angle_two_pi = true },
-    },
-    {
-        .id = "angle_over_size",
-        .title = "The twiddle's angle is divided by 8",
-        .explanation =
-            "Your outputs match w = e^(-iπ·r/8): the angle is divided by the "
-            "transform size instead of by half. The twiddle belongs to the "
-            "pass, so the angle is -π·r/half and changes as half does. "
-            "half = 1 passes because r is always 0 there.",
-        .hint = "Hint 2 — which twiddle? w = e^(-iπ·r/half).",
-        .variant = { .angle_over_size = true },
-    },
-    {
-        .id = "angle_last_pass",
-        .title = "The last pass's twiddle on every pass",
-        .explanation =
-            "Your outputs match w = e^(-2iπ·r/8), the textbook twiddle for a "
-            "block of 8. It is right only where the block (2·half) is 8 long, "
-            "at half = 4, and at half = 1, where r is 0; at half = 2 the block "
-            "is 4 long. Over a block of 2·half the angle is -2π·r/(2·half), "
-            "that is -π·r/half.",
-        .hint = "Hint 2 — which twiddle? w = e^(-iπ·r/half).",
-        .variant = { .angle_two_pi = true, .angle_over_size = true },
-    },
-    {
-        .id = "partner_parity",
-        .title = "j taken from i % 2",
-        .explanation =
-            "Your outputs match j = i % 2. Odd and even tell the members apart "
-            "only at half = 1; from half = 2 on the members of a pair are half "
-            "apart, and j = (i / half) % 2 says whether i sits in the lower or "
-            "the upper half of its block. A wrong j makes base, and so a, b "
-            "and the sign, wrong too.",
-        .hint = "Hint 1 — which pair am I in? j = (i / half) % 2.",
-        .variant = { .j_from_parity = true },
-    },
-    {
-        .id = "partner_next",
-        .title = "b read at base + 1",
-        .explanation =
-            "Your outputs match b = element base + 1. The two members of a "
-            "pair are half apart, which is 1 only at half = 1: b is element "
-            "base + half.",
-        .hint = "Hint 1 — which pair am I in? a is element base, b is "
-                "element base + half.",
-        .variant = { .partner_next = true },
-    },
-    {
-        .id = "scaled_half",
-        .title = "Every output is halved",
-        .explanation =
-            "Each cell holds (a ± w·b) / 2: right but for a factor of 1/2. A "
-            "butterfly pass does not scale: return a + w·b and a - w·b as they "
-            "are (an inverse transform's 1/N, where one is wanted, is applied "
-            "once at the end, not in every pass).",
-        .hint = "Hint 3 — the ending: return ar + tr, ar - tr, ai + ti or "
-                "ai - ti, unscaled.",
-        .variant = { .scaled_half = true },
-    },
+/* ---- growing text ---- */
+
+/* A string that grows as it is written; after a failed allocation it
+ * stays as it was and `failed` says so. */
+struct text {
+    char *buf;
+    size_t len, cap;
+    bool failed;
 };
 
-#define NCATALOGUE (sizeof catalogue / sizeof catalogue[0])
+static void add(struct text *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-const struct diagnose_entry *diagnose_catalogue(size_t *n)
+static void add(struct text *s, const char *fmt, ...)
 {
-    *n = NCATALOGUE;
-    return catalogue;
-}
-
-const struct diagnose_entry *diagnose_find(const char *id)
-{
-    for (size_t e = 0; e < NCATALOGUE; e++)
-        if (!strcmp(catalogue[e].id, id))
-            return &catalogue[e];
-    return NULL;
-}
-
-/* The outputs of `variant` (NULL: the correct pass) on one run. */
-static void expected_of(const struct gpu_run *run, const struct butterfly_variant *variant,
-                        double want[TASK_PLANES][TASK_N])
-{
-    float in[TASK_PLANES][TASK_N];
-    memcpy(in, run->spec, sizeof in);
-    reference_pass_variant(in, run->half, variant, want);
-}
-
-static bool variant_matches(const struct task *t, const struct butterfly_variant *variant,
-                            const struct gpu_run *runs, size_t nruns, const float *out)
-{
-    for (size_t r = 0; r < nruns; r++) {
-        double want[TASK_PLANES][TASK_N];
-        expected_of(&runs[r], variant, want);
-        const float *got = out + r * TASK_CELLS;
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++)
-                if (!compare_cell(want[p][i], got[p * TASK_N + i], t->atol, t->rtol))
-                    return false;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || s->failed) {
+        s->failed = true;
+        return;
     }
-    return true;
-}
-
-const struct diagnose_entry *diagnose_match(const struct task *t,
-                                            const struct gpu_run *runs,
-                                            size_t nruns, const float *out)
-{
-    const struct diagnose_entry *found = NULL;
-    if (nruns == 0)
-        return NULL;
-    for (size_t e = 0; e < NCATALOGUE; e++) {
-        if (!variant_matches(t, &catalogue[e].variant, runs, nruns, out))
-            continue;
-        /* Two matches would mean the runs cannot tell the mistakes apart;
-         * naming either one could then mislead. */
-        if (found)
-            return NULL;
-        found = &catalogue[e];
+    if (s->len + (size_t)n + 1 > s->cap) {
+        size_t cap = (s->len + (size_t)n + 1) * 2;
+        char *buf = realloc(s->buf, cap);
+        if (!buf) {
+            s->failed = true;
+            return;
+        }
+        s->buf = buf;
+        s->cap = cap;
     }
-    return found;
+    va_start(ap, fmt);
+    vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+    va_end(ap);
+    s->len += (size_t)n;
 }
 
-/* ---- the summary ---- */
+/* The text, handed to the caller; NULL when an allocation failed. */
+static char *take(struct text *s)
+{
+    if (s->failed || !s->buf) {
+        free(s->buf);
+        return s->failed ? NULL : strdup("");
+    }
+    return s->buf;
+}
 
-/* Where the failures are, as bit masks over the task's halves. */
+/* ---- where the failures are ---- */
+
+enum { NONFINITE_NAN, NONFINITE_INF, NONFINITE_MINUS_INF, NONFINITE_KINDS };
+
+static const char *const nonfinite_names[NONFINITE_KINDS] = { "NaN", "Infinity", "−Infinity" };
+
+/* Where the failures are: masks over the task's halves (by index). */
 struct failure_map {
-    unsigned wrong[TASK_PLANES][2];  /* [plane][member]: halves with a failing cell */
-    unsigned nan;                    /* halves with a cell that came back NaN */
+    unsigned wrong[TASK_PLANES][2];   /* [plane][member]: halves with a failing cell */
+    unsigned halves;                  /* halves with any failing cell */
     bool visible_wrong, hidden_wrong;
+    /* cells where the kernel returned NaN or an infinity */
+    uint16_t visible_cells[NONFINITE_KINDS][TASK_NHALVES];   /* bit plane * 8 + i */
+    bool hidden_cells[NONFINITE_KINDS][TASK_NHALVES];
 };
 
 static int half_index(const struct task *t, int half)
@@ -245,6 +83,11 @@ static int half_index(const struct task *t, int half)
         if (t->halves[h] == half)
             return h;
     return -1;
+}
+
+static int nonfinite_kind(float x)
+{
+    return isnan(x) ? NONFINITE_NAN : x > 0 ? NONFINITE_INF : NONFINITE_MINUS_INF;
 }
 
 /* Returns true when some cell fails. */
@@ -258,18 +101,24 @@ static bool map_failures(const struct task *t, const struct gpu_run *runs, size_
         if (h < 0)
             continue;
         double want[TASK_PLANES][TASK_N];
-        expected_of(&runs[r], NULL, want);
+        reference_pass((const float (*)[TASK_N])runs[r].spec, runs[r].half, want);
         bool visible = !memcmp(runs[r].spec, t->visible, sizeof t->visible);
         const float *got = out + r * TASK_CELLS;
         for (int p = 0; p < TASK_PLANES; p++) {
             for (int i = 0; i < TASK_N; i++) {
                 float g = got[p * TASK_N + i];
+                if (!isfinite(g)) {
+                    int kind = nonfinite_kind(g);
+                    if (visible)
+                        m->visible_cells[kind][h] |= (uint16_t)(1u << (p * TASK_N + i));
+                    else
+                        m->hidden_cells[kind][h] = true;
+                }
                 if (compare_cell(want[p][i], g, t->atol, t->rtol))
                     continue;
                 any = true;
                 m->wrong[p][(i / runs[r].half) % 2] |= 1u << h;
-                if (isnan(g))
-                    m->nan |= 1u << h;
+                m->halves |= 1u << h;
                 if (visible)
                     m->visible_wrong = true;
                 else
@@ -278,27 +127,6 @@ static bool map_failures(const struct task *t, const struct gpu_run *runs, size_
         }
     }
     return any;
-}
-
-/* A growing sentence in a fixed buffer; output past the end is dropped. */
-struct text {
-    char buf[512];
-    size_t len;
-};
-
-static void add(struct text *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(struct text *s, const char *fmt, ...)
-{
-    if (s->len >= sizeof s->buf - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(s->buf + s->len, sizeof s->buf - s->len, fmt, ap);
-    va_end(ap);
-    size_t room = sizeof s->buf - s->len;
-    if (n > 0)
-        s->len += (size_t)n < room ? (size_t)n : room - 1;   /* truncated */
 }
 
 /* "every half", "half 4", "half 2 and 4", "half 1, 2 and 4". */
@@ -341,13 +169,71 @@ static void add_plane(struct text *s, const struct task *t, const unsigned wrong
     }
 }
 
+/* "real i = 0, 4; imaginary i = 3" for a mask of 16 cells. */
+static void add_cells(struct text *s, uint16_t cells)
+{
+    static const char *const planes[TASK_PLANES] = { "real", "imaginary" };
+    if (cells == 0xffff) {
+        add(s, "every cell");
+        return;
+    }
+    for (int p = 0, said = 0; p < TASK_PLANES; p++) {
+        unsigned row = (cells >> (p * TASK_N)) & 0xffu;
+        if (!row)
+            continue;
+        add(s, "%s%s ", said++ ? "; " : "", planes[p]);
+        if (row == 0xffu) {
+            add(s, "every i");
+            continue;
+        }
+        add(s, "i = ");
+        for (int i = 0, n = 0; i < TASK_N; i++)
+            if ((row >> i) & 1)
+                add(s, "%s%d", n++ ? ", " : "", i);
+    }
+}
+
+/*
+ * "it returned NaN in every cell", or "it returned NaN at half 2 (real
+ * i = 1), half 4 (hidden spectra)": the cells where the kernel returned a
+ * value that is not a number, so that the words never call them unwritten
+ * (the harness writes every cell).
+ */
+static void add_nonfinite(struct text *s, const struct task *t, const struct failure_map *m)
+{
+    for (int kind = 0; kind < NONFINITE_KINDS; kind++) {
+        bool any = false, everywhere = true;
+        for (int h = 0; h < TASK_NHALVES; h++) {
+            any |= m->visible_cells[kind][h] || m->hidden_cells[kind][h];
+            everywhere &= m->visible_cells[kind][h] == 0xffff && m->hidden_cells[kind][h];
+        }
+        if (!any)
+            continue;
+        if (everywhere) {
+            add(s, "; it returned %s in every cell", nonfinite_names[kind]);
+            continue;
+        }
+        add(s, "; it returned %s at ", nonfinite_names[kind]);
+        for (int h = 0, said = 0; h < TASK_NHALVES; h++) {
+            if (!m->visible_cells[kind][h] && !m->hidden_cells[kind][h])
+                continue;
+            add(s, "%shalf %d (", said++ ? ", " : "", t->halves[h]);
+            if (m->visible_cells[kind][h])
+                add_cells(s, m->visible_cells[kind][h]);
+            else
+                add(s, "hidden spectra only");
+            add(s, ")");
+        }
+    }
+}
+
 char *diagnose_summary(const struct task *t, const struct gpu_run *runs,
                        size_t nruns, const float *out)
 {
     struct failure_map m;
     if (!map_failures(t, runs, nruns, out, &m))
         return NULL;
-    struct text s = { .len = 0 };
+    struct text s = { 0 };
     if (m.wrong[0][0] == m.wrong[1][0] && m.wrong[0][1] == m.wrong[1][1]) {
         add(&s, "both planes ");
         add_plane(&s, t, m.wrong[0]);
@@ -357,28 +243,405 @@ char *diagnose_summary(const struct task *t, const struct gpu_run *runs,
         add(&s, "; imaginary plane ");
         add_plane(&s, t, m.wrong[1]);
     }
-    if (m.nan) {
-        add(&s, "; some cells never written (NaN) for ");
-        add_halves(&s, t, m.nan);
-    }
+    add_nonfinite(&s, t, &m);
     /* A kernel that is right on the spectrum the page shows and wrong on
      * the hidden ones has usually been fitted to the visible answers. */
     if (!m.visible_wrong && m.hidden_wrong)
         add(&s, "; right on the visible spectrum, wrong only on hidden ones");
-    return strdup(s.buf);
+    return take(&s);
+}
+
+/* ---- naming a member ---- */
+
+/* The free-form explanation's aspects: what a cell takes. */
+enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECTS };
+
+static const struct {
+    const char *id, *noun;
+    int hint;
+    const char *advice;
+} aspects[ASPECTS] = {
+    [ASPECT_A] = { "wrong_a", "a", 1, "a is element base, b is element base + half, with "
+                   "j = (i / half) % 2 and base = i - j * half" },
+    [ASPECT_B] = { "wrong_b", "b", 1, "a is element base, b is element base + half, with "
+                   "j = (i / half) % 2 and base = i - j * half" },
+    [ASPECT_W] = { "wrong_twiddle", "w", 2, "w = e^(−iπ·r/half) with r = i % half" },
+    [ASPECT_SIGN] = { "wrong_sign", "sign", 3, "a + w·b where j = 0, a − w·b where j = 1" },
+};
+
+/* One mistake of a member: its parameter and value. */
+struct mistake {
+    enum family_param param;
+    int value;
+};
+
+static size_t mistakes_of(const struct family_member *m, struct mistake out[FAMILY_NPARAMS])
+{
+    size_t n = 0;
+    for (int p = 0; p < FAMILY_NPARAMS; p++)
+        if (m->v[p])
+            out[n++] = (struct mistake){ (enum family_param)p, m->v[p] };
+    return n;
+}
+
+static const struct family_value *value_of(struct mistake k)
+{
+    return &family_param(k.param)->values[k.value];
+}
+
+static int hint_of(struct mistake k)
+{
+    return value_of(k)->hint ? value_of(k)->hint : family_param(k.param)->hint;
+}
+
+static const char *advice_of(struct mistake k)
+{
+    return value_of(k)->advice ? value_of(k)->advice : family_param(k.param)->advice;
+}
+
+/* A number as the report writes it, with the infinities by name. */
+static void add_number(struct text *s, double x)
+{
+    if (isinf(x))
+        add(s, "%s", x > 0 ? "Infinity" : "−Infinity");
+    else
+        add(s, "%.6g", x);
+}
+
+/* What member m does, as clauses joined by "and". */
+static void add_whats(struct text *s, const struct family_member *m)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(m, ks);
+    for (size_t k = 0; k < n; k++) {
+        add(s, "%s%s", k == 0 ? "" : k + 1 == n ? ", and " : ", ", value_of(ks[k])->what);
+        if (ks[k].param == FP_OUTPUT && ks[k].value == family_param(FP_OUTPUT)->nvalues - 1) {
+            add(s, ", ");
+            add_number(s, m->constant);
+        }
+    }
+}
+
+/* The angle of w = e^(iπk/8) as the page writes twiddles. */
+static void add_twiddle(struct text *s, int k)
+{
+    k = ((k % 16) + 16) % 16;
+    int signed_k = k > 8 ? k - 16 : k;
+    switch (signed_k) {
+    case 0: add(s, "1"); return;
+    case 8: add(s, "−1"); return;
+    case 4: add(s, "i"); return;
+    case -4: add(s, "−i"); return;
+    }
+    int num = abs(signed_k), den = 8;
+    while (num % 2 == 0) {
+        num /= 2;
+        den /= 2;
+    }
+    const char *sign = signed_k < 0 ? "−" : "";
+    if (num == 1)
+        add(s, "e^(%siπ/%d)", sign, den);
+    else
+        add(s, "e^(%siπ·%d/%d)", sign, num, den);
+}
+
+static const char *op_words(int op)
+{
+    return op == OP_MINUS ? "a − w·b" : op == OP_REVERSED ? "w·b − a" : "a + w·b";
+}
+
+/* One aspect of a free-form explanation: how many cells take the wrong
+ * number, and the first of them (smallest half first). */
+static void add_aspect(struct text *s, const struct task *t, const struct search_found *f,
+                       enum aspect a, const struct family_pair right[TASK_NHALVES][TASK_N])
+{
+    int count = 0, first_h = -1, first_i = -1;
+    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+        int h = half_index(t, rank);
+        if (h < 0)
+            continue;
+        for (int i = 0; i < TASK_N; i++) {
+            const struct family_pair *x = &f->pairs[h][i], *y = &right[h][i];
+            bool differs = a == ASPECT_A ? x->a != y->a : a == ASPECT_B ? x->b != y->b
+                         : a == ASPECT_W ? x->k != y->k : x->op != y->op;
+            if (!differs)
+                continue;
+            if (count++ == 0) {
+                first_h = h;
+                first_i = i;
+            }
+        }
+    }
+    if (count == 0)
+        return;
+    const struct family_pair *x = &f->pairs[first_h][first_i], *y = &right[first_h][first_i];
+    add(s, "%s", s->len ? "; " : "");
+    switch (a) {
+    case ASPECT_A:
+        add(s, "a is element %d where element %d (base) is due", x->a, y->a);
+        break;
+    case ASPECT_B:
+        add(s, "b is element %d where element %d (base + half) is due", x->b, y->b);
+        break;
+    case ASPECT_W:
+        add(s, "w is ");
+        add_twiddle(s, x->k);
+        add(s, " where ");
+        add_twiddle(s, y->k);
+        add(s, " is due");
+        break;
+    default:
+        add(s, "the cell returns %s where %s is due", op_words(x->op), op_words(y->op));
+        break;
+    }
+    add(s, " at half = %d, i = %d", t->halves[first_h], first_i);
+    if (count > 1)
+        add(s, " (%d cells of 24 in all)", count);
+}
+
+/* Which aspects of a free-form explanation differ from the right pairs. */
+static unsigned aspects_of(const struct search_found *f,
+                           const struct family_pair right[TASK_NHALVES][TASK_N])
+{
+    unsigned mask = 0;
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        for (int i = 0; i < TASK_N; i++) {
+            mask |= (f->pairs[h][i].a != right[h][i].a) << ASPECT_A;
+            mask |= (f->pairs[h][i].b != right[h][i].b) << ASPECT_B;
+            mask |= (f->pairs[h][i].k != right[h][i].k) << ASPECT_W;
+            mask |= (f->pairs[h][i].op != right[h][i].op) << ASPECT_SIGN;
+        }
+    }
+    return mask;
+}
+
+/* The id: the mistakes' ids in family order, then the aspects', by '+'. */
+static void add_id(struct text *s, const struct search_found *f, unsigned aspect_mask)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks), said = 0;
+    for (size_t k = 0; k < n; k++)
+        add(s, "%s%s", said++ ? "+" : "", value_of(ks[k])->id);
+    for (int a = 0; a < ASPECTS; a++)
+        if ((aspect_mask >> a) & 1)
+            add(s, "%s%s", said++ ? "+" : "", aspects[a].id);
+}
+
+static const char *const counts[] = { "", "One", "Two", "Three", "Four", "Five", "Six" };
+
+/* A heading with its first letter made small, to follow a colon or comma. */
+static void add_lowered(struct text *s, const char *title)
+{
+    if (title[0] >= 'A' && title[0] <= 'Z')
+        add(s, "%c%s", title[0] - 'A' + 'a', title + 1);
+    else
+        add(s, "%s", title);
+}
+
+static void add_title(struct text *s, const struct search_found *f, unsigned aspect_mask)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks);
+    if (f->tables) {
+        for (size_t k = 0; k < n; k++) {
+            add(s, "%s", value_of(ks[k])->title);
+            add(s, ", and ");
+        }
+        add(s, "a ± w·b with the wrong");
+        int total = 0, said = 0;
+        for (int a = 0; a < ASPECTS; a++)
+            total += (aspect_mask >> a) & 1;
+        for (int a = 0; a < ASPECTS; a++)
+            if ((aspect_mask >> a) & 1)
+                add(s, "%s %s", said++ == 0 ? "" : said == total ? " and" : ",", aspects[a].noun);
+        return;
+    }
+    if (n == 1) {
+        add(s, "%s", value_of(ks[0])->title);
+        return;
+    }
+    add(s, "%s mistakes at once: ", n < sizeof counts / sizeof counts[0] ? counts[n] : "Several");
+    for (size_t k = 0; k < n; k++) {
+        add(s, "%s", k == 0 ? "" : k + 1 == n ? ", and " : ", ");
+        add_lowered(s, value_of(ks[k])->title);
+    }
+}
+
+/* "It shows at half = 2 and 4; half = 1 is right." from the outputs. */
+static void add_where(struct text *s, const struct task *t, const struct gpu_run *runs,
+                      size_t nruns, const float *out)
+{
+    struct failure_map m;
+    if (!map_failures(t, runs, nruns, out, &m))
+        return;
+    unsigned all = (1u << TASK_NHALVES) - 1;
+    add(s, " It shows at ");
+    add_halves(s, t, m.halves);
+    if (m.halves != all) {
+        add(s, "; ");
+        add_halves(s, t, all & ~m.halves);
+        add(s, " %s right", __builtin_popcount(all & ~m.halves) > 1 ? "are" : "is");
+    }
+    add(s, ".");
+}
+
+/* The page's hints that help, each once, in the page's order. */
+static void add_hints(struct text *s, const struct search_result *res, unsigned aspect_mask)
+{
+    const char *advice[4][8];
+    size_t nadvice[4] = { 0 };
+    size_t shown = res->n < 4 ? res->n : 4;
+    for (size_t e = 0; e < shown; e++) {
+        struct mistake ks[FAMILY_NPARAMS];
+        size_t n = mistakes_of(&res->found[e].member, ks);
+        for (size_t k = 0; k < n + ASPECTS; k++) {
+            int hint;
+            const char *text;
+            if (k < n) {
+                hint = hint_of(ks[k]);
+                text = advice_of(ks[k]);
+            } else if (e == 0 && ((aspect_mask >> (k - n)) & 1)) {
+                hint = aspects[k - n].hint;
+                text = aspects[k - n].advice;
+            } else {
+                continue;
+            }
+            bool again = false;
+            for (size_t a = 0; a < nadvice[hint]; a++)
+                again |= advice[hint][a] == text || !strcmp(advice[hint][a], text);
+            if (!again && nadvice[hint] < 8)
+                advice[hint][nadvice[hint]++] = text;
+        }
+    }
+    for (int h = 1, said = 0; h <= 3; h++) {
+        if (!nadvice[h])
+            continue;
+        const char *name = family_hint_name(h);
+        add(s, "%s%s%s", said++ ? "; " : "", name, name[strlen(name) - 1] == '?' ? " " : ": ");
+        for (size_t a = 0; a < nadvice[h]; a++)
+            add(s, "%s%s", a ? "; " : "", advice[h][a]);
+    }
+}
+
+struct diagnosis *diagnose_describe(const struct task *t, const struct gpu_run *runs,
+                                    size_t nruns, const float *out,
+                                    const struct search_result *res)
+{
+    if (!res || res->n == 0)
+        return NULL;
+    const struct search_found *f = &res->found[0];
+    static const struct family_member right_member;
+    struct family_pair right[TASK_NHALVES][TASK_N];
+    for (int h = 0; h < TASK_NHALVES; h++)
+        for (int i = 0; i < TASK_N; i++)
+            family_pair_of(&right_member, t->halves[h], i, &right[h][i]);
+    unsigned aspect_mask = f->tables ? aspects_of(f, right) : 0;
+
+    struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 };
+    add_id(&id, f, aspect_mask);
+    add_title(&title, f, aspect_mask);
+
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks);
+    add(&why, "Every cell, on the visible spectrum and on the hidden ones, is what the "
+              "butterfly gives when ");
+    if (n > 0)
+        add_whats(&why, &f->member);
+    if (f->tables) {
+        /* the aspects, each with its first wrong cell */
+        struct text detail = { 0 };
+        for (int a = 0; a < ASPECTS; a++)
+            if ((aspect_mask >> a) & 1)
+                add_aspect(&detail, t, f, (enum aspect)a, right);
+        add(&why, "%sit returns a ± w·b with numbers that are not the right ones: %s.",
+            n > 0 ? ", and " : "", detail.buf ? detail.buf : "");
+        free(detail.buf);
+    } else {
+        add(&why, ".");
+    }
+    if (n > 0) {
+        add(&why, " The right formula has ");
+        for (size_t k = 0, said = 0; k < n; k++) {
+            /* one parameter's right formula can stand for two mistakes */
+            bool again = false;
+            for (size_t e = 0; e < k; e++)
+                again |= family_param(ks[e].param)->due == family_param(ks[k].param)->due;
+            if (!again)
+                add(&why, "%s%s", said++ ? "; and " : "", family_param(ks[k].param)->due);
+        }
+        add(&why, ".");
+    }
+    add_where(&why, t, runs, nruns, out);
+    if (res->n > 1) {
+        add(&why, " The same numbers come from a kernel where ");
+        size_t shown = res->n < 4 ? res->n : 4;
+        for (size_t e = 1; e < shown; e++) {
+            add(&why, "%s", e == 1 ? "" : "; or where ");
+            add_whats(&why, &res->found[e].member);
+        }
+        size_t others = res->n - shown + res->more;
+        if (others > 0)
+            add(&why, "; or %zu other such mistake%s", others, others > 1 ? "s" : "");
+        add(&why, ".");
+    }
+    add_hints(&hint, res, aspect_mask);
+
+    char *sid = take(&id), *stitle = take(&title), *swhy = take(&why), *shint = take(&hint);
+    struct diagnosis *d = NULL;
+    if (sid && stitle && swhy && shint)
+        d = diagnosis_new(sid, stitle, swhy, shint);
+    free(sid);
+    free(stitle);
+    free(swhy);
+    free(shint);
+    return d;
+}
+
+/* ---- the verdict ---- */
+
+/* The worked cell and every visible cell, worked through. */
+static void work_cells(struct verdict *v, const struct task *t, const struct gpu_run *runs,
+                       size_t nruns, const float *out)
+{
+    struct worked_cell *one = malloc(sizeof *one);
+    struct worked_cell *all = malloc(WORKED_CELLS * sizeof *all);
+    if (one && worked_pick(t, runs, nruns, out, one)) {
+        free(v->worked_cell);
+        v->worked_cell = one;
+        one = NULL;
+    }
+    if (all && worked_all(t, runs, nruns, out, all)) {
+        free(v->worked_cells);
+        v->worked_cells = all;
+        all = NULL;
+    }
+    free(one);
+    free(all);
 }
 
 void diagnose_verdict(struct verdict *v, const struct task *t,
                       const struct gpu_run *runs, size_t nruns, const float *out)
 {
-    const struct diagnose_entry *e = diagnose_match(t, runs, nruns, out);
-    if (e) {
+    struct failure_map m;
+    if (!map_failures(t, runs, nruns, out, &m))
+        return;
+    work_cells(v, t, runs, nruns, out);
+    struct search_result *res = malloc(sizeof *res);
+    struct diagnosis *d = NULL;
+    if (res && search_outputs(t, runs, nruns, out, res))
+        d = diagnose_describe(t, runs, nruns, out, res);
+    free(res);
+    if (d) {
         diagnosis_free(v->diagnosis);
-        v->diagnosis = diagnosis_new(e->id, e->title, e->explanation, e->hint);
+        v->diagnosis = d;
+        free(v->summary);
+        v->summary = NULL;
         return;
     }
     char *summary = diagnose_summary(t, runs, nruns, out);
     if (summary) {
+        diagnosis_free(v->diagnosis);
+        v->diagnosis = NULL;
         free(v->summary);
         v->summary = summary;
     }
