@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "decompile.h"
 #include "reference.h"
 #include "worked.h"
 
@@ -254,7 +255,7 @@ char *diagnose_summary(const struct task *t, const struct gpu_run *runs,
 /* ---- naming a member ---- */
 
 /* The free-form explanation's aspects: what a cell takes. */
-enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECTS };
+enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECT_PART, ASPECTS };
 
 static const struct {
     const char *id, *noun;
@@ -266,7 +267,10 @@ static const struct {
     [ASPECT_B] = { "wrong_b", "b", 1, "a is element base, b is element base + half, with "
                    "j = (i / half) % 2 and base = i - j * half" },
     [ASPECT_W] = { "wrong_twiddle", "w", 2, "w = e^(−iπ·r/half) with r = i % half" },
-    [ASPECT_SIGN] = { "wrong_sign", "sign", 3, "a + w·b where j = 0, a − w·b where j = 1" },
+    [ASPECT_SIGN] = { "wrong_sign", "sign", 3, "a + w·b where j = 0, a − w·b where j = 1, "
+                      "with tr = wr * br - wi * bi and ti = wr * bi + wi * br" },
+    [ASPECT_PART] = { "wrong_part", "part of w·b", 3, "the real plane takes tr = wr * br - "
+                      "wi * bi, the imaginary plane ti = wr * bi + wi * br" },
 };
 
 /* One mistake of a member: its parameter and value. */
@@ -560,14 +564,14 @@ struct diagnosis *diagnose_describe(const struct task *t, const struct gpu_run *
         add(&why, ".");
     }
     if (n > 0) {
-        add(&why, " The right formula has ");
+        add(&why, " The right formula: ");
         for (size_t k = 0, said = 0; k < n; k++) {
             /* one parameter's right formula can stand for two mistakes */
             bool again = false;
             for (size_t e = 0; e < k; e++)
                 again |= family_param(ks[e].param)->due == family_param(ks[k].param)->due;
             if (!again)
-                add(&why, "%s%s", said++ ? "; and " : "", family_param(ks[k].param)->due);
+                add(&why, "%s%s", said++ ? "; " : "", family_param(ks[k].param)->due);
         }
         add(&why, ".");
     }
@@ -586,6 +590,203 @@ struct diagnosis *diagnose_describe(const struct task *t, const struct gpu_run *
     }
     add_hints(&hint, res, aspect_mask);
 
+    char *sid = take(&id), *stitle = take(&title), *swhy = take(&why), *shint = take(&hint);
+    struct diagnosis *d = NULL;
+    if (sid && stitle && swhy && shint)
+        d = diagnosis_new(sid, stitle, swhy, shint);
+    free(sid);
+    free(stitle);
+    free(swhy);
+    free(shint);
+    return d;
+}
+
+/* ---- naming cells read back as formulas ---- */
+
+static bool same_term(const struct term *x, const struct term *y)
+{
+    return x->plane == y->plane && x->element == y->element && x->coef == y->coef;
+}
+
+/* Whether the product terms of f are those of g (in either order), with
+ * every coefficient times `sign`. */
+static bool same_products(const struct cell_formula *f, const struct cell_formula *g,
+                          int sign)
+{
+    struct term x[2] = { f->term[1], f->term[2] }, y[2] = { g->term[1], g->term[2] };
+    for (int k = 0; k < 2; k++) {
+        double c = sign * decompile_coef(y[k].coef);
+        for (int n = 0; n < DECOMPILE_COEFS; n++)
+            if (y[k].coef && fabs(decompile_coef(n) - c) < 1e-12)
+                y[k].coef = (signed char)n;
+    }
+    return (same_term(&x[0], &y[0]) && same_term(&x[1], &y[1])) ||
+           (same_term(&x[0], &y[1]) && same_term(&x[1], &y[0]));
+}
+
+/* The inputs of the product terms with a coefficient, as a bit mask. */
+static unsigned product_inputs(const struct cell_formula *f)
+{
+    unsigned mask = 0;
+    for (int k = 1; k < 3; k++)
+        if (f->term[k].coef)
+            mask |= 1u << (f->term[k].plane * TASK_N + f->term[k].element);
+    return mask;
+}
+
+/* Whether f's product terms take the inputs g's do, with coefficients of
+ * the same size. */
+static bool same_sizes(const struct cell_formula *f, const struct cell_formula *g)
+{
+    if (product_inputs(f) != product_inputs(g))
+        return false;
+    for (int k = 1; k < 3; k++) {
+        bool found = !f->term[k].coef;
+        for (int n = 1; n < 3 && !found; n++)
+            found = g->term[n].coef && g->term[n].plane == f->term[k].plane &&
+                    g->term[n].element == f->term[k].element &&
+                    fabs(fabs(decompile_coef(g->term[n].coef)) -
+                         fabs(decompile_coef(f->term[k].coef))) < 1e-12;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The ways of telling what differs between a value's formula f and the due
+ * one: alternatives, each a mask of aspects, since one value can read as
+ * more than one mistake (where |wr| = |wi|, a lost sign and the other part
+ * of w·b give the same formula). Returns how many.
+ */
+static int formula_aspects(const struct cell_formula *f, int half, int i, int p,
+                           unsigned alternatives[ASPECTS])
+{
+    struct cell_formula due, other;
+    decompile_due(half, i, p, &due);
+    decompile_due(half, i, 1 - p, &other);
+    unsigned a = same_term(&f->term[0], &due.term[0]) ? 0 : 1u << ASPECT_A;
+    int n = 0;
+    if (same_products(f, &due, 1)) {
+        alternatives[n++] = a;
+        return n;
+    }
+    if (same_products(f, &due, -1) || same_sizes(f, &due))
+        alternatives[n++] = a | 1u << ASPECT_SIGN;
+    if (same_products(f, &other, 1) || same_products(f, &other, -1))
+        alternatives[n++] = a | 1u << ASPECT_PART;
+    if (product_inputs(f) == product_inputs(&due))
+        alternatives[n++] = a | 1u << ASPECT_W;
+    else
+        alternatives[n++] = a | 1u << ASPECT_B;
+    return n;
+}
+
+/* How much a set of aspects claims: fewer aspects first, then the more
+ * specific ones (a different twiddle is what any other change of the
+ * coefficients also looks like). */
+static int aspects_cost(unsigned m)
+{
+    static const int rank[ASPECTS] = { [ASPECT_A] = 0, [ASPECT_B] = 1, [ASPECT_SIGN] = 2,
+                                       [ASPECT_PART] = 3, [ASPECT_W] = 4 };
+    int cost = 0;
+    for (int a = 0; a < ASPECTS; a++)
+        if ((m >> a) & 1)
+            cost += 100 + rank[a];
+    return cost;
+}
+
+/* The fewest aspects that tell what differs at every wrong value. */
+static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int *nalts,
+                               int nvalues)
+{
+    unsigned best = (1u << ASPECTS) - 1;
+    for (unsigned m = 0; m < 1u << ASPECTS; m++) {
+        if (aspects_cost(m) >= aspects_cost(best))
+            continue;
+        bool covers = true;
+        for (int v = 0; v < nvalues && covers; v++) {
+            bool some = false;
+            for (int k = 0; k < nalts[v]; k++)
+                some |= (alternatives[v][k] & ~m) == 0;
+            covers = some;
+        }
+        if (covers)
+            best = m;
+    }
+    return best;
+}
+
+/* The explanation of outputs read back as formulas, value by value. */
+static struct diagnosis *describe_formulas(
+    const struct task *t, const struct gpu_run *runs, size_t nruns, const float *out,
+    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
+{
+    static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
+    unsigned examples_shown = 0;
+    int wrong = 0;
+    unsigned alternatives[TASK_NHALVES * TASK_CELLS][ASPECTS];
+    int nalts[TASK_NHALVES * TASK_CELLS];
+    struct text examples = { 0 };
+    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+        int h = half_index(t, rank);
+        for (int p = 0; h >= 0 && p < TASK_PLANES; p++) {
+            bool shown_here = false;
+            for (int i = 0; i < TASK_N; i++) {
+                struct cell_formula due;
+                decompile_due(rank, i, p, &due);
+                const struct cell_formula *f = &formulas[h][p][i];
+                if (!memcmp(f, &due, sizeof due))
+                    continue;
+                nalts[wrong] = formula_aspects(f, rank, i, p, alternatives[wrong]);
+                wrong++;
+                /* the first wrong value of each half and plane, three at most */
+                if (shown_here || examples_shown == 3)
+                    continue;
+                char got[128], want[128];
+                add(&examples, "%sat half = %d, i = %d the %s part is %s where %s is due",
+                    examples_shown++ ? "; " : "", rank, i, parts[p],
+                    decompile_render(f, rank, i, got, sizeof got),
+                    decompile_render(&due, rank, i, want, sizeof want));
+                shown_here = true;
+            }
+        }
+    }
+    unsigned mask = fewest_aspects(alternatives, nalts, wrong);
+    struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 };
+    int total = 0, said = 0;
+    for (int a = 0; a < ASPECTS; a++)
+        total += (mask >> a) & 1;
+    add(&title, "The wrong");
+    for (int a = 0; a < ASPECTS; a++) {
+        if (!((mask >> a) & 1))
+            continue;
+        add(&id, "%s%s", said ? "+" : "", aspects[a].id);
+        add(&title, "%s %s", said == 0 ? "" : said == total - 1 ? " and" : ",", aspects[a].noun);
+        said++;
+    }
+    add(&title, " in some values");
+    add(&why, "Every value, on the visible spectrum and on the hidden ones, is one number of "
+              "the spectrum plus or minus at most two others times a cos or sin of a twiddle, "
+              "but %d of the 48 values do not take the numbers the butterfly takes: %s.",
+        wrong, examples.buf ? examples.buf : "");
+    free(examples.buf);
+    add_where(&why, t, runs, nruns, out);
+    for (int h = 1, hints = 0; h <= 3; h++) {
+        for (int a = 0; a < ASPECTS; a++) {
+            if (!((mask >> a) & 1) || aspects[a].hint != h)
+                continue;
+            const char *name = family_hint_name(h);
+            bool first_of_hint = true;
+            for (int b = 0; b < a; b++)
+                first_of_hint &= !(((mask >> b) & 1) && aspects[b].hint == h &&
+                                   !strcmp(aspects[b].advice, aspects[a].advice));
+            if (!first_of_hint)
+                continue;
+            add(&hint, "%s%s%s%s", hints++ ? "; " : "", name,
+                name[strlen(name) - 1] == '?' ? " " : ": ", aspects[a].advice);
+        }
+    }
     char *sid = take(&id), *stitle = take(&title), *swhy = take(&why), *shint = take(&hint);
     struct diagnosis *d = NULL;
     if (sid && stitle && swhy && shint)
@@ -631,6 +832,12 @@ void diagnose_verdict(struct verdict *v, const struct task *t,
     if (res && search_outputs(t, runs, nruns, out, res))
         d = diagnose_describe(t, runs, nruns, out, res);
     free(res);
+    /* no member with a formula: each value read back as one */
+    struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
+        d ? NULL : malloc(TASK_NHALVES * sizeof *formulas);
+    if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
+        d = describe_formulas(t, runs, nruns, out, formulas);
+    free(formulas);
     if (d) {
         diagnosis_free(v->diagnosis);
         v->diagnosis = d;

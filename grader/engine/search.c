@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "runset.h"
 
 /* w·b for one element and twiddle of one run, as the shape forms it. */
 struct product {
@@ -47,9 +48,7 @@ struct search_ctx {
     const struct task *t;
     const struct gpu_run *runs;
     const float *out;
-    int nruns_of[TASK_NHALVES], nvisible_of[TASK_NHALVES];
-    int runs_of[TASK_NHALVES][TASK_RUNS];   /* per half index, visible runs first */
-    int half_order[TASK_NHALVES];           /* half indices, the largest half first */
+    struct runset rs;
     struct family_pair decoded[TASK_NHALVES][TASK_N][SEARCH_MAX_DECODED];
     int ndecoded[TASK_NHALVES][TASK_N];
     struct search_result *res;
@@ -57,11 +56,6 @@ struct search_ctx {
     int hot_h, hot_i;                       /* the cell that ruled out the last shape */
     struct products *products[PRODUCT_KINDS][TASK_NHALVES];   /* owned, made on demand */
 };
-
-static const float (*input_of(const struct gpu_run *run))[TASK_N]
-{
-    return (const float (*)[TASK_N])run->spec;
-}
 
 /* A cell agrees: within tolerance, or the same NaN or infinity. */
 static bool cell_ok(const struct task *t, double want, float got)
@@ -77,38 +71,12 @@ static bool setup(struct search_ctx *c, const struct task *t, const struct gpu_r
                   size_t nruns, const float *out)
 {
     memset(c->products, 0, sizeof c->products);
-    if (nruns == 0 || nruns > TASK_RUNS)
-        return false;
-    memset(c->nruns_of, 0, sizeof c->nruns_of);
-    memset(c->nvisible_of, 0, sizeof c->nvisible_of);
     c->t = t;
     c->runs = runs;
     c->out = out;
     c->best = INT_MAX;
     c->hot_h = c->hot_i = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t r = 0; r < nruns; r++) {
-            bool visible = !memcmp(runs[r].spec, t->visible, sizeof t->visible);
-            if (visible != (pass == 0))
-                continue;
-            for (int h = 0; h < TASK_NHALVES; h++) {
-                if (t->halves[h] != runs[r].half)
-                    continue;
-                c->runs_of[h][c->nruns_of[h]++] = (int)r;
-                c->nvisible_of[h] += visible;
-            }
-        }
-    }
-    for (int h = 0; h < TASK_NHALVES; h++)
-        c->half_order[h] = h;
-    for (int a = 0; a < TASK_NHALVES; a++)
-        for (int b = a + 1; b < TASK_NHALVES; b++)
-            if (t->halves[c->half_order[b]] > t->halves[c->half_order[a]]) {
-                int x = c->half_order[a];
-                c->half_order[a] = c->half_order[b];
-                c->half_order[b] = x;
-            }
-    return true;
+    return runset_init(&c->rs, t, runs, nruns);
 }
 
 /* Whether pair pr under shape m reproduces cell i of runs [from, to) of half h. */
@@ -116,9 +84,9 @@ static bool pair_ok(const struct search_ctx *c, const struct family_member *m, i
                     const struct family_pair *pr, int from, int to)
 {
     for (int k = from; k < to; k++) {
-        int r = c->runs_of[h][k];
+        int r = c->rs.run[h][k];
         double want[TASK_PLANES];
-        family_shape_cells(m, input_of(&c->runs[r]), pr, i, want);
+        family_shape_cells(m, runset_input(&c->runs[r]), pr, i, want);
         const float *got = c->out + (size_t)r * TASK_CELLS;
         if (!cell_ok(c->t, want[0], got[i]) || !cell_ok(c->t, want[1], got[TASK_N + i]))
             return false;
@@ -132,9 +100,9 @@ static bool pairs_ok(const struct search_ctx *c, const struct family_member *m,
 {
     for (int pass = 0; pass < 2; pass++) {
         for (int o = 0; o < TASK_NHALVES; o++) {
-            int h = c->half_order[o];
-            int from = pass == 0 ? 0 : c->nvisible_of[h];
-            int to = pass == 0 ? c->nvisible_of[h] : c->nruns_of[h];
+            int h = c->rs.order[o];
+            int from = pass == 0 ? 0 : c->rs.nvisible[h];
+            int to = pass == 0 ? c->rs.nvisible[h] : c->rs.n[h];
             for (int i = 0; i < TASK_N; i++)
                 if (!pair_ok(c, m, h, i, &pairs[h][i], from, to))
                     return false;
@@ -210,9 +178,9 @@ static bool shape_plausible(const struct search_ctx *c, const struct family_memb
     if (!map.filled[0] && !map.filled[1] && !same)
         return true;
     for (int h = 0; h < TASK_NHALVES; h++) {
-        for (int k = 0; k < c->nruns_of[h]; k++) {
-            int r = c->runs_of[h][k];
-            const float (*in)[TASK_N] = input_of(&c->runs[r]);
+        for (int k = 0; k < c->rs.n[h]; k++) {
+            int r = c->rs.run[h][k];
+            const float (*in)[TASK_N] = runset_input(&c->runs[r]);
             const float *got = c->out + (size_t)r * TASK_CELLS;
             for (int i = 0; i < TASK_N; i++) {
                 for (int p = 0; p < TASK_PLANES; p++)
@@ -261,7 +229,7 @@ static const struct product *products_of(struct search_ctx *c,
         struct products *ps = malloc(sizeof *ps);
         if (!ps)
             return NULL;
-        const float (*in)[TASK_N] = input_of(&c->runs[c->runs_of[h][0]]);
+        const float (*in)[TASK_N] = runset_input(&c->runs[c->rs.run[h][0]]);
         for (int b = 0; b < TASK_N; b++) {
             for (int k = 0; k < 16; k++) {
                 struct product *x = &ps->by[0][b * 16 + k];
@@ -293,7 +261,7 @@ static void products_free(struct search_ctx *c)
 static void try_pair(struct search_ctx *c, const struct family_member *shape, int h, int i,
                      const struct family_pair *pr, int *n)
 {
-    if (!pair_ok(c, shape, h, i, pr, 0, c->nruns_of[h]))
+    if (!pair_ok(c, shape, h, i, pr, 0, c->rs.n[h]))
         return;
     if (*n < SEARCH_MAX_DECODED)
         c->decoded[h][i][*n] = *pr;
@@ -311,8 +279,8 @@ static void try_pair(struct search_ctx *c, const struct family_member *shape, in
 static int decode_cell(struct search_ctx *c, const struct family_member *shape, int h, int i)
 {
     const struct task *t = c->t;
-    int r = c->runs_of[h][0];
-    const float (*in)[TASK_N] = input_of(&c->runs[r]);
+    int r = c->rs.run[h][0];
+    const float (*in)[TASK_N] = runset_input(&c->runs[r]);
     const float *got = c->out + (size_t)r * TASK_CELLS;
     struct family_map map;
     family_shape_map(shape, &map);
@@ -390,10 +358,10 @@ static bool decode(struct search_ctx *c, const struct family_member *shape)
     if (!shape_plausible(c, shape))
         return false;
     for (int o = 0; o < TASK_NHALVES; o++)
-        if (c->nruns_of[c->half_order[o]] == 0)
+        if (c->rs.n[c->rs.order[o]] == 0)
             return false;
     for (int k = -1; k < TASK_NHALVES * TASK_N; k++) {
-        int h = k < 0 ? c->hot_h : c->half_order[k / TASK_N], i = k < 0 ? c->hot_i : k % TASK_N;
+        int h = k < 0 ? c->hot_h : c->rs.order[k / TASK_N], i = k < 0 ? c->hot_i : k % TASK_N;
         if (k >= 0 && h == c->hot_h && i == c->hot_i)
             continue;
         c->ndecoded[h][i] = decode_cell(c, shape, h, i);
@@ -415,7 +383,7 @@ static bool same_pair(const struct family_pair *x, const struct family_pair *y)
 static bool tables_fit(const struct search_ctx *c, const struct family_member *m)
 {
     for (int o = 0; o < TASK_NHALVES; o++) {
-        int h = c->half_order[o];
+        int h = c->rs.order[o];
         for (int i = 0; i < TASK_N; i++) {
             struct family_pair pr;
             family_pair_of(m, c->t->halves[h], i, &pr);
@@ -425,7 +393,7 @@ static bool tables_fit(const struct search_ctx *c, const struct family_member *m
                 found = same_pair(&pr, &c->decoded[h][i][k]);
             /* a cell with more pairs than were kept: ask the outputs */
             if (!found && n > SEARCH_MAX_DECODED)
-                found = pair_ok(c, m, h, i, &pr, 0, c->nruns_of[h]);
+                found = pair_ok(c, m, h, i, &pr, 0, c->rs.n[h]);
             if (!found)
                 return false;
         }
@@ -542,7 +510,7 @@ bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nru
         struct family_member m = { .v = { [FP_OUTPUT] = (unsigned char)v } };
         if (v == output->nvalues - 1) {
             /* the one constant: the first visible cell says which */
-            int r = c.runs_of[c.half_order[0]][0];
+            int r = c.rs.run[c.rs.order[0]][0];
             m.constant = out[(size_t)r * TASK_CELLS];
             if (isnan(m.constant) || m.constant == 0)
                 continue;

@@ -257,7 +257,7 @@ static void test_description_in_words(void **state)
     assert_string_equal(d->id, "twiddle_sign");
     assert_string_equal(d->title, "The twiddle turns the wrong way");
     expect_in(d->explanation, "w = e^(+iπ·r/half)");
-    expect_in(d->explanation, "The right formula has w = e^(−iπ·r/half).");
+    expect_in(d->explanation, "The right formula: w = e^(−iπ·r/half).");
     expect_in(d->explanation, "It shows at half 2 and 4; half 1 is right.");
     /* the conjugate multiply gives the same numbers: said too */
     expect_in(d->explanation, "The same numbers come from a kernel where w·b is conj(w)·b");
