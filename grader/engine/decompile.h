@@ -24,10 +24,13 @@ struct term {
 /*
  * The formula of one output value: term[0] is the "a" term (coefficient
  * ±1 or none), term[1] and term[2] the two products of w·b's part (any
- * coefficient). The right value of plane p at i is a_p ± (wr·b_p ∓ wi·b_q).
+ * coefficient), plus a constant that is the same on every spectrum (a
+ * stray i, half or PI where an input belongs; 0 in the right formula).
+ * The right value of plane p at i is a_p ± (wr·b_p ∓ wi·b_q).
  */
 struct cell_formula {
     struct term term[3];
+    double constant;
 };
 
 /* The coefficient with index c (0..DECOMPILE_COEFS-1); 0.0 for c = 0. */
@@ -36,6 +39,9 @@ double decompile_coef(int c);
 /* The formula the page's butterfly gives for plane p of cell i at `half`. */
 void decompile_due(int half, int i, int p, struct cell_formula *f);
 
+/* Whether two formulas are the same (term by term, and their constants). */
+bool decompile_equal(const struct cell_formula *a, const struct cell_formula *b);
+
 /* The formula's value on one input. */
 double decompile_value(const struct cell_formula *f, const float in[TASK_PLANES][TASK_N]);
 
@@ -43,7 +49,8 @@ double decompile_value(const struct cell_formula *f, const float in[TASK_PLANES]
  * Reads every output value back as a formula of the inputs: into
  * formulas[half index][plane][i], one formula each that gives the value on
  * every run of its half within t's tolerance (compare_cell), the right
- * formula where it does, else the one with fewest terms changed from it.
+ * formula where it does, else one with a term changed from it, else any,
+ * else any with a constant added.
  * `out` holds nruns (at most TASK_RUNS) * TASK_CELLS values in the
  * grader's layout. Returns false as soon as some value has no such
  * formula (numbers no short formula gives, NaN, infinities).

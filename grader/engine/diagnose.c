@@ -255,7 +255,8 @@ char *diagnose_summary(const struct task *t, const struct gpu_run *runs,
 /* ---- naming a member ---- */
 
 /* The free-form explanation's aspects: what a cell takes. */
-enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECT_PART, ASPECTS };
+enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECT_PART, ASPECT_CONSTANT,
+              ASPECTS };
 
 static const struct {
     const char *id, *noun;
@@ -271,6 +272,9 @@ static const struct {
                       "with tr = wr * br - wi * bi and ti = wr * bi + wi * br" },
     [ASPECT_PART] = { "wrong_part", "part of w·b", 3, "the real plane takes tr = wr * br - "
                       "wi * bi, the imaginary plane ti = wr * bi + wi * br" },
+    [ASPECT_CONSTANT] = { "stray_constant", "constant added", 3, "a ± w·b adds no number of "
+                          "its own: look for i, half, r or PI where an input or a twiddle "
+                          "belongs" },
 };
 
 /* One mistake of a member: its parameter and value. */
@@ -666,6 +670,8 @@ static int formula_aspects(const struct cell_formula *f, int half, int i, int p,
     decompile_due(half, i, p, &due);
     decompile_due(half, i, 1 - p, &other);
     unsigned a = same_term(&f->term[0], &due.term[0]) ? 0 : 1u << ASPECT_A;
+    if (f->constant != 0)
+        a |= 1u << ASPECT_CONSTANT;
     int n = 0;
     if (same_products(f, &due, 1)) {
         alternatives[n++] = a;
@@ -688,7 +694,8 @@ static int formula_aspects(const struct cell_formula *f, int half, int i, int p,
 static int aspects_cost(unsigned m)
 {
     static const int rank[ASPECTS] = { [ASPECT_A] = 0, [ASPECT_B] = 1, [ASPECT_SIGN] = 2,
-                                       [ASPECT_PART] = 3, [ASPECT_W] = 4 };
+                                       [ASPECT_PART] = 3, [ASPECT_W] = 4,
+                                       [ASPECT_CONSTANT] = 5 };
     int cost = 0;
     for (int a = 0; a < ASPECTS; a++)
         if ((m >> a) & 1)
@@ -736,7 +743,7 @@ static struct diagnosis *describe_formulas(
                 struct cell_formula due;
                 decompile_due(rank, i, p, &due);
                 const struct cell_formula *f = &formulas[h][p][i];
-                if (!memcmp(f, &due, sizeof due))
+                if (decompile_equal(f, &due))
                     continue;
                 nalts[wrong] = formula_aspects(f, rank, i, p, alternatives[wrong]);
                 wrong++;
@@ -767,8 +774,9 @@ static struct diagnosis *describe_formulas(
     }
     add(&title, " in some values");
     add(&why, "Every value, on the visible spectrum and on the hidden ones, is one number of "
-              "the spectrum plus or minus at most two others times a cos or sin of a twiddle, "
-              "but %d of the 48 values do not take the numbers the butterfly takes: %s.",
+              "the spectrum plus or minus at most two others times a cos or sin of a twiddle "
+              "(and maybe a constant), but %d of the 48 values do not take the numbers the "
+              "butterfly takes: %s.",
         wrong, examples.buf ? examples.buf : "");
     free(examples.buf);
     add_where(&why, t, runs, nruns, out);

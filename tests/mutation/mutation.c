@@ -14,7 +14,8 @@
  *
  * Run by hand (docs/FEEDBACK.md records the figure):
  *   build/tests/mutation tests/samples/correct*.glsl
- * Options: --device SEL, --verbose (print every unnamed Wrong Answer),
+ * Options: --device SEL, --verbose (print every Wrong Answer, its code and
+ * its name or summary),
  * --limit N (grade the first N mutants only).
  */
 #include <ctype.h>
@@ -327,9 +328,10 @@ int main(int argc, char **argv)
                 named++;
                 by_formula += !strstr(v->diagnosis->id, "wrong_");
                 count_id(ids, &nids, sizeof ids / sizeof ids[0], v->diagnosis->id);
-            } else if (verbose) {
-                printf("unnamed: %s\n    %s\n", m.keys[k], v->summary ? v->summary : "");
             }
+            if (verbose)
+                printf("%s: %s\n    %s\n", v->diagnosis ? "named" : "unnamed", m.keys[k],
+                       v->diagnosis ? v->diagnosis->id : v->summary ? v->summary : "");
         }
         verdict_free(v);
         if (!grader_usable(g)) {

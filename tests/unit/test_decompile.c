@@ -74,7 +74,7 @@ static void test_right_outputs_read_back(void **state)
             for (int i = 0; i < TASK_N; i++) {
                 struct cell_formula due;
                 decompile_due(t->halves[h], i, p, &due);
-                assert_memory_equal(&f[h][p][i], &due, sizeof due);
+                assert_true(decompile_equal(&f[h][p][i], &due));
             }
 }
 
@@ -122,6 +122,28 @@ static void test_typo_reads_back(void **state)
     verdict_free(v);
 }
 
+/* A stray constant (PI where tr belongs, say) reads back as a constant. */
+static void test_stray_constant(void **state)
+{
+    struct gpu_run runs[NRUNS];
+    float out[NRUNS * TASK_CELLS];
+    right_outputs(runs, out);
+    /* the real part of the lower members at half 4 as ar + PI */
+    for (int r = 0; r < NRUNS; r++)
+        if (runs[r].half == 4)
+            for (int i = 0; i < 4; i++)
+                out[r * TASK_CELLS + i] = (float)(input_of(&runs[r])[0][i] + M_PI);
+    static struct cell_formula f[TASK_NHALVES][TASK_PLANES][TASK_N];
+    assert_true(decompile_outputs(t, runs, NRUNS, out, f));
+    char text[128];
+    assert_string_equal(decompile_render(&f[half_index(4)][0][1], 4, 1, text, sizeof text),
+                        "ar + 3.142");
+    struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
+    diagnose_verdict(v, t, runs, NRUNS, out);
+    assert_string_equal(v->diagnosis->id, "wrong_b+stray_constant");
+    verdict_free(v);
+}
+
 /* Numbers no short formula gives, and NaN, read back as nothing. */
 static void test_no_formula_for_noise(void **state)
 {
@@ -145,16 +167,16 @@ static void test_no_formula_for_noise(void **state)
 static void test_render(void **state)
 {
     char text[128];
-    struct cell_formula f = { { { 1, 0, 2 }, { 0, 4, 5 }, { 1, 4, 8 } } };
+    struct cell_formula f = { { { 1, 0, 2 }, { 0, 4, 5 }, { 1, 4, 8 } }, 0.0 };
     /* at half 4, i = 0: base 0, b = element 4 */
     assert_string_equal(decompile_render(&f, 4, 0, text, sizeof text),
                         "−ai + 0.7071·br − 0.3827·bi");
     /* other elements by their place; terms on one input merged */
-    f = (struct cell_formula){ { { 0, 0, 0 }, { 0, 6, 1 }, { 0, 6, 2 } } };
+    f = (struct cell_formula){ { { 0, 0, 0 }, { 0, 6, 1 }, { 0, 6, 2 } }, 0.0 };
     assert_string_equal(decompile_render(&f, 1, 0, text, sizeof text), "0");
-    f = (struct cell_formula){ { { 0, 7, 1 }, { 1, 2, 3 }, { 1, 2, 3 } } };
+    f = (struct cell_formula){ { { 0, 7, 1 }, { 1, 2, 3 }, { 1, 2, 3 } }, -3.14159 };
     assert_string_equal(decompile_render(&f, 1, 0, text, sizeof text),
-                        "spectrum[0][7] + 1.8478·spectrum[1][2]");
+                        "spectrum[0][7] + 1.8478·spectrum[1][2] − 3.142");
     for (int c = 1; c < DECOMPILE_COEFS; c++)
         assert_true(fabs(decompile_coef(c)) > 0.3 && fabs(decompile_coef(c)) <= 1);
     assert_true(decompile_coef(0) == 0);
@@ -166,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_due_formula_is_reference),
         cmocka_unit_test(test_right_outputs_read_back),
         cmocka_unit_test(test_typo_reads_back),
+        cmocka_unit_test(test_stray_constant),
         cmocka_unit_test(test_no_formula_for_noise),
         cmocka_unit_test(test_render),
     };
