@@ -272,7 +272,7 @@ static const struct {
                       "with tr = wr * br - wi * bi and ti = wr * bi + wi * br" },
     [ASPECT_PART] = { "wrong_part", "part of w·b", 3, "the real plane takes tr = wr * br - "
                       "wi * bi, the imaginary plane ti = wr * bi + wi * br" },
-    [ASPECT_CONSTANT] = { "stray_constant", "constant added", 3, "a ± w·b adds no number of "
+    [ASPECT_CONSTANT] = { "stray_constant", "constant", 3, "a ± w·b adds no number of "
                           "its own: look for i, half, r or PI where an input or a twiddle "
                           "belongs" },
 };
@@ -724,6 +724,30 @@ static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int
     return best;
 }
 
+/* The page's hints for a set of aspects, each hint once with its advice. */
+static void add_aspect_hints(struct text *s, unsigned mask)
+{
+    for (int h = 1, said = 0; h <= 3; h++) {
+        int given = 0;
+        for (int a = 0; a < ASPECTS; a++) {
+            if (!((mask >> a) & 1) || aspects[a].hint != h)
+                continue;
+            bool again = false;
+            for (int b = 0; b < a; b++)
+                again |= ((mask >> b) & 1) && !strcmp(aspects[b].advice, aspects[a].advice);
+            if (again)
+                continue;
+            const char *name = family_hint_name(h);
+            if (given++ == 0)
+                add(s, "%s%s%s", said++ ? "; " : "", name,
+                    name[strlen(name) - 1] == '?' ? " " : ": ");
+            else
+                add(s, "; ");
+            add(s, "%s", aspects[a].advice);
+        }
+    }
+}
+
 /* The explanation of outputs read back as formulas, value by value. */
 static struct diagnosis *describe_formulas(
     const struct task *t, const struct gpu_run *runs, size_t nruns, const float *out,
@@ -764,15 +788,23 @@ static struct diagnosis *describe_formulas(
     int total = 0, said = 0;
     for (int a = 0; a < ASPECTS; a++)
         total += (mask >> a) & 1;
-    add(&title, "The wrong");
+    bool constant = (mask >> ASPECT_CONSTANT) & 1;
+    for (int a = 0; a < ASPECTS; a++)
+        if ((mask >> a) & 1)
+            add(&id, "%s%s", said++ ? "+" : "", aspects[a].id);
+    /* "Some values take the wrong a and b, and add a constant" */
+    add(&title, "Some values");
+    total -= constant;
+    said = 0;
     for (int a = 0; a < ASPECTS; a++) {
-        if (!((mask >> a) & 1))
+        if (!((mask >> a) & 1) || a == ASPECT_CONSTANT)
             continue;
-        add(&id, "%s%s", said ? "+" : "", aspects[a].id);
-        add(&title, "%s %s", said == 0 ? "" : said == total - 1 ? " and" : ",", aspects[a].noun);
+        add(&title, "%s %s", said == 0 ? " take the wrong" : said == total - 1 ? " and" : ",",
+            aspects[a].noun);
         said++;
     }
-    add(&title, " in some values");
+    if (constant)
+        add(&title, "%s add a constant", total ? ", and" : "");
     add(&why, "Every value, on the visible spectrum and on the hidden ones, is one number of "
               "the spectrum plus or minus at most two others times a cos or sin of a twiddle "
               "(and maybe a constant), but %d of the 48 values do not take the numbers the "
@@ -780,21 +812,7 @@ static struct diagnosis *describe_formulas(
         wrong, examples.buf ? examples.buf : "");
     free(examples.buf);
     add_where(&why, t, runs, nruns, out);
-    for (int h = 1, hints = 0; h <= 3; h++) {
-        for (int a = 0; a < ASPECTS; a++) {
-            if (!((mask >> a) & 1) || aspects[a].hint != h)
-                continue;
-            const char *name = family_hint_name(h);
-            bool first_of_hint = true;
-            for (int b = 0; b < a; b++)
-                first_of_hint &= !(((mask >> b) & 1) && aspects[b].hint == h &&
-                                   !strcmp(aspects[b].advice, aspects[a].advice));
-            if (!first_of_hint)
-                continue;
-            add(&hint, "%s%s%s%s", hints++ ? "; " : "", name,
-                name[strlen(name) - 1] == '?' ? " " : ": ", aspects[a].advice);
-        }
-    }
+    add_aspect_hints(&hint, mask);
     char *sid = take(&id), *stitle = take(&title), *swhy = take(&why), *shint = take(&hint);
     struct diagnosis *d = NULL;
     if (sid && stitle && swhy && shint)

@@ -113,7 +113,7 @@ static void test_typo_reads_back(void **state)
     diagnose_verdict(v, t, runs, NRUNS, out);
     assert_non_null(v->diagnosis);
     assert_string_equal(v->diagnosis->id, "wrong_a");
-    assert_string_equal(v->diagnosis->title, "The wrong a in some values");
+    assert_string_equal(v->diagnosis->title, "Some values take the wrong a");
     if (!strstr(v->diagnosis->explanation,
                 "4 of the 48 values do not take the numbers the butterfly takes: at half = 2, "
                 "i = 2 the imaginary part is ar − bi where ai − bi is due."))
@@ -141,6 +141,13 @@ static void test_stray_constant(void **state)
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     diagnose_verdict(v, t, runs, NRUNS, out);
     assert_string_equal(v->diagnosis->id, "wrong_b+stray_constant");
+    assert_string_equal(v->diagnosis->title, "Some values take the wrong b, and add a constant");
+    /* each of the page's hints once, with all its advice */
+    assert_string_equal(v->diagnosis->hint,
+                        "Hint 1 — which pair am I in? a is element base, b is element base + "
+                        "half, with j = (i / half) % 2 and base = i - j * half; Hint 3 — the "
+                        "ending: a ± w·b adds no number of its own: look for i, half, r or PI "
+                        "where an input or a twiddle belongs");
     verdict_free(v);
 }
 
