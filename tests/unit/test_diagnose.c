@@ -11,7 +11,9 @@
 #include <cmocka.h>
 
 #include "compare.h"
+#include "describe.h"
 #include "diagnose.h"
+#include "summary.h"
 #include "grade.h"
 #include "reference.h"
 
@@ -234,7 +236,7 @@ static struct diagnosis *describe(const char *id1, const char *id2)
     float out[NRUNS * TASK_CELLS];
     struct search_result res = search_of(id1, id2, out);
     make_runs(TASK_DEFAULT_SEED, runs);
-    struct diagnosis *d = diagnose_describe(t, runs, NRUNS, out, &res);
+    struct diagnosis *d = describe_member(t, runs, NRUNS, out, &res);
     assert_non_null(d);
     return d;
 }
@@ -305,7 +307,7 @@ static void test_tables_when_no_formula(void **state)
     assert_true(res.found[0].tables);
     assert_true(search_tables_match(t, runs, NRUNS, out, &res.found[0].member,
                                     res.found[0].pairs));
-    struct diagnosis *d = diagnose_describe(t, runs, NRUNS, out, &res);
+    struct diagnosis *d = describe_member(t, runs, NRUNS, out, &res);
     assert_string_equal(d->id, "wrong_b");
     assert_string_equal(d->title, "a ± w·b with the wrong b");
     expect_in(d->explanation, "b is element 0 where element 7 (base + half) is due at "
@@ -362,7 +364,7 @@ static void test_right_outputs_get_nothing(void **state)
     static const struct family_member right;
     make_runs(TASK_DEFAULT_SEED, runs);
     outputs_of(&right, runs, out);
-    assert_null(diagnose_summary(t, runs, NRUNS, out));
+    assert_null(summary_text(t, runs, NRUNS, out));
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     diagnose_verdict(v, t, runs, NRUNS, out);
     assert_null(v->diagnosis);
@@ -375,7 +377,7 @@ static void test_right_outputs_get_nothing(void **state)
     uint64_t seed = 7;
     for (int k = 0; k < NRUNS * TASK_CELLS; k++)
         out[k] += (float)(0.002 * noise(&seed));
-    assert_null(diagnose_summary(t, runs, NRUNS, out));
+    assert_null(summary_text(t, runs, NRUNS, out));
 }
 
 /* ---- the summary, when nothing is named ---- */
@@ -384,7 +386,7 @@ static void expect_summary(const float *out, const char *want)
 {
     struct gpu_run runs[NRUNS];
     make_runs(TASK_DEFAULT_SEED, runs);
-    char *s = diagnose_summary(t, runs, NRUNS, out);
+    char *s = summary_text(t, runs, NRUNS, out);
     assert_non_null(s);
     assert_string_equal(s, want);
     free(s);
