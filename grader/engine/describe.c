@@ -11,6 +11,8 @@
 #include "summary.h"
 #include "text.h"
 
+const char describe_values_title[] = "Some values";
+
 /* The free-form explanation's aspects: what a cell takes. */
 enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECT_PART, ASPECT_CONSTANT,
               ASPECTS };
@@ -33,6 +35,11 @@ static const struct {
                           "its own: look for i, half, r or PI where an input or a twiddle "
                           "belongs" },
 };
+
+const char *describe_aspect_id(int k)
+{
+    return k >= 0 && k < ASPECTS ? aspects[k].id : NULL;
+}
 
 /* One mistake of a member: its parameter and value. */
 struct mistake {
@@ -550,7 +557,7 @@ struct diagnosis *describe_formulas(
         if ((mask >> a) & 1)
             text_add(&id, "%s%s", said++ ? "+" : "", aspects[a].id);
     /* "Some values take the wrong a and b, and add a constant" */
-    text_add(&title, "Some values");
+    text_add(&title, "%s", describe_values_title);
     total -= constant;
     said = 0;
     for (int a = 0; a < ASPECTS; a++) {

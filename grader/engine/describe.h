@@ -10,6 +10,14 @@
 #include "task.h"
 #include "verdict.h"
 
+/* How the title of a diagnosis by values read back begins ("Some values
+ * take the wrong b"), for tools that count the tiers. */
+extern const char describe_values_title[];
+
+/* The id of aspect k of the pairs and values tiers ("wrong_a", ...), or
+ * NULL past the last (for docs and tests). */
+const char *describe_aspect_id(int k);
+
 /*
  * The diagnosis that names the explanations of `res` (from search_outputs
  * on the same outputs): an id (the mistakes' ids joined by '+'), a title,

@@ -212,10 +212,10 @@ static const struct family_value b_values[] = {
 #define VALUES(a) (int)(sizeof a / sizeof a[0]), a
 
 static const struct family_param_info params[FAMILY_NPARAMS] = {
-    [FP_OUTPUT] = { "output", "each cell returns a + w·b (lower member) or a − w·b (upper "
+    [FP_OUTPUT] = { "every cell", "each cell returns a + w·b (lower member) or a − w·b (upper "
                     "member)", 3, "work out a, b and w, then return a + w·b where j = 0 and "
                     "a − w·b where j = 1", VALUES(output_values) },
-    [FP_FILL] = { "plane", "both planes are computed: ar ± tr when this.thread.y is 0, "
+    [FP_FILL] = { "one plane", "both planes are computed: ar ± tr when this.thread.y is 0, "
                   "ai ± ti when it is 1", 3, "return ar ± tr when this.thread.y is 0 and "
                   "ai ± ti when it is 1", VALUES(fill_values) },
     [FP_PLANE] = { "plane", "this.thread.y = 0 asks for the real part and 1 for the "
@@ -248,7 +248,7 @@ static const struct family_param_info params[FAMILY_NPARAMS] = {
     [FP_BASE] = { "base", "base = i − j·half, the lower member's index, the same for both "
                   "members", 1, "subtracting j * half lands both members of a pair on the "
                   "same base", VALUES(base_values) },
-    [FP_ROLE] = { "sign", "j picks the sign: + where j = 0, − where j = 1", 3, "if j is 0 "
+    [FP_ROLE] = { "role", "j picks the sign: + where j = 0, − where j = 1", 3, "if j is 0 "
                   "return a + w·b, else a − w·b", VALUES(role_values) },
     [FP_A] = { "a", "a is element base for both members", 1, "a is element base, b is "
                "element base + half", VALUES(a_values) },

@@ -8,9 +8,9 @@
  * a dot by each other). Mutants with the same code are graded once. Each
  * is graded in this process by the engine (grader_grade, on the device
  * BUTTERFLY_DEVICE or --device names), and the verdicts are counted: how
- * many are Wrong Answers, and how many of those get a diagnosis, by a
- * formula of the family, or (ids wrong_a, wrong_b, ...) by the pairs or
- * the values read back as formulas.
+ * many are Wrong Answers, and how many of those get a diagnosis: by a
+ * formula of the family, by the pairs decoded, or by the values read back
+ * as formulas (docs/FEEDBACK.md).
  *
  * Run by hand (docs/FEEDBACK.md records the figure):
  *   build/tests/mutation tests/samples/correct*.glsl
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "describe.h"
 #include "grade.h"
 #include "read_input.h"
 
@@ -312,7 +313,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "no grader: %s\n", err);
         return 1;
     }
-    size_t graded = 0, by_status[128] = { 0 }, named = 0, by_formula = 0;
+    size_t graded = 0, by_status[128] = { 0 }, named = 0, by_formula = 0, by_values = 0;
     static struct tally ids[1024];
     size_t nids = 0;
     double t0 = clock_now_ms();
@@ -326,7 +327,10 @@ int main(int argc, char **argv)
         if (v->status == VERDICT_WRONG_ANSWER) {
             if (v->diagnosis) {
                 named++;
-                by_formula += !strstr(v->diagnosis->id, "wrong_");
+                bool values = !strncmp(v->diagnosis->title, describe_values_title,
+                                       strlen(describe_values_title));
+                by_values += values;
+                by_formula += !values && !strstr(v->diagnosis->id, "wrong_");
                 count_id(ids, &nids, sizeof ids / sizeof ids[0], v->diagnosis->id);
             }
             if (verbose)
@@ -350,10 +354,10 @@ int main(int argc, char **argv)
     printf("  compilation errors: %zu, rejected: %zu, time limit: %zu\n",
            by_status[VERDICT_COMPILATION_ERROR], by_status[VERDICT_REJECTED],
            by_status[VERDICT_TIME_LIMIT]);
-    printf("  wrong answers: %zu, named: %zu (%.1f%%); by a formula of the family: %zu "
-           "(%.1f%%), by the pairs or the values read back (wrong_* ids): %zu\n", wrong, named,
+    printf("  wrong answers: %zu, named: %zu (%.1f%%): by a formula of the family %zu, by "
+           "the pairs decoded %zu, by the values read back as formulas %zu\n", wrong, named,
            wrong ? 100.0 * (double)named / (double)wrong : 0.0, by_formula,
-           wrong ? 100.0 * (double)by_formula / (double)wrong : 0.0, named - by_formula);
+           named - by_formula - by_values, by_values);
     qsort(ids, nids, sizeof ids[0], by_count);
     printf("  names given, most common first:\n");
     for (size_t k = 0; k < nids; k++)
