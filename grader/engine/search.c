@@ -8,14 +8,16 @@
  * (half, i), the elements of a and b, the twiddle's angle in steps of π/8
  * and whether a and w·b are added or taken away.
  *
- * So for each shape with at most one mistake, every cell is first
- * decoded: the pairs (a, b, angle, op) that reproduce it on every run of
- * its half, 3072 candidates a cell, visible run first. A shape under which
- * some cell has no pair is out. Under a shape where every cell decodes,
- * the table formulas are enumerated by the number of mistakes they make,
- * and each is checked against the decoded pairs alone, which is cheap.
- * When no formula within reach fits, the decoded pairs themselves are the
- * explanation.
+ * So for each shape with at most SEARCH_MAX_SHAPE_DEPTH mistakes, every
+ * cell is first decoded: the pairs (a, b, angle, op) that reproduce it on
+ * every run of its half. Of the 3072 pairs a cell could take, only those
+ * the visible run's outputs allow are tried: the w·b each a and op need is
+ * known, and looked up among that run's products, sorted. A shape under
+ * which some cell has no pair is out. Under a shape where every cell
+ * decodes, the table formulas are enumerated by the number of mistakes
+ * they make, and each is checked against the decoded pairs alone, which
+ * is cheap. When no formula within reach fits the right shape's pairs,
+ * the decoded pairs themselves are the explanation.
  */
 #include "search.h"
 
