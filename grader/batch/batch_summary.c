@@ -140,7 +140,11 @@ bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
             if (v->diags[d].severity != DIAG_ERROR)
                 continue;
             char norm[160];
-            batch_summary_normalise(v->diags[d].message, norm, sizeof norm);
+            /* glslang's own text, where it was put in plain words, names
+             * the kind of error in the same words for every student */
+            batch_summary_normalise(v->diags[d].original ? v->diags[d].original
+                                                         : v->diags[d].message,
+                                    norm, sizeof norm);
             bool again = false;
             for (size_t k = 0; k < nseen; k++)
                 again |= !strcmp(seen[k], norm);

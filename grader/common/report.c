@@ -4,12 +4,54 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* A value the kernel returned, NaN and infinities by name: the harness
+ * writes every cell, so a NaN is what the kernel computed. */
 static void print_value(FILE *out, double x)
 {
     if (isnan(x))
-        fprintf(out, "NaN (not written)");
+        fprintf(out, "NaN");
+    else if (isinf(x))
+        fprintf(out, "%s", x > 0 ? "Infinity" : "-Infinity");
     else
         fprintf(out, "%.6g", x);
+}
+
+static void print_complex(FILE *out, struct complex_value c)
+{
+    fprintf(out, "(%.6g, %.6g)", c.re, c.im);
+}
+
+/*
+ * The worked cell, as a student would work it on paper:
+ *   Worked cell: half = 2, visible spectrum, i = 1, real plane
+ *     j = 0 (lower member), base = 1, r = 1, partner = 3
+ *     a = element 1 = (-0.5, 1.25), b = element 3 = (0.75, 2)
+ *     w = e^(-iπ·1/2) = (0, -1), w·b = (2, -0.75)
+ *     due: a + w·b = 1.5 (real part)
+ *     returned: 3, which is a − w·b
+ */
+static void print_worked(FILE *out, const struct worked_cell *w)
+{
+    const char *plane = w->plane == 0 ? "real" : "imaginary";
+    fprintf(out, "\nWorked cell: half = %d, %s spectrum, i = %d, %s plane\n", w->half,
+            w->hidden ? "a hidden" : "the visible", w->i, plane);
+    fprintf(out, "  j = %d (%s member), base = %d, r = %d, partner = %d\n", w->j,
+            w->j == 0 ? "lower" : "upper", w->base, w->r, w->partner);
+    fprintf(out, "  a = element %d = ", w->base);
+    print_complex(out, w->a);
+    fprintf(out, ", b = element %d = ", w->base + w->half);
+    print_complex(out, w->b);
+    fprintf(out, "\n  w = e^(-iπ·%d/%d) = ", w->r, w->half);
+    print_complex(out, w->w);
+    fprintf(out, ", w·b = ");
+    print_complex(out, w->wb);
+    fprintf(out, "\n  due: %s = ", w->due);
+    print_value(out, w->expected);
+    fprintf(out, " (%s part)\n  returned: ", plane);
+    print_value(out, w->got);
+    if (w->got_matches[0])
+        fprintf(out, ", which is %s", w->got_matches);
+    fprintf(out, "\n");
 }
 
 static void print_ms(FILE *out, const char *label, double ms)
@@ -65,12 +107,16 @@ void report_write(FILE *out, const struct verdict *v)
     } else if (v->summary) {
         fprintf(out, "\nWhere it fails: %s\n", v->summary);
     }
+    if (v->worked_cell)
+        print_worked(out, v->worked_cell);
     if (v->ndiags > 0)
         fprintf(out, "\nDiagnostics (line numbers are those of your body):\n");
     for (size_t i = 0; i < v->ndiags; i++) {
         const struct diagnostic *d = &v->diags[i];
         fprintf(out, "  line %d: %s: %s\n", d->line,
                 diag_severity_to_str(d->severity), d->message);
+        if (d->original)
+            fprintf(out, "    (the compiler's words: %s)\n", d->original);
     }
     if (v->log_truncated)
         fprintf(out, "  (compiler log truncated)\n");

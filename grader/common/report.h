@@ -7,9 +7,11 @@
 #include "verdict.h"
 
 /*
- * Writes the report: the verdict and its message, the diagnostics, and per
- * half the 8x2 grid of cells (ok / XX) with expected against got for every
- * failing cell, then the hidden spectra and the timings.
+ * Writes the report: the verdict and its message, the named mistake or
+ * where it fails, the worked cell, the diagnostics (with the compiler's
+ * own words where they were rewritten), and per half the 8x2 grid of cells
+ * (ok / XX) with expected against got for every failing cell, then the
+ * hidden spectra and the timings.
  */
 void report_write(FILE *out, const struct verdict *v);
 

@@ -137,10 +137,14 @@ void verdict_free(struct verdict *v)
     diagnosis_free(v->diagnosis);
     free(v->summary);
     free(v->loop);
-    for (size_t i = 0; i < v->ndiags; i++)
+    for (size_t i = 0; i < v->ndiags; i++) {
         free(v->diags[i].message);
+        free(v->diags[i].original);
+    }
     free(v->diags);
     free(v->log);
+    free(v->worked_cell);
+    free(v->worked_cells);
     free(v);
 }
 
@@ -222,10 +226,49 @@ static json_t *half_to_json(const struct half_result *h)
 
 static json_t *diag_to_json(const struct diagnostic *d)
 {
-    return json_pack("{s:i, s:o, s:s, s:o}", "line", d->line,
+    return json_pack("{s:i, s:o, s:s, s:o, s:o}", "line", d->line,
                      "column", d->column > 0 ? json_integer(d->column) : json_null(),
                      "severity", diag_severity_to_str(d->severity),
-                     "message", jstr(d->message ? d->message : ""));
+                     "message", jstr(d->message ? d->message : ""),
+                     "original", d->original ? jstr(d->original) : json_null());
+}
+
+static json_t *complex_to_json(struct complex_value c)
+{
+    return json_pack("{s:f, s:f}", "re", isfinite(c.re) ? c.re : 0.0,
+                     "im", isfinite(c.im) ? c.im : 0.0);
+}
+
+static json_t *worked_cell_to_json(const struct worked_cell *w)
+{
+    json_t *j = json_pack("{s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+                          "half", w->half, "spectrum", w->hidden ? "hidden" : "visible",
+                          "i", w->i, "plane", w->plane, "j", w->j, "base", w->base,
+                          "r", w->r, "partner", w->partner,
+                          "a", complex_to_json(w->a), "b", complex_to_json(w->b),
+                          "w", complex_to_json(w->w), "wb", complex_to_json(w->wb),
+                          "due", jstr(w->due));
+    if (!j)
+        return NULL;
+    set_float(j, "expected", w->expected);
+    set_float(j, "got", w->got);
+    json_object_set_new(j, "got_matches", w->got_matches[0] ? jstr(w->got_matches) : json_null());
+    json_object_set_new(j, "passed", json_boolean(w->passed));
+    return j;
+}
+
+/* "worked_cell" and "worked_cells": each null unless the verdict has them. */
+static void worked_cells_to_json(json_t *j, const struct verdict *v)
+{
+    json_object_set_new(j, "worked_cell",
+                        v->worked_cell ? worked_cell_to_json(v->worked_cell) : json_null());
+    json_t *all = json_null();
+    if (v->worked_cells) {
+        all = json_array();
+        for (size_t k = 0; k < WORKED_CELLS; k++)
+            json_array_append_new(all, worked_cell_to_json(&v->worked_cells[k]));
+    }
+    json_object_set_new(j, "worked_cells", all);
 }
 
 /* The loop that ran over its budget, or null. */
@@ -298,6 +341,7 @@ json_t *verdict_to_json(const struct verdict *v)
             : json_null());
         json_object_set_new(j, "summary", v->summary ? jstr(v->summary) : json_null());
         json_object_set_new(j, "loop", loop_to_json(v->loop));
+        worked_cells_to_json(j, v);
     }
     return j;
 }
@@ -350,6 +394,85 @@ static bool half_from_json(const json_t *hj, struct half_result *h)
     return true;
 }
 
+/* An integer member within [lo, hi] into *out; false otherwise. */
+static bool get_int_in(const json_t *obj, const char *key, int lo, int hi, int *out)
+{
+    const json_t *x = json_object_get(obj, key);
+    if (!json_is_integer(x) || json_integer_value(x) < lo || json_integer_value(x) > hi)
+        return false;
+    *out = (int)json_integer_value(x);
+    return true;
+}
+
+static bool complex_from_json(const json_t *obj, const char *key, struct complex_value *c)
+{
+    const json_t *x = json_object_get(obj, key);
+    const json_t *re = json_object_get(x, "re"), *im = json_object_get(x, "im");
+    if (!json_is_number(re) || !json_is_number(im))
+        return false;
+    *c = (struct complex_value){ json_number_value(re), json_number_value(im) };
+    return true;
+}
+
+/* A string member that fits in buf (with its NUL); null fits as "" when nullable. */
+static bool get_text(const json_t *obj, const char *key, bool nullable, char *buf, size_t size)
+{
+    const json_t *x = json_object_get(obj, key);
+    if (nullable && json_is_null(x)) {
+        buf[0] = '\0';
+        return true;
+    }
+    if (!json_is_string(x) || json_string_length(x) >= size)
+        return false;
+    memcpy(buf, json_string_value(x), json_string_length(x) + 1);
+    return true;
+}
+
+static bool worked_cell_from_json(const json_t *wj, struct worked_cell *w)
+{
+    const char *spectrum = json_string_value(json_object_get(wj, "spectrum"));
+    if (!json_is_object(wj) || !spectrum ||
+        (strcmp(spectrum, "visible") && strcmp(spectrum, "hidden")))
+        return false;
+    w->hidden = !strcmp(spectrum, "hidden");
+    w->expected = get_float(wj, "expected");
+    w->got = (float)get_float(wj, "got");
+    w->passed = json_is_true(json_object_get(wj, "passed"));
+    return get_int_in(wj, "half", 1, TASK_N, &w->half) &&
+           get_int_in(wj, "i", 0, TASK_N - 1, &w->i) &&
+           get_int_in(wj, "plane", 0, TASK_PLANES - 1, &w->plane) &&
+           get_int_in(wj, "j", 0, 1, &w->j) &&
+           get_int_in(wj, "base", 0, TASK_N - 1, &w->base) &&
+           get_int_in(wj, "r", 0, TASK_N - 1, &w->r) &&
+           get_int_in(wj, "partner", 0, TASK_N - 1, &w->partner) &&
+           complex_from_json(wj, "a", &w->a) && complex_from_json(wj, "b", &w->b) &&
+           complex_from_json(wj, "w", &w->w) && complex_from_json(wj, "wb", &w->wb) &&
+           get_text(wj, "due", false, w->due, sizeof w->due) &&
+           get_text(wj, "got_matches", true, w->got_matches, sizeof w->got_matches);
+}
+
+/* Reads "worked_cell" and "worked_cells" into v; false when either is
+ * present and not null but malformed, or out of memory. */
+static bool worked_cells_from_json(const json_t *j, struct verdict *v)
+{
+    const json_t *one = json_object_get(j, "worked_cell");
+    if (one && !json_is_null(one)) {
+        if (!(v->worked_cell = calloc(1, sizeof *v->worked_cell)) ||
+            !worked_cell_from_json(one, v->worked_cell))
+            return false;
+    }
+    const json_t *all = json_object_get(j, "worked_cells");
+    if (all && !json_is_null(all)) {
+        if (!json_is_array(all) || json_array_size(all) != WORKED_CELLS ||
+            !(v->worked_cells = calloc(WORKED_CELLS, sizeof *v->worked_cells)))
+            return false;
+        for (size_t k = 0; k < WORKED_CELLS; k++)
+            if (!worked_cell_from_json(json_array_get(all, k), &v->worked_cells[k]))
+                return false;
+    }
+    return true;
+}
+
 struct verdict *verdict_from_json(const json_t *j)
 {
     const json_t *status = json_object_get(j, "status");
@@ -380,6 +503,7 @@ struct verdict *verdict_from_json(const json_t *j)
             const json_t *dj = json_array_get(diags, i);
             struct diagnostic *d = &v->diags[v->ndiags];
             const char *msg = json_string_value(json_object_get(dj, "message"));
+            const char *original = json_string_value(json_object_get(dj, "original"));
             d->line = (int)json_integer_value(json_object_get(dj, "line"));
             d->column = (int)json_integer_value(json_object_get(dj, "column"));
             d->severity = !strcmp(json_string_value(json_object_get(dj, "severity")) ?: "",
@@ -387,6 +511,8 @@ struct verdict *verdict_from_json(const json_t *j)
             if (!(d->message = strdup(msg ? msg : "")))
                 goto fail;
             v->ndiags++;
+            if (original && !(d->original = strdup(original)))
+                goto fail;
         }
     }
     const char *log = json_string_value(json_object_get(j, "compile_log"));
@@ -417,7 +543,7 @@ struct verdict *verdict_from_json(const json_t *j)
     const char *summary = json_string_value(json_object_get(j, "summary"));
     if (summary && !(v->summary = strdup(summary)))
         goto fail;
-    if (!loop_from_json(json_object_get(j, "loop"), v))
+    if (!loop_from_json(json_object_get(j, "loop"), v) || !worked_cells_from_json(j, v))
         goto fail;
     return v;
 fail:

@@ -57,6 +57,8 @@ struct diagnostic {
     int column;                  /* 0 when unknown (glslang gives none) */
     enum diag_severity severity;
     char *message;               /* owned */
+    char *original;              /* owned; glslang's own text when message was
+                                    put in other words, else NULL */
 };
 
 struct cell_result {
@@ -90,6 +92,30 @@ struct diagnosis {
     char *id, *title, *explanation, *hint;   /* owned */
 };
 
+/* A complex number as the worked cell shows it. */
+struct complex_value {
+    double re, im;
+};
+
+/*
+ * One output cell worked through with the kernel's own numbers: which pair
+ * and twiddle the cell needs, the value due and the value returned (see
+ * docs/VERDICT.md, "worked_cell"). Plain data: copied by assignment.
+ */
+struct worked_cell {
+    int half;
+    bool hidden;                       /* numbers of a hidden spectrum, not the visible one */
+    int i, plane, j, base, r, partner;
+    struct complex_value a, b, w, wb;  /* wb = w·b */
+    char due[16];                      /* "a + w·b" or "a − w·b" */
+    double expected;
+    float got;                         /* may be NaN or infinite */
+    char got_matches[48];              /* the simple expression got equals, or "" */
+    bool passed;
+};
+
+#define WORKED_CELLS (TASK_NHALVES * TASK_CELLS)
+
 struct verdict {
     enum verdict_status status;
     char *message;                     /* owned; one sentence, may be NULL */
@@ -106,6 +132,9 @@ struct verdict {
     struct verdict_timings timings;
     uint64_t seed;
     struct verdict_loop *loop;         /* owned; set when a loop ran over its budget */
+    struct worked_cell *worked_cell;   /* owned; Wrong Answer only, may be NULL */
+    struct worked_cell *worked_cells;  /* owned; NULL or WORKED_CELLS, every visible
+                                          cell of every half, half by half */
 };
 
 /* A new verdict with status and a copy of message (may be NULL); NULL on OOM. */

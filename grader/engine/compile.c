@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile_messages.h"
 #include "harness.h"
 
 #define BODY_NAME "body"
@@ -55,8 +56,10 @@ void compile_result_clear(struct compile_result *r)
     if (!r)
         return;
     free(r->spirv);
-    for (size_t i = 0; i < r->ndiags; i++)
+    for (size_t i = 0; i < r->ndiags; i++) {
         free(r->diags[i].message);
+        free(r->diags[i].original);
+    }
     free(r->diags);
     free(r->log);
     memset(r, 0, sizeof *r);
@@ -117,6 +120,7 @@ static bool parse_diag_line(const char *s, size_t n, int body_lines,
         line = body_lines + 1;
     d->line = (int)line;
     d->column = 0;
+    d->original = NULL;
     d->message = strndup(p, (size_t)(end - p));
     return d->message != NULL;
 }
@@ -160,8 +164,10 @@ bool compiler_compile(struct compiler *c, const char *body, size_t len,
         out->diags = calloc(COMPILE_MAX_DIAGNOSTICS, sizeof *out->diags);
         if (!out->log || !out->diags)
             goto out;
-        out->ndiags = compile_parse_log(log, count_lines(body, len), out->diags,
-                                        COMPILE_MAX_DIAGNOSTICS);
+        int lines = count_lines(body, len);
+        out->ndiags = compile_parse_log(log, lines, out->diags, COMPILE_MAX_DIAGNOSTICS);
+        /* the student reads plain words; glslang's text stays beside them */
+        compile_messages_apply(out->diags, &out->ndiags, body, len, lines);
     }
     if (shaderc_result_get_compilation_status(res) == shaderc_compilation_status_success) {
         size_t bytes = shaderc_result_get_length(res);

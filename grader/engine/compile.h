@@ -32,7 +32,9 @@ void compiler_free(struct compiler *c);
 /*
  * Compiles `body` (len bytes, already through source_check) inside the
  * harness. Always fills *out: on success out->ok with the SPIR-V; on a
- * compile error !out->ok with the diagnostics and the capped log. Returns
+ * compile error !out->ok with the diagnostics (in plain words where
+ * compile_messages has them, glslang's text then in `original`) and the
+ * capped raw log. Returns
  * false only when the compiler itself failed (out of memory).
  * Release *out with compile_result_clear().
  */

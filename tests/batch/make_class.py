@@ -30,9 +30,9 @@ COMPILE_ERRORS = {
 WRONG_SAMPLES = ["wrong_both_plus", "wrong_swapped_planes", "wrong_twiddle_sign",
                  "clamped_index", "hardcoded_visible", "starter"]
 MISTAKES = ["angle_from_i", "angle_last_pass", "angle_over_size", "angle_two_pi",
-            "componentwise", "int_division", "no_twiddle", "none_returns_zero",
+            "componentwise", "int_division", "no_twiddle", "returns_zero",
             "none_upper_nan", "partner_next", "planes_swapped", "roles_swapped",
-            "scaled_half", "none_base_off_by_two", "none_copies_input", "twiddle_conjugate"]
+            "scaled_half", "base_off_by_two", "copies_input", "twiddle_conjugate"]
 
 
 def header(text, key):

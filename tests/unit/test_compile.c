@@ -10,6 +10,7 @@
 #include "test_bodies.h"
 
 #include "compile.h"
+#include "compile_messages.h"
 #include "harness.h"
 
 #define correct test_correct_body
@@ -92,7 +93,7 @@ static void test_macros_cannot_bend_main(void **state)
 {
     /* The harness #undefs every name it uses after the body, so these
      * would break main() (and fail to compile) if they reached it. */
-    const char *body = "#define float int\n#define bf_out bf_runs\nreturn 1.0;";
+    const char *body = "#define float int\n#define bf_out bf_in\nreturn 1.0;";
     struct compile_result r;
     assert_true(compiler_compile(*state, body, strlen(body), &r));
     assert_true(r.ok);
@@ -129,8 +130,10 @@ static void test_parse_log(void **state)
     assert_int_equal(d[1].severity, DIAG_WARNING);
     assert_int_equal(d[1].line, 6);   /* past the body: after it */
     assert_int_equal(d[2].line, 6);   /* the harness after the body */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        assert_null(d[i].original);
         free(d[i].message);
+    }
 }
 
 static void test_log_is_capped(void **state)
@@ -149,6 +152,135 @@ static void test_log_is_capped(void **state)
     free(body);
 }
 
+/*
+ * The messages students meet most, from real glslang output: each body is
+ * compiled, and its first diagnostic must be on `line`, start with the
+ * plain words `words` and keep glslang's text (containing `original`).
+ * A NULL `words` means glslang's text is kept as it is.
+ */
+struct message_case {
+    const char *body;
+    int line;
+    const char *words;
+    const char *original;
+    size_t ndiags;     /* 0: not checked */
+};
+
+static const struct message_case message_cases[] = {
+    /* undeclared identifier, and the JavaScript names */
+    { "float x = y;\nreturn x;", 1, "'y' is not declared: declare it with its type",
+      "'y' : undeclared identifier", 1 },
+    { "let i = 1;\nreturn 0.0;", 1, "'let' is JavaScript", "'let' : undeclared identifier", 1 },
+    { "return Math.cos(1.0);", 1, "Math is JavaScript", "'Math' : undeclared identifier", 1 },
+    /* the wrong return type */
+    { "vec2 a = vec2(1.0, 2.0);\nreturn a;", 2, "the body must return one float",
+      "cannot convert return value", 1 },
+    { "bool b = true;\nreturn b;", 2, "the body must return one float",
+      "type does not match", 1 },
+    /* int and float mixed */
+    { "int i = this.thread.x;\nint j = i / 2.0;\nreturn 0.0;", 2,
+      "a float cannot be stored in an int", "cannot convert from", 1 },
+    { "int i = this.thread.x;\nint j = (i / half) % 2.0;\nreturn 0.0;", 2,
+      "% works on ints only", "wrong operand types", 1 },
+    /* no return, or a return without its value */
+    { "float x = 1.0;", 2, "the body can reach its end without returning",
+      "function does not return a value", 1 },
+    { "return;", 1, "return needs a value", "non-void function must return a value", 0 },
+    /* assignments to what the harness gives */
+    { "half = 2;\nreturn 0.0;", 1, "half is read-only", "l-value required", 1 },
+    { "half++;\nreturn 0.0;", 1, "half is read-only", "l-value required", 1 },
+    { "this.thread.x = 1;\nreturn 0.0;", 1, "this.thread is read-only", "l-value required", 1 },
+    { "spectrum[0][0] = 1.0;\nreturn 0.0;", 1, "spectrum is read-only", "readonly buffer", 1 },
+    { "PI = 3.0;\nreturn 0.0;", 1, "a constant cannot change", "can't modify a const", 1 },
+    /* the wrong number of indices, or the wrong index */
+    { "float a = spectrum[0];\nreturn a;", 1, "spectrum[p] is a whole plane of 8 numbers",
+      "8-element array", 1 },
+    { "return spectrum[0][1][2];", 1, "too many indices", "left of '['", 1 },
+    { "return spectrum[2][0];", 1, "index 2 is outside the array", "out of range", 1 },
+    { "return spectrum[1.0][2];", 1, "an index must be an int",
+      "scalar integer expression required", 1 },
+    { "return float(this.thread.z);", 1, "this.thread has x (your index i, 0 to 7) and y",
+      "swizzle selection out of range", 1 },
+    /* names declared twice */
+    { "int i = 0;\nint i = 1;\nreturn 0.0;", 2, "'i' is declared twice", "'i' : redefinition", 1 },
+    { "float half = 2.0;\nreturn half;", 1, "half is the kernel's own parameter",
+      "'bf_half' : redefinition", 1 },
+    { "return foo(1.0);", 1, "no function 'foo' takes these arguments",
+      "no matching overloaded function found", 1 },
+    /* JavaScript's syntax */
+    { "const j = (this.thread.x / half) % 2;\nreturn 0.0;", 1, "a declaration needs its type",
+      "unexpected EQUAL", 1 },
+    { "int i = this.thread.x;\nif (i === 0) return 1.0;\nreturn 0.0;", 2,
+      "=== and !== are JavaScript", "unexpected EQUAL", 1 },
+    /* a '{' left open: one message after the body, not three */
+    { "if (half == 1) {\nreturn 0.0;\n", 3, "a '{' is never closed", "nested scope", 1 },
+    /* a missing ';' goes to the line that lacks it */
+    { "float x = 1.0\nfloat y = 2.0;\nreturn x;", 1, "missing ';' at the end of this line?",
+      "unexpected FLOAT", 1 },
+    { "float x = 1.0 // one\n/* two\n   lines */\n\n  return x;", 1,
+      "missing ';' at the end of this line?", "unexpected RETURN", 1 },
+    { "int k = 1\nk++;\nreturn 0.0;", 1, "missing ';' at the end of this line?",
+      "unexpected IDENTIFIER", 1 },
+    { "int i = this.thread.x;\nfloat a = 1.0\nspectrum[0][i];\nreturn a;", 2, NULL,
+      "function call, method, or subroutine call expected", 0 },
+    { "float x = 1.0;\nreturn x", 2, "missing ';' at the end of this line?",
+      "unexpected RIGHT_BRACE", 1 },
+    /* ...but not where the token is not the first of its line, nor after
+     * a line that goes on (an operator at its end) */
+    { "float x = 1.0 float y = 2.0;\nreturn x;", 1, NULL, NULL, 1 },
+    { "int i = this.thread.x;\nreturn spectrum[0][i] +\n", 3, NULL, NULL, 1 },
+    { "#define ONE 1.0\n#define TWO 2.0\nreturn ONE\n", 3, "missing ';' at the end of this line?",
+      "unexpected RIGHT_BRACE", 1 },
+    /* a message with no plain words keeps glslang's */
+    { "float x = (1.0;\nreturn x;", 1, NULL, NULL, 1 },
+};
+
+static void test_messages_in_plain_words(void **state)
+{
+    for (size_t k = 0; k < sizeof message_cases / sizeof message_cases[0]; k++) {
+        const struct message_case *c = &message_cases[k];
+        struct compile_result r;
+        assert_true(compiler_compile(*state, c->body, strlen(c->body), &r));
+        assert_false(r.ok);
+        if (r.ndiags < 1)
+            fail_msg("case %zu: no diagnostic; log: %s", k, r.log ? r.log : "none");
+        const struct diagnostic *d = &r.diags[0];
+        if (d->line != c->line || (c->ndiags && r.ndiags != c->ndiags))
+            fail_msg("case %zu: %zu diagnostics, the first on line %d (%s), wanted %zu on "
+                     "line %d; log: %s", k, r.ndiags, d->line, d->message, c->ndiags, c->line,
+                     r.log);
+        if (c->words) {
+            if (strncmp(d->message, c->words, strlen(c->words)))
+                fail_msg("case %zu: \"%s\" does not start with \"%s\"", k, d->message, c->words);
+            assert_non_null(d->original);
+            /* the original is glslang's text, word for word from the log */
+            assert_non_null(strstr(r.log, d->original));
+            if (c->original && !strstr(d->original, c->original))
+                fail_msg("case %zu: original \"%s\" lacks \"%s\"", k, d->original, c->original);
+        } else {
+            if (d->original)
+                fail_msg("case %zu: rewritten as \"%s\"", k, d->message);
+            assert_non_null(strstr(r.log, d->message));
+            if (c->original)
+                assert_non_null(strstr(d->message, c->original));
+        }
+        compile_result_clear(&r);
+    }
+}
+
+/* The rewrite alone: a message it does not know is left to glslang. */
+static void test_rewrite_leaves_unknown_messages(void **state)
+{
+    assert_null(compile_message_rewrite("'main' : function already has a body", NULL));
+    assert_null(compile_message_rewrite("'#error' : anything at all", NULL));
+    assert_null(compile_message_rewrite("no quotes at all", NULL));
+    assert_null(compile_message_rewrite("", ""));
+    assert_null(compile_message_rewrite("'' :  syntax error, unexpected SEMICOLON", "x = (1;"));
+    char *s = compile_message_rewrite("'x' : undeclared identifier", NULL);
+    assert_non_null(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_unclosed_brace_lands_after_body),
         cmocka_unit_test(test_parse_log),
         cmocka_unit_test(test_log_is_capped),
+        cmocka_unit_test(test_messages_in_plain_words),
+        cmocka_unit_test(test_rewrite_leaves_unknown_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -60,57 +60,6 @@ static void test_half4_eighth_turns(void **state)
     expect_pass(ramp, 4, want);
 }
 
-/* A zeroed variant, and NULL, are the reference itself. */
-static void test_zero_variant_is_reference(void **state)
-{
-    static const struct butterfly_variant none;
-    for (int half = 1; half <= 4; half *= 2) {
-        double want[2][8], a[2][8], b[2][8];
-        reference_pass(ramp, half, want);
-        reference_pass_variant(ramp, half, &none, a);
-        reference_pass_variant(ramp, half, NULL, b);
-        for (int p = 0; p < 2; p++)
-            for (int i = 0; i < 8; i++)
-                assert_true(want[p][i] == a[p][i] && want[p][i] == b[p][i]);
-    }
-}
-
-/* j = i % 2 at half 2 puts thread 1's base at -1, which reads element 0
- * as the device's clamped access does. */
-static void test_variant_index_clamped(void **state)
-{
-    const struct butterfly_variant parity = { .j_from_parity = true };
-    double out[2][8];
-    reference_pass_variant(ramp, 2, &parity, out);
-    /* a = 1, b = 2, w = -i: a - w·b = 1 + 2i */
-    assert_true(fabs(out[0][1] - 1) < 1e-12);
-    assert_true(fabs(out[1][1] - 2) < 1e-12);
-}
-
-/* Hand-worked values of a few mistakes at half = 2, i = 1: a = 2, b = 4, w = -i. */
-static void test_variants_by_hand(void **state)
-{
-    static const struct {
-        struct butterfly_variant v;
-        double re, im;
-    } cases[] = {
-        { { .angle_positive = true }, 2, 4 },           /* w = i */
-        { { .no_twiddle = true }, 6, 0 },
-        { { .angle_two_pi = true }, -2, 0 },            /* w = -1 */
-        { { .partner_next = true }, 2, -3 },            /* b = 3 */
-        { { .componentwise_multiply = true }, 2, 0 },   /* (0·4, -1·0) */
-        { { .planes_swapped = true }, -4, 2 },
-        { { .scaled_half = true }, 1, -2 },
-        { { .ending = ENDING_ROLES_SWAPPED }, 2, 4 },
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        double out[2][8];
-        reference_pass_variant(ramp, 2, &cases[c].v, out);
-        assert_true(fabs(out[0][1] - cases[c].re) < 1e-12);
-        assert_true(fabs(out[1][1] - cases[c].im) < 1e-12);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,9 +67,6 @@ int main(void)
         cmocka_unit_test(test_half1_complex_inputs),
         cmocka_unit_test(test_half2_quarter_turn),
         cmocka_unit_test(test_half4_eighth_turns),
-        cmocka_unit_test(test_zero_variant_is_reference),
-        cmocka_unit_test(test_variant_index_clamped),
-        cmocka_unit_test(test_variants_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

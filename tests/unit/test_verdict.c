@@ -9,6 +9,13 @@
 
 #include "verdict.h"
 
+static const struct worked_cell worked_example = {
+    .half = 2, .hidden = true, .i = 3, .plane = 1, .j = 1, .base = 1, .r = 1, .partner = 1,
+    .a = { -0.5, 1.25 }, .b = { 0.75, 2.0 }, .w = { 0, -1 }, .wb = { 2.0, -0.75 },
+    .due = "a \u2212 w\u00b7b", .expected = 2.0, .got = NAN,
+    .got_matches = "a + w\u00b7b", .passed = false,
+};
+
 static struct verdict *sample(void)
 {
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, "Wrong for half = 2.");
@@ -22,14 +29,28 @@ static struct verdict *sample(void)
     v->halves[0].cells[1][3] = (struct cell_result){ 2.0, NAN, false };
     v->halves[0].cells[0][7] = (struct cell_result){ 2.0, -INFINITY, false };
     v->diags = calloc(1, sizeof *v->diags);
-    v->diags[0] = (struct diagnostic){ 3, 0, DIAG_WARNING, strdup("unused \xff variable") };
-    v->ndiags = 1;
+    v->diags = realloc(v->diags, 2 * sizeof *v->diags);
+    v->diags[0] = (struct diagnostic){ 3, 0, DIAG_WARNING, strdup("unused \xff variable"), NULL };
+    v->diags[1] = (struct diagnostic){ 4, 0, DIAG_ERROR, strdup("missing ';' at the end of this line?"),
+                                       strdup("'' :  syntax error, unexpected FLOAT") };
+    v->ndiags = 2;
     v->device_type = "cpu";
     strcpy(v->device_name, "llvmpipe");
     v->timings = (struct verdict_timings){ 1.5, 20.25, -1, 22 };
     v->seed = 42;
     v->diagnosis = diagnosis_new("twiddle_sign", "Twiddle sign", "w has +i.", "Hint 2");
     v->summary = strdup("imaginary plane wrong for half 2");
+    v->worked_cell = calloc(1, sizeof *v->worked_cell);
+    *v->worked_cell = worked_example;
+    v->worked_cells = calloc(WORKED_CELLS, sizeof *v->worked_cells);
+    for (int k = 0; k < WORKED_CELLS; k++) {
+        v->worked_cells[k] = worked_example;
+        v->worked_cells[k].i = k % TASK_N;
+        v->worked_cells[k].got = (float)k / 4;
+        v->worked_cells[k].got_matches[0] = '\0';
+        v->worked_cells[k].passed = k % 3 == 0;
+    }
+    v->worked_cells[5].got = INFINITY;
     return v;
 }
 
@@ -64,6 +85,37 @@ static void test_json_fields(void **state)
     assert_string_equal(json_string_value(json_object_get(dg, "title")), "Twiddle sign");
     assert_string_equal(json_string_value(json_object_get(j, "summary")),
                         "imaginary plane wrong for half 2");
+    json_t *d2 = json_array_get(json_object_get(j, "diagnostics"), 1);
+    assert_string_equal(json_string_value(json_object_get(d2, "message")),
+                        "missing ';' at the end of this line?");
+    assert_string_equal(json_string_value(json_object_get(d2, "original")),
+                        "'' :  syntax error, unexpected FLOAT");
+    assert_true(json_is_null(json_object_get(d, "original")));
+
+    /* the worked cell under the names the page reads */
+    json_t *w = json_object_get(j, "worked_cell");
+    assert_int_equal(json_integer_value(json_object_get(w, "half")), 2);
+    assert_string_equal(json_string_value(json_object_get(w, "spectrum")), "hidden");
+    static const char *const ints[] = { "i", "plane", "j", "base", "r", "partner" };
+    static const int want[] = { 3, 1, 1, 1, 1, 1 };
+    for (size_t k = 0; k < 6; k++)
+        assert_int_equal(json_integer_value(json_object_get(w, ints[k])), want[k]);
+    assert_true(json_real_value(json_object_get(json_object_get(w, "a"), "re")) == -0.5);
+    assert_true(json_real_value(json_object_get(json_object_get(w, "wb"), "im")) == -0.75);
+    assert_non_null(json_object_get(json_object_get(w, "b"), "im"));
+    assert_non_null(json_object_get(json_object_get(w, "w"), "re"));
+    assert_string_equal(json_string_value(json_object_get(w, "due")), "a \u2212 w\u00b7b");
+    assert_true(json_real_value(json_object_get(w, "expected")) == 2.0);
+    assert_true(json_is_null(json_object_get(w, "got")));
+    assert_string_equal(json_string_value(json_object_get(w, "got_text")), "NaN");
+    assert_string_equal(json_string_value(json_object_get(w, "got_matches")), "a + w\u00b7b");
+    assert_true(json_is_false(json_object_get(w, "passed")));
+    json_t *all = json_object_get(j, "worked_cells");
+    assert_int_equal(json_array_size(all), WORKED_CELLS);
+    assert_true(json_is_null(json_object_get(json_array_get(all, 1), "got_matches")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(all, 5), "got_text")),
+                        "Infinity");
+
     json_t *t = json_object_get(j, "timings_ms");
     assert_true(json_is_null(json_object_get(t, "run")));
     assert_true(json_real_value(json_object_get(t, "pipeline")) == 20.25);
@@ -85,8 +137,18 @@ static void test_round_trip(void **state)
     assert_true(isnan(w->halves[0].cells[1][3].got));
     assert_true(isinf(w->halves[0].cells[0][7].got) && w->halves[0].cells[0][7].got < 0);
     assert_true(w->halves[0].cells[0][2].got == 2.5f);
-    assert_int_equal(w->ndiags, 1);
+    assert_int_equal(w->ndiags, 2);
     assert_int_equal(w->diags[0].severity, DIAG_WARNING);
+    assert_null(w->diags[0].original);
+    assert_string_equal(w->diags[1].original, v->diags[1].original);
+    assert_non_null(w->worked_cell);
+    assert_true(isnan(w->worked_cell->got));
+    assert_true(w->worked_cell->hidden);
+    assert_string_equal(w->worked_cell->got_matches, worked_example.got_matches);
+    assert_string_equal(w->worked_cell->due, worked_example.due);
+    assert_non_null(w->worked_cells);
+    assert_true(isinf(w->worked_cells[5].got));
+    assert_int_equal(w->worked_cells[47].i, 7);
     assert_string_equal(w->device_type, "cpu");
     assert_true(w->timings.run_ms < 0);
     assert_int_equal(w->seed, 42);
@@ -102,6 +164,41 @@ static void test_round_trip(void **state)
     json_decref(back_j);
     json_decref(j);
     verdict_free(w);
+    verdict_free(v);
+}
+
+/* A verdict without worked cells keeps them null both ways. */
+static void test_worked_cells_absent(void **state)
+{
+    struct verdict *v = verdict_new(VERDICT_ACCEPTED, "fine");
+    json_t *j = verdict_to_json(v);
+    assert_true(json_is_null(json_object_get(j, "worked_cell")));
+    assert_true(json_is_null(json_object_get(j, "worked_cells")));
+    struct verdict *w = verdict_from_json(j);
+    assert_non_null(w);
+    assert_null(w->worked_cell);
+    assert_null(w->worked_cells);
+    verdict_free(w);
+    json_decref(j);
+    verdict_free(v);
+}
+
+/* A worked cell that is not one makes the JSON no verdict. */
+static void test_malformed_worked_cell_refused(void **state)
+{
+    struct verdict *v = sample();
+    static const char *const breakers[] = { "i", "spectrum", "due", "a" };
+    for (size_t k = 0; k < 4; k++) {
+        json_t *j = verdict_to_json(v);
+        json_t *w = json_object_get(j, "worked_cell");
+        json_object_set_new(w, breakers[k], json_integer(99));
+        assert_null(verdict_from_json(j));
+        json_decref(j);
+    }
+    json_t *j = verdict_to_json(v);
+    json_array_remove(json_object_get(j, "worked_cells"), 0);
+    assert_null(verdict_from_json(j));
+    json_decref(j);
     verdict_free(v);
 }
 
@@ -130,6 +227,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_worked_cells_absent),
+        cmocka_unit_test(test_malformed_worked_cell_refused),
         cmocka_unit_test(test_from_json_refuses_non_verdicts),
         cmocka_unit_test(test_status_names),
     };

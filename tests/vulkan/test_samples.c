@@ -8,6 +8,9 @@
  *   // error-line: N             (the first diagnostic is on line N)
  *   // diagnosis: ID | none      (the named mistake; none: no name, but a summary)
  *   // summary: TEXT             (the summary, word for word)
+ *   // error-message: TEXT       (the first diagnostic's words start so)
+ *   // worked: TEXT              (the worked cell: "half 2 visible i 1 plane 0
+ *                                  matches a + w·b", "matches -" for none)
  * An accepted body must carry neither a diagnosis nor a summary. Every
  * folder given is graded; those after the first are named by their last
  * component ("mistakes/both_plus.glsl").
@@ -112,6 +115,32 @@ static void check_sample(void **state)
             assert_string_equal(v->diagnosis->id, id);
             assert_null(v->summary);
         }
+    }
+    const char *words = header(body, "error-message");
+    if (words) {
+        words += strspn(words, " ");
+        assert_true(v->ndiags >= 1);
+        if (strncmp(v->diags[0].message, words, strlen(words)))
+            fail_msg("%s: message \"%s\" does not start with \"%s\"", s->name,
+                     v->diags[0].message, words);
+        assert_non_null(v->diags[0].original);
+    }
+    const char *worked = header(body, "worked");
+    if (worked) {
+        worked += strspn(worked, " ");
+        assert_non_null(v->worked_cell);
+        const struct worked_cell *w = v->worked_cell;
+        char seen[160];
+        snprintf(seen, sizeof seen, "half %d %s i %d plane %d matches %s", w->half,
+                 w->hidden ? "hidden" : "visible", w->i, w->plane,
+                 w->got_matches[0] ? w->got_matches : "-");
+        assert_string_equal(seen, worked);
+    }
+    if (v->status == VERDICT_WRONG_ANSWER) {
+        /* every Wrong Answer carries its worked cells */
+        assert_non_null(v->worked_cell);
+        assert_non_null(v->worked_cells);
+        assert_false(v->worked_cell->passed);
     }
     const char *summary = header(body, "summary");
     if (summary) {

@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed:
 // diagnosis: both_plus
+// worked: half 1 visible i 1 plane 0 matches a + w·b
 // j worked out and then never used for the sign.
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,7 +1,7 @@
 // expect: wrong_answer
 // halves-passed:
 // diagnosis: none
-// summary: real plane right everywhere; imaginary plane wrong at the upper members for every half; some cells never written (NaN) for every half
+// summary: real plane right everywhere; imaginary plane wrong at the upper members for every half; it returned NaN at half 1 (imaginary i = 1, 3, 5, 7), half 2 (imaginary i = 2, 3, 6, 7), half 4 (imaginary i = 4, 5, 6, 7)
 // The imaginary plane of the upper members left as NaN, "to do later".
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed:
 // diagnosis: planes_swapped
+// worked: half 1 visible i 0 plane 0 matches the other plane of a + w·b
 // The complex result picked with the plane index the wrong way round.
 int i = this.thread.x;
 bool upper = (i & half) != 0;

@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed:
 // diagnosis: scaled_half
+// worked: half 1 visible i 0 plane 0 matches (a + w·b) / 2
 // Each output divided by 2, "to keep the values small".
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed: 1
 // diagnosis: twiddle_sign
+// worked: half 2 visible i 1 plane 0 matches a − w·b
 // The twiddle's angle without its minus sign, complex numbers as vec2.
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,9 +1,10 @@
 // expect: wrong_answer
 // halves-passed: 1
-// diagnosis: none
-// summary: real plane right everywhere; imaginary plane wrong at the upper members for half 2 and 4
+// diagnosis: wrong_sign
+// worked: half 2 visible i 3 plane 1 matches a + w·b
 // a - w*b expanded by hand, one sign lost in the imaginary part; right
-// wherever w = 1.
+// wherever w = 1. No formula of the family does this, but every value read
+// back as a formula shows the lost sign.
 int i = this.thread.x;
 int j = (i / half) % 2;
 int base = i - j * half;

@@ -1,6 +1,7 @@
 // expect: wrong_answer
-// diagnosis: none
-// The lower member's place counted two too far.
+// diagnosis: wrong_a+wrong_b
+// The lower member's place counted two too far. No formula of the family
+// gives base + 2, but every cell is still a ± w·b: named by what differs.
 int i = this.thread.x;
 int j = (i / half) % 2;
 int base = i - j * half + 2;

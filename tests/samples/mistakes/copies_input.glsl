@@ -1,5 +1,5 @@
 // expect: wrong_answer
 // halves-passed:
-// diagnosis: none
+// diagnosis: returns_input
 // The input handed back unchanged.
 return spectrum[this.thread.y][this.thread.x];

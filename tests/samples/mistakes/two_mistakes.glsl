@@ -1,8 +1,8 @@
 // expect: wrong_answer
 // halves-passed:
-// diagnosis: none
+// diagnosis: planes_swapped+twiddle_sign
 // Two mistakes at once: the twiddle's sign flipped and the planes swapped.
-// Each alone has a name; together they match neither.
+// The search finds members with up to three mistakes, so both are named.
 int i = this.thread.x;
 int j = (i / half) % 2;
 int base = i - j * half;

@@ -1,0 +1,37 @@
+/* runset.c - the runs of one grading, grouped by half. */
+#include "runset.h"
+
+#include <string.h>
+
+bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *runs,
+                 size_t nruns)
+{
+    memset(rs, 0, sizeof *rs);
+    if (nruns == 0 || nruns > TASK_RUNS)
+        return false;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t r = 0; r < nruns; r++) {
+            bool visible = !memcmp(runs[r].spec, t->visible, sizeof t->visible);
+            if (visible != (pass == 0))
+                continue;
+            for (int h = 0; h < TASK_NHALVES; h++) {
+                if (t->halves[h] != runs[r].half)
+                    continue;
+                rs->run[h][rs->n[h]++] = (int)r;
+                rs->nvisible[h] += visible;
+            }
+        }
+    }
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        int rank = 0;
+        for (int g = 0; g < TASK_NHALVES; g++)
+            rank += t->halves[g] > t->halves[h] || (t->halves[g] == t->halves[h] && g < h);
+        rs->order[rank] = h;
+    }
+    return true;
+}
+
+const float (*runset_input(const struct gpu_run *run))[TASK_N]
+{
+    return (const float (*)[TASK_N])run->spec;
+}

@@ -1,0 +1,31 @@
+/* runset.h - the runs of one grading, grouped by half, visible ones first. */
+#ifndef BUTTERFLY_RUNSET_H
+#define BUTTERFLY_RUNSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpu.h"
+#include "task.h"
+
+/*
+ * Which runs belong to which half of the task: of half index h, runs
+ * run[h][0..n[h]), the visible spectrum's first (nvisible[h] of them), so
+ * that a search can rule a guess out on the visible runs before it pays
+ * for the hidden ones; order[] lists the half indices, the largest half
+ * first (where mistakes show most).
+ */
+struct runset {
+    int n[TASK_NHALVES], nvisible[TASK_NHALVES];
+    int run[TASK_NHALVES][TASK_RUNS];
+    int order[TASK_NHALVES];
+};
+
+/* Groups runs[0..nruns) of task t; false when nruns is 0 or over TASK_RUNS. */
+bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *runs,
+                 size_t nruns);
+
+/* The inputs of a run as the planes they are (re[0..7], then im[0..7]). */
+const float (*runset_input(const struct gpu_run *run))[TASK_N];
+
+#endif

@@ -1,0 +1,563 @@
+/* search.c - the family searched for a kernel's outputs.
+ *
+ * The family is large (every parameter's values multiplied out), so it is
+ * searched in two steps. A member acts on the arithmetic of a cell through
+ * its "shape" values (planes, scale, multiply, one plane filled) and on
+ * which numbers the cell takes through its "table" values (j, base, the
+ * partner, the twiddle's angle, the sign): those only choose, for each
+ * (half, i), the elements of a and b, the twiddle's angle in steps of π/8
+ * and whether a and w·b are added or taken away.
+ *
+ * So for each shape with at most SEARCH_MAX_SHAPE_DEPTH mistakes, every
+ * cell is first decoded: the pairs (a, b, angle, op) that reproduce it on
+ * every run of its half. Of the 3072 pairs a cell could take, only those
+ * the visible run's outputs allow are tried: the w·b each a and op need is
+ * known, and looked up among that run's products, sorted. A shape under
+ * which some cell has no pair is out. Under a shape where every cell
+ * decodes, the table formulas are enumerated by the number of mistakes
+ * they make, and each is checked against the decoded pairs alone, which
+ * is cheap. When no formula within reach fits the right shape's pairs,
+ * the decoded pairs themselves are the explanation.
+ */
+#include "search.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "runset.h"
+
+/* w·b for one element and twiddle of one run, as the shape forms it. */
+struct product {
+    double t[TASK_PLANES];
+    signed char b, k;
+};
+
+/* Every product of one run (8 elements by 16 twiddles), sorted by each
+ * part as it is first needed. */
+struct products {
+    struct product by[TASK_PLANES][TASK_N * 16];
+    bool sorted[TASK_PLANES];
+};
+
+/* Products depend on the shape's multiply and trig alone: one set per
+ * pair of their values and per half serves every shape that shares them. */
+#define PRODUCT_KINDS (8 * 4)
+
+struct search_ctx {
+    const struct task *t;
+    const struct gpu_run *runs;
+    const float *out;
+    struct runset rs;
+    struct family_pair decoded[TASK_NHALVES][TASK_N][SEARCH_MAX_DECODED];
+    int ndecoded[TASK_NHALVES][TASK_N];
+    struct search_result *res;
+    int best;                               /* depth of res->found, INT_MAX: none yet */
+    int hot_h, hot_i;                       /* the cell that ruled out the last shape */
+    struct products *products[PRODUCT_KINDS][TASK_NHALVES];   /* owned, made on demand */
+};
+
+/* A cell agrees: within tolerance, or the same NaN or infinity. */
+static bool cell_ok(const struct task *t, double want, float got)
+{
+    if (isnan(want))
+        return isnan(got);
+    if (isinf(want))
+        return isinf(got) && (want > 0) == (got > 0);
+    return compare_cell(want, got, t->atol, t->rtol);
+}
+
+static bool setup(struct search_ctx *c, const struct task *t, const struct gpu_run *runs,
+                  size_t nruns, const float *out)
+{
+    memset(c->products, 0, sizeof c->products);
+    c->t = t;
+    c->runs = runs;
+    c->out = out;
+    c->best = INT_MAX;
+    c->hot_h = c->hot_i = 0;
+    return runset_init(&c->rs, t, runs, nruns);
+}
+
+/* Whether pair pr under shape m reproduces cell i of runs [from, to) of half h. */
+static bool pair_ok(const struct search_ctx *c, const struct family_member *m, int h, int i,
+                    const struct family_pair *pr, int from, int to)
+{
+    for (int k = from; k < to; k++) {
+        int r = c->rs.run[h][k];
+        double want[TASK_PLANES];
+        family_shape_cells(m, runset_input(&c->runs[r]), pr, i, want);
+        const float *got = c->out + (size_t)r * TASK_CELLS;
+        if (!cell_ok(c->t, want[0], got[i]) || !cell_ok(c->t, want[1], got[TASK_N + i]))
+            return false;
+    }
+    return true;
+}
+
+/* Every cell of a member with these pairs, visible runs first. */
+static bool pairs_ok(const struct search_ctx *c, const struct family_member *m,
+                     const struct family_pair pairs[TASK_NHALVES][TASK_N])
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int o = 0; o < TASK_NHALVES; o++) {
+            int h = c->rs.order[o];
+            int from = pass == 0 ? 0 : c->rs.nvisible[h];
+            int to = pass == 0 ? c->rs.nvisible[h] : c->rs.n[h];
+            for (int i = 0; i < TASK_N; i++)
+                if (!pair_ok(c, m, h, i, &pairs[h][i], from, to))
+                    return false;
+        }
+    }
+    return true;
+}
+
+static void pairs_of(const struct search_ctx *c, const struct family_member *m,
+                     struct family_pair pairs[TASK_NHALVES][TASK_N])
+{
+    for (int h = 0; h < TASK_NHALVES; h++)
+        for (int i = 0; i < TASK_N; i++)
+            family_pair_of(m, c->t->halves[h], i, &pairs[h][i]);
+}
+
+static bool member_ok(const struct search_ctx *c, const struct family_member *m)
+{
+    struct family_pair pairs[TASK_NHALVES][TASK_N];
+    pairs_of(c, m, pairs);
+    return pairs_ok(c, m, pairs);
+}
+
+bool search_member_matches(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                           const float *out, const struct family_member *m)
+{
+    struct search_ctx c;
+    return setup(&c, t, runs, nruns, out) && member_ok(&c, m);
+}
+
+bool search_tables_match(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                         const float *out, const struct family_member *m,
+                         const struct family_pair pairs[TASK_NHALVES][TASK_N])
+{
+    struct search_ctx c;
+    return setup(&c, t, runs, nruns, out) && pairs_ok(&c, m, pairs);
+}
+
+/* Keeps an explanation if it makes no more mistakes than the best so far. */
+static void keep(struct search_ctx *c, const struct search_found *f)
+{
+    struct search_result *res = c->res;
+    if (f->depth > c->best)
+        return;
+    if (f->depth < c->best) {
+        c->best = f->depth;
+        res->n = 0;
+        res->more = 0;
+    }
+    if (res->n < SEARCH_MAX_FOUND)
+        res->found[res->n++] = *f;
+    else
+        res->more++;
+}
+
+static void keep_member(struct search_ctx *c, const struct family_member *m)
+{
+    struct search_found f = { .member = *m, .tables = false, .depth = family_depth(m) };
+    keep(c, &f);
+}
+
+/*
+ * A plane that one value fills, or both planes made equal, are facts about
+ * the outputs that need no decoding: checked first, they rule such shapes
+ * out at once.
+ */
+static bool shape_plausible(const struct search_ctx *c, const struct family_member *shape)
+{
+    const struct task *t = c->t;
+    struct family_map map;
+    family_shape_map(shape, &map);
+    bool same = !map.filled[0] && !map.filled[1] && map.source[0] == map.source[1];
+    if (!map.filled[0] && !map.filled[1] && !same)
+        return true;
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        for (int k = 0; k < c->rs.n[h]; k++) {
+            int r = c->rs.run[h][k];
+            const float (*in)[TASK_N] = runset_input(&c->runs[r]);
+            const float *got = c->out + (size_t)r * TASK_CELLS;
+            for (int i = 0; i < TASK_N; i++) {
+                for (int p = 0; p < TASK_PLANES; p++)
+                    if (map.filled[p] &&
+                        !cell_ok(t, family_fill(shape, in, p, i), got[p * TASK_N + i]))
+                        return false;
+                if (same) {
+                    /* both within tolerance of one value w: |w| is at most
+                     * (|got| + atol) / (1 - rtol) */
+                    double x = got[i], y = got[TASK_N + i];
+                    double w = (fmax(fabs(x), fabs(y)) + t->atol) / (1 - t->rtol);
+                    if (!isfinite(x) || !isfinite(y) ||
+                        fabs(x - y) > 2 * (t->atol + t->rtol * w) + 1e-9)
+                        return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Sorts n products by part `key`: a shell sort, since qsort's callback
+ * costs more than the sort itself at 128 entries. */
+static void sort_products(struct product *xs, int n, int key)
+{
+    static const int gaps[] = { 57, 23, 10, 4, 1 };
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        int gap = gaps[g];
+        for (int i = gap; i < n; i++) {
+            struct product x = xs[i];
+            int j = i;
+            for (; j >= gap && xs[j - gap].t[key] > x.t[key]; j -= gap)
+                xs[j] = xs[j - gap];
+            xs[j] = x;
+        }
+    }
+}
+
+/* The products of half h's first run under `shape`, sorted by part
+ * `key`; NULL when out of memory. */
+static const struct product *products_of(struct search_ctx *c,
+                                         const struct family_member *shape, int h, int key)
+{
+    struct products **slot = &c->products[shape->v[FP_MULTIPLY] * 4 + shape->v[FP_TRIG]][h];
+    if (!*slot) {
+        struct products *ps = malloc(sizeof *ps);
+        if (!ps)
+            return NULL;
+        const float (*in)[TASK_N] = runset_input(&c->runs[c->rs.run[h][0]]);
+        for (int b = 0; b < TASK_N; b++) {
+            for (int k = 0; k < 16; k++) {
+                struct product *x = &ps->by[0][b * 16 + k];
+                family_product(shape, in, b, k, x->t);
+                x->b = (signed char)b;
+                x->k = (signed char)k;
+            }
+        }
+        memcpy(ps->by[1], ps->by[0], sizeof ps->by[1]);
+        ps->sorted[0] = ps->sorted[1] = false;
+        *slot = ps;
+    }
+    struct products *ps = *slot;
+    if (!ps->sorted[key]) {
+        sort_products(ps->by[key], TASK_N * 16, key);
+        ps->sorted[key] = true;
+    }
+    return ps->by[key];
+}
+
+static void products_free(struct search_ctx *c)
+{
+    for (int k = 0; k < PRODUCT_KINDS; k++)
+        for (int h = 0; h < TASK_NHALVES; h++)
+            free(c->products[k][h]);
+}
+
+/* Adds pr to cell (h, i)'s decoded pairs if it reproduces every run. */
+static void try_pair(struct search_ctx *c, const struct family_member *shape, int h, int i,
+                     const struct family_pair *pr, int *n)
+{
+    if (!pair_ok(c, shape, h, i, pr, 0, c->rs.n[h]))
+        return;
+    if (*n < SEARCH_MAX_DECODED)
+        c->decoded[h][i][*n] = *pr;
+    (*n)++;
+}
+
+/*
+ * Decodes cell (h, i): the pairs that reproduce it on every run of half h,
+ * into c->decoded; returns how many. Rather than trying all 3072 pairs, it
+ * works back from the first run's outputs: the shape says which part of
+ * a ± w·b each plane shows, so for each a and op the w·b needed is known
+ * within the tolerance, and the products of that run, sorted, give the
+ * (b, twiddle) within reach at once. Each is then checked on every run.
+ */
+static int decode_cell(struct search_ctx *c, const struct family_member *shape, int h, int i)
+{
+    const struct task *t = c->t;
+    int r = c->rs.run[h][0];
+    const float (*in)[TASK_N] = runset_input(&c->runs[r]);
+    const float *got = c->out + (size_t)r * TASK_CELLS;
+    struct family_map map;
+    family_shape_map(shape, &map);
+    bool have[TASK_PLANES] = { false, false };
+    double target[TASK_PLANES] = { 0, 0 }, window[TASK_PLANES] = { 0, 0 };
+    for (int p = 0; p < TASK_PLANES; p++) {
+        if (map.filled[p])
+            continue;
+        double g = got[p * TASK_N + i];
+        if (!isfinite(g))
+            return 0;          /* a ± w·b is finite */
+        /* |g - want| <= atol + rtol |want|, and |want| <= (|g| + atol) / (1 - rtol) */
+        double tol = t->atol + t->rtol * (fabs(g) + t->atol) / (1 - t->rtol);
+        int s = map.source[p];
+        if (!have[s] || tol / map.scale < window[s]) {
+            target[s] = g / map.scale;
+            window[s] = tol / map.scale + 1e-9;
+            have[s] = true;
+        }
+    }
+    int n = 0;
+    struct family_pair pr;
+    if (!have[0] && !have[1]) {
+        /* nothing to work back from: try every pair */
+        for (int op = 0; op < 3; op++)
+            for (pr.op = (unsigned char)op, pr.a = 0; pr.a < TASK_N; pr.a++)
+                for (pr.b = 0; pr.b < TASK_N; pr.b++)
+                    for (pr.k = 0; pr.k < 16; pr.k++)
+                        try_pair(c, shape, h, i, &pr, &n);
+        return n;
+    }
+    int key = have[0] ? 0 : 1, other = 1 - key;
+    const struct product *sorted = products_of(c, shape, h, key);
+    if (!sorted)
+        return 0;
+    for (int op = 0; op < 3; op++) {
+        pr.op = (unsigned char)op;
+        for (pr.a = 0; pr.a < TASK_N; pr.a++) {
+            double need[TASK_PLANES];
+            for (int s = 0; s < TASK_PLANES; s++) {
+                double a = in[s][pr.a];
+                need[s] = op == OP_PLUS ? target[s] - a : op == OP_MINUS ? a - target[s]
+                                                                         : target[s] + a;
+            }
+            /* the first product not below need - window */
+            int lo = 0, hi = TASK_N * 16;
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (sorted[mid].t[key] < need[key] - window[key])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (int e = lo; e < TASK_N * 16 && sorted[e].t[key] <= need[key] + window[key];
+                 e++) {
+                if (have[other] && fabs(sorted[e].t[other] - need[other]) > window[other])
+                    continue;
+                pr.b = sorted[e].b;
+                pr.k = sorted[e].k;
+                try_pair(c, shape, h, i, &pr, &n);
+            }
+        }
+    }
+    return n;
+}
+
+/*
+ * Decodes every cell under `shape` into c->decoded: the pairs that
+ * reproduce it on every run of its half. False as soon as a cell has none.
+ * The cell that ruled out the last shape is tried first: outputs that one
+ * shape cannot explain at some cell, most others cannot either.
+ */
+static bool decode(struct search_ctx *c, const struct family_member *shape)
+{
+    if (!shape_plausible(c, shape))
+        return false;
+    for (int o = 0; o < TASK_NHALVES; o++)
+        if (c->rs.n[c->rs.order[o]] == 0)
+            return false;
+    for (int k = -1; k < TASK_NHALVES * TASK_N; k++) {
+        int h = k < 0 ? c->hot_h : c->rs.order[k / TASK_N], i = k < 0 ? c->hot_i : k % TASK_N;
+        if (k >= 0 && h == c->hot_h && i == c->hot_i)
+            continue;
+        c->ndecoded[h][i] = decode_cell(c, shape, h, i);
+        if (c->ndecoded[h][i] == 0) {
+            c->hot_h = h;
+            c->hot_i = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool same_pair(const struct family_pair *x, const struct family_pair *y)
+{
+    return x->a == y->a && x->b == y->b && x->k == y->k && x->op == y->op;
+}
+
+/* Whether member m's pairs are among the decoded ones at every cell. */
+static bool tables_fit(const struct search_ctx *c, const struct family_member *m)
+{
+    for (int o = 0; o < TASK_NHALVES; o++) {
+        int h = c->rs.order[o];
+        for (int i = 0; i < TASK_N; i++) {
+            struct family_pair pr;
+            family_pair_of(m, c->t->halves[h], i, &pr);
+            int n = c->ndecoded[h][i];
+            bool found = false;
+            for (int k = 0; k < n && k < SEARCH_MAX_DECODED && !found; k++)
+                found = same_pair(&pr, &c->decoded[h][i][k]);
+            /* a cell with more pairs than were kept: ask the outputs */
+            if (!found && n > SEARCH_MAX_DECODED)
+                found = pair_ok(c, m, h, i, &pr, 0, c->rs.n[h]);
+            if (!found)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Every way of adding `left` more table mistakes to m, from parameter `from` on. */
+static void enumerate(struct search_ctx *c, struct family_member *m, int from, int left,
+                      bool *any)
+{
+    if (left == 0) {
+        if (tables_fit(c, m)) {
+            keep_member(c, m);
+            *any = true;
+        }
+        return;
+    }
+    for (int p = from; p < FAMILY_NPARAMS; p++) {
+        if (m->v[p] != 0)
+            continue;       /* taken by the shape */
+        const struct family_param_info *info = family_param((enum family_param)p);
+        for (int v = 1; v < info->nvalues; v++) {
+            if (!info->values[v].table)
+                continue;
+            m->v[p] = (unsigned char)v;
+            enumerate(c, m, p + 1, left - 1, any);
+        }
+        m->v[p] = 0;
+    }
+}
+
+/* Differences from the right pair, field by field. */
+static int pair_distance(const struct family_pair *x, const struct family_pair *y)
+{
+    return (x->a != y->a) + (x->b != y->b) + (x->k != y->k) + (x->op != y->op);
+}
+
+/* The decoded pairs nearest the right ones, as an explanation of its own. */
+static void keep_tables(struct search_ctx *c, const struct family_member *shape,
+                        struct search_found *f)
+{
+    static const struct family_member right;
+    struct family_pair want[TASK_NHALVES][TASK_N];
+    pairs_of(c, &right, want);
+    memset(f, 0, sizeof *f);
+    f->member = *shape;
+    f->tables = true;
+    bool differs[4] = { false, false, false, false };
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        for (int i = 0; i < TASK_N; i++) {
+            const struct family_pair *best = &c->decoded[h][i][0];
+            int n = c->ndecoded[h][i] < SEARCH_MAX_DECODED ? c->ndecoded[h][i]
+                                                            : SEARCH_MAX_DECODED;
+            for (int k = 1; k < n; k++)
+                if (pair_distance(&c->decoded[h][i][k], &want[h][i]) <
+                    pair_distance(best, &want[h][i]))
+                    best = &c->decoded[h][i][k];
+            f->pairs[h][i] = *best;
+            differs[0] |= best->a != want[h][i].a;
+            differs[1] |= best->b != want[h][i].b;
+            differs[2] |= best->k != want[h][i].k;
+            differs[3] |= best->op != want[h][i].op;
+        }
+    }
+    f->depth = family_depth(shape) + differs[0] + differs[1] + differs[2] + differs[3];
+}
+
+/* Every shape with `left` more mistakes added to m from parameter `from` on, into shapes. */
+static void add_shapes(struct family_member *m, int from, int left, struct family_member *shapes,
+                       size_t *n)
+{
+    if (left == 0) {
+        if (*n < SEARCH_MAX_SHAPES)
+            shapes[(*n)++] = *m;
+        return;
+    }
+    for (int p = from; p < FAMILY_NPARAMS; p++) {
+        const struct family_param_info *info = family_param((enum family_param)p);
+        for (int v = 1; v < info->nvalues && p != FP_OUTPUT; v++) {
+            if (info->values[v].table)
+                continue;
+            m->v[p] = (unsigned char)v;
+            add_shapes(m, p + 1, left - 1, shapes, n);
+        }
+        m->v[p] = 0;
+    }
+}
+
+/* The shapes with at most `depth` mistakes, the fewest first. */
+static size_t shapes_upto(struct family_member shapes[SEARCH_MAX_SHAPES], int depth)
+{
+    size_t n = 0;
+    for (int d = 0; d <= depth; d++) {
+        struct family_member m = { .constant = 0 };
+        add_shapes(&m, 0, d, shapes, &n);
+    }
+    return n;
+}
+
+bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                    const float *out, struct search_result *res)
+{
+    struct search_ctx c;
+    res->n = 0;
+    res->more = 0;
+    c.res = res;
+    if (!setup(&c, t, runs, nruns, out))
+        return false;
+
+    /* Outputs that ignore the inputs' pairs altogether. */
+    const struct family_param_info *output = family_param(FP_OUTPUT);
+    for (int v = 1; v < output->nvalues; v++) {
+        struct family_member m = { .v = { [FP_OUTPUT] = (unsigned char)v } };
+        if (v == output->nvalues - 1) {
+            /* the one constant: the first visible cell says which */
+            int r = c.rs.run[c.rs.order[0]][0];
+            m.constant = out[(size_t)r * TASK_CELLS];
+            if (isnan(m.constant) || m.constant == 0)
+                continue;
+        }
+        if (member_ok(&c, &m))
+            keep_member(&c, &m);
+    }
+    if (res->n > 0)
+        return true;
+
+    /* The right shape, then every shape with one mistake, then two. */
+    struct family_member shapes[SEARCH_MAX_SHAPES];
+    size_t nshapes = shapes_upto(shapes, SEARCH_MAX_SHAPE_DEPTH);
+    struct search_found fallback;
+    bool have_fallback = false;
+    for (size_t s = 0; s < nshapes; s++) {
+        int depth = family_depth(&shapes[s]);
+        if (depth > c.best)
+            continue;
+        if (depth == c.best) {
+            /* no room for a table mistake: the shape alone, with the right
+             * pairs, is all there is to try */
+            if (member_ok(&c, &shapes[s]))
+                keep_member(&c, &shapes[s]);
+            continue;
+        }
+        if (!decode(&c, &shapes[s]))
+            continue;
+        bool named = false;
+        for (int extra = 0; !named && depth + extra <= SEARCH_MAX_DEPTH &&
+                            depth + extra <= c.best; extra++) {
+            struct family_member m = shapes[s];
+            enumerate(&c, &m, 0, extra, &named);
+        }
+        /* Pairs without a formula explain outputs only under the right
+         * shape: "a ± w·b, computed right, from the wrong numbers". With a
+         * wrong shape too, decoded pairs can fit by accident of arithmetic
+         * ((a + a) / 2 is a) and would explain nothing. */
+        if (!named && !have_fallback && depth == 0) {
+            keep_tables(&c, &shapes[s], &fallback);
+            have_fallback = true;
+        }
+    }
+    if (res->n == 0 && have_fallback)
+        keep(&c, &fallback);
+    products_free(&c);
+    return res->n > 0;
+}

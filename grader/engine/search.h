@@ -1,0 +1,68 @@
+/* search.h - which members of the family reproduce a kernel's outputs. */
+#ifndef BUTTERFLY_SEARCH_H
+#define BUTTERFLY_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "family.h"
+#include "gpu.h"
+#include "task.h"
+
+#define SEARCH_MAX_DEPTH   3   /* mistakes at once in a named member */
+#define SEARCH_MAX_SHAPE_DEPTH 2   /* of them in its shape (planes, scale, multiply) */
+#define SEARCH_MAX_SHAPES  256
+#define SEARCH_MAX_FOUND   8   /* explanations kept */
+#define SEARCH_MAX_DECODED 64  /* pairs kept per cell while decoding */
+
+/*
+ * One explanation of a kernel's outputs: a member of the family that gives
+ * every output of every run within the task's tolerance.
+ *
+ * When `tables` is false, `member` is a member whose parameters are all
+ * formulas of the family. When it is true, no formula within
+ * SEARCH_MAX_DEPTH mistakes gives the pairs the kernel uses, but every
+ * cell is still a ± w·b, computed right, for the elements, twiddle and
+ * sign in `pairs` (the decoded pair nearest the right one, per cell):
+ * the member is the right shape (`member`, zeroed) with those pairs.
+ */
+struct search_found {
+    struct family_member member;
+    bool tables;
+    struct family_pair pairs[TASK_NHALVES][TASK_N];   /* [half index][i], when tables */
+    int depth;                                        /* mistakes it makes */
+};
+
+/*
+ * The explanations with the fewest mistakes: found[0] is the one named
+ * first (parameters in family order); `more` counts equally good ones
+ * beyond SEARCH_MAX_FOUND.
+ */
+struct search_result {
+    size_t n, more;
+    struct search_found found[SEARCH_MAX_FOUND];
+};
+
+/*
+ * Searches the family for members that reproduce `out`: nruns runs (at
+ * most TASK_RUNS) in the grader's layout (run, plane, index), inputs in
+ * `runs`. A member matches when every cell of every run agrees within t's
+ * tolerance (compare_cell); where the member returns NaN or an infinity
+ * the kernel must return the same. Fills *res and returns true when some
+ * member matches. Runs on the visible spectra first to prune.
+ */
+bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                    const float *out, struct search_result *res);
+
+/* True when member m reproduces every cell of `out`, as search_outputs
+ * decides it. */
+bool search_member_matches(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                           const float *out, const struct family_member *m);
+
+/* True when the member with pairs `pairs` ([half index][i]) and shape m
+ * reproduces every cell of `out`. */
+bool search_tables_match(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                         const float *out, const struct family_member *m,
+                         const struct family_pair pairs[TASK_NHALVES][TASK_N]);
+
+#endif

@@ -1,0 +1,137 @@
+/* The docs that name things name what the code has: the family's table in
+ * docs/FEEDBACK.md, the worked cell's expressions in docs/VERDICT.md. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "compile_messages.h"
+#include "describe.h"
+#include "family.h"
+#include "read_input.h"
+#include "worked.h"
+
+static const char *docs_dir;
+
+static char *read_doc(const char *name)
+{
+    char path[1024], err[256];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", docs_dir, name);
+    char *text = read_input(path, 1 << 20, &len, err, sizeof err);
+    if (!text)
+        fail_msg("%s: %s", path, err);
+    return text;
+}
+
+/* Field k (0-based) of a table row "| a | b | c |", trimmed, into buf. */
+static bool field(const char *row, int k, char *buf, size_t size)
+{
+    const char *p = row;
+    for (int n = 0; n <= k; n++) {
+        p = strchr(p, '|');
+        if (!p)
+            return false;
+        p++;
+    }
+    const char *end = strchr(p, '|');
+    const char *nl = strchr(p, '\n');
+    if (!end || (nl && nl < end))
+        return false;
+    while (*p == ' ')
+        p++;
+    while (end > p && end[-1] == ' ')
+        end--;
+    snprintf(buf, size, "%.*s", (int)(end - p), p);
+    return true;
+}
+
+/* Every value of the family has its row, with its words, kind and hint,
+ * and every row is a value of the family. */
+static void test_family_table(void **state)
+{
+    char *doc = read_doc("FEEDBACK.md");
+    const char *begin = strstr(doc, "<!-- family table");
+    const char *end = strstr(doc, "<!-- end of family table -->");
+    assert_non_null(begin);
+    assert_non_null(end);
+    int rows = 0, values = 0;
+    for (const char *row = strchr(begin, '\n') + 1; row < end; row = strchr(row, '\n') + 1) {
+        char id[128], what[512], kind[16], hint[8];
+        if (!field(row, 1, id, sizeof id) || id[0] != '`')
+            continue;                       /* the header and its rule */
+        rows++;
+        id[strlen(id) - 1] = '\0';
+        bool found = false;
+        for (int p = 0; p < FAMILY_NPARAMS && !found; p++) {
+            const struct family_param_info *info = family_param((enum family_param)p);
+            for (int v = 1; v < info->nvalues && !found; v++) {
+                const struct family_value *x = &info->values[v];
+                if (strcmp(x->id, id + 1))
+                    continue;
+                found = true;
+                assert_true(field(row, 2, what, sizeof what));
+                assert_true(field(row, 3, kind, sizeof kind));
+                assert_true(field(row, 4, hint, sizeof hint));
+                assert_string_equal(what, x->what);
+                assert_string_equal(kind, x->table ? "pairs" : "shape");
+                assert_int_equal(atoi(hint), x->hint ? x->hint : info->hint);
+            }
+        }
+        if (!found)
+            fail_msg("the table names %s, which the family does not have", id + 1);
+    }
+    for (int p = 0; p < FAMILY_NPARAMS; p++)
+        values += family_param((enum family_param)p)->nvalues - 1;
+    assert_int_equal(rows, values);
+    free(doc);
+}
+
+/* The ids of the other tiers and the missing-';' words are in FEEDBACK.md. */
+static void test_feedback_names(void **state)
+{
+    char *doc = read_doc("FEEDBACK.md");
+    for (int k = 0; describe_aspect_id(k); k++) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "`%s`", describe_aspect_id(k));
+        if (!strstr(doc, quoted))
+            fail_msg("FEEDBACK.md does not name %s", quoted);
+    }
+    assert_non_null(strstr(doc, compile_missing_semicolon));
+    free(doc);
+}
+
+/* Every expression got_matches can name is listed in VERDICT.md. */
+static void test_verdict_expressions(void **state)
+{
+    char *doc = read_doc("VERDICT.md");
+    const char *row = strstr(doc, "| `got_matches` |");
+    assert_non_null(row);
+    const char *end = strchr(row, '\n');
+    for (const char *const *e = worked_expressions(); *e; e++) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "`%s`", *e);
+        const char *at = strstr(row, quoted);
+        if (!at || at > end)
+            fail_msg("VERDICT.md's got_matches row lacks %s", quoted);
+    }
+    free(doc);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_docs DOCS_DIR\n");
+        return 2;
+    }
+    docs_dir = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_family_table),
+        cmocka_unit_test(test_feedback_names),
+        cmocka_unit_test(test_verdict_expressions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
