@@ -15,7 +15,7 @@
 #define TASK_DEFAULT_SEED 20261129u
 /*
  * Loop iterations one thread may take, all loops together (see
- * grader/engine/spirv_loops.h). Far below lavapipe's silent cap of 65,535
+ * grader/engine/checks/spirv_loops.h). Far below lavapipe's silent cap of 65,535
  * iterations per loop, so that the driver never decides a verdict, and far
  * above what any butterfly needs (none needs a loop at all).
  */
