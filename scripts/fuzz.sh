@@ -47,9 +47,12 @@ mkdir -p "$OUT/obj" "$OUT/artifacts"
 python3 scripts/embed.py harness_template shaders/harness.comp "$OUT/harness_template.h"
 cat > "$OUT/config.h" <<CONF
 #define BUTTERFLY_VERSION "fuzz"
-#define BUTTERFLY_WORKER_BUILD_PATH "/nonexistent"
-#define BUTTERFLY_WORKER_INSTALL_PATH "/nonexistent"
-#define BUTTERFLY_STATIC_DIR "static"
+#define BUTTERFLY_BUILD_ROOT "/nonexistent"
+#define BUTTERFLY_SOURCE_ROOT "."
+#define BUTTERFLY_PREFIX "/nonexistent"
+#define BUTTERFLY_BINDIR "bin"
+#define BUTTERFLY_LIBEXECDIR "libexec"
+#define BUTTERFLY_DATADIR "share"
 CONF
 SOURCES="$(ls grader/common/*.c grader/engine/*.c) grader/pool/frame.c grader/pool/pool.c
          server/api.c server/metrics.c server/static_files.c grader/batch/input/csv.c"

@@ -45,6 +45,8 @@ static void usage(FILE *out)
         "  --seed N            seed of the hidden spectra (default %u)\n"
         "  --deadline-ms N     bound on running the kernel (default %d)\n"
         "  --list-devices      list the Vulkan devices and exit\n"
+        "  --worker PATH       the grading worker program (env BUTTERFLY_WORKER;\n"
+        "                      default: PREFIX/LIBEXECDIR/butterfly-worker beside this program)\n"
         "  --version, --help\n"
         "\n"
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
@@ -60,6 +62,7 @@ int main(int argc, char **argv)
         { "seed", required_argument, NULL, 's' },
         { "deadline-ms", required_argument, NULL, 't' },
         { "list-devices", no_argument, NULL, 'l' },
+        { "worker", required_argument, NULL, 'w' },
         { "version", no_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -74,10 +77,11 @@ int main(int argc, char **argv)
     po.workers = 1;
     po.queue_length = 1;
     po.device = getenv("BUTTERFLY_DEVICE");
-    while ((c = getopt_long(argc, argv, "jd:s:t:lVh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jd:s:t:lw:Vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'd': po.device = optarg; break;
+        case 'w': po.worker_path = optarg; break;
         case 's':
             if (!parse_u64(optarg, MAX_SEED, &po.seed)) {
                 fprintf(stderr, "butterfly-grade: bad --seed '%s'\n", optarg);
@@ -95,7 +99,7 @@ int main(int argc, char **argv)
         case 'l': {
             /* Only the worker links Vulkan: it lists the devices itself. */
             char path[512], err[256];
-            if (!pool_find_worker(NULL, path, sizeof path, err, sizeof err)) {
+            if (!pool_find_worker(po.worker_path, path, sizeof path, err, sizeof err)) {
                 fprintf(stderr, "butterfly-grade: %s\n", err);
                 return EXIT_OTHER;
             }
