@@ -55,7 +55,7 @@ cat > "$OUT/config.h" <<CONF
 #define BUTTERFLY_DATADIR "share"
 CONF
 SOURCES="$(ls grader/common/*.c grader/engine/*.c) grader/pool/frame.c grader/pool/pool.c
-         server/api.c server/metrics.c server/static_files.c grader/batch/input/csv.c"
+         server/api.c server/metrics.c server/process_stats.c server/static_files.c grader/batch/input/csv.c"
 OBJS=
 for src in $SOURCES; do
     obj="$OUT/obj/$(echo "$src" | tr / _).o"

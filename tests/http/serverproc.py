@@ -13,6 +13,7 @@ class Server:
     def __init__(self, binary, *args, env=None):
         full_env = dict(os.environ, BUTTERFLY_QUIET="1")
         full_env.update(env or {})
+        self.started = time.time()
         self.proc = subprocess.Popen(
             [binary, "--port", "0", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env)
