@@ -45,6 +45,7 @@ LIBS="-lshaderc_combined -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen
 # --- build: the grader and server pieces, instrumented, in one archive
 mkdir -p "$OUT/obj" "$OUT/artifacts"
 python3 scripts/embed.py harness_template shaders/harness.comp "$OUT/harness_template.h"
+python3 scripts/embed.py openapi_doc docs/openapi.json "$OUT/openapi_doc.h"
 cat > "$OUT/config.h" <<CONF
 #define BUTTERFLY_VERSION "fuzz"
 #define BUTTERFLY_BUILD_ROOT "/nonexistent"

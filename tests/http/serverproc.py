@@ -10,7 +10,7 @@ import urllib.request
 class Server:
     """A butterfly-server child process; `url` once it listens."""
 
-    def __init__(self, binary, *args, env=None):
+    def __init__(self, binary, *args, env=None, wait_healthy=True):
         full_env = dict(os.environ, BUTTERFLY_QUIET="1")
         full_env.update(env or {})
         self.started = time.time()
@@ -27,7 +27,8 @@ class Server:
             raise RuntimeError("server failed: " + line + self.proc.stderr.read().decode())
         self.url = line.split("listening on ")[1].strip().rstrip("/")
         self.port = int(self.url.rsplit(":", 1)[1])
-        self.wait_healthy()
+        if wait_healthy:
+            self.wait_healthy()
 
     def wait_healthy(self, timeout=60):
         deadline = time.time() + timeout
