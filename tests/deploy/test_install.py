@@ -18,7 +18,8 @@ BUTTERFLY_* variable set:
   and `systemd-analyze security --offline` at 2.0 or below (the report
   goes to FILE with --security);
 - the server grades under the unit's system call filter and address
-  families (unit_sandbox.py), workers included;
+  families (unit_sandbox.py), workers included, and replaces a worker
+  killed at the deadline there too;
 - the prefix moved elsewhere as a whole still works.
 
 Prints one line per check and ends with "N passed, M failed".
@@ -193,6 +194,26 @@ def main():
                 p.returncode, p.stdout, p.stderr)
         check("systemd-analyze verify accepts the installed unit", unit_verifies)
 
+        def gpu_drop_in():
+            """deploy/gpu.conf merged into the unit (systemd reads a drop-in's
+            lines after the unit's): still valid, still under 5.0."""
+            merged = os.path.join(tmp, "butterfly-grader.service")
+            with open(unit) as f, open(os.path.join(ROOT, "deploy", "gpu.conf")) as g:
+                drop = g.read().replace("[Service]\n", "")
+                text = f.read().replace("\n[Install]", "\n" + drop + "\n[Install]")
+            with open(merged, "w") as f:
+                f.write(text)
+            env = dict(os.environ, MANPATH=os.path.join(prefix, "share", "man"))
+            p = subprocess.run(["systemd-analyze", "verify", merged], capture_output=True,
+                               text=True, env=env)
+            assert p.returncode == 0 and not p.stderr.strip(), p.stderr
+            p = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager",
+                                merged], capture_output=True, text=True)
+            m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", p.stdout)
+            assert m and float(m.group(1)) <= 5.0, p.stdout[-300:]
+            print("     with deploy/gpu.conf: " + m.group(0))
+        check("the GPU drop-in verifies too", gpu_drop_in)
+
         def unit_security():
             p = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager",
                                 unit], capture_output=True, text=True)
@@ -208,9 +229,18 @@ def main():
         def under_the_filter():
             sandbox = [sys.executable, os.path.join(HERE, "unit_sandbox.py"), unit]
             srv = Server(os.path.join(prefix, "bin", "butterfly-server"), "--workers", "1",
-                         wrapper=sandbox)
+                         "--deadline-ms", "1500", wrapper=sandbox)
             try:
                 assert seccomp_mode(srv.proc.pid) == ("2", "1"), seccomp_mode(srv.proc.pid)
+                grades(srv)
+                # past the deadline the worker is killed and another started,
+                # all under the filter
+                slow = ("#define A x = sin(x) * 1.0001 + 0.5;\n#define B A A A A A A A A A A\n"
+                        "#define C B B B B B B B B B B\nfloat x = spectrum[0][this.thread.x];\n"
+                        "for (int k = 0; k < 5000; k++) { C C C C }\nreturn x;\n")
+                status, _, data = get(srv.url + SUBMIT, slow.encode(), "text/plain")
+                assert status == 200 and json.loads(data)["status"]["id"] == 5, data[:300]
+                srv.wait_healthy()
                 grades(srv)
                 workers = children(srv.proc.pid)
                 assert workers and all(seccomp_mode(w)[0] == "2" for w in workers), workers
