@@ -95,6 +95,8 @@ def linked_packages(program):
     paths = dict(re.findall(r"^\s*(\S+) => (\S+)", subprocess.run(
         ["ldd", program], capture_output=True, text=True).stdout, re.M))
     pkgs = set()
+    # the sanitizer build's own runtimes (CI's second run): not the image's
+    needed = [lib for lib in needed if not re.match(r"lib(a|ub|l|t)san\.", lib)]
     for lib in needed:
         path = os.path.realpath(paths[lib])
         for candidate in (path, path.replace("/usr/lib/", "/lib/", 1)):
