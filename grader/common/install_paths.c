@@ -1,7 +1,6 @@
 /* install_paths.c - the worker and the page, relative to the running program. */
 #include "install_paths.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@ struct install_layout install_paths_configured(void)
 {
     /* realpath: the program's own path comes resolved from /proc, so the
      * build root must be too (a /work that is a link, say) */
-    static char build_real[PATH_MAX];
+    static char build_real[INSTALL_PATH_MAX];
     const char *build = realpath(BUTTERFLY_BUILD_ROOT, build_real) ? build_real : NULL;
     return (struct install_layout){
         .build_root = build,
@@ -93,7 +92,7 @@ bool install_paths_resolve(const struct install_layout *l, const char *exe,
             : snprintf(out, outsz, "%s/static", l->source_root);
         return n >= 0 && (size_t)n < outsz;
     }
-    char prefix[PATH_MAX];
+    char prefix[INSTALL_PATH_MAX];
     if (!exe || l->bindir[0] == '/' || !runtime_prefix(exe, l->bindir, prefix, sizeof prefix))
         snprintf(prefix, sizeof prefix, "%s", l->prefix);
     return item == INSTALL_WORKER ? join(prefix, l->libexecdir, WORKER_NAME, out, outsz)
@@ -102,7 +101,7 @@ bool install_paths_resolve(const struct install_layout *l, const char *exe,
 
 bool install_paths_find(enum install_item item, char *out, size_t outsz)
 {
-    char exe[PATH_MAX];
+    char exe[INSTALL_PATH_MAX];
     struct install_layout l = install_paths_configured();
     /* without /proc (a bare chroot) the configured prefix is all there is */
     bool known = realpath("/proc/self/exe", exe) != NULL;
