@@ -10,8 +10,15 @@ packages="meson ninja-build pkg-config gcc g++ python3 curl
   nodejs npm"
 
 # With BUTTERFLY_TEST_DEPS=1 also what the tests need: the browser test and
-# the batch's class report (chromium), the batch's gradebook test (pandas).
-[ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium python3-pandas"
+# the batch's class report (chromium), the batch's gradebook test (pandas);
+# the http suite's OpenAPI check (jsonschema) and metrics check (promtool,
+# in prometheus); the deploy suite's reverse proxy (nginx), unit checks
+# (systemd-analyze, in systemd) and system call filter (python3-seccomp),
+# and its install from a copy of the sources (git). On a machine that runs
+# systemd, installing nginx and prometheus also starts their services; the
+# tests start their own and need neither.
+[ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium python3-pandas
+  python3-jsonschema prometheus nginx systemd python3-seccomp git"
 
 missing=""
 for p in $packages; do

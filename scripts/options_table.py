@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 # Defaults that depend on the machine or the install: said in words.
-IN_WORDS = {"--workers": "the number of cores", "--static-dir": "the installed page",
-            "--device": "the best device"}
+IN_WORDS = {"--workers": "the number of cores", "--device": "the best device",
+            "--static-dir": "beside the program", "--worker": "beside the program"}
 
 
 def rows(binary):

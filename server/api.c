@@ -1,8 +1,18 @@
 /* api.c - the task, the task list and the about document. */
 #include "api.h"
 
+#include <string.h>
+
 #include "config.h"
+#include "openapi_doc.h"
 #include "task.h"
+
+const char *api_openapi(size_t *len)
+{
+    /* one copy: the file in docs/, made a C string by scripts/embed.py */
+    *len = sizeof openapi_doc - 1;
+    return openapi_doc;
+}
 
 json_t *api_tasks(void)
 {

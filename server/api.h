@@ -19,4 +19,8 @@ json_t *api_health(const struct pool_stats *ps);
 /* GET /api/about: version, device, workers, queue, admission, limits. New reference. */
 json_t *api_about(const struct pool_stats *ps, const struct server_config *c);
 
+/* GET /api/openapi.json: docs/openapi.json, embedded at build time. A
+ * static string; *len gets its length. */
+const char *api_openapi(size_t *len);
+
 #endif

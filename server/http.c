@@ -46,6 +46,13 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
                                                            MHD_RESPMEM_MUST_FREE),
                               "text/plain; version=0.0.4; charset=utf-8", NULL);
     }
+    case ROUTE_OPENAPI: {
+        size_t len;
+        const char *doc = api_openapi(&len);
+        return response_queue(r, 200, response_from_buffer((char *)doc, len,
+                                                           MHD_RESPMEM_PERSISTENT),
+                              "application/json", "no-cache");
+    }
     default:
         return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
     }

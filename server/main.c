@@ -13,7 +13,9 @@
 
 #include "config.h"
 #include "defaults.h"
+#include "install_paths.h"
 #include "parse_num.h"
+#include "pool.h"
 #include "server.h"
 
 enum value_kind { V_UINT, V_TEXT, V_FLAG, V_LIST };
@@ -26,7 +28,7 @@ struct option_def {
 
 enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
-    O_DEVICE, O_STATIC, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET, O_COUNT
+    O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -52,7 +54,11 @@ static const struct option_def defs[O_COUNT] = {
                     MAX_RECYCLE_AFTER },
     [O_DEVICE] = { "device", "BUTTERFLY_DEVICE", "SEL",
                    "Vulkan device by index or name part", V_TEXT, 0, 0 },
-    [O_STATIC] = { "static-dir", "BUTTERFLY_STATIC_DIR", "DIR", "the page's files",
+    [O_STATIC] = { "static-dir", "BUTTERFLY_STATIC_DIR", "DIR",
+                   "the page's files (installed: PREFIX/share/butterfly-grader/static)",
+                   V_TEXT, 0, 0 },
+    [O_WORKER] = { "worker", "BUTTERFLY_WORKER", "PATH",
+                   "the grading worker program (installed: PREFIX/libexec/butterfly-worker)",
                    V_TEXT, 0, 0 },
     [O_TRUSTED] = { "trusted-proxy", "BUTTERFLY_TRUSTED_PROXY", "ADDR[/BITS]",
                     "a reverse proxy whose X-Forwarded-For names the client (repeatable; "
@@ -85,6 +91,12 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_RECYCLE: snprintf(buf, n, "%u", c->recycle_after); break;
     case O_DEVICE: snprintf(buf, n, "%s", c->device ? c->device : "best"); break;
     case O_STATIC: snprintf(buf, n, "%s", c->static_dir); break;
+    case O_WORKER: {
+        char err[256];
+        if (!pool_find_worker(c->worker_path, buf, n, err, sizeof err))
+            snprintf(buf, n, "%s", err);
+        break;
+    }
     case O_TRUSTED: snprintf(buf, n, "%s", c->trusted_proxies.n ? "set" : "none"); break;
     case O_SEED: snprintf(buf, n, "%s", c->fixed_seed ? "fixed" : "fresh"); break;
     case O_MAX_CONN: snprintf(buf, n, "%u", c->max_connections); break;
@@ -151,6 +163,7 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
     case O_RECYCLE: c->recycle_after = (unsigned)x; break;
     case O_DEVICE: c->device = value; break;
     case O_STATIC: c->static_dir = value; break;
+    case O_WORKER: c->worker_path = value; break;
     case O_TRUSTED: return add_proxies(c, value);
     case O_SEED: c->seed = x; c->fixed_seed = true; break;
     case O_MAX_CONN: c->max_connections = (unsigned)x; break;
@@ -203,8 +216,12 @@ static int configure(struct server_config *cfg, int argc, char **argv)
 int main(int argc, char **argv)
 {
     struct server_config cfg;
+    char static_dir[INSTALL_PATH_MAX];
     server_config_init(&cfg);
-    cfg.static_dir = BUTTERFLY_STATIC_DIR;
+    /* the page installed beside this program (or the source tree's, in
+     * the build tree); --static-dir and its variable override it */
+    cfg.static_dir = install_paths_find(INSTALL_STATIC_DIR, static_dir, sizeof static_dir)
+                     ? static_dir : "static";
     int rc = configure(&cfg, argc, argv);
     if (rc >= 0)
         return rc;

@@ -1,10 +1,14 @@
-/* metrics.c - a handful of counters and one latency histogram. */
+/* metrics.c - a handful of counters and one latency histogram, the
+ * build's facts and the standard process metrics. */
 #include "metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "config.h"
+#include "process_stats.h"
 
 /* every verdict status, from the verdict's own table */
 #define NCOUNTED VERDICT_NSTATUSES
@@ -81,6 +85,42 @@ void metrics_count_response(struct metrics *m, unsigned status)
     pthread_mutex_unlock(&m->lock);
 }
 
+/* A label's value as the text format wants it: \\, \" and \n escaped. */
+static void put_label_value(FILE *f, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            fputc('\\', f);
+        if (*v == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*v, f);
+    }
+}
+
+/* The standard process metrics (the names Prometheus' client libraries
+ * use), for this process: the server, not its workers. */
+static void render_process(FILE *f)
+{
+    struct process_stats p;
+    if (!process_stats_read(&p))
+        return;    /* without /proc: better no figures than zeros */
+    fprintf(f, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
+               "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n"
+               "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+               "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %.0f\n"
+               "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+               "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %.0f\n"
+               "# HELP process_open_fds Number of open file descriptors.\n"
+               "# TYPE process_open_fds gauge\nprocess_open_fds %.0f\n"
+               "# HELP process_max_fds Maximum number of open file descriptors.\n"
+               "# TYPE process_max_fds gauge\nprocess_max_fds %.0f\n"
+               "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.\n"
+               "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n",
+            p.cpu_seconds, p.resident_bytes, p.virtual_bytes, p.open_fds, p.max_fds,
+            p.start_time_seconds);
+}
+
 char *metrics_render(struct metrics *m, const struct pool_stats *ps)
 {
     char *buf = NULL;
@@ -88,6 +128,14 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
+    fprintf(f, "# HELP butterfly_build_info The server's version and the device its workers "
+               "grade on (empty until one is ready); always 1.\n"
+               "# TYPE butterfly_build_info gauge\nbutterfly_build_info{version=\"");
+    put_label_value(f, BUTTERFLY_VERSION);
+    fputs("\",device=\"", f);
+    put_label_value(f, ps->device_name);
+    fputs("\"} 1\n", f);
+    render_process(f);
     pthread_mutex_lock(&m->lock);
     fprintf(f, "# HELP butterfly_submissions_total Graded submissions by verdict.\n"
                "# TYPE butterfly_submissions_total counter\n");

@@ -23,7 +23,9 @@ void metrics_count_refusal(struct metrics *m, const char *reason);
 /* Counts one HTTP response by status code. Thread-safe. */
 void metrics_count_response(struct metrics *m, unsigned status);
 
-/* The exposition text (malloc'd, caller frees), the pool's gauges included. */
+/* The exposition text (malloc'd, caller frees): butterfly_build_info, the
+ * standard process_* metrics of this process, the counters and the pool's
+ * gauges. */
 char *metrics_render(struct metrics *m, const struct pool_stats *ps);
 
 #endif

@@ -19,6 +19,7 @@ static const struct {
     { "/healthz", ROUTE_HEALTH },
     { "/api/about", ROUTE_ABOUT },
     { "/metrics", ROUTE_METRICS },
+    { "/api/openapi.json", ROUTE_OPENAPI },
     { NULL, ROUTE_NONE },
 };
 

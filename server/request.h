@@ -21,6 +21,7 @@ enum route {
     ROUTE_HEALTH,
     ROUTE_ABOUT,
     ROUTE_METRICS,
+    ROUTE_OPENAPI,
 };
 
 /* The route of a decoded request path (no query string); ROUTE_NONE when

@@ -57,6 +57,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     po.deadline_ms = c->deadline_ms;
     po.max_jobs_per_worker = c->recycle_after;
     po.device = c->device;
+    po.worker_path = c->worker_path;
     /* hidden spectra nobody can know before submitting: fresh for each */
     po.seed_per_job = !c->fixed_seed;
     if (c->fixed_seed)

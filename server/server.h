@@ -20,6 +20,7 @@ struct server_config {
     unsigned recycle_after;        /* jobs per worker before it is replaced; 0: never */
     const char *device;            /* Vulkan device selector; NULL: the best */
     const char *static_dir;        /* the page's files */
+    const char *worker_path;       /* NULL: see pool_find_worker */
     bool fixed_seed;               /* grade every job with `seed` (tests only) */
     uint64_t seed;
     struct trusted_proxies trusted_proxies;

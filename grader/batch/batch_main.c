@@ -50,7 +50,9 @@ static void usage(FILE *out)
         "      --version, --help\n"
         "\n"
         "environment: BUTTERFLY_DEVICE (see --device), NO_COLOR (no colours), TERM=dumb\n"
-        "             (progress as plain lines, as when standard error is no terminal)\n"
+        "             (progress as plain lines, as when standard error is no terminal),\n"
+        "             BUTTERFLY_WORKER (the grading worker program; default:\n"
+        "             PREFIX/LIBEXECDIR/butterfly-worker beside this program)\n"
         "exit status: 0 every input has its row, 1 so it has but some rows are Internal\n"
         "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
         "             128+signal interrupted (run the same command again to go on)\n",

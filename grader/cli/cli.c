@@ -46,6 +46,8 @@ static void usage(FILE *out)
         "                      one drawn from the operating system)\n"
         "  --deadline-ms N     " DEADLINE_MEANING " (default %u, at most %u)\n"
         "  --list-devices      list the Vulkan devices and exit\n"
+        "  --worker PATH       the grading worker program (env BUTTERFLY_WORKER;\n"
+        "                      default: PREFIX/LIBEXECDIR/butterfly-worker beside this program)\n"
         "  --version, --help\n"
         "\n"
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
@@ -61,6 +63,7 @@ int main(int argc, char **argv)
         { "seed", required_argument, NULL, 's' },
         { "deadline-ms", required_argument, NULL, 't' },
         { "list-devices", no_argument, NULL, 'l' },
+        { "worker", required_argument, NULL, 'w' },
         { "version", no_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -77,10 +80,11 @@ int main(int argc, char **argv)
     po.workers = 1;
     po.queue_length = 1;
     po.device = getenv("BUTTERFLY_DEVICE");
-    while ((c = getopt_long(argc, argv, "jd:s:t:lVh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jd:s:t:lw:Vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'd': po.device = optarg; break;
+        case 'w': po.worker_path = optarg; break;
         case 's':
             seed_given = true;
             if (!parse_u64(optarg, MAX_SEED, &po.seed)) {
@@ -99,7 +103,7 @@ int main(int argc, char **argv)
         case 'l': {
             /* Only the worker links Vulkan: it lists the devices itself. */
             char path[512], err[256];
-            if (!pool_find_worker(NULL, path, sizeof path, err, sizeof err)) {
+            if (!pool_find_worker(po.worker_path, path, sizeof path, err, sizeof err)) {
                 fprintf(stderr, "butterfly-grade: %s\n", err);
                 return EXIT_OTHER;
             }

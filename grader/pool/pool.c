@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "config.h"
+#include "install_paths.h"
 #include "pool_internal.h"
 #include "seed.h"
 
@@ -49,18 +49,25 @@ const char *pool_submit_status_to_str(enum pool_submit_status s)
 
 bool pool_find_worker(const char *given, char *path, size_t pathsz, char *err, size_t errsz)
 {
-    const char *candidates[] = {
-        given, getenv("BUTTERFLY_WORKER"),
-        BUTTERFLY_WORKER_BUILD_PATH, BUTTERFLY_WORKER_INSTALL_PATH,
-    };
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-        if (candidates[i] && *candidates[i] && access(candidates[i], X_OK) == 0) {
-            snprintf(path, pathsz, "%s", candidates[i]);
-            return true;
+    const char *env = getenv("BUTTERFLY_WORKER");
+    const char *chosen = given && *given ? given : env && *env ? env : NULL;
+    if (chosen) {
+        /* a path the operator set is taken as it is, never silently
+         * replaced by another worker from elsewhere */
+        if (access(chosen, X_OK) != 0) {
+            snprintf(err, errsz, "the worker %s%s cannot be run (%s)", chosen,
+                     chosen == given ? "" : " (from BUTTERFLY_WORKER)", strerror(errno));
+            return false;
         }
+        snprintf(path, pathsz, "%s", chosen);
+        return true;
     }
-    snprintf(err, errsz, "cannot find butterfly-worker (set BUTTERFLY_WORKER)");
-    return false;
+    if (!install_paths_find(INSTALL_WORKER, path, pathsz) || access(path, X_OK) != 0) {
+        snprintf(err, errsz, "cannot find butterfly-worker (looked for %s; set BUTTERFLY_WORKER)",
+                 path);
+        return false;
+    }
+    return true;
 }
 
 void pool_wake(struct pool *p)

@@ -35,8 +35,11 @@ bool pool_options_init(struct pool_options *o);
 
 /*
  * Finds the worker program: `given` (may be NULL), else $BUTTERFLY_WORKER,
- * else the build tree's, else the installed one; the first that can be
- * executed is copied into path. False with a reason in err when none can.
+ * else the one beside this program (install_paths.h: the build tree's in
+ * the build tree, else PREFIX/LIBEXECDIR/butterfly-worker of the prefix
+ * this program runs from). A path given or set in the environment is the
+ * only one tried. Its path is copied into path; false with a reason in
+ * err when it cannot be executed.
  */
 bool pool_find_worker(const char *given, char *path, size_t pathsz, char *err, size_t errsz);
 

@@ -7,7 +7,7 @@
  * never blames on the student.
  *
  * usage: butterfly-worker [--device SEL] [--deadline-ms N] [--memory-mb N]
- *        butterfly-worker --list-devices
+ *        butterfly-worker --list-devices | --version | --help
  */
 #include <getopt.h>
 #include <signal.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "defaults.h"
 #include "frame.h"
 #include "grade.h"
@@ -104,6 +105,8 @@ int main(int argc, char **argv)
         { "deadline-ms", required_argument, NULL, 't' },
         { "memory-mb", required_argument, NULL, 'm' },
         { "list-devices", no_argument, NULL, 'l' },
+        { "version", no_argument, NULL, 'V' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct grader_options o;
@@ -135,6 +138,14 @@ int main(int argc, char **argv)
                 fprintf(stderr, "butterfly-worker: %s\n", err);
             return n > 0 ? 0 : 3;
         }
+        case 'V': printf("butterfly-worker %s\n", BUTTERFLY_VERSION); return 0;
+        case 'h':
+            printf("usage: butterfly-worker [--device SEL] [--deadline-ms N] [--memory-mb N]\n"
+                   "       butterfly-worker --list-devices | --version | --help\n"
+                   "Grades kernels for the pool that starts it (butterfly-server, butterfly-grade,\n"
+                   "butterfly-batch), over the socket on descriptor %d: not for use by hand.\n",
+                   SUPERVISOR_FD);
+            return 0;
         default: return 64;
         }
     }

@@ -10,12 +10,17 @@ import urllib.request
 class Server:
     """A butterfly-server child process; `url` once it listens."""
 
-    def __init__(self, binary, *args, env=None):
+    def __init__(self, binary, *args, env=None, wait_healthy=True, log=None, wrapper=()):
+        """`log`: a file (opened for writing) for the server's standard
+        error, its access log included; else a pipe nobody reads, so keep
+        BUTTERFLY_QUIET=1 then. `wrapper`: a command that execs the server
+        (its arguments follow), as a sandbox does."""
         full_env = dict(os.environ, BUTTERFLY_QUIET="1")
         full_env.update(env or {})
+        self.started = time.time()
         self.proc = subprocess.Popen(
-            [binary, "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env)
+            [*wrapper, binary, "--port", "0", *args],
+            stdout=subprocess.PIPE, stderr=log or subprocess.PIPE, env=full_env)
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         if not ready:
             self.proc.kill()
@@ -23,10 +28,12 @@ class Server:
         line = self.proc.stdout.readline().decode()
         if "listening on " not in line:
             self.proc.kill()
-            raise RuntimeError("server failed: " + line + self.proc.stderr.read().decode())
+            raise RuntimeError("server failed: " + line +
+                               (self.proc.stderr.read().decode() if self.proc.stderr else ""))
         self.url = line.split("listening on ")[1].strip().rstrip("/")
         self.port = int(self.url.rsplit(":", 1)[1])
-        self.wait_healthy()
+        if wait_healthy:
+            self.wait_healthy()
 
     def wait_healthy(self, timeout=60):
         deadline = time.time() + timeout
@@ -49,5 +56,6 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.proc.stdout.close()
-        self.proc.stderr.close()
+        if self.proc.stderr:
+            self.proc.stderr.close()
         return self.proc.returncode

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -249,6 +250,42 @@ def t_metrics_count(srv):
     for name in ["butterfly_submission_duration_seconds_bucket", "butterfly_queue_depth",
                  "butterfly_worker_restarts_total", "butterfly_workers_ready"]:
         assert name in text, name
+
+
+def metric_values(text):
+    """{name or name{labels}: value} of an exposition text."""
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, value = line.rsplit(" ", 1)
+            out[key] = float(value)
+    return out
+
+
+def t_metrics_standard(srv):
+    """promtool accepts /metrics; build_info names the version and the
+    device /api/about names; the process metrics are this server's own."""
+    _, data = request(srv, "GET", "/metrics")
+    p = subprocess.run(["promtool", "check", "metrics"], input=data, capture_output=True)
+    assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+    m = metric_values(data.decode())
+    _, about = request(srv, "GET", "/api/about")
+    about = json.loads(about)
+    info = 'butterfly_build_info{version="%s",device="%s"}' % (about["version"],
+                                                               about["device"]["name"])
+    assert m.get(info) == 1, (info, [k for k in m if "build_info" in k])
+    pid = srv.proc.pid
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    assert abs(m["process_open_fds"] - fds) <= 3, (m["process_open_fds"], fds)
+    with open("/proc/%d/limits" % pid) as f:
+        soft = [l.split()[3] for l in f if l.startswith("Max open files")][0]
+    assert m["process_max_fds"] == float(soft), (m["process_max_fds"], soft)
+    with open("/proc/%d/status" % pid) as f:
+        rss = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:")][0]
+    assert 0.5 * rss < m["process_resident_memory_bytes"] < 2 * rss, (m, rss)
+    assert abs(m["process_start_time_seconds"] - srv.started) < 5, (
+        m["process_start_time_seconds"], srv.started)
+    assert 0 <= m["process_cpu_seconds_total"] < time.time() - srv.started + 1
 
 
 def t_20_concurrent(srv):

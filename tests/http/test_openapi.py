@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""The server's real answers against its OpenAPI description.
+
+usage: test_openapi.py SERVER_BINARY SAMPLES_DIR SOURCE_ROOT
+
+docs/openapi.json must be a valid OpenAPI 3.1 document (checked with
+@seriousme/openapi-schema-validator, installed by `npm ci` from
+tests/http/openapi-lint/package-lock.json), describe exactly the routes of
+server/request.c, be what /api/openapi.json serves, and hold every answer
+the server really gives: the 200s of every route (GET and HEAD), and every
+error shape, 400, 404, 405, 411, 413, 415, 429 and 503, each body checked
+with python3-jsonschema against the schema the document gives for that
+path, method, status and media type, and the headers it says are required.
+Prints one line per check and ends with "N passed, M failed".
+"""
+import copy
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+
+def need_jsonschema():
+    """jsonschema comes from Debian's python3-jsonschema: run again under the
+    system's python3 when this one (a pyenv, a venv) lacks it."""
+    try:
+        import jsonschema  # noqa: F401
+        return
+    except ImportError:
+        pass
+    system = "/usr/bin/python3"
+    if os.path.realpath(sys.executable) != os.path.realpath(system) and os.access(system, os.X_OK):
+        os.execv(system, [system] + sys.argv)
+    sys.exit("test_openapi.py: jsonschema is missing (BUTTERFLY_TEST_DEPS=1 scripts/install-deps.sh)")
+
+
+need_jsonschema()
+import jsonschema  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from serverproc import Server  # noqa: E402
+# test_http reads SERVER_BINARY and SAMPLES_DIR from the same arguments
+from test_http import raw, request, sample, slow_body, status_of  # noqa: E402
+
+BINARY, ROOT = sys.argv[1], sys.argv[3]
+SUBMIT = "/api/tasks/butterfly/submissions"
+with open(os.path.join(ROOT, "docs", "openapi.json"), "rb") as f:
+    DOC_BYTES = f.read()
+DOC = json.loads(DOC_BYTES)
+
+
+def resolve(node):
+    """node with every local $ref replaced by what it points at (the
+    document's refs are not recursive)."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            target = DOC
+            for part in node["$ref"].lstrip("#/").split("/"):
+                target = target[part.replace("~1", "/").replace("~0", "~")]
+            return resolve(target)
+        return {k: resolve(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [resolve(v) for v in node]
+    return node
+
+
+def template_of(path):
+    """The document's path for a concrete one."""
+    path = path.split("?")[0]
+    return "/static/{name}" if path.startswith("/static/") else path
+
+
+def described(path, method, status):
+    """The Response Object for an answer: the operation's, else the ones
+    any path may give (components.responses), else None."""
+    op = DOC["paths"].get(template_of(path), {}).get(method.lower())
+    if op and str(status) in op["responses"]:
+        return resolve(op["responses"][str(status)])
+    generic = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed"}
+    if status in generic:
+        return resolve(DOC["components"]["responses"][generic[status]])
+    return None
+
+
+def conforms(path, method, status, headers, body):
+    """Asserts an answer is one the document describes, body and headers."""
+    resp = described(path, method, status)
+    assert resp is not None, "%s %s -> %d is not in the document" % (method, path, status)
+    for name, h in resp.get("headers", {}).items():
+        value = headers.get(name)
+        if h.get("required"):
+            assert value is not None, "%s %s -> %d lacks %s" % (method, path, status, name)
+        if value is not None and h["schema"].get("type") == "integer":
+            jsonschema.Draft202012Validator(h["schema"]).validate(int(value))
+    if method == "HEAD" or status == 304:
+        return
+    content = resp.get("content", {})
+    ctype = (headers.get("Content-Type") or "").split(";")[0].strip()
+    media = content.get(ctype) or content.get("*/*")
+    assert media, "%s %s -> %d: %r is not among %r" % (method, path, status, ctype, list(content))
+    schema = media["schema"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    value = json.loads(body) if ctype == "application/json" else body.decode()
+    jsonschema.Draft202012Validator(schema).validate(value)
+
+
+def fetch(srv, method, path, body=None, headers=None):
+    resp, data = request(srv, method, path, body, headers)
+    return resp.status, {k: v for k, v in resp.getheaders()}, data
+
+
+def check(srv, method, path, want, body=None, headers=None):
+    status, hdrs, data = fetch(srv, method, path, body, headers)
+    assert status == want, (method, path, status, data[:200])
+    conforms(path, method, status, hdrs, data)
+    return hdrs, data
+
+
+def raw_answer(srv, data):
+    """Sends raw bytes; the status, headers and body that came back."""
+    reply = raw(srv, data, timeout=10)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(l.split(": ", 1) for l in lines[1:] if ": " in l)
+    return status_of(reply), headers, body
+
+
+# --- checks ----------------------------------------------------------------
+
+def t_document_is_valid_openapi(_srv):
+    """The npm validator: the document against OpenAPI 3.1's own schema,
+    every $ref resolved."""
+    lint = os.path.join(HERE, "openapi-lint")
+    npm, node = "npm", "node"
+    stamp = os.path.join(lint, "node_modules", ".package-lock.json")
+    if (not os.path.exists(stamp) or
+            os.path.getmtime(stamp) < os.path.getmtime(os.path.join(lint, "package-lock.json"))):
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=lint, check=True,
+                       stdout=subprocess.DEVNULL)
+    cli = os.path.join(lint, "node_modules", "@seriousme", "openapi-schema-validator", "bin",
+                       "validate-api-cli.js")
+    p = subprocess.run([node, cli, os.path.join(ROOT, "docs", "openapi.json")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and '"valid": true' in p.stdout, p.stdout + p.stderr
+    assert DOC["openapi"].startswith("3.1.")
+    for name, schema in DOC["components"]["schemas"].items():
+        jsonschema.Draft202012Validator.check_schema(resolve(schema))
+
+
+def t_served_and_versioned(srv):
+    """/api/openapi.json serves the file, and its version is the server's."""
+    hdrs, data = check(srv, "GET", "/api/openapi.json", 200)
+    assert json.loads(data) == DOC
+    _, about = check(srv, "GET", "/api/about", 200)
+    assert DOC["info"]["version"] == json.loads(about)["version"]
+
+
+def t_routes_are_the_servers(_srv):
+    """The document's paths are server/request.c's routes, no more, no less."""
+    with open(os.path.join(ROOT, "server", "request.c")) as f:
+        table = re.findall(r'\{ "(/[^"]*)", ROUTE_\w+ \}', f.read())
+    assert table, "no route table in server/request.c"
+    assert set(DOC["paths"]) == set(table) | {"/static/{name}"}, (sorted(DOC["paths"]), table)
+
+
+def t_every_get_route(srv):
+    for path in DOC["paths"]:
+        if "get" not in DOC["paths"][path]:
+            continue
+        concrete = path.replace("{name}", "style.css")
+        for method in ("GET", "HEAD"):
+            check(srv, method, concrete, 200)
+
+
+def t_not_modified(srv):
+    hdrs, _ = check(srv, "GET", "/static/app.mjs", 200)
+    check(srv, "GET", "/static/app.mjs", 304, headers={"If-None-Match": hdrs["ETag"]})
+
+
+def t_submissions_200(srv):
+    for body, ctype, query, want in [
+            (sample("correct.glsl"), "text/plain", "", 3),
+            (sample("wrong_twiddle_sign.glsl"), "text/plain; charset=utf-8", "", 4),
+            (sample("compile_error_line3.glsl"), "text/plain", "", 6),
+            (sample("rejected_version.glsl"), "text/plain", "", 100),
+            (json.dumps({"source": sample("correct.glsl").decode()}), "application/json", "", 3)]:
+        _, data = check(srv, "POST", SUBMIT + query, 200, body, {"Content-Type": ctype})
+        assert json.loads(data)["status"]["id"] == want
+    _, data = check(srv, "POST", SUBMIT + "?format=text", 200, sample("correct.glsl"),
+                    {"Content-Type": "text/plain"})
+    assert data.startswith(b"Verdict: Accepted")
+
+
+def t_endless_loop_verdict(srv):
+    """Time Limit Exceeded from the loop budget: the verdict's `loop`."""
+    _, data = check(srv, "POST", SUBMIT, 200, "float x = 0.0;\nwhile (true) { x += 1.0; }\nreturn x;\n",
+                    {"Content-Type": "text/plain"})
+    v = json.loads(data)
+    assert v["status"]["id"] == 5 and v["loop"] and v["loop"]["line"] == 2, v
+
+
+def t_errors_400_404_405(srv):
+    check(srv, "POST", SUBMIT, 400, '{"source": ', {"Content-Type": "application/json"})
+    check(srv, "POST", SUBMIT, 400, '{"code": "x"}', {"Content-Type": "application/json"})
+    status, hdrs, body = raw_answer(srv, b"GET /static/index.html%00.css HTTP/1.1\r\nHost: x\r\n"
+                                         b"Connection: close\r\n\r\n")
+    assert status == 400
+    conforms("/static/index.html%00.css", "GET", status, hdrs, body)
+    check(srv, "GET", "/nope", 404)
+    check(srv, "GET", "/static/nope.js", 404)
+    for path, methods in DOC["paths"].items():
+        concrete = path.replace("{name}", "style.css")
+        listed = {m.upper() for m in methods}
+        for method in ("GET", "POST", "DELETE", "PUT"):
+            if method in listed:
+                continue
+            hdrs, _ = check(srv, method, concrete, 405, b"" if method != "GET" else None,
+                            {"Content-Type": "text/plain"} if method != "GET" else None)
+            allow = {m.strip() for m in hdrs["Allow"].split(",")}
+            assert allow == listed, (path, allow, listed)
+
+
+def t_errors_411_413_415(srv):
+    status, hdrs, body = raw_answer(srv, b"POST " + SUBMIT.encode() + b" HTTP/1.1\r\nHost: x\r\n"
+                                         b"Content-Type: text/plain\r\nConnection: close\r\n\r\n")
+    assert status == 411
+    conforms(SUBMIT, "POST", status, hdrs, body)
+    check(srv, "POST", SUBMIT, 413, b"x" * 65537, {"Content-Type": "text/plain"})
+    check(srv, "POST", SUBMIT, 413, b"x" * (4 * 65536 + 1), {"Content-Type": "application/json"})
+    check(srv, "POST", SUBMIT, 415, "return 0.0;", {"Content-Type": "application/xml"})
+
+
+def t_errors_429_503(srv):
+    """A client past its share gets 429; a full queue, 503 (both with
+    Retry-After). One worker, a queue of 2, one waiting job per client."""
+    results = {}
+
+    def post(name, client, body):
+        results[name] = fetch(srv, "POST", SUBMIT, body,
+                              {"Content-Type": "text/plain", "X-Forwarded-For": client})
+
+    def about():
+        return json.loads(fetch(srv, "GET", "/api/about")[2])
+
+    def wait_for(cond, what):
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if cond(about()):
+                return
+            time.sleep(0.02)
+        raise AssertionError("never " + what)
+
+    threads = []
+
+    def start(name, client, cond, what):
+        t = threading.Thread(target=post, args=(name, client, slow_body(700) + "// %s\n" % name))
+        t.start()
+        threads.append(t)
+        wait_for(cond, what)
+    start("a1", "10.7.0.1", lambda a: a["workers"]["busy"] == 1, "busy")
+    start("a2", "10.7.0.1", lambda a: a["queue"]["length"] == 1, "one queued")
+    post("a3", "10.7.0.1", "return 0.0;")          # A has its one waiting job
+    start("b1", "10.7.0.2", lambda a: a["queue"]["length"] == 2, "two queued")
+    post("c1", "10.7.0.3", "return 0.0;")          # the queue is full
+    for t in threads:
+        t.join(60)
+    for name, want in [("a3", 429), ("c1", 503), ("a1", 200), ("a2", 200), ("b1", 200)]:
+        status, hdrs, body = results[name]
+        assert status == want, (name, status, body[:200])
+        conforms(SUBMIT, "POST", status, hdrs, body)
+
+
+def t_health_503():
+    """With no worker able to start, /healthz is 503 with its body."""
+    srv = Server(BINARY, "--workers", "1", "--worker", "/bin/false", wait_healthy=False)
+    try:
+        deadline = time.time() + 10
+        status = 0
+        while time.time() < deadline and status != 503:
+            status, hdrs, body = fetch(srv, "GET", "/healthz")
+        assert status == 503, status
+        conforms("/healthz", "GET", status, hdrs, body)
+        assert json.loads(body)["status"] == "unavailable"
+    finally:
+        srv.stop()
+
+
+def main():
+    passed = failed = 0
+
+    def run(name, fn, *args):
+        nonlocal passed, failed
+        t0 = time.time()
+        try:
+            fn(*args)
+            passed += 1
+            print("ok   %-40s %.2fs" % (name, time.time() - t0), flush=True)
+        except Exception:  # noqa: BLE001 - every failure is reported
+            failed += 1
+            print("FAIL %s" % name, flush=True)
+            traceback.print_exc()
+
+    srv = Server(BINARY, "--workers", "1", "--queue", "2", "--per-client-queue", "1",
+                 "--deadline-ms", "4000", "--trusted-proxy", "127.0.0.1")
+    try:
+        for name, fn in sorted((n, f) for n, f in globals().items()
+                               if n.startswith("t_") and n != "t_health_503"):
+            run(name, fn, srv)
+    finally:
+        srv.stop()
+    run("t_health_503", t_health_503)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
