@@ -1,15 +1,23 @@
 /*
- * bench_grade: the warm in-process grader against the naive way.
+ * bench_grade: the warm in-process grader, against the naive way and
+ * against itself.
  *
- * Grades N distinct submissions in one warm process (compiler and device
- * created once) and prints the median and p99 per submission; and grades
- * M of them the naive way, each in a fresh process with glslc as a
- * subprocess and a fresh Vulkan instance and device, and prints the ratio
- * of the medians. Both
- * run in the same process on the same machine, so the ratio holds up on a
- * noisy shared machine even when the absolute figures do not.
+ * - warm vs naive: N distinct submissions in one warm process (compiler
+ *   and device created once), median and p99; M of them the naive way,
+ *   each in a fresh process with glslc as a subprocess and a fresh Vulkan
+ *   instance and device; the ratio of the medians.
+ * - the loop budget's price: distinct kernels with a loop, graded with the
+ *   loops counted and without, alternately, by two graders in this
+ *   process; the ratio of the medians (target: at most 1.10).
+ * - identical resubmissions: one kernel graded again and again with the
+ *   kernel cache on, and one edited in its comments only; their median
+ *   against a new kernel's (target: at most 2 ms).
+ * Everything runs in the same process on the same machine, so the ratios
+ * hold up on a noisy shared machine even when the absolute figures do not.
+ * To compare two builds of the grader (what one dispatch per run costs
+ * against one z-sliced dispatch), run bench/ab.sh OLD NEW.
  *
- * usage: bench_grade [--warm N] [--naive M] [--device SEL]
+ * usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,25 +123,116 @@ static int naive_one_main(void)
     return t >= 0 ? 0 : 1;
 }
 
+/* Grades body with g and returns the milliseconds; -1 on a wrong verdict. */
+static double timed_grade(struct grader *g, const char *body, size_t len,
+                          enum verdict_status want)
+{
+    double t0 = clock_now_ms();
+    struct verdict *v = grader_grade(g, body, len);
+    double ms = clock_now_ms() - t0;
+    bool ok = v && v->status == want;
+    verdict_free(v);
+    return ok ? ms : -1;
+}
+
+/*
+ * Identical resubmissions against new kernels, in one grader with its
+ * kernel cache: the same text again (no compile at all), and the same
+ * kernel with other comments (compiled, then found by its module).
+ * Returns the number of wrong verdicts.
+ */
+static int bench_resubmissions(struct grader *g, int n)
+{
+    char body[2048], edited[2200];
+    double *same = calloc((size_t)n, sizeof *same), *comment = calloc((size_t)n, sizeof *comment);
+    double *fresh = calloc((size_t)n, sizeof *fresh);
+    int bad = 0;
+    size_t len = bench_submission(2000000, body, sizeof body);
+    timed_grade(g, body, len, VERDICT_ACCEPTED);   /* the first time: compiled and kept */
+    for (int k = 0; k < n; k++) {
+        same[k] = timed_grade(g, body, len, VERDICT_ACCEPTED);
+        size_t elen = (size_t)snprintf(edited, sizeof edited, "// edit %d\n%s", k, body);
+        comment[k] = timed_grade(g, edited, elen, VERDICT_ACCEPTED);
+        size_t flen = bench_submission(3000000 + 2 * (unsigned)k, edited, sizeof edited);
+        fresh[k] = timed_grade(g, edited, flen, VERDICT_ACCEPTED);
+        bad += same[k] < 0 || comment[k] < 0 || fresh[k] < 0;
+    }
+    double s50 = bench_quantile(same, (size_t)n, 0.5), s99 = bench_quantile(same, (size_t)n, 0.99);
+    double c50 = bench_quantile(comment, (size_t)n, 0.5);
+    double f50 = bench_quantile(fresh, (size_t)n, 0.5);
+    printf("resubmit: the same text again: median %.2f ms, p99 %.2f ms; the same kernel with "
+           "other comments: median %.2f ms; a new kernel: median %.2f ms (same/new %.2f)\n",
+           s50, s99, c50, f50, s50 / f50);
+    free(same);
+    free(comment);
+    free(fresh);
+    return bad;
+}
+
+/*
+ * The loop budget's price: distinct kernels with a loop, graded alternately
+ * by a grader that counts loops and one that does not, neither keeping
+ * kernels. Returns the number of wrong verdicts.
+ */
+static int bench_loop_counting(const char *device, int n)
+{
+    struct grader_options o;
+    char err[256], body[2048];
+    grader_options_init(&o);
+    o.device = device;
+    o.cache_kernels = false;
+    struct grader *counted = grader_new(&o, err, sizeof err);
+    o.count_loops = false;
+    struct grader *plain = grader_new(&o, err, sizeof err);
+    double *with = calloc((size_t)n, sizeof *with), *without = calloc((size_t)n, sizeof *without);
+    int bad = 0;
+    if (!counted || !plain || !with || !without) {
+        fprintf(stderr, "bench_grade: %s\n", err);
+        bad = 1;
+        goto done;
+    }
+    size_t len = bench_submission_loop(4000000, body, sizeof body);
+    timed_grade(counted, body, len, VERDICT_ACCEPTED);   /* warm-up, as a worker does */
+    timed_grade(plain, body, len, VERDICT_ACCEPTED);
+    for (int k = 0; k < n; k++) {
+        len = bench_submission_loop((unsigned)(5000000 + 2 * k), body, sizeof body);
+        with[k] = timed_grade(counted, body, len, VERDICT_ACCEPTED);
+        len = bench_submission_loop((unsigned)(5000001 + 2 * k), body, sizeof body);
+        without[k] = timed_grade(plain, body, len, VERDICT_ACCEPTED);
+        bad += with[k] < 0 || without[k] < 0;
+    }
+    double w50 = bench_quantile(with, (size_t)n, 0.5), o50 = bench_quantile(without, (size_t)n, 0.5);
+    printf("loops: %d kernels with a loop, median %.2f ms counted, %.2f ms not (ratio %.2f)\n",
+           n, w50, o50, w50 / o50);
+done:
+    free(with);
+    free(without);
+    grader_free(counted);
+    grader_free(plain);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--naive-one"))
         return naive_one_main();
-    int warm_n = 200, naive_n = 20;
+    int warm_n = 200, naive_n = 20, loops_n = 60;
     const char *device = getenv("BUTTERFLY_DEVICE");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--warm") && i + 1 < argc)
             warm_n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--naive") && i + 1 < argc)
             naive_n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--loops") && i + 1 < argc)
+            loops_n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_grade [--warm N] [--naive M] [--device SEL]\n");
+            fprintf(stderr, "usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL]\n");
             return 2;
         }
     }
-    if (warm_n < 1 || naive_n < 1) {
+    if (warm_n < 1 || naive_n < 1 || loops_n < 1) {
         fprintf(stderr, "bench_grade: counts must be positive\n");
         return 2;
     }
@@ -181,7 +280,9 @@ int main(int argc, char **argv)
         }
         verdict_free(v);
     }
+    bad += bench_resubmissions(g, warm_n);
     grader_free(g);
+    bad += bench_loop_counting(device, loops_n);   /* in graders of their own */
     double warm_med = bench_quantile(warm, (size_t)warm_n, 0.5);
     double warm_p99 = bench_quantile(warm, (size_t)warm_n, 0.99);
     double naive_med = bench_quantile(naive, (size_t)naive_n, 0.5);

@@ -12,6 +12,13 @@
  */
 size_t bench_submission(unsigned k, char *buf, size_t bufsz);
 
+/*
+ * As bench_submission, but a correct body whose twiddle angle is counted
+ * up in a loop (r iterations per thread): what the loop budget's counting
+ * costs shows on it. Returns the length.
+ */
+size_t bench_submission_loop(unsigned k, char *buf, size_t bufsz);
+
 /* Sorts xs (n values) and returns the q-quantile (0..1), nearest rank. */
 double bench_quantile(double *xs, size_t n, double q);
 
