@@ -12,6 +12,9 @@
 #include "describe.h"
 #include "family.h"
 #include "read_input.h"
+#include "spirv_cost.h"
+#include "task.h"
+#include "verdict.h"
 #include "worked.h"
 
 static const char *docs_dir;
@@ -121,6 +124,62 @@ static void test_verdict_expressions(void **state)
     free(doc);
 }
 
+/* n with a comma every three digits, as the docs write numbers. */
+static void thousands(unsigned n, char *buf, size_t size)
+{
+    if (n >= 1000)
+        snprintf(buf, size, "%u,%03u", n / 1000, n % 1000);
+    else
+        snprintf(buf, size, "%u", n);
+}
+
+static void assert_doc_says(const char *doc, const char *name, const char *phrase)
+{
+    if (!strstr(doc, phrase))
+        fail_msg("%s does not say \"%s\"", name, phrase);
+}
+
+/* Every top-level field a verdict has is a row of VERDICT.md's table, and
+ * the limits its last section states are the code's. */
+static void test_verdict_fields(void **state)
+{
+    (void)state;
+    char *doc = read_doc("VERDICT.md");
+    struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, "m");
+    assert_non_null(v);
+    json_t *j = verdict_to_json(v);
+    assert_non_null(j);
+    const char *key;
+    json_t *value;
+    json_object_foreach(j, key, value) {
+        char row[64], dotted[64];
+        snprintf(row, sizeof row, "\n| `%s`", key);
+        snprintf(dotted, sizeof dotted, "\n| `%s.", key);
+        if (!strstr(doc, row) && !strstr(doc, dotted))
+            fail_msg("VERDICT.md's table has no row for the field %s", key);
+        char example[64];
+        snprintf(example, sizeof example, "\"%s\":", key);
+        if (!strstr(doc, example))
+            fail_msg("VERDICT.md's example lacks the field %s", key);
+    }
+    json_decref(j);
+    verdict_free(v);
+
+    char phrase[64], n[16];
+    thousands(TASK_LOOP_BUDGET, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "past %s in all", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "capped at %u KiB", SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    thousands(SPIRV_COST_MAX_INLINED, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "inlining at %s instructions", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "A grading is %s runs\nper half",
+             1 + TASK_HIDDEN == 9 ? "nine" : "?");
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    free(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -132,6 +191,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_family_table),
         cmocka_unit_test(test_feedback_names),
         cmocka_unit_test(test_verdict_expressions),
+        cmocka_unit_test(test_verdict_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
