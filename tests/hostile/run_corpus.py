@@ -178,6 +178,7 @@ def run_case(case, ctx):
         tm = v.get("timings_ms") or {}
         res["server_ms"] = tm.get("total")
         res["compile_ms"] = tm.get("compile")
+        res["loop"] = v.get("loop") is not None
         want(got == e["verdict"], "verdict %d %r, wanted %d" % (got, v["message"], e["verdict"]))
         want(v["passed"] == (got == 3), "passed is %r" % v["passed"])
         want(isinstance(v["status"]["description"], str), "no description")
@@ -385,7 +386,9 @@ def cost_of(r):
         return "nothing: refused by the HTTP layer, no job"
     v = r["verdict"]
     msg = r.get("message") or ""
-    if v in (5,):
+    if v == 5 and r.get("loop"):
+        return "one compile and one run, stopped by the loop budget"
+    if v == 5:
         return "its worker: killed at the deadline, replaced"
     if 7 <= v <= 12:
         return "its worker: died, replaced"
