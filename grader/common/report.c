@@ -1,6 +1,7 @@
 /* report.c - a verdict as text a person reads at a glance. */
 #include "report.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -131,6 +132,11 @@ void report_write(FILE *out, const struct verdict *v)
     print_ms(out, ", run", v->timings.run_ms);
     print_ms(out, ", total", v->timings.total_ms);
     fprintf(out, "\n");
+    /* The hidden spectra are drawn afresh for every grading; the seed is
+     * what lets someone who doubts a verdict repeat exactly this one. */
+    if (v->halves_run > 0)
+        fprintf(out, "Seed: %" PRIu64 " (butterfly-grade --seed %" PRIu64
+                " draws the same hidden spectra again)\n", v->seed, v->seed);
 }
 
 char *report_to_string(const struct verdict *v)

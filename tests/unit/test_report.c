@@ -99,12 +99,32 @@ static void test_rewritten_diagnostic_keeps_original(void **state)
     verdict_free(v);
 }
 
+/* A verdict that ran says how to repeat it; one that never ran has no
+ * spectra to repeat and says nothing of a seed. */
+static void test_seed_to_repeat_a_grading(void **state)
+{
+    struct verdict *v = wrong_answer();
+    v->seed = 9007199254740991u;
+    char *text = report_to_string(v);
+    expect_in(text, "Seed: 9007199254740991 (butterfly-grade --seed 9007199254740991 ");
+    free(text);
+    verdict_free(v);
+
+    v = verdict_new(VERDICT_COMPILATION_ERROR, "line 1: missing ';'");
+    v->seed = 42;
+    text = report_to_string(v);
+    assert_null(strstr(text, "Seed:"));
+    free(text);
+    verdict_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_cell_in_report),
         cmocka_unit_test(test_non_finite_cells_named),
         cmocka_unit_test(test_rewritten_diagnostic_keeps_original),
+        cmocka_unit_test(test_seed_to_repeat_a_grading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
