@@ -1,9 +1,10 @@
 /* batch_score.c - points for a verdict, as tests. */
 #include "batch_score.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "report.h"
 
 static const struct half_result *find_half(const struct verdict *v, int half)
 {
@@ -36,13 +37,10 @@ static void describe_cells(const struct half_result *h, char *out, size_t outsz)
                 continue;
             }
             char got[32];
-            if (isnan(c->got))
-                snprintf(got, sizeof got, "NaN (not written)");
-            else
-                snprintf(got, sizeof got, "%.6g", (double)c->got);
             len += (size_t)snprintf(out + len, outsz - len,
                                     "\n  x = %d, %s: expected %.6g, got %s", x,
-                                    y == 0 ? "real" : "imaginary", c->expected, got);
+                                    y == 0 ? "real" : "imaginary", c->expected,
+                                    report_value(c->got, got, sizeof got));
         }
 }
 

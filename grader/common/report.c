@@ -7,14 +7,21 @@
 
 /* A value the kernel returned, NaN and infinities by name: the harness
  * writes every cell, so a NaN is what the kernel computed. */
-static void print_value(FILE *out, double x)
+const char *report_value(double x, char *buf, size_t size)
 {
     if (isnan(x))
-        fprintf(out, "NaN");
+        snprintf(buf, size, "NaN");
     else if (isinf(x))
-        fprintf(out, "%s", x > 0 ? "Infinity" : "-Infinity");
+        snprintf(buf, size, "%s", x > 0 ? "Infinity" : "-Infinity");
     else
-        fprintf(out, "%.6g", x);
+        snprintf(buf, size, "%.6g", x);
+    return buf;
+}
+
+static void print_value(FILE *out, double x)
+{
+    char buf[32];
+    fputs(report_value(x, buf, sizeof buf), out);
 }
 
 static void print_complex(FILE *out, struct complex_value c)
@@ -63,11 +70,9 @@ static void print_ms(FILE *out, const char *label, double ms)
         fprintf(out, "%s n/a", label);
 }
 
-static void print_half(FILE *out, const struct half_result *h)
+int report_cells(FILE *out, const struct half_result *h)
 {
     int wrong = 0;
-    fprintf(out, "\nhalf = %d: %s (hidden spectra %d/%d)\n", h->half,
-            h->passed ? "passed" : "FAILED", h->hidden_passed, h->hidden_total);
     fprintf(out, "        i:");
     for (int x = 0; x < TASK_N; x++)
         fprintf(out, " %3d", x);
@@ -80,9 +85,8 @@ static void print_half(FILE *out, const struct half_result *h)
         }
         fprintf(out, "\n");
     }
-    if (!wrong)
-        return;
-    fprintf(out, "  failing cells:\n");
+    if (wrong)
+        fprintf(out, "  failing cells:\n");
     for (int y = 0; y < TASK_PLANES; y++) {
         for (int x = 0; x < TASK_N; x++) {
             const struct cell_result *c = &h->cells[y][x];
@@ -95,6 +99,14 @@ static void print_half(FILE *out, const struct half_result *h)
             fprintf(out, "\n");
         }
     }
+    return wrong;
+}
+
+static void print_half(FILE *out, const struct half_result *h)
+{
+    fprintf(out, "\nhalf = %d: %s (hidden spectra %d/%d)\n", h->half,
+            h->passed ? "passed" : "FAILED", h->hidden_passed, h->hidden_total);
+    report_cells(out, h);
 }
 
 void report_write(FILE *out, const struct verdict *v)

@@ -2,6 +2,7 @@
 #ifndef BUTTERFLY_REPORT_H
 #define BUTTERFLY_REPORT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "verdict.h"
@@ -14,6 +15,19 @@
  * hidden spectra and the timings.
  */
 void report_write(FILE *out, const struct verdict *v);
+
+/*
+ * One half's visible cells as the report shows them: the 8x2 grid of ok /
+ * XX, then under "failing cells:" the line "i=K real: expected E,
+ * got G" for each failing cell. Returns
+ * how many cells failed.
+ */
+int report_cells(FILE *out, const struct half_result *h);
+
+/* A cell's value as the reports write it: NaN, Infinity and -Infinity by
+ * name (the harness writes every cell, so that is what the kernel
+ * returned), else %.6g. Writes into buf and returns it. */
+const char *report_value(double x, char *buf, size_t size);
 
 /* The same report in a malloc'd string the caller frees; NULL on OOM. */
 char *report_to_string(const struct verdict *v);

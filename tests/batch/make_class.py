@@ -11,13 +11,18 @@ import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The heavy loop lavapipe cannot shortcut (see tests/pool/test_pool.c).
+# A kernel that runs into the deadline: its loop stays within the loop
+# budget (9,000 of 10,000 iterations), so nothing but the deadline stops it,
+# and each iteration is 1,000 sines: about 17 s on lavapipe, far past the
+# tests' 2-3 s deadlines. (An endless loop would not do: the loop budget
+# ends it in milliseconds, without the deadline, and lavapipe may drop its
+# work as dead code, since the only way out of it discards the result.)
 RUNAWAY = (
     "#define A x = sin(x) * 1.0001 + 0.5;\n"
     "#define B A A A A A A A A A A\n"
     "#define C B B B B B B B B B B\n"
     "float x = spectrum[0][this.thread.x];\n"
-    "for (int k = 0; k < 1000000; k++) { C C C C }\n"
+    "for (int k = 0; k < 9000; k++) { C C C C C C C C C C }\n"
     "return x;\n")
 
 COMPILE_ERRORS = {

@@ -1,21 +1,14 @@
 /* batch_feedback.c - the feedback a student may read before publication. */
 #include "batch_feedback.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "report.h"
 
 bool batch_feedback_ran(const struct verdict *v)
 {
     return v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
-}
-
-static void print_value(FILE *out, double x)
-{
-    if (isnan(x))
-        fprintf(out, "NaN (not written)");
-    else
-        fprintf(out, "%.6g", x);
 }
 
 /* The visible spectrum's 16 cells of one half: a grid, then each wrong
@@ -30,27 +23,7 @@ static void print_visible_half(FILE *out, const struct half_result *h)
         fprintf(out, "\nhalf = %d: %d of %d cells are wrong\n", h->half, wrong, TASK_CELLS);
     else
         fprintf(out, "\nhalf = %d: all %d cells are right\n", h->half, TASK_CELLS);
-    fprintf(out, "        i:");
-    for (int x = 0; x < TASK_N; x++)
-        fprintf(out, " %3d", x);
-    fprintf(out, "\n");
-    for (int y = 0; y < TASK_PLANES; y++) {
-        fprintf(out, "  %s:", y == 0 ? "   real" : "   imag");
-        for (int x = 0; x < TASK_N; x++)
-            fprintf(out, " %3s", h->cells[y][x].passed ? "ok" : "XX");
-        fprintf(out, "\n");
-    }
-    for (int y = 0; y < TASK_PLANES; y++)
-        for (int x = 0; x < TASK_N; x++) {
-            const struct cell_result *c = &h->cells[y][x];
-            if (c->passed)
-                continue;
-            fprintf(out, "    i=%d %s: expected ", x, y == 0 ? "real" : "imag");
-            print_value(out, c->expected);
-            fprintf(out, ", got ");
-            print_value(out, c->got);
-            fprintf(out, "\n");
-        }
+    report_cells(out, h);
 }
 
 /* Compile errors, a refusal, a time limit: the verdict and its words. */

@@ -359,6 +359,25 @@ static bool check_capability(struct check_state *st, const uint32_t *ins, uint32
     return true;
 }
 
+/* An execution mode instruction may only set the local size (as `mode`,
+ * by literals or by ids), and only once. */
+static bool check_local_size_mode(struct check_state *st, const uint32_t *ins, uint32_t wc,
+                                  uint32_t op, size_t at, uint32_t mode)
+{
+    char num[32];
+    if (wc < 3)
+        return malformed(st, op, at);
+    if (ins[2] != mode)
+        return refuse(st, "your code sets the execution mode %s; only the "
+                          "harness's local size is allowed",
+                      execution_mode_name(ins[2], num, sizeof num));
+    if (wc != 6)
+        return malformed(st, op, at);
+    if (++st->local_sizes > 1)
+        return refuse(st, "the compiled module sets the local size twice");
+    return true;
+}
+
 /* The memory model, the entry point and its execution modes: one
  * GLCompute main with the harness's local size. */
 static bool check_entry_point(struct check_state *st, const uint32_t *ins, uint32_t wc,
@@ -366,7 +385,6 @@ static bool check_entry_point(struct check_state *st, const uint32_t *ins, uint3
 {
     char name[NAME_MAX_CHARS];
     size_t len;
-    char num[32];
     switch (op) {
     case SpvOpMemoryModel:
         if (wc != 3)
@@ -393,16 +411,8 @@ static bool check_entry_point(struct check_state *st, const uint32_t *ins, uint3
         break;
 
     case SpvOpExecutionMode:
-        if (wc < 3)
-            return malformed(st, op, at);
-        if (ins[2] != SpvExecutionModeLocalSize)
-            return refuse(st, "your code sets the execution mode %s; only the "
-                              "harness's local size is allowed",
-                          execution_mode_name(ins[2], num, sizeof num));
-        if (wc != 6)
-            return malformed(st, op, at);
-        if (++st->local_sizes > 1)
-            return refuse(st, "the compiled module sets the local size twice");
+        if (!check_local_size_mode(st, ins, wc, op, at, SpvExecutionModeLocalSize))
+            return false;
         /* The runner dispatches 8 x 2 x 1 threads per run: one per cell. */
         if (ins[3] != 8 || ins[4] != 2 || ins[5] != 1)
             return refuse(st, "the local size must be 8 x 2 x 1 as the harness sets "
@@ -413,16 +423,8 @@ static bool check_entry_point(struct check_state *st, const uint32_t *ins, uint3
 
     case SpvOpExecutionModeId:
         /* glslang says LocalSizeId for Vulkan 1.3; the sizes are checked later. */
-        if (wc < 3)
-            return malformed(st, op, at);
-        if (ins[2] != SpvExecutionModeLocalSizeId)
-            return refuse(st, "your code sets the execution mode %s; only the "
-                              "harness's local size is allowed",
-                          execution_mode_name(ins[2], num, sizeof num));
-        if (wc != 6)
-            return malformed(st, op, at);
-        if (++st->local_sizes > 1)
-            return refuse(st, "the compiled module sets the local size twice");
+        if (!check_local_size_mode(st, ins, wc, op, at, SpvExecutionModeLocalSizeId))
+            return false;
         st->local_size_target = ins[1];
         st->local_size_by_id = true;
         memcpy(st->local_size_ids, ins + 3, sizeof st->local_size_ids);
