@@ -15,25 +15,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from manpage import deroff, section  # noqa: E402
+
 BATCH = sys.argv[1]
 ROOT = sys.argv[2]
 MAN = os.path.join(ROOT, "docs", "man", "butterfly-batch.1")
 DOC = os.path.join(ROOT, "docs", "BATCH.md")
-
-
-def deroff(text):
-    """The words of a roff page: comments, requests' dots, font changes and
-    escaped hyphens taken out."""
-    lines = [l for l in text.splitlines() if not l.startswith('.\\"')]
-    text = "\n".join(re.sub(r"^\.[A-Z]{1,2}\s?", "", l) for l in lines)
-    text = re.sub(r"\\f[BIRP]", "", text)
-    return text.replace("\\-", "-").replace("\\(lq", '"').replace("\\(rq", '"')
-
-
-def section(text, name):
-    m = re.search(r"^\.SH " + re.escape(name) + r"\n(.*?)(?=^\.SH |\Z)", text, re.S | re.M)
-    assert m, "no section %s" % name
-    return deroff(m.group(1))
 
 
 def c_define(header, name):

@@ -17,25 +17,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from manpage import deroff, section, section_raw  # noqa: E402
+
 ROOT, SERVER, GRADE, BATCH, WORKER = sys.argv[1:6]
 # Defaults that depend on the machine or the prefix: the documents give
 # them in words ("the cores", "beside the program").
 WORDED = {"workers", "static-dir", "worker", "device", "trusted-proxy", "seed", "quiet"}
-
-
-def deroff(text):
-    """The words of a roff page: comments, requests, font changes and
-    escaped hyphens taken out."""
-    lines = [l for l in text.splitlines() if not l.startswith('.\\"')]
-    text = "\n".join(re.sub(r"^\.[A-Z]{1,2}\s?", "", l) for l in lines)
-    text = re.sub(r"\\f[BIRP]", "", text)
-    return text.replace("\\-", "-").replace("\\(lq", '"').replace("\\(rq", '"')
-
-
-def section(src, name):
-    m = re.search(r"^\.SH " + re.escape(name) + r"\n(.*?)(?=^\.SH |\Z)", src, re.S | re.M)
-    assert m, "no section %s" % name
-    return deroff(m.group(1))
 
 
 def man_options(src):
@@ -46,12 +34,6 @@ def man_options(src):
         for opt in re.findall(r"--[a-z][a-z-]*", text.splitlines()[0]):
             out[opt] = text
     return out
-
-
-def section_raw(src, name):
-    m = re.search(r"^\.SH " + re.escape(name) + r"\n(.*?)(?=^\.SH |\Z)", src, re.S | re.M)
-    assert m, "no section %s" % name
-    return m.group(1)
 
 
 def readme_rows(readme, first_cell):
