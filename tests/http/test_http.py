@@ -13,10 +13,11 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(__file__))
 from serverproc import Server  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
+from common import Checks  # noqa: E402
 
 BINARY, SAMPLES = sys.argv[1], sys.argv[2]
 SUBMIT = "/api/tasks/butterfly/submissions"
@@ -367,19 +368,8 @@ def t_sigterm_answers_the_job_in_flight():
 
 
 def main():
-    passed = failed = 0
-
-    def check(name, fn, *args):
-        nonlocal passed, failed
-        t0 = time.time()
-        try:
-            fn(*args)
-            passed += 1
-            print("ok   %-40s %.2fs" % (name, time.time() - t0), flush=True)
-        except Exception:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print("FAIL %s" % name, flush=True)
-            traceback.print_exc()
+    checks = Checks()
+    check = checks.run
 
     srv = Server(BINARY, "--workers", "2", "--deadline-ms", "3000",
                  "--trusted-proxy", "127.0.0.1")
@@ -395,8 +385,7 @@ def main():
     check("graceful exit codes", lambda: (rc1, rc2) == (0, 0) or (_ for _ in ()).throw(
         AssertionError((rc1, rc2))))
     check("t_sigterm_answers_the_job_in_flight", t_sigterm_answers_the_job_in_flight)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 
 
 def need_jsonschema():
@@ -45,6 +44,8 @@ import jsonschema  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from serverproc import Server  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
+from common import Checks  # noqa: E402
 # test_http reads SERVER_BINARY and SAMPLES_DIR from the same arguments
 from test_http import raw, request, sample, slow_body, status_of  # noqa: E402
 
@@ -292,19 +293,8 @@ def t_health_503():
 
 
 def main():
-    passed = failed = 0
-
-    def run(name, fn, *args):
-        nonlocal passed, failed
-        t0 = time.time()
-        try:
-            fn(*args)
-            passed += 1
-            print("ok   %-40s %.2fs" % (name, time.time() - t0), flush=True)
-        except Exception:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print("FAIL %s" % name, flush=True)
-            traceback.print_exc()
+    checks = Checks()
+    run = checks.run
 
     srv = Server(BINARY, "--workers", "1", "--queue", "2", "--per-client-queue", "1",
                  "--deadline-ms", "4000", "--trusted-proxy", "127.0.0.1")
@@ -315,8 +305,7 @@ def main():
     finally:
         srv.stop()
     run("t_health_503", t_health_503)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":
