@@ -73,7 +73,7 @@ float butterfly(const in bf_this_t bf_this, const in int bf_half)
 
 layout(local_size_x = 8, local_size_y = 2, local_size_z = 1) in;
 
-// The loop budget: the grader's SPIR-V pass (grader/engine/spirv_loops.c)
+// The loop budget: the grader's SPIR-V pass (grader/engine/checks/spirv_loops.c)
 // counts every loop iteration of this thread, and when the count passes
 // the task's budget it stores here the number (from 1) of the loop that
 // ran over and makes every function return at once. The pass finds this
