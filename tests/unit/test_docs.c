@@ -1,12 +1,14 @@
 /* The docs that name things name what the code has: the family's table in
  * docs/FEEDBACK.md, the worked cell's expressions in docs/VERDICT.md. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "compile_messages.h"
 #include "describe.h"
@@ -180,6 +182,65 @@ static void test_verdict_fields(void **state)
     free(doc);
 }
 
+/* Every key of `got` is a property of the OpenAPI schema `name`, and a
+ * required one; and every property the schema requires is in `got`. */
+static void assert_schema_matches(const json_t *schemas, const char *name, const json_t *got)
+{
+    const json_t *schema = json_object_get(schemas, name);
+    if (!schema)
+        fail_msg("openapi.json has no schema %s", name);
+    const json_t *props = json_object_get(schema, "properties");
+    const json_t *required = json_object_get(schema, "required");
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)got, key, value) {
+        if (!json_object_get(props, key))
+            fail_msg("openapi.json's %s lacks the property %s", name, key);
+        if (strstr(key, "_text"))
+            continue;   /* present only beside a non-finite value */
+        bool listed = false;
+        size_t i;
+        json_t *r;
+        json_array_foreach(required, i, r)
+            listed |= !strcmp(json_string_value(r), key);
+        if (!listed)
+            fail_msg("openapi.json's %s does not require %s", name, key);
+    }
+    size_t i;
+    json_t *r;
+    json_array_foreach(required, i, r)
+        if (!json_object_get(got, json_string_value(r)))
+            fail_msg("openapi.json's %s requires %s, which a verdict lacks", name,
+                     json_string_value(r));
+}
+
+/* The OpenAPI contract describes the verdict the code writes: every field,
+ * the worked cell's included. */
+static void test_openapi_verdict(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/openapi.json", docs_dir);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    if (!doc)
+        fail_msg("%s: %s", path, err.text);
+    const json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
+
+    struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, "m");
+    assert_non_null(v);
+    v->worked_cell = calloc(1, sizeof *v->worked_cell);
+    assert_non_null(v->worked_cell);
+    *v->worked_cell = (struct worked_cell){ .half = 1, .due = "a + w·b", .got_matches = "a" };
+    json_t *j = verdict_to_json(v);
+    assert_non_null(j);
+    assert_schema_matches(schemas, "Verdict", j);
+    assert_schema_matches(schemas, "WorkedCell", json_object_get(j, "worked_cell"));
+    json_decref(j);
+    verdict_free(v);
+    json_decref(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -192,6 +253,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_feedback_names),
         cmocka_unit_test(test_verdict_expressions),
         cmocka_unit_test(test_verdict_fields),
+        cmocka_unit_test(test_openapi_verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
