@@ -597,11 +597,7 @@ int batch_run(const struct batch_options *o)
     FILE *stdin_copy = NULL;
     r.in.dir_fd = -1;
     pthread_mutex_init(&r.lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&r.cond, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&r.cond);
     atomic_init(&r.signals, 0);
     atomic_init(&r.last_signal, 0);
     atomic_init(&r.ending, false);

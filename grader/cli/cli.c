@@ -12,6 +12,7 @@
 #include "pool.h"
 #include "read_input.h"
 #include "report.h"
+#include "seed.h"
 
 enum {
     EXIT_ACCEPTED = 0,
@@ -70,13 +71,11 @@ int main(int argc, char **argv)
     };
     /* Student code runs in a worker process, never in this one. */
     struct pool_options po;
-    bool json = false, seed_given = false;
+    bool json = false, seed_given = false, list_devices = false;
     uint64_t x;
     int c;
 
-    /* a fresh seed unless --seed says which: nobody can know the hidden
-     * spectra in advance */
-    bool have_seed = pool_options_init(&po);
+    pool_options_init(&po);
     po.workers = 1;
     po.queue_length = 1;
     po.device = getenv("BUTTERFLY_DEVICE");
@@ -100,18 +99,7 @@ int main(int argc, char **argv)
             }
             po.deadline_ms = (uint32_t)x;
             break;
-        case 'l': {
-            /* Only the worker links Vulkan: it lists the devices itself. */
-            char path[512], err[256];
-            if (!pool_find_worker(po.worker_path, path, sizeof path, err, sizeof err)) {
-                fprintf(stderr, "butterfly-grade: %s\n", err);
-                return EXIT_OTHER;
-            }
-            fflush(stdout);
-            execl(path, path, "--list-devices", (char *)NULL);
-            fprintf(stderr, "butterfly-grade: cannot run %s: %s\n", path, strerror(errno));
-            return EXIT_OTHER;
-        }
+        case 'l': list_devices = true; break;
         case 'V': printf("butterfly-grade %s\n", BUTTERFLY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EXIT_USAGE;
@@ -121,7 +109,22 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (!have_seed && !seed_given) {
+    if (list_devices) {
+        /* Only the worker links Vulkan: it lists the devices itself (after
+         * the whole command line, so that --worker counts wherever it is). */
+        char path[512], err[256];
+        if (!pool_find_worker(po.worker_path, path, sizeof path, err, sizeof err)) {
+            fprintf(stderr, "butterfly-grade: %s\n", err);
+            return EXIT_OTHER;
+        }
+        fflush(stdout);
+        execl(path, path, "--list-devices", (char *)NULL);
+        fprintf(stderr, "butterfly-grade: cannot run %s: %s\n", path, strerror(errno));
+        return EXIT_OTHER;
+    }
+    /* a fresh seed unless --seed says which: nobody can know the hidden
+     * spectra in advance */
+    if (!seed_given && !seed_fresh(&po.seed)) {
         fprintf(stderr, "butterfly-grade: cannot draw a seed from the operating system; "
                 "give one with --seed\n");
         return EXIT_OTHER;

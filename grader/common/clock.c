@@ -20,3 +20,13 @@ struct timespec clock_after_ms(unsigned long long ms)
     }
     return ts;
 }
+
+int clock_cond_init(pthread_cond_t *cond)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(cond, &ca);
+    pthread_condattr_destroy(&ca);
+    return rc;
+}

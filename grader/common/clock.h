@@ -2,6 +2,7 @@
 #ifndef BUTTERFLY_CLOCK_H
 #define BUTTERFLY_CLOCK_H
 
+#include <pthread.h>
 #include <time.h>
 
 /* Milliseconds on CLOCK_MONOTONIC: for durations and deadlines, never for
@@ -14,5 +15,13 @@ double clock_now_ms(void);
  * clock_cond_init. Never wraps, whatever ms.
  */
 struct timespec clock_after_ms(unsigned long long ms);
+
+/*
+ * pthread_cond_init for a condition variable whose timed waits run on
+ * CLOCK_MONOTONIC, as clock_after_ms's deadlines do: setting the time of
+ * day then neither stretches nor cuts them. Returns pthread_cond_init's
+ * result.
+ */
+int clock_cond_init(pthread_cond_t *cond);
 
 #endif

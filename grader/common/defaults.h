@@ -27,6 +27,9 @@
 #define MAX_RECYCLE_AFTER          1000000000u
 #define DEFAULT_START_TIMEOUT_MS   30000u    /* a new worker must be warm by then */
 #define DEFAULT_CPU_MEMORY_MB      3072u     /* address-space cap on a CPU device */
+/* A worker's own bound on a job is the supervisor's deadline plus this:
+ * the supervisor's kill always comes first. */
+#define WORKER_DEADLINE_MARGIN_MS  1000u
 
 /* The HTTP server. */
 #define DEFAULT_PORT               8080u

@@ -4,23 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 struct kernel_cache {
     struct gpu_context *gpu;
     struct kernel_entry entries[KERNEL_CACHE_ENTRIES];
     size_t n;
     uint64_t clock;
 };
-
-static uint64_t fnv1a(const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 static void free_warnings(struct diagnostic *d, size_t n)
 {
@@ -65,7 +56,7 @@ void kernel_cache_free(struct kernel_cache *c)
 
 struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const char *text, size_t len)
 {
-    uint64_t h = fnv1a(text, len);
+    uint64_t h = hash_fnv1a64(text, len);
     for (size_t i = 0; i < c->n; i++) {
         struct kernel_entry *e = &c->entries[i];
         if (e->text_hash == h && e->text_len == len && !memcmp(e->text, text, len)) {
@@ -79,7 +70,7 @@ struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const char *te
 struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const uint32_t *words,
                                             size_t nwords)
 {
-    uint64_t h = fnv1a(words, nwords * sizeof *words);
+    uint64_t h = hash_fnv1a64(words, nwords * sizeof *words);
     for (size_t i = 0; i < c->n; i++) {
         struct kernel_entry *e = &c->entries[i];
         if (e->module_hash == h && e->module_words == nwords &&
@@ -131,7 +122,7 @@ bool kernel_cache_retext(struct kernel_entry *e, const char *text, size_t len,
     free_warnings(e->warnings, e->nwarnings);
     e->text = t;
     e->text_len = len;
-    e->text_hash = fnv1a(text, len);
+    e->text_hash = hash_fnv1a64(text, len);
     e->loop_lines = lines;
     e->nloops = nloops;
     e->warnings = w;
@@ -158,7 +149,7 @@ struct kernel_entry *kernel_cache_add(struct kernel_cache *c, struct gpu_kernel 
     e->kernel = kernel;
     e->module = copy_of(module, module_words * sizeof *module);
     e->module_words = module_words;
-    e->module_hash = fnv1a(module, module_words * sizeof *module);
+    e->module_hash = hash_fnv1a64(module, module_words * sizeof *module);
     e->last_used = ++c->clock;
     if (!e->module || !kernel_cache_retext(e, text, len, loop_lines, nloops, warnings, nwarnings)) {
         clear_entry(c, e);

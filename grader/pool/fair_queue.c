@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 #define BUCKETS 256
 
 struct client {
@@ -22,10 +24,7 @@ struct fair_queue {
 
 static unsigned bucket_of(const char *key)
 {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    return h % BUCKETS;
+    return (unsigned)(hash_fnv1a64(key, strlen(key)) % BUCKETS);
 }
 
 static struct client *find(const struct fair_queue *q, const char *key)

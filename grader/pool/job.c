@@ -5,14 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 uint64_t job_affinity(const char *body, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)body[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return hash_fnv1a64(body, len);
 }
 
 struct job *job_new(const char *body, size_t len, const char *client, uint64_t seed)

@@ -19,7 +19,7 @@
 #include "pool_internal.h"
 #include "seed.h"
 
-bool pool_options_init(struct pool_options *o)
+void pool_options_init(struct pool_options *o)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     memset(o, 0, sizeof *o);
@@ -31,7 +31,6 @@ bool pool_options_init(struct pool_options *o)
     o->max_jobs_per_worker = DEFAULT_RECYCLE_AFTER;
     o->start_timeout_ms = DEFAULT_START_TIMEOUT_MS;
     o->cpu_memory_mb = DEFAULT_CPU_MEMORY_MB;
-    return seed_fresh(&o->seed);
 }
 
 const char *pool_submit_status_to_str(enum pool_submit_status s)
@@ -83,12 +82,12 @@ unsigned pool_count_ready(const struct pool *p)
     unsigned n = 0;
     for (unsigned i = 0; i < p->opts.workers; i++) {
         const struct worker *w = &p->workers[i];
-        n += (w->state == W_IDLE || w->state == W_BUSY) && w->alive;
+        n += w->state == W_IDLE || w->state == W_BUSY;
     }
     return n;
 }
 
-static unsigned count_state(const struct pool *p, enum worker_state st)
+unsigned pool_count_state(const struct pool *p, enum worker_state st)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < p->opts.workers; i++)
@@ -102,7 +101,7 @@ double pool_expected_wait_ms(const struct pool *p)
     /* while workers start, count them: they will take jobs within seconds */
     unsigned workers = ready ? ready : p->opts.workers;
     return wait_estimate_ms(&p->job_time, fair_queue_total(p->queue),
-                            count_state(p, W_BUSY), workers);
+                            pool_count_state(p, W_BUSY), workers);
 }
 
 void pool_finish_job(struct pool *p, struct job *j, struct verdict *v, bool graded)
@@ -139,32 +138,34 @@ void pool_deliver(struct job *list)
 
 /* --- submitting -------------------------------------------------------- */
 
-/* Admission, lock held: whether one more job of `client` may wait. */
+/* Admission, lock held: whether one more job of `client` may wait. A
+ * refusal is counted in the stats when `count` (not for a caller that
+ * waits for room and asks again). */
 static enum pool_submit_status admit(struct pool *p, const char *client, bool limits,
-                                     double *wait_ms)
+                                     bool count, double *wait_ms)
 {
     double wait = pool_expected_wait_ms(p);
     if (wait_ms)
         *wait_ms = wait;
     if (p->stopping)
         return POOL_STOPPING;
-    unsigned idle = count_state(p, W_IDLE);
+    unsigned idle = pool_count_state(p, W_IDLE);
     /* A job for an idle worker is not waiting, even if the supervisor has
      * not picked it up yet: without this, two jobs arriving together at an
      * idle pool with a queue of one would see one refused. */
     if (fair_queue_total(p->queue) >= p->opts.queue_length + idle) {
-        p->stats.refused_full++;
+        p->stats.refused_full += count;
         return POOL_QUEUE_FULL;
     }
     if (!limits)
         return POOL_SUBMITTED;
     if (p->opts.per_client_queue &&
         fair_queue_of(p->queue, client) >= p->opts.per_client_queue) {
-        p->stats.refused_client++;
+        p->stats.refused_client += count;
         return POOL_CLIENT_BUSY;
     }
     if (p->opts.max_wait_ms && wait > p->opts.max_wait_ms) {
-        p->stats.refused_wait++;
+        p->stats.refused_wait += count;
         return POOL_WAIT_TOO_LONG;
     }
     return POOL_SUBMITTED;
@@ -176,11 +177,9 @@ static enum pool_submit_status enqueue(struct pool *p, struct job *j, bool limit
 {
     enum pool_submit_status st;
     pthread_mutex_lock(&p->lock);
-    while ((st = admit(p, j->client, limits, wait_ms)) != POOL_SUBMITTED &&
+    while ((st = admit(p, j->client, limits, !wait_for_room, wait_ms)) != POOL_SUBMITTED &&
            wait_for_room && st != POOL_STOPPING)
         pthread_cond_wait(&p->changed, &p->lock);
-    if (st == POOL_SUBMITTED && p->opts.seed_per_job && !seed_fresh(&j->seed))
-        st = POOL_NO_MEMORY;   /* no random source: never grade with a guessable seed */
     if (st == POOL_SUBMITTED) {
         j->id = ++p->next_job_id;
         j->submitted_ms = clock_now_ms();
@@ -200,9 +199,17 @@ static enum pool_submit_status enqueue(struct pool *p, struct job *j, bool limit
     return st;
 }
 
+/* A new job, with its own fresh seed when the pool draws one per job (outside
+ * the lock: getrandom is a system call). NULL on OOM, or when there is no
+ * random source: never grade with a guessable seed. */
 static struct job *make_job(struct pool *p, const char *body, size_t len, const char *client)
 {
-    return job_new(body, len, client, p->opts.seed);
+    struct job *j = job_new(body, len, client, p->opts.seed);
+    if (j && p->opts.seed_per_job && !seed_fresh(&j->seed)) {
+        job_free(j);
+        return NULL;
+    }
+    return j;
 }
 
 enum pool_submit_status pool_submit(struct pool *p, const char *body, size_t len,
@@ -237,7 +244,7 @@ void pool_cancel(struct pool *p, uint64_t job_id)
         j->result.wait_ms = clock_now_ms() - j->submitted_ms;
         p->stats.cancelled_queued++;
         pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          "Cancelled: the client went away."), false);
+                                          POOL_CANCELLED_MESSAGE), false);
         pthread_cond_broadcast(&p->changed);
     } else {
         for (unsigned i = 0; i < p->opts.workers; i++) {
@@ -301,12 +308,12 @@ void pool_get_stats(struct pool *p, struct pool_stats *s)
     pthread_mutex_lock(&p->lock);
     *s = p->stats;
     s->ready = pool_count_ready(p);
-    s->starting = count_state(p, W_STARTING);
+    s->starting = pool_count_state(p, W_STARTING);
     /* a worker being replaced after it was stopped (a timeout, a cancelled
      * job), or its replacement warming up, keeps the pool healthy; starts
      * that keep failing do not, nor a pool that never got a worker warm */
-    s->healthy = s->ready > 0 || (p->ever_ready && p->start_failures < 3 && !p->stopping);
-    s->busy = count_state(p, W_BUSY);
+    s->healthy = s->ready > 0 || (p->ever_ready && p->start_failures < POOL_START_FAILURES_HOPELESS && !p->stopping);
+    s->busy = pool_count_state(p, W_BUSY);
     s->queued = fair_queue_total(p->queue);
     s->queued_clients = fair_queue_clients(p->queue);
     s->mean_job_ms = p->job_time.mean_ms;
@@ -336,7 +343,7 @@ unsigned pool_wait_ready(struct pool *p, unsigned n, uint32_t timeout_ms, char *
     struct timespec until = clock_after_ms(timeout_ms);
     pthread_mutex_lock(&p->lock);
     unsigned ready;
-    while ((ready = pool_count_ready(p)) < n && p->start_failures < 3)
+    while ((ready = pool_count_ready(p)) < n && p->start_failures < POOL_START_FAILURES_HOPELESS)
         if (pthread_cond_timedwait(&p->changed, &p->lock, &until) == ETIMEDOUT)
             break;
     ready = pool_count_ready(p);
@@ -376,7 +383,7 @@ struct pool *pool_new(const struct pool_options *o, char *err, size_t errsz)
     /* The worker's own device wait is the job's deadline plus a margin:
      * the supervisor's kill is what enforces the deadline. The bound on
      * the deadline keeps the sum far from wrapping. */
-    snprintf(p->deadline_arg, sizeof p->deadline_arg, "%u", o->deadline_ms + 1000u);
+    snprintf(p->deadline_arg, sizeof p->deadline_arg, "%u", o->deadline_ms + WORKER_DEADLINE_MARGIN_MS);
     snprintf(p->memory_arg, sizeof p->memory_arg, "%zu", o->cpu_memory_mb);
     for (unsigned i = 0; i < POOL_MAX_WORKERS; i++)
         p->workers[i].fd = -1;
@@ -388,14 +395,8 @@ struct pool *pool_new(const struct pool_options *o, char *err, size_t errsz)
         snprintf(err, errsz, "pipe: %s", strerror(errno));
         goto fail;
     }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    /* timed waits on the monotonic clock: setting the time of day must
-     * not stretch or cut them */
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->changed, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&p->changed);
     lock_made = true;
     if (pthread_create(&p->thread, NULL, pool_supervise, p) != 0) {
         snprintf(err, errsz, "cannot start the supervisor thread");

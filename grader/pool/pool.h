@@ -21,17 +21,17 @@ struct pool_options {
     unsigned max_jobs_per_worker;  /* then the worker is replaced; 0: never */
     uint32_t start_timeout_ms;     /* a new worker must be warm by then */
     const char *device;            /* selector, see gpu_context_new */
-    uint64_t seed;                 /* of the hidden spectra; pool_options_init draws one */
+    uint64_t seed;                 /* of the hidden spectra, for every job */
     bool seed_per_job;             /* draw a fresh seed for every job instead */
     size_t cpu_memory_mb;          /* address-space cap on a CPU device */
     const char *worker_path;       /* NULL: see pool_find_worker */
 };
 
 /*
- * Fills *o with the defaults, a seed drawn from the OS's random source
- * included. False only when no random seed can be had (see seed_fresh).
+ * Fills *o with the defaults. The seed is 0: a caller sets one (from
+ * seed_fresh, or one given to reproduce a grading) or sets seed_per_job.
  */
-bool pool_options_init(struct pool_options *o);
+void pool_options_init(struct pool_options *o);
 
 /*
  * Finds the worker program: `given` (may be NULL), else $BUTTERFLY_WORKER,

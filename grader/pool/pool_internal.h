@@ -23,6 +23,14 @@
 #include "wait_estimate.h"
 #include "worker_loss.h"
 
+/* Failed starts in a row after which the pool stops hoping: /healthz says
+ * unhealthy, waiting for warm workers ends, queued jobs are answered. */
+#define POOL_START_FAILURES_HOPELESS 3
+
+/* The verdict of a job whose client went away (no one reads it; the
+ * access log and the callbacks do). */
+#define POOL_CANCELLED_MESSAGE "Cancelled: the client went away."
+
 /* Bodies a worker remembers having graded (it keeps their kernels). */
 #define WORKER_RECENT 64
 
@@ -31,7 +39,6 @@ enum worker_state { W_EMPTY, W_STARTING, W_IDLE, W_BUSY, W_DYING };
 struct worker {
     enum worker_state state;     /* (L) */
     pid_t pid;                   /* (L) */
-    bool alive;                  /* (L) last seen running, not stopped */
     struct job *job;             /* (L) the job it runs, or ran when it died */
     int fd;
     struct frame_reader rd;
@@ -79,6 +86,9 @@ void pool_wake(struct pool *p);
 
 /* Workers alive and warm (idle or busy). Lock held. */
 unsigned pool_count_ready(const struct pool *p);
+
+/* Workers in state st. Lock held. */
+unsigned pool_count_state(const struct pool *p, enum worker_state st);
 
 /* The expected wait of a job submitted now. Lock held. */
 double pool_expected_wait_ms(const struct pool *p);

@@ -148,7 +148,6 @@ static void spawn_worker(struct pool *p, struct worker *w)
     pthread_mutex_lock(&p->lock);
     w->pid = pid;
     w->state = W_STARTING;
-    w->alive = true;
     p->stats.worker_starts++;
     pthread_mutex_unlock(&p->lock);
     return;
@@ -186,7 +185,6 @@ static void lose_worker(struct pool *p, struct worker *w, enum worker_loss cause
         w->respawn_at_ms = clock_now_ms();
     }
     w->state = W_DYING;
-    w->alive = false;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
 }
@@ -200,7 +198,7 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
     j->result.run_ms = clock_now_ms() - j->started_ms;
     if (j->abandoned) {
         pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          "Cancelled: the client went away."), false);
+                                          POOL_CANCELLED_MESSAGE), false);
         return;
     }
     bool fault;
@@ -251,14 +249,14 @@ static void reap_dying(struct pool *p)
     }
 }
 
-/* The idle, live worker for job j: the one that graded its body last if it
+/* The idle worker for job j: the one that graded its body last if it
  * is free, else the first. NULL when none is idle. Lock held. */
 static struct worker *pick_worker(struct pool *p, const struct job *j)
 {
     struct worker *first = NULL;
     for (unsigned i = 0; i < p->opts.workers; i++) {
         struct worker *w = &p->workers[i];
-        if (w->state != W_IDLE || !w->alive)
+        if (w->state != W_IDLE)
             continue;
         if (!first)
             first = w;
@@ -274,9 +272,7 @@ static struct worker *pick_worker(struct pool *p, const struct job *j)
 static unsigned assign_jobs(struct pool *p, struct worker **assigned)
 {
     unsigned n = 0;
-    unsigned idle = 0;
-    for (unsigned i = 0; i < p->opts.workers; i++)
-        idle += p->workers[i].state == W_IDLE && p->workers[i].alive;
+    unsigned idle = pool_count_state(p, W_IDLE);
     while (idle > 0 && fair_queue_total(p->queue) > 0) {
         struct job *j = fair_queue_pop(p->queue);
         struct worker *w = pick_worker(p, j);
@@ -312,7 +308,7 @@ static void send_jobs(struct pool *p, struct worker **assigned, unsigned n)
 /* With no worker able to start, queued jobs would wait forever. Lock held. */
 static void fail_queue_if_hopeless(struct pool *p)
 {
-    if (p->start_failures < 3 || pool_count_ready(p) > 0)
+    if (p->start_failures < POOL_START_FAILURES_HOPELESS || pool_count_ready(p) > 0)
         return;
     struct job *j;
     char msg[900];
@@ -488,7 +484,7 @@ static bool drained(const struct pool *p)
     if (clock_now_ms() >= p->drain_until_ms)
         return true;
     if (fair_queue_total(p->queue) > 0)
-        return pool_count_ready(p) == 0 && p->start_failures >= 3;
+        return pool_count_ready(p) == 0 && p->start_failures >= POOL_START_FAILURES_HOPELESS;
     for (unsigned i = 0; i < p->opts.workers; i++)
         if (p->workers[i].job)
             return false;

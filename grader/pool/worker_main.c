@@ -122,7 +122,8 @@ int main(int argc, char **argv)
         case 'd': o.device = optarg; break;
         case 't':
             /* the supervisor adds a margin to the job's deadline */
-            if (!parse_option("--deadline-ms", optarg, MAX_DEADLINE_MS + 60000, &x) || !x)
+            if (!parse_option("--deadline-ms", optarg,
+                              MAX_DEADLINE_MS + WORKER_DEADLINE_MARGIN_MS, &x) || !x)
                 return 64;
             o.deadline_ms = (uint32_t)x;
             break;
