@@ -7,18 +7,33 @@
 #include <string.h>
 #include <strings.h>
 
-/* Parses an address in text into family and bytes. */
-static bool parse_addr(const char *text, int *family, unsigned char addr[16])
+/*
+ * Parses an address in text into family and bytes. An IPv4-mapped IPv6
+ * address ("::ffff:192.0.2.1") becomes plain IPv4, as the server writes a
+ * dual-stack peer (http.c): a hop or a proxy written either way is the
+ * same address. *mapped (may be NULL) says that happened.
+ */
+static bool parse_addr(const char *text, int *family, unsigned char addr[16], bool *mapped)
 {
+    if (mapped)
+        *mapped = false;
     if (inet_pton(AF_INET, text, addr) == 1) {
         *family = AF_INET;
         return true;
     }
-    if (inet_pton(AF_INET6, text, addr) == 1) {
+    struct in6_addr a;
+    if (inet_pton(AF_INET6, text, &a) != 1)
+        return false;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+        *family = AF_INET;
+        memcpy(addr, a.s6_addr + 12, 4);
+        if (mapped)
+            *mapped = true;
+    } else {
         *family = AF_INET6;
-        return true;
+        memcpy(addr, a.s6_addr, 16);
     }
-    return false;
+    return true;
 }
 
 bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz)
@@ -35,16 +50,20 @@ bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err,
         goto bad;
     memcpy(text, spec, len);
     text[len] = '\0';
-    if (!parse_addr(text, &net.family, net.addr))
+    bool mapped;
+    if (!parse_addr(text, &net.family, net.addr, &mapped))
         goto bad;
+    /* a mapped network keeps its IPv6 prefix length: ::ffff:10.0.0.0/104
+     * is 10.0.0.0/8 */
+    unsigned skip = mapped ? 96 : 0;
     unsigned bits = net.family == AF_INET ? 32 : 128;
     net.prefix = bits;
     if (slash) {
         char *end;
         unsigned long p = strtoul(slash + 1, &end, 10);
-        if (slash[1] < '0' || slash[1] > '9' || *end || p > bits)
+        if (slash[1] < '0' || slash[1] > '9' || *end || p > bits + skip || p < skip)
             goto bad;
-        net.prefix = (unsigned)p;
+        net.prefix = (unsigned)(p - skip);
     }
     t->nets[t->n++] = net;
     return true;
@@ -78,7 +97,7 @@ bool trusted_proxies_contain(const struct trusted_proxies *t, const char *addr)
 {
     int family;
     unsigned char bytes[16];
-    return parse_addr(addr, &family, bytes) && trusted(t, family, bytes);
+    return parse_addr(addr, &family, bytes, NULL) && trusted(t, family, bytes);
 }
 
 /*
@@ -114,7 +133,7 @@ static bool hop_address(const char *s, size_t n, int *family, unsigned char addr
         return false;
     memcpy(text, s, n);
     text[n] = '\0';
-    return parse_addr(text, family, addr);
+    return parse_addr(text, family, addr, NULL);
 }
 
 /* The `for=` value of one Forwarded element, into *v and *vn. */
@@ -180,7 +199,7 @@ void client_addr_resolve(const char *peer, const char *x_forwarded_for, const ch
     unsigned char addr[16], lt_addr[16];
     bool last_trusted = false;
     snprintf(out, outsz, "%s", peer ? peer : "-");
-    if (!peer || !trusted_proxies_contain(t, peer))
+    if (!peer || t->n == 0 || !trusted_proxies_contain(t, peer))
         return;
     const char *header = x_forwarded_for ? x_forwarded_for : forwarded;
     if (!header)

@@ -21,15 +21,16 @@ struct conn_watch {
     int epfd, stopfd;
     pthread_t thread;
     pthread_mutex_t lock;
+    bool stopped;                /* the thread is joined (owner's thread only) */
     struct watched *items;       /* by the lock */
     size_t n, cap;
 };
 
-/* Index of (fd, id), or -1. Lock held. */
-static long find(const struct conn_watch *w, int fd, uint64_t id)
+/* Index of job id's socket, or -1 (ids are never reused). Lock held. */
+static long find(const struct conn_watch *w, uint64_t id)
 {
     for (size_t i = 0; i < w->n; i++)
-        if (w->items[i].fd == fd && w->items[i].id == id)
+        if (w->items[i].id == id)
             return (long)i;
     return -1;
 }
@@ -55,17 +56,12 @@ static void *run(void *arg)
             if (ev[k].data.u64 == UINT64_MAX)
                 return NULL;   /* stopfd: conn_watch_free */
             uint64_t id = ev[k].data.u64;
-            bool found = false;
             pthread_mutex_lock(&w->lock);
-            for (size_t i = 0; i < w->n; i++) {
-                if (w->items[i].id == id) {
-                    drop(w, i);
-                    found = true;
-                    break;
-                }
-            }
+            long i = find(w, id);
+            if (i >= 0)
+                drop(w, (size_t)i);
             pthread_mutex_unlock(&w->lock);
-            if (found)
+            if (i >= 0)
                 w->gone(id, w->arg);
         }
     }
@@ -128,23 +124,31 @@ out:
     return ok;
 }
 
-void conn_watch_remove(struct conn_watch *w, int fd, uint64_t id)
+void conn_watch_remove(struct conn_watch *w, uint64_t id)
 {
     pthread_mutex_lock(&w->lock);
-    long i = find(w, fd, id);
+    long i = find(w, id);
     if (i >= 0)
         drop(w, (size_t)i);
     pthread_mutex_unlock(&w->lock);
+}
+
+void conn_watch_stop(struct conn_watch *w)
+{
+    if (!w || w->stopped)
+        return;
+    uint64_t one = 1;
+    if (write(w->stopfd, &one, sizeof one) != sizeof one)
+        perror("conn_watch: stop");
+    pthread_join(w->thread, NULL);
+    w->stopped = true;
 }
 
 void conn_watch_free(struct conn_watch *w)
 {
     if (!w)
         return;
-    uint64_t one = 1;
-    if (write(w->stopfd, &one, sizeof one) != sizeof one)
-        perror("conn_watch: stop");
-    pthread_join(w->thread, NULL);
+    conn_watch_stop(w);
     pthread_mutex_destroy(&w->lock);
     close(w->epfd);
     close(w->stopfd);

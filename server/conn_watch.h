@@ -30,11 +30,19 @@ struct conn_watch *conn_watch_new(conn_gone_fn gone, void *arg, char *err, size_
  */
 bool conn_watch_add(struct conn_watch *w, int fd, uint64_t id);
 
-/* Stops watching fd for job id; nothing happens when that pair is not
- * watched (any more). Thread-safe, never blocks for long. */
-void conn_watch_remove(struct conn_watch *w, int fd, uint64_t id);
+/* Stops watching job id's socket; nothing happens when it is not watched
+ * (any more). Thread-safe, never blocks for long, and still allowed after
+ * conn_watch_stop. */
+void conn_watch_remove(struct conn_watch *w, uint64_t id);
 
-/* Stops the thread and frees the watcher. Accepts NULL. */
+/*
+ * Stops and joins the thread: no callback runs after it returns, so the
+ * owner may then free what the callback uses (the pool). Adding and
+ * removing still work. Accepts NULL; a second call does nothing.
+ */
+void conn_watch_stop(struct conn_watch *w);
+
+/* Stops the thread if still running and frees the watcher. Accepts NULL. */
 void conn_watch_free(struct conn_watch *w);
 
 #endif

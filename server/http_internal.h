@@ -36,11 +36,6 @@ struct server {
 
 enum request_state { REQ_NEW, REQ_HEADERS, REQ_READING, REQ_WAITING, REQ_DONE };
 
-/* Why a submission was not queued, when it was not. */
-enum refusal {
-    REFUSED_NONE, REFUSED_FULL, REFUSED_WAIT, REFUSED_CLIENT, REFUSED_STOPPING, REFUSED_MEMORY
-};
-
 /* Per request; created by the URI log callback, freed when it completes. */
 struct request {
     struct server *srv;
@@ -59,9 +54,8 @@ struct request {
     size_t len;
     /* a submission */
     int fd;                        /* its socket, watched while suspended */
-    uint64_t job_id;               /* 0 until queued */
     double submitted_ms;
-    enum refusal refused;
+    enum pool_submit_status refused;   /* POOL_SUBMITTED (0) unless refused */
     double retry_wait_ms;          /* the pool's estimate, for Retry-After */
     _Atomic(struct pool_result *) result;   /* set by the pool's thread */
     unsigned status;

@@ -20,14 +20,10 @@ static const double buckets[] = { 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
 static const unsigned codes[] = { 200, 304, 400, 404, 405, 411, 413, 415, 429, 431, 500, 503 };
 #define NCODES (sizeof codes / sizeof codes[0])
 
-/* the pool's reasons for refusing a submission (pool_submit_status_to_str) */
-static const char *const refusals[] = { "queue_full", "client_busy", "wait_too_long",
-                                        "stopping", "no_memory" };
-#define NREFUSALS (sizeof refusals / sizeof refusals[0])
 
 struct metrics {
     pthread_mutex_t lock;
-    unsigned long long by_refusal[NREFUSALS];
+    unsigned long long by_refusal[POOL_NSUBMIT_STATUSES];   /* POOL_SUBMITTED unused */
     unsigned long long by_verdict[NCOUNTED];
     unsigned long long bucket[NBUCKETS + 1];
     double latency_sum;
@@ -66,12 +62,12 @@ void metrics_count_submission(struct metrics *m, enum verdict_status status, dou
     pthread_mutex_unlock(&m->lock);
 }
 
-void metrics_count_refusal(struct metrics *m, const char *reason)
+void metrics_count_refusal(struct metrics *m, enum pool_submit_status why)
 {
+    if (why == POOL_SUBMITTED || (unsigned)why >= POOL_NSUBMIT_STATUSES)
+        return;
     pthread_mutex_lock(&m->lock);
-    for (size_t i = 0; i < NREFUSALS; i++)
-        if (!strcmp(refusals[i], reason))
-            m->by_refusal[i]++;
+    m->by_refusal[why]++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -161,9 +157,9 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps)
     fprintf(f, "butterfly_http_responses_total{code=\"other\"} %llu\n", m->by_code[NCODES]);
     fprintf(f, "# HELP butterfly_submissions_refused_total Submissions refused before queueing, by reason.\n"
                "# TYPE butterfly_submissions_refused_total counter\n");
-    for (size_t i = 0; i < NREFUSALS; i++)
-        fprintf(f, "butterfly_submissions_refused_total{reason=\"%s\"} %llu\n", refusals[i],
-                m->by_refusal[i]);
+    for (int i = POOL_SUBMITTED + 1; i < POOL_NSUBMIT_STATUSES; i++)
+        fprintf(f, "butterfly_submissions_refused_total{reason=\"%s\"} %llu\n",
+                pool_submit_status_to_str((enum pool_submit_status)i), m->by_refusal[i]);
     pthread_mutex_unlock(&m->lock);
 
     fprintf(f, "# HELP butterfly_queue_depth Submissions waiting for a worker.\n"

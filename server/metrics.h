@@ -17,8 +17,8 @@ void metrics_free(struct metrics *m);
 void metrics_count_submission(struct metrics *m, enum verdict_status status, double seconds);
 
 /* Counts one submission refused before queueing, by the pool's reason
- * (pool_submit_status_to_str). Thread-safe. */
-void metrics_count_refusal(struct metrics *m, const char *reason);
+ * (labelled with pool_submit_status_to_str). Thread-safe. */
+void metrics_count_refusal(struct metrics *m, enum pool_submit_status why);
 
 /* Counts one HTTP response by status code. Thread-safe. */
 void metrics_count_response(struct metrics *m, unsigned status);

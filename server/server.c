@@ -46,10 +46,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         goto fail;
 
     struct pool_options po;
-    if (!pool_options_init(&po)) {
-        snprintf(err, errsz, "the operating system gives no random seeds (getrandom)");
-        goto fail;
-    }
+    pool_options_init(&po);
     po.workers = c->workers;
     po.queue_length = c->queue_length;
     po.per_client_queue = c->per_client_queue;
@@ -94,6 +91,9 @@ void server_stop(struct server *s, uint32_t drain_ms)
         if (listen_fd != MHD_INVALID_SOCKET)
             close(listen_fd);
     }
+    /* no more cancellations: the watcher's callback uses the pool, which
+     * is freed next (its callbacks may still unwatch sockets) */
+    conn_watch_stop(s->watch);
     /* every queued or running job gets its verdict (or an Internal Error
      * past the drain time), which resumes its connection */
     pool_free(s->pool, drain_ms);

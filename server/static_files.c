@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
+
 #define MAX_FILE  (8u << 20)
 #define MAX_TOTAL (64u << 20)
 #define MAX_FILES 256
@@ -55,17 +57,6 @@ static const char *content_type(const char *name)
     return "application/octet-stream";
 }
 
-/* FNV-1a: enough to tell one version of a file from the next. */
-static uint64_t fnv1a(const char *data, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)data[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static bool load_one(int dirfd, const char *name, struct static_file *f, size_t *total,
                      char *err, size_t errsz)
 {
@@ -103,7 +94,7 @@ static bool load_one(int dirfd, const char *name, struct static_file *f, size_t 
         return false;
     }
     f->content_type = content_type(name);
-    snprintf(f->etag, sizeof f->etag, "\"%016llx\"", (unsigned long long)fnv1a(f->data, f->len));
+    snprintf(f->etag, sizeof f->etag, "\"%016llx\"", (unsigned long long)hash_fnv1a64(f->data, f->len));
     *total += f->len;
     return true;
 }

@@ -84,7 +84,7 @@ static void on_job_done(struct pool_result *res, void *arg)
         verdict_free(res->verdict);   /* answered 500 below */
     res->verdict = NULL;
     /* the socket must leave the watcher before libmicrohttpd may close it */
-    conn_watch_remove(r->srv->watch, r->fd, res->job_id);
+    conn_watch_remove(r->srv->watch, res->job_id);
     atomic_store(&r->result, copy);
     MHD_resume_connection(r->conn);
 }
@@ -93,19 +93,6 @@ void submission_client_gone(uint64_t id, void *arg)
 {
     struct server *s = arg;
     pool_cancel(s->pool, id);
-}
-
-static enum refusal refusal_of(enum pool_submit_status st)
-{
-    switch (st) {
-    case POOL_SUBMITTED: return REFUSED_NONE;
-    case POOL_CLIENT_BUSY: return REFUSED_CLIENT;
-    case POOL_QUEUE_FULL: return REFUSED_FULL;
-    case POOL_WAIT_TOO_LONG: return REFUSED_WAIT;
-    case POOL_STOPPING: return REFUSED_STOPPING;
-    case POOL_NO_MEMORY: return REFUSED_MEMORY;
-    }
-    return REFUSED_MEMORY;
 }
 
 enum MHD_Result submission_finish(struct request *r)
@@ -132,18 +119,17 @@ enum MHD_Result submission_finish(struct request *r)
     json_decref(owner);
     free(r->body);
     r->body = NULL;
-    r->refused = refusal_of(st);
-    if (r->refused != REFUSED_NONE) {
-        metrics_count_refusal(r->srv->metrics, pool_submit_status_to_str(st));
+    r->refused = st;
+    if (st != POOL_SUBMITTED) {
+        metrics_count_refusal(r->srv->metrics, st);
         MHD_resume_connection(r->conn);
         return MHD_YES;
     }
-    r->job_id = id;
     /* The job may be over already (its callback then found nothing to
      * unwatch): watch only while no result is in, and unwatch if one came. */
     if (r->fd >= 0 && !atomic_load(&r->result) && conn_watch_add(r->srv->watch, r->fd, id) &&
         atomic_load(&r->result))
-        conn_watch_remove(r->srv->watch, r->fd, id);
+        conn_watch_remove(r->srv->watch, id);
     return MHD_YES;
 }
 
@@ -152,19 +138,19 @@ static enum MHD_Result answer_refusal(struct request *r)
     char secs[16];
     snprintf(secs, sizeof secs, "%u", wait_retry_after_s(r->retry_wait_ms));
     switch (r->refused) {
-    case REFUSED_CLIENT:
+    case POOL_CLIENT_BUSY:
         return response_error(r, 429, "too_many_requests",
                               "You have submissions waiting already; wait for their verdicts.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs);
-    case REFUSED_FULL:
+    case POOL_QUEUE_FULL:
         return response_error(r, 503, "queue_full",
                               "Every grader is busy and the queue is full; try again shortly.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs);
-    case REFUSED_WAIT:
+    case POOL_WAIT_TOO_LONG:
         return response_error(r, 503, "too_busy",
                               "Every grader is busy and the wait would be too long; try again "
                               "shortly.", MHD_HTTP_HEADER_RETRY_AFTER, secs);
-    case REFUSED_STOPPING:
+    case POOL_STOPPING:
         return response_error(r, 503, "shutting_down", "The grader is shutting down.",
                               MHD_HTTP_HEADER_RETRY_AFTER, "5");
     default:
@@ -193,7 +179,7 @@ static void count_result(struct request *r, const struct pool_result *res)
 
 enum MHD_Result submission_answer(struct request *r)
 {
-    if (r->refused != REFUSED_NONE)
+    if (r->refused != POOL_SUBMITTED)
         return answer_refusal(r);
     struct pool_result *res = atomic_exchange(&r->result, NULL);
     if (!res)   /* out of memory in the pool's callback */

@@ -70,6 +70,7 @@ enum pool_submit_status {
     POOL_STOPPING,       /* the pool is shutting down */
     POOL_NO_MEMORY,
 };
+#define POOL_NSUBMIT_STATUSES (POOL_NO_MEMORY + 1)
 
 /* "submitted", "queue_full", ...; never NULL. */
 const char *pool_submit_status_to_str(enum pool_submit_status s);

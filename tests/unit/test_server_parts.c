@@ -132,8 +132,21 @@ static void test_client_behind_a_trusted_proxy(void **state)
     /* one client, one key: spellings of an address are made canonical */
     client_addr_resolve("127.0.0.1", "2001:DB8:0:0::1", NULL, &t, out, sizeof out);
     assert_string_equal(out, "2001:db8::1");
+    /* an IPv4-mapped hop is the IPv4 address, as a dual-stack peer is */
     client_addr_resolve("127.0.0.1", "::ffff:192.0.2.9", NULL, &t, out, sizeof out);
-    assert_string_equal(out, "::ffff:192.0.2.9");
+    assert_string_equal(out, "192.0.2.9");
+    /* ... so a proxy of ours written as mapped is still ours, either way */
+    client_addr_resolve("127.0.0.1", "198.51.100.1, ::ffff:10.1.1.1", NULL, &t, out, sizeof out);
+    assert_string_equal(out, "198.51.100.1");
+    struct trusted_proxies m = { .n = 0 };
+    assert_true(trusted_proxies_add(&m, "::ffff:10.0.0.0/104", err, sizeof err));
+    assert_false(trusted_proxies_add(&m, "::ffff:10.0.0.0/95", err, sizeof err));
+    assert_true(trusted_proxies_contain(&m, "10.9.8.7"));
+    assert_false(trusted_proxies_contain(&m, "11.9.8.7"));
+    /* no proxies configured: the peer, whatever the headers say */
+    struct trusted_proxies none = { .n = 0 };
+    client_addr_resolve("192.0.2.7", "198.51.100.1", NULL, &none, out, sizeof out);
+    assert_string_equal(out, "192.0.2.7");
 }
 
 static void test_access_log_escapes_what_could_steer_a_terminal(void **state)
