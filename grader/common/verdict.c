@@ -129,6 +129,47 @@ void diagnosis_free(struct diagnosis *d)
     free(d);
 }
 
+struct diagnostic *diagnostics_copy(const struct diagnostic *d, size_t n)
+{
+    struct diagnostic *out = calloc(n ? n : 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++) {
+        out[i] = d[i];
+        out[i].message = strdup(d[i].message ? d[i].message : "");
+        out[i].original = d[i].original ? strdup(d[i].original) : NULL;
+        if (!out[i].message || (d[i].original && !out[i].original)) {
+            diagnostics_free(out, i + 1);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+void diagnostics_free(struct diagnostic *d, size_t n)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        free(d[i].message);
+        free(d[i].original);
+    }
+    free(d);
+}
+
+bool verdict_add_diagnostic(struct verdict *v, int line, enum diag_severity severity,
+                            const char *message)
+{
+    char *m = strdup(message);
+    struct diagnostic *grown = m ? realloc(v->diags, (v->ndiags + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(m);
+        return false;
+    }
+    v->diags = grown;
+    v->diags[v->ndiags++] = (struct diagnostic){ .line = line, .severity = severity,
+                                                 .message = m };
+    return true;
+}
+
 void verdict_free(struct verdict *v)
 {
     if (!v)
@@ -137,11 +178,7 @@ void verdict_free(struct verdict *v)
     diagnosis_free(v->diagnosis);
     free(v->summary);
     free(v->loop);
-    for (size_t i = 0; i < v->ndiags; i++) {
-        free(v->diags[i].message);
-        free(v->diags[i].original);
-    }
-    free(v->diags);
+    diagnostics_free(v->diags, v->ndiags);
     free(v->log);
     free(v->worked_cell);
     free(v->worked_cells);

@@ -137,6 +137,20 @@ struct verdict {
                                           cell of every half, half by half */
 };
 
+/*
+ * A deep copy of n diagnostics (message and original included): never
+ * NULL for n == 0 (an empty array to free), NULL on OOM.
+ */
+struct diagnostic *diagnostics_copy(const struct diagnostic *d, size_t n);
+
+/* Frees n diagnostics and the array. Accepts NULL. */
+void diagnostics_free(struct diagnostic *d, size_t n);
+
+/* Appends a diagnostic with a copy of message, keeping those already there.
+ * False (the verdict unchanged) on OOM. */
+bool verdict_add_diagnostic(struct verdict *v, int line, enum diag_severity severity,
+                            const char *message);
+
 /* A new verdict with status and a copy of message (may be NULL); NULL on OOM. */
 struct verdict *verdict_new(enum verdict_status status, const char *message);
 

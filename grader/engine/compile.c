@@ -56,11 +56,7 @@ void compile_result_clear(struct compile_result *r)
     if (!r)
         return;
     free(r->spirv);
-    for (size_t i = 0; i < r->ndiags; i++) {
-        free(r->diags[i].message);
-        free(r->diags[i].original);
-    }
-    free(r->diags);
+    diagnostics_free(r->diags, r->ndiags);
     free(r->log);
     memset(r, 0, sizeof *r);
 }

@@ -129,14 +129,12 @@ static void take_diagnostics(struct verdict *v, struct compile_result *cr)
     cr->log = NULL;
 }
 
-/* A refusal before compiling also marks its line, for the editor. */
+/* A refusal also marks its line, for the editor, after any warnings the
+ * compiler gave. */
 static void add_line_diagnostic(struct verdict *v, int line, const char *msg)
 {
-    if (line <= 0 || !(v->diags = calloc(1, sizeof *v->diags)))
-        return;
-    v->diags[0] = (struct diagnostic){ .line = line, .severity = DIAG_ERROR,
-                                       .message = strdup(msg) };
-    v->ndiags = v->diags[0].message ? 1 : 0;
+    if (line > 0)
+        verdict_add_diagnostic(v, line, DIAG_ERROR, msg);
 }
 
 void grade_fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS])
@@ -414,18 +412,13 @@ done:
     return ok;
 }
 
-/* Copies the entry's warnings into the verdict, for a body that was not
- * compiled again. */
+/* Copies the entry's warnings into the verdict (which has none yet), for
+ * a body that was not compiled again. */
 static void copy_warnings(struct verdict *v, const struct kernel_entry *e)
 {
-    if (e->nwarnings == 0 || !(v->diags = calloc(e->nwarnings, sizeof *v->diags)))
+    if (e->nwarnings == 0 || !(v->diags = diagnostics_copy(e->warnings, e->nwarnings)))
         return;
-    for (size_t i = 0; i < e->nwarnings; i++) {
-        v->diags[i] = e->warnings[i];
-        if (!(v->diags[i].message = strdup(e->warnings[i].message)))
-            break;
-        v->ndiags = i + 1;
-    }
+    v->ndiags = e->nwarnings;
 }
 
 /*

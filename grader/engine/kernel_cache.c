@@ -13,13 +13,6 @@ struct kernel_cache {
     uint64_t clock;
 };
 
-static void free_warnings(struct diagnostic *d, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(d[i].message);
-    free(d);
-}
-
 /* Releases what an entry owns and zeroes it. */
 static void clear_entry(struct kernel_cache *c, struct kernel_entry *e)
 {
@@ -27,7 +20,7 @@ static void clear_entry(struct kernel_cache *c, struct kernel_entry *e)
     free(e->text);
     free(e->module);
     free(e->loop_lines);
-    free_warnings(e->warnings, e->nwarnings);
+    diagnostics_free(e->warnings, e->nwarnings);
     memset(e, 0, sizeof *e);
 }
 
@@ -90,36 +83,23 @@ static void *copy_of(const void *p, size_t bytes)
     return q;
 }
 
-static struct diagnostic *copy_warnings(const struct diagnostic *d, size_t n)
-{
-    struct diagnostic *out = calloc(n ? n : 1, sizeof *out);
-    for (size_t i = 0; out && i < n; i++) {
-        out[i] = d[i];
-        if (!(out[i].message = strdup(d[i].message ? d[i].message : ""))) {
-            free_warnings(out, i);
-            return NULL;
-        }
-    }
-    return out;
-}
-
 bool kernel_cache_retext(struct kernel_entry *e, const char *text, size_t len,
                          const int *loop_lines, size_t nloops,
                          const struct diagnostic *warnings, size_t nwarnings)
 {
     char *t = copy_of(text, len);
     int *lines = copy_of(loop_lines, nloops * sizeof *loop_lines);
-    struct diagnostic *w = copy_warnings(warnings, nwarnings);
+    struct diagnostic *w = diagnostics_copy(warnings, nwarnings);
     if (!t || !lines || !w) {
         free(t);
         free(lines);
         if (w)
-            free_warnings(w, nwarnings);
+            diagnostics_free(w, nwarnings);
         return false;
     }
     free(e->text);
     free(e->loop_lines);
-    free_warnings(e->warnings, e->nwarnings);
+    diagnostics_free(e->warnings, e->nwarnings);
     e->text = t;
     e->text_len = len;
     e->text_hash = hash_fnv1a64(text, len);

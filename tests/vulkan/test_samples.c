@@ -6,6 +6,7 @@
  *   // visible: pass             (every visible cell passes)
  *   // hidden: fail              (no hidden spectrum passes)
  *   // error-line: N             (the first diagnostic is on line N)
+ *   // diagnostics: N            (exactly N diagnostics: warnings kept beside errors)
  *   // diagnosis: ID | none      (the named mistake; none: no name, but a summary)
  *   // summary: TEXT             (the summary, word for word)
  *   // error-message: TEXT       (the first diagnostic's words start so)
@@ -99,6 +100,9 @@ static void check_sample(void **state)
         assert_true(v->ndiags >= 1);
         assert_int_equal(v->diags[0].line, atoi(line));
     }
+    const char *ndiags = header(body, "diagnostics");
+    if (ndiags && v->ndiags != (size_t)atoi(ndiags))
+        fail_msg("%s: %zu diagnostics, wanted %d", s->name, v->ndiags, atoi(ndiags));
     const char *diagnosis = header(body, "diagnosis");
     if (diagnosis) {
         char id[64];
