@@ -23,7 +23,6 @@
 #include "spirv_module.h"
 
 enum {
-    HEADER_WORDS = 5,
     /* The spec's universal limit on the id bound. */
     MAX_ID_BOUND = 0x3fffff,
     /* The harness uses two built-ins; compute has only a handful more. */
@@ -272,7 +271,7 @@ static bool check_header(struct check_state *st, const uint32_t *words, size_t n
     if (nwords > SPIRV_CHECK_MAX_BYTES / 4)
         return refuse(st, "the compiled module is too large (over the limit of %u bytes)",
                       (unsigned)SPIRV_CHECK_MAX_BYTES);
-    if (nwords < HEADER_WORDS)
+    if (nwords < SPIRV_HEADER_WORDS)
         return refuse(st, "the compiled module is truncated: it is shorter than a "
                           "SPIR-V header");
     if (words[0] != SpvMagicNumber)
@@ -535,7 +534,7 @@ static bool check_type(struct check_state *st, const uint32_t *ins, uint32_t wc,
  */
 static bool check_instructions(struct check_state *st, const uint32_t *words, size_t nwords)
 {
-    for (size_t at = HEADER_WORDS; at < nwords;) {
+    for (size_t at = SPIRV_HEADER_WORDS; at < nwords;) {
         uint32_t wc = words[at] >> 16, op = words[at] & 0xffff;
         if (wc == 0)
             return refuse(st, "the compiled module is malformed: an instruction at word "
@@ -578,7 +577,7 @@ static bool check_local_size_constant(struct check_state *st, const uint32_t *in
  */
 static bool check_references(struct check_state *st, const uint32_t *words, size_t nwords)
 {
-    for (size_t at = HEADER_WORDS; at < nwords; at += words[at] >> 16) {
+    for (size_t at = SPIRV_HEADER_WORDS; at < nwords; at += words[at] >> 16) {
         const uint32_t *ins = words + at;
         uint32_t op = ins[0] & 0xffff;
         if (op == SpvOpConstant && st->local_size_by_id && (ins[0] >> 16) >= 4) {

@@ -57,6 +57,26 @@ bool target_env_for(const uint32_t *words, size_t nwords, spv_target_env *env)
     }
 }
 
+// The validator on a module, for the Vulkan environment of its version;
+// `invalid` names what the module failed to be in msg.
+bool validate(const uint32_t *words, size_t nwords, const char *invalid, char *msg,
+              size_t msgsz)
+{
+    spv_target_env env;
+    if (words == nullptr || !target_env_for(words, nwords, &env)) {
+        set_msg(msg, msgsz, "the module is not SPIR-V 1.0 to 1.6", "");
+        return false;
+    }
+    first_error err;
+    spvtools::SpirvTools tools(env);
+    tools.SetMessageConsumer(err.consumer());
+    if (!tools.Validate(words, nwords)) {
+        set_msg(msg, msgsz, invalid, err.text);
+        return false;
+    }
+    return true;
+}
+
 bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwords,
            char *msg, size_t msgsz)
 {
@@ -78,13 +98,9 @@ bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwo
     }
 
     // A pass bug must not hand the driver an invalid module.
-    first_error verr;
-    spvtools::SpirvTools tools(env);
-    tools.SetMessageConsumer(verr.consumer());
-    if (!tools.Validate(result)) {
-        set_msg(msg, msgsz, "the robust-access pass produced an invalid module", verr.text);
+    if (!validate(result.data(), result.size(),
+                  "the robust-access pass produced an invalid module", msg, msgsz))
         return false;
-    }
 
     size_t nbytes = result.size() * sizeof(uint32_t);
     auto *copy = static_cast<uint32_t *>(std::malloc(nbytes > 0 ? nbytes : 1));
@@ -99,23 +115,6 @@ bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwo
     return true;
 }
 
-bool validate(const uint32_t *words, size_t nwords, char *msg, size_t msgsz)
-{
-    spv_target_env env;
-    if (words == nullptr || !target_env_for(words, nwords, &env)) {
-        set_msg(msg, msgsz, "the module is not SPIR-V 1.0 to 1.6", "");
-        return false;
-    }
-    first_error err;
-    spvtools::SpirvTools tools(env);
-    tools.SetMessageConsumer(err.consumer());
-    if (!tools.Validate(words, nwords)) {
-        set_msg(msg, msgsz, "the module is not valid", err.text);
-        return false;
-    }
-    return true;
-}
-
 } // namespace
 
 extern "C" bool spirv_robust_validate(const uint32_t *words, size_t nwords, char *msg,
@@ -124,7 +123,7 @@ extern "C" bool spirv_robust_validate(const uint32_t *words, size_t nwords, char
     if (msg != nullptr && msgsz > 0)
         msg[0] = '\0';
     try {
-        return validate(words, nwords, msg, msgsz);
+        return validate(words, nwords, "the module is not valid", msg, msgsz);
     } catch (const std::exception &e) {
         set_msg(msg, msgsz, "the validator failed", e.what());
     } catch (...) {

@@ -33,8 +33,9 @@ bool spirv_robust_apply(const uint32_t *words, size_t nwords, uint32_t **out,
 /*
  * Runs SPIRV-Tools' validator on a module, for the Vulkan environment of
  * its SPIR-V version. True when it is valid; else false with the first
- * error in msg. Used on the grader's own rewrites (the loop budget), so a
- * bug there never hands the driver an invalid module.
+ * error in msg. For the tests of the grader's own rewrites (the loop
+ * budget): in grading, spirv_robust_apply validates its input, which is
+ * the rewritten module, and its output.
  */
 bool spirv_robust_validate(const uint32_t *words, size_t nwords, char *msg, size_t msgsz);
 

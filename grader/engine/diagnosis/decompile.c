@@ -60,7 +60,7 @@ void decompile_due(int half, int i, int p, struct cell_formula *f)
             f->term[k].plane = f->term[k].element = 0;
 }
 
-static bool same_term(const struct term *a, const struct term *b)
+bool decompile_same_term(const struct term *a, const struct term *b)
 {
     return a->plane == b->plane && a->element == b->element && a->coef == b->coef;
 }
@@ -68,7 +68,7 @@ static bool same_term(const struct term *a, const struct term *b)
 bool decompile_equal(const struct cell_formula *a, const struct cell_formula *b)
 {
     for (int k = 0; k < 3; k++)
-        if (!same_term(&a->term[k], &b->term[k]))
+        if (!decompile_same_term(&a->term[k], &b->term[k]))
             return false;
     return a->constant == b->constant;
 }
@@ -216,7 +216,7 @@ static bool any_formula(struct decompile_ctx *c, int h, int p, int i, bool const
     /* the due a first: a formula that keeps it reads as the nearer one */
     for (int a = -1; a < noptions(A_COEFS); a++) {
         struct term x = a < 0 ? due.term[0] : option(a, A_COEFS);
-        if (a >= 0 && same_term(&x, &due.term[0]))
+        if (a >= 0 && decompile_same_term(&x, &due.term[0]))
             continue;
         f->term[0] = x;
         f->constant = 0.0;

@@ -39,6 +39,9 @@ double decompile_coef(int c);
 /* The formula the page's butterfly gives for plane p of cell i at `half`. */
 void decompile_due(int half, int i, int p, struct cell_formula *f);
 
+/* Whether two terms are the same: plane, element and coefficient. */
+bool decompile_same_term(const struct term *a, const struct term *b);
+
 /* Whether two formulas are the same (term by term, and their constants). */
 bool decompile_equal(const struct cell_formula *a, const struct cell_formula *b);
 

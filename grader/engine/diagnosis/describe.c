@@ -371,11 +371,6 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
 
 /* ---- values read back as formulas ---- */
 
-static bool same_term(const struct term *x, const struct term *y)
-{
-    return x->plane == y->plane && x->element == y->element && x->coef == y->coef;
-}
-
 /* Whether the product terms of f are those of g (in either order), with
  * every coefficient times `sign`. */
 static bool same_products(const struct cell_formula *f, const struct cell_formula *g,
@@ -388,8 +383,8 @@ static bool same_products(const struct cell_formula *f, const struct cell_formul
             if (y[k].coef && fabs(decompile_coef(n) - c) < 1e-12)
                 y[k].coef = (signed char)n;
     }
-    return (same_term(&x[0], &y[0]) && same_term(&x[1], &y[1])) ||
-           (same_term(&x[0], &y[1]) && same_term(&x[1], &y[0]));
+    return (decompile_same_term(&x[0], &y[0]) && decompile_same_term(&x[1], &y[1])) ||
+           (decompile_same_term(&x[0], &y[1]) && decompile_same_term(&x[1], &y[0]));
 }
 
 /* The inputs of the product terms with a coefficient, as a bit mask. */
@@ -433,7 +428,7 @@ static int formula_aspects(const struct cell_formula *f, int half, int i, int p,
     struct cell_formula due, other;
     decompile_due(half, i, p, &due);
     decompile_due(half, i, 1 - p, &other);
-    unsigned a = same_term(&f->term[0], &due.term[0]) ? 0 : 1u << ASPECT_A;
+    unsigned a = decompile_same_term(&f->term[0], &due.term[0]) ? 0 : 1u << ASPECT_A;
     if (f->constant != 0)
         a |= 1u << ASPECT_CONSTANT;
     int n = 0;

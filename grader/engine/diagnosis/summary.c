@@ -6,6 +6,7 @@
 
 #include "compare.h"
 #include "reference.h"
+#include "runset.h"
 
 static const char *const nonfinite_names[NONFINITE_KINDS] = { "NaN", "Infinity", "−Infinity" };
 
@@ -33,8 +34,8 @@ bool summary_map(const struct task *t, const struct gpu_run *runs, size_t nruns,
         if (h < 0)
             continue;
         double want[TASK_PLANES][TASK_N];
-        reference_pass((const float (*)[TASK_N])runs[r].spec, runs[r].half, want);
-        bool visible = !memcmp(runs[r].spec, t->visible, sizeof t->visible);
+        reference_pass(runset_input(&runs[r]), runs[r].half, want);
+        bool visible = runset_is_visible(t, &runs[r]);
         const float *got = out + r * TASK_CELLS;
         for (int p = 0; p < TASK_PLANES; p++) {
             for (int i = 0; i < TASK_N; i++) {

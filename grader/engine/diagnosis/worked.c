@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "family.h"
 #include "reference.h"
+#include "runset.h"
 
 /* The sign the cell is due, written as the page writes it. */
 static const char due_lower[] = "a + w·b";
@@ -120,7 +121,7 @@ static double expression_value(enum expression e, const struct worked_cell *w,
 static void quantities(const struct gpu_run *run, bool hidden, int plane, int i,
                        struct worked_cell *w)
 {
-    const float (*in)[TASK_N] = (const float (*)[TASK_N])run->spec;
+    const float (*in)[TASK_N] = runset_input(run);
     int half = run->half;
     memset(w, 0, sizeof *w);
     w->half = half;
@@ -143,11 +144,6 @@ static void quantities(const struct gpu_run *run, bool hidden, int plane, int i,
     w->expected = plane == 0 ? due.re : due.im;
 }
 
-static bool is_visible(const struct task *t, const struct gpu_run *run)
-{
-    return !memcmp(run->spec, t->visible, sizeof t->visible);
-}
-
 /*
  * Whether expression e gives cell (plane, i) on every run of `half`: a
  * value that equals some expression on one spectrum by chance does not
@@ -163,7 +159,7 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
             continue;
         struct worked_cell q;
         quantities(&runs[r], false, plane, i, &q);
-        double x = expression_value(e, &q, (const float (*)[TASK_N])runs[r].spec);
+        double x = expression_value(e, &q, runset_input(&runs[r]));
         if (!compare_cell(x, out[r * TASK_CELLS + plane * TASK_N + i], t->atol, t->rtol))
             return false;
     }
@@ -173,10 +169,10 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
 void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nruns,
                     const float *out, size_t run, int plane, int i, struct worked_cell *w)
 {
-    quantities(&runs[run], !is_visible(t, &runs[run]), plane, i, w);
+    quantities(&runs[run], !runset_is_visible(t, &runs[run]), plane, i, w);
     /* the value due is the reference's, the one the cell is graded by */
     double want[TASK_PLANES][TASK_N];
-    reference_pass((const float (*)[TASK_N])runs[run].spec, runs[run].half, want);
+    reference_pass(runset_input(&runs[run]), runs[run].half, want);
     w->expected = want[plane][i];
     w->got = out[run * TASK_CELLS + plane * TASK_N + i];
     w->passed = compare_cell(w->expected, w->got, t->atol, t->rtol);
@@ -185,7 +181,7 @@ void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nru
     for (int e = 0; e < E_COUNT; e++) {
         /* a value the due one also equals here would explain nothing */
         double x = expression_value((enum expression)e, w,
-                                    (const float (*)[TASK_N])runs[run].spec);
+                                    runset_input(&runs[run]));
         if (strcmp(expression_names[e], w->due) &&
             !compare_cell(x, w->expected, t->atol, t->rtol) &&
             holds_on_every_run(t, runs, nruns, out, w->half, plane, i, (enum expression)e)) {
@@ -199,7 +195,7 @@ void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nru
 static int first_failing(const struct task *t, const struct gpu_run *run, const float *got)
 {
     double want[TASK_PLANES][TASK_N];
-    reference_pass((const float (*)[TASK_N])run->spec, run->half, want);
+    reference_pass(runset_input(run), run->half, want);
     for (int p = 0; p < TASK_PLANES; p++)
         for (int i = 0; i < TASK_N; i++)
             if (!compare_cell(want[p][i], got[p * TASK_N + i], t->atol, t->rtol))
@@ -221,7 +217,7 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
     for (int o = 0; o < TASK_NHALVES; o++) {
         for (int pass = 0; pass < 2; pass++) {     /* visible, then hidden */
             for (size_t r = 0; r < nruns; r++) {
-                if (runs[r].half != order[o] || is_visible(t, &runs[r]) != (pass == 0))
+                if (runs[r].half != order[o] || runset_is_visible(t, &runs[r]) != (pass == 0))
                     continue;
                 const float *got = out + r * TASK_CELLS;
                 int cell = first_failing(t, &runs[r], got);
@@ -240,7 +236,7 @@ bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,
 {
     for (int h = 0; h < TASK_NHALVES; h++) {
         size_t r = 0;
-        while (r < nruns && (runs[r].half != t->halves[h] || !is_visible(t, &runs[r])))
+        while (r < nruns && (runs[r].half != t->halves[h] || !runset_is_visible(t, &runs[r])))
             r++;
         if (r == nruns)
             return false;
