@@ -600,6 +600,23 @@ def test_standard_input(ctx):
     assert p.returncode == 2, p.stderr
 
 
+def test_duplicates_beside_an_id_that_prints_alike(ctx):
+    """An unusable id ("a" and a newline) prints as "a%0A", like two usable
+    ones: the two must still be refused as duplicates, not both graded into
+    one record."""
+    cls = os.path.join(ctx["tmp"], "alike")
+    os.makedirs(cls)
+    for name in ("a%0A.comp", "a%0A.glsl", "a\n.glsl"):
+        shutil.copy(os.path.join(SAMPLES, "correct.glsl"), os.path.join(cls, name))
+    out = ctx["tmp"] + "/alike_out"
+    p = grade(cls, out)
+    assert p.returncode == 0, p.stderr
+    rows = read_rows(out)
+    assert len(rows) == 3, rows
+    assert all(r["verdict"] == "Rejected" for r in rows), rows
+    assert sum("appears 2 times" in r["message"] for r in rows) == 2, rows
+
+
 def test_version_and_help(ctx):
     p = run(["--version"])
     assert p.returncode == 0 and re.fullmatch(r"butterfly-batch \d+\.\d+\.\d+\n", p.stdout), p.stdout
@@ -617,7 +634,7 @@ def main():
              test_ctrl_c_to_the_process_group_then_resume, test_csv_export, test_jsonl_export,
              test_usage_and_refusals, test_gradescope_shows_nothing_hidden_early,
              test_a_seed_per_run, test_standard_input, test_progress_fits_the_terminal,
-             test_version_and_help]
+             test_duplicates_beside_an_id_that_prints_alike, test_version_and_help]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="butterfly-batch-test-") as tmp:
         ctx = {"tmp": tmp, "class": os.path.join(tmp, "class"), "ref": os.path.join(tmp, "ref")}

@@ -110,11 +110,18 @@ int batch_input_match_source(const char *name, size_t len, const char *want)
     return match_name(name, len, want, names);
 }
 
+/* By id, and among the same printed id the usable ones first: an unusable
+ * id can print as a usable one ("a\n" as "a%0A"), and must not split a run
+ * of duplicates that refuse_duplicates has to see side by side. */
 static int compare_inputs(const void *a, const void *b)
 {
     const struct batch_input *x = a, *y = b;
     int c = strcmp(x->id, y->id);
-    return c ? c : strcmp(x->location, y->location);
+    if (c)
+        return c;
+    if (x->id_ok != y->id_ok)
+        return x->id_ok ? -1 : 1;
+    return strcmp(x->location, y->location);
 }
 
 /*
