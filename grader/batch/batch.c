@@ -160,16 +160,45 @@ static void write_record(struct run *r, size_t i, const char *sha, const struct 
     free(text);
 }
 
+/* Whether input i shares its record (and report page) with the input
+ * before it: the inputs of a duplicated id, sorted side by side, have one,
+ * written for the first. */
+static bool shares_previous_record(const struct run *r, size_t i)
+{
+    const struct batch_input *e = &r->in.v[i], *prev = i > 0 ? &r->in.v[i - 1] : NULL;
+    return prev && e->id_ok && prev->id_ok && !strcmp(prev->key, e->key);
+}
+
+/*
+ * Reads input i's record from an earlier run or this one into *rec (the
+ * caller clears it) when it fits the input: the same id and, for a graded
+ * input, the same source (SHA-256) and seed; for a refused one, a refusal.
+ */
+static bool read_fitting_record(struct run *r, size_t i, struct batch_record *rec)
+{
+    const struct batch_input *e = &r->in.v[i];
+    size_t len;
+    char *text = batch_output_read_student(&r->out, e->key, &len);
+    bool ok = text && batch_record_parse(text, len, rec);
+    free(text);
+    if (!ok)
+        return false;
+    bool fits = !strcmp(rec->id, e->id) &&
+                (e->refusal ? rec->kind == BATCH_RECORD_REFUSED
+                            : rec->kind == BATCH_RECORD_GRADED && !strcmp(rec->sha, r->sha[i]) &&
+                              rec->seed == r->seed);
+    if (!fits)
+        batch_record_clear(rec);
+    return fits;
+}
+
 /* An input Rejected without grading: its record, if its id can have one. */
 static void record_refusal(struct run *r, size_t i)
 {
     const struct batch_input *e = &r->in.v[i];
     r->refused++;
     batch_progress_count(&r->progress, VERDICT_REJECTED, false);
-    /* the inputs of a duplicated id share one record: written once */
-    bool written = i > 0 && e->id_ok && r->in.v[i - 1].id_ok && r->in.v[i - 1].refusal &&
-                   !strcmp(r->in.v[i - 1].key, e->key);
-    if (!e->id_ok || written)
+    if (!e->id_ok || shares_previous_record(r, i))
         return;
     struct verdict *v = verdict_new(VERDICT_REJECTED, e->refusal);
     if (!v) {
@@ -187,17 +216,10 @@ static void record_refusal(struct run *r, size_t i)
  */
 static bool reuse(struct run *r, size_t i)
 {
-    const struct batch_input *e = &r->in.v[i];
-    size_t len;
-    char *text = batch_output_read_student(&r->out, e->key, &len);
     struct batch_record rec;
-    bool ok = text && batch_record_parse(text, len, &rec);
-    free(text);
-    if (!ok)
+    if (!read_fitting_record(r, i, &rec))
         return false;
-    ok = rec.kind == BATCH_RECORD_GRADED && !strcmp(rec.id, e->id) &&
-         !strcmp(rec.sha, r->sha[i]) && rec.seed == r->seed &&
-         rec.verdict->status != VERDICT_INTERNAL_ERROR;
+    bool ok = rec.kind == BATCH_RECORD_GRADED && rec.verdict->status != VERDICT_INTERNAL_ERROR;
     if (ok)
         batch_progress_count(&r->progress, rec.verdict->status, true);
     batch_record_clear(&rec);
@@ -358,21 +380,12 @@ static struct verdict *row_verdict(struct run *r, size_t i, bool *missing, bool 
     *missing = *graded = false;
     if (!e->id_ok)
         return verdict_new(VERDICT_REJECTED, e->refusal);
-    size_t len;
-    char *text = batch_output_read_student(&r->out, e->key, &len);
     struct batch_record rec;
-    bool ok = text && batch_record_parse(text, len, &rec);
-    free(text);
     struct verdict *v = NULL;
-    if (ok) {
-        bool fits = e->refusal ? rec.kind == BATCH_RECORD_REFUSED
-                               : rec.kind == BATCH_RECORD_GRADED && !strcmp(rec.sha, r->sha[i]) &&
-                                 rec.seed == r->seed;
-        if (fits && !strcmp(rec.id, e->id)) {
-            v = rec.verdict;
-            rec.verdict = NULL;
-            *graded = rec.kind == BATCH_RECORD_GRADED;
-        }
+    if (read_fitting_record(r, i, &rec)) {
+        v = rec.verdict;
+        rec.verdict = NULL;
+        *graded = rec.kind == BATCH_RECORD_GRADED;
         batch_record_clear(&rec);
     }
     if (!v) {
@@ -441,7 +454,7 @@ static bool write_report(struct run *r, size_t i, const struct verdict *v,
                          const struct batch_score *sc, bool graded, char *err, size_t errsz)
 {
     const struct batch_input *e = &r->in.v[i];
-    if (!e->id_ok || (i > 0 && r->in.v[i - 1].id_ok && !strcmp(r->in.v[i - 1].key, e->key)))
+    if (!e->id_ok || shares_previous_record(r, i))
         return true;
     char *page = batch_student_report_html(e, v, sc, r->seed, graded ? r->sha[i] : NULL);
     bool ok = page && batch_output_write_report(&r->out, e->key, page, strlen(page), err, errsz);

@@ -16,10 +16,7 @@ static const struct half_result *find_half(const struct verdict *v, int half)
 
 static void describe_cells(const struct half_result *h, char *out, size_t outsz)
 {
-    int wrong = 0;
-    for (int y = 0; y < TASK_PLANES; y++)
-        for (int x = 0; x < TASK_N; x++)
-            wrong += !h->cells[y][x].passed;
+    int wrong = report_wrong_cells(h);
     if (!wrong) {
         snprintf(out, outsz, "All %d cells are right.", TASK_CELLS);
         return;
@@ -89,10 +86,7 @@ void batch_score_verdict(const struct verdict *v, struct batch_score *s)
             snprintf(hid->output, sizeof hid->output, "Not run: %s.", why);
             continue;
         }
-        bool cells_ok = true;
-        for (int y = 0; y < TASK_PLANES; y++)
-            for (int x = 0; x < TASK_N; x++)
-                cells_ok &= h->cells[y][x].passed;
+        bool cells_ok = report_wrong_cells(h) == 0;
         vis->passed = cells_ok || v->status == VERDICT_ACCEPTED;
         hid->passed = (h->hidden_total > 0 && h->hidden_passed == h->hidden_total) ||
                       v->status == VERDICT_ACCEPTED;

@@ -70,22 +70,28 @@ static void print_ms(FILE *out, const char *label, double ms)
         fprintf(out, "%s n/a", label);
 }
 
-int report_cells(FILE *out, const struct half_result *h)
+int report_wrong_cells(const struct half_result *h)
 {
     int wrong = 0;
+    for (int y = 0; y < TASK_PLANES; y++)
+        for (int x = 0; x < TASK_N; x++)
+            wrong += !h->cells[y][x].passed;
+    return wrong;
+}
+
+void report_cells(FILE *out, const struct half_result *h)
+{
     fprintf(out, "        i:");
     for (int x = 0; x < TASK_N; x++)
         fprintf(out, " %3d", x);
     fprintf(out, "\n");
     for (int y = 0; y < TASK_PLANES; y++) {
         fprintf(out, "  %s:", y == 0 ? "   real" : "   imag");
-        for (int x = 0; x < TASK_N; x++) {
+        for (int x = 0; x < TASK_N; x++)
             fprintf(out, " %3s", h->cells[y][x].passed ? "ok" : "XX");
-            wrong += !h->cells[y][x].passed;
-        }
         fprintf(out, "\n");
     }
-    if (wrong)
+    if (report_wrong_cells(h))
         fprintf(out, "  failing cells:\n");
     for (int y = 0; y < TASK_PLANES; y++) {
         for (int x = 0; x < TASK_N; x++) {
@@ -99,7 +105,6 @@ int report_cells(FILE *out, const struct half_result *h)
             fprintf(out, "\n");
         }
     }
-    return wrong;
 }
 
 static void print_half(FILE *out, const struct half_result *h)

@@ -19,10 +19,12 @@ void report_write(FILE *out, const struct verdict *v);
 /*
  * One half's visible cells as the report shows them: the 8x2 grid of ok /
  * XX, then under "failing cells:" the line "i=K real: expected E,
- * got G" for each failing cell. Returns
- * how many cells failed.
+ * got G" for each failing cell.
  */
-int report_cells(FILE *out, const struct half_result *h);
+void report_cells(FILE *out, const struct half_result *h);
+
+/* How many of one half's visible cells failed. */
+int report_wrong_cells(const struct half_result *h);
 
 /* A cell's value as the reports write it: NaN, Infinity and -Infinity by
  * name (the harness writes every cell, so that is what the kernel

@@ -15,10 +15,7 @@ bool batch_feedback_ran(const struct verdict *v)
  * cell with the value expected and the value got. */
 static void print_visible_half(FILE *out, const struct half_result *h)
 {
-    int wrong = 0;
-    for (int y = 0; y < TASK_PLANES; y++)
-        for (int x = 0; x < TASK_N; x++)
-            wrong += !h->cells[y][x].passed;
+    int wrong = report_wrong_cells(h);
     if (wrong)
         fprintf(out, "\nhalf = %d: %d of %d cells are wrong\n", h->half, wrong, TASK_CELLS);
     else

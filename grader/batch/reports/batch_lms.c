@@ -11,11 +11,6 @@ static const char *const layout_files[] = {
     "gradebook.csv", "gradebook-canvas.csv", "gradebook-moodle.csv",
 };
 
-const char *batch_layout_to_str(enum batch_layout l)
-{
-    return l <= BATCH_LAYOUT_MOODLE ? layout_names[l] : "unknown";
-}
-
 bool batch_layout_from_str(const char *s, enum batch_layout *l)
 {
     for (int i = 0; i <= BATCH_LAYOUT_MOODLE; i++)

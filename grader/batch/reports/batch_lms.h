@@ -31,9 +31,6 @@
 
 enum batch_layout { BATCH_LAYOUT_DEFAULT, BATCH_LAYOUT_CANVAS, BATCH_LAYOUT_MOODLE };
 
-/* The layout's name as --gradebook takes it ("canvas"); never NULL. */
-const char *batch_layout_to_str(enum batch_layout l);
-
 /* Parses --gradebook's value; false when it names no layout. */
 bool batch_layout_from_str(const char *s, enum batch_layout *l);
 

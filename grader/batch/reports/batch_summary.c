@@ -117,10 +117,8 @@ bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
     size_t i = 0;
     while (i < BATCH_SUMMARY_NSTATUS && verdict_status_at(i) != v->status)
         i++;
-    if (i < BATCH_SUMMARY_NSTATUS)
+    if (i < BATCH_SUMMARY_NSTATUS)   /* every status is in the table */
         s->status[i]++;
-    else
-        s->unknown++;
     s->score_sum += sc->score;
     s->full += sc->score == sc->max_score;
     s->zero += sc->score == 0;

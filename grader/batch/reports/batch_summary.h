@@ -36,7 +36,7 @@ struct batch_summary_list {
 
 /* Read-only for writers of reports; built by batch_summary_add. */
 struct batch_summary {
-    size_t rows, status[BATCH_SUMMARY_NSTATUS], unknown;
+    size_t rows, status[BATCH_SUMMARY_NSTATUS];
     long score_sum;
     size_t full, zero;
     size_t points[BATCH_MAX_SCORE + 1];      /* rows with each score */
