@@ -141,9 +141,10 @@ def main():
     check(size_value(d["keepalive_timeout"][0]) < c_value("grader/common/defaults.h",
                                                           "DEFAULT_IDLE_TIMEOUT_S"),
           "nginx keeps idle upstream connections longer than the server does")
-    check("X-Forwarded-For $remote_addr" in d.get("proxy_set_header", []) or
-          "X-Forwarded-For $proxy_add_x_forwarded_for" in d.get("proxy_set_header", []),
-          "X-Forwarded-For is not set")
+    # overwritten with the peer, not appended to: a client's own header must
+    # not reach the server as if nginx had vouched for it
+    check("X-Forwarded-For $remote_addr" in d.get("proxy_set_header", []),
+          "X-Forwarded-For is not overwritten with $remote_addr")
     retry = d.get("proxy_next_upstream", [""])[0].split()
     check({"error", "timeout", "non_idempotent"} <= set(retry) and "http_429" not in retry,
           "proxy_next_upstream %r" % retry)

@@ -32,12 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "http"))
 from serverproc import Server  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
+from common import Checks, children, slow_body  # noqa: E402
 
 ROOT, SAMPLES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 OPTS = sys.argv[3:]
@@ -104,16 +105,6 @@ def grades(srv):
         assert status == 200 and got == want, (name, status, got)
 
 
-def children(pid):
-    """The processes pid started, from any of its threads (the pool's
-    supervisor thread starts the workers)."""
-    out = []
-    for task in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-            out += [int(c) for c in f.read().split()]
-    return out
-
-
 def seccomp_mode(pid):
     with open("/proc/%d/status" % pid) as f:
         fields = dict(l.split(":", 1) for l in f if ":" in l)
@@ -123,20 +114,8 @@ def seccomp_mode(pid):
 def main():
     for k in [k for k in os.environ if k.startswith("BUTTERFLY_")]:
         del os.environ[k]
-    results = {"passed": 0, "failed": 0}
-
-    def check(name, fn, *args):
-        t0 = time.time()
-        try:
-            fn(*args)
-            results["passed"] += 1
-            print("ok   %-52s %.1fs" % (name, time.time() - t0), flush=True)
-            return True
-        except Exception:  # noqa: BLE001 - every failure is reported
-            results["failed"] += 1
-            print("FAIL %s" % name, flush=True)
-            traceback.print_exc()
-            return False
+    checks = Checks()
+    check = checks.run
 
     tmp = tempfile.mkdtemp(prefix="butterfly-install-")
     elsewhere = os.path.join(tmp, "elsewhere")
@@ -235,10 +214,7 @@ def main():
                 grades(srv)
                 # past the deadline the worker is killed and another started,
                 # all under the filter
-                slow = ("#define A x = sin(x) * 1.0001 + 0.5;\n#define B A A A A A A A A A A\n"
-                        "#define C B B B B B B B B B B\nfloat x = spectrum[0][this.thread.x];\n"
-                        "for (int k = 0; k < 5000; k++) { C C C C }\nreturn x;\n")
-                status, _, data = get(srv.url + SUBMIT, slow.encode(), "text/plain")
+                status, _, data = get(srv.url + SUBMIT, slow_body(5000).encode(), "text/plain")
                 assert status == 200 and json.loads(data)["status"]["id"] == 5, data[:300]
                 srv.wait_healthy()
                 grades(srv)
@@ -258,8 +234,7 @@ def main():
     finally:
         os.chdir("/")
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (results["passed"], results["failed"]))
-    return 1 if results["failed"] else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

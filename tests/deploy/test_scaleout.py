@@ -43,6 +43,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "http"))
 sys.path.insert(0, HERE)
 from nginxproc import Nginx, free_port  # noqa: E402
 from serverproc import Server  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
+from common import children, percentile  # noqa: E402
 
 BINARY, SAMPLES, ROOT = sys.argv[1:4]
 OPTS = sys.argv[4:]
@@ -70,24 +72,6 @@ def call(port, method, path, body=None, headers=None, source=None, timeout=120):
     finally:
         conn.close()
 
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
-
-
-def children(pid):
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.append(int(d))
-            except (OSError, IndexError):
-                pass
-    return out
 
 
 def alive(pid):

@@ -23,6 +23,25 @@ def sample(name):
         return f.read()
 
 
+def percentile(xs, p):
+    """The p-th percentile of xs by nearest rank; NaN for no values."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
+
+
+def slow_body(iterations, tag=None):
+    """A kernel body that is correct GLSL and merely slow: a loop within the
+    loop budget whose every iteration is 400 sines, about a second of
+    lavapipe per 1000 iterations (milliseconds on a GPU), so that a worker
+    stays busy or a deadline cuts it. `tag` (a comment) makes it distinct."""
+    return ("#define A x = sin(x) * 1.0001 + 0.5;\n"
+            "#define B A A A A A A A A A A\n"
+            "#define C B B B B B B B B B B\n"
+            "float x = spectrum[0][this.thread.x];\n"
+            "for (int k = 0; k < %d; k++) { C C C C }\n"
+            "return x;\n" % iterations) + ("// %s\n" % tag if tag is not None else "")
+
+
 def sanitized(binary):
     """True for a build with AddressSanitizer (CI runs every suite twice).
 
@@ -140,15 +159,20 @@ def body_of(reply):
     return reply.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in reply else b""
 
 
-def metrics(port):
-    """The /metrics counters as {name-with-labels: value}."""
-    _, _, data = request(port, "GET", "/metrics", timeout=10)
+def parse_metrics(text):
+    """{name or name{labels}: value} of a Prometheus exposition text."""
     out = {}
-    for line in data.decode().splitlines():
+    for line in text.splitlines():
         if line and not line.startswith("#"):
             name, value = line.rsplit(" ", 1)
             out[name] = float(value)
     return out
+
+
+def metrics(port):
+    """The /metrics counters as {name-with-labels: value}."""
+    _, _, data = request(port, "GET", "/metrics", timeout=10)
+    return parse_metrics(data.decode())
 
 
 def about(port):
@@ -173,6 +197,19 @@ def proc_rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def children(pid):
+    """The processes pid started, from any of its threads (the pool's
+    supervisor thread starts the workers)."""
+    out = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                out += [int(c) for c in f.read().split()]
+        except FileNotFoundError:
+            pass   # a thread that ended meanwhile
+    return out
 
 
 def proc_fds(pid):

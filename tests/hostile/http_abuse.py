@@ -17,7 +17,8 @@ import threading
 import time
 
 from common import (SUBMIT, Checks, Server, body_of, metrics, raw, read_response, request,
-                    sample, sanitized, settled_fds, status_of, strict_json, submit, wait_idle)
+                    sample, sanitized, settled_fds, slow_body, status_of, strict_json, submit,
+                    wait_idle)
 
 SERVER_ARGS = ["--workers", "2", "--deadline-ms", "2000", "--timeout-s", "3"]
 IDLE_TIMEOUT_S = 3
@@ -385,9 +386,7 @@ def t_client_vanishes_while_graded(port):
     queue, a running one has its worker stopped unless it is about to end,
     /metrics accounts for every one of them, and the server carries on."""
     # within the loop budget, but about 1.5 s of lavapipe per job
-    slow = (b"#define A x = sin(x) * 1.0001 + 0.5;\n#define B A A A A A A A A A A\n"
-            b"#define C B B B B B B B B B B\nfloat x = spectrum[0][this.thread.x];\n"
-            b"for (int k = 0; k < 1000; k++) { C C C C }\nreturn x;\n")
+    slow = slow_body(1000).encode()
     before = metrics(port)
     for k in range(3):
         body = slow + b"// vanishing %d\n" % k

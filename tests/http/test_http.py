@@ -17,23 +17,11 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 from serverproc import Server  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-from common import Checks  # noqa: E402
+from common import Checks, parse_metrics, proc_fds, proc_rss_kib, slow_body  # noqa: E402
 
 BINARY, SAMPLES = sys.argv[1], sys.argv[2]
 SUBMIT = "/api/tasks/butterfly/submissions"
-# A loop within the loop budget whose body is heavy (400 sines): about a
-# second on lavapipe per 1000 iterations, so a worker stays busy with it.
-def slow_body(iterations):
-    return (
-        "#define A x = sin(x) * 1.0001 + 0.5;\n"
-        "#define B A A A A A A A A A A\n"
-        "#define C B B B B B B B B B B\n"
-        "float x = spectrum[0][this.thread.x];\n"
-        "for (int k = 0; k < %d; k++) { C C C C }\n"
-        "return x;\n" % iterations)
-
-
-SLOW = slow_body(1000)
+SLOW = slow_body(1000)   # about a second of lavapipe: a worker stays busy with it
 
 
 def sample(name):
@@ -253,36 +241,25 @@ def t_metrics_count(srv):
         assert name in text, name
 
 
-def metric_values(text):
-    """{name or name{labels}: value} of an exposition text."""
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            key, value = line.rsplit(" ", 1)
-            out[key] = float(value)
-    return out
-
-
 def t_metrics_standard(srv):
     """promtool accepts /metrics; build_info names the version and the
     device /api/about names; the process metrics are this server's own."""
     _, data = request(srv, "GET", "/metrics")
     p = subprocess.run(["promtool", "check", "metrics"], input=data, capture_output=True)
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
-    m = metric_values(data.decode())
+    m = parse_metrics(data.decode())
     _, about = request(srv, "GET", "/api/about")
     about = json.loads(about)
     info = 'butterfly_build_info{version="%s",device="%s"}' % (about["version"],
                                                                about["device"]["name"])
     assert m.get(info) == 1, (info, [k for k in m if "build_info" in k])
     pid = srv.proc.pid
-    fds = len(os.listdir("/proc/%d/fd" % pid))
+    fds = proc_fds(pid)
     assert abs(m["process_open_fds"] - fds) <= 3, (m["process_open_fds"], fds)
     with open("/proc/%d/limits" % pid) as f:
         soft = [l.split()[3] for l in f if l.startswith("Max open files")][0]
     assert m["process_max_fds"] == float(soft), (m["process_max_fds"], soft)
-    with open("/proc/%d/status" % pid) as f:
-        rss = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:")][0]
+    rss = proc_rss_kib(pid) * 1024
     assert 0.5 * rss < m["process_resident_memory_bytes"] < 2 * rss, (m, rss)
     assert abs(m["process_start_time_seconds"] - srv.started) < 5, (
         m["process_start_time_seconds"], srv.started)

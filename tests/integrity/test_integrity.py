@@ -31,7 +31,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
-from common import Checks, Server, metrics, request, sample, sanitized, strict_json, submit  # noqa: E402
+from common import (Checks, Server, children, metrics, request, sample, sanitized, slow_body,  # noqa: E402
+                    strict_json, submit)
 import butterfly_model as model  # noqa: E402
 
 SERVER, BATCH = sys.argv[1], sys.argv[2]
@@ -172,12 +173,6 @@ def t_double_in_plain_words(srv):
     return v["message"]
 
 
-def worker_pids(server_pid):
-    out = subprocess.run(["pgrep", "-P", str(server_pid), "butterfly-worke"],
-                         capture_output=True, text=True).stdout.split()
-    return [int(p) for p in out]
-
-
 def t_the_grader_is_not_blamed_for_itself():
     """A worker killed or stopped from outside mid-job: the job is graded
     again on a fresh worker, and its verdict is the kernel's own."""
@@ -186,16 +181,13 @@ def t_the_grader_is_not_blamed_for_itself():
         about = strict_json(request(srv.port, "GET", "/api/about")[2])
         if about["device"]["type"] != "cpu":
             return "skipped: the slow kernel is only slow on a CPU device"
-        slow = ("#define A x = sin(x) * 1.0001 + 0.5;\n#define B A A A A A A A A A A\n"
-                "#define C B B B B B B B B B B\nfloat x = spectrum[0][this.thread.x];\n"
-                "for (int k = 0; k < 1000; k++) { C C C C }\nreturn x; // %s\n")
         notes = []
         for how in ("SIGKILL", "SIGSTOP"):
             out = {}
-            t = threading.Thread(target=lambda: out.update(v=verdict(srv.port, slow % how)))
+            t = threading.Thread(target=lambda: out.update(v=verdict(srv.port, slow_body(1000, how))))
             t.start()
             time.sleep(0.4)
-            pids = worker_pids(srv.proc.pid)
+            pids = children(srv.proc.pid)   # the server starts only workers
             assert len(pids) == 1, pids
             os.kill(pids[0], getattr(__import__("signal"), how))
             t.join(60)

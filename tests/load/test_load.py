@@ -19,29 +19,17 @@ Prints one line per check and ends with "N passed, M failed".
 """
 import os
 import socket
-import statistics
 import sys
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
-from common import (SUBMIT, Checks, Server, metrics, read_response, request,  # noqa: E402
-                    sample, sanitized, strict_json)
+from common import (SUBMIT, Checks, Server, metrics, percentile, read_response,  # noqa: E402
+                    request, sample, sanitized, slow_body, strict_json)
 
 BINARY = sys.argv[1]
 SLOW_FACTOR = 3 if sanitized(BINARY) else 1
-
-
-def slow_body(iterations, tag=""):
-    """A loop within the loop budget with 400 sines per iteration: about a
-    second per 1000 iterations on lavapipe."""
-    return ("#define A x = sin(x) * 1.0001 + 0.5;\n"
-            "#define B A A A A A A A A A A\n"
-            "#define C B B B B B B B B B B\n"
-            "float x = spectrum[0][this.thread.x];\n"
-            "for (int k = 0; k < %d; k++) { C C C C }\n"
-            "return x; // %s\n" % (iterations, tag)).encode()
 
 
 def post(port, body, client=None, timeout=120):
@@ -58,15 +46,6 @@ def post_and_hang_up(port, body, client):
                b"X-Forwarded-For: %s\r\nContent-Length: %d\r\n\r\n"
                % (SUBMIT.encode(), client.encode(), len(body))) + body)
     s.close()
-
-
-def metric(port, name):
-    return metrics(port).get(name, 0)
-
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def t_burst_200_all_graded():
@@ -120,7 +99,7 @@ def t_flood_spares_the_bystander():
             k = 0
             while not stop.is_set():
                 try:
-                    post_and_hang_up(port, slow_body(1000, "flood %d" % k), "10.9.9.9")
+                    post_and_hang_up(port, slow_body(1000, "flood %d" % k).encode(), "10.9.9.9")
                     flooded[0] += 1
                 except OSError:
                     pass
@@ -176,7 +155,7 @@ def t_429_past_the_clients_share():
         lock = threading.Lock()
 
         def one(k, client):
-            r = post(port, slow_body(300, "share %d" % k), client)
+            r = post(port, slow_body(300, "share %d" % k).encode(), client)
             with lock:
                 out.append((client, r))
         threads = [threading.Thread(target=one, args=(k, "10.3.3.3")) for k in range(6)]
@@ -216,7 +195,7 @@ def t_forwarded_for_only_from_a_trusted_proxy():
             lock = threading.Lock()
 
             def one(k, port=srv.port):
-                r = post(port, slow_body(300, "xff %d" % k), "10.5.5.%d" % k)
+                r = post(port, slow_body(300, "xff %d" % k).encode(), "10.5.5.%d" % k)
                 with lock:
                     out.append(r[0])
             threads = [threading.Thread(target=one, args=(k,)) for k in range(6)]
@@ -244,13 +223,13 @@ def t_cancellations_counted():
         # a running job whose client goes: its worker is stopped (on lavapipe
         # the kernel would run for seconds more)
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
-        body = slow_body(3000, "cancel running")
+        body = slow_body(3000, "cancel running").encode()
         s.sendall((b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
                    b"X-Forwarded-For: 10.6.0.1\r\nContent-Length: %d\r\n\r\n"
                    % (SUBMIT.encode(), len(body))) + body)
         time.sleep(0.3)
         # a queued one whose client goes: it leaves the queue
-        post_and_hang_up(port, slow_body(1000, "cancel queued"), "10.6.0.2")
+        post_and_hang_up(port, slow_body(1000, "cancel queued").encode(), "10.6.0.2")
         time.sleep(0.3)
         s.close()
         t0 = time.time()
