@@ -16,7 +16,7 @@ import { createProgress } from './progress.mjs';
 import { renderGrids, renderResultTables } from './results-view.mjs';
 import { DEFAULT_TASK, mergeTask } from './task-defaults.mjs';
 import {
-  announcement, formatDevice, formatTimings, outcomeView, readLoop, runningView, verdictView,
+  announcement, formatDevice, formatTimings, outcomeView, runningView, verdictView,
 } from './verdict-view.mjs';
 import { defaultWorkedCell, workedCellOnShow } from './worked-cell.mjs';
 import { renderWorkedCell } from './worked-cell-view.mjs';
@@ -313,8 +313,7 @@ function showVerdict(verdict, { source = '', savedAt = null } = {}) {
     extra.push(h('p', { className: 'restored' }, `Saved result of your run on ${formatWhen(savedAt)}` +
       `${changed ? '; you have changed the code since.' : '.'}`));
   }
-  const loop = view.cause === 'loop' ? readLoop(verdict.loop) : null;
-  if (view.kind !== 'accepted') extra.push(backToCode(loop ? loop.line : null));
+  if (view.kind !== 'accepted') extra.push(backToCode(view.loop ? view.loop.line : null));
   setVerdictBox(view.tone, `${view.icon} ${view.title}`, view.detail, extra, view.cause || view.kind);
   showDiagnosis(verdict);
   if (view.showGrids) {

@@ -2,6 +2,8 @@
 // The grader numbers lines from the body's first line; a line one past the
 // body's last means "after your code", at the fixed closing brace. Pure.
 
+import { readLoop } from './verdict-view.mjs';
+
 /*
  * Returns one entry per diagnostic:
  *   {line, column, severity, message, original, afterCode, from, to, text}
@@ -72,9 +74,9 @@ export function placeDiagnostics(diagnostics, body) {
  */
 export function verdictDiagnostics(verdict) {
   const list = verdict && Array.isArray(verdict.diagnostics) ? verdict.diagnostics.filter((d) => d && typeof d === 'object') : [];
-  const loop = verdict && verdict.loop;
-  if (loop && Number.isInteger(loop.line) && loop.line >= 1 && !list.some((d) => d.line === loop.line)) {
-    const limit = Number.isInteger(loop.limit) && loop.limit > 0 ? `more than ${loop.limit} times` : 'without end';
+  const loop = readLoop(verdict && verdict.loop);
+  if (loop && !list.some((d) => d.line === loop.line)) {
+    const limit = loop.limit !== null ? `more than ${loop.limit} times` : 'without end';
     return [...list, { line: loop.line, column: null, severity: 'error', message: `this loop ran ${limit}` }];
   }
   return list;

@@ -86,7 +86,7 @@ export function verdictView(verdict) {
     case 'time-limit': {
       const loop = readLoop(verdict.loop);
       if (loop) {
-        return { ...view, cause: 'loop', title: 'Time limit exceeded: a loop never ended', detail: loopDetail(loop) };
+        return { ...view, cause: 'loop', loop, title: 'Time limit exceeded: a loop never ended', detail: loopDetail(loop) };
       }
       return { ...view, title: 'Time limit exceeded',
         detail: message || 'Your kernel did not finish in time. A single pass needs no loop; look for one that never ends.' };
