@@ -39,18 +39,6 @@ static void header_list(const struct csv_field *h, size_t n, char *out, size_t o
     }
 }
 
-/* Trims blanks around a cell: ids typed into spreadsheets carry them. */
-static const char *trim(const char *s, size_t *len)
-{
-    while (*len && (*s == ' ' || *s == '\t')) {
-        s++;
-        (*len)--;
-    }
-    while (*len && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
-        (*len)--;
-    return s;
-}
-
 static bool blank_record(const struct csv_field *f, size_t n)
 {
     return n == 1 && f[0].len == 0;
@@ -98,7 +86,7 @@ bool batch_input_csv_load(const struct batch_input_options *o, FILE *f, const ch
         char location[4096];
         snprintf(location, sizeof location, "%s:%lu", name, line);
         size_t id_len = (size_t)id_col < n ? fields[id_col].len : 0;
-        const char *id = (size_t)id_col < n ? trim(fields[id_col].data, &id_len) : NULL;
+        const char *id = (size_t)id_col < n ? csv_trim(fields[id_col].data, &id_len) : NULL;
         struct batch_input *e = batch_inputs_add(in, id, id_len, location, err, errsz);
         if (!e)
             goto out;

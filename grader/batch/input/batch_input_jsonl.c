@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "batch_input.h"
+#include "csv.h"
 #include "task.h"
 
 /*
@@ -68,12 +69,7 @@ static bool add_object(const struct batch_input_options *o, struct batch_inputs 
         id = json_string_value(idv);
         id_len = json_string_length(idv);
         /* blanks around an id are a spreadsheet's, not the student's */
-        while (id_len && (*id == ' ' || *id == '\t')) {
-            id++;
-            id_len--;
-        }
-        while (id_len && (id[id_len - 1] == ' ' || id[id_len - 1] == '\t'))
-            id_len--;
+        id = csv_trim(id, &id_len);
     } else if (json_is_integer(idv)) {
         id_len = (size_t)snprintf(number, sizeof number, "%" JSON_INTEGER_FORMAT,
                                   json_integer_value(idv));

@@ -332,3 +332,14 @@ void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long g
     }
     fputs("\r\n", f);
 }
+
+const char *csv_trim(const char *s, size_t *len)
+{
+    while (*len && (*s == ' ' || *s == '\t')) {
+        s++;
+        (*len)--;
+    }
+    while (*len && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
+        (*len)--;
+    return s;
+}

@@ -68,6 +68,13 @@ char csv_sniff_delimiter(const char *head, size_t len);
 char csv_sniff_file(FILE *f);
 
 /*
+ * The cell s[0..*len) without the blanks (spaces, tabs) around it, which
+ * values typed into spreadsheets carry: returns the new start and sets
+ * *len to the new length.
+ */
+const char *csv_trim(const char *s, size_t *len);
+
+/*
  * Whether a spreadsheet that opens the file would evaluate cell s as a
  * formula: it starts with '=' or '@', or with '+' or '-' and is not a
  * plain number ("-3" and "+1.5" are numbers, "-2+3" and "+cmd|..." are

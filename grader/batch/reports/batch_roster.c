@@ -18,20 +18,9 @@ const char *batch_roster_column_to_str(enum batch_roster_column c)
     return c < ROSTER_COLUMNS ? headers[c] : "unknown";
 }
 
-static const char *trim(const char *s, size_t *len)
-{
-    while (*len && (*s == ' ' || *s == '\t')) {
-        s++;
-        (*len)--;
-    }
-    while (*len && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
-        (*len)--;
-    return s;
-}
-
 static bool named(const char *s, size_t len, const char *name)
 {
-    s = trim(s, &len);
+    s = csv_trim(s, &len);
     return strlen(name) == len && !strncasecmp(s, name, len);
 }
 
@@ -69,7 +58,7 @@ static bool add_entry(struct batch_roster *r, const struct csv_field *f, size_t 
     bool ok = true;
     for (int c = 0; c < ROSTER_COLUMNS; c++) {
         size_t len = col[c] >= 0 && (size_t)col[c] < n ? f[col[c]].len : 0;
-        const char *s = len ? trim(f[col[c]].data, &len) : "";
+        const char *s = len ? csv_trim(f[col[c]].data, &len) : "";
         e->cell[c] = strndup(s, len);
         ok &= e->cell[c] != NULL;
     }
@@ -86,7 +75,7 @@ static bool blank_record(const struct csv_field *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         size_t len = f[i].len;
-        trim(f[i].data, &len);
+        csv_trim(f[i].data, &len);
         if (len)
             return false;
     }
