@@ -31,7 +31,9 @@ struct trusted_proxies {
 };
 
 /*
- * Adds "ADDR" or "ADDR/PREFIX" (IPv4 or IPv6) to the trusted proxies.
+ * Adds "ADDR" or "ADDR/PREFIX" (IPv4 or IPv6) to the trusted proxies. An
+ * IPv4-mapped IPv6 address is its IPv4 address (::ffff:10.0.0.0/104 is
+ * 10.0.0.0/8), as are the hops of the headers and a dual-stack peer.
  * False with a reason in err when it does not parse or the list is full.
  */
 bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz);
