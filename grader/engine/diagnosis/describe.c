@@ -13,6 +13,23 @@
 
 const char describe_values_title[] = "Some values";
 
+/* The diagnosis the four texts spell, taking (and emptying) them; NULL on
+ * OOM. */
+static struct diagnosis *diagnosis_from_texts(struct text *id, struct text *title,
+                                              struct text *why, struct text *hint)
+{
+    char *sid = text_take(id), *stitle = text_take(title), *swhy = text_take(why),
+         *shint = text_take(hint);
+    struct diagnosis *d = NULL;
+    if (sid && stitle && swhy && shint)
+        d = diagnosis_new(sid, stitle, swhy, shint);
+    free(sid);
+    free(stitle);
+    free(swhy);
+    free(shint);
+    return d;
+}
+
 /* The free-form explanation's aspects: what a cell takes. */
 enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECT_PART, ASPECT_CONSTANT,
               ASPECTS };
@@ -358,15 +375,7 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
     }
     add_hints(&hint, res, aspect_mask);
 
-    char *sid = text_take(&id), *stitle = text_take(&title), *swhy = text_take(&why), *shint = text_take(&hint);
-    struct diagnosis *d = NULL;
-    if (sid && stitle && swhy && shint)
-        d = diagnosis_new(sid, stitle, swhy, shint);
-    free(sid);
-    free(stitle);
-    free(swhy);
-    free(shint);
-    return d;
+    return diagnosis_from_texts(&id, &title, &why, &hint);
 }
 
 /* ---- values read back as formulas ---- */
@@ -572,13 +581,5 @@ struct diagnosis *describe_formulas(
     free(examples.buf);
     add_where(&why, t, runs, nruns, out);
     add_aspect_hints(&hint, mask);
-    char *sid = text_take(&id), *stitle = text_take(&title), *swhy = text_take(&why), *shint = text_take(&hint);
-    struct diagnosis *d = NULL;
-    if (sid && stitle && swhy && shint)
-        d = diagnosis_new(sid, stitle, swhy, shint);
-    free(sid);
-    free(stitle);
-    free(swhy);
-    free(shint);
-    return d;
+    return diagnosis_from_texts(&id, &title, &why, &hint);
 }
