@@ -28,13 +28,6 @@ struct grader_options {
 /* Fills *o with the defaults. */
 void grader_options_init(struct grader_options *o);
 
-/*
- * Fills the TASK_RUNS inputs of one grading dispatch: for each half, the
- * visible spectrum, then the TASK_HIDDEN hidden spectra of `seed`. Run
- * h * (1 + TASK_HIDDEN) + s is half h's spectrum s (0: the visible one).
- */
-void grade_fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS]);
-
 struct grader;
 
 /*
