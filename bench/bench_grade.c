@@ -264,7 +264,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_grade: %s\n", err);
         return 1;
     }
-    printf("device: %s (%s)\n", grader_device(g)->name, grader_device(g)->type);
+    printf("device: %s (%s)\n", grader_device(g)->name,
+           device_type_to_str(grader_device(g)->type));
 
     double compile_sum = 0, pipeline_sum = 0;
     int bad = 0;

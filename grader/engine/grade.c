@@ -24,6 +24,7 @@ struct grader {
     struct gpu_context *gpu;
     struct kernel_cache *cache;
     bool usable;
+    struct grade_facts last;
 };
 
 void grader_options_init(struct grader_options *o)
@@ -39,10 +40,11 @@ void grader_options_init(struct grader_options *o)
     o->count_loops = true;
 }
 
-static void stage(struct grader *g, const char *name)
+static void stage(struct grader *g, enum grade_stage s)
 {
+    g->last.stage = s;
     if (g->opts.on_stage)
-        g->opts.on_stage(name, g->opts.on_stage_arg);
+        g->opts.on_stage(s, g->opts.on_stage_arg);
 }
 
 struct grader *grader_new(const struct grader_options *o, char *err, size_t errsz)
@@ -96,7 +98,7 @@ void grader_free(struct grader *g)
     free(g);
 }
 
-void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage, void *arg),
+void grader_set_stage_hook(struct grader *g, void (*on_stage)(enum grade_stage stage, void *arg),
                            void *arg)
 {
     g->opts.on_stage = on_stage;
@@ -116,6 +118,11 @@ const struct gpu_device_info *grader_device(const struct grader *g)
 bool grader_usable(const struct grader *g)
 {
     return g->usable;
+}
+
+const struct grade_facts *grader_last_facts(const struct grader *g)
+{
+    return &g->last;
 }
 
 /* Moves the compiler's diagnostics and log into the verdict. */
@@ -314,7 +321,8 @@ static const struct kernel_entry *kernel_for(struct grader *g, struct verdict *v
     }
     if (g->opts.cache_kernels && (e = kernel_cache_by_module(g->cache, key, key_words))) {
         /* the same kernel: its lines and warnings are this text's now */
-        kernel_cache_retext(e, body, len, lines, nloops, v->diags, v->ndiags);
+        g->last.cache_hit = true;
+        kernel_cache_retext(g->cache, e, body, len, lines, nloops, v->diags, v->ndiags);
         goto done;
     }
     if (!build_kernel(g, v, cr, &kernel))
@@ -338,9 +346,11 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     const struct gpu_device_info *dev = gpu_context_device(g->gpu);
     snprintf(v->device_name, sizeof v->device_name, "%s", dev->name);
     snprintf(v->device_driver, sizeof v->device_driver, "%s", dev->driver);
+    v->has_device = true;
     v->device_type = dev->type;
     v->seed = g->opts.seed;
     v->timings.pipeline_ms = 0;
+    g->last = (struct grade_facts){ .stage = STAGE_NONE };
 
     /* Editors on Windows may save a byte-order mark first; glslang reads it
      * as a stray token. It is no newline, so line numbers stay the same. */
@@ -357,12 +367,13 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
         goto done;
     }
 
-    stage(g, "compile");
+    stage(g, STAGE_COMPILE);
     double tc = clock_now_ms();
     /* the same text as a kept kernel: nothing to compile */
     const struct kernel_entry *e = g->opts.cache_kernels
                                    ? kernel_cache_by_text(g->cache, body, len) : NULL;
     if (e) {
+        g->last.cache_hit = true;
         copy_warnings(v, e);
     } else {
         struct compile_result cr;
@@ -384,13 +395,15 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     }
     v->timings.compile_ms = clock_now_ms() - tc - v->timings.pipeline_ms;
     if (e) {
-        stage(g, "run");
+        stage(g, STAGE_RUN);
+        g->last.kept = g->opts.cache_kernels && e->text_len == len && !memcmp(e->text, body, len);
         run_and_compare(g, v, e);
     }
     /* without caching, the kernel was kept for this run only */
     if (!g->opts.cache_kernels && g->usable)
         kernel_cache_clear(g->cache);
 done:
+    g->last.dropped = g->usable ? kernel_cache_take_dropped(g->cache) : 0;
     v->timings.total_ms = clock_now_ms() - t0;
     return v;
 }
