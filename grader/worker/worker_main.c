@@ -22,6 +22,7 @@
 #include "common/parse_num.h"
 #include "engine/grade.h"
 #include "worker/limits.h"
+#include "worker/test_fault.h"
 
 #define SUPERVISOR_FD 3
 
@@ -32,6 +33,7 @@ static void send_stage(enum grade_stage stage, void *arg)
     /* a failed write means the supervisor is gone: the read that follows
      * will see it and end this process */
     frame_write(SUPERVISOR_FD, FRAME_STAGE, &b, 1);
+    test_fault_at(stage);
 }
 
 /* Sends j (consumed) as one frame of the given type. */
