@@ -230,15 +230,16 @@ static bool check_module(struct verdict *v, const struct compile_result *cr)
 
 /*
  * From glslang's checked module to a kernel on the device: count every
- * loop, clamp every index (the robust-access pass validates the module
- * before and after, which also checks the loop counter's rewrite), drop
- * the debug information, build the pipeline. On success *out is the new
+ * loop (a module with none, `nloops` as spirv_loops_lines found, is left
+ * as it is), clamp every index (the robust-access pass validates its
+ * input, which also checks the loop counter's rewrite), drop the debug
+ * information, build the pipeline. On success *out is the new
  * kernel. A module the robust-access pass refuses is the body's
  * (Rejected), unless only the rewritten one is refused: then, as for any
  * later failure, it is the grader's (Internal Error).
  */
 static bool build_kernel(struct grader *g, struct verdict *v, const struct compile_result *cr,
-                         struct gpu_kernel **out)
+                         size_t loops_found, struct gpu_kernel **out)
 {
     char msg[320], plain_msg[32];
     uint32_t *counted = NULL, *safe = NULL, *final = NULL;
@@ -246,7 +247,7 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
     bool ok = false;
 
     *out = NULL;
-    if (g->opts.count_loops &&
+    if (g->opts.count_loops && loops_found > 0 &&
         !spirv_loops_instrument(cr->spirv, cr->nwords, task_butterfly.loop_budget, &counted,
                                 &counted_words, &nloops, msg, sizeof msg)) {
         verdict_set_message(v, "The grader could not count the loops of this kernel: %s.", msg);
@@ -325,7 +326,7 @@ static const struct kernel_entry *kernel_for(struct grader *g, struct verdict *v
         kernel_cache_retext(g->cache, e, body, len, lines, nloops, v->diags, v->ndiags);
         goto done;
     }
-    if (!build_kernel(g, v, cr, &kernel))
+    if (!build_kernel(g, v, cr, nloops, &kernel))
         goto done;
     e = kernel_cache_add(g->cache, kernel, key, key_words, body, len, lines, nloops, v->diags,
                          v->ndiags);
