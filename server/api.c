@@ -1,11 +1,11 @@
 /* api.c - the task, the task list and the about document. */
-#include "api.h"
+#include "server/api.h"
 
 #include <string.h>
 
-#include "config.h"
-#include "openapi_doc.h"
-#include "task.h"
+#include "common/config.h"
+#include "common/task.h"
+#include "server/openapi_doc.h"
 
 const char *api_openapi(size_t *len)
 {
@@ -60,7 +60,8 @@ json_t *api_about(const struct pool_stats *ps, const struct server_config *c)
     return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, "
                      "s:{s:i, s:i, s:f, s:f}, s:{s:i, s:i, s:i, s:i}}",
                      "name", "butterfly-grader", "version", BUTTERFLY_VERSION,
-                     "device", "name", ps->device_name, "type", ps->device_type,
+                     "device", "name", ps->device_name,
+                     "type", ps->device_name[0] ? device_type_to_str(ps->device_type) : "",
                      "workers", "configured", (int)ps->workers, "ready", (int)ps->ready,
                      "busy", (int)ps->busy,
                      "queue", "length", (int)ps->queued, "capacity", (int)ps->queue_length,

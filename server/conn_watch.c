@@ -1,5 +1,5 @@
 /* conn_watch.c - an epoll set of suspended sockets, and its thread. */
-#include "conn_watch.h"
+#include "server/conn_watch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -154,4 +154,10 @@ void conn_watch_free(struct conn_watch *w)
     close(w->stopfd);
     free(w->items);
     free(w);
+}
+
+void conn_watch_handoff(struct conn_watch *w, atomic_uint *arrived, uint64_t id)
+{
+    if (atomic_fetch_add(arrived, 1) == 1)
+        conn_watch_remove(w, id);
 }

@@ -16,13 +16,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "client_addr.h"
-#include "conn_watch.h"
-#include "metrics.h"
-#include "pool.h"
-#include "request.h"
-#include "server.h"
-#include "static_files.h"
+#include "pool/pool.h"
+#include "server/client_addr.h"
+#include "server/conn_watch.h"
+#include "server/metrics.h"
+#include "server/request.h"
+#include "server/server.h"
+#include "server/static_files.h"
 
 struct server {
     struct server_config cfg;
@@ -58,6 +58,7 @@ struct request {
     enum pool_submit_status refused;   /* POOL_SUBMITTED (0) unless refused */
     double retry_wait_ms;          /* the pool's estimate, for Retry-After */
     _Atomic(struct pool_result *) result;   /* set by the pool's thread */
+    atomic_uint watch_handoff;     /* conn_watch_handoff: both threads done with the watch */
     unsigned status;
     char verdict_slug[32];
     uint64_t seed;

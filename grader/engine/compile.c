@@ -1,12 +1,13 @@
 /* compile.c - shaderc in-process: one compiler per process, no includer. */
-#include "compile.h"
+#include "engine/compile.h"
 
 #include <shaderc/shaderc.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile_messages.h"
-#include "harness.h"
+#include "engine/checks/spirv_strip.h"
+#include "engine/compile_messages.h"
+#include "engine/harness.h"
 
 #define BODY_NAME "body"
 
@@ -171,7 +172,9 @@ bool compiler_compile(struct compiler *c, const char *body, size_t len,
         if (!out->spirv)
             goto out;
         memcpy(out->spirv, shaderc_result_get_bytes(res), bytes);
-        out->nwords = bytes / 4;
+        /* the lines stay; the copy of the source text goes before any
+         * stage reads the module */
+        out->nwords = spirv_strip_source_text(out->spirv, bytes / 4);
         out->ok = true;
     }
     ok = true;

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gpu.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/gpu.h"
 
 /*
  * Which runs belong to which half of the task: of half index h, runs
@@ -27,8 +27,5 @@ bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *
 
 /* The inputs of a run as the planes they are (re[0..7], then im[0..7]). */
 const float (*runset_input(const struct gpu_run *run))[TASK_N];
-
-/* Whether a run is on task t's visible spectrum (else a hidden one). */
-bool runset_is_visible(const struct task *t, const struct gpu_run *run);
 
 #endif
