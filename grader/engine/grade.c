@@ -278,8 +278,10 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
                         "of your code.", gpu_status_to_str(st), err);
 }
 
-/* Runs the kernel of entry e on every run, and judges the outputs. */
-static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e)
+/* Runs the kernel of entry e on every run, and judges the outputs; the
+ * body's code only helps the diagnosis choose among proven readings. */
+static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e,
+                            const char *body, size_t len)
 {
     struct gpu_run runs[TASK_RUNS];
     float out[TASK_RUNS * TASK_CELLS];
@@ -312,7 +314,7 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
     } else {
         v->status = VERDICT_WRONG_ANSWER;
         describe_failure(v);
-        diagnose_verdict(v, &task_butterfly, runs, TASK_RUNS, out);
+        diagnose_verdict(v, &task_butterfly, runs, TASK_RUNS, out, body, len);
     }
 }
 
@@ -517,7 +519,7 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     v->timings.compile_ms = clock_now_ms() - tc - v->timings.pipeline_ms;
     if (e) {
         stage(g, "run");
-        run_and_compare(g, v, e);
+        run_and_compare(g, v, e, body, len);
     }
     /* without caching, the kernel was kept for this run only */
     if (!g->opts.cache_kernels && g->usable)

@@ -4,23 +4,26 @@
 
 #include <stdlib.h>
 
+#include "cues.h"
 #include "decompile.h"
 #include "describe.h"
 #include "summary.h"
 #include "worked.h"
 
-/* The worked cell and every visible cell, worked through. */
+/* The worked cell and every visible cell, worked through, each with its
+ * sentence told in the diagnosis's step (d may be NULL). */
 static void work_cells(struct verdict *v, const struct task *t, const struct gpu_run *runs,
-                       size_t nruns, const float *out)
+                       size_t nruns, const float *out, const struct diagnosis *d)
 {
     struct worked_cell *one = malloc(sizeof *one);
     struct worked_cell *all = malloc(WORKED_CELLS * sizeof *all);
-    if (one && worked_pick(t, runs, nruns, out, one)) {
+    const char *step = d ? d->step : NULL;
+    if (one && worked_pick(t, runs, nruns, out, step, one)) {
         free(v->worked_cell);
         v->worked_cell = one;
         one = NULL;
     }
-    if (all && worked_all(t, runs, nruns, out, all)) {
+    if (all && worked_all(t, runs, nruns, out, step, all)) {
         free(v->worked_cells);
         v->worked_cells = all;
         all = NULL;
@@ -30,16 +33,18 @@ static void work_cells(struct verdict *v, const struct task *t, const struct gpu
 }
 
 void diagnose_verdict(struct verdict *v, const struct task *t,
-                      const struct gpu_run *runs, size_t nruns, const float *out)
+                      const struct gpu_run *runs, size_t nruns, const float *out,
+                      const char *body, size_t len)
 {
     struct failure_map m;
     if (!summary_map(t, runs, nruns, out, &m))
         return;
-    work_cells(v, t, runs, nruns, out);
     struct search_result *res = malloc(sizeof *res);
     struct diagnosis *d = NULL;
+    char *compact = cues_compact(body, len);
     if (res && search_outputs(t, runs, nruns, out, res))
-        d = describe_member(t, runs, nruns, out, res);
+        d = describe_member(t, runs, nruns, out, res, compact);
+    free(compact);
     free(res);
     /* no member with a formula: each value read back as one */
     struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
@@ -47,6 +52,7 @@ void diagnose_verdict(struct verdict *v, const struct task *t,
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
         d = describe_formulas(t, runs, nruns, out, formulas);
     free(formulas);
+    work_cells(v, t, runs, nruns, out, d);
     if (d) {
         diagnosis_free(v->diagnosis);
         v->diagnosis = d;

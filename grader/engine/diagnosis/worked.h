@@ -17,20 +17,26 @@
  * passes t's tolerance, and, for a failing cell, the first simple
  * expression of the same quantities (worked_expressions) that gives this
  * cell on every run of its half, so that a coincidence on one spectrum
- * names nothing.
+ * names nothing, with its slug (`matches`, "due" for a passing cell); the
+ * sign due (+1 or -1); and the cell in one sentence (`says`), told in the
+ * recipe step `step` the diagnosis leads with (NULL: none): it names the
+ * other member of the pair only when that step is j or the sign.
  */
 void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                    const float *out, size_t run, int plane, int i, struct worked_cell *w);
+                    const float *out, size_t run, int plane, int i, const char *step,
+                    struct worked_cell *w);
 
 /*
- * The worked cell of a Wrong Answer: the first failing cell (real plane
- * first, then i) of the smallest failing half, on the visible spectrum; if
- * that half fails only on hidden spectra, of the first failing hidden run.
+ * The worked cell of a Wrong Answer: of the failing cells in order
+ * (smallest half first; the visible spectrum, or where that passes the
+ * hidden runs; real plane first, then i), the first that exactly one
+ * expression fits, so that the cell shows the mistake and no other
+ * reading; else the first failing cell. Sentence as worked_cell_of's.
  * `out` holds nruns * TASK_CELLS values in the grader's layout. Returns
  * false, leaving *w alone, when every cell passes.
  */
 bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                 const float *out, struct worked_cell *w);
+                 const float *out, const char *step, struct worked_cell *w);
 
 /*
  * Every visible cell of every half, half by half in t's order, each half's
@@ -38,7 +44,7 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
  * cells[WORKED_CELLS]. False when a half has no visible run.
  */
 bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                const float *out, struct worked_cell cells[WORKED_CELLS]);
+                const float *out, const char *step, struct worked_cell cells[WORKED_CELLS]);
 
 /* The names got_matches can take, in the order they are tried, ending
  * with NULL (for tests and docs). */
