@@ -7,7 +7,7 @@
  * the student wrote, so that one leads. The cues are pieces of code with
  * the blanks left out, as students write them in this exercise's names.
  */
-#include "cues.h"
+#include "engine/diagnosis/cues.h"
 
 #include <stdlib.h>
 #include <string.h>
