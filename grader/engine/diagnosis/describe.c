@@ -262,14 +262,25 @@ static void add_lowered(struct text *s, const char *title)
         text_add(s, "%s", title);
 }
 
-/* A clause with its first letter made capital, to open a sentence; one
- * that opens with a name of the code ("w = ...", "b is") stays as written. */
+/* A clause made to open a sentence: its first word capitalised when it
+ * is an English one; one that opens with a name of the code ("w = ...",
+ * "base is", "tr = ...") stays as written. */
 static void add_capital(struct text *s, const char *clause)
 {
-    if (clause[0] >= 'a' && clause[0] <= 'z' && clause[1] >= 'a' && clause[1] <= 'z')
-        text_add(s, "%c%s", clause[0] - 'a' + 'A', clause + 1);
-    else
-        text_add(s, "%s", clause);
+    static const char *const words[] = { "every ", "each ", "both ", "the " };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (!strncmp(clause, words[k], strlen(words[k]))) {
+            text_add(s, "%c%s", clause[0] - 'a' + 'A', clause + 1);
+            return;
+        }
+    }
+    text_add(s, "%s", clause);
+}
+
+/* An integer with the page's minus sign. */
+static void add_int(struct text *s, int x)
+{
+    text_add(s, x < 0 ? "−%d" : "%d", x < 0 ? -x : x);
 }
 
 static void add_title(struct text *s, const struct search_found *f)
@@ -389,13 +400,13 @@ static void add_step_values(struct text *s, const struct task *t, const struct s
     int got = f->values[first_h][first_i];
     switch (f->step) {
     case SEARCH_STEP_J:
-        text_add(s, "j is %d where %d is due", got, own);
-        break;
     case SEARCH_STEP_BASE:
-        text_add(s, "base is %d where %d is due", got, own);
-        break;
     case SEARCH_STEP_R:
-        text_add(s, "r is %d where %d is due", got, own);
+        text_add(s, "%s is ", f->step == SEARCH_STEP_J ? "j" : f->step == SEARCH_STEP_BASE ? "base" : "r");
+        add_int(s, got);
+        text_add(s, " where ");
+        add_int(s, own);
+        text_add(s, " is due");
         break;
     case SEARCH_STEP_W:
         text_add(s, "w is ");

@@ -180,16 +180,18 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
     return true;
 }
 
-/* A number as the sentence writes it: as many digits as a float holds,
- * so that a denormal is not "0". */
+/* A number as the sentence writes it, with the page's minus sign: six
+ * significant digits, so that a denormal is not "0". */
 static void format_number(char *buf, size_t size, double x)
 {
     if (isnan(x))
         snprintf(buf, size, "NaN");
     else if (isinf(x))
         snprintf(buf, size, "%s", x > 0 ? "Infinity" : "−Infinity");
+    else if (x < 0)
+        snprintf(buf, size, "−%.6g", -x);
     else
-        snprintf(buf, size, "%.6g", x);
+        snprintf(buf, size, "%.6g", x + 0.0);
 }
 
 /* The expression e in words for the cell's plane: "the real part of a + w·b". */
