@@ -249,14 +249,15 @@ static void say(struct worked_cell *w, int match, const char *step)
 }
 
 /* The expressions (worked_expressions, the due one left out) that give
- * the cell on every run of its half: how many, and the first in *first. */
+ * the cell on every run of its half: how many, up to `most`, and the
+ * first in *first. */
 static int matching_expressions(const struct task *t, const struct gpu_run *runs, size_t nruns,
                                 const float *out, size_t run, const struct worked_cell *w,
-                                int *first)
+                                int most, int *first)
 {
     int count = 0;
     *first = -1;
-    for (int e = 0; e < E_COUNT; e++) {
+    for (int e = 0; e < E_COUNT && count < most; e++) {
         /* a value the due one also equals here would explain nothing */
         double x = expression_value((enum expression)e, w, runset_input(&runs[run]));
         if (strcmp(expression_names[e], w->due) &&
@@ -270,9 +271,10 @@ static int matching_expressions(const struct task *t, const struct gpu_run *runs
     return count;
 }
 
-/* worked_cell_of, and how many expressions fit the cell. */
+/* worked_cell_of, and how many expressions fit the cell, counted up to
+ * `most` (1: only the first is wanted). */
 static int work_cell(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                     const float *out, size_t run, int plane, int i, const char *step,
+                     const float *out, size_t run, int plane, int i, const char *step, int most,
                      struct worked_cell *w)
 {
     quantities(&runs[run], !runset_is_visible(t, &runs[run]), plane, i, w);
@@ -286,7 +288,7 @@ static int work_cell(const struct task *t, const struct gpu_run *runs, size_t nr
     if (w->passed) {
         snprintf(w->matches, sizeof w->matches, "due");
     } else {
-        count = matching_expressions(t, runs, nruns, out, run, w, &first);
+        count = matching_expressions(t, runs, nruns, out, run, w, most, &first);
         if (first >= 0) {
             snprintf(w->got_matches, sizeof w->got_matches, "%s", expression_names[first]);
             snprintf(w->matches, sizeof w->matches, "%s", expression_slugs[first]);
@@ -300,7 +302,7 @@ void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nru
                     const float *out, size_t run, int plane, int i, const char *step,
                     struct worked_cell *w)
 {
-    work_cell(t, runs, nruns, out, run, plane, i, step, w);
+    work_cell(t, runs, nruns, out, run, plane, i, step, 1, w);
 }
 
 bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
@@ -316,14 +318,14 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
     }
     /* The first failing cell that exactly one expression fits: where the
      * mistake is the only reading (a flipped twiddle at half = 2 is also
-     * a − w·b, since conj(−i) = −(−i); at half = 4 it is not). Failing
-     * that, the first failing cell. */
-    bool have_first = false;
+     * a − w·b, since conj(−i) = −(−i); at half = 4 it is not), looked for
+     * on the visible spectrum (48 cells, cheap next to the search). Failing
+     * that, the first failing cell, hidden spectra after the visible one. */
     struct worked_cell cell;
-    for (int o = 0; o < TASK_NHALVES; o++) {
-        for (int pass = 0; pass < 2; pass++) {     /* visible, then hidden */
+    for (int pass = 0; pass < 3; pass++) {          /* unique visible; visible; hidden */
+        for (int o = 0; o < TASK_NHALVES; o++) {
             for (size_t r = 0; r < nruns; r++) {
-                if (runs[r].half != order[o] || runset_is_visible(t, &runs[r]) != (pass == 0))
+                if (runs[r].half != order[o] || runset_is_visible(t, &runs[r]) != (pass < 2))
                     continue;
                 double want[TASK_PLANES][TASK_N];
                 reference_pass(runset_input(&runs[r]), runs[r].half, want);
@@ -332,20 +334,20 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
                     if (compare_cell(want[k / TASK_N][k % TASK_N], got[k], t->atol, t->rtol))
                         continue;
                     int fits = work_cell(t, runs, nruns, out, r, k / TASK_N, k % TASK_N, step,
-                                         &cell);
-                    if (fits == 1) {
+                                         pass == 0 ? 2 : 1, &cell);
+                    if (pass == 0 && fits == 1) {
                         *w = cell;
                         return true;
                     }
-                    if (!have_first) {
+                    if (pass > 0) {
                         *w = cell;
-                        have_first = true;
+                        return true;
                     }
                 }
             }
         }
     }
-    return have_first;
+    return false;
 }
 
 bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,

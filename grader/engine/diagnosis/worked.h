@@ -27,11 +27,12 @@ void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nru
                     struct worked_cell *w);
 
 /*
- * The worked cell of a Wrong Answer: of the failing cells in order
- * (smallest half first; the visible spectrum, or where that passes the
- * hidden runs; real plane first, then i), the first that exactly one
- * expression fits, so that the cell shows the mistake and no other
- * reading; else the first failing cell. Sentence as worked_cell_of's.
+ * The worked cell of a Wrong Answer: of the visible spectrum's failing
+ * cells in order (smallest half first, real plane first, then i), the
+ * first that exactly one expression fits, so that the cell shows the
+ * mistake and no other reading; else the first failing visible cell; else
+ * (every visible cell right) the first failing cell of the hidden runs.
+ * Sentence as worked_cell_of's.
  * `out` holds nruns * TASK_CELLS values in the grader's layout. Returns
  * false, leaving *w alone, when every cell passes.
  */
