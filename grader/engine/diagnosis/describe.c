@@ -311,11 +311,11 @@ static void add_title(struct text *s, const struct search_found *f)
 }
 
 /* "; it shows at half 2 and 4 (half 1 is right)." from the outputs. */
-static void add_where(struct text *s, const struct task *t, const struct gpu_run *runs,
-                      size_t nruns, const float *out)
+static void add_where(struct text *s, const struct comparison *c)
 {
+    const struct task *t = c->task;
     struct failure_map m;
-    if (!summary_map(t, runs, nruns, out, &m)) {
+    if (!summary_map(c, &m)) {
         text_add(s, ".");
         return;
     }
@@ -436,23 +436,23 @@ static void add_step_values(struct text *s, const struct task *t, const struct s
 }
 
 /* The largest size of any output: 0 only where every cell is exactly 0. */
-static double largest_output(const float *out, size_t nruns)
+static double largest_output(const struct comparison *c)
 {
     double m = 0;
-    for (size_t k = 0; k < nruns * TASK_CELLS; k++)
-        if (fabs(out[k]) > m)
-            m = fabs(out[k]);
+    for (size_t k = 0; k < c->nruns * TASK_CELLS; k++)
+        if (fabs(c->out[k]) > m)
+            m = fabs(c->out[k]);
     return m;
 }
 
 /* What member m does, as clauses joined by "and"; outputs that are not
  * exactly 0 where m returns 0 are said as they are. */
-static void add_whats_of(struct text *s, const struct family_member *m, const float *out,
-                         size_t nruns)
+static void add_whats_of(struct text *s, const struct family_member *m,
+                         const struct comparison *c)
 {
-    if (m->v[FP_OUTPUT] == 1 && largest_output(out, nruns) > 0) {
+    if (m->v[FP_OUTPUT] == 1 && largest_output(c) > 0) {
         text_add(s, "every cell returns 0 or a number as close to it as ");
-        add_number(s, largest_output(out, nruns));
+        add_number(s, largest_output(c));
         text_add(s, ", within the tolerance of 0 (a float that small is what a division "
                     "by zero or an underflow can leave)");
         return;
@@ -460,10 +460,10 @@ static void add_whats_of(struct text *s, const struct family_member *m, const fl
     add_whats(s, m);
 }
 
-struct diagnosis *describe_member(const struct task *t, const struct gpu_run *runs,
-                                  size_t nruns, const float *out,
-                                  const struct search_result *res, const char *compact)
+struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res,
+                                  const char *compact)
 {
+    const struct task *t = c->task;
     if (!res || res->n == 0)
         return NULL;
     /* among readings the outputs prove alike, the one the code shows leads */
@@ -490,7 +490,7 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
     /* one sentence: what the kernel does, and where it shows */
     struct text what = { 0 };
     if (n > 0)
-        add_whats_of(&what, &f->member, out, nruns);
+        add_whats_of(&what, &f->member, c);
     if (by_step) {
         text_add(&what, "%s", n ? ", and " : "");
         add_step_values(&what, t, f);
@@ -514,7 +514,7 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
     if (what.buf)
         add_capital(&why, what.buf);
     free(what.buf);
-    add_where(&why, t, runs, nruns, out);
+    add_where(&why, c);
 
     /* behind "more": the right formula, the readings that give the same
      * numbers, and which step could not be pinned down */
@@ -732,9 +732,10 @@ static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int
 
 /* The explanation of outputs read back as formulas, value by value. */
 struct diagnosis *describe_formulas(
-    const struct task *t, const struct gpu_run *runs, size_t nruns, const float *out,
+    const struct comparison *c,
     const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
 {
+    const struct task *t = c->task;
     static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
     unsigned examples_shown = 0, planes_wrong = 0, members_wrong = 0;
     bool a_wrong = false, products_wrong = false, ending_like = true, own_index = true;
@@ -842,7 +843,7 @@ struct diagnosis *describe_formulas(
     text_add(&why, "%d of the 48 values are not the recipe's: %s", wrong,
              examples.buf ? examples.buf : "");
     free(examples.buf);
-    add_where(&why, t, runs, nruns, out);
+    add_where(&why, c);
     text_add(&more, "Every value, on the visible spectrum and on the hidden ones, is one number "
              "of the spectrum plus or minus at most two others times a cos or sin of a twiddle "
              "(and maybe a constant), so each is shown as that formula.");

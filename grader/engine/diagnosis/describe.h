@@ -6,6 +6,7 @@
 
 #include "common/task.h"
 #include "common/verdict.h"
+#include "engine/compare.h"
 #include "engine/diagnosis/decompile.h"
 #include "engine/diagnosis/search.h"
 #include "engine/gpu.h"
@@ -28,9 +29,8 @@ const char *describe_aspect_id(int k);
  * one the body's code shows leads (compact: cues_compact of the body, may
  * be NULL). NULL when res is empty or on OOM.
  */
-struct diagnosis *describe_member(const struct task *t, const struct gpu_run *runs,
-                                  size_t nruns, const float *out,
-                                  const struct search_result *res, const char *compact);
+struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res,
+                                  const char *compact);
 
 /*
  * The diagnosis of outputs read back as formulas (decompile_outputs on the
@@ -39,7 +39,7 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
  * with the first wrong values shown. NULL on OOM.
  */
 struct diagnosis *describe_formulas(
-    const struct task *t, const struct gpu_run *runs, size_t nruns, const float *out,
+    const struct comparison *c,
     const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N]);
 
 #endif

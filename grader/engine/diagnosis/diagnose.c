@@ -12,18 +12,17 @@
 
 /* The worked cell and every visible cell, worked through, each with its
  * sentence told in the diagnosis's step (d may be NULL). */
-static void work_cells(struct verdict *v, const struct task *t, const struct gpu_run *runs,
-                       size_t nruns, const float *out, const struct diagnosis *d)
+static void work_cells(struct verdict *v, const struct comparison *c, const struct diagnosis *d)
 {
     struct worked_cell *one = malloc(sizeof *one);
     struct worked_cell *all = malloc(WORKED_CELLS * sizeof *all);
     const char *step = d ? d->step : NULL;
-    if (one && worked_pick(t, runs, nruns, out, step, one)) {
+    if (one && worked_pick(c, step, one)) {
         free(v->worked_cell);
         v->worked_cell = one;
         one = NULL;
     }
-    if (all && worked_all(t, runs, nruns, out, step, all)) {
+    if (all && worked_all(c, step, all)) {
         free(v->worked_cells);
         v->worked_cells = all;
         all = NULL;
@@ -32,27 +31,30 @@ static void work_cells(struct verdict *v, const struct task *t, const struct gpu
     free(all);
 }
 
-void diagnose_verdict(struct verdict *v, const struct task *t,
-                      const struct gpu_run *runs, size_t nruns, const float *out,
-                      const char *body, size_t len)
+void diagnose_verdict(struct verdict *v, const struct comparison *c, const char *body,
+                      size_t len)
 {
+    const struct task *t = c->task;
+    const struct gpu_run *runs = c->runs;
+    size_t nruns = c->nruns;
+    const float *out = c->out;
     struct failure_map m;
-    if (!summary_map(t, runs, nruns, out, &m))
+    if (!summary_map(c, &m))
         return;
     struct search_result *res = malloc(sizeof *res);
     struct diagnosis *d = NULL;
     char *compact = cues_compact(body, len);
     if (res && search_outputs(t, runs, nruns, out, res))
-        d = describe_member(t, runs, nruns, out, res, compact);
+        d = describe_member(c, res, compact);
     free(compact);
     free(res);
     /* no member with a formula: each value read back as one */
     struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
         d ? NULL : malloc(TASK_NHALVES * sizeof *formulas);
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
-        d = describe_formulas(t, runs, nruns, out, formulas);
+        d = describe_formulas(c, formulas);
     free(formulas);
-    work_cells(v, t, runs, nruns, out, d);
+    work_cells(v, c, d);
     if (d) {
         diagnosis_free(v->diagnosis);
         v->diagnosis = d;
@@ -60,7 +62,7 @@ void diagnose_verdict(struct verdict *v, const struct task *t,
         v->summary = NULL;
         return;
     }
-    char *summary = summary_text(t, runs, nruns, out);
+    char *summary = summary_text(c);
     if (summary) {
         diagnosis_free(v->diagnosis);
         v->diagnosis = NULL;

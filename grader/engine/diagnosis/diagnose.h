@@ -6,7 +6,7 @@
 
 #include "common/task.h"
 #include "common/verdict.h"
-#include "engine/gpu.h"
+#include "engine/compare.h"
 
 /*
  * For a Wrong Answer, in this order: v->diagnosis when a member of the
@@ -14,13 +14,13 @@
  * words by describe.h), else when every value reads back as a short
  * formula of the inputs (decompile.h), else v->summary, where it fails
  * (summary.h); and v->worked_cell and v->worked_cells (worked.h), their
- * sentences told in the diagnosis's step. The body's code (may be NULL)
+ * sentences told in the diagnosis's step, all read from the one
+ * comparison of the outputs (compare.h). The body's code (may be NULL)
  * only chooses among readings the outputs prove alike (cues.h). Replaces
  * any already set. Leaves v alone when every cell passes. On OOM the
  * verdict simply carries less.
  */
-void diagnose_verdict(struct verdict *v, const struct task *t,
-                      const struct gpu_run *runs, size_t nruns, const float *out,
-                      const char *body, size_t len);
+void diagnose_verdict(struct verdict *v, const struct comparison *c, const char *body,
+                      size_t len);
 
 #endif

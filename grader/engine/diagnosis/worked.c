@@ -273,17 +273,19 @@ static int matching_expressions(const struct task *t, const struct gpu_run *runs
 
 /* worked_cell_of, and how many expressions fit the cell, counted up to
  * `most` (1: only the first is wanted). */
-static int work_cell(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                     const float *out, size_t run, int plane, int i, const char *step, int most,
-                     struct worked_cell *w)
+static int work_cell(const struct comparison *c, size_t run, int plane, int i, const char *step,
+                     int most, struct worked_cell *w)
 {
-    quantities(&runs[run], !runset_is_visible(t, &runs[run]), plane, i, w);
+    const struct task *t = c->task;
+    const struct gpu_run *runs = c->runs;
+    size_t nruns = c->nruns;
+    const float *out = c->out;
+    const struct compared_run *cr = &c->run[run];
+    quantities(&runs[run], !cr->visible, plane, i, w);
     /* the value due is the reference's, the one the cell is graded by */
-    double want[TASK_PLANES][TASK_N];
-    reference_pass(runset_input(&runs[run]), runs[run].half, want);
-    w->expected = want[plane][i];
-    w->got = out[run * TASK_CELLS + plane * TASK_N + i];
-    w->passed = compare_cell(w->expected, w->got, t->atol, t->rtol);
+    w->expected = cr->expected[plane][i];
+    w->got = cr->got[plane * TASK_N + i];
+    w->passed = cr->passed[plane][i];
     int first = -1, count = 0;
     if (w->passed) {
         snprintf(w->matches, sizeof w->matches, "due");
@@ -298,16 +300,15 @@ static int work_cell(const struct task *t, const struct gpu_run *runs, size_t nr
     return count;
 }
 
-void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                    const float *out, size_t run, int plane, int i, const char *step,
+void worked_cell_of(const struct comparison *c, size_t run, int plane, int i, const char *step,
                     struct worked_cell *w)
 {
-    work_cell(t, runs, nruns, out, run, plane, i, step, 1, w);
+    work_cell(c, run, plane, i, step, 1, w);
 }
 
-bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                 const float *out, const char *step, struct worked_cell *w)
+bool worked_pick(const struct comparison *c, const char *step, struct worked_cell *w)
 {
+    const struct task *t = c->task;
     /* the halves from the smallest up, whatever order the task lists them in */
     int order[TASK_NHALVES];
     for (int h = 0; h < TASK_NHALVES; h++) {
@@ -324,22 +325,16 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
     struct worked_cell cell;
     for (int pass = 0; pass < 3; pass++) {          /* unique visible; visible; hidden */
         for (int o = 0; o < TASK_NHALVES; o++) {
-            for (size_t r = 0; r < nruns; r++) {
-                if (runs[r].half != order[o] || runset_is_visible(t, &runs[r]) != (pass < 2))
+            for (size_t r = 0; r < c->nruns; r++) {
+                const struct compared_run *cr = &c->run[r];
+                if (cr->run->half != order[o] || cr->visible != (pass < 2))
                     continue;
-                double want[TASK_PLANES][TASK_N];
-                reference_pass(runset_input(&runs[r]), runs[r].half, want);
-                const float *got = out + r * TASK_CELLS;
                 for (int k = 0; k < TASK_CELLS; k++) {
-                    if (compare_cell(want[k / TASK_N][k % TASK_N], got[k], t->atol, t->rtol))
+                    if (cr->passed[k / TASK_N][k % TASK_N])
                         continue;
-                    int fits = work_cell(t, runs, nruns, out, r, k / TASK_N, k % TASK_N, step,
-                                         pass == 0 ? 2 : 1, &cell);
-                    if (pass == 0 && fits == 1) {
-                        *w = cell;
-                        return true;
-                    }
-                    if (pass > 0) {
+                    int fits = work_cell(c, r, k / TASK_N, k % TASK_N, step, pass == 0 ? 2 : 1,
+                                         &cell);
+                    if (pass > 0 || fits == 1) {
                         *w = cell;
                         return true;
                     }
@@ -350,18 +345,16 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
     return false;
 }
 
-bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                const float *out, const char *step, struct worked_cell cells[WORKED_CELLS])
+bool worked_all(const struct comparison *c, const char *step,
+                struct worked_cell cells[WORKED_CELLS])
 {
     for (int h = 0; h < TASK_NHALVES; h++) {
-        size_t r = 0;
-        while (r < nruns && (runs[r].half != t->halves[h] || !runset_is_visible(t, &runs[r])))
-            r++;
-        if (r == nruns)
+        const struct compared_run *vis = c->visible[h];
+        if (!vis)
             return false;
+        size_t r = (size_t)(vis - c->run);
         for (int k = 0; k < TASK_CELLS; k++)
-            worked_cell_of(t, runs, nruns, out, r, k / TASK_N, k % TASK_N, step,
-                           &cells[h * TASK_CELLS + k]);
+            worked_cell_of(c, r, k / TASK_N, k % TASK_N, step, &cells[h * TASK_CELLS + k]);
     }
     return true;
 }

@@ -7,11 +7,10 @@
 
 #include "common/task.h"
 #include "common/verdict.h"
-#include "engine/gpu.h"
+#include "engine/compare.h"
 
 /*
- * Fills *w for output cell (plane, i) of run `run` of `runs` (nruns runs,
- * outputs `out` in the grader's layout): the cell's j, base, r and
+ * Fills *w for output cell (plane, i) of run `run` of the comparison c: the cell's j, base, r and
  * partner, its a, b and w = e^(-iπ·r/half) from the run's inputs, w·b, the
  * value due (the reference's), the value the kernel returned, whether it
  * passes t's tolerance, and, for a failing cell, the first simple
@@ -22,8 +21,7 @@
  * recipe step `step` the diagnosis leads with (NULL: none): it names the
  * other member of the pair only when that step is j or the sign.
  */
-void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                    const float *out, size_t run, int plane, int i, const char *step,
+void worked_cell_of(const struct comparison *c, size_t run, int plane, int i, const char *step,
                     struct worked_cell *w);
 
 /*
@@ -33,19 +31,17 @@ void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nru
  * mistake and no other reading; else the first failing visible cell; else
  * (every visible cell right) the first failing cell of the hidden runs.
  * Sentence as worked_cell_of's.
- * `out` holds nruns * TASK_CELLS values in the grader's layout. Returns
- * false, leaving *w alone, when every cell passes.
+ * Returns false, leaving *w alone, when every cell passes.
  */
-bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                 const float *out, const char *step, struct worked_cell *w);
+bool worked_pick(const struct comparison *c, const char *step, struct worked_cell *w);
 
 /*
  * Every visible cell of every half, half by half in t's order, each half's
  * 16 cells as the verdict lists them (x 0..7 for y = 0, then y = 1), into
  * cells[WORKED_CELLS]. False when a half has no visible run.
  */
-bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                const float *out, const char *step, struct worked_cell cells[WORKED_CELLS]);
+bool worked_all(const struct comparison *c, const char *step,
+                struct worked_cell cells[WORKED_CELLS]);
 
 /* The names got_matches can take, in the order they are tried, ending
  * with NULL (for tests and docs). */
