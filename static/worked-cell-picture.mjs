@@ -7,7 +7,7 @@
 import { formatComplex, formatReal } from './network.mjs';
 
 export const PICTURE_SIZE = 240;
-const RADIUS = 100;          // the longest arrow's length, in pixels
+const RADIUS = 80;           // the longest arrow's length, in pixels (room for labels)
 
 /*
  * The picture of a worked cell wc (worked-cell.mjs) and, when known, the

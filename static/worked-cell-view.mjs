@@ -39,9 +39,12 @@ function pictureSvg(wc, other) {
   for (const a of p.arrows) {
     svg.append(el('line', { x1: c, y1: c, x2: a.x, y2: a.y, class: `arrow ${a.key}${a.dashed ? ' dashed' : ''}`,
       'marker-end': `url(#${id}-head)` }));
-    const dx = a.x >= c ? 4 : -4;
-    svg.append(el('text', { x: a.x + dx, y: a.y + (a.y >= c ? 12 : -4), class: `arrow-label ${a.key}`,
-      'text-anchor': a.x >= c ? 'start' : 'end' }, a.label));
+    // the label beyond the tip, kept inside the picture
+    const right = a.x >= c;
+    const x = Math.max(4, Math.min(p.size - 4, a.x + (right ? 4 : -4)));
+    const anchor = right ? (x > p.size - 48 ? 'end' : 'start') : (x < 48 ? 'start' : 'end');
+    svg.append(el('text', { x, y: Math.max(10, Math.min(p.size - 4, a.y + (a.y >= c ? 12 : -4))),
+      class: `arrow-label ${a.key}`, 'text-anchor': anchor }, a.label));
   }
   // The words are the picture's description (desc), read in its place.
   return h('figure', { className: 'worked-figure' }, svg);
