@@ -527,6 +527,39 @@ static void test_verdict_gets_name_or_summary(void **state)
     verdict_free(v);
 }
 
+/* Readings the outputs prove alike: the one the code shows leads, the
+ * other is said "equivalently"; without a cue the family's order decides. */
+static void test_code_picks_among_equal_readings(void **state)
+{
+    static const struct {
+        const char *made_by, *body, *lead, *step;
+    } cases[] = {
+        { "both_plus", "float wr = cos(-PI * float(i) / float(half));", "angle_from_i", "w" },
+        { "both_plus", "return j == 0 ? ar + tr : ar + tr;", "both_plus", "sign" },
+        { "both_plus", NULL, "both_plus", "sign" },
+        { "no_twiddle", "float theta = -PI * float(r / half);", "int_division", "w" },
+        { "twiddle_sign", "float tr = wr * br + wi * bi;", "conjugate_multiply", "wb" },
+        { "twiddle_sign", "float wr = cos(PI * float(r) / float(half));", "twiddle_sign", "w" },
+    };
+    struct gpu_run runs[NRUNS];
+    float out[NRUNS * TASK_CELLS];
+    make_runs(TASK_DEFAULT_SEED, runs);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct family_member m = member(cases[k].made_by, NULL);
+        outputs_of(&m, runs, out);
+        struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
+        const char *body = cases[k].body;
+        diagnose_verdict(v, compared(t, runs, NRUNS, out), body, body ? strlen(body) : 0);
+        assert_non_null(v->diagnosis);
+        if (strcmp(v->diagnosis->id, cases[k].lead) || strcmp(v->diagnosis->step, cases[k].step))
+            fail_msg("%s: led with %s (%s), wanted %s (%s)", body ? body : "no code",
+                     v->diagnosis->id, v->diagnosis->step, cases[k].lead, cases[k].step);
+        /* the other readings are still said, as equivalent */
+        expect_in(v->diagnosis->more, "Equivalently, the same numbers come from a kernel where");
+        verdict_free(v);
+    }
+}
+
 /* A division by zero on lavapipe left the smallest denormal, 1.4e-45, in
  * every cell: within the tolerance of 0, but not 0, and never said to be. */
 static void test_denormal_not_called_zero(void **state)
@@ -617,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_summary_says_nan_returned),
         cmocka_unit_test(test_summary_hidden_only),
         cmocka_unit_test(test_verdict_gets_name_or_summary),
+        cmocka_unit_test(test_code_picks_among_equal_readings),
         cmocka_unit_test(test_denormal_not_called_zero),
         cmocka_unit_test(test_json_round_trip),
     };
