@@ -79,7 +79,7 @@ static void time_one(const struct gpu_run *runs, const float *out, struct sample
 {
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     double t0 = cpu_ms();
-    diagnose_verdict(v, compared(&task_butterfly, runs, NRUNS, out));
+    diagnose_verdict(v, compared(&task_butterfly, runs, NRUNS, out), NULL, 0);
     double ms = cpu_ms() - t0;
     if (v->worked_cell)     /* a Wrong Answer: the outputs are not right */
         record(s, ms, v->diagnosis != NULL, name);

@@ -51,12 +51,19 @@ function httpOutcome(response, body) {
  *   {kind: 'verdict', verdict}
  *   {kind: 'http', status, code, message, retryAfter}
  *   {kind: 'network', reason: 'lost' | 'timeout'}
+ *   {kind: 'cancelled'}            (options.signal aborted: the student cancelled)
  *   {kind: 'bad-response', status}
+ * Aborting the request closes the connection, and the server cancels a
+ * job whose client has gone.
  */
-export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutMs = SUBMIT_TIMEOUT_MS } = {}) {
+export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutMs = SUBMIT_TIMEOUT_MS, signal = null } = {}) {
+  if (signal && signal.aborted) return { kind: 'cancelled' };
   const controller = typeof AbortController === 'function' ? new AbortController() : null;
   let timedOut = false;
+  let cancelled = false;
   const timer = controller ? setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs) : null;
+  const onCancel = () => { cancelled = true; if (controller) controller.abort(); };
+  if (signal) signal.addEventListener('abort', onCancel, { once: true });
   let response;
   try {
     response = await fetchFn(url, {
@@ -66,9 +73,11 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
       signal: controller ? controller.signal : undefined,
     });
   } catch {
+    if (cancelled && !timedOut) return { kind: 'cancelled' };
     return { kind: 'network', reason: timedOut ? 'timeout' : 'lost' };
   } finally {
     if (timer) clearTimeout(timer);
+    if (signal) signal.removeEventListener('abort', onCancel);
   }
   let body;
   try {
@@ -76,6 +85,7 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
   } catch {
     body = undefined;
   }
+  if (cancelled) return { kind: 'cancelled' };
   // A verdict is a verdict whatever the HTTP status: the server sends an
   // Internal Error verdict with 500.
   if (body && typeof body === 'object' && body.status && typeof body.status.id === 'number') {

@@ -2,7 +2,6 @@
 // The grader numbers lines from the body's first line; a line one past the
 // body's last means "after your code", at the fixed closing brace. Pure.
 
-import { readLoop } from './verdict-view.mjs';
 
 /*
  * Returns one entry per diagnostic:
@@ -67,16 +66,16 @@ export function placeDiagnostics(diagnostics, body) {
 }
 
 /*
- * The diagnostics of a verdict to place on the body: its own list, plus
- * one on the line of an endless loop (verdict.loop) when the list has
- * nothing there, so the editor marks that line whatever the grader's
- * version sends.
+ * The diagnostics of a verdict model (verdict.mjs) to place on the body:
+ * its own list, plus one on the line of a loop past the budget (model.loop)
+ * when the list has nothing there, so the editor marks that line whatever
+ * the grader's version sends.
  */
-export function verdictDiagnostics(verdict) {
-  const list = verdict && Array.isArray(verdict.diagnostics) ? verdict.diagnostics.filter((d) => d && typeof d === 'object') : [];
-  const loop = readLoop(verdict && verdict.loop);
+export function verdictDiagnostics(model) {
+  const list = model ? model.diagnostics.filter((d) => d && typeof d === 'object') : [];
+  const loop = model ? model.loop : null;
   if (loop && !list.some((d) => d.line === loop.line)) {
-    const limit = loop.limit !== null ? `more than ${loop.limit} times` : 'without end';
+    const limit = loop.limit !== null ? `more than ${loop.limit} times` : 'past the budget';
     return [...list, { line: loop.line, column: null, severity: 'error', message: `this loop ran ${limit}` }];
   }
   return list;

@@ -1,7 +1,7 @@
 // editor.mjs - the code editor: CodeMirror 6 from editor.bundle.js when
 // the project's build made it, otherwise a plain text area with line
 // numbers. Both give the page the same small interface:
-//   {kind, getValue(), setValue(text), setDiagnostics(placed), goTo(line), focus()}
+//   {kind, getValue(), setValue(text), setDiagnostics(placed), goTo(line, column), focus()}
 // where `placed` comes from diagnostics.mjs.
 
 const INDENT = '    ';
@@ -50,7 +50,11 @@ export function createPlainEditor({ parent, doc = '', signature = '', closing = 
   tail.title = 'Fixed by the harness: not editable';
   tail.textContent = closing;
   body.append(gutter, area);
-  root.append(head, body, tail);
+  // A text area cannot show words on a line: the errors' words follow it,
+  // each a button to its line, so they are read without a hover.
+  const messages = document.createElement('ul');
+  messages.className = 'plain-messages';
+  root.append(head, body, tail, messages);
   parent.append(root);
 
   let errorLines = new Map();
@@ -128,12 +132,22 @@ export function createPlainEditor({ parent, doc = '', signature = '', closing = 
       }
       tail.classList.toggle('has-error', after !== null);
       tail.title = after ?? 'Fixed by the harness: not editable';
+      messages.replaceChildren(...placed.map((d) => {
+        const li = document.createElement('li');
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = d.text;
+        button.addEventListener('click', () => this.goTo(d.afterCode ? d.line - 1 : d.line, d.column));
+        li.append(button);
+        return li;
+      }));
       render();
     },
-    goTo(line) {
+    goTo(line, column = null) {
       const lines = area.value.split('\n');
       const n = Math.max(1, Math.min(line, lines.length));
-      const at = lines.slice(0, n - 1).reduce((sum, l) => sum + l.length + 1, 0);
+      const start = lines.slice(0, n - 1).reduce((sum, l) => sum + l.length + 1, 0);
+      const at = Number.isInteger(column) && column >= 1 ? start + Math.min(column - 1, lines[n - 1].length) : start;
       area.focus();
       area.setSelectionRange(at, at);
     },

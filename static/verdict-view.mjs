@@ -1,54 +1,16 @@
 // verdict-view.mjs - what the page says about an outcome of Run: a verdict
-// from the grader, an HTTP error, a lost connection or an answer it cannot
-// read. Pure: returns words and flags, app.mjs turns them into DOM.
-
-export const STATUS = Object.freeze({
-  ACCEPTED: 3,
-  WRONG_ANSWER: 4,
-  TIME_LIMIT: 5,
-  COMPILATION_ERROR: 6,
-  RUNTIME_FIRST: 7,
-  RUNTIME_LAST: 12,
-  INTERNAL_ERROR: 13,
-  REJECTED: 100,
-});
-
-/* 'accepted' | 'wrong' | 'time-limit' | 'compile' | 'runtime' |
- * 'internal' | 'rejected' | 'unknown' for a status id. */
-export function statusKind(id) {
-  if (id === STATUS.ACCEPTED) return 'accepted';
-  if (id === STATUS.WRONG_ANSWER) return 'wrong';
-  if (id === STATUS.TIME_LIMIT) return 'time-limit';
-  if (id === STATUS.COMPILATION_ERROR) return 'compile';
-  if (Number.isInteger(id) && id >= STATUS.RUNTIME_FIRST && id <= STATUS.RUNTIME_LAST) return 'runtime';
-  if (id === STATUS.INTERNAL_ERROR) return 'internal';
-  if (id === STATUS.REJECTED) return 'rejected';
-  return 'unknown';
-}
+// from the grader (read once by verdict.mjs), an HTTP error, a lost
+// connection, a cancelled run or an answer it cannot read. Pure: returns
+// words and flags, the views turn them into DOM.
 
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/*
- * verdict.loop (a Time Limit Exceeded from the grader's loop budget) as
- * {line, limit, half, spectrum, i, plane}, or null when absent or unusable.
- */
-export function readLoop(raw) {
-  if (!raw || typeof raw !== 'object' || !Number.isInteger(raw.line) || raw.line < 1) return null;
-  const intOrNull = (v) => (Number.isInteger(v) && v >= 0 ? v : null);
-  return {
-    line: raw.line,
-    limit: Number.isInteger(raw.limit) && raw.limit > 0 ? raw.limit : null,
-    half: intOrNull(raw.half),
-    spectrum: raw.spectrum === 'hidden' ? 'hidden' : 'visible',
-    i: intOrNull(raw.i),
-    plane: raw.plane === 0 || raw.plane === 1 ? raw.plane : null,
-  };
-}
-
 /* The loop's story in words, from the structured fields rather than the
- * grader's sentence, so that it names the line the editor marks. */
+ * grader's sentence, so that it names the line the editor marks. A loop
+ * past the budget ran that many times: whether it would have ended is
+ * not known, and not said. */
 function loopDetail(loop) {
   const times = loop.limit ? `more than ${loop.limit.toLocaleString('en-US')} times` : 'too many times';
   const where = [];
@@ -57,25 +19,23 @@ function loopDetail(loop) {
   if (loop.plane !== null) where.push(`${loop.plane === 0 ? 'real' : 'imaginary'} plane`);
   const on = where.length
     ? ` (${where.join(', ')}, on ${loop.spectrum === 'hidden' ? 'a hidden' : 'the visible'} spectrum)` : '';
-  return `The loop on line ${loop.line} ran ${times}${on}, so the grader stopped it: as written it would ` +
-    'never end. Check that its condition can become false and that its counter moves towards that. ' +
-    'A single butterfly pass needs no loop at all.';
+  return `The loop on line ${loop.line} ran ${times}${on}, past the grader's budget, so the grader ` +
+    'stopped it. A single butterfly pass needs no loop at all.';
 }
 
 /*
- * The view of a verdict: {kind, tone ('pass' | 'fail' | 'error' |
- * 'unknown'), icon, title, detail, showGrids, showDiagnostics, cause}.
- * cause is 'loop' for a Time Limit Exceeded from the loop budget, else null.
+ * The view of a verdict model (verdict.mjs's readVerdict): {kind, tone
+ * ('pass' | 'fail' | 'error' | 'unknown'), icon, title, detail, showGrids,
+ * showDiagnostics, cause}. cause is 'loop' for a Time Limit Exceeded from
+ * the loop budget, else null.
  */
-export function verdictView(verdict) {
-  const id = verdict && verdict.status ? verdict.status.id : undefined;
-  const description = verdict && verdict.status && typeof verdict.status.description === 'string'
-    ? verdict.status.description : '';
-  const message = verdict && typeof verdict.message === 'string' ? verdict.message : '';
-  const hasHalves = Boolean(verdict && Array.isArray(verdict.halves) && verdict.halves.length);
-  const kind = statusKind(id);
-  const view = { kind, tone: 'error', icon: '✗', title: '', detail: '', showGrids: hasHalves,
-    showDiagnostics: false, cause: null };
+export function verdictView(model) {
+  const id = model ? model.status.id : undefined;
+  const description = model ? model.status.description : '';
+  const message = model && model.message ? model.message : '';
+  const kind = model ? model.kind : 'unknown';
+  const view = { kind, tone: 'error', icon: '✗', title: '', detail: '',
+    showGrids: Boolean(model && model.halves.length), showDiagnostics: false, cause: null };
   switch (kind) {
     case 'accepted':
       return { ...view, tone: 'pass', icon: '✓', title: 'Accepted',
@@ -84,12 +44,13 @@ export function verdictView(verdict) {
       return { ...view, tone: 'fail', title: 'Wrong answer',
         detail: message || 'Some cells differ from the reference; the red ones below.' };
     case 'time-limit': {
-      const loop = readLoop(verdict.loop);
+      const { loop } = model;
       if (loop) {
-        return { ...view, cause: 'loop', loop, title: 'Time limit exceeded: a loop never ended', detail: loopDetail(loop) };
+        const times = loop.limit ? `more than ${loop.limit.toLocaleString('en-US')} times` : 'too many times';
+        return { ...view, cause: 'loop', loop, title: `Time limit exceeded: a loop ran ${times}`, detail: loopDetail(loop) };
       }
       return { ...view, title: 'Time limit exceeded',
-        detail: message || 'Your kernel did not finish in time. A single pass needs no loop; look for one that never ends.' };
+        detail: message || 'Your kernel did not finish in time. A single pass needs no loop.' };
     }
     case 'compile':
       return { ...view, title: 'Compilation error', showDiagnostics: true,
@@ -155,6 +116,9 @@ export function outcomeView(outcome) {
       return { ...base, title: `The server could not grade this (HTTP ${outcome.status})`,
         detail: `${outcome.status >= 500 ? 'The server failed.' : 'The server refused the request.'}${why}` };
     }
+    case 'cancelled':
+      return { ...base, tone: 'none', icon: '·', title: 'Run cancelled',
+        detail: 'You cancelled the run; the grader stops grading it. Your draft is saved; press Run when you are ready.' };
     case 'network':
       return { ...base, title: 'No connection to the grader',
         detail: outcome.reason === 'timeout'

@@ -137,10 +137,22 @@ struct diagnosis *diagnosis_new(const char *id, const char *title,
     return d;
 }
 
+bool diagnosis_set_more(struct diagnosis *d, const char *step, const char *more)
+{
+    char *copy = more ? strdup(more) : NULL;
+    if (more && !copy)
+        return false;
+    free(d->more);
+    d->more = copy;
+    snprintf(d->step, sizeof d->step, "%s", step ? step : "");
+    return true;
+}
+
 void diagnosis_free(struct diagnosis *d)
 {
     if (!d)
         return;
+    free(d->more);
     free(d->id);
     free(d->title);
     free(d->explanation);
@@ -309,6 +321,9 @@ static json_t *worked_cell_to_json(const struct worked_cell *w)
     set_float(j, "expected", w->expected);
     set_float(j, "got", w->got);
     json_object_set_new(j, "got_matches", w->got_matches[0] ? jstr(w->got_matches) : json_null());
+    json_object_set_new(j, "matches", w->matches[0] ? jstr(w->matches) : json_null());
+    json_object_set_new(j, "sign", json_integer(w->sign < 0 ? -1 : 1));
+    json_object_set_new(j, "says", w->says[0] ? jstr(w->says) : json_null());
     json_object_set_new(j, "passed", json_boolean(w->passed));
     return j;
 }
@@ -368,10 +383,11 @@ json_t *verdict_to_json(const struct verdict *v)
         json_array_append_new(diags, diag_to_json(&v->diags[i]));
 
     json_t *j = json_pack(
-        "{s:i, s:s, s:{s:i, s:s}, s:b, s:o, s:o, s:o, s:o, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:I}",
+        "{s:i, s:s, s:{s:i, s:s, s:s}, s:b, s:o, s:o, s:o, s:o, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:I}",
         "schema", VERDICT_SCHEMA,
         "task", task_butterfly.id,
         "status", "id", (int)v->status, "description", verdict_status_to_str(v->status),
+            "slug", verdict_status_slug(v->status),
         "passed", v->status == VERDICT_ACCEPTED,
         "message", v->message ? jstr(v->message) : json_null(),
         "halves", halves,
@@ -391,10 +407,12 @@ json_t *verdict_to_json(const struct verdict *v)
         "seed", (json_int_t)v->seed);
     if (j) {
         json_object_set_new(j, "diagnosis", v->diagnosis
-            ? json_pack("{s:o, s:o, s:o, s:o}", "id", jstr(v->diagnosis->id),
+            ? json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "id", jstr(v->diagnosis->id),
+                        "step", v->diagnosis->step[0] ? jstr(v->diagnosis->step) : json_null(),
                         "title", jstr(v->diagnosis->title),
                         "explanation", jstr(v->diagnosis->explanation),
-                        "hint", jstr(v->diagnosis->hint))
+                        "hint", jstr(v->diagnosis->hint),
+                        "more", v->diagnosis->more ? jstr(v->diagnosis->more) : json_null())
             : json_null());
         json_object_set_new(j, "summary", v->summary ? jstr(v->summary) : json_null());
         json_object_set_new(j, "loop", loop_to_json(v->loop));
@@ -515,7 +533,10 @@ static bool worked_cell_from_json(const json_t *wj, struct worked_cell *w)
            complex_from_json(wj, "a", &w->a) && complex_from_json(wj, "b", &w->b) &&
            complex_from_json(wj, "w", &w->w) && complex_from_json(wj, "wb", &w->wb) &&
            get_text(wj, "due", false, w->due, sizeof w->due) &&
-           get_text(wj, "got_matches", true, w->got_matches, sizeof w->got_matches);
+           get_text(wj, "got_matches", true, w->got_matches, sizeof w->got_matches) &&
+           get_text(wj, "matches", true, w->matches, sizeof w->matches) &&
+           get_text(wj, "says", true, w->says, sizeof w->says) &&
+           get_int_in(wj, "sign", -1, 1, &w->sign);
 }
 
 /* Reads "worked_cell" and "worked_cells" into v; false when either is
@@ -607,6 +628,10 @@ struct verdict *verdict_from_json(const json_t *j)
                                        json_string_value(json_object_get(dg, "title")),
                                        json_string_value(json_object_get(dg, "explanation")),
                                        json_string_value(json_object_get(dg, "hint")))))
+        goto fail;
+    if (v->diagnosis &&
+        !diagnosis_set_more(v->diagnosis, json_string_value(json_object_get(dg, "step")),
+                            json_string_value(json_object_get(dg, "more"))))
         goto fail;
     const char *summary = json_string_value(json_object_get(j, "summary"));
     if (summary && !(v->summary = strdup(summary)))

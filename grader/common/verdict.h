@@ -101,6 +101,8 @@ struct verdict_loop {
 /* A named mistake recognised from the outputs (see diagnose.h). */
 struct diagnosis {
     char *id, *title, *explanation, *hint;   /* owned */
+    char step[16];       /* the recipe step the diagnosis leads with ("j"), or "" */
+    char *more;          /* owned, may be NULL: what the page keeps behind "more" */
 };
 
 /* A complex number as the worked cell shows it. */
@@ -122,6 +124,10 @@ struct worked_cell {
     double expected;
     float got;                         /* may be NaN or infinite */
     char got_matches[48];              /* the simple expression got equals, or "" */
+    char matches[24];                  /* the same as a slug ("a_minus_wb"), or "" */
+    int sign;                          /* the sign due before w·b: +1 (j = 0) or -1 */
+    char says[384];                    /* the cell in one sentence, consistent with the
+                                          diagnosis (worked_say), or "" */
     bool passed;
 };
 
@@ -175,6 +181,10 @@ struct verdict *verdict_new(enum verdict_status status, const char *message);
 /* A new diagnosis holding copies of the four strings; NULL on OOM. */
 struct diagnosis *diagnosis_new(const char *id, const char *title,
                                 const char *explanation, const char *hint);
+
+/* Sets d's step (a slug, cut to fit) and a copy of `more` (may be NULL);
+ * false on OOM, d unchanged. */
+bool diagnosis_set_more(struct diagnosis *d, const char *step, const char *more);
 
 /* Frees a diagnosis. Accepts NULL. */
 void diagnosis_free(struct diagnosis *d);

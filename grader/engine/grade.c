@@ -158,8 +158,10 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
 }
 
 /* Runs the kernel of entry e on every run; the outputs are judged
- * (compare), the verdict worded (outcome) and a Wrong Answer diagnosed. */
-static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e)
+ * (compare), the verdict worded (outcome) and a Wrong Answer diagnosed
+ * (the body's code only picks among readings the outputs prove). */
+static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e,
+                            const char *body, size_t len)
 {
     struct gpu_run runs[TASK_RUNS];
     float out[TASK_RUNS * TASK_CELLS];
@@ -188,7 +190,7 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
     compare_outputs(&task_butterfly, runs, TASK_RUNS, out, marks, &c);
     outcome_set(v, &c, e->loop_lines, e->nloops);
     if (v->status == VERDICT_WRONG_ANSWER)
-        diagnose_verdict(v, &c);
+        diagnose_verdict(v, &c, body, len);
 }
 
 /* Sets the message of a Compilation Error from its first diagnostic, or
@@ -398,7 +400,7 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     if (e) {
         stage(g, STAGE_RUN);
         g->last.kept = g->opts.cache_kernels && e->text_len == len && !memcmp(e->text, body, len);
-        run_and_compare(g, v, e);
+        run_and_compare(g, v, e, body, len);
     }
     /* without caching, the kernel was kept for this run only */
     if (!g->opts.cache_kernels && g->usable)

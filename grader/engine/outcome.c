@@ -32,8 +32,7 @@ static void loop_verdict(struct verdict *v, const struct comparison *c, const in
         snprintf(where, sizeof where, " on line %d", l->line);
     verdict_set_message(v, "The loop%s ran more than %u times for output cell i = %d, plane %d "
                         "(half = %d, %s spectrum): every thread may take at most %u loop "
-                        "iterations in all. Look for a loop whose condition never becomes "
-                        "false; the butterfly needs no loop at all.",
+                        "iterations in all, and the butterfly needs no loop at all.",
                         where, l->limit, l->i, l->plane, l->half,
                         l->hidden ? "a hidden" : "the visible", l->limit);
     if (l->line > 0) {

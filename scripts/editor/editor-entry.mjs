@@ -1,7 +1,7 @@
 // editor-entry.mjs - CodeMirror 6 set up for the exercise page; build.sh
 // bundles it into static/editor.bundle.js. It exports createEditor with the
 // same interface as the page's plain text area (static/editor.mjs):
-//   {kind, getValue(), setValue(text), setDiagnostics(placed), goTo(line), focus()}
+//   {kind, getValue(), setValue(text), setDiagnostics(placed), goTo(line, column), focus()}
 // The fixed signature line and closing brace are block widgets around the
 // document, so the document is exactly the body the grader receives and
 // its line numbers are the grader's.
@@ -82,6 +82,10 @@ const theme = EditorView.theme({
   '.cm-errorLine': { backgroundColor: 'var(--code-error-line)' },
   '.cm-tooltip': { backgroundColor: 'var(--panel)', color: 'var(--fg)', border: '1px solid var(--border)' },
   '.cm-diagnostic-error': { borderLeftColor: 'var(--fail-border)' },
+  '.cm-lineMessage': {
+    fontFamily: 'var(--sans, inherit)', fontSize: '0.85rem', padding: '0 6px 2px', whiteSpace: 'pre-wrap',
+    backgroundColor: 'var(--fail-bg)', color: 'var(--fail-fg)', borderLeft: '3px solid var(--fail-border)',
+  },
 });
 
 /* Renders a fixed line with the same highlighting as the document. */
@@ -139,6 +143,31 @@ class FixedLine extends WidgetType {
   }
 }
 
+/* A compile error's words under its line, so that they are read without
+ * a hover: on a touch screen, and by a keyboard user reading the code. */
+class LineMessage extends WidgetType {
+  constructor(text) {
+    super();
+    this.text = text;
+  }
+
+  eq(other) {
+    return other.text === this.text;
+  }
+
+  toDOM() {
+    const div = document.createElement('div');
+    div.className = 'cm-lineMessage';
+    div.setAttribute('data-line-message', '');
+    div.textContent = this.text;
+    return div;
+  }
+
+  ignoreEvent() {
+    return false;
+  }
+}
+
 const setMarks = StateEffect.define();
 
 /*
@@ -163,15 +192,18 @@ function fixedLines(signature, closing) {
       for (const effect of tr.effects) {
         if (effect.is(setMarks)) {
           const ranges = [];
-          const seen = new Set();
+          const texts = new Map();
           for (const d of effect.value.lines) {
-            if (d.line < 1 || d.line > tr.state.doc.lines || seen.has(d.line)) continue;
-            seen.add(d.line);
-            const line = tr.state.doc.line(d.line);
+            if (d.line < 1 || d.line > tr.state.doc.lines) continue;
+            texts.set(d.line, texts.has(d.line) ? `${texts.get(d.line)}\n${d.text}` : d.text);
+          }
+          for (const [n, text] of [...texts].sort((x, y) => x[0] - y[0])) {
+            const line = tr.state.doc.line(n);
             ranges.push(Decoration.line({
               class: 'cm-errorLine',
-              attributes: { 'data-error-line': String(d.line), title: d.text },
+              attributes: { 'data-error-line': String(n), title: text },
             }).range(line.from));
+            ranges.push(Decoration.widget({ widget: new LineMessage(text), block: true, side: 1 }).range(line.to));
           }
           lines = Decoration.set(ranges, true);
           afterError = effect.value.afterError;
@@ -249,9 +281,10 @@ export function createEditor({ parent, doc = '', signature = '', closing = '}', 
         }),
       });
     },
-    goTo(line) {
+    goTo(line, column = null) {
       const n = Math.max(1, Math.min(line, view.state.doc.lines));
-      const pos = view.state.doc.line(n).from;
+      const l = view.state.doc.line(n);
+      const pos = Number.isInteger(column) && column >= 1 ? Math.min(l.from + column - 1, l.to) : l.from;
       view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
       view.focus();
     },

@@ -166,7 +166,10 @@ def test_class_of_60(ctx):
     assert counts["Accepted"] == 14 and counts["Time Limit Exceeded"] == 1, counts
     assert [h["half"] for h in summary["halves"]] == [1, 2, 4]
     assert summary["compile_errors"][0] == {"message": "'_' : undeclared identifier", "count": 2}
-    assert summary["diagnoses"][0]["id"] == "twiddle_sign", summary["diagnoses"]
+    # the most common names first (the conjugate multiply is now named as
+    # such, so the twiddle's sign shares the top count with others)
+    top = summary["diagnoses"][0]["count"]
+    assert "twiddle_sign" in [d["id"] for d in summary["diagnoses"] if d["count"] == top], summary["diagnoses"]
     assert "Most common compile errors" in p.stdout and "Pass rate per half" in p.stdout
 
     # the layout: one folder per usable id, a safe name, only results.json in it

@@ -203,6 +203,41 @@ async function main() {
     await shot('1-start');
   });
 
+  await step('the task is the server\'s own: every field of /api/tasks/butterfly read and shown', async () => {
+    const check2 = await page.evaluate(async () => {
+      const answer = await (await fetch('/api/tasks/butterfly')).json();
+      const { readTask } = await import('/static/task.mjs');
+      const read = readTask(answer);
+      const shown = {
+        title: document.querySelector('h1').textContent,
+        subtitle: document.querySelector('#task-subtitle').textContent,
+        api: [...document.querySelectorAll('#api-body tr')].map((tr) => [...tr.cells].map((c) => c.textContent)),
+        spectrum: [...document.querySelectorAll('#spectrum-body tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
+        hidden: document.querySelector('#hidden-count').textContent,
+        tolerance: document.querySelector('#tolerance').textContent,
+        halves: [...document.querySelectorAll('input[name="pass-half"]')].map((r) => Number(r.value)),
+      };
+      return { answer, read, shown };
+    });
+    const { answer, read, shown } = check2;
+    const fields = ['id', 'title', 'subtitle', 'signature', 'starter', 'api', 'visible', 'halves', 'hidden_per_half',
+      'tolerance', 'max_source_bytes', 'loop_budget', 'submit_url'];
+    for (const f of fields) check(f in answer, `the server's task has ${f}`);
+    for (const f of Object.keys(answer)) {
+      check(JSON.stringify(read[f]) === JSON.stringify(answer[f]), `the page read ${f} as the server sent it`);
+    }
+    check(shown.title === answer.title && shown.subtitle === answer.subtitle, 'title and subtitle shown');
+    check(JSON.stringify(shown.api) === JSON.stringify(answer.api.map((a) => [a.name, a.type, a.meaning])), 'the API table');
+    const fmt = (v) => String(Number(v.toFixed(4))).replace('-', '\u2212');
+    check(JSON.stringify(shown.spectrum) === JSON.stringify(answer.visible[0].map((re, k) => [String(k), fmt(re), fmt(answer.visible[1][k])])),
+      `the visible spectrum: ${JSON.stringify(shown.spectrum)}`);
+    check(shown.hidden === String(answer.hidden_per_half), 'hidden spectra per half');
+    check(shown.tolerance === `${answer.tolerance.atol} + ${answer.tolerance.rtol}·|expected|`, `tolerance: ${shown.tolerance}`);
+    check(JSON.stringify(shown.halves) === JSON.stringify(answer.halves), 'the passes');
+    check((await page.textContent('.cm-fixed-signature')).includes(answer.signature), 'the signature line');
+    check((await editorText()).trimEnd() === answer.starter.trimEnd(), 'the starter in the editor');
+  });
+
   await step('accessibility findings: the signature comment\'s contrast, no aria-label on plain text', async () => {
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -248,6 +283,14 @@ async function main() {
     await typeBody(sample('wrong_twiddle_sign'));
     await run({ keyboard: true });
     check((await page.textContent('#verdict')).includes('Wrong answer'), 'Wrong answer verdict');
+    // Beside the code: right after Run, the verdict and the editor are on
+    // screen together (the editor stays in view beside the results).
+    const seen = await page.evaluate(() => {
+      const r = (sel) => { const b = document.querySelector(sel).getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; };
+      return { verdict: r('#verdict'), editor: r('#editor'), h: window.innerHeight, y: scrollY };
+    });
+    check(seen.verdict.top >= 0 && seen.verdict.top < seen.h && seen.editor.bottom > 0 && seen.editor.top < seen.h,
+      `the verdict and the editor on screen together: ${JSON.stringify(seen)}`);
     const h1 = await cellStates(1);
     check(h1.length === 16 && h1.every((c) => c.green), 'half 1 all green');
     for (const half of [2, 4]) {
@@ -280,19 +323,34 @@ async function main() {
     await page.uncheck('#show-expected');
     check(!(await page.isVisible('.cell[data-half="2"][data-x="1"][data-y="0"] .expected')), 'the switch hides the expected values');
     await page.check('#show-expected');
-    // A worked cell beside the grid: the first wrong one, from the grader
-    // when it sends worked cells, else worked on the page.
+    // The diagnosis: a title, one sentence, one hint, the rest behind More.
+    const diag = await page.$eval('#diagnosis', (d) => ({ id: d.dataset.id, step: d.dataset.step,
+      title: d.querySelector('h3').textContent, where: d.querySelector('.diagnosis-where').textContent,
+      more: d.querySelector('.diagnosis-more') !== null && !d.querySelector('.diagnosis-more').open,
+      hint: d.querySelector('.hint-line a').getAttribute('href') }));
+    check(diag.id === 'twiddle_sign' && diag.step === 'w' && diag.title === 'The twiddle turns the wrong way' &&
+      diag.hint === '#hint-2' && diag.more && !/^Every cell, on the visible/.test(diag.where), `diagnosis ${JSON.stringify(diag)}`);
+    // The worked cell: the grader's, where only the flipped twiddle fits
+    // (half = 4, output 1), in the grader's words, with its picture.
     let w = await worked();
-    check(!w.hidden && w.half === '2' && w.i === '1' && w.plane === '0', `worked cell ${JSON.stringify(w)}`);
-    check(w.text.includes('returned −2.5, not 1.5') && w.text.includes('element 3 = 0.75 + 2i'), `worked text: ${w.text}`);
-    const panel = await rect('#worked');
-    const grid = await rect('.half-grid[data-half="1"]');
-    check(panel.left >= grid.right, 'the worked cell sits beside the grids');
-    check(await page.getAttribute('.cell[data-half="2"][data-x="1"][data-y="0"]', 'aria-pressed') === 'true', 'the worked cell is marked in the grid');
+    check(!w.hidden && w.half === '4' && w.i === '1' && w.plane === '0' && w.matches === 'a_plus_conj_wb', `worked cell ${JSON.stringify(w)}`);
+    check(w.text.includes('which is the real part of a + conj(w)·b') && !w.text.includes('check j'), `worked text: ${w.text}`);
+    const pic = await page.$eval('#worked svg.worked-picture', (svg) => ({ role: svg.getAttribute('role'),
+      arrows: svg.querySelectorAll('line.arrow').length, desc: svg.querySelector('desc').textContent }));
+    check(pic.role === 'img' && pic.arrows === 5 && pic.desc.startsWith('Arrows from 0 in the complex plane: a = '), `picture ${JSON.stringify(pic)}`);
+    check(await page.getAttribute('.cell[data-half="4"][data-x="1"][data-y="0"]', 'aria-pressed') === 'true', 'the worked cell is marked in the grid');
+    // Beside the code: at 1280 px the verdict sits right of the editor,
+    // and both are on screen after Run.
+    const ed = await rect('#editor');
+    const vd = await rect('#verdict');
+    check(vd.left >= ed.right, `the verdict beside the editor: verdict left ${vd.left}, editor right ${ed.right}`);
+    const note = await page.textContent('#checklist-summary');
+    check(note.includes('half = 1 is right'), `the checklist says what the run proved: ${note}`);
     // Clicking a cell works that cell instead.
     await page.click('.cell[data-half="4"][data-x="6"][data-y="1"]');
     w = await worked();
     check(w.half === '4' && w.i === '6' && w.plane === '1' && w.text.includes('The cell you picked'), `after a click: ${JSON.stringify(w)}`);
+    await page.click('#worked .worked-details summary');
     check(w.steps.j.startsWith('(6 / 4) % 2 = 1: the upper member') && w.steps.base === '6 − 1·4 = 2', `worked steps: ${JSON.stringify(w.steps)}`);
     await shot('3-wrong-twiddle');
   });
@@ -349,30 +407,59 @@ async function main() {
   await step('worked cells from the grader: its words, and picking a cell works that one', async () => {
     await runAnswered(verdictFixture('wrong_twiddle_sign-worked'));
     let w = await worked();
-    check(w.source === 'grader' && w.half === '2' && w.i === '1', `worked cell ${JSON.stringify(w)}`);
-    check(w.text.includes('That is re(a − w·b), the value due at output 3'), `grader's match in words: ${w.text}`);
+    check(w.half === '4' && w.i === '1' && w.matches === 'a_plus_conj_wb', `worked cell ${JSON.stringify(w)}`);
     await page.click('.cell[data-half="4"][data-x="2"][data-y="0"]');
     w = await worked();
-    check(w.source === 'grader' && w.half === '4' && w.i === '2' && w.text.includes('the value due at output 6'), `picked: ${w.text}`);
+    // The diagnosis is the twiddle: the cell never sends the student to j.
+    const said = await page.textContent('#worked .worked-outcome');
+    check(w.half === '4' && w.i === '2' && said.includes('which is the real part of a − w·b') &&
+      !said.includes('other member') && !said.includes('check j'), `picked: ${said}`);
     await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-5-worked-cell.png') });
     // Right on every visible cell, wrong on a hidden spectrum.
     await runAnswered(verdictFixture('hardcoded_visible-worked'));
     w = await worked();
-    check(w.spectrum === 'hidden' && w.text.includes('hidden random spectra') && w.text.includes('returned 0.5, not −0.4375'), `hidden: ${w.text}`);
+    check(w.spectrum === 'hidden' && w.text.includes('hidden random spectra') && w.text.includes('your kernel returned 0.5'), `hidden: ${w.text}`);
     check((await page.$$('.cell.fail')).length === 0, 'every visible cell is green');
     await page.locator('#results').screenshot({ path: path.join(artifacts, 'butterfly-5-worked-hidden.png') });
   });
 
-  await step('an endless loop: a loop message, its line marked; a plain timeout reads differently', async () => {
+  await step('Run can be cancelled: the request is aborted and the page says so', async () => {
+    let aborted = false;
+    await page.route(SUBMIT_ROUTE, async (route) => {
+      await new Promise((resolve) => { setTimeout(resolve, 3000); });
+      try {
+        await route.continue();
+      } catch {
+        aborted = true;
+      }
+    });
+    page.once('requestfailed', () => { aborted = true; });
+    try {
+      await page.click('#run');
+      await page.waitForTimeout(300);
+      check((await page.textContent('#run')) === 'Cancel', 'the Run button offers Cancel while grading');
+      await page.click('#run');
+      await page.waitForFunction(() => document.querySelector('#verdict').dataset.kind === 'cancelled', null, { timeout: 5000 });
+      check((await page.textContent('#verdict')).includes('Run cancelled'), 'the verdict says the run was cancelled');
+      check((await page.textContent('#run')) === 'Run', 'the button is Run again');
+      await page.waitForTimeout(3200);
+      check(aborted, 'the request was aborted');
+    } finally {
+      await page.unroute(SUBMIT_ROUTE);
+    }
+  });
+
+  await step('a loop past the budget: it ran more than N times, its line marked; a plain timeout reads differently', async () => {
     await typeBody(LOOP_BODY);
     await runAnswered(verdictFixture('endless_loop'));
     const verdict = await page.textContent('#verdict');
     check(await page.getAttribute('#verdict', 'data-kind') === 'loop', 'the verdict is about a loop');
-    check(verdict.includes('a loop never ended') && verdict.includes('line 2') && !/wrong answer/i.test(verdict), `verdict: ${verdict}`);
+    check(verdict.includes('a loop ran more than 10,000 times') && verdict.includes('line 2') &&
+      !/never end|wrong answer/i.test(verdict), `verdict: ${verdict}`);
     const marked = await page.$$eval('#editor .cm-content .cm-line', (lines) => lines
       .map((l, k) => (l.classList.contains('cm-errorLine') ? k + 1 : 0)).filter(Boolean));
     check(marked.length === 1 && marked[0] === 2, `the loop's line is marked: ${marked}`);
-    check((await page.textContent('#diagnostics-title')) === 'Where your kernel got stuck', 'the list says what it holds');
+    check((await page.textContent('#diagnostics-title')) === 'Where your kernel ran past the loop budget', 'the list says what it holds');
     check((await page.textContent('#diagnostics-list')).includes('Line 2: this loop ran more than 10000 times'), 'the loop listed');
     check(await page.isHidden('#worked') && (await page.$$('.half-grid')).length === 0, 'no grids or worked cell for a loop');
     await shot('6-endless-loop');
@@ -387,7 +474,7 @@ async function main() {
     await runAnswered(JSON.stringify(plain));
     check(await page.getAttribute('#verdict', 'data-kind') === 'time-limit', 'a plain timeout');
     const words = await page.textContent('#verdict');
-    check(!words.includes('a loop never ended') && words.includes('did not finish in time'), `plain timeout: ${words}`);
+    check(!words.includes('a loop ran') && words.includes('did not finish in time'), `plain timeout: ${words}`);
     check((await page.$$('#editor .cm-line.cm-errorLine')).length === 0, 'no line marked for a plain timeout');
   });
 
@@ -400,6 +487,7 @@ async function main() {
     await runAnswered(JSON.stringify(v));
     const item = await page.textContent('#diagnostics-list li');
     check(item.includes('Line 4: undefined_name is not declared') && item.includes("The compiler’s own words: 'undefined_name' : undeclared identifier"), `listed: ${item}`);
+    check(await page.$eval('#diagnostics-list li details.diag-original', (d) => !d.open), "glslang's own words are behind More");
   });
 
   await step('a compile error: a marker on line 4 with the message', async () => {
@@ -420,6 +508,9 @@ async function main() {
       return hit ? hit.textContent : null;
     });
     check(gutterLine === String(line), `gutter marker beside line number ${gutterLine}`);
+    // The message on the line itself, without a hover: touch and keyboard.
+    const onLine = await page.$$eval('#editor .cm-lineMessage', (ms) => ms.map((m) => m.textContent));
+    check(onLine.length === 1 && onLine[0].startsWith(`Line ${line}`) && onLine[0].includes('undefined_name'), `message on the line: ${onLine}`);
     const listed = await page.textContent('#diagnostics-list');
     check(listed.includes(`Line ${line}`) && listed.includes('undefined_name'), `listed: ${listed}`);
     await shot('7-compile-error');
@@ -542,6 +633,15 @@ async function main() {
       check(fig.top >= (await rect('.brief-text')).bottom, 'phone: the figure below its text');
       const w = await rect('#worked');
       check(w.top >= (await rect('#verdict')).bottom && w.bottom <= (await rect('.half-grid[data-half="1"]')).top, 'phone: worked cell above the grids');
+      // The verdict follows the editor; the table of names is folded.
+      const toolbar = await rect('.toolbar');
+      const verdictBox = await rect('#verdict');
+      const api = await rect('.api-column');
+      check(api.bottom - api.top < 120, `phone: the table of names folded (${api.bottom - api.top} px)`);
+      check(verdictBox.top - toolbar.bottom < 400, `phone: the verdict ${verdictBox.top - toolbar.bottom} px after the editor`);
+      // Every cell's number shows without a tap.
+      const values = await page.$$eval('.half-grid[data-half="2"] .cell .value', (vs) => vs.map((v) => getComputedStyle(v).display !== 'none' && v.getBoundingClientRect().width > 0));
+      check(values.length === 16 && values.every(Boolean), 'phone: every cell shows its number');
       await shot(`11-phone-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });

@@ -82,7 +82,7 @@ def t_correct_text_plain(srv):
     resp, data = submit(srv, sample("correct.glsl"))
     v = json.loads(data)
     assert resp.status == 200, resp.status
-    assert v["status"] == {"id": 3, "description": "Accepted"}, v["status"]
+    assert v["status"] == {"id": 3, "description": "Accepted", "slug": "accepted"}, v["status"]
     assert [h["half"] for h in v["halves"]] == [1, 2, 4]
     assert all(c["passed"] for h in v["halves"] for c in h["cells"])
 

@@ -12,10 +12,16 @@
  * formula of the family, by the pairs decoded, or by the values read back
  * as formulas (docs/FEEDBACK.md).
  *
+ * Each line of a body may say which steps of the recipe it computes, as
+ * a comment `// step: j` (several: `// step: sign plane`). A mutant of a
+ * token on such a line breaks that step, and a named mutant "leads with
+ * the broken step" when its diagnosis's step is one of the line's. The
+ * share of named mutants that do is reported beside the share named.
+ *
  * Run by hand (docs/FEEDBACK.md records the figure):
  *   build/tests/mutation tests/samples/correct*.glsl
  * Options: --device SEL, --verbose (print every Wrong Answer, its code and
- * its name or summary),
+ * its name or summary), --texts (also its step, title, explanation, hint),
  * --limit N (grade the first N mutants only).
  */
 #include <ctype.h>
@@ -118,8 +124,41 @@ static bool keyword(const char *w, size_t n)
 struct mutants {
     char **texts;       /* the bodies to grade */
     char **keys;        /* their code, for spotting duplicates */
+    char **steps;       /* the steps the mutated token's line computes, "" if unmarked */
     size_t n, cap;
 };
+
+/* The steps line `at`'s `// step:` comment names, space-separated, into
+ * buf ("" when the line has none). */
+static void steps_of_line(const char *s, size_t n, size_t at, char *buf, size_t size)
+{
+    size_t start = at, end = at;
+    while (start > 0 && s[start - 1] != '\n')
+        start--;
+    while (end < n && s[end] != '\n')
+        end++;
+    buf[0] = '\0';
+    const char *mark = "// step:";
+    for (size_t k = start; k + strlen(mark) <= end; k++) {
+        if (!memcmp(s + k, mark, strlen(mark))) {
+            size_t from = k + strlen(mark);
+            while (from < end && s[from] == ' ')
+                from++;
+            snprintf(buf, size, "%.*s", (int)(end - from), s + from);
+            return;
+        }
+    }
+}
+
+/* Whether step is one of the space-separated steps in list. */
+static bool step_in(const char *step, const char *list)
+{
+    size_t len = strlen(step);
+    for (const char *p = list; len && (p = strstr(p, step)); p += len)
+        if ((p == list || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
+            return true;
+    return false;
+}
 
 static bool seen(const struct mutants *m, const char *key)
 {
@@ -178,12 +217,16 @@ static void add(struct mutants *m, const char *s, size_t n, const struct token *
         m->cap = m->cap ? 2 * m->cap : 1024;
         m->texts = realloc(m->texts, m->cap * sizeof *m->texts);
         m->keys = realloc(m->keys, m->cap * sizeof *m->keys);
-        if (!m->texts || !m->keys) {
+        m->steps = realloc(m->steps, m->cap * sizeof *m->steps);
+        if (!m->texts || !m->keys || !m->steps) {
             fprintf(stderr, "out of memory\n");
             exit(1);
         }
     }
+    char steps[64];
+    steps_of_line(s, n, t->start, steps, sizeof steps);
     m->texts[m->n] = text;
+    m->steps[m->n] = strdup(steps);
     m->keys[m->n++] = key;
 }
 
@@ -276,7 +319,7 @@ int main(int argc, char **argv)
     struct grader_options o;
     grader_options_init(&o);
     o.device = getenv("BUTTERFLY_DEVICE");
-    bool verbose = false;
+    bool verbose = false, texts = false;
     size_t limit = (size_t)-1;
     struct mutants m = { 0 };
     int files = 0;
@@ -285,10 +328,12 @@ int main(int argc, char **argv)
             o.device = argv[++a];
         } else if (!strcmp(argv[a], "--verbose")) {
             verbose = true;
+        } else if (!strcmp(argv[a], "--texts")) {
+            verbose = texts = true;
         } else if (!strcmp(argv[a], "--limit") && a + 1 < argc) {
             limit = strtoul(argv[++a], NULL, 10);
         } else if (argv[a][0] == '-') {
-            fprintf(stderr, "usage: mutation [--device SEL] [--verbose] [--limit N] BODY...\n");
+            fprintf(stderr, "usage: mutation [--device SEL] [--verbose] [--texts] [--limit N] BODY...\n");
             return 64;
         } else {
             char err[256];
@@ -304,7 +349,7 @@ int main(int argc, char **argv)
         }
     }
     if (!files) {
-        fprintf(stderr, "usage: mutation [--device SEL] [--verbose] [--limit N] BODY...\n");
+        fprintf(stderr, "usage: mutation [--device SEL] [--verbose] [--texts] [--limit N] BODY...\n");
         return 64;
     }
     char err[256];
@@ -314,6 +359,7 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t graded = 0, by_status[128] = { 0 }, named = 0, by_formula = 0, by_values = 0;
+    size_t marked = 0, leads = 0;   /* named mutants of marked lines; leading with the step */
     static struct tally ids[1024];
     size_t nids = 0;
     double t0 = clock_now_ms();
@@ -332,10 +378,21 @@ int main(int argc, char **argv)
                 by_values += values;
                 by_formula += !values && !strstr(v->diagnosis->id, "wrong_");
                 count_id(ids, &nids, sizeof ids / sizeof ids[0], v->diagnosis->id);
+                if (m.steps[k][0]) {
+                    marked++;
+                    leads += step_in(v->diagnosis->step, m.steps[k]);
+                }
             }
             if (verbose)
                 printf("%s: %s\n    %s\n", v->diagnosis ? "named" : "unnamed", m.keys[k],
                        v->diagnosis ? v->diagnosis->id : v->summary ? v->summary : "");
+            if (texts && v->diagnosis)
+                printf("    broken: %s; leads with: %s\n    title: %s\n    explanation: %s\n"
+                       "    hint: %s\n    more: %s\n    worked: %s\n",
+                       m.steps[k], v->diagnosis->step, v->diagnosis->title,
+                       v->diagnosis->explanation, v->diagnosis->hint,
+                       v->diagnosis->more ? v->diagnosis->more : "",
+                       v->worked_cell ? v->worked_cell->says : "");
         }
         verdict_free(v);
         if (!grader_usable(g)) {
@@ -358,6 +415,8 @@ int main(int argc, char **argv)
            "the pairs decoded %zu, by the values read back as formulas %zu\n", wrong, named,
            wrong ? 100.0 * (double)named / (double)wrong : 0.0, by_formula,
            named - by_formula - by_values, by_values);
+    printf("  named mutants of marked lines: %zu, leading with the broken step: %zu (%.1f%%)\n",
+           marked, leads, marked ? 100.0 * (double)leads / (double)marked : 0.0);
     qsort(ids, nids, sizeof ids[0], by_count);
     printf("  names given, most common first:\n");
     for (size_t k = 0; k < nids; k++)
@@ -366,8 +425,10 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < m.n; k++) {
         free(m.texts[k]);
         free(m.keys[k]);
+        free(m.steps[k]);
     }
     free(m.texts);
     free(m.keys);
+    free(m.steps);
     return 0;
 }

@@ -60,6 +60,21 @@ test('a grader that never answers times out', async () => {
   assert.deepEqual(out, { kind: 'network', reason: 'timeout' });
 });
 
+test('Run cancelled: the request is aborted (the server cancels on the hang-up) and says so', async () => {
+  let aborted = false;
+  const hang = (url, init) => new Promise((resolve, reject) => {
+    init.signal.addEventListener('abort', () => { aborted = true; reject(new DOMException('aborted', 'AbortError')); });
+  });
+  const cancel = new AbortController();
+  const pending = submitSource(hang, 'x', { signal: cancel.signal });
+  cancel.abort();
+  assert.deepEqual(await pending, { kind: 'cancelled' });
+  assert.ok(aborted, 'the request itself was aborted');
+  const early = new AbortController();
+  early.abort();
+  assert.deepEqual(await submitSource(hang, 'x', { signal: early.signal }), { kind: 'cancelled' });
+});
+
 test('a 200 that is not a verdict is a bad response', async () => {
   assert.deepEqual(await submitSource(async () => respond(200, '<html>'), 'x'), { kind: 'bad-response', status: 200 });
   assert.deepEqual(await submitSource(async () => respond(200, { hello: 'world' }), 'x'), { kind: 'bad-response', status: 200 });

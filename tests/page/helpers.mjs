@@ -1,10 +1,10 @@
 // helpers.mjs - fixtures for the page's unit tests, stored beside this
-// file: verdicts the real grader produced for three of tests/samples
-// (correct, wrong twiddle sign, compile error on line 4), and verdicts in
-// the contract's newer fields written by hand until the grader sends them
-// (docs/VERDICT.md plus worked_cell, worked_cells, loop): the wrong twiddle
-// sign and the copied visible answers with their worked cells, and an
-// endless loop. fixture('NAME') reads verdict-NAME.json.
+// file: verdicts the real grader produced, with every field of the
+// contract, for tests/samples' correct, wrong_twiddle_sign (twice, under
+// two names), hardcoded_visible and compile_error_line3, and for a loop of
+// 20,000 iterations (endless_loop). Remade with
+//   build/grader/butterfly-grade --json --seed 20261129 tests/samples/NAME.glsl
+// fixture('NAME') reads verdict-NAME.json.
 import { readFileSync } from 'node:fs';
 
 export function fixture(name) {

@@ -1,10 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  statusKind, verdictView, outcomeView, parseRetryAfter, formatTimings, formatDevice, formatBytes,
-  formatElapsed, runningView, announcement, readLoop, SLOW_RUN_MS,
+  verdictView as viewOfModel, outcomeView, parseRetryAfter, formatTimings, formatDevice, formatBytes,
+  formatElapsed, runningView, announcement, SLOW_RUN_MS,
 } from '../../static/verdict-view.mjs';
+import { readLoop, readVerdict, statusKind } from '../../static/verdict.mjs';
 import { fixture } from './helpers.mjs';
+
+// The views render from the model readVerdict makes, once.
+const verdictView = (raw) => viewOfModel(readVerdict(raw));
+
+test('the status slug gives the kind; ids serve results saved before the slug', () => {
+  assert.equal(readVerdict(fixture('wrong_twiddle_sign')).kind, 'wrong');
+  assert.equal(readVerdict({ status: { id: 99, slug: 'runtime_error' } }).kind, 'runtime');
+  assert.equal(readVerdict({ status: { id: 4 } }).kind, 'wrong');
+  assert.equal(readVerdict({ status: { id: 4, slug: 'nonsense' } }).kind, 'wrong');
+  assert.equal(readVerdict(null), null);
+  assert.equal(readVerdict({}), null);
+});
 
 test('status ids map to kinds; anything else is unknown', () => {
   assert.equal(statusKind(3), 'accepted');
@@ -25,7 +38,7 @@ test('accepted, wrong and compile error views', () => {
   const wrong = verdictView(fixture('wrong_twiddle_sign'));
   assert.equal(wrong.tone, 'fail');
   assert.equal(wrong.title, 'Wrong answer');
-  assert.equal(wrong.detail, 'Wrong for half = 2, 4; the other halves are right.');
+  assert.equal(wrong.detail, readVerdict(fixture('wrong_twiddle_sign')).message);
   assert.equal(wrong.showGrids, true);
   const ce = verdictView(fixture('compile_error_line3'));
   assert.equal(ce.kind, 'compile');
@@ -54,7 +67,7 @@ test('a verdict the page does not know says so and still shows its cells', () =>
   assert.equal(view.tone, 'unknown');
   assert.match(view.detail, /status 42 “Mystery”/);
   assert.equal(view.showGrids, true);
-  assert.equal(verdictView({}).kind, 'unknown');
+  assert.equal(viewOfModel(null).kind, 'unknown');
 });
 
 test('Retry-After: seconds, an HTTP date, or nothing', () => {
@@ -87,6 +100,7 @@ test('413, 503, lost connection and unreadable answers get clear messages', () =
   assert.match(e500.detail, /boom/);
   assert.match(outcomeView({ kind: 'http', status: 415, message: 'send JSON' }).detail, /refused.*send JSON/);
   assert.match(outcomeView({ kind: 'bad-response', status: 200 }).title, /cannot read/);
+  assert.equal(outcomeView({ kind: 'cancelled' }).title, 'Run cancelled');
 });
 
 test('timings, device and sizes', () => {
@@ -99,12 +113,13 @@ test('timings, device and sizes', () => {
   assert.equal(formatBytes(65536), '64 KiB');
 });
 
-test('an endless loop: its own title and words, naming the line, distinct from a plain timeout', () => {
+test('a loop past the budget: it ran more than N times, never "never ends", naming the line', () => {
   const view = verdictView(fixture('endless_loop'));
   assert.equal(view.kind, 'time-limit');
   assert.equal(view.cause, 'loop');
-  assert.equal(view.title, 'Time limit exceeded: a loop never ended');
-  assert.match(view.detail, /^The loop on line 2 ran more than 10,000 times \(half = 2, output 3, real plane, on the visible spectrum\)/);
+  assert.equal(view.title, 'Time limit exceeded: a loop ran more than 10,000 times');
+  assert.match(view.detail, /^The loop on line 2 ran more than 10,000 times \(half = 1, output 0, real plane, on the visible spectrum\)/);
+  assert.doesNotMatch(`${view.title} ${view.detail}`, /never end/);
   assert.doesNotMatch(`${view.title} ${view.detail}`, /wrong answer/i);
   const plain = verdictView({ status: { id: 5, description: 'Time Limit Exceeded' }, loop: null, halves: [] });
   assert.equal(plain.cause, null);
@@ -120,7 +135,7 @@ test('a loop object with missing parts still names its line; without a line it i
   assert.equal(readLoop('loop'), null);
   const v = verdictView({ status: { id: 5 }, loop: { line: 7 } });
   assert.equal(v.cause, 'loop');
-  assert.match(v.detail, /^The loop on line 7 ran too many times, so the grader stopped it/);
+  assert.match(v.detail, /^The loop on line 7 ran too many times, past the grader's budget, so the grader stopped it/);
   const hidden = verdictView({ status: { id: 5 }, loop: { line: 1, limit: 500, half: 4, spectrum: 'hidden', i: 0, plane: 1 } });
   assert.match(hidden.detail, /more than 500 times \(half = 4, output 0, imaginary plane, on a hidden spectrum\)/);
 });

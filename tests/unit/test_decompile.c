@@ -112,15 +112,20 @@ static void test_typo_reads_back(void **state)
 
     /* and the diagnosis names what differs, with the value */
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, compared(t, runs, NRUNS, out));
+    diagnose_verdict(v, compared(t, runs, NRUNS, out), NULL, 0);
     assert_non_null(v->diagnosis);
     assert_string_equal(v->diagnosis->id, "wrong_a");
-    assert_string_equal(v->diagnosis->title, "Some values take the wrong a");
-    if (!strstr(v->diagnosis->explanation,
-                "4 of the 48 values do not take the numbers the butterfly takes: at half = 2, "
-                "i = 2 the imaginary part is ar − bi where ai − bi is due."))
-        fail_msg("%s", v->diagnosis->explanation);
-    assert_true(!strncmp(v->diagnosis->hint, "Hint 1", 6));
+    /* only the upper members' imaginary part is off: the ending's step,
+     * since every earlier step feeds both members */
+    assert_string_equal(v->diagnosis->title,
+                        "Some values of the upper member (j = 1) end wrong in the imaginary "
+                        "plane");
+    assert_string_equal(v->diagnosis->step, "sign");
+    assert_string_equal(v->diagnosis->explanation,
+                        "4 of the 48 values are not the recipe's: at half = 2, i = 2 the "
+                        "imaginary part is ar − bi where ai − bi is due; it shows at half 2 "
+                        "(half 1 and 4 are right).");
+    assert_true(!strncmp(v->diagnosis->hint, "Hint 3", 6));
     verdict_free(v);
 }
 
@@ -141,15 +146,15 @@ static void test_stray_constant(void **state)
     assert_string_equal(decompile_render(&f[half_index(4)][0][1], 4, 1, text, sizeof text),
                         "ar + 3.142");
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, compared(t, runs, NRUNS, out));
+    diagnose_verdict(v, compared(t, runs, NRUNS, out), NULL, 0);
     assert_string_equal(v->diagnosis->id, "wrong_b+stray_constant");
-    assert_string_equal(v->diagnosis->title, "Some values take the wrong b, and add a constant");
-    /* each of the page's hints once, with all its advice */
+    assert_string_equal(v->diagnosis->title,
+                        "Some values of the lower member (j = 0) end wrong in the real plane");
+    assert_string_equal(v->diagnosis->step, "sign");
+    /* one hint */
     assert_string_equal(v->diagnosis->hint,
-                        "Hint 1 — which pair am I in? a is element base, b is element base + "
-                        "half, with j = (i / half) % 2 and base = i - j * half; Hint 3 — the "
-                        "ending: a ± w·b adds no number of its own: look for i, half, r or PI "
-                        "where an input or a twiddle belongs");
+                        "Hint 3 — the ending: return ar ± tr when this.thread.y is 0 and "
+                        "ai ± ti when it is 1");
     verdict_free(v);
 }
 

@@ -231,10 +231,16 @@ static void test_openapi_verdict(void **state)
     assert_non_null(v);
     v->worked_cell = calloc(1, sizeof *v->worked_cell);
     assert_non_null(v->worked_cell);
-    *v->worked_cell = (struct worked_cell){ .half = 1, .due = "a + w·b", .got_matches = "a" };
+    *v->worked_cell = (struct worked_cell){ .half = 1, .due = "a + w·b", .got_matches = "a",
+                                            .matches = "a", .sign = 1, .says = "s" };
+    v->diagnosis = diagnosis_new("twiddle_sign", "t", "e", "h");
+    assert_non_null(v->diagnosis);
+    assert_true(diagnosis_set_more(v->diagnosis, "w", "m"));
     json_t *j = verdict_to_json(v);
     assert_non_null(j);
     assert_schema_matches(schemas, "Verdict", j);
+    assert_schema_matches(schemas, "Status", json_object_get(j, "status"));
+    assert_schema_matches(schemas, "Diagnosis", json_object_get(j, "diagnosis"));
     assert_schema_matches(schemas, "WorkedCell", json_object_get(j, "worked_cell"));
     json_decref(j);
     verdict_free(v);

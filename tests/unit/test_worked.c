@@ -49,8 +49,20 @@ static void test_worked_cell_of_both_plus(void **state)
     float out[NRUNS * TASK_CELLS];
     outputs_of("both_plus", runs, out);
     struct worked_cell w;
-    assert_true(worked_pick(compared(t, runs, NRUNS, out), &w));
-    /* half 1 fails first; its first failing cell is the upper member i = 1 */
+    /* half 1 fails first, but there a + w·b is also a + b (w = 1): the
+     * pick goes on to the first cell only a + w·b fits, half 4, i = 5 */
+    assert_true(worked_pick(compared(t, runs, NRUNS, out), "sign", &w));
+    assert_int_equal(w.half, 4);
+    assert_int_equal(w.i, 5);
+    assert_string_equal(w.got_matches, "a + w·b");
+    assert_string_equal(w.matches, "a_plus_wb");
+    assert_int_equal(w.sign, -1);
+    /* told in the diagnosis's step, the sign: the other member's value */
+    if (!strstr(w.says, "which is the real part of a + w·b, the value due at output 1, the "
+                        "other member of the pair."))
+        fail_msg("%s", w.says);
+    /* worked through at half 1 all the same */
+    worked_cell_of(compared(t, runs, NRUNS, out), 0, 0, 1, "sign", &w);
     assert_int_equal(w.half, 1);
     assert_false(w.hidden);
     assert_int_equal(w.i, 1);
@@ -70,14 +82,25 @@ static void test_worked_cell_of_both_plus(void **state)
     assert_false(w.passed);
 }
 
-/* A twiddle mistake shows first at half 2: the worked cell has w = -i. */
+/* A twiddle mistake shows first at half 2, where w = -i makes it look
+ * like a − w·b; the worked cell is where only the flipped twiddle fits:
+ * half 4, output 1. Its sentence never speaks of j or the other member. */
 static void test_worked_cell_smallest_failing_half(void **state)
 {
     struct gpu_run runs[NRUNS];
     float out[NRUNS * TASK_CELLS];
     outputs_of("twiddle_sign", runs, out);
     struct worked_cell w;
-    assert_true(worked_pick(compared(t, runs, NRUNS, out), &w));
+    assert_true(worked_pick(compared(t, runs, NRUNS, out), "w", &w));
+    assert_int_equal(w.half, 4);
+    assert_int_equal(w.i, 1);
+    assert_int_equal(w.plane, 0);
+    assert_string_equal(w.got_matches, "a + conj(w)·b");
+    assert_null(strstr(w.says, "check j"));
+    assert_null(strstr(w.says, "other member"));
+    /* at half 2 the cell alone reads as a − w·b, said without "j" */
+    worked_cell_of(compared(t, runs, NRUNS, out), 1 + TASK_HIDDEN, 0, 1, "w", &w);
+    assert_null(strstr(w.says, "other member"));
     assert_int_equal(w.half, 2);
     assert_int_equal(w.i, 1);
     assert_int_equal(w.r, 1);
@@ -99,7 +122,7 @@ static void test_worked_cell_hidden(void **state)
     int bad_run = 1 + TASK_HIDDEN + 3;      /* half 2, the third hidden spectrum */
     out[bad_run * TASK_CELLS + TASK_N + 6] += 1.0f;   /* imaginary, i = 6 */
     struct worked_cell w;
-    assert_true(worked_pick(compared(t, runs, NRUNS, out), &w));
+    assert_true(worked_pick(compared(t, runs, NRUNS, out), NULL, &w));
     assert_int_equal(w.half, 2);
     assert_true(w.hidden);
     assert_int_equal(w.i, 6);
@@ -111,7 +134,7 @@ static void test_worked_cell_hidden(void **state)
 
     /* and nothing to work when every cell is right */
     outputs_of(NULL, runs, out);
-    assert_false(worked_pick(compared(t, runs, NRUNS, out), &w));
+    assert_false(worked_pick(compared(t, runs, NRUNS, out), NULL, &w));
 }
 
 /* Every visible cell, half by half, in the verdict's order. */
@@ -121,7 +144,7 @@ static void test_worked_all(void **state)
     float out[NRUNS * TASK_CELLS];
     outputs_of("both_plus", runs, out);
     static struct worked_cell cells[WORKED_CELLS];
-    assert_true(worked_all(compared(t, runs, NRUNS, out), cells));
+    assert_true(worked_all(compared(t, runs, NRUNS, out), NULL, cells));
     for (int h = 0; h < TASK_NHALVES; h++) {
         double want[TASK_PLANES][TASK_N];
         reference_pass(t->visible, t->halves[h], want);
@@ -172,7 +195,7 @@ static void test_got_matches_names_the_mistake(void **state)
             h++;
         struct worked_cell w;
         worked_cell_of(compared(t, runs, NRUNS, out), (size_t)h * (1 + TASK_HIDDEN), cases[c].plane,
-                       cases[c].i, &w);
+                       cases[c].i, NULL, &w);
         if (strcmp(w.got_matches, cases[c].matches))
             fail_msg("%s: \"%s\", wanted \"%s\"", cases[c].id, w.got_matches, cases[c].matches);
     }

@@ -30,7 +30,7 @@ out=$("$grade" --json "$samples/wrong_twiddle_sign.glsl")
 echo "$out" | python3 -c '
 import json, sys
 v = json.load(sys.stdin)
-assert v["status"] == {"id": 4, "description": "Wrong Answer"}, v["status"]
+assert v["status"] == {"id": 4, "description": "Wrong Answer", "slug": "wrong_answer"}, v["status"]
 assert [h["passed"] for h in v["halves"]] == [True, False, False]
 assert all(len(h["cells"]) == 16 for h in v["halves"])
 assert v["device"]["type"] in ("cpu", "discrete", "integrated", "virtual", "other")

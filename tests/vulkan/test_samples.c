@@ -12,6 +12,10 @@
  *   // error-message: TEXT       (the first diagnostic's words start so)
  *   // worked: TEXT              (the worked cell: "half 2 visible i 1 plane 0
  *                                  matches a + w·b", "matches -" for none)
+ *   // leads-with: SLUG          (the recipe step the diagnosis leads with)
+ *   // title: TEXT               (the diagnosis's title, word for word)
+ *   // says: TEXT                (the worked cell's sentence holds TEXT)
+ *   // never: TEXT               (no text of the diagnosis or worked cell holds TEXT)
  * An accepted body must carry neither a diagnosis nor a summary. Every
  * folder given is graded; those after the first are named by their last
  * component ("mistakes/both_plus.glsl").
@@ -145,6 +149,35 @@ static void check_sample(void **state)
         assert_non_null(v->worked_cell);
         assert_non_null(v->worked_cells);
         assert_false(v->worked_cell->passed);
+    }
+    const char *step = header(body, "leads-with");
+    if (step) {
+        assert_non_null(v->diagnosis);
+        if (strcmp(v->diagnosis->step, step + strspn(step, " ")))
+            fail_msg("%s: leads with step \"%s\", wanted \"%s\" (%s)", s->name,
+                     v->diagnosis->step, step + strspn(step, " "), v->diagnosis->title);
+    }
+    const char *title = header(body, "title");
+    if (title) {
+        assert_non_null(v->diagnosis);
+        assert_string_equal(v->diagnosis->title, title + strspn(title, " "));
+    }
+    const char *says = header(body, "says");
+    if (says) {
+        assert_non_null(v->worked_cell);
+        if (!strstr(v->worked_cell->says, says + strspn(says, " ")))
+            fail_msg("%s: the worked cell says \"%s\"", s->name, v->worked_cell->says);
+    }
+    const char *never = header(body, "never");
+    if (never && v->diagnosis) {
+        never += strspn(never, " ");
+        const char *texts[] = { v->diagnosis->title, v->diagnosis->explanation,
+                                v->diagnosis->hint,
+                                v->diagnosis->more ? v->diagnosis->more : "",
+                                v->worked_cell ? v->worked_cell->says : "" };
+        for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+            if (strstr(texts[k], never))
+                fail_msg("%s: \"%s\" says \"%s\"", s->name, texts[k], never);
     }
     const char *summary = header(body, "summary");
     if (summary) {

@@ -8,25 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/diagnosis/cues.h"
 #include "engine/diagnosis/summary.h"
 #include "engine/diagnosis/text.h"
 
 const char describe_values_title[] = "Some values";
 
-/* The diagnosis the four texts spell, taking (and emptying) them; NULL on
- * OOM. */
+/* The diagnosis the texts spell, taking (and emptying) them; NULL on OOM. */
 static struct diagnosis *diagnosis_from_texts(struct text *id, struct text *title,
-                                              struct text *why, struct text *hint)
+                                              struct text *why, struct text *hint,
+                                              const char *step, struct text *more)
 {
     char *sid = text_take(id), *stitle = text_take(title), *swhy = text_take(why),
-         *shint = text_take(hint);
+         *shint = text_take(hint), *smore = text_take(more);
     struct diagnosis *d = NULL;
-    if (sid && stitle && swhy && shint)
+    if (sid && stitle && swhy && shint && smore) {
         d = diagnosis_new(sid, stitle, swhy, shint);
+        if (d && !diagnosis_set_more(d, step, smore[0] ? smore : NULL)) {
+            diagnosis_free(d);
+            d = NULL;
+        }
+    }
     free(sid);
     free(stitle);
     free(swhy);
     free(shint);
+    free(smore);
     return d;
 }
 
@@ -35,20 +42,20 @@ enum aspect { ASPECT_A, ASPECT_B, ASPECT_W, ASPECT_SIGN, ASPECT_PART, ASPECT_CON
               ASPECTS };
 
 static const struct {
-    const char *id, *noun;
+    const char *id, *noun, *step;
     int hint;
     const char *advice;
 } aspects[ASPECTS] = {
-    [ASPECT_A] = { "wrong_a", "a", 1, "a is element base, b is element base + half, with "
+    [ASPECT_A] = { "wrong_a", "a", "read", 1, "a is element base, b is element base + half, with "
                    "j = (i / half) % 2 and base = i - j * half" },
-    [ASPECT_B] = { "wrong_b", "b", 1, "a is element base, b is element base + half, with "
+    [ASPECT_B] = { "wrong_b", "b", "read", 1, "a is element base, b is element base + half, with "
                    "j = (i / half) % 2 and base = i - j * half" },
-    [ASPECT_W] = { "wrong_twiddle", "w", 2, "w = e^(−iπ·r/half) with r = i % half" },
-    [ASPECT_SIGN] = { "wrong_sign", "sign", 3, "a + w·b where j = 0, a − w·b where j = 1, "
+    [ASPECT_W] = { "wrong_twiddle", "w", "w", 2, "w = e^(−iπ·r/half) with r = i % half" },
+    [ASPECT_SIGN] = { "wrong_sign", "sign", "sign", 3, "a + w·b where j = 0, a − w·b where j = 1, "
                       "with tr = wr * br - wi * bi and ti = wr * bi + wi * br" },
-    [ASPECT_PART] = { "wrong_part", "part of w·b", 3, "the real plane takes tr = wr * br - "
+    [ASPECT_PART] = { "wrong_part", "part of w·b", "wb", 3, "the real plane takes tr = wr * br - "
                       "wi * bi, the imaginary plane ti = wr * bi + wi * br" },
-    [ASPECT_CONSTANT] = { "stray_constant", "constant", 3, "a ± w·b adds no number of "
+    [ASPECT_CONSTANT] = { "stray_constant", "constant", "w", 3, "a ± w·b adds no number of "
                           "its own: look for i, half, r or PI where an input or a twiddle "
                           "belongs" },
 };
@@ -204,13 +211,41 @@ static unsigned aspects_of(const struct search_found *f,
     return mask;
 }
 
-/* The id: the mistakes' ids in family order, then the aspects', by '+'. */
+/* What one step, taking values of its own, is called in ids and titles. */
+static const struct {
+    const char *id, *step, *title, *alone;
+    int hint;
+    const char *advice;
+} step_readings[SEARCH_STEPS] = {
+    [SEARCH_STEP_J] = { "wrong_j", "j", "j is not (i / half) % 2 in some cells", "a wrong j alone", 1,
+                        "j = (i / half) % 2 is 0 for the lower member and 1 for the upper "
+                        "one, never anything else" },
+    [SEARCH_STEP_BASE] = { "wrong_base", "base", "base is not i − j·half in some cells", "a wrong base alone", 1,
+                           "base = i - j * half lands both members of a pair on the same "
+                           "base" },
+    [SEARCH_STEP_R] = { "wrong_r", "r", "r is not i % half in some cells", "a wrong r alone", 2,
+                        "r = i % half, the place inside the half-block, is all w depends "
+                        "on" },
+    [SEARCH_STEP_W] = { "wrong_twiddle", "w", "The twiddle is wrong in some cells", "a wrong twiddle alone", 2,
+                        "w = e^(−iπ·r/half) with r = i % half" },
+    [SEARCH_STEP_SIGN] = { "wrong_sign", "sign", "The sign before w·b is wrong in some cells", "a wrong sign alone",
+                           3, "a + w·b where j = 0, a − w·b where j = 1" },
+    [SEARCH_STEP_READ] = { "wrong_read", "read", "a or b read from the wrong element", "a wrong element read alone", 1,
+                           "a is element base, b is element base + half" },
+};
+
+/* The id: the mistakes' ids in family order, then the step's or the
+ * aspects', by '+'. */
 static void add_id(struct text *s, const struct search_found *f, unsigned aspect_mask)
 {
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks), said = 0;
     for (size_t k = 0; k < n; k++)
         text_add(s, "%s%s", said++ ? "+" : "", value_of(ks[k])->id);
+    if (f->tables && f->step != SEARCH_STEP_NONE) {
+        text_add(s, "%s%s", said++ ? "+" : "", step_readings[f->step].id);
+        return;
+    }
     for (int a = 0; a < ASPECTS; a++)
         if ((aspect_mask >> a) & 1)
             text_add(s, "%s%s", said++ ? "+" : "", aspects[a].id);
@@ -227,154 +262,317 @@ static void add_lowered(struct text *s, const char *title)
         text_add(s, "%s", title);
 }
 
-static void add_title(struct text *s, const struct search_found *f, unsigned aspect_mask)
+/* A clause made to open a sentence: its first word capitalised when it
+ * is an English one; one that opens with a name of the code ("w = ...",
+ * "base is", "tr = ...") stays as written. */
+static void add_capital(struct text *s, const char *clause)
+{
+    static const char *const words[] = { "every ", "each ", "both ", "the " };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        if (!strncmp(clause, words[k], strlen(words[k]))) {
+            text_add(s, "%c%s", clause[0] - 'a' + 'A', clause + 1);
+            return;
+        }
+    }
+    text_add(s, "%s", clause);
+}
+
+/* An integer with the page's minus sign. */
+static void add_int(struct text *s, int x)
+{
+    text_add(s, x < 0 ? "−%d" : "%d", x < 0 ? -x : x);
+}
+
+static void add_title(struct text *s, const struct search_found *f)
 {
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
     if (f->tables) {
-        for (size_t k = 0; k < n; k++) {
-            text_add(s, "%s", value_of(ks[k])->title);
-            text_add(s, ", and ");
-        }
-        text_add(s, "a ± w·b with the wrong");
-        int total = 0, said = 0;
-        for (int a = 0; a < ASPECTS; a++)
-            total += (aspect_mask >> a) & 1;
-        for (int a = 0; a < ASPECTS; a++)
-            if ((aspect_mask >> a) & 1)
-                text_add(s, "%s %s", said++ == 0 ? "" : said == total ? " and" : ",", aspects[a].noun);
+        for (size_t k = 0; k < n; k++)
+            text_add(s, "%s, and ", value_of(ks[k])->title);
+        if (f->step != SEARCH_STEP_NONE)
+            text_add(s, "%s", n ? "" : step_readings[f->step].title);
+        if (n && f->step != SEARCH_STEP_NONE)
+            add_lowered(s, step_readings[f->step].title);
+        if (f->step == SEARCH_STEP_NONE)
+            text_add(s, "%s", n ? "the wrong pair, twiddle or sign in some cells"
+                                : "The wrong pair, twiddle or sign in some cells");
         return;
     }
     if (n == 1) {
         text_add(s, "%s", value_of(ks[0])->title);
         return;
     }
-    text_add(s, "%s mistakes at once: ", n < sizeof counts / sizeof counts[0] ? counts[n] : "Several");
+    text_add(s, "%s mistakes: ", n < sizeof counts / sizeof counts[0] ? counts[n] : "Several");
     for (size_t k = 0; k < n; k++) {
         text_add(s, "%s", k == 0 ? "" : k + 1 == n ? ", and " : ", ");
         add_lowered(s, value_of(ks[k])->title);
     }
 }
 
-/* "It shows at half = 2 and 4; half = 1 is right." from the outputs. */
+/* "; it shows at half 2 and 4 (half 1 is right)." from the outputs. */
 static void add_where(struct text *s, const struct comparison *c)
 {
     const struct task *t = c->task;
     struct failure_map m;
-    if (!summary_map(c, &m))
+    if (!summary_map(c, &m)) {
+        text_add(s, ".");
         return;
+    }
     unsigned all = (1u << TASK_NHALVES) - 1;
-    text_add(s, " It shows at ");
+    text_add(s, "; it shows at ");
     summary_add_halves(s, t, m.halves);
     if (m.halves != all) {
-        text_add(s, "; ");
+        text_add(s, " (");
         summary_add_halves(s, t, all & ~m.halves);
-        text_add(s, " %s right", __builtin_popcount(all & ~m.halves) > 1 ? "are" : "is");
+        text_add(s, " %s right)", __builtin_popcount(all & ~m.halves) > 1 ? "are" : "is");
     }
+    if (!m.visible_wrong)
+        text_add(s, ", on the hidden spectra only");
     text_add(s, ".");
 }
 
-/* The page's hints that help, each once, in the page's order. */
-static void add_hints(struct text *s, const struct search_result *res, unsigned aspect_mask)
+/* One hint of the page, with what it says to do: the lead mistake's. */
+static void add_one_hint(struct text *s, int hint, const char *advice)
 {
-    const char *advice[4][8];
-    size_t nadvice[4] = { 0 };
-    size_t shown = res->n < 4 ? res->n : 4;
-    for (size_t e = 0; e < shown; e++) {
-        struct mistake ks[FAMILY_NPARAMS];
-        size_t n = mistakes_of(&res->found[e].member, ks);
-        for (size_t k = 0; k < n + ASPECTS; k++) {
-            int hint;
-            const char *text;
-            if (k < n) {
-                hint = hint_of(ks[k]);
-                text = advice_of(ks[k]);
-            } else if (e == 0 && ((aspect_mask >> (k - n)) & 1)) {
-                hint = aspects[k - n].hint;
-                text = aspects[k - n].advice;
-            } else {
-                continue;
-            }
-            bool again = false;
-            for (size_t a = 0; a < nadvice[hint]; a++)
-                again |= advice[hint][a] == text || !strcmp(advice[hint][a], text);
-            if (!again && nadvice[hint] < 8)
-                advice[hint][nadvice[hint]++] = text;
-        }
-    }
-    for (int h = 1, said = 0; h <= 3; h++) {
-        if (!nadvice[h])
-            continue;
-        const char *name = family_hint_name(h);
-        text_add(s, "%s%s%s", said++ ? "; " : "", name, name[strlen(name) - 1] == '?' ? " " : ": ");
-        for (size_t a = 0; a < nadvice[h]; a++)
-            text_add(s, "%s%s", a ? "; " : "", advice[h][a]);
-    }
+    const char *name = family_hint_name(hint);
+    if (!name[0])
+        name = family_hint_name(3);
+    text_add(s, "%s%s%s", name, name[strlen(name) - 1] == '?' ? " " : ": ", advice);
 }
 
-struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res)
+/* How many of a found member's mistakes its own code shows. */
+static int cue_count(const struct search_found *f, const char *compact)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks);
+    int count = 0;
+    for (size_t k = 0; k < n; k++)
+        count += cues_step(compact, value_of(ks[k])->id) != NULL;
+    return count;
+}
+
+/* The recipe step a found member leads with: the code's, when it shows
+ * one of the mistakes, else that of the mistake earliest in the recipe. */
+static const char *lead_step(const struct search_found *f, const char *compact)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks);
+    const char *best = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const char *cue = cues_step(compact, value_of(ks[k])->id);
+        if (cue)
+            return cue;
+        const char *step = family_step_of(ks[k].param, ks[k].value);
+        if (!best || family_step_rank(step) < family_step_rank(best))
+            best = step;
+    }
+    return best ? best : "";
+}
+
+/* A step reading's first cell off and how many are: "j is 2 where 0 is
+ * due at half = 1, i = 2 (4 cells of 24)". */
+static void add_step_values(struct text *s, const struct task *t, const struct search_found *f)
+{
+    static const char *const ops[] = { "a + w·b", "a − w·b", "w·b − a" };
+    int count = 0, first_h = -1, first_i = -1, own = 0;
+    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+        int h = summary_half_index(t, rank);
+        for (int i = 0; h >= 0 && i < TASK_N; i++) {
+            static const struct family_member right;
+            struct family_pair want;
+            family_pair_of(&right, rank, i, &want);
+            int j = (i / rank) % 2;
+            int x = f->step == SEARCH_STEP_J ? j : f->step == SEARCH_STEP_BASE ? i - j * rank
+                  : f->step == SEARCH_STEP_R ? i % rank : f->step == SEARCH_STEP_W ? want.k
+                  : f->step == SEARCH_STEP_SIGN ? want.op : want.a * TASK_N + want.b;
+            if (f->values[h][i] == x)
+                continue;
+            if (count++ == 0) {
+                first_h = h;
+                first_i = i;
+                own = x;
+            }
+        }
+    }
+    if (count == 0)
+        return;
+    int got = f->values[first_h][first_i];
+    switch (f->step) {
+    case SEARCH_STEP_J:
+    case SEARCH_STEP_BASE:
+    case SEARCH_STEP_R:
+        text_add(s, "%s is ", f->step == SEARCH_STEP_J ? "j" : f->step == SEARCH_STEP_BASE ? "base" : "r");
+        add_int(s, got);
+        text_add(s, " where ");
+        add_int(s, own);
+        text_add(s, " is due");
+        break;
+    case SEARCH_STEP_W:
+        text_add(s, "w is ");
+        add_twiddle(s, got);
+        text_add(s, " where ");
+        add_twiddle(s, own);
+        text_add(s, " is due");
+        break;
+    case SEARCH_STEP_SIGN:
+        text_add(s, "the cell returns %s where %s is due", ops[got], ops[own]);
+        break;
+    default:
+        if (got / TASK_N == own / TASK_N)
+            text_add(s, "b is element %d where element %d (base + half) is due", got % TASK_N,
+                     own % TASK_N);
+        else if (got % TASK_N == own % TASK_N)
+            text_add(s, "a is element %d where element %d (base) is due", got / TASK_N,
+                     own / TASK_N);
+        else
+            text_add(s, "a is element %d and b element %d where elements %d and %d are due",
+                     got / TASK_N, got % TASK_N, own / TASK_N, own % TASK_N);
+        break;
+    }
+    text_add(s, " at half = %d, i = %d", t->halves[first_h], first_i);
+    if (count > 1)
+        text_add(s, " (%d cells of 24 in all)", count);
+}
+
+/* The largest size of any output: 0 only where every cell is exactly 0. */
+static double largest_output(const struct comparison *c)
+{
+    double m = 0;
+    for (size_t k = 0; k < c->nruns * TASK_CELLS; k++)
+        if (fabs(c->out[k]) > m)
+            m = fabs(c->out[k]);
+    return m;
+}
+
+/* What member m does, as clauses joined by "and"; outputs that are not
+ * exactly 0 where m returns 0 are said as they are. */
+static void add_whats_of(struct text *s, const struct family_member *m,
+                         const struct comparison *c)
+{
+    if (m->v[FP_OUTPUT] == 1 && largest_output(c) > 0) {
+        text_add(s, "every cell returns 0 or a number as close to it as ");
+        add_number(s, largest_output(c));
+        text_add(s, ", within the tolerance of 0 (a float that small is what a division "
+                    "by zero or an underflow can leave)");
+        return;
+    }
+    add_whats(s, m);
+}
+
+struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res,
+                                  const char *compact)
 {
     const struct task *t = c->task;
     if (!res || res->n == 0)
         return NULL;
-    const struct search_found *f = &res->found[0];
+    /* among readings the outputs prove alike, the one the code shows leads */
+    size_t lead = 0;
+    for (size_t e = 1; e < res->n; e++)
+        if (cue_count(&res->found[e], compact) > cue_count(&res->found[lead], compact))
+            lead = e;
+    const struct search_found *f = &res->found[lead];
     static const struct family_member right_member;
     struct family_pair right[TASK_NHALVES][TASK_N];
     for (int h = 0; h < TASK_NHALVES; h++)
         for (int i = 0; i < TASK_N; i++)
             family_pair_of(&right_member, t->halves[h], i, &right[h][i]);
-    unsigned aspect_mask = f->tables ? aspects_of(f, right) : 0;
+    bool by_step = f->tables && f->step != SEARCH_STEP_NONE;
+    unsigned aspect_mask = f->tables && !by_step ? aspects_of(f, right) : 0;
 
-    struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 };
+    struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 }, more = { 0 };
     add_id(&id, f, aspect_mask);
-    add_title(&title, f, aspect_mask);
+    add_title(&title, f);
 
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
-    text_add(&why, "Every cell, on the visible spectrum and on the hidden ones, is what the "
-              "butterfly gives when ");
+    const char *step = lead_step(f, compact);
+    /* one sentence: what the kernel does, and where it shows */
+    struct text what = { 0 };
     if (n > 0)
-        add_whats(&why, &f->member);
-    if (f->tables) {
-        /* the aspects, each with its first wrong cell */
+        add_whats_of(&what, &f->member, c);
+    if (by_step) {
+        text_add(&what, "%s", n ? ", and " : "");
+        add_step_values(&what, t, f);
+        if (!n)
+            step = step_readings[f->step].step;
+    } else if (f->tables) {
         struct text detail = { 0 };
         for (int a = 0; a < ASPECTS; a++)
             if ((aspect_mask >> a) & 1)
                 add_aspect(&detail, t, f, (enum aspect)a, right);
-        text_add(&why, "%sit returns a ± w·b with numbers that are not the right ones: %s.",
-            n > 0 ? ", and " : "", detail.buf ? detail.buf : "");
+        text_add(&what, "%severy cell is a + w·b or a − w·b of two elements and a twiddle, "
+                 "but no one step of the recipe gives them all: the cells fit, for "
+                 "example, %s", n ? ", and " : "", detail.buf ? detail.buf : "");
         free(detail.buf);
-    } else {
-        text_add(&why, ".");
+        if (!n) {
+            for (int a = 0; a < ASPECTS && !step[0]; a++)
+                if ((aspect_mask >> a) & 1)
+                    step = aspects[a].step;
+        }
     }
+    if (what.buf)
+        add_capital(&why, what.buf);
+    free(what.buf);
+    add_where(&why, c);
+
+    /* behind "more": the right formula, the readings that give the same
+     * numbers, and which step could not be pinned down */
     if (n > 0) {
-        text_add(&why, " The right formula: ");
+        text_add(&more, "The right formula: ");
         for (size_t k = 0, said = 0; k < n; k++) {
             /* one parameter's right formula can stand for two mistakes */
             bool again = false;
             for (size_t e = 0; e < k; e++)
                 again |= family_param(ks[e].param)->due == family_param(ks[k].param)->due;
             if (!again)
-                text_add(&why, "%s%s", said++ ? "; " : "", family_param(ks[k].param)->due);
+                text_add(&more, "%s%s", said++ ? "; " : "", family_param(ks[k].param)->due);
         }
-        text_add(&why, ".");
+        text_add(&more, ".");
     }
-    add_where(&why, c);
+    if (by_step && f->step_also) {
+        text_add(&more, "%sEquivalently, the same numbers come from ", more.len ? " " : "");
+        for (int k = SEARCH_STEP_J, said = 0; k < SEARCH_STEPS; k++)
+            if ((f->step_also >> k) & 1)
+                text_add(&more, "%s%s", said++ ? " or from " : "", step_readings[k].alone);
+        text_add(&more, ".");
+    }
+    if (f->tables && !by_step)
+        text_add(&more, "%sThe outputs do not show which step (j, base, r, w or the sign) "
+                 "computes these numbers: several give them.", more.len ? " " : "");
     if (res->n > 1) {
-        text_add(&why, " The same numbers come from a kernel where ");
-        size_t shown = res->n < 4 ? res->n : 4;
-        for (size_t e = 1; e < shown; e++) {
-            text_add(&why, "%s", e == 1 ? "" : "; or where ");
-            add_whats(&why, &res->found[e].member);
+        text_add(&more, "%sEquivalently, the same numbers come from a kernel where ",
+                 more.len ? " " : "");
+        size_t shown = 0;
+        for (size_t e = 0; e < res->n && shown < 3; e++) {
+            if (e == lead)
+                continue;
+            text_add(&more, "%s", shown++ ? "; or where " : "");
+            add_whats(&more, &res->found[e].member);
         }
-        size_t others = res->n - shown + res->more;
+        size_t others = res->n - 1 - shown + res->more;
         if (others > 0)
-            text_add(&why, "; or %zu other such mistake%s", others, others > 1 ? "s" : "");
-        text_add(&why, ".");
+            text_add(&more, "; or %zu other such mistake%s", others, others > 1 ? "s" : "");
+        text_add(&more, ".");
     }
-    add_hints(&hint, res, aspect_mask);
 
-    return diagnosis_from_texts(&id, &title, &why, &hint);
+    if (n > 0) {
+        /* the hint of the mistake in the lead step */
+        size_t k0 = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(family_step_of(ks[k].param, ks[k].value), step))
+                k0 = k;
+        add_one_hint(&hint, hint_of(ks[k0]), advice_of(ks[k0]));
+    } else if (by_step) {
+        add_one_hint(&hint, step_readings[f->step].hint, step_readings[f->step].advice);
+    } else {
+        for (int a = 0; a < ASPECTS; a++)
+            if ((aspect_mask >> a) & 1) {
+                add_one_hint(&hint, aspects[a].hint, aspects[a].advice);
+                break;
+            }
+    }
+    return diagnosis_from_texts(&id, &title, &why, &hint, step, &more);
 }
 
 /* ---- values read back as formulas ---- */
@@ -403,6 +601,42 @@ static unsigned product_inputs(const struct cell_formula *f)
         if (f->term[k].coef)
             mask |= 1u << (f->term[k].plane * TASK_N + f->term[k].element);
     return mask;
+}
+
+/* The elements the product terms with a coefficient read, either plane. */
+static unsigned product_elements(const struct cell_formula *f)
+{
+    unsigned mask = 0;
+    for (int k = 1; k < 3; k++)
+        if (f->term[k].coef)
+            mask |= 1u << f->term[k].element;
+    return mask;
+}
+
+/* Whether some term of f is a (the due formula's a term, the same number
+ * with the same sign), wherever the read-back put it; *rest gets the
+ * inputs of f's other terms with a coefficient, as a bit mask. */
+static bool has_a_term(const struct cell_formula *f, const struct term *a, unsigned *rest)
+{
+    bool found = false;
+    double net[TASK_PLANES * TASK_N] = { 0 };
+    for (int k = 0; k < 3; k++) {
+        const struct term *x = &f->term[k];
+        if (!x->coef)
+            continue;
+        bool same = x->plane == a->plane && x->element == a->element &&
+                    decompile_coef(x->coef) == decompile_coef(a->coef);
+        if (same && !found)
+            found = true;
+        else
+            net[x->plane * TASK_N + x->element] += decompile_coef(x->coef);
+    }
+    /* terms that cancel (x − x) read nothing */
+    *rest = 0;
+    for (int k = 0; k < TASK_PLANES * TASK_N; k++)
+        if (fabs(net[k]) > 1e-9)
+            *rest |= 1u << k;
+    return found;
 }
 
 /* Whether f's product terms take the inputs g's do, with coefficients of
@@ -448,10 +682,15 @@ static int formula_aspects(const struct cell_formula *f, int half, int i, int p,
         alternatives[n++] = a | 1u << ASPECT_SIGN;
     if (same_products(f, &other, 1) || same_products(f, &other, -1))
         alternatives[n++] = a | 1u << ASPECT_PART;
-    if (product_inputs(f) == product_inputs(&due))
+    /* the products read b's own numbers in other amounts: a twiddle that
+     * is not the recipe's (its cos or sin wrong), or b's other part */
+    if (product_inputs(f) == product_inputs(&due)) {
         alternatives[n++] = a | 1u << ASPECT_W;
-    else
+    } else {
+        if (product_elements(f) == product_elements(&due))
+            alternatives[n++] = a | 1u << ASPECT_W;
         alternatives[n++] = a | 1u << ASPECT_B;
+    }
     return n;
 }
 
@@ -491,30 +730,6 @@ static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int
     return best;
 }
 
-/* The page's hints for a set of aspects, each hint once with its advice. */
-static void add_aspect_hints(struct text *s, unsigned mask)
-{
-    for (int h = 1, said = 0; h <= 3; h++) {
-        int given = 0;
-        for (int a = 0; a < ASPECTS; a++) {
-            if (!((mask >> a) & 1) || aspects[a].hint != h)
-                continue;
-            bool again = false;
-            for (int b = 0; b < a; b++)
-                again |= ((mask >> b) & 1) && !strcmp(aspects[b].advice, aspects[a].advice);
-            if (again)
-                continue;
-            const char *name = family_hint_name(h);
-            if (given++ == 0)
-                text_add(s, "%s%s%s", said++ ? "; " : "", name,
-                    name[strlen(name) - 1] == '?' ? " " : ": ");
-            else
-                text_add(s, "; ");
-            text_add(s, "%s", aspects[a].advice);
-        }
-    }
-}
-
 /* The explanation of outputs read back as formulas, value by value. */
 struct diagnosis *describe_formulas(
     const struct comparison *c,
@@ -522,7 +737,8 @@ struct diagnosis *describe_formulas(
 {
     const struct task *t = c->task;
     static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
-    unsigned examples_shown = 0;
+    unsigned examples_shown = 0, planes_wrong = 0, members_wrong = 0;
+    bool a_wrong = false, products_wrong = false, ending_like = true, own_index = true;
     int wrong = 0;
     unsigned alternatives[TASK_NHALVES * TASK_CELLS][ASPECTS];
     int nalts[TASK_NHALVES * TASK_CELLS];
@@ -539,6 +755,22 @@ struct diagnosis *describe_formulas(
                     continue;
                 nalts[wrong] = formula_aspects(f, rank, i, p, alternatives[wrong]);
                 wrong++;
+                planes_wrong |= 1u << p;
+                members_wrong |= 1u << ((i / rank) % 2);
+                unsigned rest = 0;
+                bool a_off = !has_a_term(f, &due.term[0], &rest);
+                bool products_off = !same_products(f, &due, 1);
+                a_wrong |= a_off;
+                products_wrong |= products_off;
+                /* what only the ending does: negate w·b, leave it out, add
+                 * a number of its own to it */
+                ending_like &= !a_off && (!products_off || same_products(f, &due, -1) || !rest);
+                /* a read at the thread's own index (i, i + half) is right
+                 * for the lower member, where base = i */
+                own_index &= (!a_off || f->term[0].element == i) &&
+                             (!products_off ||
+                              ((product_elements(f) >> (i + rank < TASK_N ? i + rank
+                                                                          : TASK_N - 1)) & 1));
                 /* the first wrong value of each half and plane, three at most */
                 if (shown_here || examples_shown == 3)
                     continue;
@@ -552,34 +784,83 @@ struct diagnosis *describe_formulas(
         }
     }
     unsigned mask = fewest_aspects(alternatives, nalts, wrong);
-    struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 };
-    int total = 0, said = 0;
-    for (int a = 0; a < ASPECTS; a++)
-        total += (mask >> a) & 1;
-    bool constant = (mask >> ASPECT_CONSTANT) & 1;
+    struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 }, more = { 0 };
+    int said = 0;
     for (int a = 0; a < ASPECTS; a++)
         if ((mask >> a) & 1)
             text_add(&id, "%s%s", said++ ? "+" : "", aspects[a].id);
-    /* "Some values take the wrong a and b, and add a constant" */
+    /*
+     * The step: every step before the ending feeds both members of a pair
+     * (ar, tr and w are the same for j = 0 and j = 1), so values wrong at
+     * one member only are the ending's; values wrong in one plane at both
+     * are that plane's a (read) or its part of w·b; else the one aspect's
+     * step, or the earliest in the recipe, and "more" says the outputs do
+     * not pin it down.
+     */
+    static const char *const members[2] = { "lower member (j = 0)", "upper member (j = 1)" };
+    bool one_member = (members_wrong == 1 || members_wrong == 2) &&
+                      !(members_wrong == 2 && own_index);
+    bool one_plane = planes_wrong == 1 || planes_wrong == 2;
+    int plane = planes_wrong == 2 ? 1 : 0;
+    const char *step = "";
     text_add(&title, "%s", describe_values_title);
-    total -= constant;
-    said = 0;
-    for (int a = 0; a < ASPECTS; a++) {
-        if (!((mask >> a) & 1) || a == ASPECT_CONSTANT)
-            continue;
-        text_add(&title, "%s %s", said == 0 ? " take the wrong" : said == total - 1 ? " and" : ",",
-            aspects[a].noun);
-        said++;
+    if (one_member) {
+        step = "sign";
+        text_add(&title, " of the %s end wrong", members[members_wrong == 2]);
+        if (one_plane)
+            text_add(&title, " in the %s plane", parts[plane]);
+    } else if (one_plane && ending_like) {
+        step = "sign";
+        text_add(&title, " of the %s plane end wrong", parts[plane]);
+    } else if (one_plane && !(a_wrong && products_wrong)) {
+        step = a_wrong ? "read" : "wb";
+        text_add(&title, " of the %s plane take the wrong %s", parts[plane],
+                 a_wrong ? (plane ? "ai" : "ar") : (plane ? "ti" : "tr"));
+    } else {
+        /* "Some values take the wrong number for b and use the wrong twiddle" */
+        static const char *const verbs[ASPECTS] = {
+            [ASPECT_A] = "take the wrong number for a", [ASPECT_B] = "take the wrong number for b",
+            [ASPECT_W] = "use the wrong twiddle", [ASPECT_SIGN] = "have the wrong sign",
+            [ASPECT_PART] = "take the other part of w·b", [ASPECT_CONSTANT] = "add a stray number",
+        };
+        int total = __builtin_popcount(mask);
+        bool ab = (mask & (1u << ASPECT_A)) && (mask & (1u << ASPECT_B));
+        said = 0;
+        for (int a = 0; a < ASPECTS; a++) {
+            if (!((mask >> a) & 1) || (ab && a == ASPECT_B))
+                continue;
+            const char *verb = ab && a == ASPECT_A ? "take the wrong numbers for a and b"
+                                                   : verbs[a];
+            text_add(&title, "%s%s", said == 0 ? " " : said == total - 1 - ab ? " and " : ", ",
+                     verb);
+            said++;
+        }
+        for (int a = 0; a < ASPECTS; a++)
+            if (((mask >> a) & 1) &&
+                (!step[0] || family_step_rank(aspects[a].step) < family_step_rank(step)))
+                step = aspects[a].step;
     }
-    if (constant)
-        text_add(&title, "%s add a constant", total ? ", and" : "");
-    text_add(&why, "Every value, on the visible spectrum and on the hidden ones, is one number of "
-              "the spectrum plus or minus at most two others times a cos or sin of a twiddle "
-              "(and maybe a constant), but %d of the 48 values do not take the numbers the "
-              "butterfly takes: %s.",
-        wrong, examples.buf ? examples.buf : "");
+    text_add(&why, "%d of the 48 values are not the recipe's: %s", wrong,
+             examples.buf ? examples.buf : "");
     free(examples.buf);
     add_where(&why, c);
-    add_aspect_hints(&hint, mask);
-    return diagnosis_from_texts(&id, &title, &why, &hint);
+    text_add(&more, "Every value, on the visible spectrum and on the hidden ones, is one number "
+             "of the spectrum plus or minus at most two others times a cos or sin of a twiddle "
+             "(and maybe a constant), so each is shown as that formula.");
+    if (!one_member && !one_plane && __builtin_popcount(mask) > 1)
+        text_add(&more, " The outputs do not show which one step computes these numbers: "
+                 "the wrong values differ in more than one of a, b, w and the sign.");
+    if (one_member || (one_plane && ending_like)) {
+        add_one_hint(&hint, 3, family_param(FP_FILL)->advice);
+    } else if (one_plane && !(a_wrong && products_wrong)) {
+        add_one_hint(&hint, a_wrong ? 1 : 3, a_wrong ? family_param(FP_A)->advice
+                                                       : family_param(FP_MULTIPLY)->advice);
+    } else {
+        for (int a = 0; a < ASPECTS; a++)
+            if ((mask >> a) & 1) {
+                add_one_hint(&hint, aspects[a].hint, aspects[a].advice);
+                break;
+            }
+    }
+    return diagnosis_from_texts(&id, &title, &why, &hint, step, &more);
 }

@@ -21,12 +21,16 @@ const char *describe_aspect_id(int k);
 
 /*
  * The diagnosis that names the explanations of `res` (from search_outputs
- * on the same outputs): an id (the mistakes' ids joined by '+'), a title,
- * an explanation in words of how the member differs from the right
- * formula, with the other members that give the same outputs, and the
- * page's hints that help. NULL when res is empty or on OOM.
+ * on the same outputs): an id (the mistakes' ids joined by '+'), the
+ * recipe step it leads with, a title in the course's words, one sentence
+ * of what the kernel does and where it shows, one hint of the page, and
+ * behind "more" the right formula and the other readings that give the
+ * same numbers ("equivalently"). Of readings the outputs prove alike, the
+ * one the body's code shows leads (compact: cues_compact of the body, may
+ * be NULL). NULL when res is empty or on OOM.
  */
-struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res);
+struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res,
+                                  const char *compact);
 
 /*
  * The diagnosis of outputs read back as formulas (decompile_outputs on the

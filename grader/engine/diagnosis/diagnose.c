@@ -4,22 +4,25 @@
 
 #include <stdlib.h>
 
+#include "engine/diagnosis/cues.h"
 #include "engine/diagnosis/decompile.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/diagnosis/summary.h"
 #include "engine/diagnosis/worked.h"
 
-/* The worked cell and every visible cell, worked through. */
-static void work_cells(struct verdict *v, const struct comparison *c)
+/* The worked cell and every visible cell, worked through, each with its
+ * sentence told in the diagnosis's step (d may be NULL). */
+static void work_cells(struct verdict *v, const struct comparison *c, const struct diagnosis *d)
 {
     struct worked_cell *one = malloc(sizeof *one);
     struct worked_cell *all = malloc(WORKED_CELLS * sizeof *all);
-    if (one && worked_pick(c, one)) {
+    const char *step = d ? d->step : NULL;
+    if (one && worked_pick(c, step, one)) {
         free(v->worked_cell);
         v->worked_cell = one;
         one = NULL;
     }
-    if (all && worked_all(c, all)) {
+    if (all && worked_all(c, step, all)) {
         free(v->worked_cells);
         v->worked_cells = all;
         all = NULL;
@@ -28,7 +31,8 @@ static void work_cells(struct verdict *v, const struct comparison *c)
     free(all);
 }
 
-void diagnose_verdict(struct verdict *v, const struct comparison *c)
+void diagnose_verdict(struct verdict *v, const struct comparison *c, const char *body,
+                      size_t len)
 {
     const struct task *t = c->task;
     const struct gpu_run *runs = c->runs;
@@ -37,11 +41,12 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c)
     struct failure_map m;
     if (!summary_map(c, &m))
         return;
-    work_cells(v, c);
     struct search_result *res = malloc(sizeof *res);
     struct diagnosis *d = NULL;
+    char *compact = cues_compact(body, len);
     if (res && search_outputs(t, runs, nruns, out, res))
-        d = describe_member(c, res);
+        d = describe_member(c, res, compact);
+    free(compact);
     free(res);
     /* no member with a formula: each value read back as one */
     struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
@@ -49,6 +54,7 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c)
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
         d = describe_formulas(c, formulas);
     free(formulas);
+    work_cells(v, c, d);
     if (d) {
         diagnosis_free(v->diagnosis);
         v->diagnosis = d;

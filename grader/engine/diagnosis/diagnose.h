@@ -13,11 +13,14 @@
  * family with formulas reproduces every cell of every run (search.h,
  * words by describe.h), else when every value reads back as a short
  * formula of the inputs (decompile.h), else v->summary, where it fails
- * (summary.h); and v->worked_cell and v->worked_cells (worked.h), all read
- * from the one comparison of the outputs (compare.h). Replaces
+ * (summary.h); and v->worked_cell and v->worked_cells (worked.h), their
+ * sentences told in the diagnosis's step, all read from the one
+ * comparison of the outputs (compare.h). The body's code (may be NULL)
+ * only chooses among readings the outputs prove alike (cues.h). Replaces
  * any already set. Leaves v alone when every cell passes. On OOM the
  * verdict simply carries less.
  */
-void diagnose_verdict(struct verdict *v, const struct comparison *c);
+void diagnose_verdict(struct verdict *v, const struct comparison *c, const char *body,
+                      size_t len);
 
 #endif

@@ -66,6 +66,7 @@ struct family_value {
     bool table;          /* acts through the pairs alone (see struct family_pair) */
     int hint;            /* 0: the parameter's; else the page's hint that helps */
     const char *advice;  /* NULL: the parameter's */
+    const char *step;    /* NULL: the parameter's; else the recipe step it breaks */
 };
 
 /* One parameter: its values (values[0] is the right formula's) and words. */
@@ -74,6 +75,7 @@ struct family_param_info {
     const char *due;     /* the right formula, as a clause */
     int hint;            /* 1, 2 or 3: the page's hint that helps */
     const char *advice;  /* what that hint says to do */
+    const char *step;    /* the recipe step it breaks (family_steps()) */
     int nvalues;
     const struct family_value *values;
 };
@@ -83,6 +85,23 @@ const struct family_param_info *family_param(enum family_param p);
 
 /* The page's name of hint n (1..3): "Hint 2 — which twiddle?"; "" otherwise. */
 const char *family_hint_name(int n);
+
+/*
+ * The steps of the course's recipe, in the recipe's order, as the
+ * diagnosis names them: a slug ("j") and the step in the page's words
+ * ("j = (i / half) % 2"). NULL-terminated.
+ */
+struct family_step {
+    const char *slug, *words;
+};
+const struct family_step *family_steps(void);
+
+/* The step value v of parameter p breaks (v > 0): its slug. */
+const char *family_step_of(enum family_param p, int v);
+
+/* The step's position in the recipe (0 first); the number of steps for an
+ * unknown slug. */
+int family_step_rank(const char *slug);
 
 /* The number of parameters whose value in m is not the right formula's. */
 int family_depth(const struct family_member *m);

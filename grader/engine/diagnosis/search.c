@@ -464,6 +464,166 @@ static void keep_tables(struct search_ctx *c, const struct family_member *shape,
     f->depth = family_depth(shape) + differs[0] + differs[1] + differs[2] + differs[3];
 }
 
+static signed char clamped(int k)
+{
+    return (signed char)(k < 0 ? 0 : k > TASK_N - 1 ? TASK_N - 1 : k);
+}
+
+/* The pair the recipe gives at (half, i) when step `step` takes value x
+ * there and every other step is right; false when x is no value of it.
+ * A j past 1 is the upper member where the code asks j != 0 (variant 0)
+ * and the lower one where it asks j == 1 (variant 1). */
+static bool step_pair(enum search_step step, int half, int i, int x, int variant,
+                      struct family_pair *pr)
+{
+    static const struct family_member right;
+    family_pair_of(&right, half, i, pr);
+    switch (step) {
+    case SEARCH_STEP_J:
+        if (variant && (x == 0 || x == 1))
+            return false;
+        pr->a = clamped(i - x * half);
+        pr->b = clamped(i - x * half + half);
+        pr->op = (variant ? x == 1 : x != 0) ? OP_MINUS : OP_PLUS;
+        return true;
+    case SEARCH_STEP_BASE:
+        if (variant)
+            return false;
+        /* an index out of 0..7 reads what the device's clamp gives */
+        pr->a = clamped(x);
+        pr->b = clamped(x + half);
+        return true;
+    default:
+        break;
+    }
+    if (variant)
+        return false;
+    switch (step) {
+    case SEARCH_STEP_R:
+        /* w = e^(-iπ·x/half), a whole number of π/8 since half divides 8 */
+        pr->k = (signed char)((((-x * (8 / half)) % 16) + 16) % 16);
+        return true;
+    case SEARCH_STEP_W:
+        if (x < 0 || x > 15)
+            return false;
+        pr->k = (signed char)x;
+        return true;
+    case SEARCH_STEP_SIGN:
+        if (x < OP_PLUS || x > OP_REVERSED)
+            return false;
+        pr->op = (unsigned char)x;
+        return true;
+    case SEARCH_STEP_READ:
+        if (x < 0 || x >= TASK_N * TASK_N)
+            return false;
+        pr->a = (signed char)(x / TASK_N);
+        pr->b = (signed char)(x % TASK_N);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The values step `step` is tried with, the right one first. */
+static int step_range(enum search_step step, int *lo, int *hi)
+{
+    switch (step) {
+    case SEARCH_STEP_J: *lo = -TASK_N; *hi = TASK_N; break;
+    case SEARCH_STEP_BASE: *lo = -TASK_N; *hi = 2 * TASK_N - 1; break;
+    case SEARCH_STEP_R: *lo = -TASK_N; *hi = TASK_N; break;
+    case SEARCH_STEP_W: *lo = 0; *hi = 15; break;
+    case SEARCH_STEP_SIGN: *lo = OP_PLUS; *hi = OP_REVERSED; break;
+    case SEARCH_STEP_READ: *lo = 0; *hi = TASK_N * TASK_N - 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* Whether the decoded pairs of cell (h, i) hold pr (or, past what was
+ * kept, whether pr reproduces the cell). */
+static bool decoded_has(const struct search_ctx *c, const struct family_member *shape, int h,
+                        int i, const struct family_pair *pr)
+{
+    int n = c->ndecoded[h][i];
+    for (int k = 0; k < n && k < SEARCH_MAX_DECODED; k++)
+        if (same_pair(pr, &c->decoded[h][i][k]))
+            return true;
+    return n > SEARCH_MAX_DECODED && pair_ok(c, shape, h, i, pr, 0, c->rs.n[h]);
+}
+
+/*
+ * Whether one step, taking a value per cell, explains the decoded pairs
+ * of the right shape: fills f's pairs and values with the value nearest
+ * the right one at each cell.
+ */
+static bool step_explains(const struct search_ctx *c, const struct family_member *shape,
+                          enum search_step step, struct search_found *f)
+{
+    int lo, hi;
+    if (!step_range(step, &lo, &hi))
+        return false;
+    for (int h = 0; h < TASK_NHALVES; h++) {
+        int half = c->t->halves[h];
+        for (int i = 0; i < TASK_N; i++) {
+            static const struct family_member right;
+            struct family_pair want;
+            family_pair_of(&right, half, i, &want);
+            int j = (i / half) % 2;
+            int own = step == SEARCH_STEP_J ? j : step == SEARCH_STEP_BASE ? i - j * half
+                    : step == SEARCH_STEP_R ? i % half : step == SEARCH_STEP_W ? want.k
+                    : step == SEARCH_STEP_SIGN ? want.op : want.a * TASK_N + want.b;
+            bool found = false;
+            /* the right value first, then the nearest ones */
+            for (int d = 0; d <= hi - lo && !found; d++) {
+                for (int side = 0; side < (d ? 2 : 1) && !found; side++) {
+                    int x = side ? own - d : own + d;
+                    for (int variant = 0; variant < 2 && !found; variant++) {
+                        struct family_pair pr;
+                        if (x < lo || x > hi || !step_pair(step, half, i, x, variant, &pr))
+                            continue;
+                        if (decoded_has(c, shape, h, i, &pr)) {
+                            f->pairs[h][i] = pr;
+                            f->values[h][i] = (signed char)x;
+                            found = true;
+                        }
+                    }
+                }
+            }
+            if (!found)
+                return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * The decoded pairs read through the recipe's steps: the first step, in
+ * the recipe's order, that alone explains them, with the other steps that
+ * do too; false when no one step does.
+ */
+static bool keep_step(struct search_ctx *c, const struct family_member *shape,
+                      struct search_found *f)
+{
+    bool any = false;
+    for (int s = SEARCH_STEP_J; s < SEARCH_STEPS; s++) {
+        struct search_found g;
+        memset(&g, 0, sizeof g);
+        if (!step_explains(c, shape, (enum search_step)s, &g))
+            continue;
+        if (!any) {
+            *f = g;
+            f->member = *shape;
+            f->tables = true;
+            f->step = (enum search_step)s;
+            f->depth = family_depth(shape) + 1;
+            any = true;
+        } else {
+            f->step_also |= 1u << s;
+        }
+    }
+    return any;
+}
+
 /* Every shape with `left` more mistakes added to m from parameter `from` on, into shapes. */
 static void add_shapes(struct family_member *m, int from, int left, struct family_member *shapes,
                        size_t *n)
@@ -526,8 +686,8 @@ bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nru
     /* The right shape, then every shape with one mistake, then two. */
     struct family_member shapes[SEARCH_MAX_SHAPES];
     size_t nshapes = shapes_upto(shapes, SEARCH_MAX_SHAPE_DEPTH);
-    struct search_found fallback;
-    bool have_fallback = false;
+    struct search_found fallback, by_step;
+    bool have_fallback = false, have_step = false;
     for (size_t s = 0; s < nshapes; s++) {
         int depth = family_depth(&shapes[s]);
         if (depth > c.best)
@@ -555,9 +715,29 @@ bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nru
             keep_tables(&c, &shapes[s], &fallback);
             have_fallback = true;
         }
+        /* one step of the recipe, taking a value of its own per cell,
+         * breaks one step: it leads over formulas that break more */
+        if (depth == 0 && !have_step)
+            have_step = keep_step(&c, &shapes[s], &by_step);
     }
-    if (res->n == 0 && have_fallback)
+    /* A twiddle (or an r) or a sign of its own per cell can stand for
+     * the other (a − w·b = a + (−w)·b): such a reading leads only where no
+     * formula names the mistakes, and is told with its twin; an index
+     * step (j, base, the elements) leads over formulas with more mistakes. */
+    bool index_step = have_step && (by_step.step == SEARCH_STEP_J ||
+                                    by_step.step == SEARCH_STEP_BASE ||
+                                    by_step.step == SEARCH_STEP_READ);
+    if (have_step && (res->n == 0 || (c.best > 1 && index_step))) {
+        /* the step leads; the formulas with more mistakes stay as
+         * readings that give the same numbers */
+        size_t keep_n = res->n < SEARCH_MAX_FOUND - 1 ? res->n : SEARCH_MAX_FOUND - 1;
+        res->more += res->n - keep_n;
+        memmove(&res->found[1], &res->found[0], keep_n * sizeof res->found[0]);
+        res->found[0] = by_step;
+        res->n = keep_n + 1;
+    } else if (res->n == 0 && have_fallback) {
         keep(&c, &fallback);
+    }
     products_free(&c);
     return res->n > 0;
 }

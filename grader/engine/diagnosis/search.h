@@ -26,9 +26,23 @@
  * sign in `pairs` (the decoded pair nearest the right one, per cell):
  * the member is the right shape (`member`, zeroed) with those pairs.
  */
+/*
+ * A reading of decoded pairs through one step of the recipe: every cell is
+ * what the recipe gives when that one step takes some value per cell (j,
+ * base or r; the twiddle's angle; the sign; the elements read) and every
+ * other step is right.
+ */
+enum search_step {   /* in the order they are tried: the sign before the twiddle it trades with */
+    SEARCH_STEP_NONE, SEARCH_STEP_J, SEARCH_STEP_BASE, SEARCH_STEP_SIGN, SEARCH_STEP_R,
+    SEARCH_STEP_W, SEARCH_STEP_READ, SEARCH_STEPS
+};
+
 struct search_found {
     struct family_member member;
     bool tables;
+    enum search_step step;        /* with tables: the one step that explains them, if any */
+    unsigned step_also;           /* bits (1 << step) of other steps that explain them too */
+    signed char values[TASK_NHALVES][TASK_N];   /* the step's value per cell (j, base, r) */
     struct family_pair pairs[TASK_NHALVES][TASK_N];   /* [half index][i], when tables */
     int depth;                                        /* mistakes it makes */
 };

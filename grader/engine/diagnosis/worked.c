@@ -8,6 +8,7 @@
 #include "engine/compare.h"
 #include "engine/diagnosis/family.h"
 #include "engine/diagnosis/runset.h"
+#include "engine/reference.h"
 
 /* The sign the cell is due, written as the page writes it. */
 static const char due_lower[] = "a + w·b";
@@ -52,6 +53,19 @@ static const char *const expression_names[E_COUNT + 1] = {
     [E_INPUT] = "the cell's own input",
     [E_ZERO] = "0",
     [E_COUNT] = NULL,
+};
+
+/* The same expressions as slugs, for the page (never parsed prose). */
+static const char *const expression_slugs[E_COUNT] = {
+    [E_PLUS] = "a_plus_wb", [E_MINUS] = "a_minus_wb", [E_REVERSED] = "wb_minus_a",
+    [E_CONJ_PLUS] = "a_plus_conj_wb", [E_CONJ_MINUS] = "a_minus_conj_wb",
+    [E_A_PLUS_B] = "a_plus_b", [E_A_MINUS_B] = "a_minus_b", [E_B_MINUS_A] = "b_minus_a",
+    [E_A] = "a", [E_B] = "b", [E_WB] = "wb", [E_MINUS_WB] = "minus_wb",
+    [E_CONJ_WB] = "conj_wb", [E_WA] = "wa", [E_OTHER_PLUS] = "other_plane_a_plus_wb",
+    [E_OTHER_MINUS] = "other_plane_a_minus_wb", [E_HALF_PLUS] = "half_a_plus_wb",
+    [E_HALF_MINUS] = "half_a_minus_wb", [E_DOUBLE_PLUS] = "double_a_plus_wb",
+    [E_DOUBLE_MINUS] = "double_a_minus_wb", [E_NEG_PLUS] = "minus_a_plus_wb",
+    [E_NEG_MINUS] = "minus_a_minus_wb", [E_INPUT] = "input", [E_ZERO] = "zero",
 };
 
 const char *const *worked_expressions(void)
@@ -137,6 +151,7 @@ static void quantities(const struct gpu_run *run, bool hidden, int plane, int i,
     int k = -8 * w->r / half;
     w->w = (struct complex_value){ family_cos8(k) + 0.0, family_sin8(k) + 0.0 };
     w->wb = cmul(w->w, w->b);
+    w->sign = w->j == 0 ? 1 : -1;
     const char *due_text = w->j == 0 ? due_lower : due_upper;
     memcpy(w->due, due_text, strlen(due_text) + 1);    /* both fit due[16] */
     struct complex_value due = cadd(w->a, cscale(w->j == 0 ? 1 : -1, w->wb));
@@ -165,44 +180,133 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
     return true;
 }
 
-void worked_cell_of(const struct comparison *c, size_t run, int plane, int i,
-                    struct worked_cell *w)
+/* A number as the sentence writes it, with the page's minus sign: six
+ * significant digits, so that a denormal is not "0". */
+static void format_number(char *buf, size_t size, double x)
+{
+    if (isnan(x))
+        snprintf(buf, size, "NaN");
+    else if (isinf(x))
+        snprintf(buf, size, "%s", x > 0 ? "Infinity" : "−Infinity");
+    else if (x < 0)
+        snprintf(buf, size, "−%.6g", -x);
+    else
+        snprintf(buf, size, "%.6g", x + 0.0);
+}
+
+/* The expression e in words for the cell's plane: "the real part of a + w·b". */
+static void expression_words(enum expression e, int plane, char *buf, size_t size)
+{
+    static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
+    switch (e) {
+    case E_OTHER_PLUS:
+    case E_OTHER_MINUS:
+        snprintf(buf, size, "the %s part of %s", parts[1 - plane],
+                 e == E_OTHER_PLUS ? due_lower : due_upper);
+        return;
+    case E_INPUT:
+        snprintf(buf, size, "the cell's own input, spectrum[%d][i]", plane);
+        return;
+    case E_ZERO:
+        snprintf(buf, size, "0");
+        return;
+    default:
+        snprintf(buf, size, "the %s part of %s", parts[plane], expression_names[e]);
+        return;
+    }
+}
+
+/* The cell's sentence, told in the step the diagnosis leads with (NULL or
+ * "" when there is none): it names the other member of the pair only when
+ * the diagnosis is about j or the sign, so the two never tell different
+ * stories. */
+static void say(struct worked_cell *w, int match, const char *step)
+{
+    static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
+    char got[32], want[32], what[96];
+    format_number(got, sizeof got, w->got);
+    format_number(want, sizeof want, w->expected);
+    if (w->passed) {
+        snprintf(w->says, sizeof w->says, "Here the recipe gives the %s part of %s, %s, and "
+                 "your kernel returned it.", parts[w->plane], w->due, want);
+        return;
+    }
+    if (match < 0) {
+        snprintf(w->says, sizeof w->says, "Here the recipe gives the %s part of %s, %s; your "
+                 "kernel returned %s, which is no simple expression of this a, b and w.",
+                 parts[w->plane], w->due, want, got);
+        return;
+    }
+    expression_words((enum expression)match, w->plane, what, sizeof what);
+    bool other_member = (match == E_PLUS || match == E_MINUS) && step &&
+                        (!strcmp(step, "j") || !strcmp(step, "sign"));
+    char tail[96] = "";
+    if (other_member)
+        snprintf(tail, sizeof tail, ", the value due at output %d, the other member of the pair",
+                 w->partner);
+    snprintf(w->says, sizeof w->says, "Here the recipe gives the %s part of %s, %s; your kernel "
+             "returned %s, which is %s%s.", parts[w->plane], w->due, want, got, what, tail);
+}
+
+/* The expressions (worked_expressions, the due one left out) that give
+ * the cell on every run of its half: how many, up to `most`, and the
+ * first in *first. */
+static int matching_expressions(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                                const float *out, size_t run, const struct worked_cell *w,
+                                int most, int *first)
+{
+    int count = 0;
+    *first = -1;
+    for (int e = 0; e < E_COUNT && count < most; e++) {
+        /* a value the due one also equals here would explain nothing */
+        double x = expression_value((enum expression)e, w, runset_input(&runs[run]));
+        if (strcmp(expression_names[e], w->due) &&
+            !compare_cell(x, w->expected, t->atol, t->rtol) &&
+            holds_on_every_run(t, runs, nruns, out, w->half, w->plane, w->i,
+                               (enum expression)e)) {
+            if (count++ == 0)
+                *first = e;
+        }
+    }
+    return count;
+}
+
+/* worked_cell_of, and how many expressions fit the cell, counted up to
+ * `most` (1: only the first is wanted). */
+static int work_cell(const struct comparison *c, size_t run, int plane, int i, const char *step,
+                     int most, struct worked_cell *w)
 {
     const struct task *t = c->task;
     const struct gpu_run *runs = c->runs;
+    size_t nruns = c->nruns;
+    const float *out = c->out;
     const struct compared_run *cr = &c->run[run];
     quantities(&runs[run], !cr->visible, plane, i, w);
     /* the value due is the reference's, the one the cell is graded by */
     w->expected = cr->expected[plane][i];
     w->got = cr->got[plane * TASK_N + i];
     w->passed = cr->passed[plane][i];
-    if (w->passed)
-        return;
-    for (int e = 0; e < E_COUNT; e++) {
-        /* a value the due one also equals here would explain nothing */
-        double x = expression_value((enum expression)e, w,
-                                    runset_input(&runs[run]));
-        if (strcmp(expression_names[e], w->due) &&
-            !compare_cell(x, w->expected, t->atol, t->rtol) &&
-            holds_on_every_run(t, runs, c->nruns, c->out, w->half, plane, i,
-                               (enum expression)e)) {
-            snprintf(w->got_matches, sizeof w->got_matches, "%s", expression_names[e]);
-            return;
+    int first = -1, count = 0;
+    if (w->passed) {
+        snprintf(w->matches, sizeof w->matches, "due");
+    } else {
+        count = matching_expressions(t, runs, nruns, out, run, w, most, &first);
+        if (first >= 0) {
+            snprintf(w->got_matches, sizeof w->got_matches, "%s", expression_names[first]);
+            snprintf(w->matches, sizeof w->matches, "%s", expression_slugs[first]);
         }
     }
+    say(w, first, step);
+    return count;
 }
 
-/* The first failing cell of a run (real plane first), or -1. */
-static int first_failing(const struct compared_run *cr)
+void worked_cell_of(const struct comparison *c, size_t run, int plane, int i, const char *step,
+                    struct worked_cell *w)
 {
-    for (int p = 0; p < TASK_PLANES; p++)
-        for (int i = 0; i < TASK_N; i++)
-            if (!cr->passed[p][i])
-                return p * TASK_N + i;
-    return -1;
+    work_cell(c, run, plane, i, step, 1, w);
 }
 
-bool worked_pick(const struct comparison *c, struct worked_cell *w)
+bool worked_pick(const struct comparison *c, const char *step, struct worked_cell *w)
 {
     const struct task *t = c->task;
     /* the halves from the smallest up, whatever order the task lists them in */
@@ -213,24 +317,36 @@ bool worked_pick(const struct comparison *c, struct worked_cell *w)
             rank += t->halves[g] < t->halves[h];
         order[rank] = t->halves[h];
     }
-    for (int o = 0; o < TASK_NHALVES; o++) {
-        for (int pass = 0; pass < 2; pass++) {     /* visible, then hidden */
+    /* The first failing cell that exactly one expression fits: where the
+     * mistake is the only reading (a flipped twiddle at half = 2 is also
+     * a − w·b, since conj(−i) = −(−i); at half = 4 it is not), looked for
+     * on the visible spectrum (48 cells, cheap next to the search). Failing
+     * that, the first failing cell, hidden spectra after the visible one. */
+    struct worked_cell cell;
+    for (int pass = 0; pass < 3; pass++) {          /* unique visible; visible; hidden */
+        for (int o = 0; o < TASK_NHALVES; o++) {
             for (size_t r = 0; r < c->nruns; r++) {
                 const struct compared_run *cr = &c->run[r];
-                if (cr->run->half != order[o] || cr->visible != (pass == 0))
+                if (cr->run->half != order[o] || cr->visible != (pass < 2))
                     continue;
-                int cell = first_failing(cr);
-                if (cell < 0)
-                    continue;
-                worked_cell_of(c, r, cell / TASK_N, cell % TASK_N, w);
-                return true;
+                for (int k = 0; k < TASK_CELLS; k++) {
+                    if (cr->passed[k / TASK_N][k % TASK_N])
+                        continue;
+                    int fits = work_cell(c, r, k / TASK_N, k % TASK_N, step, pass == 0 ? 2 : 1,
+                                         &cell);
+                    if (pass > 0 || fits == 1) {
+                        *w = cell;
+                        return true;
+                    }
+                }
             }
         }
     }
     return false;
 }
 
-bool worked_all(const struct comparison *c, struct worked_cell cells[WORKED_CELLS])
+bool worked_all(const struct comparison *c, const char *step,
+                struct worked_cell cells[WORKED_CELLS])
 {
     for (int h = 0; h < TASK_NHALVES; h++) {
         const struct compared_run *vis = c->visible[h];
@@ -238,7 +354,7 @@ bool worked_all(const struct comparison *c, struct worked_cell cells[WORKED_CELL
             return false;
         size_t r = (size_t)(vis - c->run);
         for (int k = 0; k < TASK_CELLS; k++)
-            worked_cell_of(c, r, k / TASK_N, k % TASK_N, &cells[h * TASK_CELLS + k]);
+            worked_cell_of(c, r, k / TASK_N, k % TASK_N, step, &cells[h * TASK_CELLS + k]);
     }
     return true;
 }

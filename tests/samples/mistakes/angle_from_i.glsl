@@ -1,6 +1,8 @@
 // expect: wrong_answer
 // halves-passed:
-// diagnosis: both_plus
+// diagnosis: angle_from_i
+// leads-with: w
+// title: The twiddle's angle from i instead of r
 // The twiddle's angle from the thread's index i instead of r = i % half.
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,5 +1,6 @@
 // expect: wrong_answer
-// diagnosis: wrong_a+wrong_b
+// diagnosis: wrong_base
+// leads-with: base
 // The lower member's place counted two too far. No formula of the family
 // gives base + 2, but every cell is still a ± w·b: named by what differs.
 int i = this.thread.x;

@@ -1,7 +1,8 @@
 // expect: wrong_answer
 // halves-passed:
 // diagnosis: both_plus
-// worked: half 1 visible i 1 plane 0 matches a + w·b
+// worked: half 4 visible i 5 plane 0 matches a + w·b
+// says: the value due at output 1, the other member of the pair
 // j worked out and then never used for the sign.
 int i = this.thread.x;
 int j = (i / half) % 2;

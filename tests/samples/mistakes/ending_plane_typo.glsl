@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed:
 // diagnosis: wrong_a
+// leads-with: sign
 // ar where ai belongs in the last line: no formula of the family, but the
 // values read back as formulas show it.
 int i = this.thread.x;

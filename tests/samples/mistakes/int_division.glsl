@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed: 1
-// diagnosis: no_twiddle
+// diagnosis: int_division
+// leads-with: w
 // r / half divided as ints, which is always 0, and only then made a float.
 int i = this.thread.x;
 int j = (i / half) % 2;

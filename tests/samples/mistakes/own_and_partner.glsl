@@ -1,6 +1,6 @@
 // expect: wrong_answer
 // halves-passed:
-// diagnosis: base_is_i+b_at_i_xor_half
+// diagnosis: wrong_read
 // The recursion's view: a is my own element, b my partner's (i ^ half).
 int i = this.thread.x;
 int r = i % half;

@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed: 1
 // diagnosis: wrong_b
+// leads-with: wb
 // bi where br belongs in ti: wr * bi + wi * bi.
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,6 +1,7 @@
 // expect: wrong_answer
 // halves-passed: 1
-// diagnosis: twiddle_sign
+// diagnosis: conjugate_multiply
+// leads-with: wb
 // The right twiddle, but b multiplied by its conjugate: the signs of the
 // cross terms are the wrong way round.
 int i = this.thread.x;

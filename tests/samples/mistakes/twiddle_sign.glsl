@@ -1,7 +1,9 @@
 // expect: wrong_answer
 // halves-passed: 1
 // diagnosis: twiddle_sign
-// worked: half 2 visible i 1 plane 0 matches a − w·b
+// worked: half 4 visible i 1 plane 0 matches a + conj(w)·b
+// never: other member
+// leads-with: w
 // The twiddle's angle without its minus sign, complex numbers as vec2.
 int i = this.thread.x;
 int j = (i / half) % 2;

@@ -1,7 +1,7 @@
 // expect: wrong_answer
 // halves-passed: 1
 // diagnosis: wrong_sign
-// worked: half 2 visible i 3 plane 1 matches a + w·b
+// worked: half 4 visible i 5 plane 1 matches a − conj(w)·b
 // a - w*b expanded by hand, one sign lost in the imaginary part; right
 // wherever w = 1. No formula of the family does this, but every value read
 // back as a formula shows the lost sign.
