@@ -41,4 +41,12 @@
 #define MAX_IDLE_TIMEOUT_S         3600u
 #define DEFAULT_CONNECTION_MEMORY  (64u * 1024u)
 
+/* The records (grader/store/). */
+#define DEFAULT_STATE_SUBDIR       "butterfly-grader"  /* under $XDG_STATE_HOME or ~/.local/state */
+#define STORE_FILE_NAME            "records.sqlite"     /* the SQLite store in the state folder */
+#define DEFAULT_STORE_QUEUE        4096u     /* jobs waiting for the store's writer thread */
+#define DEFAULT_STORE_BATCH        64u       /* records the writer puts in one commit */
+#define DEFAULT_STORE_BUSY_MS      5000u     /* SQLite's busy timeout; PostgreSQL's lock_timeout */
+#define DEFAULT_STORE_CONNECT_S    5u        /* PostgreSQL's connect_timeout */
+
 #endif
