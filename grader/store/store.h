@@ -131,6 +131,14 @@ bool store_new_id(char out[STORE_ID_SIZE]);
 /* A new personal or instructor token (STORE_TOKEN_BYTES random bytes). */
 bool store_new_token(char out[STORE_TOKEN_SIZE]);
 
+/* The SHA-256 of len bytes as 64 lower-case hex digits (a record's
+ * sha256; the stored form of a token). */
+void store_sha256_hex(const void *data, size_t len, char out[STORE_SHA256_SIZE]);
+
+/* The time of day in milliseconds since the Unix epoch (CLOCK_REALTIME):
+ * what received_ms and graded_ms hold. */
+int64_t store_now_ms(void);
+
 /* ---- records ---------------------------------------------------------- */
 
 struct store_record {
