@@ -8,14 +8,98 @@
  * a client that hangs up has its job cancelled.
  */
 #include <math.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch/batch_score.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/report.h"
 #include "pool/wait_estimate.h"
 #include "server/http_internal.h"
+
+static enum MHD_Result answer_refusal(struct request *r);
+
+/* A ?wait=false submission: its connection is answered 202 at once, so
+ * the job carries what the record needs itself. */
+struct detached_job {
+    struct server *srv;
+    char id[STORE_ID_SIZE];
+    struct principal who;
+    char *source;
+    size_t source_len;
+    int64_t received_ms;
+};
+
+static void sha256_hex(const char *data, size_t len, char out[STORE_SHA256_SIZE])
+{
+    struct sha256_ctx ctx;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_init(&ctx);
+    sha256_update(&ctx, len, (const uint8_t *)data);
+    sha256_digest(&ctx, sizeof d, d);
+    for (size_t i = 0; i < sizeof d; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The record of a graded verdict, with the stored JSON text made here (the
+ * bytes answered): a new record the writer will own, NULL on OOM. */
+static struct store_record *record_of(const char *id, const struct principal *who,
+                                      const char *source, size_t source_len,
+                                      int64_t received_ms, const struct verdict *v,
+                                      char **stored, size_t *stored_len)
+{
+    json_t *j = verdict_to_json(v);
+    if (j)
+        json_object_set_new(j, "id", json_string(id));
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+    struct store_record *rec = calloc(1, sizeof *rec);
+    struct batch_score score;
+    if (!text || !rec)
+        goto fail;
+    batch_score_verdict(v, &score);
+    snprintf(rec->id, sizeof rec->id, "%s", id);
+    rec->task = strdup(task_butterfly.id);
+    rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
+                   ? strdup(who->id) : NULL;
+    rec->received_ms = received_ms;
+    rec->graded_ms = records_now_ms();
+    rec->source = malloc(source_len + 1);
+    if (rec->source) {
+        memcpy(rec->source, source, source_len);
+        rec->source[source_len] = '\0';
+    }
+    rec->source_len = source_len;
+    sha256_hex(source, source_len, rec->sha256);
+    rec->status = (int)v->status;
+    rec->points = score.score;
+    rec->max_points = score.max_score;
+    rec->verdict = strdup(text);
+    rec->verdict_len = strlen(text);
+    rec->seed = v->seed;
+    rec->device = v->device_name[0] ? strdup(v->device_name) : NULL;
+    rec->grader_version = strdup(BUTTERFLY_VERSION);
+    if (!rec->task || !rec->source || !rec->verdict || !rec->grader_version ||
+        (v->device_name[0] && !rec->device) ||
+        (rec->student == NULL && (who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST)))
+        goto fail;
+    *stored_len = strlen(text);
+    *stored = text;
+    return rec;
+fail:
+    free(text);
+    store_record_free(rec);
+    return NULL;
+}
+
+/* Whether a graded result is one to keep: the kernel's own verdict. */
+static bool to_record(const struct pool_result *res)
+{
+    return res->graded && !res->cancelled;
+}
 
 enum MHD_Result submission_begin(struct request *r)
 {
@@ -73,7 +157,19 @@ enum MHD_Result submission_body(struct request *r, const char *data, size_t *siz
     return MHD_YES;
 }
 
-/* Runs on the pool's thread: hand the result over and wake the connection. */
+/* Runs on the records writer's thread: the record is committed (or not);
+ * only now may the answer say so. */
+static void on_recorded(const char *id, enum store_status st, const char *reason, void *arg)
+{
+    struct request *r = arg;
+    (void)id;
+    r->record_status = st;
+    snprintf(r->record_reason, sizeof r->record_reason, "%s", reason);
+    MHD_resume_connection(r->conn);
+}
+
+/* Runs on the pool's thread: hand the result over, have it recorded, and
+ * wake the connection (after the commit when it is recorded). */
 static void on_job_done(struct pool_result *res, void *arg)
 {
     struct request *r = arg;
@@ -85,14 +181,143 @@ static void on_job_done(struct pool_result *res, void *arg)
     res->verdict = NULL;
     /* the socket must leave the watcher before libmicrohttpd may close it */
     conn_watch_remove(r->srv->watch, res->job_id);
+    struct store_record *rec = NULL;
+    if (copy && r->id[0] && to_record(copy)) {
+        rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms,
+                        copy->verdict, &r->stored, &r->stored_len);
+        if (!rec) {
+            r->record_status = STORE_NO_MEMORY;
+            snprintf(r->record_reason, sizeof r->record_reason, "out of memory");
+        }
+    }
+    free(r->source);
+    r->source = NULL;
     atomic_store(&r->result, copy);
-    MHD_resume_connection(r->conn);
+    if (rec)
+        records_write(r->srv->records, rec, on_recorded, r);
+    else
+        MHD_resume_connection(r->conn);
+}
+
+static void detached_free(struct detached_job *d)
+{
+    if (d)
+        free(d->source);
+    free(d);
+}
+
+/* What a detached record's callback needs: the text it stored. */
+struct detached_write {
+    struct records *rs;
+    char *stored;
+};
+
+static void on_detached_recorded(const char *id, enum store_status st, const char *reason,
+                                 void *arg)
+{
+    struct detached_write *w = arg;
+    char *answer = NULL;
+    if (st != STORE_OK)
+        answer = records_answer_text(w->stored, strlen(w->stored), false,
+                                     store_status_to_str(st), reason, NULL);
+    records_detached_done(w->rs, id, st == STORE_OK, answer);
+    free(w->stored);
+    free(w);
+}
+
+/* Runs on the pool's thread for a ?wait=false job: nobody is waiting. */
+static void on_detached_done(struct pool_result *res, void *arg)
+{
+    struct detached_job *d = arg;
+    struct records *rs = d->srv->records;
+    char *stored = NULL;
+    size_t len = 0;
+    struct store_record *rec = to_record(res)
+        ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res->verdict,
+                    &stored, &len)
+        : NULL;
+    if (!rec) {
+        /* not graded (shut down, no worker) or out of memory: the verdict
+         * is the answer, unrecorded */
+        json_t *j = verdict_to_json(res->verdict);
+        if (j)
+            json_object_set_new(j, "id", json_string(d->id));
+        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+        json_decref(j);
+        char *answer = text ? records_answer_text(text, strlen(text), false, "not_graded",
+                                                  "The submission was not graded.", NULL)
+                            : NULL;
+        free(text);
+        records_detached_done(rs, d->id, false, answer);
+    } else {
+        struct detached_write *w = malloc(sizeof *w);
+        if (w) {
+            *w = (struct detached_write){ rs, stored };
+            records_write(rs, rec, on_detached_recorded, w);
+        } else {
+            free(stored);
+            store_record_free(rec);
+            records_detached_done(rs, d->id, false, NULL);
+        }
+    }
+    verdict_free(res->verdict);
+    res->verdict = NULL;
+    detached_free(d);
 }
 
 void submission_client_gone(uint64_t id, void *arg)
 {
     struct server *s = arg;
     pool_cancel(s->pool, id);
+}
+
+/* ?wait=false: queue the job with its own context and answer 202 now. */
+static enum MHD_Result submission_detach(struct request *r, const char *src, size_t len)
+{
+    if (r->who.kind == PRINCIPAL_NONE)
+        return response_error(r, 401, "unauthorized",
+                              "Sign in (a cookie or a bearer token) to submit without waiting: "
+                              "only you may read the verdict later.", NULL, NULL);
+    struct detached_job *d = calloc(1, sizeof *d);
+    if (!d || !store_new_id(d->id) || !(d->source = malloc(len + 1))) {
+        detached_free(d);
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    }
+    memcpy(d->source, src, len);
+    d->source_len = len;
+    d->srv = r->srv;
+    d->who = r->who;
+    d->received_ms = records_now_ms();
+    free(r->body);
+    r->body = NULL;
+    if (!records_detach(r->srv->records, d->id, &r->who)) {
+        detached_free(d);
+        return response_error(r, 503, "queue_full",
+                              "Too many submissions are waiting; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "5");
+    }
+    char id[STORE_ID_SIZE];
+    snprintf(id, sizeof id, "%s", d->id);
+    struct pool_submission sub = { d->source, d->source_len, r->client, on_detached_done, d };
+    uint64_t job = 0;
+    r->refused = pool_submit_ex(r->srv->pool, &sub, &job, &r->retry_wait_ms);
+    if (r->refused != POOL_SUBMITTED) {
+        records_detached_done(r->srv->records, id, true, NULL);   /* drop the entry */
+        detached_free(d);
+        metrics_count_refusal(r->srv->metrics, r->refused);
+        return answer_refusal(r);
+    }
+    r->refused = POOL_SUBMITTED;
+    char location[64];
+    snprintf(location, sizeof location, "/api/submissions/%s", id);
+    json_t *j = json_pack("{s:s, s:s, s:s}", "id", id, "state", "pending", "url", location);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    struct MHD_Response *resp = text ? response_from_buffer(text, strlen(text),
+                                                            MHD_RESPMEM_MUST_FREE) : NULL;
+    if (resp)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    return response_queue(r, 202, resp, "application/json", NULL);
 }
 
 enum MHD_Result submission_finish(struct request *r)
@@ -106,6 +331,30 @@ enum MHD_Result submission_finish(struct request *r)
     char msg[300];
     if (!request_extract_source(r->kind, r->body, r->len, &src, &len, &owner, msg, sizeof msg))
         return response_error(r, 400, "bad_request", msg, NULL, NULL);
+    if (r->srv->records) {
+        const char *wait = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "wait");
+        if (wait && !strcmp(wait, "false")) {
+            json_decref(owner);
+            return submission_detach(r, src, len);
+        }
+        /* the record's id comes before the verdict: a record is told by id */
+        bool attributable = !(r->lookup == LOOKUP_BEARER && r->lookup_status != STORE_OK);
+        if (attributable && store_new_id(r->id)) {
+            r->source = malloc(len + 1);
+            if (r->source) {
+                memcpy(r->source, src, len);
+                r->source_len = len;
+            } else {
+                r->id[0] = '\0';
+            }
+        }
+        r->received_ms = records_now_ms();
+        if (!r->id[0]) {
+            r->record_status = STORE_UNAVAILABLE;
+            snprintf(r->record_reason, sizeof r->record_reason, "%s", attributable
+                     ? "no id could be made" : "the token could not be checked");
+        }
+    }
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     r->fd = ci ? ci->connect_fd : -1;
@@ -197,6 +446,31 @@ enum MHD_Result submission_answer(struct request *r)
                                                          MHD_RESPMEM_MUST_FREE),
                                     "text/plain; charset=utf-8", NULL)
                    : MHD_NO;
+    } else if (r->stored) {
+        /* the stored bytes, and whether they are in the store */
+        bool ok = r->record_status == STORE_OK;
+        size_t n = 0;
+        char *text = records_answer_text(r->stored, r->stored_len, ok,
+                                         store_status_to_str(r->record_status),
+                                         r->record_reason, &n);
+        ret = text ? response_queue(r, http_status_for(v),
+                                    response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE),
+                                    "application/json", NULL)
+                   : MHD_NO;
+    } else if (r->srv->records) {
+        /* kept no record (not graded, no id, out of memory): say so */
+        json_t *j = verdict_to_json(v);
+        if (j) {
+            if (r->id[0])
+                json_object_set_new(j, "id", json_string(r->id));
+            json_object_set_new(j, "recorded", json_false());
+            json_object_set_new(j, "record_error", json_pack(
+                "{s:s, s:s}", "code", r->record_status ? store_status_to_str(r->record_status)
+                                                       : "not_graded",
+                "message", r->record_reason[0] ? r->record_reason
+                                               : "The submission was not graded."));
+        }
+        ret = response_json(r, http_status_for(v), j);
     } else {
         ret = response_json(r, http_status_for(v), verdict_to_json(v));
     }
@@ -218,4 +492,8 @@ void submission_release(struct request *r)
     }
     free(r->body);
     r->body = NULL;
+    free(r->source);
+    r->source = NULL;
+    free(r->stored);
+    r->stored = NULL;
 }

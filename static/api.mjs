@@ -60,7 +60,8 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
   try {
     response = await fetchFn(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      // X-Requested-With: the server's same-origin check (history.mjs, CSRF_HEADERS)
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Requested-With': 'butterfly' },
       body: JSON.stringify({ source }),
       signal: controller ? controller.signal : undefined,
     });

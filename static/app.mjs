@@ -416,6 +416,7 @@ async function run() {
     stopRunClock();
     if (outcome.kind === 'verdict') {
       state.progress.saveResult(outcome.verdict, source);
+      document.dispatchEvent(new CustomEvent('butterfly:verdict', { detail: { verdict: outcome.verdict } }));
       const view = showVerdict(outcome.verdict, { source });
       if (outcome.verdict.passed === true && outcome.verdict.status.id === 3) renderPassed(true);
       followOutcome(view);
@@ -517,6 +518,11 @@ async function main() {
   $('reset').disabled = false;
   $('run').addEventListener('click', () => { run(); });
   $('reset').addEventListener('click', resetToStarter);
+  // history.mjs asks for an earlier attempt's code (see its header)
+  document.addEventListener('butterfly:load-source', (event) => {
+    state.editor.setValue(event.detail.source);
+    state.editor.focus();
+  });
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
       event.preventDefault();
