@@ -27,7 +27,7 @@
  * the thread finishes: code without loops is finite (GLSL has neither
  * recursion nor goto).
  */
-#include "spirv_loops.h"
+#include "engine/checks/spirv_loops.h"
 
 #include <spirv/unified1/spirv.h>
 #include <stdarg.h>
@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spirv_module.h"
+#include "engine/checks/spirv_module.h"
 
 struct loop {
     uint32_t header;          /* label of the loop header */
