@@ -3,15 +3,15 @@
  * (store_internal.h): opening and migrating, records, students, the
  * instructor.
  */
-#include "store.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "store_internal.h"
-#include "store_schema.h"
+#include "store/store_internal.h"
+#include "store/store_schema.h"
 
 /* ---- opening ------------------------------------------------------------ */
 

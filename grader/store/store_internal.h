@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "store.h"
+#include "store/store.h"
 
 enum store_value_type { SV_NULL, SV_INT, SV_TEXT, SV_BLOB };
 

@@ -1,11 +1,11 @@
 /* store_location.c - which store a program uses (store_location.h). */
-#include "store_location.h"
+#include "store/store_location.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults.h"
+#include "common/defaults.h"
 
 /* An environment variable's value, or NULL when unset or empty. */
 static const char *env(const char *name)

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults.h"
-#include "store_internal.h"
-#include "store_schema.h"
+#include "common/defaults.h"
+#include "store/store_internal.h"
+#include "store/store_schema.h"
 
 /* Type ids from PostgreSQL's pg_type.h (catalog/pg_type_d.h is not in libpq-dev). */
 #define BOOLOID  16

@@ -12,9 +12,9 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "store.h"
-#include "store_internal.h"
-#include "verdict.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+#include "common/verdict.h"
 
 const char *store_kind_to_str(enum store_kind k)
 {

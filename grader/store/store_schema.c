@@ -11,11 +11,11 @@
  * The version lives in a one-row table on both backends, written in the
  * migration's own transaction, so a migration is all there or not at all.
  */
-#include "store_schema.h"
+#include "store/store_schema.h"
 
 #include <stddef.h>
 
-#include "store.h"
+#include "store/store.h"
 
 #define V1_SCHEMA(INT, BYTES)                                                        \
     "CREATE TABLE schema_version (\n"                                               \

@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "defaults.h"
-#include "parse_num.h"
-#include "store_internal.h"
-#include "store_schema.h"
+#include "common/defaults.h"
+#include "common/parse_num.h"
+#include "store/store_internal.h"
+#include "store/store_schema.h"
 
 #define CACHED_STATEMENTS 32
 

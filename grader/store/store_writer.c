@@ -8,14 +8,14 @@
  * Group commit comes by itself: while one commit syncs, the next records
  * queue up and share the next one.
  */
-#include "store_writer.h"
+#include "store/store_writer.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults.h"
+#include "common/defaults.h"
 
 struct job {
     struct job *next;

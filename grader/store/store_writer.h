@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct store_writer_options {
     unsigned queue_capacity;    /* jobs waiting, records and calls (default DEFAULT_STORE_QUEUE) */

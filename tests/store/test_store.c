@@ -28,8 +28,8 @@
 
 #include <cmocka.h>
 
-#include "store.h"
-#include "store_writer.h"
+#include "store/store.h"
+#include "store/store_writer.h"
 
 static const char *backend;        /* "sqlite" or the PostgreSQL URL */
 static const char *fixtures;
@@ -988,7 +988,7 @@ static void test_pg_stopped_then_recovers(void **state)
 
 /* ---- where the store is ---------------------------------------------------------- */
 
-#include "store_location.h"
+#include "store/store_location.h"
 
 static void test_location(void **state)
 {

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-GRADER_ROOMS = ("common", "engine", "worker", "pool", "batch", "cli")
+GRADER_ROOMS = ("common", "engine", "worker", "pool", "store", "batch", "admin", "cli")
 OTHER_ROOMS = ("server", "tests", "bench", "fuzz")
 # What a file in each room may include, by room.
 ALLOWED = {
@@ -34,9 +34,11 @@ ALLOWED = {
     "engine": {"common", "engine"},
     "worker": {"common", "engine", "worker"},
     "pool": {"common", "pool"},
-    "batch": {"common", "pool", "batch"},
+    "store": {"common", "store"},
+    "batch": {"common", "pool", "store", "batch"},
+    "admin": {"common", "store", "batch", "admin"},
     "cli": {"common", "pool"},
-    "server": {"common", "pool", "server"},
+    "server": {"common", "pool", "store", "server"},
     "tests": None,  # anything
     "bench": None,
     "fuzz": None,
