@@ -901,3 +901,69 @@ enum store_status store_instructor_check(struct store *s, const char *token,
     store_ok(err);
     return STORE_OK;
 }
+
+/* ---- the class ---------------------------------------------------------------- */
+
+enum store_status store_has_roster(struct store *s, bool *yes, struct store_error *err)
+{
+    *yes = false;
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    int64_t n = 0;
+    st = s->ops->exec(s, "SELECT count(*) FROM (SELECT 1 FROM students WHERE verified = 1 "
+                         "LIMIT 1) AS one", false, NULL, 0, one_int, &n, NULL, err);
+    *yes = st == STORE_OK && n > 0;
+    return st;
+}
+
+struct secret {
+    const char *name;
+    unsigned char *out;
+    bool found;
+};
+
+static bool take_secret(const struct store_value *c, size_t n, void *arg)
+{
+    struct secret *sc = arg;
+    if (n >= 1 && c[0].type == SV_BLOB && c[0].len == STORE_SECRET_BYTES) {
+        memcpy(sc->out, c[0].p, STORE_SECRET_BYTES);
+        sc->found = true;
+    }
+    return false;
+}
+
+static enum store_status get_or_make_secret(struct store *s, void *arg, struct store_error *err)
+{
+    struct secret *sc = arg;
+    unsigned char fresh[STORE_SECRET_BYTES];
+    if (!store_random_bytes(fresh, sizeof fresh))
+        return store_fail(err, STORE_ERROR, "no random bytes from the kernel for a secret");
+    struct store_value p[] = { sv_text(sc->name), sv_bytes((const char *)fresh, sizeof fresh),
+                               sv_int(store_now_ms()) };
+    /* the first to insert wins; everyone reads the winner's */
+    enum store_status st = s->ops->exec(s, "INSERT INTO secrets (name, value, created_ms) "
+                                           "VALUES (?1, ?2, ?3) ON CONFLICT (name) DO NOTHING",
+                                        false, p, 3, NULL, NULL, NULL, err);
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "SELECT value FROM secrets WHERE name = ?1", false, p, 1,
+                          take_secret, sc, NULL, err);
+    if (st == STORE_OK && !sc->found)
+        st = store_fail(err, STORE_CORRUPT, "the secret '%s' is not %d bytes", sc->name,
+                        STORE_SECRET_BYTES);
+    return st;
+}
+
+enum store_status store_secret(struct store *s, const char *name,
+                               unsigned char out[STORE_SECRET_BYTES], struct store_error *err)
+{
+    if (!text_ok(name, true))
+        return store_fail(err, STORE_INVALID, "a secret needs a name of 1 to %d bytes",
+                          STORE_MAX_TEXT);
+    unsigned char got[STORE_SECRET_BYTES];
+    struct secret sc = { name, got, false };
+    enum store_status st = in_write(s, get_or_make_secret, &sc, err);
+    if (st == STORE_OK)
+        memcpy(out, got, STORE_SECRET_BYTES);
+    return st;
+}

@@ -48,7 +48,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  1
+#define STORE_SCHEMA_VERSION  2
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */
@@ -343,6 +343,25 @@ enum store_status store_instructor_ensure(struct store *s, char token[STORE_TOKE
 /* STORE_OK when token is the instructor's, STORE_NOT_FOUND otherwise. */
 enum store_status store_instructor_check(struct store *s, const char *token,
                                          struct store_error *err);
+
+/* ---- the class ---------------------------------------------------------------- */
+
+/*
+ * Whether a roster was imported: some student is verified. No roster
+ * means an open lab (display names, unverified).
+ */
+enum store_status store_has_roster(struct store *s, bool *yes, struct store_error *err);
+
+#define STORE_SECRET_BYTES 32
+
+/*
+ * The shared secret called name (at most STORE_MAX_TEXT bytes), made of
+ * STORE_SECRET_BYTES random bytes the first time it is asked for. Several
+ * instances asking at once get the same one. For keys that must be the
+ * same on every instance of a class (the session cookie's signing key).
+ */
+enum store_status store_secret(struct store *s, const char *name,
+                               unsigned char out[STORE_SECRET_BYTES], struct store_error *err);
 
 /* ---- backup ------------------------------------------------------------- */
 

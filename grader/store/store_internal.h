@@ -104,6 +104,9 @@ enum store_status store_fail(struct store_error *err, enum store_status status, 
 /* Clears err (may be NULL) to STORE_OK. */
 void store_ok(struct store_error *err);
 
+/* n bytes from getrandom; false when the kernel gives none. */
+bool store_random_bytes(unsigned char *b, size_t n);
+
 /* A copy of len bytes with a NUL after them; NULL on OOM. */
 char *store_memdup(const char *p, size_t len);
 

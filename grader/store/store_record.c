@@ -88,10 +88,8 @@ static void hex(const unsigned char *b, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-/* n bytes from the kernel's random source; never a guessable fallback. */
-static bool random_hex(size_t n, char *out)
+bool store_random_bytes(unsigned char *b, size_t n)
 {
-    unsigned char b[64];
     size_t got = 0;
     while (got < n) {
         ssize_t r = getrandom(b + got, n - got, 0);
@@ -102,6 +100,15 @@ static bool random_hex(size_t n, char *out)
         }
         got += (size_t)r;
     }
+    return true;
+}
+
+/* n bytes from the kernel's random source, as hex; never a guessable fallback. */
+static bool random_hex(size_t n, char *out)
+{
+    unsigned char b[64];
+    if (n > sizeof b || !store_random_bytes(b, n))
+        return false;
     hex(b, n, out);
     return true;
 }

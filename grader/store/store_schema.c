@@ -55,12 +55,24 @@
     "    created_ms   " INT " NOT NULL\n"                                           \
     ");\n"
 
+/* Version 2: secrets the instances of a class share (the key that signs
+ * session cookies), so that a cookie one instance set another accepts,
+ * and a restart signs no one out. */
+#define V2_SCHEMA(INT, BYTES)                                                        \
+    "CREATE TABLE secrets (\n"                                                      \
+    "    name       TEXT PRIMARY KEY,\n"                                            \
+    "    value      " BYTES " NOT NULL,\n"                                          \
+    "    created_ms " INT " NOT NULL\n"                                             \
+    ");\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
+    V2_SCHEMA("INTEGER", "BLOB"),
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("BIGINT", "BYTEA"),
+    V2_SCHEMA("BIGINT", "BYTEA"),
 };
