@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "common/defaults.h"
@@ -142,16 +141,20 @@ struct records *records_start(const char *url, unsigned retention_days,
     pthread_mutex_init(&rs->lock, NULL);
     pthread_cond_init(&rs->wake, NULL);
     rs->retention_days = retention_days;
-    if (getrandom(rs->key, sizeof rs->key, 0) != (ssize_t)sizeof rs->key) {
-        snprintf(err, errsz, "no random bytes for the session key");
-        goto fail;
-    }
-    /* the first connection makes the instructor's token, on this thread,
-     * before any request can come */
+    /* the first connection makes the instructor's token and reads the
+     * session key, on this thread, before any request can come */
     struct store *s = NULL;
     struct store_error e = { 0 };
     if (store_open(url, &s, &e) != STORE_OK || !s) {
         snprintf(err, errsz, "cannot open the store: %s", e.message);
+        goto fail;
+    }
+    /* the key is the store's, so that sessions outlive a restart and
+     * instances sharing a store share them */
+    _Static_assert(SESSION_KEY_BYTES == STORE_SECRET_BYTES, "one key size");
+    if (store_secret(s, "session", rs->key, &e) != STORE_OK) {
+        snprintf(err, errsz, "cannot read the session key: %s", e.message);
+        store_close(s);
         goto fail;
     }
     snprintf(rs->kind, sizeof rs->kind, "%s", store_kind_to_str(store_kind(s)));

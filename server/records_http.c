@@ -450,20 +450,12 @@ enum MHD_Result session_body(struct request *r, const char *data, size_t *size)
     return MHD_YES;
 }
 
-/* Whether the store holds a roster: one verified student is enough. */
-static bool verified_seen(const struct store_student *st, void *arg)
-{
-    if (st->verified)
-        *(bool *)arg = true;
-    return !st->verified;
-}
-
 static void session_call(struct store *s, void *arg)
 {
     struct request *r = arg;
     struct store_error e = { 0 };
     bool roster = false;
-    enum store_status st = store_students_each(s, verified_seen, &roster, &e);
+    enum store_status st = store_has_roster(s, &roster, &e);
     if (st == STORE_OK && roster) {
         defer_error(r, 409, "roster", "This class has a roster: sign in with your personal link.");
     } else if (st == STORE_OK) {

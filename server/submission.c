@@ -8,7 +8,6 @@
  * a client that hangs up has its job cancelled.
  */
 #include <math.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +31,6 @@ struct detached_job {
     size_t source_len;
     int64_t received_ms;
 };
-
-static void sha256_hex(const char *data, size_t len, char out[STORE_SHA256_SIZE])
-{
-    struct sha256_ctx ctx;
-    uint8_t d[SHA256_DIGEST_SIZE];
-    sha256_init(&ctx);
-    sha256_update(&ctx, len, (const uint8_t *)data);
-    sha256_digest(&ctx, sizeof d, d);
-    for (size_t i = 0; i < sizeof d; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-}
 
 /* The record of a graded verdict, with the stored JSON text made here (the
  * bytes answered): a new record the writer will own, NULL on OOM. */
@@ -73,7 +61,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
         rec->source[source_len] = '\0';
     }
     rec->source_len = source_len;
-    sha256_hex(source, source_len, rec->sha256);
+    store_sha256_hex(source, source_len, rec->sha256);
     rec->status = (int)v->status;
     rec->points = score.score;
     rec->max_points = score.max_score;
