@@ -48,5 +48,6 @@
 #define DEFAULT_STORE_BATCH        64u       /* records the writer puts in one commit */
 #define DEFAULT_STORE_BUSY_MS      5000u     /* SQLite's busy timeout; PostgreSQL's lock_timeout */
 #define DEFAULT_STORE_CONNECT_S    5u        /* PostgreSQL's connect_timeout */
+#define MAX_RETENTION_DAYS         36500u    /* --retention-days: a hundred years */
 
 #endif
