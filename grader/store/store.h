@@ -246,6 +246,15 @@ enum store_status store_records_delete_before(struct store *s, int64_t cutoff_ms
 int64_t store_retention_cutoff(int64_t now_ms, unsigned days);
 
 /*
+ * Retention: deletes the records received more than days days ago (now:
+ * the wall clock). What `butterfly-admin purge --retention-days N` runs,
+ * and what a server calls now and then (on its store thread) with
+ * --retention-days. days 0 deletes nothing.
+ */
+enum store_status store_retention_purge(struct store *s, unsigned days, uint64_t *deleted,
+                                        struct store_error *err);
+
+/*
  * A record as JSON, for an export: id, task, student, received and graded
  * (RFC 3339 UTC and ms), source, sha256, status (id and name), points,
  * max_points, seed, device, grader_version, and the verdict parsed back
