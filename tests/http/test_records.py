@@ -290,6 +290,61 @@ def t_bearer_wrong_is_401(w):
     assert st == 401
 
 
+def admin(w, *args):
+    import subprocess
+    r = subprocess.run([ADMIN, "--database", "sqlite:" + w.db,
+                        "--public-url", w.srv.url, *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (args, r.stdout, r.stderr)
+    return r.stdout
+
+
+def t_roster_links_and_bearer(w):
+    roster = os.path.join(os.path.dirname(w.db), "roster.csv")
+    with open(roster, "w") as f:
+        f.write("id,name,section\ns1,Sam One,A\ns2,Sue Two,B\n")
+    admin(w, "class", "import", roster)
+    links = {}
+    for line in admin(w, "links").splitlines()[1:]:
+        sid, name, link = line.split(",")
+        links[sid] = link
+    assert set(links) == {"s1", "s2"}, links
+    token = {s: l.split("?k=")[1] for s, l in links.items()}
+    # the link signs in with a cookie and drops the token from the address
+    st, h, _ = call(w.srv, "GET", "/?k=" + token["s1"])
+    assert st == 303 and h["location"] == "/", (st, h)
+    cookie, _ = cookie_of(h)
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
+    assert json.loads(data)["kind"] == "student" and json.loads(data)["name"] == "Sam One"
+    # a roster: no open-lab names any more
+    st, _, data = call(w.srv, "POST", "/api/session", '{"name": "x"}',
+                       {"Content-Type": "application/json", **PAGE_HEADER})
+    assert st == 409, (st, data)
+    # the token as a bearer, for curl: attributed, and only Sam's to read
+    st, _, data = submit(w.srv, extra={"Authorization": "Bearer " + token["s1"]})
+    rid = json.loads(data)["id"]
+    st, _, data = call(w.srv, "GET", "/api/me/submissions",
+                       headers={"Authorization": "Bearer " + token["s1"]})
+    assert [x["id"] for x in json.loads(data)["submissions"]] == [rid]
+    st, _, _ = call(w.srv, "GET", "/api/submissions/" + rid,
+                    headers={"Authorization": "Bearer " + token["s2"]})
+    assert st == 404
+    st, _, _ = call(w.srv, "GET", "/api/submissions/" + rid, headers={"Cookie": cookie})
+    assert st == 200
+    # a leaked link renewed: the old token stops working at once
+    new = admin(w, "links", "--renew", "s1").splitlines()[1].split("?k=")[1]
+    st, h, _ = call(w.srv, "GET", "/?k=" + token["s1"])
+    assert st == 303 and h["location"] == "/?signin=failed", h
+    assert call(w.srv, "GET", "/?k=" + new)[0] == 303
+    # a new instructor token ends the old
+    out = admin(w, "token")
+    fresh = re.search(r"token=([0-9a-f]+)", out).group(1)
+    assert call(w.srv, "GET", "/class?token=" + fresh)[0] == 303
+    st, _, _ = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + w.instructor})
+    assert st == 401
+    w.instructor = fresh
+
+
 def metric(w, name):
     _, _, data = call(w.srv, "GET", "/metrics")
     for line in data.decode().splitlines():
@@ -348,6 +403,7 @@ def main():
                 ("?wait=false", t_wait_false),
                 ("display names", t_display_names),
                 ("wrong bearer is 401", t_bearer_wrong_is_401),
+                *([("roster, links, bearer, renewal", t_roster_links_and_bearer)] if ADMIN else []),
                 ("metrics count records", t_metrics_count_records),
                 ("token guessing bounded", t_token_guessing_bounded),
                 ("no token in access log", t_no_token_in_access_log),
