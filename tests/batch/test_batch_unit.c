@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "batch/batch_progress.h"
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/batch_sha256.h"
 #include "batch/input/batch_id.h"
 #include "batch/input/csv.h"
@@ -289,19 +289,19 @@ static struct verdict *ran(enum verdict_status st, const bool half_ok[TASK_NHALV
 
 static void test_score(void **state)
 {
-    struct batch_score s;
+    struct score s;
     const bool all[3] = { true, true, true }, first[3] = { true, false, false };
     struct verdict *v = ran(VERDICT_ACCEPTED, all);
-    batch_score_verdict(v, &s);
-    assert_int_equal(s.score, BATCH_MAX_SCORE);
+    score_verdict(v, &s);
+    assert_int_equal(s.score, SCORE_MAX);
     assert_int_equal(s.max_score, 9);
     assert_int_equal(s.halves_passed, 3);
     assert_int_equal(s.hidden_passed, 24);
     verdict_free(v);
 
     v = ran(VERDICT_WRONG_ANSWER, first);
-    batch_score_verdict(v, &s);
-    assert_int_equal(s.score, BATCH_VISIBLE_POINTS + BATCH_HIDDEN_POINTS);
+    score_verdict(v, &s);
+    assert_int_equal(s.score, SCORE_VISIBLE_POINTS + SCORE_HIDDEN_POINTS);
     assert_int_equal(s.halves_passed, 1);
     assert_int_equal(s.hidden_passed, 8 + 3 + 3);
     assert_true(s.tests[0].passed && s.tests[1].passed);
@@ -312,9 +312,9 @@ static void test_score(void **state)
     verdict_free(v);
 
     v = verdict_new(VERDICT_COMPILATION_ERROR, "line 3: boom");
-    batch_score_verdict(v, &s);
+    score_verdict(v, &s);
     assert_int_equal(s.score, 0);
-    for (int i = 0; i < BATCH_TESTS; i++) {
+    for (int i = 0; i < SCORE_TESTS; i++) {
         assert_false(s.tests[i].passed);
         assert_non_null(strstr(s.tests[i].output, "Compilation Error"));
     }
