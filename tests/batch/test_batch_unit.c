@@ -15,6 +15,7 @@
 #include "common/score.h"
 #include "batch/batch_sha256.h"
 #include "batch/input/batch_id.h"
+#include "batch/input/batch_input_db.h"
 #include "batch/input/csv.h"
 #include "batch/reports/batch_summary.h"
 
@@ -381,6 +382,39 @@ static void test_progress_line_fits_the_terminal(void **state)
     assert_int_equal(line[0], '[');
 }
 
+/* --until: a deadline as people write one, to the whole second. */
+static void test_until_and_policy(void **state)
+{
+    static const struct { const char *s; int64_t ms; } good[] = {
+        { "1970-01-01T00:00:05Z", 5999 },
+        { "2026-12-01T23:59:00Z", 1796169540999LL },
+        { "2026-12-01T23:59Z", 1796169540999LL },
+        { "2026-12-02T00:59:00+01:00", 1796169540999LL },
+        { "2026-12-01T18:59:00-05:00", 1796169540999LL },
+        { "@5", 5999 },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t ms = -1;
+        assert_true(batch_until_parse(good[i].s, &ms));
+        assert_int_equal(ms, good[i].ms);
+    }
+    static const char *const bad[] = {
+        "2026-12-01T23:59:00",        /* no zone: whose 23:59? */
+        "2026-12-01", "yesterday", "", "@", "@-1", "@5x", "2026-13-01T00:00Z",
+        "2026-12-01T24:00Z", "2026-12-01T23:59:00+1", "2026-12-01T23:59:00Zjunk",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t ms = 42;
+        assert_false(batch_until_parse(bad[i], &ms));
+    }
+    enum batch_policy p;
+    assert_true(batch_policy_from_str("best", &p));
+    assert_int_equal(p, BATCH_POLICY_BEST);
+    assert_true(batch_policy_from_str("last", &p));
+    assert_string_equal(batch_policy_to_str(p), "last");
+    assert_false(batch_policy_from_str("first", &p));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_score),
         cmocka_unit_test(test_normalise),
         cmocka_unit_test(test_progress_line_fits_the_terminal),
+        cmocka_unit_test(test_until_and_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
