@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "bench/bench_util.h"
 #include "common/clock.h"
 #include "common/config.h"
@@ -63,8 +63,8 @@ static int real_verdicts(void)
                            : (size_t)snprintf(body, sizeof body, "%s", compile_error);
         struct verdict *v = pool_grade(p, body, len);
         json_t *j = verdict_to_json(v);
-        struct batch_score sc;
-        batch_score_verdict(v, &sc);
+        struct score sc;
+        score_verdict(v, &sc);
         kinds[k].verdict = json_dumps(j, JSON_COMPACT);
         kinds[k].len = strlen(kinds[k].verdict);
         kinds[k].status = v->status;
@@ -95,7 +95,7 @@ static struct store_record *make(unsigned k)
     store_sha256_hex(body, len, r->sha256);
     r->status = kd->status;
     r->points = kd->points;
-    r->max_points = BATCH_MAX_SCORE;
+    r->max_points = SCORE_MAX;
     r->verdict = malloc(kd->len);
     memcpy(r->verdict, kd->verdict, kd->len);
     r->verdict_len = kd->len;

@@ -29,7 +29,7 @@
 #include "batch/batch_output.h"
 #include "batch/batch_progress.h"
 #include "batch/batch_record.h"
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/batch_seed.h"
 #include "batch/batch_sha256.h"
 #include "batch/reports/batch_class_report.h"
@@ -506,7 +506,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_
 /* Writes input i's report page, once per usable id (a duplicated id's
  * inputs share one record, hence one page). */
 static bool write_report(struct run *r, size_t i, const struct verdict *v,
-                         const struct batch_score *sc, bool graded, char *err, size_t errsz)
+                         const struct score *sc, bool graded, char *err, size_t errsz)
 {
     const struct batch_input *e = &r->in.v[i];
     if (!e->id_ok || shares_previous_record(r, i))
@@ -560,8 +560,8 @@ static int rebuild(struct run *r, double seconds)
             ok = false;
             break;
         }
-        struct batch_score sc;
-        batch_score_verdict(v, &sc);
+        struct score sc;
+        score_verdict(v, &sc);
         batch_gradebook_row(m, &r->in.v[i], v, &sc);
         ok = batch_summary_add(sum, &r->in.v[i], v, &sc) &&
              batch_row_fill(&rows[i], &r->in.v[i], v, &sc) &&

@@ -151,7 +151,7 @@ struct store_record {
     size_t source_len;
     char sha256[STORE_SHA256_SIZE];   /* of the source, lower-case hex */
     int status;                 /* enum verdict_status (Judge0's id) */
-    int points, max_points;     /* batch_score.h's points for the verdict */
+    int points, max_points;     /* common/score.h's points for the verdict (score_verdict) */
     char *verdict;              /* the verdict JSON exactly as answered, verdict_len bytes */
     size_t verdict_len;
     uint64_t seed;              /* of the hidden spectra */

@@ -65,9 +65,6 @@ class Cluster:
     def cmd(self, prog, *args):
         return self.as_user + [os.path.join(self.bindir, prog)] + list(args)
 
-    def shell(self, prog, *args):
-        return " ".join("'%s'" % a for a in self.cmd(prog, *args))
-
     def _pg_ctl(self, action):
         return self.cmd("pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"),
                         "-w", "-t", "60", "-m", "fast",
@@ -76,25 +73,28 @@ class Cluster:
                            "" if self.fsync else "-c fsync=off -c full_page_writes=off"),
                         action)
 
+    # Every server command runs in the cluster's folder: PostgreSQL's
+    # programs refuse to start in a working folder their user cannot read
+    # (a checkout under /root, as nobody).
     def start(self):
-        subprocess.run(self._pg_ctl("start"), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(self._pg_ctl("start"), check=True, stdout=subprocess.DEVNULL, cwd=self.dir)
 
     def stop(self):
-        subprocess.run(self._pg_ctl("stop"), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(self._pg_ctl("stop"), check=True, stdout=subprocess.DEVNULL, cwd=self.dir)
 
     def __enter__(self):
         subprocess.run(self.cmd("initdb", "-D", self.data, "-A", "trust", "-U", "butterfly",
                                 "--no-sync", "-E", "UTF8"),
-                       check=True, stdout=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, cwd=self.dir)
         self.start()
         subprocess.run(self.cmd("createdb", "-h", "127.0.0.1", "-p", str(self.port),
-                                "-U", "butterfly", self.db), check=True)
+                                "-U", "butterfly", self.db), check=True, cwd=self.dir)
         return self
 
     def __exit__(self, *exc):
         try:
             subprocess.run(self._pg_ctl("stop"), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+                           stderr=subprocess.DEVNULL, cwd=self.dir)
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -110,9 +110,10 @@ def main(argv):
         print("skipped: %s" % e)
         return SKIP
     with cluster as pg:
+        cd = "cd '%s' && " % pg.dir
         env = dict(os.environ,
-                   STORE_TEST_PG_STOP=" ".join("'%s'" % a for a in pg._pg_ctl("stop")),
-                   STORE_TEST_PG_START=" ".join("'%s'" % a for a in pg._pg_ctl("start")))
+                   STORE_TEST_PG_STOP=cd + " ".join("'%s'" % a for a in pg._pg_ctl("stop")),
+                   STORE_TEST_PG_START=cd + " ".join("'%s'" % a for a in pg._pg_ctl("start")))
         return subprocess.run([a.replace("@URL@", pg.url) for a in cmd], env=env).returncode
 
 

@@ -82,7 +82,7 @@ bool batch_lms_write_canvas(FILE *f, const struct batch_row *rows, size_t n,
 
     /* the header and Canvas's own second row, as its export writes them */
     char points[16];
-    snprintf(points, sizeof points, "%d", BATCH_MAX_SCORE);
+    snprintf(points, sizeof points, "%d", SCORE_MAX);
     const char *header[ROSTER_COLUMNS + 1], *possible[ROSTER_COLUMNS + 1] = { 0 };
     for (int c = 0; c < ROSTER_COLUMNS; c++)
         header[c] = batch_roster_column_to_str((enum batch_roster_column)c);
