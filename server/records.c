@@ -180,9 +180,19 @@ struct records *records_start(const char *url, unsigned retention_days,
     rs->writer = open_writer(url, err, errsz);
     if (!rs->writer)
         goto fail;
-    rs->reader = open_writer(url, err, errsz);
-    if (!rs->reader)
-        goto fail;
+    /* PostgreSQL: a second connection for reads, so that a read never
+     * waits behind a commit. SQLite: the same one. Its connections in one
+     * process share the -shm mapping, so a reader that opened the file
+     * while it was read-only would keep the writer read-only after the
+     * file is writable again (recording must resume without a restart);
+     * and a SQLite commit is short. */
+    if (!strcmp(rs->kind, "sqlite")) {
+        rs->reader = rs->writer;
+    } else {
+        rs->reader = open_writer(url, err, errsz);
+        if (!rs->reader)
+            goto fail;
+    }
     if (pthread_create(&rs->sweeper, NULL, sweeper_main, rs) != 0) {
         snprintf(err, errsz, "cannot start the retention thread");
         goto fail;
@@ -213,7 +223,8 @@ void records_stop(struct records *rs)
     pthread_mutex_unlock(&rs->lock);
     /* every queued record is written and told, which resumes its connection */
     store_writer_stop(w);
-    store_writer_stop(rd);
+    if (rd != w)
+        store_writer_stop(rd);
 }
 
 void records_free(struct records *rs)
