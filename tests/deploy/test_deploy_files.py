@@ -157,7 +157,7 @@ def main():
     # --- Containerfile ------------------------------------------------------
     steps = instructions(read("deploy/Containerfile"))
     known = {"FROM", "RUN", "COPY", "ENV", "USER", "EXPOSE", "STOPSIGNAL", "HEALTHCHECK",
-             "ENTRYPOINT", "CMD", "WORKDIR", "ARG", "LABEL"}
+             "ENTRYPOINT", "CMD", "WORKDIR", "ARG", "LABEL", "VOLUME"}
     check(all(w in known for w, _ in steps), "unknown instructions: %r" %
           [w for w, _ in steps if w not in known])
     stages = [rest for w, rest in steps if w == "FROM"]
