@@ -785,16 +785,23 @@ static void test_never_across_fork(void **state)
 
 /* ---- migrations --------------------------------------------------------------- */
 
-static char *read_file(const char *path)
+/* The fixtures, read at start: the suite may run as nobody afterwards,
+ * and a checkout under /root is not nobody's to read. */
+static char *fixture_sql[STORE_SCHEMA_VERSION];
+
+static void read_fixtures(void)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot read %s", path);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
+    for (int v = 1; v < STORE_SCHEMA_VERSION; v++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/v%d.%s.sql", fixtures, v, is_pg() ? "pg" : "sqlite");
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;   /* the test says which is missing */
+        fixture_sql[v] = calloc(1, 1 << 16);
+        size_t n = fread(fixture_sql[v], 1, (1 << 16) - 1, f);
+        fixture_sql[v][n] = '\0';
+        fclose(f);
+    }
 }
 
 /* A store made by every earlier schema version opens, migrated, with its rows. */
@@ -802,9 +809,9 @@ static void test_earlier_versions_open(void **state)
 {
     assert_true(STORE_SCHEMA_VERSION > 1);   /* else there is no earlier version to open */
     for (int v = 1; v < STORE_SCHEMA_VERSION; v++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/v%d.%s.sql", fixtures, v, is_pg() ? "pg" : "sqlite");
-        const char *sql = read_file(path);
+        const char *sql = fixture_sql[v];
+        if (!sql)
+            fail_msg("no fixture v%d.%s.sql in %s", v, is_pg() ? "pg" : "sqlite", fixtures);
         fresh(NULL);
         if (is_pg()) {
             pg_run("SET client_min_messages = warning; DROP TABLE IF EXISTS secrets");
@@ -814,7 +821,7 @@ static void test_earlier_versions_open(void **state)
             assert_int_equal(sqlite3_open(sqlite_path(), &db), SQLITE_OK);
             char *msg = NULL;
             if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-                fail_msg("%s: %s", path, msg);
+                fail_msg("fixture v%d: %s", v, msg);
             sqlite3_close(db);
         }
         struct store *s = open_ok(url);
@@ -1128,6 +1135,7 @@ int main(int argc, char **argv)
     }
     backend = argv[1];
     fixtures = argv[2];
+    read_fixtures();
     if (!is_pg())
         become_nobody();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_store.XXXXXX");
