@@ -95,9 +95,10 @@ struct store;
 /* ---- opening ---------------------------------------------------------- */
 
 /*
- * Opens the store at url: "sqlite:PATH" (the file is created, with its
- * folder's missing last component, mode 0600), "postgresql://..." (a
- * libpq connection URI), or "none". Runs the migrations up to
+ * Opens the store at url: "sqlite:PATH" (the file is created mode 0600,
+ * the folders missing on its way 0700; PATH may end in
+ * ?max_page_count=N, a cap on its size, and &busy_timeout_ms=N),
+ * "postgresql://..." (a libpq connection URI), or "none". Runs the migrations up to
  * STORE_SCHEMA_VERSION. For "none" returns STORE_OK with *out NULL: the
  * caller keeps no records. Otherwise *out is the new store (free with
  * store_close) or NULL on failure. A PostgreSQL store that cannot be
