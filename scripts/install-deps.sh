@@ -7,6 +7,7 @@ packages="meson ninja-build pkg-config gcc g++ python3 curl
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   libshaderc-dev glslc glslang-dev spirv-tools spirv-headers
   libjansson-dev libcmocka-dev libmicrohttpd-dev nettle-dev
+  libsqlite3-dev libpq-dev
   nodejs npm"
 
 # With BUTTERFLY_TEST_DEPS=1 also what the tests need: the browser test and
@@ -14,11 +15,12 @@ packages="meson ninja-build pkg-config gcc g++ python3 curl
 # the http suite's OpenAPI check (jsonschema) and metrics check (promtool,
 # in prometheus); the deploy suite's reverse proxy (nginx), unit checks
 # (systemd-analyze, in systemd) and system call filter (python3-seccomp),
-# and its install from a copy of the sources (git). On a machine that runs
+# and its install from a copy of the sources (git); the store_pg suite's
+# own PostgreSQL cluster (postgresql). On a machine that runs
 # systemd, installing nginx and prometheus also starts their services; the
 # tests start their own and need neither.
 [ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium python3-pandas
-  python3-jsonschema prometheus nginx systemd python3-seccomp git"
+  python3-jsonschema prometheus nginx systemd python3-seccomp git postgresql"
 
 missing=""
 for p in $packages; do

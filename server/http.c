@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/defaults.h"
 #include "server/access_log.h"
 #include "server/api.h"
 #include "server/http_internal.h"
@@ -31,15 +32,29 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
         return response_json(r, 200, api_tasks());
     case ROUTE_TASK:
         return response_json(r, 200, api_task_butterfly());
-    case ROUTE_HEALTH:
+    case ROUTE_HEALTH: {
         pool_get_stats(s->pool, &ps);
-        return response_json(r, ps.healthy ? 200 : 503, api_health(&ps));
+        /* the status is the grading's: a failing store does not stop
+         * grading, so it is reported in the body only */
+        json_t *h = api_health(&ps);
+        if (h && s->records) {
+            char msg[512];
+            const char *st = records_health(s->records, msg, sizeof msg);
+            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s}", "kind",
+                                                      records_kind(s->records), "status", st,
+                                                      "message", msg));
+        } else if (h) {
+            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s}", "kind", "none",
+                                                      "status", "none", "message", ""));
+        }
+        return response_json(r, ps.healthy ? 200 : 503, h);
+    }
     case ROUTE_ABOUT:
         pool_get_stats(s->pool, &ps);
         return response_json(r, 200, api_about(&ps, &s->cfg));
     case ROUTE_METRICS: {
         pool_get_stats(s->pool, &ps);
-        char *text = metrics_render(s->metrics, &ps);
+        char *text = metrics_render(s->metrics, &ps, s->records, s->guard);
         if (!text)
             return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
         return response_queue(r, 200, response_from_buffer(text, strlen(text),
@@ -53,6 +68,11 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
                                                            MHD_RESPMEM_PERSISTENT),
                               "application/json", "no-cache");
     }
+    case ROUTE_CLASS:
+    case ROUTE_ME:
+    case ROUTE_MY_SUBMISSIONS:
+    case ROUTE_SUBMISSION:
+        return records_http_get(r, url);
     default:
         return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
     }
@@ -89,6 +109,13 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
                         MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Forwarded-For"),
                         MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Forwarded"),
                         &r->srv->cfg.trusted_proxies, r->client, sizeof r->client);
+    /* TLS ends at the proxy: only a trusted one may say it was there */
+    const char *pub = r->srv->cfg.public_url;
+    const char *proto = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                    "X-Forwarded-Proto");
+    r->secure = (pub && !strncmp(pub, "https://", 8)) ||
+                (proto && !strcmp(proto, "https") &&
+                 trusted_proxies_contain(&r->srv->cfg.trusted_proxies, peer));
     /* An escaped NUL cuts the path libmicrohttpd hands over (so
      * "index.html%00.css" would read "index.html"): refuse it outright. */
     if (r->uri.escaped_nul)
@@ -101,11 +128,38 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
                               ? "No such resource." : "No such file.", NULL, NULL);
     const char *allow;
     if (!request_method_allowed(r->route, method, &allow))
-        return response_error(r, 405, "method_not_allowed", r->route == ROUTE_SUBMIT
-                              ? "Submit with POST." : "Only GET and HEAD here.",
+        return response_error(r, 405, "method_not_allowed", !strcmp(allow, "POST")
+                              ? (r->route == ROUTE_SUBMIT ? "Submit with POST."
+                                                          : "Only POST here.")
+                              : "Only GET and HEAD here.",
                               MHD_HTTP_HEADER_ALLOW, allow);
+    return auth_begin(r);
+}
+
+enum MHD_Result http_dispatch(struct request *r)
+{
+    if (r->srv->records && !strcmp(r->method, "POST")) {
+        /* A request that changes state must come from the page's own
+         * origin: a cross-site form or fetch carries neither a matching
+         * Origin nor CSRF_HEADER. A signed-out curl with neither is
+         * graded as before, since it acts for nobody; a bearer token is
+         * no ambient credential. Without records there is no session to
+         * abuse, and the server is today's. */
+        const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+        bool custom = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, CSRF_HEADER);
+        bool needs = (r->has_cookie && r->lookup != LOOKUP_BEARER) ||
+                     r->route == ROUTE_SESSION || origin;
+        if (needs && !auth_same_origin(origin, MHD_lookup_connection_value(
+                                                   r->conn, MHD_HEADER_KIND, "Host"),
+                                       r->srv->cfg.public_url, custom))
+            return response_error(r, 403, "cross_site",
+                                  "This request must come from the exercise page itself.",
+                                  NULL, NULL);
+    }
     if (r->route == ROUTE_SUBMIT)
         return submission_begin(r);
+    if (r->route == ROUTE_SESSION)
+        return session_begin(r);
     r->state = REQ_HEADERS;
     return MHD_YES;
 }
@@ -135,10 +189,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return serve_get(r, url);
     case REQ_READING:
         if (*upload_size > 0)
-            return submission_body(r, upload_data, upload_size);
+            return request_body_take(r, upload_data, upload_size);
         return submission_finish(r);
     case REQ_WAITING:
         return submission_answer(r);
+    case REQ_LOOKUP:
+        return auth_resume(r);
+    case REQ_DEFERRED:
+        return deferred_answer(r);
+    case REQ_SESSION:
+        if (*upload_size > 0)
+            return request_body_take(r, upload_data, upload_size);
+        return session_finish(r);
     case REQ_DONE:
         *upload_size = 0;   /* answered early (413): drop the rest */
         return MHD_YES;
@@ -171,6 +233,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!r)
         return;
     submission_release(r);
+    free(r->deferred_body);
     if (r->status == 0) {
         /* answered by libmicrohttpd itself (a 400 or 431 of its own) */
         const union MHD_ConnectionInfo *ci =

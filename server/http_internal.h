@@ -17,11 +17,14 @@
 #include <stdint.h>
 
 #include "pool/pool.h"
+#include "server/auth.h"
 #include "server/client_addr.h"
 #include "server/conn_watch.h"
 #include "server/metrics.h"
+#include "server/records.h"
 #include "server/request.h"
 #include "server/server.h"
+#include "server/session.h"
 #include "server/static_files.h"
 
 struct server {
@@ -31,10 +34,29 @@ struct server {
     struct static_files *files;
     struct metrics *metrics;
     struct conn_watch *watch;
+    struct records *records;       /* NULL: no records (--database none) */
+    struct token_guard *guard;
+    char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;
 };
 
-enum request_state { REQ_NEW, REQ_HEADERS, REQ_READING, REQ_WAITING, REQ_DONE };
+enum request_state {
+    REQ_NEW, REQ_HEADERS, REQ_READING, REQ_WAITING, REQ_DONE,
+    REQ_LOOKUP,      /* suspended: a token is being looked up on the reader's thread */
+    REQ_DEFERRED,    /* suspended: the reader's thread prepares the answer */
+    REQ_SESSION,     /* reading the small body of POST /api/session */
+};
+
+/* What a token in a request is for. */
+enum lookup_kind { LOOKUP_NONE, LOOKUP_BEARER, LOOKUP_LINK, LOOKUP_CLASS };
+
+/* A page of GET /api/me/submissions, for the reader's thread. */
+struct list_args {
+    char student[PRINCIPAL_ID_MAX];
+    int64_t before_ms;
+    char before_id[STORE_ID_SIZE];
+    unsigned limit;
+};
 
 /* Per request; created by the URI log callback, freed when it completes. */
 struct request {
@@ -63,6 +85,28 @@ struct request {
     char verdict_slug[32];
     uint64_t seed;
     double wait_ms;
+    /* who: from the cookie, or a token looked up off this thread */
+    struct principal who;
+    bool secure;                   /* the client reached us over TLS */
+    bool has_cookie;               /* a session cookie came, valid or not */
+    enum lookup_kind lookup;
+    char token[AUTH_TOKEN_MAX + 1];
+    enum store_status lookup_status;
+    /* an answer made on the reader's thread (REQ_DEFERRED) */
+    unsigned deferred_status;
+    char *deferred_body;           /* JSON text, owned */
+    char deferred_header[2][1300]; /* "Name: value" pairs, "" when none */
+    struct list_args list;
+    /* the record of a submission */
+    char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
+    bool detached;                 /* ?wait=false: answered 202 already */
+    char *source;                  /* the source as sent, owned until queued */
+    size_t source_len;
+    int64_t received_ms;
+    char *stored;                  /* the verdict JSON as stored, owned */
+    size_t stored_len;
+    enum store_status record_status;
+    char record_reason[256];
 };
 
 /* --- http.c ------------------------------------------------------------------ */
@@ -93,13 +137,49 @@ enum MHD_Result response_error(struct request *r, unsigned status, const char *c
 /* Sends a file of the static set (ETag, CSP, revalidation), or 404. */
 enum MHD_Result response_file(struct request *r, const char *name);
 
+/* Adds a header "Name: value" (as deferred_header holds them) to resp. */
+void response_add_pair(struct MHD_Response *resp, const char *pair);
+
+/* --- records_http.c ---------------------------------------------------------- */
+
+/* The request's principal from its cookie or token; a token is looked up
+ * on the reader's thread (REQ_LOOKUP) and auth_resume goes on from there.
+ * Answers (401, 429, 403) what may not go on. Calls http_dispatch. */
+enum MHD_Result auth_begin(struct request *r);
+enum MHD_Result auth_resume(struct request *r);
+
+/* The routes of the records: /api/me, /api/me/submissions,
+ * /api/submissions/{id}, /class, POST /api/session. */
+enum MHD_Result records_http_get(struct request *r, const char *url);
+enum MHD_Result session_begin(struct request *r);
+enum MHD_Result session_finish(struct request *r);
+
+/* Sends the answer the reader's thread made (REQ_DEFERRED). */
+enum MHD_Result deferred_answer(struct request *r);
+
+/* The verdict answer: the stored JSON with "recorded" (and the reason
+ * when false) added as its last members. A new string, NULL on OOM. */
+char *records_answer_text(const char *stored, size_t len, bool recorded, const char *code,
+                          const char *reason, size_t *outlen);
+
+/* --- http.c (dispatch) ---------------------------------------------------- */
+
+/* Goes on with a request whose principal is known. */
+enum MHD_Result http_dispatch(struct request *r);
+
 /* --- submission.c ---------------------------------------------------------- */
 
 /* Checks a submission's headers before any of its body is read. */
 enum MHD_Result submission_begin(struct request *r);
 
-/* Takes one piece of the body (counting chunked bodies against the limit). */
-enum MHD_Result submission_body(struct request *r, const char *data, size_t *size);
+/* Whether the Content-Length or Transfer-Encoding refuse the body
+ * before any of it is read (against r->limit): then *answer is the 413,
+ * 411 or 400 queued, with too_large as the 413's sentence. */
+bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer);
+
+/* Takes one piece of a body into r->body, counting chunked bodies against
+ * r->limit (past it r->too_large, and the rest is dropped). */
+enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size);
 
 /* The body is complete: queue the job (suspending the connection) or refuse. */
 enum MHD_Result submission_finish(struct request *r);

@@ -17,6 +17,7 @@
 #include "common/parse_num.h"
 #include "pool/pool.h"
 #include "server/server.h"
+#include "store/store_location.h"
 
 enum value_kind { V_UINT, V_TEXT, V_FLAG, V_LIST };
 
@@ -28,7 +29,8 @@ struct option_def {
 
 enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
-    O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET, O_COUNT
+    O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET,
+    O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -75,7 +77,22 @@ static const struct option_def defs[O_COUNT] = {
                     V_UINT, 1, MAX_IDLE_TIMEOUT_S },
     [O_QUIET] = { "quiet", "BUTTERFLY_QUIET", NULL, "no access log (the variable: 1)",
                   V_FLAG, 0, 0 },
+    [O_DATABASE] = { "database", "BUTTERFLY_DATABASE", "URL",
+                     "where records are kept: sqlite:PATH, postgresql://..., or none (keep "
+                     "nothing)", V_TEXT, 0, 0 },
+    [O_STATE_DIR] = { "state-dir", "BUTTERFLY_STATE_DIR", "DIR",
+                      "the folder of the SQLite store (" STORE_FILE_NAME "), without --database",
+                      V_TEXT, 0, 0 },
+    [O_PUBLIC_URL] = { "public-url", "BUTTERFLY_PUBLIC_URL", "URL",
+                       "the server's address as students reach it, for links (https: makes "
+                       "cookies Secure)", V_TEXT, 0, 0 },
+    [O_RETENTION] = { "retention-days", "BUTTERFLY_RETENTION_DAYS", "N",
+                      "remove records older than this, 0 keep them", V_UINT, 0,
+                      MAX_RETENTION_DAYS },
 };
+
+/* --database and --state-dir as given, resolved by store_location_resolve. */
+static const char *opt_database, *opt_state_dir;
 
 /* The current value of option o, for --help. */
 static void current(const struct server_config *c, enum opt o, char *buf, size_t n)
@@ -103,6 +120,14 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_PER_IP: snprintf(buf, n, "%u", c->per_ip_connections); break;
     case O_TIMEOUT: snprintf(buf, n, "%u", c->connection_timeout_s); break;
     case O_QUIET: snprintf(buf, n, "%s", c->access_log ? "off" : "on"); break;
+    case O_DATABASE: snprintf(buf, n, "%s", opt_database ? opt_database
+                                             : "sqlite in the state folder"); break;
+    case O_STATE_DIR: snprintf(buf, n, "%s", opt_state_dir ? opt_state_dir
+                                              : "$STATE_DIRECTORY, else "
+                                                "~/.local/state/" DEFAULT_STATE_SUBDIR); break;
+    case O_PUBLIC_URL: snprintf(buf, n, "%s", c->public_url ? c->public_url
+                                               : "http://BIND:PORT"); break;
+    case O_RETENTION: snprintf(buf, n, "%u", c->retention_days); break;
     default: buf[0] = '\0';
     }
 }
@@ -170,6 +195,17 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
     case O_PER_IP: c->per_ip_connections = (unsigned)x; break;
     case O_TIMEOUT: c->connection_timeout_s = (unsigned)x; break;
     case O_QUIET: c->access_log = !(value && *value && strcmp(value, "0")); break;
+    case O_DATABASE: opt_database = value; break;
+    case O_STATE_DIR: opt_state_dir = value; break;
+    case O_PUBLIC_URL:
+        if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8)) {
+            fprintf(stderr, "butterfly-server: bad --public-url \"%s\" (http://... or "
+                            "https://...)\n", value);
+            return false;
+        }
+        c->public_url = value;
+        break;
+    case O_RETENTION: c->retention_days = (unsigned)x; break;
     default: break;
     }
     return true;
@@ -237,16 +273,45 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     char err[512];
+    static struct store_location loc;
+    if (!store_location_resolve(opt_database, opt_state_dir, &loc, err, sizeof err)) {
+        fprintf(stderr, "butterfly-server: %s (give --state-dir DIR or --database URL)\n", err);
+        return 64;
+    }
+    cfg.database_url = loc.url;
+    /* Jupyter's way: every start prints a working instructor's address.
+     * SQLite serves one instance, so its start makes a new token; a
+     * PostgreSQL store is shared by instances, whose starts must not end
+     * each other's token: there only the first start makes one. */
+    cfg.rotate_instructor_token = !strncmp(loc.url, "sqlite:", 7);
     struct server *s = server_start(&cfg, err, sizeof err);
     if (!s) {
         fprintf(stderr, "butterfly-server: %s\n", err);
         return 1;
     }
     const char *host = strchr(cfg.bind, ':') ? "[%s]" : "%s";
-    char hostbuf[80];
+    char hostbuf[80], base[600];
     snprintf(hostbuf, sizeof hostbuf, host, cfg.bind);
+    snprintf(base, sizeof base, "http://%s:%u", hostbuf, server_port(s));
+    if (cfg.public_url)
+        snprintf(base, sizeof base, "%.*s", (int)strcspn(cfg.public_url, "?#"), cfg.public_url);
+    size_t bl = strlen(base);
+    if (bl && base[bl - 1] == '/')
+        base[bl - 1] = '\0';
+    /* the first line is what scripts wait for: it stays as it was */
     printf("butterfly-server %s listening on http://%s:%u/\n", BUTTERFLY_VERSION, hostbuf,
            server_port(s));
+    if (!server_keeps_records(s)) {
+        printf("records: none (--database none): nothing is kept\n");
+    } else {
+        printf("records: %s (from %s)\n", server_records_url(s), loc.from);
+        if (*server_instructor_token(s))
+            printf("instructor: %s/class?token=%s\n", base, server_instructor_token(s));
+        else
+            printf("instructor: %s/class (its token is kept; butterfly-admin token makes a "
+                   "new one)\n", base);
+        printf("page: %s/\n", base);
+    }
     fflush(stdout);
 
     int sig = 0;

@@ -17,7 +17,8 @@
 static const double buckets[] = { 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
 
-static const unsigned codes[] = { 200, 304, 400, 404, 405, 411, 413, 415, 429, 431, 500, 503 };
+static const unsigned codes[] = { 200, 202, 303, 304, 400, 401, 403, 404, 405, 409, 411, 413,
+                                  415, 429, 431, 500, 503 };
 #define NCODES (sizeof codes / sizeof codes[0])
 
 
@@ -117,7 +118,8 @@ static void render_process(FILE *f)
             p.start_time_seconds);
 }
 
-char *metrics_render(struct metrics *m, const struct pool_stats *ps)
+char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct records *rs,
+                     struct token_guard *guard)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -196,6 +198,17 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps)
     fprintf(f, "# HELP butterfly_job_retries_total Jobs graded again after a failure of the grader's own.\n"
                "# TYPE butterfly_job_retries_total counter\nbutterfly_job_retries_total %llu\n",
             (unsigned long long)ps->retries);
+    if (guard) {
+        uint64_t failures, refused;
+        token_guard_counts(guard, &failures, &refused);
+        fprintf(f, "# HELP butterfly_token_failures_total Wrong tokens (links, bearer, instructor) received.\n"
+                   "# TYPE butterfly_token_failures_total counter\nbutterfly_token_failures_total %llu\n"
+                   "# HELP butterfly_token_refusals_total Tries refused because their client sent too many wrong tokens.\n"
+                   "# TYPE butterfly_token_refusals_total counter\nbutterfly_token_refusals_total %llu\n",
+                (unsigned long long)failures, (unsigned long long)refused);
+    }
+    if (rs)
+        records_render_metrics(rs, f);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

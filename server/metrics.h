@@ -4,6 +4,8 @@
 
 #include "common/verdict.h"
 #include "pool/pool.h"
+#include "server/auth.h"
+#include "server/records.h"
 
 struct metrics;
 
@@ -24,8 +26,10 @@ void metrics_count_refusal(struct metrics *m, enum pool_submit_status why);
 void metrics_count_response(struct metrics *m, unsigned status);
 
 /* The exposition text (malloc'd, caller frees): butterfly_build_info, the
- * standard process_* metrics of this process, the counters and the pool's
- * gauges. */
-char *metrics_render(struct metrics *m, const struct pool_stats *ps);
+ * standard process_* metrics of this process, the counters, the pool's
+ * gauges, the wrong tokens (guard) and the records' counters (rs; NULL:
+ * no store, none written). */
+char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct records *rs,
+                     struct token_guard *guard);
 
 #endif

@@ -20,6 +20,10 @@ static const struct {
     { "/api/about", ROUTE_ABOUT },
     { "/metrics", ROUTE_METRICS },
     { "/api/openapi.json", ROUTE_OPENAPI },
+    { "/class", ROUTE_CLASS },
+    { "/api/me", ROUTE_ME },
+    { "/api/session", ROUTE_SESSION },
+    { "/api/me/submissions", ROUTE_MY_SUBMISSIONS },
     { NULL, ROUTE_NONE },
 };
 
@@ -30,12 +34,25 @@ enum route request_route(const char *path)
             return routes[i].route;
     if (!strncmp(path, "/static/", 8))
         return ROUTE_STATIC;
+    if (request_submission_id(path))
+        return ROUTE_SUBMISSION;
     return ROUTE_NONE;
+}
+
+const char *request_submission_id(const char *path)
+{
+    static const char prefix[] = "/api/submissions/";
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0)
+        return NULL;
+    const char *id = path + sizeof prefix - 1;
+    /* any segment is an id to look up (and 404 alike); only the shape of
+     * a path is checked here */
+    return *id && !strchr(id, '/') ? id : NULL;
 }
 
 bool request_method_allowed(enum route r, const char *method, const char **allow)
 {
-    if (r == ROUTE_SUBMIT) {
+    if (r == ROUTE_SUBMIT || r == ROUTE_SESSION) {
         *allow = "POST";
         return !strcmp(method, "POST");
     }

@@ -22,6 +22,11 @@ enum route {
     ROUTE_ABOUT,
     ROUTE_METRICS,
     ROUTE_OPENAPI,
+    ROUTE_CLASS,             /* GET /class: the instructor's (issue 21 fills it) */
+    ROUTE_ME,                /* GET /api/me: who the page is signed in as */
+    ROUTE_SESSION,           /* POST /api/session: an open lab's display name */
+    ROUTE_MY_SUBMISSIONS,    /* GET /api/me/submissions */
+    ROUTE_SUBMISSION,        /* GET /api/submissions/{id} */
 };
 
 /* The route of a decoded request path (no query string); ROUTE_NONE when
@@ -33,6 +38,10 @@ enum route request_route(const char *path);
  * value of the Allow header to answer 405 with.
  */
 bool request_method_allowed(enum route r, const char *method, const char **allow);
+
+/* The id of a /api/submissions/{id} path (NULL for any other path): a
+ * pointer into path. */
+const char *request_submission_id(const char *path);
 
 /* What the raw request URI says before any decoding. */
 struct request_uri {

@@ -12,11 +12,25 @@ enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Re
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    /* on every answer: an address with a token in it (a personal link,
+     * the instructor's) never leaves in a Referer */
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
     enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
     r->status = status;
     r->state = REQ_DONE;
     return ret;
+}
+
+void response_add_pair(struct MHD_Response *resp, const char *pair)
+{
+    char name[64];
+    const char *colon = strchr(pair, ':');
+    if (!colon || (size_t)(colon - pair) >= sizeof name)
+        return;
+    memcpy(name, pair, (size_t)(colon - pair));
+    name[colon - pair] = '\0';
+    MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
 }
 
 struct MHD_Response *response_from_buffer(char *data, size_t len,
@@ -75,7 +89,6 @@ enum MHD_Result response_file(struct request *r, const char *name)
                             "default-src 'self'; style-src 'self' 'unsafe-inline'; "
                             "img-src 'self' data:; connect-src 'self'; "
                             "frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
     /* Revalidate every time: the page changes with the server, and a 304
      * costs one round trip. */
     return response_queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");

@@ -44,6 +44,19 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     s->files = static_files_load(c->static_dir, err, errsz);
     if (!s->files)
         goto fail;
+    s->guard = token_guard_new();
+    if (!s->guard) {
+        snprintf(err, errsz, "out of memory");
+        goto fail;
+    }
+    /* the store first: a server told to keep records that cannot is
+     * refused at start, not found out at the first submission */
+    if (c->database_url && strcmp(c->database_url, "none") != 0) {
+        s->records = records_start(c->database_url, c->retention_days, s->instructor_token,
+                                   c->rotate_instructor_token, err, errsz);
+        if (!s->records)
+            goto fail;
+    }
 
     struct pool_options po;
     pool_options_init(&po);
@@ -81,6 +94,21 @@ unsigned server_port(const struct server *s)
     return s->port;
 }
 
+const char *server_instructor_token(const struct server *s)
+{
+    return s->instructor_token;
+}
+
+bool server_keeps_records(const struct server *s)
+{
+    return s->records != NULL;
+}
+
+const char *server_records_url(const struct server *s)
+{
+    return s->records ? records_display_url(s->records) : "";
+}
+
 void server_stop(struct server *s, uint32_t drain_ms)
 {
     if (!s)
@@ -98,6 +126,9 @@ void server_stop(struct server *s, uint32_t drain_ms)
      * past the drain time), which resumes its connection */
     pool_free(s->pool, drain_ms);
     s->pool = NULL;
+    /* every verdict is in: its record is written and told, which resumes
+     * the connection; reads queued are answered */
+    records_stop(s->records);
     if (s->daemon) {
         /* give the resumed connections a moment to send their answers */
         for (int i = 0; i < 100; i++) {
@@ -110,6 +141,8 @@ void server_stop(struct server *s, uint32_t drain_ms)
         MHD_stop_daemon(s->daemon);
     }
     conn_watch_free(s->watch);
+    records_free(s->records);
+    token_guard_free(s->guard);
     static_files_free(s->files);
     metrics_free(s->metrics);
     free(s);

@@ -29,6 +29,11 @@ struct server_config {
     unsigned connection_timeout_s; /* idle connections are closed */
     size_t connection_memory;      /* per connection, headers included */
     bool access_log;               /* one line per request on stderr */
+    /* records (grader/store/): NULL or "none" keeps the stateless server */
+    const char *database_url;      /* resolved by store_location_resolve */
+    const char *public_url;        /* the address in links; NULL: http://BIND:PORT */
+    unsigned retention_days;       /* 0: records are kept */
+    bool rotate_instructor_token;  /* a new instructor token at start (see main.c) */
 };
 
 /* Fills *c with the defaults. */
@@ -44,6 +49,16 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
 
 /* The port the server listens on (useful when the config said 0). */
 unsigned server_port(const struct server *s);
+
+/* The instructor's token when this start made one, else "": printed once
+ * by main.c. */
+const char *server_instructor_token(const struct server *s);
+
+/* Whether the server keeps records. */
+bool server_keeps_records(const struct server *s);
+
+/* The store's URL for a log line (a password shown as ***); "" when none. */
+const char *server_records_url(const struct server *s);
 
 /*
  * Stops accepting connections, lets queued and running jobs finish for up

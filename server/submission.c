@@ -12,10 +12,132 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/score.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/report.h"
 #include "pool/wait_estimate.h"
 #include "server/http_internal.h"
+
+static enum MHD_Result answer_refusal(struct request *r);
+
+/* A ?wait=false submission: its connection is answered 202 at once, so
+ * the job carries what the record needs itself. */
+struct detached_job {
+    struct server *srv;
+    char id[STORE_ID_SIZE];
+    struct principal who;
+    char *source;
+    size_t source_len;
+    int64_t received_ms;
+};
+
+/*
+ * The worker's verdict bytes with the record's id as their first member:
+ * a new NUL-terminated string of *outlen bytes, NULL on OOM or when the
+ * bytes are not a JSON object with members (never so for a verdict).
+ */
+static char *with_id(const char *bytes, size_t len, const char *id, size_t *outlen)
+{
+    if (len < 3 || bytes[0] != '{' || bytes[len - 1] != '}')
+        return NULL;
+    char head[STORE_ID_SIZE + 16];
+    int hl = snprintf(head, sizeof head, "{\"id\":\"%s\",", id);   /* ids are hex */
+    char *out = malloc((size_t)hl + len);
+    if (!out)
+        return NULL;
+    memcpy(out, head, (size_t)hl);
+    memcpy(out + hl, bytes + 1, len - 1);
+    out[(size_t)hl + len - 1] = '\0';
+    *outlen = (size_t)hl + len - 1;
+    return out;
+}
+
+/*
+ * The record of a graded verdict: the stored text is the worker's bytes
+ * with the id in front (the bytes answered). The points and the device
+ * are read from them once, here: the one parse a recorded verdict costs.
+ * A new record the writer will own, NULL on OOM.
+ */
+static struct store_record *record_of(const char *id, const struct principal *who,
+                                      const char *source, size_t source_len,
+                                      int64_t received_ms, const char *bytes, size_t len,
+                                      char **stored, size_t *stored_len)
+{
+    size_t tl = 0;
+    char *text = with_id(bytes, len, id, &tl);
+    struct verdict *v = verdict_from_bytes(bytes, len);
+    struct store_record *rec = calloc(1, sizeof *rec);
+    struct score score;
+    if (!text || !v || !rec)
+        goto fail;
+    score_verdict(v, &score);
+    snprintf(rec->id, sizeof rec->id, "%s", id);
+    rec->task = strdup(task_butterfly.id);
+    rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
+                   ? strdup(who->id) : NULL;
+    rec->received_ms = received_ms;
+    rec->graded_ms = records_now_ms();
+    rec->source = malloc(source_len + 1);
+    if (rec->source) {
+        memcpy(rec->source, source, source_len);
+        rec->source[source_len] = '\0';
+    }
+    rec->source_len = source_len;
+    store_sha256_hex(source, source_len, rec->sha256);
+    rec->status = (int)v->status;
+    rec->points = score.score;
+    rec->max_points = score.max_score;
+    rec->verdict = strdup(text);
+    rec->verdict_len = tl;
+    rec->seed = v->seed;
+    rec->device = v->device_name[0] ? strdup(v->device_name) : NULL;
+    rec->grader_version = strdup(BUTTERFLY_VERSION);
+    if (!rec->task || !rec->source || !rec->verdict || !rec->grader_version ||
+        (v->device_name[0] && !rec->device) ||
+        (rec->student == NULL && (who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST)))
+        goto fail;
+    verdict_free(v);
+    *stored_len = tl;
+    *stored = text;
+    return rec;
+fail:
+    verdict_free(v);
+    free(text);
+    store_record_free(rec);
+    return NULL;
+}
+
+/* Whether a graded result is one to keep: the kernel's own verdict. */
+static bool to_record(const struct pool_result *res)
+{
+    return res->graded && !res->cancelled;
+}
+
+bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer)
+{
+    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    switch (request_check_length(cl, te, r->limit)) {
+    case LENGTH_OK:
+        return false;
+    case LENGTH_TOO_LARGE:
+        /* refused from the headers: a 10 MB body is never read */
+        *answer = response_error(r, 413, "payload_too_large", too_large, NULL, NULL);
+        return true;
+    case LENGTH_MALFORMED:
+        *answer = response_error(r, 400, "bad_request", "The Content-Length is not a number.",
+                                 NULL, NULL);
+        return true;
+    case LENGTH_REQUIRED:
+        *answer = response_error(r, 411, "length_required",
+                                 "Send a Content-Length (or a chunked body).", NULL, NULL);
+        return true;
+    }
+    return false;
+}
 
 enum MHD_Result submission_begin(struct request *r)
 {
@@ -29,29 +151,14 @@ enum MHD_Result submission_begin(struct request *r)
     r->limit = request_body_limit(r->kind);
     const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
     r->format_text = fmt && !strcmp(fmt, "text");
-    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    switch (request_check_length(cl, te, r->limit)) {
-    case LENGTH_OK:
-        break;
-    case LENGTH_TOO_LARGE:
-        /* refused from the headers: a 10 MB body is never read */
-        return response_error(r, 413, "payload_too_large", request_too_large_message(r->kind),
-                              NULL, NULL);
-    case LENGTH_MALFORMED:
-        return response_error(r, 400, "bad_request", "The Content-Length is not a number.",
-                              NULL, NULL);
-    case LENGTH_REQUIRED:
-        return response_error(r, 411, "length_required",
-                              "Send a Content-Length (or a chunked body).", NULL, NULL);
-    }
+    enum MHD_Result refused;
+    if (body_length_refused(r, request_too_large_message(r->kind), &refused))
+        return refused;
     r->state = REQ_READING;
     return MHD_YES;
 }
 
-enum MHD_Result submission_body(struct request *r, const char *data, size_t *size)
+enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size)
 {
     /* Counted for chunked bodies too, whose length is not declared.
      * libmicrohttpd cannot answer in the middle of a body, so the rest is
@@ -73,12 +180,24 @@ enum MHD_Result submission_body(struct request *r, const char *data, size_t *siz
     return MHD_YES;
 }
 
+/* Runs on the records writer's thread: the record is committed (or not);
+ * only now may the answer say so. */
+static void on_recorded(const char *id, enum store_status st, const char *reason, void *arg)
+{
+    struct request *r = arg;
+    (void)id;
+    r->record_status = st;
+    snprintf(r->record_reason, sizeof r->record_reason, "%s", reason);
+    MHD_resume_connection(r->conn);
+}
+
 /*
  * Runs on the pool's thread: publish the result, then hand the watch over
  * (conn_watch_handoff: whichever of this and submission_finish comes
  * second stops watching the socket, which is so before libmicrohttpd can
  * close it: it runs submission_finish and the resumed connection on one
- * thread), then wake the connection.
+ * thread), have it recorded, and wake the connection (after the commit
+ * when it is recorded).
  */
 static void on_job_done(struct pool_result *res, void *arg)
 {
@@ -89,16 +208,141 @@ static void on_job_done(struct pool_result *res, void *arg)
     else
         pool_result_clear(res);   /* answered 500 below */
     res->verdict = NULL;
-    uint64_t id = res->job_id;
+    uint64_t job = res->job_id;
+    struct store_record *rec = NULL;
+    if (copy && r->id[0] && to_record(copy)) {
+        rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms,
+                        copy->verdict, copy->verdict_len, &r->stored, &r->stored_len);
+        if (!rec) {
+            r->record_status = STORE_NO_MEMORY;
+            snprintf(r->record_reason, sizeof r->record_reason, "out of memory");
+        }
+    }
+    free(r->source);
+    r->source = NULL;
     atomic_store(&r->result, copy);
-    conn_watch_handoff(r->srv->watch, &r->watch_handoff, id);
-    MHD_resume_connection(r->conn);
+    conn_watch_handoff(r->srv->watch, &r->watch_handoff, job);
+    if (rec)
+        records_write(r->srv->records, rec, on_recorded, r);
+    else
+        MHD_resume_connection(r->conn);
+}
+
+static void detached_free(struct detached_job *d)
+{
+    if (d)
+        free(d->source);
+    free(d);
+}
+
+/* What a detached record's callback needs: the text it stored. */
+struct detached_write {
+    struct records *rs;
+    char *stored;
+};
+
+static void on_detached_recorded(const char *id, enum store_status st, const char *reason,
+                                 void *arg)
+{
+    struct detached_write *w = arg;
+    char *answer = NULL;
+    if (st != STORE_OK)
+        answer = records_answer_text(w->stored, strlen(w->stored), false,
+                                     store_status_to_str(st), reason, NULL);
+    records_detached_done(w->rs, id, st == STORE_OK, answer);
+    free(w->stored);
+    free(w);
+}
+
+/* Runs on the pool's thread for a ?wait=false job: nobody is waiting. */
+static void on_detached_done(struct pool_result *res, void *arg)
+{
+    struct detached_job *d = arg;
+    struct records *rs = d->srv->records;
+    char *stored = NULL;
+    size_t len = 0;
+    struct store_record *rec = to_record(res)
+        ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res->verdict,
+                    res->verdict_len, &stored, &len)
+        : NULL;
+    if (!rec) {
+        /* not graded (shut down, no worker) or out of memory: the verdict
+         * is the answer, unrecorded */
+        size_t tl = 0;
+        char *text = with_id(res->verdict, res->verdict_len, d->id, &tl);
+        char *answer = text ? records_answer_text(text, tl, false, "not_graded",
+                                                  "The submission was not graded.", NULL)
+                            : NULL;
+        free(text);
+        records_detached_done(rs, d->id, false, answer);
+    } else {
+        struct detached_write *w = malloc(sizeof *w);
+        if (w) {
+            *w = (struct detached_write){ rs, stored };
+            records_write(rs, rec, on_detached_recorded, w);
+        } else {
+            free(stored);
+            store_record_free(rec);
+            records_detached_done(rs, d->id, false, NULL);
+        }
+    }
+    pool_result_clear(res);
+    detached_free(d);
 }
 
 void submission_client_gone(uint64_t id, void *arg)
 {
     struct server *s = arg;
     pool_cancel(s->pool, id);
+}
+
+/* ?wait=false: queue the job with its own context and answer 202 now. */
+static enum MHD_Result submission_detach(struct request *r, const char *src, size_t len)
+{
+    if (r->who.kind == PRINCIPAL_NONE)
+        return response_error(r, 401, "unauthorized",
+                              "Sign in (a cookie or a bearer token) to submit without waiting: "
+                              "only you may read the verdict later.", NULL, NULL);
+    struct detached_job *d = calloc(1, sizeof *d);
+    if (!d || !store_new_id(d->id) || !(d->source = malloc(len + 1))) {
+        detached_free(d);
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    }
+    memcpy(d->source, src, len);
+    d->source_len = len;
+    d->srv = r->srv;
+    d->who = r->who;
+    d->received_ms = records_now_ms();
+    free(r->body);
+    r->body = NULL;
+    if (!records_detach(r->srv->records, d->id, &r->who)) {
+        detached_free(d);
+        return response_error(r, 503, "queue_full",
+                              "Too many submissions are waiting; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "5");
+    }
+    char id[STORE_ID_SIZE];
+    snprintf(id, sizeof id, "%s", d->id);
+    struct pool_submission sub = { d->source, d->source_len, r->client, on_detached_done, d };
+    uint64_t job = 0;
+    r->refused = pool_submit(r->srv->pool, &sub, &job, &r->retry_wait_ms);
+    if (r->refused != POOL_SUBMITTED) {
+        records_detached_done(r->srv->records, id, true, NULL);   /* drop the entry */
+        detached_free(d);
+        metrics_count_refusal(r->srv->metrics, r->refused);
+        return answer_refusal(r);
+    }
+    r->refused = POOL_SUBMITTED;
+    char location[64];
+    snprintf(location, sizeof location, "/api/submissions/%s", id);
+    json_t *j = json_pack("{s:s, s:s, s:s}", "id", id, "state", "pending", "url", location);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    struct MHD_Response *resp = text ? response_from_buffer(text, strlen(text),
+                                                            MHD_RESPMEM_MUST_FREE) : NULL;
+    if (resp)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    return response_queue(r, 202, resp, "application/json", NULL);
 }
 
 enum MHD_Result submission_finish(struct request *r)
@@ -112,10 +356,34 @@ enum MHD_Result submission_finish(struct request *r)
     char msg[300];
     if (!request_extract_source(r->kind, r->body, r->len, &src, &len, &owner, msg, sizeof msg))
         return response_error(r, 400, "bad_request", msg, NULL, NULL);
+    if (r->srv->records) {
+        const char *wait = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "wait");
+        if (wait && !strcmp(wait, "false")) {
+            json_decref(owner);
+            return submission_detach(r, src, len);
+        }
+        /* the record's id comes before the verdict: a record is told by id */
+        bool attributable = !(r->lookup == LOOKUP_BEARER && r->lookup_status != STORE_OK);
+        if (attributable && store_new_id(r->id)) {
+            r->source = malloc(len + 1);
+            if (r->source) {
+                memcpy(r->source, src, len);
+                r->source_len = len;
+            } else {
+                r->id[0] = '\0';
+            }
+        }
+        r->received_ms = records_now_ms();
+        if (!r->id[0]) {
+            r->record_status = STORE_UNAVAILABLE;
+            snprintf(r->record_reason, sizeof r->record_reason, "%s", attributable
+                     ? "no id could be made" : "the token could not be checked");
+        }
+    }
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     r->fd = ci ? ci->connect_fd : -1;
-    /* Suspend first: the verdict may arrive before pool_submit_ex returns. */
+    /* Suspend first: the verdict may arrive before pool_submit returns. */
     MHD_suspend_connection(r->conn);
     r->state = REQ_WAITING;
     r->submitted_ms = clock_now_ms();
@@ -196,17 +464,41 @@ enum MHD_Result submission_answer(struct request *r)
     enum MHD_Result ret;
     if (res->cancelled) {
         ret = MHD_NO;   /* nobody is there to read it */
-        pool_result_clear(res);
     } else if (r->format_text) {
         /* the one answer that reads the verdict: to put it in words */
         struct verdict *v = verdict_from_bytes(res->verdict, res->verdict_len);
         char *text = v ? report_to_string(v) : NULL;
         verdict_free(v);
-        pool_result_clear(res);
         ret = text ? response_queue(r, status,
                                     response_from_buffer(text, strlen(text),
                                                          MHD_RESPMEM_MUST_FREE),
                                     "text/plain; charset=utf-8", NULL)
+                   : MHD_NO;
+    } else if (r->stored) {
+        /* the stored bytes, and whether they are in the store */
+        bool ok = r->record_status == STORE_OK;
+        size_t n = 0;
+        char *text = records_answer_text(r->stored, r->stored_len, ok,
+                                         store_status_to_str(r->record_status),
+                                         r->record_reason, &n);
+        ret = text ? response_queue(r, status,
+                                    response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE),
+                                    "application/json", NULL)
+                   : MHD_NO;
+    } else if (r->srv->records) {
+        /* kept no record (not graded, no id, out of memory): say so */
+        size_t tl = res->verdict_len, n = 0;
+        char *idd = r->id[0] ? with_id(res->verdict, res->verdict_len, r->id, &tl) : NULL;
+        char *text = records_answer_text(idd ? idd : res->verdict, tl, false,
+                                         r->record_status ? store_status_to_str(r->record_status)
+                                                          : "not_graded",
+                                         r->record_reason[0] ? r->record_reason
+                                                             : "The submission was not graded.",
+                                         &n);
+        free(idd);
+        ret = text ? response_queue(r, status,
+                                    response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE),
+                                    "application/json", NULL)
                    : MHD_NO;
     } else {
         /* the worker's bytes, as they are (the response frees them) */
@@ -216,6 +508,7 @@ enum MHD_Result submission_answer(struct request *r)
                              "application/json", NULL);
         res->verdict = NULL;
     }
+    pool_result_clear(res);
     free(res);
     return ret;
 }
@@ -233,4 +526,8 @@ void submission_release(struct request *r)
     }
     free(r->body);
     r->body = NULL;
+    free(r->source);
+    r->source = NULL;
+    free(r->stored);
+    r->stored = NULL;
 }

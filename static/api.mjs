@@ -68,7 +68,8 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
   try {
     response = await fetchFn(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'text/plain; charset=utf-8', Accept: 'application/json' },
+      // X-Requested-With: the server's same-origin check (history.mjs, CSRF_HEADERS)
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', Accept: 'application/json', 'X-Requested-With': 'butterfly' },
       body: source,
       signal: controller ? controller.signal : undefined,
     });

@@ -90,6 +90,8 @@ async function run() {
     const model = outcome.kind === 'verdict' ? readVerdict(outcome.verdict) : null;
     if (model) {
       state.progress.saveResult(outcome.verdict, source);
+      // history.mjs follows the verdicts (see its header)
+      document.dispatchEvent(new CustomEvent('butterfly:verdict', { detail: { verdict: outcome.verdict } }));
       const view = showVerdict(state, model, { source });
       if (model.passed) renderPassed(true);
       followOutcome(state, view);
@@ -204,6 +206,11 @@ async function main() {
   $('reset').disabled = !state.task;
   $('run').addEventListener('click', () => { run(); });
   $('reset').addEventListener('click', resetToStarter);
+  // history.mjs asks for an earlier attempt's code (see its header)
+  document.addEventListener('butterfly:load-source', (event) => {
+    state.editor.setValue(event.detail.source);
+    state.editor.focus();
+  });
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
       event.preventDefault();

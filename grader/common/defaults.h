@@ -44,4 +44,27 @@
 #define MAX_IDLE_TIMEOUT_S         3600u
 #define DEFAULT_CONNECTION_MEMORY  (64u * 1024u)
 
+/* The records (grader/store/). */
+#define DEFAULT_STATE_SUBDIR       "butterfly-grader"  /* under $XDG_STATE_HOME or ~/.local/state */
+#define STORE_FILE_NAME            "records.sqlite"     /* the SQLite store in the state folder */
+#define DEFAULT_STORE_QUEUE        4096u     /* jobs waiting for the store's writer thread */
+#define DEFAULT_STORE_BATCH        64u       /* records the writer puts in one commit */
+#define DEFAULT_STORE_BUSY_MS      5000u     /* SQLite's busy timeout; PostgreSQL's lock_timeout */
+#define DEFAULT_STORE_CONNECT_S    5u        /* PostgreSQL's connect_timeout */
+#define MAX_RETENTION_DAYS         36500u    /* --retention-days: a hundred years */
+
+/* Sessions and the records over HTTP (server/). */
+#define DEFAULT_RETENTION_DAYS     0u        /* keep records for ever */
+#define RETENTION_SWEEP_S          3600u     /* how often old records are removed */
+#define SESSION_COOKIE             "butterfly_session"
+#define SESSION_LIFETIME_S         (14u * 24u * 3600u)   /* a cookie lasts two weeks */
+#define MAX_DISPLAY_NAME_BYTES     64u       /* an open lab's display name, UTF-8 */
+#define TOKEN_FAILURES_PER_WINDOW  20u       /* wrong tokens one client may send ... */
+#define TOKEN_FAILURE_WINDOW_S     600u      /* ... in this many seconds, then 429 */
+#define MAX_PAGE_SIZE              100u      /* records per page of a listing */
+#define DEFAULT_PAGE_SIZE          20u
+#define MAX_DETACHED               4096u     /* ?wait=false jobs in flight or unrecorded */
+#define DETACHED_KEEP_S            600u      /* an unrecorded detached verdict is kept this long */
+#define CSRF_HEADER                "X-Requested-With"   /* the page sends it on every POST */
+
 #endif

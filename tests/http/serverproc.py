@@ -15,12 +15,16 @@ class Server:
         error, its access log included; else a pipe nobody reads, so keep
         BUTTERFLY_QUIET=1 then. `wrapper`: a command that execs the server
         (its arguments follow), as a sandbox does."""
-        full_env = dict(os.environ, BUTTERFLY_QUIET="1")
+        # no records unless a test asks (--database, --state-dir): the
+        # suites before issue 20 test the stateless server, and no test
+        # writes into the home folder
+        full_env = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_DATABASE="none")
         full_env.update(env or {})
         self.started = time.time()
         self.proc = subprocess.Popen(
             [*wrapper, binary, "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=log or subprocess.PIPE, env=full_env)
+            stdout=subprocess.PIPE, stderr=log or subprocess.PIPE, env=full_env,
+            bufsize=0)   # unbuffered: select() sees every line not yet read
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         if not ready:
             self.proc.kill()
@@ -30,10 +34,22 @@ class Server:
             self.proc.kill()
             raise RuntimeError("server failed: " + line +
                                (self.proc.stderr.read().decode() if self.proc.stderr else ""))
+        self.banner = [line]
         self.url = line.split("listening on ")[1].strip().rstrip("/")
         self.port = int(self.url.rsplit(":", 1)[1])
         if wait_healthy:
             self.wait_healthy()
+
+    def read_banner(self, timeout=10):
+        """The lines the server prints after "listening on" (records:,
+        instructor:, page:), read until the last of them; the list of all."""
+        deadline = time.time() + timeout
+        while not any(l.startswith(("page:", "records: none")) for l in self.banner):
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(0, deadline - time.time()))
+            if not ready:
+                break
+            self.banner.append(self.proc.stdout.readline().decode())
+        return self.banner
 
     def wait_healthy(self, timeout=60):
         deadline = time.time() + timeout

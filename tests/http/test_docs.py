@@ -23,7 +23,8 @@ from manpage import deroff, section, section_raw  # noqa: E402
 ROOT, SERVER, GRADE, BATCH, WORKER = sys.argv[1:6]
 # Defaults that depend on the machine or the prefix: the documents give
 # them in words ("the cores", "beside the program").
-WORDED = {"workers", "static-dir", "worker", "device", "trusted-proxy", "seed", "quiet"}
+WORDED = {"workers", "static-dir", "worker", "device", "trusted-proxy", "seed", "quiet",
+          "database", "state-dir"}
 
 
 def man_options(src):

@@ -20,6 +20,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -51,6 +52,7 @@ from test_http import raw, request, sample, slow_body, status_of  # noqa: E402
 
 BINARY, ROOT = sys.argv[1], sys.argv[3]
 SUBMIT = "/api/tasks/butterfly/submissions"
+INSTRUCTOR = []   # the token the server printed at start
 with open(os.path.join(ROOT, "docs", "openapi.json"), "rb") as f:
     DOC_BYTES = f.read()
 DOC = json.loads(DOC_BYTES)
@@ -74,6 +76,8 @@ def resolve(node):
 def template_of(path):
     """The document's path for a concrete one."""
     path = path.split("?")[0]
+    if path.startswith("/api/submissions/"):
+        return "/api/submissions/{id}"
     return "/static/{name}" if path.startswith("/static/") else path
 
 
@@ -102,6 +106,10 @@ def conforms(path, method, status, headers, body):
     if method == "HEAD" or status == 304:
         return
     content = resp.get("content", {})
+    if not content:   # a redirect: no body described, none sent
+        assert not body, "%s %s -> %d has a body the document does not describe" % (
+            method, path, status)
+        return
     ctype = (headers.get("Content-Type") or "").split(";")[0].strip()
     media = content.get(ctype) or content.get("*/*")
     assert media, "%s %s -> %d: %r is not among %r" % (method, path, status, ctype, list(content))
@@ -167,12 +175,22 @@ def t_routes_are_the_servers(_srv):
     with open(os.path.join(ROOT, "server", "request.c")) as f:
         table = re.findall(r'\{ "(/[^"]*)", ROUTE_\w+ \}', f.read())
     assert table, "no route table in server/request.c"
-    assert set(DOC["paths"]) == set(table) | {"/static/{name}"}, (sorted(DOC["paths"]), table)
+    assert set(DOC["paths"]) == set(table) | {"/static/{name}", "/api/submissions/{id}"}, (
+        sorted(DOC["paths"]), table)
+
+
+# Signed-out answers of the records' routes (t_records_answers has the rest).
+SIGNED_OUT = {"/class": 401, "/api/me/submissions": 401, "/api/submissions/{id}": 404}
 
 
 def t_every_get_route(srv):
     for path in DOC["paths"]:
         if "get" not in DOC["paths"][path]:
+            continue
+        if path in SIGNED_OUT:
+            concrete = path.replace("{id}", "0" * 32)
+            for method in ("GET", "HEAD"):
+                check(srv, method, concrete, SIGNED_OUT[path])
             continue
         concrete = path.replace("{name}", "style.css")
         for method in ("GET", "HEAD"):
@@ -216,7 +234,7 @@ def t_errors_400_404_405(srv):
     check(srv, "GET", "/nope", 404)
     check(srv, "GET", "/static/nope.js", 404)
     for path, methods in DOC["paths"].items():
-        concrete = path.replace("{name}", "style.css")
+        concrete = path.replace("{name}", "style.css").replace("{id}", "0" * 32)
         listed = {m.upper() for m in methods}
         for method in ("GET", "POST", "DELETE", "PUT"):
             if method in listed:
@@ -225,6 +243,64 @@ def t_errors_400_404_405(srv):
                             {"Content-Type": "text/plain"} if method != "GET" else None)
             allow = {m.strip() for m in hdrs["Allow"].split(",")}
             assert allow == listed, (path, allow, listed)
+
+
+def t_records_answers(srv):
+    """The records' routes signed in: an open lab's name, a recorded
+    verdict, the list, one record, ?wait=false, the instructor."""
+    page = {"X-Requested-With": "butterfly"}
+    hdrs, data = check(srv, "POST", "/api/session", 200, '{"name": "Ada"}',
+                       {"Content-Type": "application/json", **page})
+    cookie = {"Cookie": hdrs["Set-Cookie"].split(";")[0], **page}
+    check(srv, "POST", "/api/session", 400, '{"name": "\\u0007"}',
+          {"Content-Type": "application/json", **page})
+    check(srv, "POST", "/api/session", 403, '{"name": "x"}', {"Content-Type": "application/json"})
+    check(srv, "POST", "/api/session", 413, "x" * 5000, {"Content-Type": "application/json", **page})
+    check(srv, "GET", "/api/me", 200, headers=cookie)
+    _, data = check(srv, "POST", SUBMIT, 200, sample("correct.glsl"),
+                    {"Content-Type": "text/plain", **cookie})
+    v = json.loads(data)
+    assert v["recorded"] is True
+    check(srv, "POST", SUBMIT, 403, sample("correct.glsl"),
+          {"Content-Type": "text/plain", "Cookie": cookie["Cookie"], "Origin": "http://evil"})
+    check(srv, "GET", "/api/me/submissions?limit=1", 200, headers=cookie)
+    check(srv, "GET", "/api/me/submissions?limit=0", 400, headers=cookie)
+    check(srv, "GET", "/api/submissions/" + v["id"], 200, headers=cookie)
+    check(srv, "GET", "/api/submissions/" + "1" * 32, 404, headers=cookie)
+    hdrs, data = check(srv, "POST", SUBMIT + "?wait=false", 202, sample("correct.glsl"),
+                       {"Content-Type": "text/plain", **cookie})
+    loc = hdrs["Location"]
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        status, h, data = fetch(srv, "GET", loc, headers=cookie)
+        conforms(loc, "GET", status, h, data)
+        if status == 200:
+            break
+        time.sleep(0.05)
+    assert status == 200
+    check(srv, "POST", SUBMIT + "?wait=false", 401, sample("correct.glsl"),
+          {"Content-Type": "text/plain"})
+    bearer = {"Authorization": "Bearer " + INSTRUCTOR[0]}
+    check(srv, "GET", "/api/submissions/" + v["id"], 200, headers=bearer)
+    check(srv, "GET", "/api/me/submissions?student=x", 200, headers=bearer)
+    check(srv, "GET", "/api/me/submissions", 400, headers=bearer)
+    hdrs, _ = check(srv, "GET", "/class?token=" + INSTRUCTOR[0], 303)
+    check(srv, "GET", "/class", 200, headers={"Cookie": hdrs["Set-Cookie"].split(";")[0]})
+    check(srv, "GET", "/api/me", 401, headers={"Authorization": "Bearer " + "0" * 64})
+    check(srv, "GET", "/api/me", 401, headers={"Authorization": "Basic x"})
+    # the health names the store
+    _, data = check(srv, "GET", "/healthz", 200)
+    assert json.loads(data)["store"]["status"] == "ok"
+
+
+def t_zz_token_failures_429(srv):
+    """Last: it spends this client's budget of wrong tokens."""
+    for _ in range(25):
+        status, h, data = fetch(srv, "GET", "/class?token=" + "ab" * 32)
+        conforms("/class", "GET", status, h, data)
+        if status == 429:
+            return
+    raise AssertionError("no 429 after 25 wrong tokens")
 
 
 def t_errors_411_413_415(srv):
@@ -296,14 +372,19 @@ def main():
     checks = Checks()
     run = checks.run
 
+    state = tempfile.TemporaryDirectory()
     srv = Server(BINARY, "--workers", "1", "--queue", "2", "--per-client-queue", "1",
-                 "--deadline-ms", "4000", "--trusted-proxy", "127.0.0.1")
+                 "--deadline-ms", "4000", "--trusted-proxy", "127.0.0.1",
+                 "--database", "sqlite:" + os.path.join(state.name, "records.sqlite"))
+    m = [re.search(r"class\?token=([0-9a-f]+)", l) for l in srv.read_banner()]
+    INSTRUCTOR.extend(x.group(1) for x in m if x)
     try:
         for name, fn in sorted((n, f) for n, f in globals().items()
                                if n.startswith("t_") and n != "t_health_503"):
             run(name, fn, srv)
     finally:
         srv.stop()
+        state.cleanup()
     run("t_health_503", t_health_503)
     return checks.finish()
 

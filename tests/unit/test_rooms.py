@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-GRADER_ROOMS = ("common", "engine", "worker", "pool", "batch", "cli")
+GRADER_ROOMS = ("common", "engine", "worker", "pool", "store", "batch", "admin", "cli")
 OTHER_ROOMS = ("server", "tests", "bench", "fuzz")
 # What a file in each room may include, by room.
 ALLOWED = {
@@ -36,9 +36,11 @@ ALLOWED = {
     "engine": {"common", "engine"},
     "worker": {"common", "engine", "worker"},
     "pool": {"common", "pool"},
-    "batch": {"common", "pool", "batch"},
+    "store": {"common", "store"},
+    "batch": {"common", "pool", "store", "batch"},
+    "admin": {"common", "store", "batch", "admin"},
     "cli": {"common", "pool"},
-    "server": {"common", "pool", "server"},
+    "server": {"common", "pool", "store", "server"},
     "tests": None,  # anything
     "bench": None,
     "fuzz": None,
@@ -162,8 +164,12 @@ def test_program(test, root, sources_of):
     cmd = test["cmd"]
     # a built program: its source; else the first file of the command
     # under tests/ (the interpreter's script, or the script itself)
-    for a in sources_of.get(cmd[0], cmd):
-        if a.startswith(os.path.join(root, "tests") + os.sep):
+    # under tests/ (the interpreter's script, or the script itself). A
+    # runner in tests/support/ (it starts a service, then runs the test it
+    # is given) names no suite: the test it runs does.
+    support = os.path.join(root, "tests", "support") + os.sep
+    for a in sources_of.get(cmd[0], cmd[:1]) + [s for c in cmd[1:] for s in sources_of.get(c, [c])]:
+        if a.startswith(os.path.join(root, "tests") + os.sep) and not a.startswith(support):
             return os.path.relpath(a, root)
     return None
 
@@ -176,7 +182,9 @@ def suite_problems(tests, root, sources_of):
         suites = [s.split(":")[-1] for s in t["suite"]]
         if prog is None:
             problems.append(f"test {t['name']}: its program is not under tests/")
-        elif prog.split("/")[1] not in suites:
+        # a suite is its folder's name, or a variant of it (store_pg)
+        elif not any(s == prog.split("/")[1] or s.startswith(prog.split("/")[1] + "_")
+                     for s in suites):
             problems.append(f"test {t['name']}: suite {', '.join(suites)} but {prog}")
     return problems
 

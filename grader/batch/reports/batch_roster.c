@@ -24,27 +24,33 @@ static bool named(const char *s, size_t len, const char *name)
     return strlen(name) == len && !strncasecmp(s, name, len);
 }
 
-/* Which roster column a header cell names, or -1. */
+#define COLUMN_EMAIL ROSTER_COLUMNS   /* beside Canvas's columns */
+
+/* Which roster column a header cell names (COLUMN_EMAIL for the email), or -1. */
 static int column_of(const struct csv_field *h)
 {
     for (int c = 0; c < ROSTER_COLUMNS; c++)
         if (named(h->data, h->len, headers[c]))
             return c;
+    if (named(h->data, h->len, "Email") || named(h->data, h->len, "E-mail"))
+        return COLUMN_EMAIL;
     return named(h->data, h->len, "Name") ? ROSTER_STUDENT : -1;
 }
 
 void batch_roster_free(struct batch_roster *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         for (int c = 0; c < ROSTER_COLUMNS; c++)
             free(r->v[i].cell[c]);
+        free(r->v[i].email);
+    }
     free(r->v);
     memset(r, 0, sizeof *r);
 }
 
 /* Appends the record's cells; false on OOM. */
 static bool add_entry(struct batch_roster *r, const struct csv_field *f, size_t n,
-                      const long col[ROSTER_COLUMNS])
+                      const long col[ROSTER_COLUMNS + 1])
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
@@ -56,17 +62,20 @@ static bool add_entry(struct batch_roster *r, const struct csv_field *f, size_t 
     }
     struct batch_roster_entry *e = &r->v[r->n];
     bool ok = true;
-    for (int c = 0; c < ROSTER_COLUMNS; c++) {
+    char *cells[ROSTER_COLUMNS + 1];
+    for (int c = 0; c <= ROSTER_COLUMNS; c++) {
         size_t len = col[c] >= 0 && (size_t)col[c] < n ? f[col[c]].len : 0;
         const char *s = len ? csv_trim(f[col[c]].data, &len) : "";
-        e->cell[c] = strndup(s, len);
-        ok &= e->cell[c] != NULL;
+        cells[c] = strndup(s, len);
+        ok &= cells[c] != NULL;
     }
     if (!ok) {
-        for (int c = 0; c < ROSTER_COLUMNS; c++)
-            free(e->cell[c]);
+        for (int c = 0; c <= ROSTER_COLUMNS; c++)
+            free(cells[c]);
         return false;
     }
+    memcpy(e->cell, cells, sizeof e->cell);
+    e->email = cells[COLUMN_EMAIL];
     r->n++;
     return true;
 }
@@ -106,8 +115,8 @@ bool batch_roster_load(const char *path, struct batch_roster *r, char *err, size
         snprintf(err, errsz, "the roster %s has no header row", path);
         goto out;
     }
-    long col[ROSTER_COLUMNS];
-    for (int c = 0; c < ROSTER_COLUMNS; c++)
+    long col[ROSTER_COLUMNS + 1];
+    for (int c = 0; c <= ROSTER_COLUMNS; c++)
         col[c] = -1;
     for (size_t i = 0; i < n; i++) {
         int c = column_of(&fields[i]);
@@ -116,6 +125,7 @@ bool batch_roster_load(const char *path, struct batch_roster *r, char *err, size
     }
     for (int c = 0; c < ROSTER_COLUMNS; c++)
         r->has[c] = col[c] >= 0;
+    r->has_email = col[COLUMN_EMAIL] >= 0;
     if (!r->has[ROSTER_ID] && !r->has[ROSTER_SIS_USER] && !r->has[ROSTER_SIS_LOGIN]) {
         snprintf(err, errsz, "the roster %s has none of the columns Canvas matches students on "
                  "(ID, SIS User ID, SIS Login ID): export the gradebook from Canvas and pass "

@@ -1,8 +1,9 @@
 /*
  * batch_roster.h - a class roster for Canvas's gradebook: Canvas's own
  * gradebook export (Student, ID, SIS User ID, SIS Login ID, Section), or
- * any CSV with some of those columns (',' or ';', sniffed). It supplies
- * the names and the ids Canvas matches on.
+ * any CSV with some of those columns (',' or ';', sniffed), and an
+ * optional Email (or E-mail) column. It supplies the names and the ids
+ * Canvas matches on, and butterfly-admin's class (`id,name,section,email`).
  */
 #ifndef BUTTERFLY_BATCH_ROSTER_H
 #define BUTTERFLY_BATCH_ROSTER_H
@@ -29,12 +30,15 @@ const char *batch_roster_column_to_str(enum batch_roster_column c);
 
 struct batch_roster_entry {
     char *cell[ROSTER_COLUMNS];      /* owned, never NULL ("" when absent) */
+    char *email;                     /* owned, never NULL: the "Email" column, for
+                                        butterfly-admin's class; no Canvas column */
 };
 
 struct batch_roster {
     struct batch_roster_entry *v;
     size_t n, cap;
     bool has[ROSTER_COLUMNS];        /* which columns the file had */
+    bool has_email;
 };
 
 /*

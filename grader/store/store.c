@@ -1,0 +1,991 @@
+/*
+ * store.c - the store's queries, written once for both backends
+ * (store_internal.h): opening and migrating, records, students, the
+ * instructor.
+ */
+#include "store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/store_internal.h"
+#include "store/store_schema.h"
+
+/* ---- opening ------------------------------------------------------------ */
+
+/* The URL for a log line: "postgresql://user:***@host/db". */
+static char *display_url(const char *url)
+{
+    char *d = strdup(url);
+    if (!d)
+        return NULL;
+    char *scheme = strstr(d, "://");
+    if (!scheme)
+        return d;
+    char *at = strchr(scheme + 3, '@');
+    char *colon = memchr(scheme + 3, ':', at ? (size_t)(at - scheme - 3) : 0);
+    if (at && colon) {
+        char *out = malloc(strlen(d) + 4);
+        if (out)
+            sprintf(out, "%.*s:***%s", (int)(colon - d), d, at);
+        free(d);
+        return out;
+    }
+    char *pw = strstr(d, "password=");
+    if (pw) {
+        char *end = pw + 9;
+        while (*end && *end != '&' && *end != ' ')
+            end++;
+        char *out = malloc(strlen(d) + 4);
+        if (out)
+            sprintf(out, "%.*s***%s", (int)(pw + 9 - d), d, end);
+        free(d);
+        return out;
+    }
+    return d;
+}
+
+/* Every call checks this first: a store is this process's only. */
+static enum store_status ready(struct store *s, struct store_error *err)
+{
+    if (!s)
+        return store_fail(err, STORE_INVALID, "no store");
+    if (s->pid != getpid())
+        return store_fail(err, STORE_UNAVAILABLE,
+                          "the store was opened by another process (never used across fork)");
+    return s->ops->connect(s, err);
+}
+
+static bool one_int(const struct store_value *c, size_t n, void *arg)
+{
+    if (n >= 1 && c[0].type == SV_INT)
+        *(int64_t *)arg = c[0].i;
+    return false;
+}
+
+static enum store_status read_version(struct store *s, int64_t *version, struct store_error *err)
+{
+    int64_t has = 0;
+    enum store_status st = s->ops->exec(s, s->ops->has_version_table, false, NULL, 0, one_int,
+                                        &has, NULL, err);
+    *version = 0;
+    if (st != STORE_OK || !has)
+        return st;
+    *version = -1;
+    st = s->ops->exec(s, "SELECT version FROM schema_version", false, NULL, 0, one_int, version,
+                      NULL, err);
+    if (st == STORE_OK && *version < 0)
+        return store_fail(err, STORE_CORRUPT, "the store's schema_version table is empty");
+    return st;
+}
+
+/* Takes the store to STORE_SCHEMA_VERSION, in one transaction. */
+static enum store_status migrate(struct store *s, struct store_error *err)
+{
+    int64_t v;
+    enum store_status st = read_version(s, &v, err);
+    if (st != STORE_OK)
+        return st;
+    if (v == STORE_SCHEMA_VERSION)
+        goto done;
+    if (v > STORE_SCHEMA_VERSION)
+        return store_fail(err, STORE_TOO_NEW,
+                          "the store's schema is version %lld, newer than this program's %d: "
+                          "run a newer butterfly-grader", (long long)v, STORE_SCHEMA_VERSION);
+    if ((st = s->ops->begin(s, true, err)) != STORE_OK)
+        return st;
+    if ((st = s->ops->lock_schema(s, err)) != STORE_OK
+        || (st = read_version(s, &v, err)) != STORE_OK)   /* another may have done it */
+        goto fail;
+    for (int64_t next = v + 1; next <= STORE_SCHEMA_VERSION; next++) {
+        struct store_value p = sv_int(next);
+        if ((st = s->ops->exec(s, s->ops->migrations[next], true, NULL, 0, NULL, NULL, NULL,
+                               err)) != STORE_OK
+            || (st = s->ops->exec(s, "UPDATE schema_version SET version = ?1", false, &p, 1,
+                                  NULL, NULL, NULL, err)) != STORE_OK) {
+            char why[sizeof err->message];
+            snprintf(why, sizeof why, "%s", err ? err->message : "");
+            store_fail(err, st, "migration to schema version %lld failed: %s",
+                       (long long)next, why);
+            goto fail;
+        }
+    }
+    if ((st = s->ops->commit(s, err)) != STORE_OK)
+        goto fail;
+    v = STORE_SCHEMA_VERSION;
+done:
+    s->version = (int)v;
+    return STORE_OK;
+fail:
+    s->ops->rollback(s);
+    return st;
+}
+
+enum store_status store_open(const char *url, struct store **out, struct store_error *err)
+{
+    *out = NULL;
+    store_ok(err);
+    if (!url || !*url)
+        return store_fail(err, STORE_INVALID, "no database URL");
+    if (!strcmp(url, "none"))
+        return STORE_OK;
+    if (strlen(url) > 4096)
+        return store_fail(err, STORE_INVALID, "the database URL is too long");
+
+    struct store *s = calloc(1, sizeof *s);
+    enum store_status st = STORE_NO_MEMORY;
+    if (!s || !(s->url = strdup(url)) || !(s->display_url = display_url(url))) {
+        store_fail(err, st, "out of memory opening the store");
+        goto fail;
+    }
+    s->pid = getpid();
+    if (!strncmp(url, "sqlite:", 7)) {
+        s->kind = STORE_KIND_SQLITE;
+        s->ops = &store_sqlite_ops;
+        st = store_sqlite_open(s, url + 7, err);
+    } else if (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11)) {
+        s->kind = STORE_KIND_POSTGRES;
+        s->ops = &store_pg_ops;
+        st = store_pg_open(s, url, err);
+    } else {
+        st = store_fail(err, STORE_INVALID,
+                        "'%s' is no database URL: sqlite:PATH, postgresql://... or none",
+                        s->display_url);
+        goto fail;
+    }
+    if (st != STORE_OK || (st = migrate(s, err)) != STORE_OK)
+        goto fail;
+    *out = s;
+    return STORE_OK;
+fail:
+    store_close(s);
+    return st;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    if (s->ops && s->backend)
+        s->ops->close(s);
+    free(s->url);
+    free(s->display_url);
+    free(s);
+}
+
+enum store_kind store_kind(const struct store *s)
+{
+    return s ? s->kind : STORE_KIND_NONE;
+}
+
+const char *store_display_url(const struct store *s)
+{
+    return s ? s->display_url : "none";
+}
+
+int store_schema_version(const struct store *s)
+{
+    return s ? s->version : 0;
+}
+
+enum store_status store_probe(struct store *s, struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    int64_t v = -1;
+    st = s->ops->exec(s, "SELECT version FROM schema_version", false, NULL, 0, one_int, &v,
+                      NULL, err);
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
+enum store_status store_backup(struct store *s, const char *path, struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if (!path || !*path)
+        return store_fail(err, STORE_INVALID, "no backup file named");
+    return s->ops->backup(s, path, err);
+}
+
+/* ---- transactions ---------------------------------------------------- */
+
+/* Runs fn in one write transaction: committed when fn returns STORE_OK,
+ * else rolled back. */
+static enum store_status in_write(struct store *s,
+                                  enum store_status (*fn)(struct store *s, void *arg,
+                                                          struct store_error *err),
+                                  void *arg, struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if ((st = s->ops->begin(s, true, err)) != STORE_OK)
+        return st;
+    if ((st = fn(s, arg, err)) != STORE_OK || (st = s->ops->commit(s, err)) != STORE_OK) {
+        s->ops->rollback(s);
+        return st;
+    }
+    store_ok(err);
+    return STORE_OK;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+#define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
+                       "points, max_points, verdict, seed, device, grader_version"
+/* The same, without the bytes a list leaves out. */
+#define RECORD_SUMMARY "id, task, student, received_ms, graded_ms, NULL, sha256, status, " \
+                       "points, max_points, NULL, seed, device, grader_version"
+
+static bool text_ok(const char *s, bool required)
+{
+    return s ? strlen(s) <= STORE_MAX_TEXT && (*s || !required) : !required;
+}
+
+static enum store_status check_record(const struct store_record *r, struct store_error *err)
+{
+    size_t idn = strnlen(r->id, STORE_ID_SIZE);
+    if (idn == 0 || idn >= STORE_ID_SIZE)
+        return store_fail(err, STORE_INVALID, "a record needs an id of 1 to %d characters",
+                          STORE_ID_SIZE - 1);
+    if (!text_ok(r->task, true) || !text_ok(r->student, false) || !text_ok(r->device, false)
+        || !text_ok(r->grader_version, true))
+        return store_fail(err, STORE_INVALID,
+                          "record %s: task and grader version are required, and no name "
+                          "may be over %d bytes", r->id, STORE_MAX_TEXT);
+    if ((!r->source && r->source_len) || r->source_len > STORE_MAX_SOURCE)
+        return store_fail(err, STORE_INVALID, "record %s: a source of %zu bytes (at most %d)",
+                          r->id, r->source_len, STORE_MAX_SOURCE);
+    if (!r->verdict || !r->verdict_len || r->verdict_len > STORE_MAX_VERDICT)
+        return store_fail(err, STORE_INVALID, "record %s: a verdict of %zu bytes (1 to %d)",
+                          r->id, r->verdict_len, STORE_MAX_VERDICT);
+    if (strnlen(r->sha256, STORE_SHA256_SIZE) != STORE_SHA256_SIZE - 1)
+        return store_fail(err, STORE_INVALID, "record %s: the SHA-256 is not 64 hex digits",
+                          r->id);
+    if (r->seed > (uint64_t)INT64_MAX)
+        return store_fail(err, STORE_INVALID, "record %s: the seed is out of range", r->id);
+    return STORE_OK;
+}
+
+static enum store_status insert_one(struct store *s, const struct store_record *r,
+                                    struct store_error *err)
+{
+    enum store_status st = check_record(r, err);
+    if (st != STORE_OK)
+        return st;
+    const struct store_value p[] = {
+        sv_text(r->id), sv_text(r->task), sv_text(r->student), sv_int(r->received_ms),
+        sv_int(r->graded_ms), sv_bytes(r->source ? r->source : "", r->source_len), sv_text(r->sha256),
+        sv_int(r->status), sv_int(r->points), sv_int(r->max_points),
+        sv_bytes(r->verdict, r->verdict_len), sv_int(r->seed), sv_text(r->device),
+        sv_text(r->grader_version),
+    };
+    st = s->ops->exec(s, "INSERT INTO records (" RECORD_COLUMNS ") VALUES "
+                         "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                      false, p, sizeof p / sizeof p[0], NULL, NULL, NULL, err);
+    if (st == STORE_CONFLICT)
+        store_fail(err, st, "a record with id %s exists already", r->id);
+    return st;
+}
+
+struct batch {
+    const struct store_record *const *r;
+    size_t n;
+};
+
+static enum store_status insert_batch(struct store *s, void *arg, struct store_error *err)
+{
+    struct batch *b = arg;
+    for (size_t i = 0; i < b->n; i++) {
+        enum store_status st = insert_one(s, b->r[i], err);
+        if (st != STORE_OK)
+            return st;
+    }
+    return STORE_OK;
+}
+
+enum store_status store_records_insert(struct store *s, const struct store_record *const *r,
+                                       size_t n, struct store_error *err)
+{
+    struct batch b = { r, n };
+    return in_write(s, insert_batch, &b, err);
+}
+
+enum store_status store_record_insert(struct store *s, const struct store_record *r,
+                                      struct store_error *err)
+{
+    return store_records_insert(s, &r, 1, err);
+}
+
+static char *col_text(const struct store_value *c)
+{
+    return c->type == SV_NULL ? NULL : store_memdup(c->p, c->len);
+}
+
+/* One row of RECORD_COLUMNS into *r; false on OOM (r then cleared). */
+static bool row_to_record(const struct store_value *c, size_t n, struct store_record *r)
+{
+    memset(r, 0, sizeof *r);
+    if (n < 14)
+        return false;
+    snprintf(r->id, sizeof r->id, "%.*s", (int)c[0].len, c[0].p ? c[0].p : "");
+    snprintf(r->sha256, sizeof r->sha256, "%.*s", (int)c[6].len, c[6].p ? c[6].p : "");
+    r->received_ms = c[3].i;
+    r->graded_ms = c[4].i;
+    r->status = (int)c[7].i;
+    r->points = (int)c[8].i;
+    r->max_points = (int)c[9].i;
+    r->seed = (uint64_t)c[11].i;
+    r->task = col_text(&c[1]);
+    r->student = col_text(&c[2]);
+    r->source = col_text(&c[5]);
+    r->source_len = r->source ? c[5].len : 0;
+    r->verdict = col_text(&c[10]);
+    r->verdict_len = r->verdict ? c[10].len : 0;
+    r->device = col_text(&c[12]);
+    r->grader_version = col_text(&c[13]);
+    if (!r->task || !r->grader_version || (c[2].type != SV_NULL && !r->student)
+        || (c[5].type != SV_NULL && !r->source) || (c[10].type != SV_NULL && !r->verdict)
+        || (c[12].type != SV_NULL && !r->device)) {
+        store_record_clear(r);
+        return false;
+    }
+    return true;
+}
+
+struct one_record {
+    struct store_record *out;
+    bool found, oom;
+};
+
+static bool take_record(const struct store_value *c, size_t n, void *arg)
+{
+    struct one_record *o = arg;
+    o->found = true;
+    o->oom = !row_to_record(c, n, o->out);
+    return false;
+}
+
+enum store_status store_record_get(struct store *s, const char *id, const char *student,
+                                   bool instructor, struct store_record *out,
+                                   struct store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if (!id || strlen(id) >= STORE_ID_SIZE || (!student && !instructor))
+        return store_fail(err, STORE_NOT_FOUND, "no such record");
+    struct one_record o = { out, false, false };
+    if (instructor) {
+        struct store_value p[] = { sv_text(id) };
+        st = s->ops->exec(s, "SELECT " RECORD_COLUMNS " FROM records WHERE id = ?1", false, p, 1,
+                          take_record, &o, NULL, err);
+    } else {
+        struct store_value p[] = { sv_text(id), sv_text(student) };
+        st = s->ops->exec(s, "SELECT " RECORD_COLUMNS " FROM records "
+                             "WHERE id = ?1 AND student = ?2", false, p, 2, take_record, &o,
+                          NULL, err);
+    }
+    if (st != STORE_OK)
+        return st;
+    if (o.oom)
+        return store_fail(err, STORE_NO_MEMORY, "out of memory reading record %s", id);
+    if (!o.found)
+        return store_fail(err, STORE_NOT_FOUND, "no such record");
+    store_ok(err);
+    return STORE_OK;
+}
+
+struct page {
+    struct store_record_list *l;
+    size_t limit;
+    bool oom;
+};
+
+static bool take_page_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct page *pg = arg;
+    if (pg->l->n == pg->limit) {     /* the one asked for beyond the page */
+        pg->l->more = true;
+        return false;
+    }
+    if (!row_to_record(c, n, &pg->l->v[pg->l->n])) {
+        pg->oom = true;
+        return false;
+    }
+    pg->l->n++;
+    return true;
+}
+
+enum store_status store_student_records(struct store *s, const char *student,
+                                        int64_t before_ms, const char *before_id,
+                                        unsigned limit, struct store_record_list *out,
+                                        struct store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if (!student || limit == 0 || limit > STORE_MAX_PAGE
+        || (before_id && strlen(before_id) >= STORE_ID_SIZE))
+        return store_fail(err, STORE_INVALID, "a page is 1 to %d records of one student",
+                          STORE_MAX_PAGE);
+    if (!(out->v = calloc(limit, sizeof *out->v)))
+        return store_fail(err, STORE_NO_MEMORY, "out of memory for a page");
+    struct page pg = { out, limit, false };
+    /* one more than the page, to know whether more follow */
+    if (before_id) {
+        struct store_value p[] = { sv_text(student), sv_int(before_ms), sv_text(before_id),
+                                   sv_int(limit + 1) };
+        st = s->ops->exec(s, "SELECT " RECORD_SUMMARY " FROM records WHERE student = ?1 AND "
+                             "(received_ms < ?2 OR (received_ms = ?2 AND id < ?3)) "
+                             "ORDER BY received_ms DESC, id DESC LIMIT ?4",
+                          false, p, 4, take_page_row, &pg, NULL, err);
+    } else {
+        struct store_value p[] = { sv_text(student), sv_int(limit + 1) };
+        st = s->ops->exec(s, "SELECT " RECORD_SUMMARY " FROM records WHERE student = ?1 "
+                             "ORDER BY received_ms DESC, id DESC LIMIT ?2",
+                          false, p, 2, take_page_row, &pg, NULL, err);
+    }
+    if (st == STORE_OK && pg.oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading a page");
+    if (st != STORE_OK) {
+        store_record_list_clear(out);
+        return st;
+    }
+    store_ok(err);
+    return STORE_OK;
+}
+
+struct walk {
+    bool (*fn)(const struct store_record *r, void *arg);
+    void *arg;
+    bool oom;
+};
+
+static bool walk_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct walk *w = arg;
+    struct store_record r;
+    if (!row_to_record(c, n, &r)) {
+        w->oom = true;
+        return false;
+    }
+    bool go_on = w->fn(&r, w->arg);
+    store_record_clear(&r);
+    return go_on;
+}
+
+/* Runs a query of RECORD_COLUMNS in one read transaction, calling fn per record. */
+static enum store_status walk_records(struct store *s, const char *sql,
+                                      const struct store_value *p, size_t n,
+                                      bool (*fn)(const struct store_record *r, void *arg),
+                                      void *arg, struct store_error *err)
+{
+    struct walk w = { fn, arg, false };
+    enum store_status st = s->ops->begin(s, false, err);
+    if (st != STORE_OK)
+        return st;
+    st = s->ops->exec(s, sql, false, p, n, walk_row, &w, NULL, err);
+    if (st == STORE_OK && w.oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the records");
+    if (st == STORE_OK)
+        st = s->ops->commit(s, err);
+    if (st != STORE_OK)
+        s->ops->rollback(s);
+    else
+        store_ok(err);
+    return st;
+}
+
+enum store_status store_records_each(struct store *s, int64_t until_ms,
+                                     bool (*fn)(const struct store_record *r, void *arg),
+                                     void *arg, struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct store_value p[] = { sv_int(until_ms) };
+    /* NULL students first on both backends (PostgreSQL sorts NULL last) */
+    return walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE received_ms <= ?1 "
+                           "ORDER BY student IS NOT NULL, student, received_ms, id",
+                        p, 1, fn, arg, err);
+}
+
+struct cutoff {
+    int64_t ms;
+    uint64_t deleted;
+};
+
+static enum store_status delete_before(struct store *s, void *arg, struct store_error *err)
+{
+    struct cutoff *c = arg;
+    struct store_value p[] = { sv_int(c->ms) };
+    return s->ops->exec(s, "DELETE FROM records WHERE received_ms < ?1", false, p, 1, NULL, NULL,
+                        &c->deleted, err);
+}
+
+enum store_status store_records_delete_before(struct store *s, int64_t cutoff_ms,
+                                              uint64_t *deleted, struct store_error *err)
+{
+    struct cutoff c = { cutoff_ms, 0 };
+    enum store_status st = in_write(s, delete_before, &c, err);
+    if (deleted)
+        *deleted = st == STORE_OK ? c.deleted : 0;
+    return st;
+}
+
+enum store_status store_retention_purge(struct store *s, unsigned days, uint64_t *deleted,
+                                        struct store_error *err)
+{
+    if (days == 0) {
+        if (deleted)
+            *deleted = 0;
+        store_ok(err);
+        return STORE_OK;
+    }
+    return store_records_delete_before(s, store_retention_cutoff(store_now_ms(), days), deleted,
+                                       err);
+}
+
+/* ---- students ------------------------------------------------------------ */
+
+#define STUDENT_COLUMNS "id, name, section, email, verified, token_sha256 IS NOT NULL, created_ms"
+
+static bool row_to_student(const struct store_value *c, size_t n, struct store_student *st)
+{
+    memset(st, 0, sizeof *st);
+    if (n < 7)
+        return false;
+    st->id = col_text(&c[0]);
+    st->name = col_text(&c[1]);
+    st->section = col_text(&c[2]);
+    st->email = col_text(&c[3]);
+    st->verified = c[4].i != 0;
+    /* PostgreSQL answers a boolean as text ("t"/"f") */
+    st->has_token = c[5].type == SV_INT ? c[5].i != 0 : (c[5].len && c[5].p[0] == 't');
+    st->created_ms = c[6].i;
+    if (!st->id || !st->name || !st->section || !st->email) {
+        store_student_clear(st);
+        return false;
+    }
+    return true;
+}
+
+struct put {
+    const struct store_student *st;
+    bool created;
+};
+
+static enum store_status put_student(struct store *s, void *arg, struct store_error *err)
+{
+    struct put *pu = arg;
+    const struct store_student *st = pu->st;
+    struct store_value p[] = { sv_text(st->id) };
+    int64_t n = 0;
+    enum store_status r = s->ops->exec(s, "SELECT count(*) FROM students WHERE id = ?1", false, p,
+                                       1, one_int, &n, NULL, err);
+    if (r != STORE_OK)
+        return r;
+    pu->created = n == 0;
+    struct store_value q[] = { sv_text(st->id), sv_text(st->name), sv_text(st->section ? st->section : ""),
+                               sv_text(st->email ? st->email : ""), sv_int(st->verified ? 1 : 0),
+                               sv_int(store_now_ms()) };
+    return s->ops->exec(s, "INSERT INTO students (id, name, section, email, verified, created_ms) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO UPDATE SET "
+                           "name = excluded.name, section = excluded.section, "
+                           "email = excluded.email, verified = excluded.verified",
+                        false, q, 6, NULL, NULL, NULL, err);
+}
+
+enum store_status store_student_put(struct store *s, const struct store_student *st,
+                                    bool *created, struct store_error *err)
+{
+    if (!st || !text_ok(st->id, true) || !text_ok(st->name, true)
+        || !text_ok(st->section, false) || !text_ok(st->email, false))
+        return store_fail(err, STORE_INVALID,
+                          "a student needs an id and a name, each of 1 to %d bytes",
+                          STORE_MAX_TEXT);
+    struct put pu = { st, false };
+    enum store_status r = in_write(s, put_student, &pu, err);
+    if (created)
+        *created = r == STORE_OK && pu.created;
+    return r;
+}
+
+struct one_student {
+    struct store_student *out;
+    bool found, oom;
+};
+
+static bool take_student(const struct store_value *c, size_t n, void *arg)
+{
+    struct one_student *o = arg;
+    o->found = true;
+    o->oom = !row_to_student(c, n, o->out);
+    return false;
+}
+
+static enum store_status find_student(struct store *s, const char *sql, const char *key,
+                                      struct store_student *out, struct store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct one_student o = { out, false, false };
+    struct store_value p[] = { sv_text(key) };
+    if ((st = s->ops->exec(s, sql, false, p, 1, take_student, &o, NULL, err)) != STORE_OK)
+        return st;
+    if (o.oom)
+        return store_fail(err, STORE_NO_MEMORY, "out of memory reading a student");
+    if (!o.found)
+        return store_fail(err, STORE_NOT_FOUND, "no such student");
+    store_ok(err);
+    return STORE_OK;
+}
+
+enum store_status store_student_get(struct store *s, const char *id, struct store_student *out,
+                                    struct store_error *err)
+{
+    if (!text_ok(id, true)) {
+        memset(out, 0, sizeof *out);
+        return store_fail(err, STORE_NOT_FOUND, "no such student");
+    }
+    return find_student(s, "SELECT " STUDENT_COLUMNS " FROM students WHERE id = ?1", id, out,
+                        err);
+}
+
+enum store_status store_student_by_token(struct store *s, const char *token,
+                                         struct store_student *out, struct store_error *err)
+{
+    char h[STORE_SHA256_SIZE];
+    if (!token || strlen(token) != STORE_TOKEN_SIZE - 1) {
+        memset(out, 0, sizeof *out);
+        return store_fail(err, STORE_NOT_FOUND, "no such token");
+    }
+    /* The lookup is by the token's hash: an index probe on a value the
+     * guesser cannot steer, so its time says nothing about the token. */
+    store_sha256_hex(token, strlen(token), h);
+    return find_student(s, "SELECT " STUDENT_COLUMNS " FROM students WHERE token_sha256 = ?1", h,
+                        out, err);
+}
+
+struct each_student {
+    bool (*fn)(const struct store_student *st, void *arg);
+    void *arg;
+    bool oom;
+};
+
+static bool each_student_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct each_student *e = arg;
+    struct store_student st;
+    if (!row_to_student(c, n, &st)) {
+        e->oom = true;
+        return false;
+    }
+    bool go_on = e->fn(&st, e->arg);
+    store_student_clear(&st);
+    return go_on;
+}
+
+enum store_status store_students_each(struct store *s,
+                                      bool (*fn)(const struct store_student *st, void *arg),
+                                      void *arg, struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct each_student e = { fn, arg, false };
+    st = s->ops->exec(s, "SELECT " STUDENT_COLUMNS " FROM students ORDER BY id", false, NULL, 0,
+                      each_student_row, &e, NULL, err);
+    if (st == STORE_OK && e.oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the students");
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
+struct new_token {
+    const char *id;
+    char *token;
+};
+
+static enum store_status set_student_token(struct store *s, void *arg, struct store_error *err)
+{
+    struct new_token *t = arg;
+    char h[STORE_SHA256_SIZE];
+    uint64_t changed = 0;
+    if (!store_new_token(t->token))
+        return store_fail(err, STORE_ERROR, "no random bytes from the kernel for a token");
+    store_sha256_hex(t->token, strlen(t->token), h);
+    struct store_value p[] = { sv_text(h), sv_text(t->id) };
+    enum store_status st = s->ops->exec(s, "UPDATE students SET token_sha256 = ?1 WHERE id = ?2",
+                                        false, p, 2, NULL, NULL, &changed, err);
+    if (st == STORE_OK && changed == 0)
+        st = store_fail(err, STORE_NOT_FOUND, "no student with id '%s'", t->id);
+    return st;
+}
+
+enum store_status store_student_new_token(struct store *s, const char *id,
+                                          char token[STORE_TOKEN_SIZE], struct store_error *err)
+{
+    char t[STORE_TOKEN_SIZE];
+    if (!text_ok(id, true))
+        return store_fail(err, STORE_NOT_FOUND, "no such student");
+    struct new_token nt = { id, t };
+    enum store_status st = in_write(s, set_student_token, &nt, err);
+    if (st == STORE_OK)
+        memcpy(token, t, STORE_TOKEN_SIZE);
+    return st;
+}
+
+struct export {
+    json_t *records;
+    bool oom;
+};
+
+static bool export_row(const struct store_record *r, void *arg)
+{
+    struct export *e = arg;
+    json_t *j = store_record_to_json(r);
+    if (!j || json_array_append_new(e->records, j)) {
+        e->oom = true;
+        return false;
+    }
+    return true;
+}
+
+enum store_status store_student_export(struct store *s, const char *id, json_t **out,
+                                       struct store_error *err)
+{
+    *out = NULL;
+    struct store_student st;
+    enum store_status r = store_student_get(s, id, &st, err);
+    bool known = r == STORE_OK;
+    if (r != STORE_OK && r != STORE_NOT_FOUND)
+        return r;
+    struct export e = { json_array(), false };
+    struct store_value p[] = { sv_text(id) };
+    if (!e.records) {
+        r = store_fail(err, STORE_NO_MEMORY, "out of memory exporting");
+        goto done;
+    }
+    r = walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE student = ?1 "
+                        "ORDER BY received_ms, id", p, 1, export_row, &e, err);
+    if (r == STORE_OK && e.oom)
+        r = store_fail(err, STORE_NO_MEMORY, "out of memory exporting");
+    if (r != STORE_OK)
+        goto done;
+    if (!known && json_array_size(e.records) == 0) {
+        r = store_fail(err, STORE_NOT_FOUND, "no student '%s' and no record of theirs", id);
+        goto done;
+    }
+    json_t *who = known ? json_pack("{s:s, s:s, s:s, s:s, s:b, s:I}", "id", st.id, "name", st.name,
+                                    "section", st.section, "email", st.email,
+                                    "verified", st.verified, "created_ms",
+                                    (json_int_t)st.created_ms)
+                        : json_pack("{s:s}", "id", id);
+    *out = json_pack("{s:o, s:o}", "student", who, "records", e.records);
+    e.records = NULL;
+    if (!*out)
+        r = store_fail(err, STORE_NO_MEMORY, "out of memory exporting");
+done:
+    json_decref(e.records);
+    store_student_clear(&st);
+    return r;
+}
+
+struct forget {
+    const char *id;
+    uint64_t records, students;
+};
+
+static enum store_status forget_student(struct store *s, void *arg, struct store_error *err)
+{
+    struct forget *f = arg;
+    struct store_value p[] = { sv_text(f->id) };
+    enum store_status st = s->ops->exec(s, "DELETE FROM records WHERE student = ?1", false, p, 1,
+                                        NULL, NULL, &f->records, err);
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "DELETE FROM students WHERE id = ?1", false, p, 1, NULL, NULL,
+                          &f->students, err);
+    return st;
+}
+
+enum store_status store_student_forget(struct store *s, const char *id, uint64_t *deleted,
+                                       struct store_error *err)
+{
+    struct forget f = { id, 0, 0 };
+    if (deleted)
+        *deleted = 0;
+    if (!text_ok(id, true))
+        return store_fail(err, STORE_NOT_FOUND, "no such student");
+    enum store_status st = in_write(s, forget_student, &f, err);
+    if (st != STORE_OK)
+        return st;
+    if (deleted)
+        *deleted = f.records;
+    if (f.records == 0 && f.students == 0)
+        return store_fail(err, STORE_NOT_FOUND, "no student '%s' and no record of theirs", id);
+    return STORE_OK;
+}
+
+/* ---- the instructor -------------------------------------------------------- */
+
+struct instructor_token {
+    char *token;
+    bool only_if_none;
+    bool created;
+};
+
+static enum store_status set_instructor(struct store *s, void *arg, struct store_error *err)
+{
+    struct instructor_token *t = arg;
+    char h[STORE_SHA256_SIZE];
+    uint64_t changed = 0;
+    if (!store_new_token(t->token))
+        return store_fail(err, STORE_ERROR, "no random bytes from the kernel for a token");
+    store_sha256_hex(t->token, strlen(t->token), h);
+    struct store_value p[] = { sv_text(h), sv_int(store_now_ms()) };
+    enum store_status st = s->ops->exec(
+        s, t->only_if_none
+               ? "INSERT INTO instructor (one, token_sha256, created_ms) VALUES (1, ?1, ?2) "
+                 "ON CONFLICT (one) DO NOTHING"
+               : "INSERT INTO instructor (one, token_sha256, created_ms) VALUES (1, ?1, ?2) "
+                 "ON CONFLICT (one) DO UPDATE SET token_sha256 = excluded.token_sha256, "
+                 "created_ms = excluded.created_ms",
+        false, p, 2, NULL, NULL, &changed, err);
+    t->created = st == STORE_OK && changed > 0;
+    return st;
+}
+
+enum store_status store_instructor_new_token(struct store *s, char token[STORE_TOKEN_SIZE],
+                                             struct store_error *err)
+{
+    char tok[STORE_TOKEN_SIZE];
+    struct instructor_token t = { tok, false, false };
+    enum store_status st = in_write(s, set_instructor, &t, err);
+    if (st == STORE_OK)
+        memcpy(token, tok, STORE_TOKEN_SIZE);
+    return st;
+}
+
+enum store_status store_instructor_ensure(struct store *s, char token[STORE_TOKEN_SIZE],
+                                          bool *created, struct store_error *err)
+{
+    char tok[STORE_TOKEN_SIZE];
+    struct instructor_token t = { tok, true, false };
+    enum store_status st = in_write(s, set_instructor, &t, err);
+    *created = st == STORE_OK && t.created;
+    if (*created)
+        memcpy(token, tok, STORE_TOKEN_SIZE);
+    else
+        token[0] = '\0';
+    return st;
+}
+
+enum store_status store_instructor_check(struct store *s, const char *token,
+                                         struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if (!token || strlen(token) != STORE_TOKEN_SIZE - 1)
+        return store_fail(err, STORE_NOT_FOUND, "not the instructor's token");
+    char h[STORE_SHA256_SIZE];
+    store_sha256_hex(token, strlen(token), h);
+    struct store_value p[] = { sv_text(h) };
+    int64_t n = 0;
+    st = s->ops->exec(s, "SELECT count(*) FROM instructor WHERE token_sha256 = ?1", false, p, 1,
+                      one_int, &n, NULL, err);
+    if (st != STORE_OK)
+        return st;
+    if (n == 0)
+        return store_fail(err, STORE_NOT_FOUND, "not the instructor's token");
+    store_ok(err);
+    return STORE_OK;
+}
+
+/* ---- the class ---------------------------------------------------------------- */
+
+enum store_status store_has_roster(struct store *s, bool *yes, struct store_error *err)
+{
+    *yes = false;
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    int64_t n = 0;
+    st = s->ops->exec(s, "SELECT count(*) FROM (SELECT 1 FROM students WHERE verified = 1 "
+                         "LIMIT 1) AS one", false, NULL, 0, one_int, &n, NULL, err);
+    *yes = st == STORE_OK && n > 0;
+    return st;
+}
+
+struct secret {
+    const char *name;
+    unsigned char *out;
+    bool found;
+};
+
+static bool take_secret(const struct store_value *c, size_t n, void *arg)
+{
+    struct secret *sc = arg;
+    if (n >= 1 && c[0].type == SV_BLOB && c[0].len == STORE_SECRET_BYTES) {
+        memcpy(sc->out, c[0].p, STORE_SECRET_BYTES);
+        sc->found = true;
+    }
+    return false;
+}
+
+static enum store_status get_or_make_secret(struct store *s, void *arg, struct store_error *err)
+{
+    struct secret *sc = arg;
+    unsigned char fresh[STORE_SECRET_BYTES];
+    if (!store_random_bytes(fresh, sizeof fresh))
+        return store_fail(err, STORE_ERROR, "no random bytes from the kernel for a secret");
+    struct store_value p[] = { sv_text(sc->name), sv_bytes((const char *)fresh, sizeof fresh),
+                               sv_int(store_now_ms()) };
+    /* the first to insert wins; everyone reads the winner's */
+    enum store_status st = s->ops->exec(s, "INSERT INTO secrets (name, value, created_ms) "
+                                           "VALUES (?1, ?2, ?3) ON CONFLICT (name) DO NOTHING",
+                                        false, p, 3, NULL, NULL, NULL, err);
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "SELECT value FROM secrets WHERE name = ?1", false, p, 1,
+                          take_secret, sc, NULL, err);
+    if (st == STORE_OK && !sc->found)
+        st = store_fail(err, STORE_CORRUPT, "the secret '%s' is not %d bytes", sc->name,
+                        STORE_SECRET_BYTES);
+    return st;
+}
+
+enum store_status store_secret(struct store *s, const char *name,
+                               unsigned char out[STORE_SECRET_BYTES], struct store_error *err)
+{
+    if (!text_ok(name, true))
+        return store_fail(err, STORE_INVALID, "a secret needs a name of 1 to %d bytes",
+                          STORE_MAX_TEXT);
+    unsigned char got[STORE_SECRET_BYTES];
+    struct secret sc = { name, got, false };
+    /* read first: a store that cannot be written (full, read-only) still
+     * gives the secret it has, so sessions outlive a restart there too */
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct store_value p[] = { sv_text(name) };
+    st = s->ops->exec(s, "SELECT value FROM secrets WHERE name = ?1", false, p, 1, take_secret,
+                      &sc, NULL, err);
+    if (st == STORE_OK && !sc.found)
+        st = in_write(s, get_or_make_secret, &sc, err);
+    if (st == STORE_OK)
+        memcpy(out, got, STORE_SECRET_BYTES);
+    return st;
+}

@@ -1,0 +1,113 @@
+/*
+ * store_internal.h - what the backends share with store.c.
+ *
+ * store.c writes every query once, as SQL text with numbered parameters
+ * (?1, ?2, ...) and bound values only; a backend runs it (PostgreSQL
+ * reads ?N as $N) and hands each row back as values. So the queries, the
+ * checks and the transactions are the same on both backends, and a
+ * backend is only a connection, its error codes and its types.
+ */
+#ifndef BUTTERFLY_STORE_INTERNAL_H
+#define BUTTERFLY_STORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "store/store.h"
+
+enum store_value_type { SV_NULL, SV_INT, SV_TEXT, SV_BLOB };
+
+/* A bound parameter or a column of a row: p points into the caller's
+ * memory (a parameter) or the backend's (a row, valid during the call). */
+struct store_value {
+    enum store_value_type type;
+    int64_t i;
+    const char *p;
+    size_t len;
+};
+
+static inline struct store_value sv_int(int64_t i)
+{
+    return (struct store_value){ .type = SV_INT, .i = i };
+}
+
+/* A text parameter; NULL binds SQL NULL. */
+static inline struct store_value sv_text(const char *s)
+{
+    return s ? (struct store_value){ .type = SV_TEXT, .p = s, .len = strlen(s) }
+             : (struct store_value){ .type = SV_NULL };
+}
+
+static inline struct store_value sv_bytes(const char *p, size_t n)
+{
+    return (struct store_value){ .type = SV_BLOB, .p = p, .len = n };
+}
+
+/* Receives one row of n columns; returns false to stop the query. */
+typedef bool (*store_row_fn)(const struct store_value *cols, size_t n, void *arg);
+
+struct store_ops {
+    /* Runs sql with the n parameters; calls row (may be NULL) for each
+     * row; *changes (may be NULL) gets the rows an INSERT, UPDATE or
+     * DELETE touched. A statement list without parameters (the schema)
+     * when n is 0 and multi is set. */
+    enum store_status (*exec)(struct store *s, const char *sql, bool multi,
+                              const struct store_value *params, size_t n, store_row_fn row,
+                              void *arg, uint64_t *changes, struct store_error *err);
+    /* Begins a transaction: write takes the write lock at once (SQLite's
+     * BEGIN IMMEDIATE); a read sees one snapshot. */
+    enum store_status (*begin)(struct store *s, bool write, struct store_error *err);
+    enum store_status (*commit)(struct store *s, struct store_error *err);
+    /* Rolls back what is open, if anything; never fails loudly. */
+    void (*rollback)(struct store *s);
+    /* Makes sure there is a working connection (reconnects after a
+     * failure that left none). */
+    enum store_status (*connect)(struct store *s, struct store_error *err);
+    /* Serialises schema changes between processes (PostgreSQL: an
+     * advisory lock inside the transaction; SQLite: BEGIN IMMEDIATE does). */
+    enum store_status (*lock_schema)(struct store *s, struct store_error *err);
+    enum store_status (*backup)(struct store *s, const char *path, struct store_error *err);
+    void (*close)(struct store *s);
+    /* The schema of each version in this backend's dialect. */
+    const char *const *migrations;
+    /* A query without parameters answering one row, one integer: 1 when
+     * the table schema_version exists. */
+    const char *has_version_table;
+};
+
+struct store {
+    const struct store_ops *ops;
+    enum store_kind kind;
+    pid_t pid;                  /* the process that opened it */
+    int version;                /* schema version after the migrations */
+    char *url;                  /* as given */
+    char *display_url;          /* password hidden */
+    void *backend;              /* the backend's own state */
+};
+
+extern const struct store_ops store_sqlite_ops;
+extern const struct store_ops store_pg_ops;
+
+/* Opens the backend's connection for url (after "sqlite:" for SQLite),
+ * setting s->backend. */
+enum store_status store_sqlite_open(struct store *s, const char *path, struct store_error *err);
+enum store_status store_pg_open(struct store *s, const char *url, struct store_error *err);
+
+/* Fills err (may be NULL) with status and a formatted sentence; returns status. */
+enum store_status store_fail(struct store_error *err, enum store_status status, const char *fmt,
+                             ...) __attribute__((format(printf, 3, 4)));
+
+/* Clears err (may be NULL) to STORE_OK. */
+void store_ok(struct store_error *err);
+
+/* n bytes from getrandom; false when the kernel gives none. */
+bool store_random_bytes(unsigned char *b, size_t n);
+
+/* A copy of len bytes with a NUL after them; NULL on OOM. */
+char *store_memdup(const char *p, size_t len);
+
+#endif

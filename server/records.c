@@ -1,0 +1,413 @@
+/* records.c - the store's two writers, its health, retention, detached jobs. */
+#include "server/records.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "common/defaults.h"
+
+/* How often the health is probed while the store is unreachable, so that
+ * /healthz shows it back before the next submission does. */
+#define PROBE_INTERVAL_S 2
+
+struct detached {
+    char id[STORE_ID_SIZE];
+    struct principal owner;
+    char *answer;              /* NULL while pending */
+    time_t done_at;
+};
+
+struct records {
+    struct store_writer *writer, *reader;
+    char kind[16];
+    char display_url[512];
+    uint8_t key[SESSION_KEY_BYTES];
+    unsigned retention_days;
+
+    pthread_mutex_t lock;      /* health, counters, detached */
+    pthread_cond_t wake;
+    bool stopping;
+    pthread_t sweeper;
+    bool sweeper_started;
+    enum store_status health;
+    char health_msg[512];
+    uint64_t recorded, failed_by[STORE_NSTATUSES], refused, purged;
+    struct detached *detached;
+    size_t ndetached;
+};
+
+int64_t records_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A probe is a read: it can tell that a lost store (PostgreSQL down) is
+ * back, but not that a full, read-only or locked one is, where reads go
+ * on while writes fail; those are cleared by the next write alone. */
+static void probe_call(struct store *s, void *arg)
+{
+    struct records *rs = arg;
+    struct store_error e = { 0 };
+    enum store_status st = store_probe(s, &e);
+    pthread_mutex_lock(&rs->lock);
+    if (rs->health == STORE_UNAVAILABLE && st == STORE_OK) {
+        rs->health = STORE_OK;
+        rs->health_msg[0] = '\0';
+    }
+    pthread_mutex_unlock(&rs->lock);
+}
+
+static void purge_call(struct store *s, void *arg)
+{
+    struct records *rs = arg;
+    struct store_error e = { 0 };
+    uint64_t n = 0;
+    int64_t cutoff = store_retention_cutoff(records_now_ms(), rs->retention_days);
+    if (store_records_delete_before(s, cutoff, &n, &e) == STORE_OK) {
+        pthread_mutex_lock(&rs->lock);
+        rs->purged += n;
+        pthread_mutex_unlock(&rs->lock);
+    } else {
+        fprintf(stderr, "butterfly-server: retention: %s\n", e.message);
+    }
+}
+
+/* The sweeper: removes records past retention every RETENTION_SWEEP_S,
+ * probes an unreachable store every PROBE_INTERVAL_S, drops unrecorded
+ * detached answers past DETACHED_KEEP_S. It only queues store work. */
+static void *sweeper_main(void *arg)
+{
+    struct records *rs = arg;
+    time_t next_purge = 0;
+    pthread_mutex_lock(&rs->lock);
+    while (!rs->stopping) {
+        time_t now = time(NULL);
+        bool failing = rs->health == STORE_UNAVAILABLE;
+        for (size_t i = 0; i < rs->ndetached;) {
+            if (rs->detached[i].answer && now - rs->detached[i].done_at > DETACHED_KEEP_S) {
+                free(rs->detached[i].answer);
+                rs->detached[i] = rs->detached[--rs->ndetached];
+            } else {
+                i++;
+            }
+        }
+        pthread_mutex_unlock(&rs->lock);
+        pthread_mutex_lock(&rs->lock);
+        if (rs->retention_days && now >= next_purge) {
+            store_writer_call(rs->writer, purge_call, rs);
+            next_purge = now + RETENTION_SWEEP_S;
+        }
+        if (failing)
+            store_writer_call(rs->reader, probe_call, rs);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += PROBE_INTERVAL_S;
+        if (!rs->stopping)
+            pthread_cond_timedwait(&rs->wake, &rs->lock, &until);
+    }
+    pthread_mutex_unlock(&rs->lock);
+    return NULL;
+}
+
+static struct store_writer *open_writer(const char *url, char *err, size_t errsz)
+{
+    struct store *s = NULL;
+    struct store_error e = { 0 };
+    if (store_open(url, &s, &e) != STORE_OK || !s) {
+        snprintf(err, errsz, "cannot open the store: %s", e.message);
+        return NULL;
+    }
+    struct store_writer_options o;
+    store_writer_options_init(&o);
+    struct store_writer *w = store_writer_start(s, &o);
+    if (!w)
+        snprintf(err, errsz, "cannot start the store's thread");
+    return w;
+}
+
+struct records *records_start(const char *url, unsigned retention_days,
+                              char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
+                              char *err, size_t errsz)
+{
+    instructor_token[0] = '\0';
+    struct records *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&rs->lock, NULL);
+    pthread_cond_init(&rs->wake, NULL);
+    rs->retention_days = retention_days;
+    /* the first connection makes the instructor's token and reads the
+     * session key, on this thread, before any request can come */
+    struct store *s = NULL;
+    struct store_error e = { 0 };
+    if (store_open(url, &s, &e) != STORE_OK || !s) {
+        snprintf(err, errsz, "cannot open the store: %s", e.message);
+        goto fail;
+    }
+    /* the key is the store's, so that sessions outlive a restart and
+     * instances sharing a store share them. A store that cannot be
+     * written now (full, read-only) must not stop the server: grading
+     * goes on, with a key of this process's own and no new token. */
+    _Static_assert(SESSION_KEY_BYTES == STORE_SECRET_BYTES, "one key size");
+    if (store_secret(s, "session", rs->key, &e) != STORE_OK) {
+        fprintf(stderr, "butterfly-server: the store's session key cannot be read (%s); "
+                        "sessions end when this process does\n", e.message);
+        if (getrandom(rs->key, sizeof rs->key, 0) != (ssize_t)sizeof rs->key) {
+            snprintf(err, errsz, "no random bytes for the session key");
+            store_close(s);
+            goto fail;
+        }
+    }
+    snprintf(rs->kind, sizeof rs->kind, "%s", store_kind_to_str(store_kind(s)));
+    snprintf(rs->display_url, sizeof rs->display_url, "%s", store_display_url(s));
+    bool created = false;
+    enum store_status st = store_instructor_ensure(s, instructor_token, &created, &e);
+    if (st == STORE_OK && !created && rotate_token)
+        st = store_instructor_new_token(s, instructor_token, &e);
+    if (st != STORE_OK) {
+        instructor_token[0] = '\0';
+        fprintf(stderr, "butterfly-server: no new instructor's token (%s)\n", e.message);
+        rs->health = st;
+        snprintf(rs->health_msg, sizeof rs->health_msg, "%s", e.message);
+    }
+    store_close(s);
+    rs->writer = open_writer(url, err, errsz);
+    if (!rs->writer)
+        goto fail;
+    /* PostgreSQL: a second connection for reads, so that a read never
+     * waits behind a commit. SQLite: the same one. Its connections in one
+     * process share the -shm mapping, so a reader that opened the file
+     * while it was read-only would keep the writer read-only after the
+     * file is writable again (recording must resume without a restart);
+     * and a SQLite commit is short. */
+    if (!strcmp(rs->kind, "sqlite")) {
+        rs->reader = rs->writer;
+    } else {
+        rs->reader = open_writer(url, err, errsz);
+        if (!rs->reader)
+            goto fail;
+    }
+    if (pthread_create(&rs->sweeper, NULL, sweeper_main, rs) != 0) {
+        snprintf(err, errsz, "cannot start the retention thread");
+        goto fail;
+    }
+    rs->sweeper_started = true;
+    return rs;
+fail:
+    records_free(rs);
+    return NULL;
+}
+
+void records_stop(struct records *rs)
+{
+    if (!rs)
+        return;
+    pthread_mutex_lock(&rs->lock);
+    rs->stopping = true;
+    pthread_cond_broadcast(&rs->wake);
+    pthread_mutex_unlock(&rs->lock);
+    if (rs->sweeper_started)
+        pthread_join(rs->sweeper, NULL);
+    rs->sweeper_started = false;
+    /* from here on records_write and records_read refuse; the writers
+     * are taken out under the lock, so no call is half made */
+    pthread_mutex_lock(&rs->lock);
+    struct store_writer *w = rs->writer, *rd = rs->reader;
+    rs->writer = rs->reader = NULL;
+    pthread_mutex_unlock(&rs->lock);
+    /* every queued record is written and told, which resumes its connection */
+    store_writer_stop(w);
+    if (rd != w)
+        store_writer_stop(rd);
+}
+
+void records_free(struct records *rs)
+{
+    if (!rs)
+        return;
+    records_stop(rs);
+    for (size_t i = 0; i < rs->ndetached; i++)
+        free(rs->detached[i].answer);
+    free(rs->detached);
+    pthread_cond_destroy(&rs->wake);
+    pthread_mutex_destroy(&rs->lock);
+    free(rs);
+}
+
+const uint8_t *records_session_key(const struct records *rs)
+{
+    return rs->key;
+}
+
+const char *records_kind(const struct records *rs)
+{
+    return rs->kind;
+}
+
+const char *records_display_url(const struct records *rs)
+{
+    return rs->display_url;
+}
+
+struct write_ctx {
+    struct records *rs;
+    store_written_fn fn;
+    void *arg;
+};
+
+/* Counts the outcome and keeps it as the store's health, then tells the
+ * submission. */
+static void on_written(const char *id, enum store_status st, const char *reason, void *arg)
+{
+    struct write_ctx *c = arg;
+    struct records *rs = c->rs;
+    pthread_mutex_lock(&rs->lock);
+    if (st == STORE_OK)
+        rs->recorded++;
+    else if ((unsigned)st < STORE_NSTATUSES)
+        rs->failed_by[st]++;
+    rs->health = st;
+    snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);
+    pthread_mutex_unlock(&rs->lock);
+    c->fn(id, st, reason, c->arg);
+    free(c);
+}
+
+void records_write(struct records *rs, struct store_record *r, store_written_fn fn, void *arg)
+{
+    struct write_ctx *c = malloc(sizeof *c);
+    enum store_writer_submit q = STORE_WRITER_NO_MEMORY;
+    if (c) {
+        *c = (struct write_ctx){ rs, fn, arg };
+        pthread_mutex_lock(&rs->lock);
+        q = rs->writer ? store_writer_submit(rs->writer, r, on_written, c)
+                       : STORE_WRITER_STOPPING;
+        pthread_mutex_unlock(&rs->lock);
+    }
+    if (q == STORE_WRITER_QUEUED)
+        return;
+    free(c);
+    pthread_mutex_lock(&rs->lock);
+    rs->refused++;
+    pthread_mutex_unlock(&rs->lock);
+    char id[STORE_ID_SIZE];
+    snprintf(id, sizeof id, "%s", r->id);
+    store_record_free(r);
+    fn(id, STORE_UNAVAILABLE, q == STORE_WRITER_QUEUE_FULL ? "the store's queue is full"
+                              : "the store is stopping", arg);
+}
+
+bool records_read(struct records *rs, store_call_fn fn, void *arg)
+{
+    pthread_mutex_lock(&rs->lock);
+    bool ok = rs->reader && store_writer_call(rs->reader, fn, arg) == STORE_WRITER_QUEUED;
+    pthread_mutex_unlock(&rs->lock);
+    return ok;
+}
+
+const char *records_health(struct records *rs, char *msg, size_t msgsz)
+{
+    pthread_mutex_lock(&rs->lock);
+    enum store_status st = rs->health;
+    snprintf(msg, msgsz, "%s", rs->health_msg);
+    pthread_mutex_unlock(&rs->lock);
+    return store_status_to_str(st);
+}
+
+void records_render_metrics(struct records *rs, FILE *f)
+{
+    pthread_mutex_lock(&rs->lock);
+    fprintf(f, "# HELP butterfly_records_total Graded submissions by what the store did with them.\n"
+               "# TYPE butterfly_records_total counter\n"
+               "butterfly_records_total{outcome=\"recorded\",reason=\"\"} %llu\n"
+               "butterfly_records_total{outcome=\"failed\",reason=\"queue_full\"} %llu\n",
+            (unsigned long long)rs->recorded, (unsigned long long)rs->refused);
+    for (int st = STORE_OK + 1; st < STORE_NSTATUSES; st++)
+        fprintf(f, "butterfly_records_total{outcome=\"failed\",reason=\"%s\"} %llu\n",
+                store_status_to_str((enum store_status)st),
+                (unsigned long long)rs->failed_by[st]);
+    fprintf(f, "# HELP butterfly_store_up Whether the store's last write or probe succeeded.\n"
+               "# TYPE butterfly_store_up gauge\nbutterfly_store_up %d\n"
+               "# HELP butterfly_records_purged_total Records removed past --retention-days.\n"
+               "# TYPE butterfly_records_purged_total counter\nbutterfly_records_purged_total %llu\n",
+            rs->health == STORE_OK, (unsigned long long)rs->purged);
+    pthread_mutex_unlock(&rs->lock);
+}
+
+/* --- detached ---------------------------------------------------------------- */
+
+static struct detached *find_detached(struct records *rs, const char *id)
+{
+    for (size_t i = 0; i < rs->ndetached; i++)
+        if (!strcmp(rs->detached[i].id, id))
+            return &rs->detached[i];
+    return NULL;
+}
+
+bool records_detach(struct records *rs, const char *id, const struct principal *who)
+{
+    pthread_mutex_lock(&rs->lock);
+    bool ok = false;
+    if (rs->ndetached < MAX_DETACHED) {
+        if (!rs->detached)
+            rs->detached = calloc(MAX_DETACHED, sizeof *rs->detached);
+        if (rs->detached) {
+            struct detached *d = &rs->detached[rs->ndetached++];
+            memset(d, 0, sizeof *d);
+            snprintf(d->id, sizeof d->id, "%s", id);
+            d->owner = *who;
+            ok = true;
+        }
+    }
+    pthread_mutex_unlock(&rs->lock);
+    return ok;
+}
+
+void records_detached_done(struct records *rs, const char *id, bool recorded, char *answer)
+{
+    pthread_mutex_lock(&rs->lock);
+    struct detached *d = find_detached(rs, id);
+    if (d && recorded) {
+        *d = rs->detached[--rs->ndetached];
+        free(answer);
+    } else if (d) {
+        d->answer = answer;
+        d->done_at = time(NULL);
+    } else {
+        free(answer);
+    }
+    pthread_mutex_unlock(&rs->lock);
+}
+
+/* Whether who may read what owner made: the instructor reads all, a
+ * student or guest their own. */
+static bool may_read(const struct principal *who, const struct principal *owner)
+{
+    if (who->kind == PRINCIPAL_INSTRUCTOR)
+        return true;
+    return who->kind != PRINCIPAL_NONE && owner->kind == who->kind && owner->id[0] &&
+           !strcmp(owner->id, who->id);
+}
+
+enum detached_state records_detached_get(struct records *rs, const char *id,
+                                         const struct principal *who, char **answer)
+{
+    enum detached_state st = DETACHED_UNKNOWN;
+    *answer = NULL;
+    pthread_mutex_lock(&rs->lock);
+    struct detached *d = find_detached(rs, id);
+    if (d && may_read(who, &d->owner)) {
+        st = d->answer ? DETACHED_UNRECORDED : DETACHED_PENDING;
+        if (d->answer)
+            *answer = strdup(d->answer);
+    }
+    pthread_mutex_unlock(&rs->lock);
+    return st;
+}

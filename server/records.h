@@ -1,0 +1,89 @@
+/*
+ * records.h - the server's side of the store: two store writers (one
+ * records, one serves reads so a read never waits behind a commit; on
+ * SQLite one does both, see records.c), the
+ * store's health as the server last saw it, the retention sweep, and the
+ * detached (?wait=false) submissions not yet in the store.
+ *
+ * Threads: every store call runs on a writer's thread (store_writer.h);
+ * what the HTTP thread calls here only queues work or reads memory.
+ */
+#ifndef BUTTERFLY_RECORDS_H
+#define BUTTERFLY_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "server/session.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+
+struct records;
+
+/* The wall clock in milliseconds since the epoch, as records keep time. */
+int64_t records_now_ms(void);
+
+/*
+ * Opens the store at url twice (the records writer and the reader), after
+ * making the instructor's token when the store has none: *instructor_token
+ * gets it ("" when one exists already and is kept, see main.c). Starts the
+ * retention sweep when retention_days > 0. NULL with a reason in err.
+ */
+struct records *records_start(const char *url, unsigned retention_days,
+                              char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
+                              char *err, size_t errsz);
+
+/* Writes what is queued, runs the reads queued, stops the threads and
+ * closes the store; later writes and reads are refused. Accepts NULL. */
+void records_stop(struct records *rs);
+
+/* records_stop, then frees rs. Accepts NULL. */
+void records_free(struct records *rs);
+
+/* The key that signs session cookies. */
+const uint8_t *records_session_key(const struct records *rs);
+
+/* The backend ("sqlite", "postgresql") and its URL for a log line. */
+const char *records_kind(const struct records *rs);
+const char *records_display_url(const struct records *rs);
+
+/*
+ * Queues r (ownership moves to the writer whatever the answer) for the
+ * records writer; fn is called once, from the writer's thread, after the
+ * commit or the failure, or from here at once when the queue refuses
+ * (status STORE_UNAVAILABLE, reason "the store's queue is full").
+ */
+void records_write(struct records *rs, struct store_record *r, store_written_fn fn, void *arg);
+
+/* Queues fn on the reader's thread; false (fn not called) when refused. */
+bool records_read(struct records *rs, store_call_fn fn, void *arg);
+
+/* The store's state for /healthz: "ok" or a status name, its sentence
+ * ("" when ok) into msg. */
+const char *records_health(struct records *rs, char *msg, size_t msgsz);
+
+/* Writes the records' counters in Prometheus' text format. */
+void records_render_metrics(struct records *rs, FILE *f);
+
+/* --- detached submissions (?wait=false) ------------------------------------ */
+
+/* Adds id, owned by who, as pending. False when MAX_DETACHED are held. */
+bool records_detach(struct records *rs, const char *id, const struct principal *who);
+
+/* The detached job's verdict came and the store answered: recorded ones
+ * leave the table; an unrecorded one keeps its answer (text, taken) for
+ * DETACHED_KEEP_S, since the store cannot give it back. */
+void records_detached_done(struct records *rs, const char *id, bool recorded, char *answer);
+
+enum detached_state { DETACHED_UNKNOWN, DETACHED_PENDING, DETACHED_UNRECORDED };
+
+/*
+ * What the table knows of id for who: pending, unrecorded (with a copy of
+ * the answer in *answer, the caller frees), or unknown (then ask the
+ * store). Another principal's id is unknown.
+ */
+enum detached_state records_detached_get(struct records *rs, const char *id,
+                                         const struct principal *who, char **answer);
+
+#endif

@@ -1,0 +1,498 @@
+/*
+ * records_http.c - who a request is, and the routes of the records.
+ *
+ * Nothing here calls the store on libmicrohttpd's thread: a token to look
+ * up, a record to read or a display name to keep is a job for the
+ * reader's thread (records_read), which fills the request and resumes its
+ * connection; the answer goes out from the HTTP thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/defaults.h"
+#include "server/http_internal.h"
+#include "common/parse_num.h"
+#include "server/request.h"
+
+#define SESSION_MAX_BODY 4096   /* {"name": ...}: a name is MAX_DISPLAY_NAME_BYTES */
+
+static const char not_found_msg[] = "No such submission.";
+
+/* --- answers ------------------------------------------------------------------ */
+
+char *records_answer_text(const char *stored, size_t len, bool recorded, const char *code,
+                          const char *reason, size_t *outlen)
+{
+    /* The stored bytes, their closing brace replaced by the members that
+     * say whether they are kept: no second parse of a verdict that was
+     * made by this server and ends in '}'. */
+    if (len < 3 || stored[0] != '{' || stored[len - 1] != '}')
+        return NULL;   /* never "{}": a verdict has members */
+    char *tail = NULL;
+    if (recorded) {
+        tail = strdup(",\"recorded\":true}");
+    } else {
+        json_t *e = json_pack("{s:s, s:s}", "code", code ? code : "", "message",
+                              reason ? reason : "");
+        char *et = e ? json_dumps(e, JSON_COMPACT) : NULL;
+        json_decref(e);
+        if (et && asprintf(&tail, ",\"recorded\":false,\"record_error\":%s}", et) < 0)
+            tail = NULL;
+        free(et);
+    }
+    if (!tail)
+        return NULL;
+    size_t tl = strlen(tail);
+    char *out = malloc(len - 1 + tl + 1);
+    if (out) {
+        memcpy(out, stored, len - 1);
+        memcpy(out + len - 1, tail, tl + 1);
+        if (outlen)
+            *outlen = len - 1 + tl;
+    }
+    free(tail);
+    return out;
+}
+
+/* Fills the deferred answer: JSON j (consumed) with status. */
+static void defer_json(struct request *r, unsigned status, json_t *j)
+{
+    r->deferred_status = status;
+    r->deferred_body = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+}
+
+static void defer_error(struct request *r, unsigned status, const char *code, const char *msg)
+{
+    defer_json(r, status, json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg));
+}
+
+static void defer_store_error(struct request *r, const struct store_error *e)
+{
+    char msg[640];
+    snprintf(msg, sizeof msg, "The records cannot be read now (%s).",
+             store_status_to_str(e->status));
+    defer_error(r, 503, "store_unavailable", msg);
+}
+
+enum MHD_Result deferred_answer(struct request *r)
+{
+    if (!r->deferred_body)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    char *body = r->deferred_body;
+    r->deferred_body = NULL;
+    struct MHD_Response *resp = response_from_buffer(body, strlen(body), MHD_RESPMEM_MUST_FREE);
+    for (int i = 0; resp && i < 2; i++)
+        if (r->deferred_header[i][0])
+            response_add_pair(resp, r->deferred_header[i]);
+    return response_queue(r, r->deferred_status, resp, "application/json", NULL);
+}
+
+/* Suspends r until fn, on the reader's thread, has made its answer. */
+static enum MHD_Result defer(struct request *r, store_call_fn fn)
+{
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_DEFERRED;
+    if (!records_read(r->srv->records, fn, r)) {
+        defer_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+/* Fills the cookie header for who into out ("" on failure). */
+static void cookie_for(struct request *r, const struct principal *who, char *out, size_t n)
+{
+    char *value = session_cookie_make(records_session_key(r->srv->records), who, time(NULL),
+                                      SESSION_LIFETIME_S);
+    char header[1200];
+    out[0] = '\0';
+    if (value && session_set_cookie(value, r->secure, SESSION_LIFETIME_S, header, sizeof header))
+        snprintf(out, n, "Set-Cookie: %s", header);
+    free(value);
+}
+
+/* 303 to location, with the cookie for r->who when set_cookie. */
+static enum MHD_Result redirect(struct request *r, const char *location, bool set_cookie)
+{
+    struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    if (set_cookie) {
+        char pair[1300];
+        cookie_for(r, &r->who, pair, sizeof pair);
+        if (pair[0])
+            response_add_pair(resp, pair);
+    }
+    return response_queue(r, 303, resp, "text/plain; charset=utf-8", NULL);
+}
+
+/* --- who is asking ---------------------------------------------------------- */
+
+/* A read that found the connection lost (PostgreSQL restarted) is made
+ * once more: the store connects again on the next call. */
+#define READ_TWICE(st, call)                                                  \
+    do {                                                                      \
+        (st) = (call);                                                        \
+        if ((st) == STORE_UNAVAILABLE)                                        \
+            (st) = (call);                                                    \
+    } while (0)
+
+/* On the reader's thread: whose token r->token is. */
+static void lookup_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct store_error e = { 0 };
+    struct store_student st = { 0 };
+    enum store_status status = STORE_NOT_FOUND;
+    struct principal found = { .kind = PRINCIPAL_NONE };
+    if (r->lookup == LOOKUP_BEARER || r->lookup == LOOKUP_CLASS) {
+        READ_TWICE(status, store_instructor_check(s, r->token, &e));
+        if (status == STORE_OK)
+            found.kind = PRINCIPAL_INSTRUCTOR;
+    }
+    if (status == STORE_NOT_FOUND && r->lookup != LOOKUP_CLASS) {
+        READ_TWICE(status, store_student_by_token(s, r->token, &st, &e));
+        if (status == STORE_OK) {
+            found.kind = st.verified ? PRINCIPAL_STUDENT : PRINCIPAL_GUEST;
+            snprintf(found.id, sizeof found.id, "%s", st.id);
+            snprintf(found.name, sizeof found.name, "%s", st.name);
+        }
+        store_student_clear(&st);
+    }
+    r->lookup_status = status;
+    if (status == STORE_OK)
+        r->who = found;
+    MHD_resume_connection(r->conn);
+}
+
+enum MHD_Result auth_begin(struct request *r)
+{
+    struct server *s = r->srv;
+    if (!s->records)
+        return http_dispatch(r);   /* no records: today's server, no sessions */
+    const char *cookie = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, SESSION_COOKIE);
+    r->has_cookie = cookie != NULL;
+    /* a forged, altered or expired cookie is simply no session */
+    session_cookie_read(records_session_key(s->records), cookie, time(NULL), &r->who);
+    const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *q = NULL;
+    if (authz) {
+        if (!auth_bearer(authz, r->token, sizeof r->token))
+            return response_error(r, 401, "unauthorized",
+                                  "Send Authorization: Bearer TOKEN with your own token.",
+                                  MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+        r->lookup = LOOKUP_BEARER;
+    } else if (r->route == ROUTE_PAGE &&
+               (q = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "k"))) {
+        r->lookup = LOOKUP_LINK;
+    } else if (r->route == ROUTE_CLASS &&
+               (q = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "token"))) {
+        r->lookup = LOOKUP_CLASS;
+    }
+    if (r->lookup == LOOKUP_NONE)
+        return http_dispatch(r);
+    if (q)
+        snprintf(r->token, sizeof r->token, "%s", q);
+    unsigned retry = 0;
+    if (!token_guard_allow(s->guard, r->client, time(NULL), &retry)) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%u", retry);
+        return response_error(r, 429, "too_many_token_failures",
+                              "Too many wrong tokens from this address; wait and try again.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
+    if (!q || strlen(q) < sizeof r->token) {
+        if (auth_token_shape(r->token)) {
+            MHD_suspend_connection(r->conn);
+            r->state = REQ_LOOKUP;
+            if (!records_read(s->records, lookup_call, r)) {
+                r->lookup_status = STORE_UNAVAILABLE;
+                MHD_resume_connection(r->conn);
+            }
+            return MHD_YES;
+        }
+    }
+    /* not a token's shape: wrong without a look-up */
+    r->lookup_status = STORE_NOT_FOUND;
+    return auth_resume(r);
+}
+
+enum MHD_Result auth_resume(struct request *r)
+{
+    struct server *s = r->srv;
+    memset(r->token, 0, sizeof r->token);
+    if (r->lookup_status == STORE_NOT_FOUND) {
+        token_guard_fail(s->guard, r->client, time(NULL));
+        if (r->lookup == LOOKUP_LINK)
+            return redirect(r, "/?signin=failed", false);
+        return response_error(r, 401, "unauthorized", r->lookup == LOOKUP_CLASS
+                              ? "This is not the instructor's token." : "The token is not valid.",
+                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    }
+    if (r->lookup_status != STORE_OK) {
+        /* the store cannot say who this is: a submission is graded
+         * unattributed (and not recorded, see submission.c); the rest wait */
+        if (r->lookup == LOOKUP_BEARER && r->route == ROUTE_SUBMIT) {
+            memset(&r->who, 0, sizeof r->who);
+            return http_dispatch(r);
+        }
+        return response_error(r, 503, "store_unavailable",
+                              "The records cannot be read now; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "5");
+    }
+    /* a link or the instructor's address: the token becomes a cookie and
+     * leaves the address bar (and so the history and any Referer) */
+    if (r->lookup == LOOKUP_LINK)
+        return redirect(r, "/", true);
+    if (r->lookup == LOOKUP_CLASS)
+        return redirect(r, "/class", true);
+    return http_dispatch(r);
+}
+
+/* --- reads ---------------------------------------------------------------- */
+
+/* The student id whose records who reads; NULL for the instructor. */
+static const char *reader_id(const struct principal *who)
+{
+    return who->kind == PRINCIPAL_INSTRUCTOR ? NULL : who->id;
+}
+
+static void get_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct store_error e = { 0 };
+    struct store_record rec = { 0 };
+    const char *id = r->id;
+    enum store_status st;
+    READ_TWICE(st, store_record_get(s, id, reader_id(&r->who),
+                                    r->who.kind == PRINCIPAL_INSTRUCTOR, &rec, &e));
+    if (st == STORE_OK) {
+        size_t n;
+        char *text = records_answer_text(rec.verdict, rec.verdict_len, true, NULL, NULL, &n);
+        json_t *j = text ? json_loadb(text, n, 0, NULL) : NULL;
+        free(text);
+        if (j) {
+            /* the code of the attempt, for the page to load it again */
+            json_t *src = json_stringn(rec.source ? rec.source : "", rec.source_len);
+            json_object_set_new(j, "source", src ? src : json_null());
+            json_object_set_new(j, "received_ms", json_integer(rec.received_ms));
+        }
+        defer_json(r, 200, j);
+    } else if (st == STORE_NOT_FOUND) {
+        defer_error(r, 404, "not_found", not_found_msg);
+    } else {
+        defer_store_error(r, &e);
+    }
+    store_record_clear(&rec);
+    MHD_resume_connection(r->conn);
+}
+
+/* The paging cursor "MS.ID" of the last record of a page. */
+static bool parse_cursor(const char *c, int64_t *ms, char id[STORE_ID_SIZE])
+{
+    const char *dot = c ? strchr(c, '.') : NULL;
+    char num[24];
+    uint64_t v;
+    if (!dot || (size_t)(dot - c) >= sizeof num || strlen(dot + 1) >= STORE_ID_SIZE)
+        return false;
+    memcpy(num, c, (size_t)(dot - c));
+    num[dot - c] = '\0';
+    if (!parse_u64(num, INT64_MAX, &v) || !auth_token_shape(dot + 1))
+        return false;
+    *ms = (int64_t)v;
+    snprintf(id, STORE_ID_SIZE, "%s", dot + 1);
+    return true;
+}
+
+static void list_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct list_args *a = &r->list;
+    struct store_error e = { 0 };
+    struct store_record_list l = { 0 };
+    enum store_status st;
+    READ_TWICE(st, store_student_records(s, a->student, a->before_ms,
+                                         a->before_id[0] ? a->before_id : NULL, a->limit, &l,
+                                         &e));
+    if (st == STORE_OK) {
+        json_t *items = json_array();
+        for (size_t i = 0; i < l.n; i++) {
+            const struct store_record *x = &l.v[i];
+            json_array_append_new(items, json_pack(
+                "{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i}", "id", x->id,
+                "received_ms", (json_int_t)x->received_ms, "graded_ms", (json_int_t)x->graded_ms,
+                "status", "id", x->status,
+                "name", verdict_status_to_str((enum verdict_status)x->status),
+                "slug", verdict_status_slug((enum verdict_status)x->status),
+                "points", x->points, "max_points", x->max_points));
+        }
+        json_t *next = json_null();
+        if (l.more && l.n) {
+            char cursor[64];
+            snprintf(cursor, sizeof cursor, "%lld.%s", (long long)l.v[l.n - 1].received_ms,
+                     l.v[l.n - 1].id);
+            next = json_string(cursor);
+        }
+        defer_json(r, 200, json_pack("{s:o, s:o}", "submissions", items, "next", next));
+    } else {
+        defer_store_error(r, &e);
+    }
+    store_record_list_clear(&l);
+    MHD_resume_connection(r->conn);
+}
+
+static enum MHD_Result my_submissions(struct request *r)
+{
+    if (r->who.kind == PRINCIPAL_NONE)
+        return response_error(r, 401, "unauthorized", "Sign in to see your submissions.",
+                              NULL, NULL);
+    struct list_args *a = &r->list;
+    const char *student = r->who.id;
+    if (r->who.kind == PRINCIPAL_INSTRUCTOR) {
+        student = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "student");
+        if (!student || !*student || strlen(student) >= sizeof a->student)
+            return response_error(r, 400, "bad_request",
+                                  "The instructor names the student: ?student=ID.", NULL, NULL);
+    }
+    snprintf(a->student, sizeof a->student, "%s", student);
+    const char *lim = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "limit");
+    uint64_t n = DEFAULT_PAGE_SIZE;
+    if (lim && (!parse_u64(lim, MAX_PAGE_SIZE, &n) || n == 0)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "The limit is a number from 1 to %u.", MAX_PAGE_SIZE);
+        return response_error(r, 400, "bad_request", msg, NULL, NULL);
+    }
+    a->limit = (unsigned)n;
+    const char *before = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "before");
+    if (before && !parse_cursor(before, &a->before_ms, a->before_id))
+        return response_error(r, 400, "bad_request",
+                              "The cursor is not one this server gave (use \"next\").", NULL,
+                              NULL);
+    return defer(r, list_call);
+}
+
+static enum MHD_Result one_submission(struct request *r, const char *url)
+{
+    const char *id = request_submission_id(url);
+    /* whatever the reason, the same answer: no one learns that an id exists */
+    if (!id || r->who.kind == PRINCIPAL_NONE || strlen(id) != STORE_ID_SIZE - 1 ||
+        !auth_token_shape(id))
+        return response_error(r, 404, "not_found", not_found_msg, NULL, NULL);
+    snprintf(r->id, sizeof r->id, "%s", id);
+    char *answer = NULL;
+    switch (records_detached_get(r->srv->records, r->id, &r->who, &answer)) {
+    case DETACHED_PENDING:
+        return response_json(r, 202, json_pack("{s:s, s:s}", "id", r->id, "state", "pending"));
+    case DETACHED_UNRECORDED:
+        return answer ? response_queue(r, 200, response_from_buffer(answer, strlen(answer),
+                                                                    MHD_RESPMEM_MUST_FREE),
+                                       "application/json", NULL)
+                      : response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    case DETACHED_UNKNOWN:
+        break;
+    }
+    return defer(r, get_call);
+}
+
+static json_t *me_json(const struct request *r)
+{
+    return json_pack("{s:s, s:s, s:b}", "kind", principal_kind_to_str(r->who.kind),
+                     "name", r->who.name, "records", r->srv->records != NULL);
+}
+
+enum MHD_Result records_http_get(struct request *r, const char *url)
+{
+    if (r->route == ROUTE_ME)
+        return response_json(r, 200, me_json(r));
+    if (!r->srv->records)
+        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+    switch (r->route) {
+    case ROUTE_CLASS:
+        /* the class view is issue 21's; until then the address signs the
+         * instructor in and says where the records are */
+        if (r->who.kind != PRINCIPAL_INSTRUCTOR)
+            return response_error(r, 401, "unauthorized",
+                                  "Open the instructor's address the server printed at start.",
+                                  NULL, NULL);
+        return response_json(r, 200, json_pack("{s:s, s:s, s:s}", "kind", "instructor",
+                                               "records", "/api/submissions/{id}",
+                                               "student_records",
+                                               "/api/me/submissions?student=ID"));
+    case ROUTE_MY_SUBMISSIONS:
+        return my_submissions(r);
+    case ROUTE_SUBMISSION:
+        return one_submission(r, url);
+    default:
+        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+    }
+}
+
+/* --- an open lab's display name --------------------------------------------- */
+
+enum MHD_Result session_begin(struct request *r)
+{
+    r->limit = SESSION_MAX_BODY;
+    enum MHD_Result refused;
+    if (body_length_refused(r, "The request is over the limit of 4 KiB.", &refused))
+        return refused;
+    r->state = REQ_SESSION;
+    return MHD_YES;
+}
+
+static void session_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct store_error e = { 0 };
+    bool roster = false;
+    enum store_status st;
+    READ_TWICE(st, store_has_roster(s, &roster, &e));
+    if (st == STORE_OK && roster) {
+        defer_error(r, 409, "roster", "This class has a roster: sign in with your personal link.");
+    } else if (st == STORE_OK) {
+        struct store_student guest = { .id = r->who.id, .name = r->who.name, .section = "",
+                                       .email = "", .verified = false };
+        st = store_student_put(s, &guest, NULL, &e);
+        if (st == STORE_OK) {
+            cookie_for(r, &r->who, r->deferred_header[0], sizeof r->deferred_header[0]);
+            defer_json(r, 200, me_json(r));
+        }
+    }
+    if (st != STORE_OK)
+        defer_store_error(r, &e);
+    MHD_resume_connection(r->conn);
+}
+
+enum MHD_Result session_finish(struct request *r)
+{
+    if (!r->srv->records)
+        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+    if (r->too_large)
+        return response_error(r, 413, "payload_too_large",
+                              "The request is over the limit of 4 KiB.", NULL, NULL);
+    json_t *j = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *name = json_object_get(j, "name");
+    char why[128];
+    struct principal guest = { .kind = PRINCIPAL_GUEST };
+    bool ok = json_is_string(name) &&
+              session_check_name(json_string_value(name), json_string_length(name),
+                                 MAX_DISPLAY_NAME_BYTES, guest.name, sizeof guest.name, why,
+                                 sizeof why);
+    if (!json_is_string(name))
+        snprintf(why, sizeof why, "Send JSON {\"name\": \"...\"}.");
+    json_decref(j);
+    free(r->body);
+    r->body = NULL;
+    if (!ok)
+        return response_error(r, 400, "bad_request", why, NULL, NULL);
+    char id[STORE_ID_SIZE];
+    if (!store_new_id(id))
+        return response_error(r, 500, "internal_error", "No random bytes.", NULL, NULL);
+    snprintf(guest.id, sizeof guest.id, "%s", id);
+    r->who = guest;
+    return defer(r, session_call);
+}

@@ -1,0 +1,185 @@
+// history.mjs - the student's records on the page: who the page is signed
+// in as, an open lab's display name, the list of earlier attempts (time,
+// verdict, points) with a button that loads an attempt's code, and a
+// plain "not saved" when the server could not keep a run.
+//
+// app.mjs knows nothing of this module but two events on document:
+//   'butterfly:verdict' (detail {verdict}) after each run, from app.mjs;
+//   'butterfly:load-source' (detail {source}) from here, which app.mjs
+//   answers by putting the code in the editor.
+// When the server keeps no records (GET /api/me says records: false) the
+// section stays hidden and the browser's localStorage is all there is.
+// The pure functions are exported for node's tests; the rest is DOM.
+
+export const ME_URL = '/api/me';
+export const SESSION_URL = '/api/session';
+export const MY_SUBMISSIONS_URL = '/api/me/submissions';
+/* A cross-site page cannot send this header without a preflight the
+ * server never grants: the server's second lock on every POST. */
+export const CSRF_HEADERS = { 'X-Requested-With': 'butterfly' };
+
+/* The address without a personal token (?k=) or a sign-in note, or null
+ * when there is nothing to take out. */
+export function addressWithoutToken(href) {
+  const url = new URL(href);
+  if (!url.searchParams.has('k') && !url.searchParams.has('signin')) return null;
+  url.searchParams.delete('k');
+  url.searchParams.delete('signin');
+  return url.pathname + (url.searchParams.toString() ? `?${url.searchParams}` : '') + url.hash;
+}
+
+/* What a verdict says about its record: null when the server keeps none
+ * (no `recorded` field), else {saved, text}. */
+export function recordNote(verdict) {
+  if (!verdict || typeof verdict.recorded !== 'boolean') return null;
+  if (verdict.recorded) return { saved: true, text: 'Saved to your attempts.' };
+  const why = verdict.record_error && typeof verdict.record_error.message === 'string'
+    ? verdict.record_error.message : '';
+  return { saved: false, text: `Not saved: the server could not keep this run${why ? ` (${why})` : ''}. Your code is still in this browser.` };
+}
+
+/* One list row's facts from an entry of GET /api/me/submissions. */
+export function historyRow(item, locale = undefined) {
+  const when = new Date(item.received_ms);
+  const points = Number.isInteger(item.points) && Number.isInteger(item.max_points)
+    ? `${item.points} / ${item.max_points}` : '';
+  return {
+    id: String(item.id),
+    time: Number.isFinite(when.getTime()) ? when.toLocaleString(locale) : '',
+    iso: Number.isFinite(when.getTime()) ? when.toISOString() : '',
+    verdict: item.status && typeof item.status.name === 'string' ? item.status.name : '',
+    points,
+  };
+}
+
+/* The sentence under the heading for GET /api/me's answer. */
+export function whoText(me) {
+  if (!me || me.kind === 'none') return '';
+  if (me.kind === 'instructor') return 'Signed in as the instructor.';
+  if (me.kind === 'guest') return `Signed in as ${me.name} (a name you gave: not checked).`;
+  return `Signed in as ${me.name}.`;
+}
+
+async function getJson(fetchFn, url, init = {}) {
+  try {
+    const response = await fetchFn(url, { ...init, headers: { Accept: 'application/json', ...(init.headers || {}) } });
+    let body = null;
+    try { body = await response.json(); } catch { body = null; }
+    return { status: response.status, body };
+  } catch {
+    return { status: 0, body: null };
+  }
+}
+
+// ---- DOM ---------------------------------------------------------------------
+
+function el(doc, tag, attrs = {}, ...children) {
+  const node = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'className') node.className = v;
+    else node.setAttribute(k, v);
+  }
+  node.append(...children);   // strings become text nodes: nothing is parsed as HTML
+  return node;
+}
+
+export function startHistory(doc = document, fetchFn = fetch, win = window) {
+  const section = doc.getElementById('history');
+  if (!section) return;
+  const who = doc.getElementById('history-who');
+  const list = doc.getElementById('history-list');
+  const more = doc.getElementById('history-more');
+  const form = doc.getElementById('history-name-form');
+  const note = doc.getElementById('record-note');
+  const status = doc.getElementById('history-status');
+  let next = null;
+
+  const clean = addressWithoutToken(win.location.href);
+  const failed = new URL(win.location.href).searchParams.get('signin') === 'failed';
+  if (clean !== null) win.history.replaceState(null, '', clean);
+
+  function addRows(items) {
+    for (const item of items) {
+      const row = historyRow(item);
+      const load = el(doc, 'button', { type: 'button', className: 'history-load' }, 'Load this code');
+      load.addEventListener('click', () => loadAttempt(row.id, load));
+      list.append(el(doc, 'li', {},
+        el(doc, 'time', { datetime: row.iso }, row.time), ' ',
+        el(doc, 'span', { className: 'history-verdict' }, row.verdict), ' ',
+        el(doc, 'span', { className: 'history-points' }, row.points ? `${row.points} points` : ''), ' ',
+        load));
+    }
+    list.hidden = list.children.length === 0;
+  }
+
+  async function loadPage(reset) {
+    const url = reset || !next ? MY_SUBMISSIONS_URL : `${MY_SUBMISSIONS_URL}?before=${encodeURIComponent(next)}`;
+    const { status: code, body } = await getJson(fetchFn, url);
+    if (code !== 200 || !body || !Array.isArray(body.submissions)) {
+      status.textContent = 'Your earlier attempts cannot be shown right now.';
+      return;
+    }
+    if (reset) list.replaceChildren();
+    addRows(body.submissions);
+    next = typeof body.next === 'string' ? body.next : null;
+    more.hidden = next === null;
+    status.textContent = list.children.length ? '' : 'No attempts yet: press Run.';
+  }
+
+  async function loadAttempt(id, button) {
+    const { status: code, body } = await getJson(fetchFn, `/api/submissions/${encodeURIComponent(id)}`);
+    if (code !== 200 || !body || typeof body.source !== 'string') {
+      status.textContent = 'That attempt could not be loaded.';
+      return;
+    }
+    doc.dispatchEvent(new CustomEvent('butterfly:load-source', { detail: { source: body.source } }));
+    status.textContent = 'The attempt’s code is in the editor.';
+    if (button) button.blur();
+  }
+
+  async function showSignedIn(me) {
+    who.textContent = whoText(me);
+    form.hidden = true;
+    if (me.kind === 'instructor') return;
+    await loadPage(true);
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = doc.getElementById('history-name').value;
+    const { status: code, body } = await getJson(fetchFn, SESSION_URL, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...CSRF_HEADERS },
+      body: JSON.stringify({ name }),
+    });
+    if (code === 200 && body) {
+      await showSignedIn(body);
+    } else {
+      status.textContent = body && body.error && body.error.message ? body.error.message : 'The name could not be kept.';
+    }
+  });
+  more.addEventListener('click', () => loadPage(false));
+
+  doc.addEventListener('butterfly:verdict', (event) => {
+    const rn = recordNote(event.detail && event.detail.verdict);
+    if (!rn) return;
+    note.hidden = false;
+    note.dataset.saved = rn.saved ? 'yes' : 'no';
+    note.textContent = rn.text;
+    if (rn.saved && !section.hidden) loadPage(true);
+  });
+
+  (async () => {
+    const { status: code, body: me } = await getJson(fetchFn, ME_URL);
+    if (code !== 200 || !me || me.records !== true) return;   // no records: localStorage only
+    section.hidden = false;
+    if (me.kind === 'none') {
+      who.textContent = 'Not signed in: open your personal link, or give a name to keep your attempts.';
+      form.hidden = false;
+    } else {
+      await showSignedIn(me);
+    }
+    // last, so that the list's own status does not hide it
+    if (failed) status.textContent = 'That sign-in link is not valid (any more): ask your instructor for a new one.';
+  })();
+}

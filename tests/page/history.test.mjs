@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { addressWithoutToken, historyRow, recordNote, whoText } from '../../static/history.mjs';
+
+test('a personal token leaves the address; other parameters and the hash stay', () => {
+  assert.equal(addressWithoutToken('http://h:1/?k=abc'), '/');
+  assert.equal(addressWithoutToken('http://h:1/?k=abc&x=1#w'), '/?x=1#w');
+  assert.equal(addressWithoutToken('http://h:1/?signin=failed'), '/');
+  assert.equal(addressWithoutToken('http://h:1/?x=1'), null);
+});
+
+test('recordNote: nothing without records, plain "Not saved" with the reason when the store failed', () => {
+  assert.equal(recordNote({ status: { id: 3 } }), null);
+  assert.deepEqual(recordNote({ recorded: true }), { saved: true, text: 'Saved to your attempts.' });
+  const no = recordNote({ recorded: false, record_error: { code: 'full', message: 'disk full' } });
+  assert.equal(no.saved, false);
+  assert.match(no.text, /^Not saved/);
+  assert.match(no.text, /disk full/);
+});
+
+test('historyRow gives time, verdict and points', () => {
+  const row = historyRow({ id: 'ab', received_ms: Date.UTC(2026, 11, 1, 9, 0), status: { id: 4, name: 'Wrong Answer' }, points: 3, max_points: 9 }, 'en-GB');
+  assert.equal(row.id, 'ab');
+  assert.equal(row.iso, '2026-12-01T09:00:00.000Z');
+  assert.equal(row.verdict, 'Wrong Answer');
+  assert.equal(row.points, '3 / 9');
+  assert.equal(historyRow({ id: 'x', received_ms: 'no' }).time, '');
+});
+
+test('whoText marks an open lab name as unchecked and never builds HTML', () => {
+  assert.equal(whoText({ kind: 'none' }), '');
+  assert.match(whoText({ kind: 'guest', name: '<b>x</b>' }), /<b>x<\/b> \(a name you gave: not checked\)/);
+  assert.equal(whoText({ kind: 'student', name: 'Ada' }), 'Signed in as Ada.');
+});
