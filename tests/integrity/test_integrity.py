@@ -149,6 +149,60 @@ def t_loops_are_bounded_by_the_grader(srv):
         ", ".join(notes))
 
 
+# The loop budget counts iterations (back edges taken), all loops and calls
+# of a thread together; "more than N" starts at N + 1. Each case: the lines
+# before the correct body, those after it (a helper, after closing the
+# body), and None for Accepted or the line of the loop that must take the
+# N + 1-th iteration (Time Limit Exceeded naming it).
+N = 10000
+SPIN_LOOP = "for (int k = 0; k < m; k++) s++;"
+SPIN = "}\nint spin(int m) {\nint s = 0;\n" + SPIN_LOOP + "\nreturn s;\n"
+INNER = "    for (int b = 0; b < 100; b++) n++;"
+LOOP_CASES = [
+    ("exactly N", "int n = 0;\nfor (int k = 0; k < %d; k++) n++;\n" % N, "", None),
+    ("N + 1", "int n = 0;\nfor (int k = 0; k < %d; k++) n++;\n" % (N + 1), "",
+     "for (int k = 0; k < %d; k++) n++;" % (N + 1)),
+    ("nested 100 x 99, + 100 of the outer loop", "int n = 0;\nfor (int a = 0; a < 100; a++)\n"
+     "    for (int b = 0; b < 99; b++) n++;\n", "", None),
+    ("nested 100 x 100, + 100: the inner loop takes N + 1", "int n = 0;\n"
+     "for (int a = 0; a < 100; a++)\n" + INNER + "\n", "", INNER),
+    ("5,000 loops that never iterate", "int n = 0;\nfor (int a = 0; a < 5000; a++)\n"
+     "    for (int b = a; b < a; b++) n++;\n", "", None),
+    ("a helper's loop called 100 times, 100 + 100 x 99", "int spin(int m);\nint n = 0;\n"
+     "for (int c = 0; c < 100; c++) n += spin(99);\n", SPIN, None),
+    ("a helper's loop called 100 times, 100 + 100 x 100",
+     "int spin(int m);\nint n = 0;\nfor (int c = 0; c < 100; c++) n += spin(100);\n", SPIN,
+     SPIN_LOOP),
+    ("continue on every other pass, N in all", "int n = 0;\n"
+     "for (int k = 0; k < %d; k++) { if (k %% 2 == 0) continue; n++; }\n" % N, "", None),
+    ("continue on every other pass, N + 1", "int n = 0;\n"
+     "for (int k = 0; k < %d; k++) { if (k %% 2 == 0) continue; n++; }\n" % (N + 1), "",
+     "for (int k = 0; k < %d; k++) { if (k %% 2 == 0) continue; n++; }" % (N + 1)),
+    ("do-while, N + 1 passes (N back edges)", "int k = 0;\ndo { k++; } while (k < %d);\n"
+     % (N + 1), "", None),
+    ("do-while, N + 2 passes", "int k = 0;\ndo { k++; } while (k < %d);\n" % (N + 2), "",
+     "do { k++; } while (k < %d);" % (N + 2)),
+    ("a later loop, after the budget ran out, leaves the first one named", "int n = 0;\n"
+     "for (int k = 0; k < 20000; k++) n++;\nfor (int j = 0; j < 5; j++) n++;\n", "",
+     "for (int k = 0; k < 20000; k++) n++;"),
+]
+
+
+def t_loops_are_counted_exactly(srv):
+    correct = sample("correct.glsl").decode()
+    for what, before, after, loop_line in LOOP_CASES:
+        body = before + correct + after
+        v = verdict(srv.port, body)
+        if loop_line is None:
+            assert v["status"]["id"] == 3, (what, v["status"], v["message"])
+            continue
+        line = body.split("\n").index(loop_line) + 1
+        assert v["status"]["id"] == 5, (what, v["status"], v["message"])
+        assert v["loop"]["line"] == line and v["loop"]["limit"] == N, (what, v["loop"], line)
+    return "%d cases: N iterations Accepted, N + 1 Time Limit Exceeded on the loop that took it" % (
+        len(LOOP_CASES))
+
+
 def t_body_checks_agree_with_glslang(srv):
     cases = [
         ('#define S "/*"\n#extension GL_EXT_spirv_intrinsics : enable\nreturn 0.0;\n', 2),
@@ -238,7 +292,8 @@ def main():
     srv = Server(SERVER, "--workers", "2")
     try:
         for name in ("t_answer_table_needs_the_work", "t_a_run_sees_only_its_own_input",
-                     "t_loops_are_bounded_by_the_grader", "t_body_checks_agree_with_glslang",
+                     "t_loops_are_bounded_by_the_grader", "t_loops_are_counted_exactly",
+                     "t_body_checks_agree_with_glslang",
                      "t_double_in_plain_words"):
             checks.run(name, globals()[name], srv)
     finally:

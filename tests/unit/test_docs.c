@@ -169,7 +169,9 @@ static void test_verdict_fields(void **state)
 
     char phrase[64], n[16];
     thousands(TASK_LOOP_BUDGET, n, sizeof n);
-    snprintf(phrase, sizeof phrase, "past %s in all", n);
+    snprintf(phrase, sizeof phrase, "may take %s iterations in all", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "exactly %s runs to the end", n);
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "capped at %u KiB", SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
     assert_doc_says(doc, "VERDICT.md", phrase);
