@@ -27,10 +27,10 @@
 
 #include <pthread.h>
 
-#include "batch_gradebook.h"
-#include "bench_util.h"
-#include "clock.h"
-#include "pool.h"
+#include "batch/reports/batch_gradebook.h"
+#include "bench/bench_util.h"
+#include "common/clock.h"
+#include "pool/pool.h"
 
 extern char **environ;
 

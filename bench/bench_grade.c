@@ -25,11 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_util.h"
-#include "clock.h"
-#include "grade.h"
-#include "harness.h"
-#include "read_input.h"
+#include "bench/bench_util.h"
+#include "common/clock.h"
+#include "common/read_input.h"
+#include "engine/grade.h"
+#include "engine/harness.h"
 
 static double naive_one(const char *body, size_t len, const char *device)
 {

@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_util.h"
-#include "clock.h"
-#include "pool.h"
+#include "bench/bench_util.h"
+#include "common/clock.h"
+#include "pool/pool.h"
 
 #define MAX_SAMPLES 100000
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "clock.h"
-#include "grade.h"
-#include "pool.h"
+#include "bench/bench_util.h"
+#include "common/clock.h"
+#include "engine/grade.h"
+#include "pool/pool.h"
 
 struct counter {
     pthread_mutex_t lock;

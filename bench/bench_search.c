@@ -22,10 +22,10 @@
 
 #include <time.h>
 
-#include "bench_util.h"
-#include "diagnose.h"
-#include "family.h"
-#include "grade.h"
+#include "bench/bench_util.h"
+#include "engine/diagnosis/diagnose.h"
+#include "engine/diagnosis/family.h"
+#include "engine/grade.h"
 
 #define NRUNS TASK_RUNS
 

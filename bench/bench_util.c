@@ -1,5 +1,5 @@
 /* bench_util.c - what every benchmark in bench/ shares. */
-#include "bench_util.h"
+#include "bench/bench_util.h"
 
 #include <math.h>
 #include <stdio.h>

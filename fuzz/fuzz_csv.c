@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "batch/input/csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frame.h"
+#include "common/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "access_log.h"
-#include "client_addr.h"
-#include "request.h"
-#include "source_check.h"
-#include "static_files.h"
+#include "engine/checks/source_check.h"
+#include "server/access_log.h"
+#include "server/client_addr.h"
+#include "server/request.h"
+#include "server/static_files.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

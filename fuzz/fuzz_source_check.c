@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glslang_oracle.h"
-#include "harness.h"
-#include "source_check.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/checks/source_check.h"
+#include "engine/harness.h"
+#include "tests/support/glslang_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spirv_check.h"
-#include "spirv_robust.h"
+#include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_robust.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* access_log.c - the access log line, sanitized field by field. */
-#include "access_log.h"
+#include "server/access_log.h"
 
 #include <time.h>
 

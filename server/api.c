@@ -1,11 +1,11 @@
 /* api.c - the task, the task list and the about document. */
-#include "api.h"
+#include "server/api.h"
 
 #include <string.h>
 
-#include "config.h"
-#include "openapi_doc.h"
-#include "task.h"
+#include "common/config.h"
+#include "common/task.h"
+#include "server/openapi_doc.h"
 
 const char *api_openapi(size_t *len)
 {

@@ -4,8 +4,8 @@
 
 #include <jansson.h>
 
-#include "pool.h"
-#include "server.h"
+#include "pool/pool.h"
+#include "server/server.h"
 
 /* GET /api/tasks: the list of tasks. New reference. */
 json_t *api_tasks(void);

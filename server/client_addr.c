@@ -1,5 +1,5 @@
 /* client_addr.c - the client behind a trusted proxy. */
-#include "client_addr.h"
+#include "server/client_addr.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>

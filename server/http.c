@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "access_log.h"
-#include "api.h"
-#include "clock.h"
-#include "http_internal.h"
+#include "common/clock.h"
+#include "server/access_log.h"
+#include "server/api.h"
+#include "server/http_internal.h"
 
 static enum MHD_Result serve_get(struct request *r, const char *url)
 {

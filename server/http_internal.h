@@ -16,13 +16,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "client_addr.h"
-#include "conn_watch.h"
-#include "metrics.h"
-#include "pool.h"
-#include "request.h"
-#include "server.h"
-#include "static_files.h"
+#include "pool/pool.h"
+#include "server/client_addr.h"
+#include "server/conn_watch.h"
+#include "server/metrics.h"
+#include "server/request.h"
+#include "server/server.h"
+#include "server/static_files.h"
 
 struct server {
     struct server_config cfg;

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "defaults.h"
-#include "install_paths.h"
-#include "parse_num.h"
-#include "pool.h"
-#include "server.h"
+#include "common/config.h"
+#include "common/defaults.h"
+#include "common/install_paths.h"
+#include "common/parse_num.h"
+#include "pool/pool.h"
+#include "server/server.h"
 
 enum value_kind { V_UINT, V_TEXT, V_FLAG, V_LIST };
 

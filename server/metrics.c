@@ -1,14 +1,14 @@
 /* metrics.c - a handful of counters and one latency histogram, the
  * build's facts and the standard process metrics. */
-#include "metrics.h"
+#include "server/metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "process_stats.h"
+#include "common/config.h"
+#include "server/process_stats.h"
 
 /* every verdict status, from the verdict's own table */
 #define NCOUNTED VERDICT_NSTATUSES

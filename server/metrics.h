@@ -2,8 +2,8 @@
 #ifndef BUTTERFLY_METRICS_H
 #define BUTTERFLY_METRICS_H
 
-#include "pool.h"
-#include "verdict.h"
+#include "common/verdict.h"
+#include "pool/pool.h"
 
 struct metrics;
 

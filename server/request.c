@@ -1,11 +1,11 @@
 /* request.c - routes and the parsing of a request's headers and body. */
-#include "request.h"
+#include "server/request.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "parse_num.h"
+#include "common/parse_num.h"
 
 static const struct {
     const char *path;

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "task.h"
+#include "common/task.h"
 
 enum route {
     ROUTE_NONE,

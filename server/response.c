@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_internal.h"
+#include "server/http_internal.h"
 
 enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
                                const char *type, const char *cache)

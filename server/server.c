@@ -1,13 +1,13 @@
 /* server.c - the server's parts, started and stopped in order. */
-#include "server.h"
+#include "server/server.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "defaults.h"
-#include "http_internal.h"
+#include "common/defaults.h"
+#include "server/http_internal.h"
 
 void server_config_init(struct server_config *c)
 {

@@ -1,5 +1,5 @@
 /* static_files.c - a fixed, in-memory set of files for GET /static/... */
-#include "static_files.h"
+#include "server/static_files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "common/hash.h"
 
 #define MAX_FILE  (8u << 20)
 #define MAX_TOTAL (64u << 20)

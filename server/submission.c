@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "http_internal.h"
-#include "report.h"
-#include "wait_estimate.h"
+#include "common/clock.h"
+#include "common/report.h"
+#include "pool/wait_estimate.h"
+#include "server/http_internal.h"
 
 enum MHD_Result submission_begin(struct request *r)
 {

@@ -12,7 +12,7 @@
  * instead of killing a worker mid-job, which would be recorded as the
  * student's Runtime Error.
  */
-#include "batch.h"
+#include "batch/batch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,22 +26,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "batch_class_report.h"
-#include "batch_gradebook.h"
-#include "batch_output.h"
-#include "batch_progress.h"
-#include "batch_record.h"
-#include "batch_roster.h"
-#include "batch_row.h"
-#include "batch_score.h"
-#include "batch_seed.h"
-#include "batch_sha256.h"
-#include "batch_student_report.h"
-#include "batch_summary.h"
-#include "clock.h"
-#include "defaults.h"
-#include "pool.h"
-#include "task.h"
+#include "batch/batch_output.h"
+#include "batch/batch_progress.h"
+#include "batch/batch_record.h"
+#include "batch/batch_score.h"
+#include "batch/batch_seed.h"
+#include "batch/batch_sha256.h"
+#include "batch/reports/batch_class_report.h"
+#include "batch/reports/batch_gradebook.h"
+#include "batch/reports/batch_roster.h"
+#include "batch/reports/batch_row.h"
+#include "batch/reports/batch_student_report.h"
+#include "batch/reports/batch_summary.h"
+#include "common/clock.h"
+#include "common/defaults.h"
+#include "common/task.h"
+#include "pool/pool.h"
 
 /* One input on its way through the pool; its verdict comes back here. */
 struct slot {

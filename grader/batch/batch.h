@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "batch_input.h"
-#include "batch_lms.h"
+#include "batch/input/batch_input.h"
+#include "batch/reports/batch_lms.h"
 
 struct batch_options {
     const char *input;            /* a folder, a CSV or JSON Lines file, "-": standard input */

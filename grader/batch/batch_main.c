@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "batch_output.h"
-#include "config.h"
-#include "defaults.h"
-#include "parse_num.h"
-#include "pool.h"
+#include "batch/batch.h"
+#include "batch/batch_output.h"
+#include "common/config.h"
+#include "common/defaults.h"
+#include "common/parse_num.h"
+#include "pool/pool.h"
 
 static void usage(FILE *out)
 {

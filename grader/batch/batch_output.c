@@ -1,7 +1,7 @@
 /* batch_output.c - the output folder, atomic writes, the lock. */
-#include "batch_output.h"
+#include "batch/batch_output.h"
 
-#include "fdio.h"
+#include "common/fdio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch_id.h"
-#include "batch_record.h"
+#include "batch/batch_record.h"
+#include "batch/input/batch_id.h"
 
 #define TMP_DIR     ".tmp"
 #define STUDENTS    "students"

@@ -1,5 +1,5 @@
 /* batch_progress.c - progress on standard error. */
-#include "batch_progress.h"
+#include "batch/batch_progress.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "parse_num.h"
+#include "common/clock.h"
+#include "common/parse_num.h"
 
 /* The tallies as the bar shows them: a short name and an ANSI colour. */
 static const struct {

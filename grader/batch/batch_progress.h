@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "verdict.h"
+#include "common/verdict.h"
 
 #define BATCH_PROGRESS_TTY_MS    100    /* between redraws on a terminal */
 #define BATCH_PROGRESS_PLAIN_MS  5000   /* between plain lines */

@@ -1,12 +1,12 @@
 /* batch_record.c - a student's results.json, both ways. */
-#include "batch_record.h"
+#include "batch/batch_record.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_feedback.h"
-#include "batch_score.h"
+#include "batch/batch_score.h"
+#include "batch/reports/batch_feedback.h"
 
 const char *batch_record_kind_to_str(enum batch_record_kind k)
 {

@@ -21,9 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "batch_input.h"
-#include "batch_sha256.h"
-#include "verdict.h"
+#include "batch/batch_sha256.h"
+#include "batch/input/batch_input.h"
+#include "common/verdict.h"
 
 #define BATCH_RECORD_SCHEMA 1
 #define BATCH_RECORD_MAX    (4 * 1024 * 1024)   /* bytes of a results.json read back */

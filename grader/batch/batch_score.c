@@ -1,10 +1,10 @@
 /* batch_score.c - points for a verdict, as tests. */
-#include "batch_score.h"
+#include "batch/batch_score.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "common/report.h"
 
 static const struct half_result *find_half(const struct verdict *v, int half)
 {

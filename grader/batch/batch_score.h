@@ -15,8 +15,8 @@
 
 #include <stdbool.h>
 
-#include "task.h"
-#include "verdict.h"
+#include "common/task.h"
+#include "common/verdict.h"
 
 #define BATCH_TESTS          (2 * TASK_NHALVES)
 #define BATCH_VISIBLE_POINTS 1

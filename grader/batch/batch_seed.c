@@ -1,5 +1,5 @@
 /* batch_seed.c - a run's seed: given, kept from the run before, or drawn. */
-#include "batch_seed.h"
+#include "batch/batch_seed.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults.h"
-#include "seed.h"
+#include "common/defaults.h"
+#include "common/seed.h"
 
 const char *batch_seed_origin_to_str(enum batch_seed_origin o)
 {

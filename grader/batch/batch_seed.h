@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "batch_output.h"
+#include "batch/batch_output.h"
 
 #define BATCH_STATE_FILE   ".state.json"
 #define BATCH_STATE_SCHEMA 1

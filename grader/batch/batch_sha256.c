@@ -5,7 +5,7 @@
  * look alike. nettle replaced a home-made SHA-256: a kept library, and
  * about 7 times faster here (it uses the CPU's SHA instructions).
  */
-#include "batch_sha256.h"
+#include "batch/batch_sha256.h"
 
 #include <nettle/sha2.h>
 

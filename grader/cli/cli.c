@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "defaults.h"
-#include "parse_num.h"
-#include "pool.h"
-#include "read_input.h"
-#include "report.h"
-#include "seed.h"
+#include "common/config.h"
+#include "common/defaults.h"
+#include "common/parse_num.h"
+#include "common/read_input.h"
+#include "common/report.h"
+#include "common/seed.h"
+#include "pool/pool.h"
 
 enum {
     EXIT_ACCEPTED = 0,

@@ -1,5 +1,5 @@
 /* clock.c - monotonic time in milliseconds. */
-#include "clock.h"
+#include "common/clock.h"
 
 double clock_now_ms(void)
 {

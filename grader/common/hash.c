@@ -1,5 +1,5 @@
 /* hash.c - 64-bit FNV-1a. */
-#include "hash.h"
+#include "common/hash.h"
 
 uint64_t hash_fnv1a64(const void *data, size_t len)
 {

@@ -1,11 +1,11 @@
 /* install_paths.c - the worker and the page, relative to the running program. */
-#include "install_paths.h"
+#include "common/install_paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "common/config.h"
 
 #define WORKER_NAME "butterfly-worker"
 #define STATIC_SUBDIR "butterfly-grader/static"

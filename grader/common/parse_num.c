@@ -1,5 +1,5 @@
 /* parse_num.c - one strict number parser for every command line. */
-#include "parse_num.h"
+#include "common/parse_num.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* report.c - a verdict as text a person reads at a glance. */
-#include "report.h"
+#include "common/report.h"
 
 #include <inttypes.h>
 #include <math.h>

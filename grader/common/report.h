@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "verdict.h"
+#include "common/verdict.h"
 
 /*
  * Writes the report: the verdict and its message, the named mistake or

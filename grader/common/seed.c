@@ -1,10 +1,10 @@
 /* seed.c - seeds from getrandom(2). */
-#include "seed.h"
+#include "common/seed.h"
 
 #include <errno.h>
 #include <sys/random.h>
 
-#include "defaults.h"
+#include "common/defaults.h"
 
 bool seed_fresh(uint64_t *out)
 {

@@ -1,5 +1,5 @@
 /* task.c - the butterfly exercise as data. */
-#include "task.h"
+#include "common/task.h"
 
 static const struct task_api_name butterfly_api[] = {
     { "this.thread.x", "int", "output index i, 0..7" },

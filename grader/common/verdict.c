@@ -1,5 +1,5 @@
 /* verdict.c - verdict lifetime, status names, and the JSON both ways. */
-#include "verdict.h"
+#include "common/verdict.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "task.h"
+#include "common/task.h"
 
 #define VERDICT_SCHEMA 1
 

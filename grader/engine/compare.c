@@ -1,5 +1,5 @@
 /* compare.c - the one comparison every cell goes through. */
-#include "compare.h"
+#include "engine/compare.h"
 
 #include <math.h>
 

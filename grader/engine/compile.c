@@ -1,12 +1,12 @@
 /* compile.c - shaderc in-process: one compiler per process, no includer. */
-#include "compile.h"
+#include "engine/compile.h"
 
 #include <shaderc/shaderc.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile_messages.h"
-#include "harness.h"
+#include "engine/compile_messages.h"
+#include "engine/harness.h"
 
 #define BODY_NAME "body"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "verdict.h"
+#include "common/verdict.h"
 
 #define COMPILE_MAX_DIAGNOSTICS 50
 #define COMPILE_MAX_LOG         (16 * 1024)

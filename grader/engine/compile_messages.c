@@ -6,7 +6,7 @@
  * recognises one message by glslang's wording and says it in the words of
  * the course page; the original stays beside it. Every text a student
  * reads is written in this file. */
-#include "compile_messages.h"
+#include "engine/compile_messages.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "verdict.h"
+#include "common/verdict.h"
 
 /* The words of the missing-';' diagnostic (tests compare against it). */
 extern const char compile_missing_semicolon[];

@@ -1,5 +1,5 @@
 /* gpu.c - the Vulkan side: device choice, buffers, one dispatch per kernel. */
-#include "gpu.h"
+#include "engine/gpu.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-#include "clock.h"
-#include "verdict.h"
+#include "common/clock.h"
+#include "common/verdict.h"
 
 struct gpu_context {
     VkInstance instance;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "task.h"
+#include "common/task.h"
 
 /* The input of one z-slice of the dispatch; matches bf_run_t in std430. */
 struct gpu_run {

@@ -1,21 +1,21 @@
 /* grade.c - the grading pipeline for one body, in process. */
-#include "grade.h"
+#include "engine/grade.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "compare.h"
-#include "compile.h"
-#include "defaults.h"
-#include "diagnose.h"
-#include "kernel_cache.h"
-#include "reference.h"
-#include "source_check.h"
-#include "spirv_check.h"
-#include "spirv_loops.h"
-#include "spirv_robust.h"
-#include "spirv_strip.h"
+#include "common/clock.h"
+#include "common/defaults.h"
+#include "engine/checks/source_check.h"
+#include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_loops.h"
+#include "engine/checks/spirv_robust.h"
+#include "engine/checks/spirv_strip.h"
+#include "engine/compare.h"
+#include "engine/compile.h"
+#include "engine/diagnosis/diagnose.h"
+#include "engine/kernel_cache.h"
+#include "engine/reference.h"
 
 struct grader {
     struct grader_options opts;

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gpu.h"
-#include "verdict.h"
+#include "common/verdict.h"
+#include "engine/gpu.h"
 
 struct grader_options {
     const char *device;       /* selector for gpu_context_new; NULL: the best */

@@ -1,10 +1,10 @@
 /* harness.c - splices a body into the embedded harness template. */
-#include "harness.h"
+#include "engine/harness.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness_template.h"
+#include "engine/harness_template.h"
 
 #define BODY_MARKER "\n@BODY@\n"
 

@@ -1,10 +1,10 @@
 /* kernel_cache.c - a small LRU of compiled kernels with two exact keys. */
-#include "kernel_cache.h"
+#include "engine/kernel_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "common/hash.h"
 
 struct kernel_cache {
     struct gpu_context *gpu;

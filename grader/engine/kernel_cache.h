@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu.h"
-#include "verdict.h"
+#include "common/verdict.h"
+#include "engine/gpu.h"
 
 /* Kernels kept per worker: a class's distinct kernels of the last minutes. */
 #define KERNEL_CACHE_ENTRIES 32

@@ -1,5 +1,5 @@
 /* reference.c - the butterfly pass the student's kernel is graded against. */
-#include "reference.h"
+#include "engine/reference.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
 #ifndef BUTTERFLY_REFERENCE_H
 #define BUTTERFLY_REFERENCE_H
 
-#include "task.h"
+#include "common/task.h"
 
 /*
  * Computes one butterfly pass of half-block size `half` (1, 2 or 4) over

@@ -1,10 +1,10 @@
 /* fair_queue.c - per-client FIFOs in a round-robin ring. */
-#include "fair_queue.h"
+#include "pool/fair_queue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "common/hash.h"
 
 #define BUCKETS 256
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "job.h"
+#include "pool/job.h"
 
 struct fair_queue;
 

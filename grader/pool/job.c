@@ -1,11 +1,11 @@
 /* job.c - a job's memory. */
-#include "job.h"
+#include "pool/job.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "common/hash.h"
 
 uint64_t job_affinity(const char *body, size_t len)
 {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool.h"
+#include "pool/pool.h"
 
 /* Longest client key kept (an IPv6 address in text is at most 45). */
 #define JOB_CLIENT_MAX 64

@@ -4,7 +4,7 @@
  * in supervisor.c; what both share, and the locking rules, in
  * pool_internal.h.
  */
-#include "pool.h"
+#include "pool/pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "install_paths.h"
-#include "pool_internal.h"
-#include "seed.h"
+#include "common/clock.h"
+#include "common/install_paths.h"
+#include "common/seed.h"
+#include "pool/pool_internal.h"
 
 void pool_options_init(struct pool_options *o)
 {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "defaults.h"
-#include "verdict.h"
+#include "common/defaults.h"
+#include "common/verdict.h"
 
 #define POOL_MAX_WORKERS MAX_WORKERS
 

@@ -16,12 +16,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "fair_queue.h"
-#include "frame.h"
-#include "job.h"
-#include "pool.h"
-#include "wait_estimate.h"
-#include "worker_loss.h"
+#include "common/frame.h"
+#include "pool/fair_queue.h"
+#include "pool/job.h"
+#include "pool/pool.h"
+#include "pool/wait_estimate.h"
+#include "pool/worker_loss.h"
 
 /* Failed starts in a row after which the pool stops hoping: /healthz says
  * unhealthy, waiting for warm workers ends, queued jobs are answered. */

@@ -25,8 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "pool_internal.h"
+#include "common/clock.h"
+#include "pool/pool_internal.h"
 
 extern char **environ;
 

@@ -1,5 +1,5 @@
 /* wait_estimate.c - the expected wait of a new job. */
-#include "wait_estimate.h"
+#include "pool/wait_estimate.h"
 
 #include <math.h>
 

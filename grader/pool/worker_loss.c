@@ -1,5 +1,5 @@
 /* worker_loss.c - a lost worker's job gets a verdict that tells the truth. */
-#include "worker_loss.h"
+#include "pool/worker_loss.h"
 
 #include <signal.h>
 #include <stdio.h>

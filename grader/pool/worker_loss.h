@@ -13,10 +13,8 @@
 
 #include <stdbool.h>
 
-#include "verdict.h"
-
-/* butterfly-worker's exit status when it fails for reasons of its own. */
-#define WORKER_EXIT_INTERNAL 70
+#include "common/frame.h"
+#include "common/verdict.h"
 
 enum worker_loss {
     LOSS_DEADLINE,   /* the supervisor killed it: its job passed the deadline */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "csv.h"
+#include "batch/input/csv.h"
 
 static int dump(FILE *in, char delimiter)
 {

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "batch_id.h"
-#include "batch_progress.h"
-#include "batch_score.h"
-#include "batch_sha256.h"
-#include "batch_summary.h"
-#include "csv.h"
+#include "batch/batch_progress.h"
+#include "batch/batch_score.h"
+#include "batch/batch_sha256.h"
+#include "batch/input/batch_id.h"
+#include "batch/input/csv.h"
+#include "batch/reports/batch_summary.h"
 
 /* --- CSV -------------------------------------------------------------- */
 

@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "describe.h"
-#include "grade.h"
-#include "read_input.h"
+#include "common/clock.h"
+#include "common/read_input.h"
+#include "engine/diagnosis/describe.h"
+#include "engine/grade.h"
 
 #define MAX_TOKENS 4096
 

@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "clock.h"
-#include "test_bodies.h"
+#include "common/clock.h"
+#include "tests/test_bodies.h"
 
-#include "pool.h"
+#include "pool/pool.h"
 
 #define correct test_correct_body
 

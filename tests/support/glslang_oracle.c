@@ -1,12 +1,12 @@
 /* glslang_oracle.c - glslang's preprocessor, asked about a body. */
-#include "glslang_oracle.h"
+#include "tests/support/glslang_oracle.h"
 
 #include <shaderc/shaderc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "engine/harness.h"
 
 static shaderc_compiler_t sc;
 static shaderc_compile_options_t opts;

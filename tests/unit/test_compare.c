@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "compare.h"
+#include "engine/compare.h"
 
 #define ATOL 5e-3
 #define RTOL 1e-3

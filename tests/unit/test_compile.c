@@ -7,11 +7,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_bodies.h"
+#include "tests/test_bodies.h"
 
-#include "compile.h"
-#include "compile_messages.h"
-#include "harness.h"
+#include "engine/compile.h"
+#include "engine/compile_messages.h"
+#include "engine/harness.h"
 
 #define correct test_correct_body
 

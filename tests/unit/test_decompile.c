@@ -8,11 +8,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "decompile.h"
-#include "diagnose.h"
-#include "family.h"
-#include "grade.h"
-#include "reference.h"
+#include "engine/diagnosis/decompile.h"
+#include "engine/diagnosis/diagnose.h"
+#include "engine/diagnosis/family.h"
+#include "engine/grade.h"
+#include "engine/reference.h"
 
 #define NRUNS TASK_RUNS
 

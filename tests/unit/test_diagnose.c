@@ -10,12 +10,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "describe.h"
-#include "diagnose.h"
-#include "summary.h"
-#include "grade.h"
-#include "reference.h"
+#include "engine/compare.h"
+#include "engine/diagnosis/describe.h"
+#include "engine/diagnosis/diagnose.h"
+#include "engine/diagnosis/summary.h"
+#include "engine/grade.h"
+#include "engine/reference.h"
 
 #define NRUNS TASK_RUNS
 

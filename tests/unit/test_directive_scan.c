@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "glslang_oracle.h"
-#include "source_check.h"
+#include "engine/checks/source_check.h"
+#include "tests/support/glslang_oracle.h"
 
 /* Whether the body checks refuse s for a forbidden directive. */
 static bool refused(const char *s, size_t len, int *line)

@@ -10,14 +10,14 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "compile_messages.h"
-#include "describe.h"
-#include "family.h"
-#include "read_input.h"
-#include "spirv_cost.h"
-#include "task.h"
-#include "verdict.h"
-#include "worked.h"
+#include "common/read_input.h"
+#include "common/task.h"
+#include "common/verdict.h"
+#include "engine/checks/spirv_cost.h"
+#include "engine/compile_messages.h"
+#include "engine/diagnosis/describe.h"
+#include "engine/diagnosis/family.h"
+#include "engine/diagnosis/worked.h"
 
 static const char *docs_dir;
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "family.h"
-#include "reference.h"
+#include "engine/diagnosis/family.h"
+#include "engine/reference.h"
 
 static const float ramp[2][8] = {
     { 1, 2, 3, 4, 5, 6, 7, 8 },

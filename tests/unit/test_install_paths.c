@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "install_paths.h"
+#include "common/install_paths.h"
 
 static const struct install_layout usual = {
     .build_root = "/src/bf/build", .source_root = "/src/bf", .prefix = "/usr/local",

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "parse_num.h"
+#include "common/parse_num.h"
 
 static void test_accepts_plain_numbers(void **state)
 {

@@ -16,10 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fair_queue.h"
-#include "frame.h"
-#include "wait_estimate.h"
-#include "worker_loss.h"
+#include "common/frame.h"
+#include "pool/fair_queue.h"
+#include "pool/wait_estimate.h"
+#include "pool/worker_loss.h"
 
 static struct job *job_of(const char *client, uint64_t id)
 {

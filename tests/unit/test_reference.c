@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "reference.h"
+#include "engine/reference.h"
 
 static const float ramp[2][8] = {
     { 1, 2, 3, 4, 5, 6, 7, 8 },

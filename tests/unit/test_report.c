@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report.h"
+#include "common/report.h"
 
 static void expect_in(const char *text, const char *part)
 {

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "access_log.h"
-#include "client_addr.h"
-#include "request.h"
+#include "server/access_log.h"
+#include "server/client_addr.h"
+#include "server/request.h"
 
 static void test_routes_and_methods(void **state)
 {

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "source_check.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/checks/source_check.h"
 
 static char msg[256];
 static int line;

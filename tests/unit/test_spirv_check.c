@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <spirv-tools/libspirv.h>
 
-#include "spirv_check.h"
-#include "spirv_robust.h"
+#include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_robust.h"
 
 /*
  * The shape of the harness: Shader only, GLSL.std.450, main as GLCompute

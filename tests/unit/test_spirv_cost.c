@@ -13,11 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_bodies.h"
+#include "tests/test_bodies.h"
 
-#include "compile.h"
-#include "spirv_check.h"
-#include "spirv_cost.h"
+#include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_cost.h"
+#include "engine/compile.h"
 
 static int setup(void **state)
 {

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_bodies.h"
+#include "tests/test_bodies.h"
 
-#include "compile.h"
-#include "spirv_loops.h"
-#include "spirv_robust.h"
-#include "spirv_strip.h"
+#include "engine/checks/spirv_loops.h"
+#include "engine/checks/spirv_robust.h"
+#include "engine/checks/spirv_strip.h"
+#include "engine/compile.h"
 
 static int setup(void **state)
 {

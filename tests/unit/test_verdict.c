@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "verdict.h"
+#include "common/verdict.h"
 
 static const struct worked_cell worked_example = {
     .half = 2, .hidden = true, .i = 3, .plane = 1, .j = 1, .base = 1, .r = 1, .partner = 1,

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "family.h"
-#include "grade.h"
-#include "reference.h"
-#include "worked.h"
+#include "engine/compare.h"
+#include "engine/diagnosis/family.h"
+#include "engine/diagnosis/worked.h"
+#include "engine/grade.h"
+#include "engine/reference.h"
 
 #define NRUNS TASK_RUNS
 

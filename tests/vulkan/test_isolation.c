@@ -17,11 +17,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compile.h"
-#include "gpu.h"
-#include "spirv_check.h"
-#include "spirv_robust.h"
-#include "spirv_strip.h"
+#include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_robust.h"
+#include "engine/checks/spirv_strip.h"
+#include "engine/compile.h"
+#include "engine/gpu.h"
 
 struct fixture {
     struct compiler *compiler;

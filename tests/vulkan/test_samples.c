@@ -25,8 +25,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "grade.h"
-#include "read_input.h"
+#include "common/read_input.h"
+#include "engine/grade.h"
 
 static struct grader *grader;
 

@@ -1,5 +1,5 @@
 /* batch_id.c - student ids: which are usable, and their names on disk. */
-#include "batch_id.h"
+#include "batch/input/batch_id.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* batch_input.c - the inputs of a batch: adding, refusing, sorting, reading. */
-#include "batch_input.h"
+#include "batch/input/batch_input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "task.h"
+#include "common/task.h"
 
 const char *batch_format_to_str(enum batch_format f)
 {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "batch_id.h"
+#include "batch/input/batch_id.h"
 
 #define BATCH_MAX_INPUTS        100000
 #define BATCH_MAX_TABLE_SOURCES (512u * 1024 * 1024)  /* bytes of bodies held from a CSV or JSONL file */

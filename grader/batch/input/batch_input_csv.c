@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_input.h"
-#include "csv.h"
-#include "task.h"
+#include "batch/input/batch_input.h"
+#include "batch/input/csv.h"
+#include "common/task.h"
 
 #define CSV_MAX_FIELDS 256
 

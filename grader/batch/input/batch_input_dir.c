@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch_input.h"
+#include "batch/input/batch_input.h"
 
 static bool has_kernel_extension(const char *name)
 {

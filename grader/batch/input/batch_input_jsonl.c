@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_input.h"
-#include "csv.h"
-#include "task.h"
+#include "batch/input/batch_input.h"
+#include "batch/input/csv.h"
+#include "common/task.h"
 
 /*
  * Reads one line into buf (at most max bytes are kept; the rest of a

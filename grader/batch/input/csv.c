@@ -1,5 +1,5 @@
 /* csv.c - a small RFC 4180 reader and writer. */
-#include "csv.h"
+#include "batch/input/csv.h"
 
 #include <ctype.h>
 #include <stdlib.h>

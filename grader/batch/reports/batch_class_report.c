@@ -1,11 +1,11 @@
 /* batch_class_report.c - summary.html. */
-#include "batch_class_report.h"
+#include "batch/reports/batch_class_report.h"
 
 #include <string.h>
 
-#include "batch_html.h"
-#include "config.h"
-#include "task.h"
+#include "batch/reports/batch_html.h"
+#include "common/config.h"
+#include "common/task.h"
 
 static double percent(size_t n, size_t of)
 {

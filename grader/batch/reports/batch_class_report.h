@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "batch_row.h"
-#include "batch_summary.h"
+#include "batch/reports/batch_row.h"
+#include "batch/reports/batch_summary.h"
 
 /*
  * Writes the page for the summary s of n rows (sorted by id), graded

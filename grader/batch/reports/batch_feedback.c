@@ -1,10 +1,10 @@
 /* batch_feedback.c - the feedback a student may read before publication. */
-#include "batch_feedback.h"
+#include "batch/reports/batch_feedback.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "common/report.h"
 
 bool batch_feedback_ran(const struct verdict *v)
 {

@@ -11,9 +11,9 @@
 
 #include <stdbool.h>
 
-#include "batch_input.h"
-#include "batch_score.h"
-#include "verdict.h"
+#include "batch/batch_score.h"
+#include "batch/input/batch_input.h"
+#include "common/verdict.h"
 
 /*
  * The visible feedback of input e, scored sc from verdict v; `refused`

@@ -1,10 +1,10 @@
 /* batch_gradebook.c - gradebook.csv rows. */
-#include "batch_gradebook.h"
+#include "batch/reports/batch_gradebook.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "batch/input/csv.h"
 
 static const char *const columns[BATCH_GRADEBOOK_COLUMNS] = {
     "id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",

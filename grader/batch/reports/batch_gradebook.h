@@ -13,9 +13,9 @@
 
 #include <stdio.h>
 
-#include "batch_input.h"
-#include "batch_score.h"
-#include "verdict.h"
+#include "batch/batch_score.h"
+#include "batch/input/batch_input.h"
+#include "common/verdict.h"
 
 #define BATCH_GRADEBOOK_COLUMNS 11
 

@@ -1,8 +1,8 @@
 /* batch_html.c - escaping and the frame of the batch's HTML pages. */
-#include "batch_html.h"
+#include "batch/reports/batch_html.h"
 
-#include "batch_output.h"
-#include "verdict.h"
+#include "batch/batch_output.h"
+#include "common/verdict.h"
 
 /* One style sheet for every page: a column of text on a phone, tables
  * that scroll sideways rather than widen the page, and in print no

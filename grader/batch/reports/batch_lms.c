@@ -1,10 +1,10 @@
 /* batch_lms.c - Canvas's and Moodle's gradebooks. */
-#include "batch_lms.h"
+#include "batch/reports/batch_lms.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "batch/input/csv.h"
 
 static const char *const layout_names[] = { "default", "canvas", "moodle" };
 static const char *const layout_files[] = {

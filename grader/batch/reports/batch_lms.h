@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "batch_roster.h"
-#include "batch_row.h"
+#include "batch/reports/batch_roster.h"
+#include "batch/reports/batch_row.h"
 
 enum batch_layout { BATCH_LAYOUT_DEFAULT, BATCH_LAYOUT_CANVAS, BATCH_LAYOUT_MOODLE };
 

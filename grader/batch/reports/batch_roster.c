@@ -1,5 +1,5 @@
 /* batch_roster.c - a class roster, for Canvas's gradebook. */
-#include "batch_roster.h"
+#include "batch/reports/batch_roster.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "csv.h"
+#include "batch/input/csv.h"
 
 static const char *const headers[ROSTER_COLUMNS] = {
     "Student", "ID", "SIS User ID", "SIS Login ID", "Section",

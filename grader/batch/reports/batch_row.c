@@ -1,5 +1,5 @@
 /* batch_row.c - gradebook rows for the outputs written after grading. */
-#include "batch_row.h"
+#include "batch/reports/batch_row.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "batch_input.h"
-#include "batch_score.h"
-#include "verdict.h"
+#include "batch/batch_score.h"
+#include "batch/input/batch_input.h"
+#include "common/verdict.h"
 
 #define BATCH_ROW_FEEDBACK_MAX 600   /* bytes of the one-line feedback */
 

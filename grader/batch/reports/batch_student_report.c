@@ -1,12 +1,12 @@
 /* batch_student_report.c - one student's report page. */
-#include "batch_student_report.h"
+#include "batch/reports/batch_student_report.h"
 
 #include <stdlib.h>
 
-#include "batch_feedback.h"
-#include "batch_html.h"
-#include "report.h"
-#include "task.h"
+#include "batch/reports/batch_feedback.h"
+#include "batch/reports/batch_html.h"
+#include "common/report.h"
+#include "common/task.h"
 
 static void pre(FILE *f, const char *text)
 {

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "batch_input.h"
-#include "batch_score.h"
-#include "verdict.h"
+#include "batch/batch_score.h"
+#include "batch/input/batch_input.h"
+#include "common/verdict.h"
 
 /*
  * The page of input e (a usable id), graded to v and scored sc with

@@ -1,5 +1,5 @@
 /* batch_summary.c - the class at a glance. */
-#include "batch_summary.h"
+#include "batch/reports/batch_summary.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "batch_input.h"
-#include "batch_score.h"
-#include "verdict.h"
+#include "batch/batch_score.h"
+#include "batch/input/batch_input.h"
+#include "common/verdict.h"
 
 #define BATCH_SUMMARY_TOP          10     /* compile errors and diagnoses listed */
 #define BATCH_SUMMARY_MAX_DISTINCT 1000   /* distinct ones kept; beyond, counted as "other" */

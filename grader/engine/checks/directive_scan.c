@@ -3,7 +3,7 @@
  * need it (see directive_scan.h). Written from how glslang 12.0.0 behaves;
  * every branch below names the glslang behaviour it follows.
  */
-#include "directive_scan.h"
+#include "engine/checks/directive_scan.h"
 
 #include <string.h>
 

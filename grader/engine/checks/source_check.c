@@ -1,12 +1,12 @@
 /* source_check.c - refuse bodies that must never reach glslang. */
-#include "source_check.h"
+#include "engine/checks/source_check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "directive_scan.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/checks/directive_scan.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 when it is not valid:
  * no overlong forms, no surrogates, nothing above U+10FFFF. */

@@ -10,7 +10,7 @@
  * by the capability, type and storage-class rules, and the validator that
  * spirv_robust runs rejects anything malformed that gets past.
  */
-#include "spirv_check.h"
+#include "engine/checks/spirv_check.h"
 
 #include <spirv/unified1/spirv.h>
 
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spirv_cost.h"
-#include "spirv_module.h"
+#include "engine/checks/spirv_cost.h"
+#include "engine/checks/spirv_module.h"
 
 enum {
     /* The spec's universal limit on the id bound. */

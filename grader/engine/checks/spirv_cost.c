@@ -1,12 +1,12 @@
 /* spirv_cost.c - per-thread memory and inlined size of a module. */
-#include "spirv_cost.h"
+#include "engine/checks/spirv_cost.h"
 
 #include <spirv/unified1/spirv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "spirv_module.h"
+#include "engine/checks/spirv_module.h"
 
 /* Sizes saturate here: far above every limit, far below overflow. */
 #define SATURATED (UINT64_C(1) << 62)

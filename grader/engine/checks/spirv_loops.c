@@ -35,7 +35,7 @@
  * %first is false for all but the first), so the thread finishes: code
  * without loops is finite (GLSL has neither recursion nor goto).
  */
-#include "spirv_loops.h"
+#include "engine/checks/spirv_loops.h"
 
 #include <spirv/unified1/spirv.h>
 #include <stdarg.h>
@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spirv_module.h"
+#include "engine/checks/spirv_module.h"
 
 /* A predecessor of a loop header: the block and whether it is a back edge. */
 struct pred {

@@ -1,5 +1,5 @@
 /* spirv_module.c - the instruction and definition index of a SPIR-V module. */
-#include "spirv_module.h"
+#include "engine/checks/spirv_module.h"
 
 #include <stdlib.h>
 #include <string.h>

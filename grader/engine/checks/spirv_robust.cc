@@ -1,4 +1,4 @@
-#include "spirv_robust.h"
+#include "engine/checks/spirv_robust.h"
 
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>

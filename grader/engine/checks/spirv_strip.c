@@ -1,11 +1,11 @@
 /* spirv_strip.c - drops the debug instructions of a module. */
-#include "spirv_strip.h"
+#include "engine/checks/spirv_strip.h"
 
 #include <spirv/unified1/spirv.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "spirv_module.h"
+#include "engine/checks/spirv_module.h"
 
 static bool is_debug(uint32_t op)
 {

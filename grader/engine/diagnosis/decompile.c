@@ -10,16 +10,16 @@
  * checked on every run of its half. The right formula is tried first,
  * then every formula with one term changed, then all of them.
  */
-#include "decompile.h"
+#include "engine/diagnosis/decompile.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "family.h"
-#include "runset.h"
+#include "engine/compare.h"
+#include "engine/diagnosis/family.h"
+#include "engine/diagnosis/runset.h"
 
 static const double coefs[DECOMPILE_COEFS] = {
     0.0, 1.0, -1.0, 0.9238795325112867, -0.9238795325112867, 0.7071067811865476,

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gpu.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/gpu.h"
 
 /*
  * One term: a coefficient times one input number spectrum[plane][element].

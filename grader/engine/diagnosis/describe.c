@@ -1,15 +1,15 @@
 /* describe.c - a member of the family that explains a kernel's outputs,
  * in words: how it differs from the right formula, where it shows, what
  * else gives the same numbers, and which of the page's hints helps. */
-#include "describe.h"
+#include "engine/diagnosis/describe.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary.h"
-#include "text.h"
+#include "engine/diagnosis/summary.h"
+#include "engine/diagnosis/text.h"
 
 const char describe_values_title[] = "Some values";
 

@@ -4,11 +4,11 @@
 
 #include <stddef.h>
 
-#include "decompile.h"
-#include "gpu.h"
-#include "search.h"
-#include "task.h"
-#include "verdict.h"
+#include "common/task.h"
+#include "common/verdict.h"
+#include "engine/diagnosis/decompile.h"
+#include "engine/diagnosis/search.h"
+#include "engine/gpu.h"
 
 /* How the title of a diagnosis by values read back begins ("Some values
  * take the wrong b"), for tools that count the tiers. */

@@ -1,13 +1,13 @@
 /* diagnose.c - a Wrong Answer's outputs in words: the member of the family
  * that explains them, or where they fail; and the worked cells. */
-#include "diagnose.h"
+#include "engine/diagnosis/diagnose.h"
 
 #include <stdlib.h>
 
-#include "decompile.h"
-#include "describe.h"
-#include "summary.h"
-#include "worked.h"
+#include "engine/diagnosis/decompile.h"
+#include "engine/diagnosis/describe.h"
+#include "engine/diagnosis/summary.h"
+#include "engine/diagnosis/worked.h"
 
 /* The worked cell and every visible cell, worked through. */
 static void work_cells(struct verdict *v, const struct task *t, const struct gpu_run *runs,

@@ -4,9 +4,9 @@
 
 #include <stddef.h>
 
-#include "gpu.h"
-#include "task.h"
-#include "verdict.h"
+#include "common/task.h"
+#include "common/verdict.h"
+#include "engine/gpu.h"
 
 /*
  * For a Wrong Answer, in this order: v->diagnosis when a member of the

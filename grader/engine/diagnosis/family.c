@@ -1,6 +1,6 @@
 /* family.c - the family of butterflies: every member computed by one code
  * path, and the words for each step it can get wrong. */
-#include "family.h"
+#include "engine/diagnosis/family.h"
 
 #include <math.h>
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "task.h"
+#include "common/task.h"
 
 /*
  * The parameters of a member, one per step of the pass the page teaches.

@@ -1,5 +1,5 @@
 /* runset.c - the runs of one grading, grouped by half. */
-#include "runset.h"
+#include "engine/diagnosis/runset.h"
 
 #include <string.h>
 

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gpu.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/gpu.h"
 
 /*
  * Which runs belong to which half of the task: of half index h, runs

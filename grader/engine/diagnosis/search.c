@@ -19,15 +19,15 @@
  * is cheap. When no formula within reach fits the right shape's pairs,
  * the decoded pairs themselves are the explanation.
  */
-#include "search.h"
+#include "engine/diagnosis/search.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "runset.h"
+#include "engine/compare.h"
+#include "engine/diagnosis/runset.h"
 
 /* w·b for one element and twiddle of one run, as the shape forms it. */
 struct product {

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "family.h"
-#include "gpu.h"
-#include "task.h"
+#include "common/task.h"
+#include "engine/diagnosis/family.h"
+#include "engine/gpu.h"
 
 #define SEARCH_MAX_DEPTH   3   /* mistakes at once in a named member */
 #define SEARCH_MAX_SHAPE_DEPTH 2   /* of them in its shape (planes, scale, multiply) */

@@ -1,12 +1,12 @@
 /* summary.c - where a kernel's outputs fail, in words. */
-#include "summary.h"
+#include "engine/diagnosis/summary.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
-#include "reference.h"
-#include "runset.h"
+#include "engine/compare.h"
+#include "engine/diagnosis/runset.h"
+#include "engine/reference.h"
 
 static const char *const nonfinite_names[NONFINITE_KINDS] = { "NaN", "Infinity", "−Infinity" };
 

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu.h"
-#include "task.h"
-#include "text.h"
+#include "common/task.h"
+#include "engine/diagnosis/text.h"
+#include "engine/gpu.h"
 
 enum { NONFINITE_NAN, NONFINITE_INF, NONFINITE_MINUS_INF, NONFINITE_KINDS };
 

@@ -1,5 +1,5 @@
 /* text.c - a string that grows as the diagnosis writes it. */
-#include "text.h"
+#include "engine/diagnosis/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,14 +1,14 @@
 /* worked.c - one output cell worked through, as a student would on paper. */
-#include "worked.h"
+#include "engine/diagnosis/worked.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
-#include "family.h"
-#include "reference.h"
-#include "runset.h"
+#include "engine/compare.h"
+#include "engine/diagnosis/family.h"
+#include "engine/diagnosis/runset.h"
+#include "engine/reference.h"
 
 /* The sign the cell is due, written as the page writes it. */
 static const char due_lower[] = "a + w·b";

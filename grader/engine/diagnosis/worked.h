@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gpu.h"
-#include "task.h"
-#include "verdict.h"
+#include "common/task.h"
+#include "common/verdict.h"
+#include "engine/gpu.h"
 
 /*
  * Fills *w for output cell (plane, i) of run `run` of `runs` (nruns runs,

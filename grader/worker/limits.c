@@ -1,5 +1,5 @@
 /* limits.c - rlimits and prctl settings for worker processes. */
-#include "limits.h"
+#include "worker/limits.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "defaults.h"
+#include "common/defaults.h"
 
 void limits_init(struct worker_limits *l)
 {

@@ -16,13 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "defaults.h"
-#include "frame.h"
-#include "grade.h"
-#include "limits.h"
-#include "parse_num.h"
-#include "worker_loss.h"
+#include "common/config.h"
+#include "common/defaults.h"
+#include "common/frame.h"
+#include "common/parse_num.h"
+#include "engine/grade.h"
+#include "worker/limits.h"
 
 #define SUPERVISOR_FD 3
 

@@ -1,12 +1,12 @@
 /* frame.c - typed, length-prefixed frames over a socket. */
-#include "frame.h"
+#include "common/frame.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fdio.h"
+#include "common/fdio.h"
 
 static void put_header(unsigned char h[FRAME_HEADER], enum frame_type type, size_t len)
 {

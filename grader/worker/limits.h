@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gpu.h"
+#include "engine/gpu.h"
 
 struct worker_limits {
     /* Address-space cap in MiB for a CPU device (lavapipe), 0 for none.

@@ -1,4 +1,4 @@
-/* frame.h - the supervisor-worker protocol: typed, length-prefixed frames. */
+/* frame.h - the supervisor-worker protocol (pool/ and worker/ both speak it): typed, length-prefixed frames. */
 #ifndef BUTTERFLY_FRAME_H
 #define BUTTERFLY_FRAME_H
 
@@ -19,6 +19,10 @@ enum frame_type {
     FRAME_STAGE = 'S',
     FRAME_VERDICT = 'V',
 };
+
+/* butterfly-worker's exit status when it fails for reasons of its own:
+ * the supervisor never blames it on the student (pool/worker_loss.h). */
+#define WORKER_EXIT_INTERNAL 70
 
 #define FRAME_HEADER 5
 #define FRAME_JOB_SEED 8
