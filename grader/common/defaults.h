@@ -14,6 +14,18 @@
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 
+/* Compiler text in a verdict (grader/engine/compile_text.h). glslang
+ * echoes the body into its messages; each piece is cut to its bound after
+ * every control character was made a visible escape, so the answer to any
+ * body stays within MAX_ANSWER_BYTES. */
+#define COMPILE_MAX_MESSAGE_BYTES  512u            /* one diagnostic's message, or its original */
+#define COMPILE_MAX_DIAG_BYTES     (16u * 1024u)   /* every diagnostic's texts together */
+#define COMPILE_MAX_LOG_BYTES      (16u * 1024u)   /* the raw compiler log (compile_log) */
+/* A verdict's JSON, the largest answer to any accepted body: four times the
+ * body limit (TASK_MAX_SOURCE, 64 KiB). A verdict the grader finds larger
+ * loses its compiler text (grader/engine/grade.c). */
+#define MAX_ANSWER_BYTES           (256u * 1024u)
+
 /* The worker pool. */
 #define MAX_WORKERS                64u
 /* Jobs waiting, all clients together: a bound on memory only. Admission
