@@ -60,6 +60,13 @@ def generate(g):
     if kind == "if_nesting":
         n = g["n"]
         return ("#if 1\n" * n + "return 0.0;\n" + "#endif\n" * n).encode()
+    if kind == "echo_error":
+        # #error lines that glslang echoes: each line `line` bytes of
+        # `text` repeated, to `bytes` in all (quotes are doubled in JSON)
+        line = "#error " + g["text"] * ((g["line"] - 8) // len(g["text"])) + "\n"
+        return (line * ((g["bytes"] - 12) // len(line)) + "return 0.0;\n").encode()
+    if kind == "control_bytes":
+        return ("#error " + "\x1b" * g["n"] + "\nreturn 0.0;\n").encode()
     if kind == "long_identifier":
         return ("float " + "a" * g["n"] + " = 1.0;\nreturn 0.0;\n").encode()
     if kind == "failing_lines":
@@ -199,6 +206,9 @@ def run_case(case, ctx):
             want(v["compile_log_truncated"] == e["log_truncated"], "log_truncated")
         if "halves" in e:
             want(len(v["halves"]) == e["halves"], "%d halves" % len(v["halves"]))
+        if "answer_max_bytes" in e:
+            want(len(data) <= e["answer_max_bytes"], "answer of %d bytes" % len(data))
+            want(all(len(d["message"].encode()) <= 512 for d in diags), "a message over 512 bytes")
     bound = case["max_s"] * ctx["time_factor"]
     want(secs <= bound, "took %.2f s, bound %.1f s" % (secs, bound))
     res["bound_s"] = bound
