@@ -52,5 +52,10 @@
 #define DEFAULT_IDLE_TIMEOUT_S     15u
 #define MAX_IDLE_TIMEOUT_S         3600u
 #define DEFAULT_CONNECTION_MEMORY  (64u * 1024u)
+/* Behind a proxy: the header it writes the client into (deploy/nginx.conf
+ * sets X-Forwarded-For), and the bits of an IPv6 address that name one
+ * client for the fair share (a /64 is one home or one host). */
+#define DEFAULT_PROXY_HEADER       "X-Forwarded-For"
+#define DEFAULT_IPV6_CLIENT_PREFIX 64u
 
 #endif
