@@ -13,6 +13,9 @@ usage: test_integrity.py SERVER_BINARY BATCH_BINARY
 - the grader bounds loops: endless and data-dependent loops are Time Limit
   Exceeded within a second, naming the loop's line; a correct kernel with
   loops within the budget is Accepted, one past it is not;
+- loops are counted exactly (iterations, all loops together, N + 1 stops);
+- a helper's memory counts once per call, as inlined;
+- the built-ins read the real dispatch (gl_WorkGroupSize is 8 x 2 x 1);
 - the body checks agree with glslang: a string holding a comment opener
   hides no directive;
 - plain words for double precision, on its line;
@@ -203,6 +206,82 @@ def t_loops_are_counted_exactly(srv):
         len(LOOP_CASES))
 
 
+def helper_calls(calls):
+    """A body calling a helper with a 15.6 KiB array from `calls` places."""
+    return ("float helper(int k);\nfloat s = 0.0;\n"
+            + "".join("s += helper(%d);\n" % c for c in range(calls))
+            + "return s;\n}\nfloat helper(int k) {\nfloat arr[4000];\narr[k] = 1.0;\n"
+            "return arr[3];\n")
+
+
+def t_costs_counted_after_inlining(srv):
+    """A helper's array counts once per call, as the driver inlines it:
+    before issue 24, 64 calls reached lavapipe (1 MiB a thread, about 5 s)
+    and 256 took a worker past 1.5 GB."""
+    notes = []
+    for calls in (64, 256):
+        t0 = time.time()
+        v = verdict(srv.port, helper_calls(calls))
+        took = time.time() - t0
+        assert v["status"]["id"] == 100, (calls, v["status"], v["message"])
+        assert "'helper'" in v["message"] and "runs %d times" % calls in v["message"], v["message"]
+        assert took < 1.0 * SLOW, took
+        notes.append("%d calls Rejected in %.2f s" % (calls, took))
+    assert verdict(srv.port, helper_calls(1))["status"]["id"] == 4
+    return "; ".join(notes) + "; one call graded"
+
+
+# What each built-in a body can name reads (docs/VERDICT.md): the harness's
+# real local size, one workgroup, the cell's own invocation.
+BUILTINS = [
+    ("gl_WorkGroupSize", "return float(gl_WorkGroupSize.x * 100u + gl_WorkGroupSize.y * 10u"
+     " + gl_WorkGroupSize.z);", lambda i, p: 821.0),
+    ("gl_NumWorkGroups", "return float(gl_NumWorkGroups.x * 100u + gl_NumWorkGroups.y * 10u"
+     " + gl_NumWorkGroups.z);", lambda i, p: 111.0),
+    ("gl_WorkGroupID", "return float(gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z);",
+     lambda i, p: 0.0),
+    ("gl_LocalInvocationID", "return float(gl_LocalInvocationID.x * 10u + gl_LocalInvocationID.y"
+     " + gl_LocalInvocationID.z * 100u);", lambda i, p: 10.0 * i + p),
+    ("gl_GlobalInvocationID", "return float(gl_GlobalInvocationID.x * 10u + "
+     "gl_GlobalInvocationID.y + gl_GlobalInvocationID.z * 100u);", lambda i, p: 10.0 * i + p),
+    ("gl_LocalInvocationIndex", "return float(gl_LocalInvocationIndex);",
+     lambda i, p: 8.0 * p + i),
+]
+
+
+def t_builtins_read_the_real_dispatch(srv):
+    for name, body, want in BUILTINS:
+        v = verdict(srv.port, body + "\n")
+        assert v["status"]["id"] in (3, 4), (name, v["status"], v["message"])
+        for h in v["halves"]:
+            for c in h["cells"]:
+                assert c["got"] == want(c["x"], c["y"]), (name, h["half"], c)
+    # a correct kernel that takes its index and plane from the workgroup's size
+    uses = ("uint n = gl_LocalInvocationIndex;\n"
+            "int i = int(n % gl_WorkGroupSize.x);\n"
+            "int y = int(n / gl_WorkGroupSize.x);\n"
+            "int j = (i / half) % 2;\nint base = i - j * half;\nint r = i % half;\n"
+            "float ar = spectrum[0][base], ai = spectrum[1][base];\n"
+            "float br = spectrum[0][base + half], bi = spectrum[1][base + half];\n"
+            "float wr = cos(-PI * float(r) / float(half));\n"
+            "float wi = sin(-PI * float(r) / float(half));\n"
+            "float tr = wr * br - wi * bi;\nfloat ti = wr * bi + wi * br;\n"
+            "if (y == 0) return j == 0 ? ar + tr : ar - tr;\n"
+            "return j == 0 ? ai + ti : ai - ti;\n")
+    v = verdict(srv.port, uses)
+    assert v["status"]["id"] == 3, (v["status"], v["message"])
+    # subgroup built-ins need an extension a body cannot enable: a plain
+    # Compilation Error naming the built-in, on its line
+    for name in ("gl_SubgroupSize", "gl_SubgroupInvocationID", "gl_NumSubgroups",
+                 "gl_SubgroupID"):
+        v = verdict(srv.port, "float x = 1.0;\nreturn float(%s);\n" % name)
+        assert v["status"]["id"] == 6, (name, v["status"])
+        assert name in v["message"] and v["diagnostics"][0]["line"] == 2, v["message"]
+        assert "extension" in v["message"], v["message"]
+    return "%d built-ins read as documented; a correct kernel using gl_WorkGroupSize Accepted" % (
+        len(BUILTINS))
+
+
 def t_body_checks_agree_with_glslang(srv):
     cases = [
         ('#define S "/*"\n#extension GL_EXT_spirv_intrinsics : enable\nreturn 0.0;\n', 2),
@@ -293,6 +372,7 @@ def main():
     try:
         for name in ("t_answer_table_needs_the_work", "t_a_run_sees_only_its_own_input",
                      "t_loops_are_bounded_by_the_grader", "t_loops_are_counted_exactly",
+                     "t_costs_counted_after_inlining", "t_builtins_read_the_real_dispatch",
                      "t_body_checks_agree_with_glslang",
                      "t_double_in_plain_words"):
             checks.run(name, globals()[name], srv)

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "common/defaults.h"
 #include "common/read_input.h"
 #include "common/task.h"
 #include "common/verdict.h"
@@ -177,6 +178,14 @@ static void test_verdict_fields(void **state)
     assert_doc_says(doc, "VERDICT.md", phrase);
     thousands(SPIRV_COST_MAX_INLINED, n, sizeof n);
     snprintf(phrase, sizeof phrase, "inlining at %s instructions", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "cut at %u bytes", COMPILE_MAX_MESSAGE_BYTES);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "together at %u KiB", COMPILE_MAX_DIAG_BYTES / 1024);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "the log\n  at %u KiB", COMPILE_MAX_LOG_BYTES / 1024);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "at most %u KiB of JSON", MAX_ANSWER_BYTES / 1024);
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "A grading is %s runs\nper half",
              1 + TASK_HIDDEN == 9 ? "nine" : "?");
