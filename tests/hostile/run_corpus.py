@@ -60,6 +60,15 @@ def generate(g):
     if kind == "if_nesting":
         n = g["n"]
         return ("#if 1\n" * n + "return 0.0;\n" + "#endif\n" * n).encode()
+    if kind == "helper_calls":
+        # a helper with a 15.6 KiB array, called from n places
+        return ("float helper(int k);\nfloat s = 0.0;\n"
+                + "".join("s += helper(%d);\n" % c for c in range(g["n"]))
+                + "return s;\n}\nfloat helper(int k) {\nfloat arr[4000];\narr[k] = 1.0;\n"
+                "return arr[3];\n").encode()
+    if kind == "before_correct":
+        # lines before the correct body, which must then still be graded
+        return g["before"].encode() + sample("correct.glsl")
     if kind == "echo_error":
         # #error lines that glslang echoes: each line `line` bytes of
         # `text` repeated, to `bytes` in all (quotes are doubled in JSON)
