@@ -244,8 +244,8 @@ static bool add_pred(struct loop *l, uint32_t block, bool back)
     return true;
 }
 
-/* The label of the block whose branch sits at word offset `at`, as the
- * rewrite will have it: a split header's branch moves to its new block. */
+/* The block `label` as a predecessor in the rewritten module: a split
+ * header's branch moves to its new block (%next). */
 static uint32_t pred_label(const struct plan *p, uint32_t label)
 {
     uint32_t k = label < p->m.bound ? p->loop_of[label] : 0;
