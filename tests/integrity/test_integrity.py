@@ -256,18 +256,10 @@ def t_builtins_read_the_real_dispatch(srv):
         for h in v["halves"]:
             for c in h["cells"]:
                 assert c["got"] == want(c["x"], c["y"]), (name, h["half"], c)
-    # a correct kernel that takes its index and plane from the workgroup's size
-    uses = ("uint n = gl_LocalInvocationIndex;\n"
-            "int i = int(n % gl_WorkGroupSize.x);\n"
-            "int y = int(n / gl_WorkGroupSize.x);\n"
-            "int j = (i / half) % 2;\nint base = i - j * half;\nint r = i % half;\n"
-            "float ar = spectrum[0][base], ai = spectrum[1][base];\n"
-            "float br = spectrum[0][base + half], bi = spectrum[1][base + half];\n"
-            "float wr = cos(-PI * float(r) / float(half));\n"
-            "float wi = sin(-PI * float(r) / float(half));\n"
-            "float tr = wr * br - wi * bi;\nfloat ti = wr * bi + wi * br;\n"
-            "if (y == 0) return j == 0 ? ar + tr : ar - tr;\n"
-            "return j == 0 ? ai + ti : ai - ti;\n")
+    # a correct kernel that takes its index and plane from the workgroup's
+    # size (the corpus's body)
+    with open(os.path.join(HERE, "..", "hostile", "bodies", "workgroup_size_kernel.glsl")) as f:
+        uses = f.read()
     v = verdict(srv.port, uses)
     assert v["status"]["id"] == 3, (v["status"], v["message"])
     # subgroup built-ins need an extension a body cannot enable: a plain
