@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
 from common import (Checks, Server, children, metrics, request, sample, sanitized, slow_body,  # noqa: E402
                     strict_json, submit)
 import butterfly_model as model  # noqa: E402
+from run_corpus import generate  # noqa: E402
 
 SERVER, BATCH = sys.argv[1], sys.argv[2]
 SLOW = 3 if sanitized(SERVER) else 1
@@ -207,11 +208,9 @@ def t_loops_are_counted_exactly(srv):
 
 
 def helper_calls(calls):
-    """A body calling a helper with a 15.6 KiB array from `calls` places."""
-    return ("float helper(int k);\nfloat s = 0.0;\n"
-            + "".join("s += helper(%d);\n" % c for c in range(calls))
-            + "return s;\n}\nfloat helper(int k) {\nfloat arr[4000];\narr[k] = 1.0;\n"
-            "return arr[3];\n")
+    """A body calling a helper with a 15.6 KiB array from `calls` places
+    (the corpus's generator)."""
+    return generate({"kind": "helper_calls", "n": calls}).decode()
 
 
 def t_costs_counted_after_inlining(srv):
