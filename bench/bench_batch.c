@@ -66,14 +66,14 @@ struct counter {
     int done;
 };
 
-static void count_done(struct verdict *v, void *arg)
+static void count_done(struct pool_result *r, void *arg)
 {
     struct counter *c = arg;
     pthread_mutex_lock(&c->lock);
     c->done++;
     pthread_cond_signal(&c->cond);
     pthread_mutex_unlock(&c->lock);
-    verdict_free(v);
+    pool_result_clear(r);
 }
 
 /* The same class through a pool in this process; seconds, or -1. */
@@ -96,7 +96,8 @@ static double pool_alone(int count, int jobs)
     int submitted = 0;
     for (int k = 0; k < count; k++) {
         size_t len = bench_submission((unsigned)k, body, sizeof body);
-        submitted += pool_submit(p, body, len, count_done, &c) == POOL_SUBMITTED;
+        struct pool_submission sub = { .body = body, .len = len, .done = count_done, .arg = &c };
+        submitted += pool_submit(p, &sub, NULL, NULL) == POOL_SUBMITTED;
     }
     pthread_mutex_lock(&c.lock);
     while (c.done < submitted)

@@ -29,6 +29,7 @@
 #include "common/clock.h"
 #include "common/read_input.h"
 #include "engine/grade.h"
+#include "engine/runs.h"
 #include "engine/harness.h"
 
 static double naive_one(const char *body, size_t len, const char *device)
@@ -69,7 +70,7 @@ static double naive_one(const char *body, size_t len, const char *device)
     }
     struct gpu_run runs[TASK_RUNS];
     static float out[TASK_RUNS * TASK_CELLS];
-    grade_fill_runs(TASK_DEFAULT_SEED, runs);   /* the same inputs as the warm path */
+    runs_fill(TASK_DEFAULT_SEED, runs);   /* the same inputs as the warm path */
     struct gpu_timings t;
     enum gpu_status st = gpu_run(g, (const uint32_t *)spv, spv_len / 4, runs, TASK_RUNS, out,
                                  NULL, 5000, &t, err, sizeof err);
@@ -263,7 +264,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_grade: %s\n", err);
         return 1;
     }
-    printf("device: %s (%s)\n", grader_device(g)->name, grader_device(g)->type);
+    printf("device: %s (%s)\n", grader_device(g)->name,
+           device_type_to_str(grader_device(g)->type));
 
     double compile_sum = 0, pipeline_sum = 0;
     int bad = 0;

@@ -207,11 +207,14 @@ static void *direct_submitter(void *arg)
     while (!atomic_load(&d->stop)) {
         size_t len = bench_submission(atomic_fetch_add(&next_kernel, 1), body, sizeof body);
         double t0 = clock_now_ms();
-        struct verdict *v = pool_grade(d->pool, body, len);
+        struct pool_result r;
+        pool_grade(d->pool, body, len, &r);
         double ms = clock_now_ms() - t0;
+        struct verdict *v = verdict_from_bytes(r.verdict, r.verdict_len);
         add_sample(d->lat, ms);
-        add_sample(d->over, ms - v->timings.total_ms);
+        add_sample(d->over, ms - (v ? v->timings.total_ms : 0));
         verdict_free(v);
+        pool_result_clear(&r);
     }
     return NULL;
 }

@@ -25,15 +25,25 @@ struct counter {
     int done, accepted;
 };
 
-static void count_done(struct verdict *v, void *arg)
+static void count_done(struct pool_result *r, void *arg)
 {
     struct counter *c = arg;
     pthread_mutex_lock(&c->lock);
     c->done++;
-    c->accepted += v->status == VERDICT_ACCEPTED;
+    c->accepted += r->head.status == VERDICT_ACCEPTED;
     pthread_cond_signal(&c->cond);
     pthread_mutex_unlock(&c->lock);
+    pool_result_clear(r);
+}
+
+/* The worker's own time of a result (its verdict's total), after timing. */
+static double worker_ms(struct pool_result *r)
+{
+    struct verdict *v = verdict_from_bytes(r->verdict, r->verdict_len);
+    double ms = v ? v->timings.total_ms : 0;
     verdict_free(v);
+    pool_result_clear(r);
+    return ms;
 }
 
 int main(int argc, char **argv)
@@ -69,17 +79,18 @@ int main(int argc, char **argv)
     for (int k = 0; k < lat_n; k++) {
         size_t len = bench_submission((unsigned)k, body, sizeof body);
         double t0 = clock_now_ms();
-        struct verdict *v = pool_grade(p, body, len);
+        struct pool_result r;
+        pool_grade(p, body, len, &r);
         lat[k] = clock_now_ms() - t0;
-        over[k] = lat[k] - v->timings.total_ms;
-        verdict_free(v);
+        over[k] = lat[k] - worker_ms(&r);
     }
 
     struct counter c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
     double t0 = clock_now_ms();
     for (int k = 0; k < thr_n; k++) {
         size_t len = bench_submission((unsigned)(100000 + k), body, sizeof body);
-        if (pool_submit(p, body, len, count_done, &c) != POOL_SUBMITTED) {
+        struct pool_submission sub = { .body = body, .len = len, .done = count_done, .arg = &c };
+        if (pool_submit(p, &sub, NULL, NULL) != POOL_SUBMITTED) {
             fprintf(stderr, "bench_pool: submit failed\n");
             return 1;
         }
@@ -109,7 +120,8 @@ int main(int argc, char **argv)
         verdict_free(grader_grade(g, body, len));
         inproc[k] = clock_now_ms() - t;
     }
-    printf("device: %s (%s)\n", grader_device(g)->name, grader_device(g)->type);
+    printf("device: %s (%s)\n", grader_device(g)->name,
+           device_type_to_str(grader_device(g)->type));
     grader_free(g);
 
     double lat_med = bench_quantile(lat, (size_t)lat_n, 0.5);

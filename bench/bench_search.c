@@ -26,6 +26,8 @@
 #include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/family.h"
 #include "engine/grade.h"
+#include "engine/runs.h"
+#include "tests/support/compared.h"
 
 #define NRUNS TASK_RUNS
 
@@ -77,7 +79,7 @@ static void time_one(const struct gpu_run *runs, const float *out, struct sample
 {
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     double t0 = cpu_ms();
-    diagnose_verdict(v, &task_butterfly, runs, NRUNS, out);
+    diagnose_verdict(v, compared(&task_butterfly, runs, NRUNS, out));
     double ms = cpu_ms() - t0;
     if (v->worked_cell)     /* a Wrong Answer: the outputs are not right */
         record(s, ms, v->diagnosis != NULL, name);
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
     struct sample_set one = { 0 }, two = { 0 }, near = { 0 }, noise = { 0 };
     uint64_t state = 1;
     for (int round = 0; round < rounds; round++) {
-        grade_fill_runs(TASK_DEFAULT_SEED + (uint64_t)round, runs);
+        runs_fill(TASK_DEFAULT_SEED + (uint64_t)round, runs);
         for (int p = 0; p < FAMILY_NPARAMS; p++) {
             const struct family_param_info *a = family_param((enum family_param)p);
             for (int v = 1; v < a->nvalues; v++) {

@@ -3,7 +3,8 @@
  * code's neighbour) might send: any bytes, delivered in pieces. The first
  * byte sets the size of the pieces; the rest goes through a non-blocking
  * pipe a piece at a time, the reader polled after each, as the supervisor
- * does. Then the same bytes through the blocking reader.
+ * does; a verdict frame's header is checked as the supervisor checks it.
+ * Then the same bytes through the blocking reader.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -25,6 +26,12 @@ static void drain(struct frame_reader *r, int fd, int *frames)
         if (st != FRAME_READ_DONE)
             return;
         if (len > FRAME_MAX_PAYLOAD || payload[len] != '\0')
+            abort();
+        struct frame_verdict h;
+        const char *json;
+        size_t json_len;
+        if (type == FRAME_VERDICT && frame_parse_verdict(payload, len, &h, &json, &json_len) &&
+            (json_len + FRAME_VERDICT_HEAD != len || json[0] != '{' || h.stage >= STAGE_NSTAGES))
             abort();
         (*frames)++;
         free(payload);

@@ -1,6 +1,7 @@
 /*
- * fuzz_verdict_json - the verdict a worker sends back is JSON the
- * supervisor parses (verdict_from_json); then the server writes it out
+ * fuzz_verdict_json - the verdict's JSON as the programs that read it back
+ * parse it (verdict_from_json: the batch, the CLI, the server's
+ * ?format=text; the pool relays it unparsed), then write it out
  * (verdict_to_json) and as the text report. Checked: what was read can be
  * written and read again.
  */

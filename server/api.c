@@ -60,7 +60,8 @@ json_t *api_about(const struct pool_stats *ps, const struct server_config *c)
     return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, "
                      "s:{s:i, s:i, s:f, s:f}, s:{s:i, s:i, s:i, s:i}}",
                      "name", "butterfly-grader", "version", BUTTERFLY_VERSION,
-                     "device", "name", ps->device_name, "type", ps->device_type,
+                     "device", "name", ps->device_name,
+                     "type", ps->device_name[0] ? device_type_to_str(ps->device_type) : "",
                      "workers", "configured", (int)ps->workers, "ready", (int)ps->ready,
                      "busy", (int)ps->busy,
                      "queue", "length", (int)ps->queued, "capacity", (int)ps->queue_length,

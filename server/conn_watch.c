@@ -155,3 +155,9 @@ void conn_watch_free(struct conn_watch *w)
     free(w->items);
     free(w);
 }
+
+void conn_watch_handoff(struct conn_watch *w, atomic_uint *arrived, uint64_t id)
+{
+    if (atomic_fetch_add(arrived, 1) == 1)
+        conn_watch_remove(w, id);
+}

@@ -11,6 +11,7 @@
 #ifndef BUTTERFLY_CONN_WATCH_H
 #define BUTTERFLY_CONN_WATCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,18 @@ bool conn_watch_add(struct conn_watch *w, int fd, uint64_t id);
  * (any more). Thread-safe, never blocks for long, and still allowed after
  * conn_watch_stop. */
 void conn_watch_remove(struct conn_watch *w, uint64_t id);
+
+/*
+ * Ends the watch of a suspended submission between the two threads that
+ * share it. Each calls this once, after its own part: the HTTP thread
+ * after it watched the socket (or chose not to), the pool's thread after
+ * it published the result. The second to arrive stops watching job id, so
+ * the stop always comes after the watch began, whatever the interleaving:
+ * a socket left watched would make the next submission on the same
+ * keep-alive connection unwatchable (EEXIST), and its hang-up unseen.
+ * *arrived starts at 0, one per submission.
+ */
+void conn_watch_handoff(struct conn_watch *w, atomic_uint *arrived, uint64_t id);
 
 /*
  * Stops and joins the thread: no callback runs after it returns, so the

@@ -58,6 +58,7 @@ struct request {
     enum pool_submit_status refused;   /* POOL_SUBMITTED (0) unless refused */
     double retry_wait_ms;          /* the pool's estimate, for Retry-After */
     _Atomic(struct pool_result *) result;   /* set by the pool's thread */
+    atomic_uint watch_handoff;     /* conn_watch_handoff: both threads done with the watch */
     unsigned status;
     char verdict_slug[32];
     uint64_t seed;

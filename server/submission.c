@@ -73,7 +73,13 @@ enum MHD_Result submission_body(struct request *r, const char *data, size_t *siz
     return MHD_YES;
 }
 
-/* Runs on the pool's thread: hand the result over and wake the connection. */
+/*
+ * Runs on the pool's thread: publish the result, then hand the watch over
+ * (conn_watch_handoff: whichever of this and submission_finish comes
+ * second stops watching the socket, which is so before libmicrohttpd can
+ * close it: it runs submission_finish and the resumed connection on one
+ * thread), then wake the connection.
+ */
 static void on_job_done(struct pool_result *res, void *arg)
 {
     struct request *r = arg;
@@ -81,11 +87,11 @@ static void on_job_done(struct pool_result *res, void *arg)
     if (copy)
         *copy = *res;
     else
-        verdict_free(res->verdict);   /* answered 500 below */
+        pool_result_clear(res);   /* answered 500 below */
     res->verdict = NULL;
-    /* the socket must leave the watcher before libmicrohttpd may close it */
-    conn_watch_remove(r->srv->watch, res->job_id);
+    uint64_t id = res->job_id;
     atomic_store(&r->result, copy);
+    conn_watch_handoff(r->srv->watch, &r->watch_handoff, id);
     MHD_resume_connection(r->conn);
 }
 
@@ -115,7 +121,7 @@ enum MHD_Result submission_finish(struct request *r)
     r->submitted_ms = clock_now_ms();
     struct pool_submission sub = { src, len, r->client, on_job_done, r };
     uint64_t id = 0;
-    enum pool_submit_status st = pool_submit_ex(r->srv->pool, &sub, &id, &r->retry_wait_ms);
+    enum pool_submit_status st = pool_submit(r->srv->pool, &sub, &id, &r->retry_wait_ms);
     json_decref(owner);
     free(r->body);
     r->body = NULL;
@@ -125,11 +131,11 @@ enum MHD_Result submission_finish(struct request *r)
         MHD_resume_connection(r->conn);
         return MHD_YES;
     }
-    /* The job may be over already (its callback then found nothing to
-     * unwatch): watch only while no result is in, and unwatch if one came. */
-    if (r->fd >= 0 && !atomic_load(&r->result) && conn_watch_add(r->srv->watch, r->fd, id) &&
-        atomic_load(&r->result))
-        conn_watch_remove(r->srv->watch, id);
+    /* The job may be over already: a socket watched now is unwatched at
+     * once by the handoff, since the callback arrived first. */
+    if (r->fd >= 0 && !atomic_load(&r->result))
+        conn_watch_add(r->srv->watch, r->fd, id);
+    conn_watch_handoff(r->srv->watch, &r->watch_handoff, id);
     return MHD_YES;
 }
 
@@ -160,20 +166,20 @@ static enum MHD_Result answer_refusal(struct request *r)
 
 /* The one place a verdict becomes an HTTP status: every graded outcome,
  * a compile error or a refused body included, is a 200. */
-static unsigned http_status_for(const struct verdict *v)
+static unsigned http_status_for(enum verdict_status s)
 {
-    return v->status == VERDICT_INTERNAL_ERROR ? 500 : 200;
+    return s == VERDICT_INTERNAL_ERROR ? 500 : 200;
 }
 
 /* Counts a graded submission and remembers it for the access log. */
 static void count_result(struct request *r, const struct pool_result *res)
 {
     if (res->graded)
-        metrics_count_submission(r->srv->metrics, res->verdict->status,
+        metrics_count_submission(r->srv->metrics, res->head.status,
                                  (clock_now_ms() - r->submitted_ms) / 1000.0);
     snprintf(r->verdict_slug, sizeof r->verdict_slug, "%s",
-             res->graded ? verdict_status_slug(res->verdict->status) : "cancelled");
-    r->seed = res->verdict->seed;
+             res->graded ? verdict_status_slug(res->head.status) : "cancelled");
+    r->seed = res->head.seed;
     r->wait_ms = res->wait_ms;
 }
 
@@ -186,21 +192,30 @@ enum MHD_Result submission_answer(struct request *r)
         return response_error(r, 500, "internal_error", "The job ended without a verdict.",
                               NULL, NULL);
     count_result(r, res);
-    struct verdict *v = res->verdict;
+    unsigned status = http_status_for(res->head.status);
     enum MHD_Result ret;
     if (res->cancelled) {
         ret = MHD_NO;   /* nobody is there to read it */
+        pool_result_clear(res);
     } else if (r->format_text) {
-        char *text = report_to_string(v);
-        ret = text ? response_queue(r, http_status_for(v),
+        /* the one answer that reads the verdict: to put it in words */
+        struct verdict *v = verdict_from_bytes(res->verdict, res->verdict_len);
+        char *text = v ? report_to_string(v) : NULL;
+        verdict_free(v);
+        pool_result_clear(res);
+        ret = text ? response_queue(r, status,
                                     response_from_buffer(text, strlen(text),
                                                          MHD_RESPMEM_MUST_FREE),
                                     "text/plain; charset=utf-8", NULL)
                    : MHD_NO;
     } else {
-        ret = response_json(r, http_status_for(v), verdict_to_json(v));
+        /* the worker's bytes, as they are (the response frees them) */
+        ret = response_queue(r, status,
+                             response_from_buffer(res->verdict, res->verdict_len,
+                                                  MHD_RESPMEM_MUST_FREE),
+                             "application/json", NULL);
+        res->verdict = NULL;
     }
-    verdict_free(v);
     free(res);
     return ret;
 }
@@ -213,7 +228,7 @@ void submission_release(struct request *r)
     struct pool_result *res = atomic_exchange(&r->result, NULL);
     if (res) {
         count_result(r, res);
-        verdict_free(res->verdict);
+        pool_result_clear(res);
         free(res);
     }
     free(r->body);

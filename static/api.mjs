@@ -46,7 +46,8 @@ function httpOutcome(response, body) {
 }
 
 /*
- * Posts a kernel body. Resolves (never rejects) to one of
+ * Posts a kernel body, as it is (text/plain: the server grades the bytes
+ * it gets, with no JSON to unwrap). Resolves (never rejects) to one of
  *   {kind: 'verdict', verdict}
  *   {kind: 'http', status, code, message, retryAfter}
  *   {kind: 'network', reason: 'lost' | 'timeout'}
@@ -60,8 +61,8 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
   try {
     response = await fetchFn(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ source }),
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', Accept: 'application/json' },
+      body: source,
       signal: controller ? controller.signal : undefined,
     });
   } catch {

@@ -47,7 +47,7 @@
 struct slot {
     struct run *run;
     size_t index;
-    struct verdict *verdict;
+    struct pool_result result;           /* the verdict's bytes, until written */
     struct slot *next;
 };
 
@@ -129,13 +129,13 @@ static void *signal_main(void *arg)
 
 /* --- results ---------------------------------------------------------- */
 
-/* Called on the pool's thread: only queues the verdict. */
-static void on_verdict(struct verdict *v, void *arg)
+/* Called on the pool's thread: only queues the result (read in drain). */
+static void on_verdict(struct pool_result *res, void *arg)
 {
     struct slot *s = arg;
     struct run *r = s->run;
     pthread_mutex_lock(&r->lock);
-    s->verdict = v;
+    s->result = *res;
     s->next = r->done;
     r->done = s;
     pthread_cond_broadcast(&r->cond);
@@ -285,7 +285,9 @@ static enum start start_input(struct run *r, size_t i)
         free(src);
         return START_FATAL;
     }
-    enum pool_submit_status st = pool_submit(r->pool, src, len, on_verdict, &r->slots[i]);
+    struct pool_submission sub = { .body = src, .len = len, .done = on_verdict,
+                                   .arg = &r->slots[i] };
+    enum pool_submit_status st = pool_submit(r->pool, &sub, NULL, NULL);
     free(src);   /* the pool keeps its own copy */
     if (st != POOL_SUBMITTED) {
         /* never silence: the row says what happened, and a rerun regrades it */
@@ -309,12 +311,16 @@ static void drain(struct run *r)
     pthread_mutex_unlock(&r->lock);
     while (s) {
         struct slot *next = s->next;
-        struct verdict *v = s->verdict;
-        s->verdict = NULL;
+        /* the records and reports are built from the verdict: read it here,
+         * off the pool's thread */
+        struct verdict *v = verdict_from_bytes(s->result.verdict, s->result.verdict_len);
+        pool_result_clear(&s->result);
+        if (!v)
+            v = verdict_new(VERDICT_INTERNAL_ERROR, "The grader's answer could not be read.");
         s->next = NULL;
         r->in_flight--;
         /* after a stop, an Internal Error is the shutdown's, not a result */
-        if (!(atomic_load(&r->signals) && v->status == VERDICT_INTERNAL_ERROR)) {
+        if (v && !(atomic_load(&r->signals) && v->status == VERDICT_INTERNAL_ERROR)) {
             write_record(r, s->index, r->sha[s->index], v);
             batch_progress_count(&r->progress, v->status, false);
         }

@@ -144,19 +144,30 @@ int main(int argc, char **argv)
         free(body);
         return EXIT_OTHER;
     }
-    struct verdict *v = pool_grade(pool, body, len);
+    struct pool_result res;
+    pool_grade(pool, body, len, &res);
     free(body);
     pool_free(pool, 0);
+    if (!res.verdict) {
+        fprintf(stderr, "butterfly-grade: out of memory\n");
+        return EXIT_OTHER;
+    }
+    int rc = exit_code(res.head.status);
     if (json) {
-        json_t *j = verdict_to_json(v);
+        /* the worker's bytes, only laid out for a reader */
+        json_t *j = json_loadb(res.verdict, res.verdict_len, 0, NULL);
         if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0)
             fprintf(stderr, "butterfly-grade: cannot write the verdict as JSON\n");
         fputc('\n', stdout);
         json_decref(j);
     } else {
-        report_write(stdout, v);
+        struct verdict *v = verdict_from_bytes(res.verdict, res.verdict_len);
+        if (v)
+            report_write(stdout, v);
+        else
+            fprintf(stderr, "butterfly-grade: the verdict could not be read\n");
+        verdict_free(v);
     }
-    int rc = exit_code(v->status);
-    verdict_free(v);
+    pool_result_clear(&res);
     return rc;
 }

@@ -42,6 +42,9 @@
 /* A worker's own bound on a job is the supervisor's deadline plus this:
  * the supervisor's kill always comes first. */
 #define WORKER_DEADLINE_MARGIN_MS  1000u
+/* Kernels a worker keeps (engine/kernel_cache.h); the supervisor's record
+ * of which bodies each worker holds is exactly as long (pool/). */
+#define KERNEL_CACHE_ENTRIES       32u
 
 /* The HTTP server. */
 #define DEFAULT_PORT               8080u

@@ -40,6 +40,70 @@ bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len)
     return fdio_send_all(fd, head, sizeof head) && fdio_send_all(fd, body, len);
 }
 
+static void put_le(unsigned char *p, uint64_t x, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(x >> (8 * i));
+}
+
+static uint64_t get_le(const char *p, int bytes)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < bytes; i++)
+        x |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    return x;
+}
+
+void frame_verdict_of(const struct verdict *v, struct frame_verdict *h)
+{
+    *h = (struct frame_verdict){ .status = v->status, .score = verdict_score(v),
+                                 .seed = v->seed };
+}
+
+bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json, size_t len)
+{
+    unsigned char head[FRAME_HEADER + FRAME_VERDICT_HEAD];
+    unsigned char *p = head + FRAME_HEADER;
+    if (len > FRAME_MAX_PAYLOAD - FRAME_VERDICT_HEAD)
+        return false;
+    put_header(head, FRAME_VERDICT, FRAME_VERDICT_HEAD + len);
+    put_le(p, (uint64_t)h->status, 2);
+    put_le(p + 2, (uint64_t)h->stage, 1);
+    put_le(p + 3, (uint64_t)(h->cache_hit | h->kept << 1), 1);
+    put_le(p + 4, h->score, 4);
+    put_le(p + 8, h->seed, 8);
+    put_le(p + 16, h->dropped, 8);
+    return fdio_send_all(fd, head, sizeof head) && fdio_send_all(fd, json, len);
+}
+
+bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *h,
+                         const char **json, size_t *json_len)
+{
+    if (len < FRAME_VERDICT_HEAD + 2)
+        return false;
+    unsigned status = (unsigned)get_le(payload, 2);
+    unsigned stage = (unsigned)get_le(payload + 2, 1);
+    unsigned flags = (unsigned)get_le(payload + 3, 1);
+    bool known = false;
+    for (size_t i = 0; i < VERDICT_NSTATUSES; i++)
+        known |= verdict_status_at(i) == (enum verdict_status)status;
+    *h = (struct frame_verdict){
+        .status = (enum verdict_status)status,
+        .stage = (enum grade_stage)stage,
+        .cache_hit = flags & 1,
+        .kept = flags & 2,
+        .score = (unsigned)get_le(payload + 4, 4),
+        .seed = get_le(payload + 8, 8),
+        .dropped = get_le(payload + 16, 8),
+    };
+    *json = payload + FRAME_VERDICT_HEAD;
+    *json_len = len - FRAME_VERDICT_HEAD;
+    /* the bytes go out to clients as they are: at least, one object */
+    return known && stage < STAGE_NSTAGES && flags < 4 && h->score <= TASK_NHALVES &&
+           (*json)[0] == '{' && (*json)[*json_len - 1] == '}' &&
+           !memchr(*json, '\0', *json_len);
+}
+
 bool frame_parse_job(const char *payload, size_t len, uint64_t *seed, const char **body,
                      size_t *body_len)
 {

@@ -6,12 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/verdict.h"
+
 /*
  * A frame is one type byte, a 32-bit little-endian payload length, then
  * the payload. Supervisor to worker: FRAME_JOB (the seed of the job's
  * hidden spectra, 64 bits little-endian, then the body). Worker to
- * supervisor: FRAME_READY (JSON: the device) once warm, FRAME_STAGE
- * ("compile" or "run") as a job moves on, FRAME_VERDICT (verdict JSON).
+ * supervisor: FRAME_READY (JSON: the device) once warm, FRAME_STAGE (one
+ * byte, an enum grade_stage) as a job moves on, FRAME_VERDICT (a fixed
+ * header, struct frame_verdict, then the verdict's JSON bytes: the bytes
+ * the server answers and the records keep, relayed unparsed).
  */
 enum frame_type {
     FRAME_JOB = 'J',
@@ -37,6 +41,39 @@ enum frame_type {
  * is full.
  */
 bool frame_write(int fd, enum frame_type type, const void *payload, size_t len);
+
+/*
+ * What the pool must know of a verdict without reading its JSON. On the
+ * wire, little-endian: status u16, stage u8, flags u8 (1: cache_hit,
+ * 2: kept), score u32, seed u64, dropped u64; FRAME_VERDICT_HEAD bytes.
+ */
+struct frame_verdict {
+    enum verdict_status status;
+    enum grade_stage stage;      /* how far the grading got */
+    unsigned score;              /* verdict_score: halves right on every run */
+    uint64_t seed;               /* of the hidden spectra, as in the JSON */
+    bool cache_hit;              /* the kernel was the worker's already */
+    bool kept;                   /* the worker keeps this body's kernel now */
+    uint64_t dropped;            /* hash_fnv1a64 of the text whose kernel the
+                                    worker let go in this job; 0: none */
+};
+#define FRAME_VERDICT_HEAD 24
+
+/* The header of verdict v (status, score, seed; the rest zero). */
+void frame_verdict_of(const struct verdict *v, struct frame_verdict *h);
+
+/* Writes a FRAME_VERDICT: h, then json (len bytes). As frame_write. */
+bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json, size_t len);
+
+/*
+ * Splits a FRAME_VERDICT payload into its header and JSON (which points
+ * into payload). False, *h unspecified, when the payload is too short,
+ * the status or the stage is not one there is, the score is over
+ * TASK_NHALVES, or what follows is not one JSON object ({...}): a worker
+ * that sends that is not sane.
+ */
+bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *h,
+                         const char **json, size_t *json_len);
 
 /* Writes a FRAME_JOB: the seed, then the body (len bytes). As frame_write. */
 bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len);

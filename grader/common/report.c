@@ -141,8 +141,8 @@ void report_write(FILE *out, const struct verdict *v)
     for (int h = 0; h < v->halves_run; h++)
         print_half(out, &v->halves[h]);
     fprintf(out, "\n");
-    if (v->device_type)
-        fprintf(out, "Device: %s (%s)\n", v->device_name, v->device_type);
+    if (v->has_device)
+        fprintf(out, "Device: %s (%s)\n", v->device_name, device_type_to_str(v->device_type));
     fprintf(out, "Time:");
     print_ms(out, " compile", v->timings.compile_ms);
     print_ms(out, ", pipeline", v->timings.pipeline_ms);

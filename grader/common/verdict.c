@@ -44,12 +44,31 @@ const char *device_type_to_str(enum device_type t)
     return device_types[t < DEVICE_NTYPES ? t : DEVICE_OTHER];
 }
 
-static const char *device_type_known(const char *name)
+enum device_type device_type_from_str(const char *name)
 {
     for (size_t i = 0; name && i < DEVICE_NTYPES; i++)
         if (!strcmp(name, device_types[i]))
-            return device_types[i];
-    return NULL;
+            return (enum device_type)i;
+    return DEVICE_OTHER;
+}
+
+const char *grade_stage_to_str(enum grade_stage s)
+{
+    switch (s) {
+    case STAGE_NONE: return "none";
+    case STAGE_COMPILE: return "compile";
+    case STAGE_RUN: return "run";
+    case STAGE_NSTAGES: break;
+    }
+    return "none";
+}
+
+unsigned verdict_score(const struct verdict *v)
+{
+    unsigned n = 0;
+    for (int h = 0; h < v->halves_run && h < TASK_NHALVES; h++)
+        n += v->halves[h].passed;
+    return n;
 }
 
 const char *diag_severity_to_str(enum diag_severity s)
@@ -359,9 +378,10 @@ json_t *verdict_to_json(const struct verdict *v)
         "diagnostics", diags,
         "compile_log", v->log ? jstr(v->log) : json_null(),
         "compile_log_truncated", v->log_truncated,
-        "device", v->device_type
+        "device", v->has_device
             ? json_pack("{s:o, s:s, s:o}", "name", jstr(v->device_name),
-                        "type", v->device_type, "driver", jstr(v->device_driver))
+                        "type", device_type_to_str(v->device_type),
+                        "driver", jstr(v->device_driver))
             : json_null(),
         "timings_ms",
             "compile", ms_or_null(v->timings.compile_ms),
@@ -381,6 +401,16 @@ json_t *verdict_to_json(const struct verdict *v)
         worked_cells_to_json(j, v);
     }
     return j;
+}
+
+char *verdict_to_bytes(const struct verdict *v, size_t *len)
+{
+    json_t *j = verdict_to_json(v);
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+    if (text)
+        *len = strlen(text);
+    return text;
 }
 
 /* --- back from JSON -------------------------------------------------- */
@@ -558,7 +588,8 @@ struct verdict *verdict_from_json(const json_t *j)
     v->log_truncated = json_is_true(json_object_get(j, "compile_log_truncated"));
     const json_t *dev = json_object_get(j, "device");
     if (json_is_object(dev)) {
-        v->device_type = device_type_known(json_string_value(json_object_get(dev, "type")));
+        v->has_device = true;
+        v->device_type = device_type_from_str(json_string_value(json_object_get(dev, "type")));
         snprintf(v->device_name, sizeof v->device_name, "%s",
                  json_string_value(json_object_get(dev, "name")) ?: "");
         snprintf(v->device_driver, sizeof v->device_driver, "%s",
@@ -586,4 +617,12 @@ struct verdict *verdict_from_json(const json_t *j)
 fail:
     verdict_free(v);
     return NULL;
+}
+
+struct verdict *verdict_from_bytes(const char *bytes, size_t len)
+{
+    json_t *j = json_loadb(bytes, len, 0, NULL);
+    struct verdict *v = j ? verdict_from_json(j) : NULL;
+    json_decref(j);
+    return v;
 }

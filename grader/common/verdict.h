@@ -51,6 +51,17 @@ enum device_type { DEVICE_DISCRETE, DEVICE_INTEGRATED, DEVICE_VIRTUAL, DEVICE_CP
 /* "discrete", "integrated", "virtual", "cpu" or "other": a static string. */
 const char *device_type_to_str(enum device_type t);
 
+/* The type device_type_to_str names `name`; DEVICE_OTHER for anything else
+ * (NULL included). */
+enum device_type device_type_from_str(const char *name);
+
+/* How far a grading got: where its verdict was decided, or where its
+ * worker was when it was lost. */
+enum grade_stage { STAGE_NONE, STAGE_COMPILE, STAGE_RUN, STAGE_NSTAGES };
+
+/* "none", "compile" or "run", for logs; never NULL. */
+const char *grade_stage_to_str(enum grade_stage s);
+
 /* One compiler message, on the student's own line numbering. */
 struct diagnostic {
     int line;                    /* 1-based; body lines + 1 for "after your code" */
@@ -125,8 +136,9 @@ struct verdict {
     size_t ndiags;
     char *log;                         /* owned, capped compiler log; may be NULL */
     bool log_truncated;
+    bool has_device;                   /* the device fields are set */
     char device_name[256], device_driver[256];
-    const char *device_type;           /* static string or NULL */
+    enum device_type device_type;
     struct diagnosis *diagnosis;       /* owned; Wrong Answer only, may be NULL */
     char *summary;                     /* owned; where it fails, in words; may be NULL */
     struct verdict_timings timings;
@@ -135,7 +147,13 @@ struct verdict {
     struct worked_cell *worked_cell;   /* owned; Wrong Answer only, may be NULL */
     struct worked_cell *worked_cells;  /* owned; NULL or WORKED_CELLS, every visible
                                           cell of every half, half by half */
+    /* known to the worker, not in the JSON (the pool's header carries them) */
+    enum grade_stage stage;            /* how far grading got */
+    bool cache_hit;                    /* the kernel was kept: nothing compiled or built */
 };
+
+/* The halves right on every run, visible and hidden: 0 .. TASK_NHALVES. */
+unsigned verdict_score(const struct verdict *v);
 
 /*
  * A deep copy of n diagnostics (message and original included): never
@@ -179,9 +197,21 @@ void verdict_time_limit(struct verdict *v, unsigned deadline_ms, bool compiling)
 json_t *verdict_to_json(const struct verdict *v);
 
 /*
- * Rebuilds a verdict from verdict_to_json's output (the worker pool sends
- * verdicts as JSON). Returns NULL when the JSON is not a verdict.
+ * The verdict as the bytes every program answers and stores: compact
+ * JSON, floats to 9 digits. malloc'd and NUL-terminated, its length in
+ * *len; NULL on OOM.
+ */
+char *verdict_to_bytes(const struct verdict *v, size_t *len);
+
+/*
+ * Rebuilds a verdict from verdict_to_json's output, for the programs that
+ * print it in words or build reports from it (the text report, the batch):
+ * the pool relays the bytes and parses nothing. Returns NULL when the JSON
+ * is not a verdict.
  */
 struct verdict *verdict_from_json(const json_t *j);
+
+/* verdict_from_json of `len` bytes of JSON; NULL when they are not one. */
+struct verdict *verdict_from_bytes(const char *bytes, size_t len);
 
 #endif

@@ -1,8 +1,13 @@
-/* compare.h - whether one output cell is right. */
+/* compare.h - whether the outputs of a grading are right, cell by cell. */
 #ifndef BUTTERFLY_COMPARE_H
 #define BUTTERFLY_COMPARE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/task.h"
+#include "engine/gpu.h"
 
 /*
  * True when `got` is within atol + rtol * |expected| of `expected`.
@@ -11,5 +16,49 @@
  * -0.0 equals +0.0. `expected` must be finite.
  */
 bool compare_cell(double expected, double got, double atol, double rtol);
+
+/* Whether a run is on task t's visible spectrum (else a hidden one): the
+ * one place that decides it. */
+bool compare_run_is_visible(const struct task *t, const struct gpu_run *run);
+
+/* One run of a grading, judged. */
+struct compared_run {
+    const struct gpu_run *run;                    /* its half and input, as dispatched */
+    int half_index;                               /* in t->halves; -1 when not the task's */
+    bool visible;                                 /* on the visible spectrum */
+    double expected[TASK_PLANES][TASK_N];         /* the reference, computed once here */
+    const float *got;                             /* its TASK_CELLS outputs, re then im */
+    bool passed[TASK_PLANES][TASK_N];
+    uint32_t loop[TASK_PLANES][TASK_N];           /* loop (from 1) that ran over, or 0 */
+    bool all_passed;
+};
+
+/*
+ * Everything a verdict and a diagnosis read about the outputs. It points
+ * into the caller's runs and outputs, which must outlive it.
+ */
+struct comparison {
+    const struct task *task;
+    const struct gpu_run *runs;                   /* runs[0..nruns) */
+    const float *out;                             /* nruns * TASK_CELLS, run by run */
+    size_t nruns;
+    struct compared_run run[TASK_RUNS];
+    bool half_passed[TASK_NHALVES];               /* every run of the half right */
+    int hidden_passed[TASK_NHALVES], hidden_total[TASK_NHALVES];
+    const struct compared_run *visible[TASK_NHALVES];   /* the half's visible run, or NULL */
+    const struct compared_run *overrun;           /* the first run over the loop budget
+                                                     (visible runs first), or NULL */
+    int overrun_cell;                             /* its first cell over: plane * 8 + i */
+    bool all_passed;                              /* every cell of every run, no overrun */
+};
+
+/*
+ * Judges outputs `out` (nruns * TASK_CELLS floats) of `runs` against task
+ * t's reference, with the loop marks `marks` (the same layout; NULL when
+ * no loop was counted), into *c. Pure: no device, no allocation. False,
+ * with *c zeroed, when nruns is 0 or over TASK_RUNS.
+ */
+bool compare_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+                     const float *out, const uint32_t *marks, struct comparison *c);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/checks/spirv_strip.h"
 #include "engine/compile_messages.h"
 #include "engine/compile_text.h"
 #include "engine/harness.h"
@@ -210,7 +211,9 @@ bool compiler_compile(struct compiler *c, const char *body, size_t len,
         if (!out->spirv)
             goto out;
         memcpy(out->spirv, shaderc_result_get_bytes(res), bytes);
-        out->nwords = bytes / 4;
+        /* the lines stay; the copy of the source text goes before any
+         * stage reads the module */
+        out->nwords = spirv_strip_source_text(out->spirv, bytes / 4);
         out->ok = true;
     }
     ok = true;

@@ -97,14 +97,14 @@ static void set_err(char *err, size_t errsz, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *device_type_name(VkPhysicalDeviceType t)
+static enum device_type device_type_of(VkPhysicalDeviceType t)
 {
     switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return device_type_to_str(DEVICE_DISCRETE);
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return device_type_to_str(DEVICE_INTEGRATED);
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return device_type_to_str(DEVICE_VIRTUAL);
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return device_type_to_str(DEVICE_CPU);
-    default: return device_type_to_str(DEVICE_OTHER);
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DEVICE_DISCRETE;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DEVICE_INTEGRATED;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DEVICE_VIRTUAL;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return DEVICE_CPU;
+    default: return DEVICE_OTHER;
     }
 }
 
@@ -157,7 +157,7 @@ static void fill_info(VkPhysicalDevice pd, uint32_t index, struct gpu_device_inf
     vkGetPhysicalDeviceProperties(pd, &p);
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", p.deviceName);
-    info->type = device_type_name(p.deviceType);
+    info->type = device_type_of(p.deviceType);
     snprintf(info->driver, sizeof info->driver, "vendor 0x%04x, driver version 0x%08x, Vulkan %u.%u.%u",
              p.vendorID, p.driverVersion, VK_VERSION_MAJOR(p.apiVersion),
              VK_VERSION_MINOR(p.apiVersion), VK_VERSION_PATCH(p.apiVersion));
@@ -177,7 +177,7 @@ int gpu_list_devices(FILE *out, char *err, size_t errsz)
     for (int i = 0; i < n; i++) {
         struct gpu_device_info info;
         fill_info(list[i], (uint32_t)i, &info);
-        fprintf(out, "%d: %s (%s; %s)\n", i, info.name, info.type, info.driver);
+        fprintf(out, "%d: %s (%s; %s)\n", i, info.name, device_type_to_str(info.type), info.driver);
     }
     if (n < 0)
         set_err(err, errsz, "cannot enumerate Vulkan devices");

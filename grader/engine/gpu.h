@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "common/task.h"
+#include "common/verdict.h"
 
 /* The input of one z-slice of the dispatch; matches bf_run_t in std430. */
 struct gpu_run {
@@ -17,7 +18,7 @@ struct gpu_run {
 
 struct gpu_device_info {
     char name[256];
-    const char *type;         /* "discrete", "integrated", "virtual", "cpu", "other" */
+    enum device_type type;
     char driver[256];         /* driver name and version info */
     uint32_t index;           /* in vkEnumeratePhysicalDevices order */
 };

@@ -16,7 +16,8 @@
 #include "engine/compile.h"
 #include "engine/diagnosis/diagnose.h"
 #include "engine/kernel_cache.h"
-#include "engine/reference.h"
+#include "engine/outcome.h"
+#include "engine/runs.h"
 
 struct grader {
     struct grader_options opts;
@@ -24,6 +25,7 @@ struct grader {
     struct gpu_context *gpu;
     struct kernel_cache *cache;
     bool usable;
+    struct grade_facts last;
 };
 
 void grader_options_init(struct grader_options *o)
@@ -39,10 +41,11 @@ void grader_options_init(struct grader_options *o)
     o->count_loops = true;
 }
 
-static void stage(struct grader *g, const char *name)
+static void stage(struct grader *g, enum grade_stage s)
 {
+    g->last.stage = s;
     if (g->opts.on_stage)
-        g->opts.on_stage(name, g->opts.on_stage_arg);
+        g->opts.on_stage(s, g->opts.on_stage_arg);
 }
 
 struct grader *grader_new(const struct grader_options *o, char *err, size_t errsz)
@@ -96,7 +99,7 @@ void grader_free(struct grader *g)
     free(g);
 }
 
-void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage, void *arg),
+void grader_set_stage_hook(struct grader *g, void (*on_stage)(enum grade_stage stage, void *arg),
                            void *arg)
 {
     g->opts.on_stage = on_stage;
@@ -116,6 +119,11 @@ const struct gpu_device_info *grader_device(const struct grader *g)
 bool grader_usable(const struct grader *g)
 {
     return g->usable;
+}
+
+const struct grade_facts *grader_last_facts(const struct grader *g)
+{
+    return &g->last;
 }
 
 /* Moves the compiler's diagnostics and log into the verdict. */
@@ -138,135 +146,6 @@ static void add_line_diagnostic(struct verdict *v, int line, const char *msg)
         verdict_add_diagnostic(v, line, DIAG_ERROR, msg);
 }
 
-void grade_fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS])
-{
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        for (int s = 0; s <= TASK_HIDDEN; s++) {
-            struct gpu_run *r = &runs[h * (1 + TASK_HIDDEN) + s];
-            float spec[TASK_PLANES][TASK_N];
-            if (s == 0)
-                memcpy(spec, task_butterfly.visible, sizeof spec);
-            else
-                task_hidden_spectrum(seed, (unsigned)(h * TASK_HIDDEN + s - 1), spec);
-            r->half = task_butterfly.halves[h];
-            memcpy(r->spec, spec, sizeof spec);
-        }
-    }
-}
-
-/* Compares every run with the reference; returns true when all pass. */
-static bool compare_runs(struct verdict *v, const struct gpu_run runs[TASK_RUNS],
-                         const float *out)
-{
-    bool all = true;
-    const struct task *t = &task_butterfly;
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        struct half_result *hr = &v->halves[h];
-        hr->half = t->halves[h];
-        hr->passed = true;
-        hr->hidden_passed = 0;
-        hr->hidden_total = TASK_HIDDEN;
-        for (int s = 0; s <= TASK_HIDDEN; s++) {
-            int run = h * (1 + TASK_HIDDEN) + s;
-            float in[TASK_PLANES][TASK_N];
-            double want[TASK_PLANES][TASK_N];
-            memcpy(in, runs[run].spec, sizeof in);
-            reference_pass(in, hr->half, want);
-            bool run_ok = true;
-            for (int y = 0; y < TASK_PLANES; y++) {
-                for (int x = 0; x < TASK_N; x++) {
-                    float got = out[run * TASK_CELLS + y * TASK_N + x];
-                    bool ok = compare_cell(want[y][x], got, t->atol, t->rtol);
-                    run_ok &= ok;
-                    if (s == 0)
-                        hr->cells[y][x] = (struct cell_result){ want[y][x], got, ok };
-                }
-            }
-            if (s > 0)
-                hr->hidden_passed += run_ok;
-            hr->passed &= run_ok;
-        }
-        all &= hr->passed;
-    }
-    v->halves_run = TASK_NHALVES;
-    return all;
-}
-
-static void describe_failure(struct verdict *v)
-{
-    char halves[64] = "";
-    size_t n = 0;
-    int failed = 0;
-    for (int h = 0; h < v->halves_run; h++) {
-        if (v->halves[h].passed)
-            continue;
-        n += (size_t)snprintf(halves + n, sizeof halves - n, "%s%d",
-                              failed ? ", " : "", v->halves[h].half);
-        failed++;
-    }
-    verdict_set_message(v, "Wrong for half = %s; the other halves are right.", halves);
-    if (failed == v->halves_run)
-        verdict_set_message(v, "Wrong for every half (%s).", halves);
-}
-
-/*
- * The first run and cell (visible spectra before hidden ones, half by
- * half) whose thread ran over the loop budget, into v->loop; false when
- * no thread did. loop_lines[k - 1] is the body line of loop k.
- */
-static bool find_loop_overrun(struct verdict *v, const uint32_t *marks,
-                              const struct gpu_run runs[TASK_RUNS], const int *loop_lines,
-                              size_t nloops)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        for (int run = 0; run < TASK_RUNS; run++) {
-            bool hidden = run % (1 + TASK_HIDDEN) != 0;
-            if (hidden != (pass == 1))
-                continue;
-            for (int cell = 0; cell < TASK_CELLS; cell++) {
-                uint32_t loop = marks[run * TASK_CELLS + cell];
-                if (!loop)
-                    continue;
-                if (!(v->loop = calloc(1, sizeof *v->loop)))
-                    return true;
-                *v->loop = (struct verdict_loop){
-                    .line = loop <= nloops ? loop_lines[loop - 1] : 0,
-                    .limit = task_butterfly.loop_budget,
-                    .half = runs[run].half,
-                    .hidden = hidden,
-                    .i = cell % TASK_N,
-                    .plane = cell / TASK_N,
-                };
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-/* A Time Limit Exceeded by the loop budget: the same on every device. */
-static void loop_verdict(struct verdict *v)
-{
-    const struct verdict_loop *l = v->loop;
-    char where[32] = "";
-    v->status = VERDICT_TIME_LIMIT;
-    if (!l) {
-        verdict_set_message(v, "A loop ran more than %u times.", task_butterfly.loop_budget);
-        return;
-    }
-    if (l->line > 0)
-        snprintf(where, sizeof where, " on line %d", l->line);
-    verdict_set_message(v, "The loop%s ran more than %u times for output cell i = %d, plane %d "
-                        "(half = %d, %s spectrum): every thread may take at most %u loop "
-                        "iterations in all. Look for a loop whose condition never becomes "
-                        "false; the butterfly needs no loop at all.",
-                        where, l->limit, l->i, l->plane, l->half,
-                        l->hidden ? "a hidden" : "the visible", l->limit);
-    char msg[96];
-    snprintf(msg, sizeof msg, "this loop ran more than %u times", l->limit);
-    add_line_diagnostic(v, l->line, msg);
-}
-
 /* A failure of the grader's own (the driver's, the device's, memory's):
  * Internal Error, which the pool retries on a fresh worker. */
 static void internal_failure(struct grader *g, struct verdict *v, enum gpu_status st,
@@ -279,7 +158,8 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
                         "of your code.", gpu_status_to_str(st), err);
 }
 
-/* Runs the kernel of entry e on every run, and judges the outputs. */
+/* Runs the kernel of entry e on every run; the outputs are judged
+ * (compare), the verdict worded (outcome) and a Wrong Answer diagnosed. */
 static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e)
 {
     struct gpu_run runs[TASK_RUNS];
@@ -288,7 +168,7 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
     struct gpu_timings gt;
     char err[256] = "";
 
-    grade_fill_runs(g->opts.seed, runs);
+    runs_fill(g->opts.seed, runs);
     enum gpu_status st = gpu_kernel_run(g->gpu, e->kernel, runs, TASK_RUNS, out, marks,
                                         g->opts.deadline_ms, &gt, err, sizeof err);
     v->timings.pipeline_ms += gt.pipeline_ms;
@@ -305,16 +185,11 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
         internal_failure(g, v, st, err);
         return;
     }
-    if (find_loop_overrun(v, marks, runs, e->loop_lines, e->nloops)) {
-        loop_verdict(v);
-    } else if (compare_runs(v, runs, out)) {
-        v->status = VERDICT_ACCEPTED;
-        verdict_set_message(v, "Every cell is right for half = 1, 2 and 4, on the visible and the hidden spectra.");
-    } else {
-        v->status = VERDICT_WRONG_ANSWER;
-        describe_failure(v);
-        diagnose_verdict(v, &task_butterfly, runs, TASK_RUNS, out);
-    }
+    struct comparison c;
+    compare_outputs(&task_butterfly, runs, TASK_RUNS, out, marks, &c);
+    outcome_set(v, &c, e->loop_lines, e->nloops);
+    if (v->status == VERDICT_WRONG_ANSWER)
+        diagnose_verdict(v, &c);
 }
 
 /* Sets the message of a Compilation Error from its first diagnostic, or
@@ -356,15 +231,16 @@ static bool check_module(struct verdict *v, const struct compile_result *cr)
 
 /*
  * From glslang's checked module to a kernel on the device: count every
- * loop, clamp every index (the robust-access pass validates the module
- * before and after, which also checks the loop counter's rewrite), drop
- * the debug information, build the pipeline. On success *out is the new
+ * loop (a module with none, `nloops` as spirv_loops_lines found, is left
+ * as it is), clamp every index (the robust-access pass validates its
+ * input, which also checks the loop counter's rewrite), drop the debug
+ * information, build the pipeline. On success *out is the new
  * kernel. A module the robust-access pass refuses is the body's
  * (Rejected), unless only the rewritten one is refused: then, as for any
  * later failure, it is the grader's (Internal Error).
  */
 static bool build_kernel(struct grader *g, struct verdict *v, const struct compile_result *cr,
-                         struct gpu_kernel **out)
+                         size_t loops_found, struct gpu_kernel **out)
 {
     char msg[320], plain_msg[32];
     uint32_t *counted = NULL, *safe = NULL, *final = NULL;
@@ -372,7 +248,7 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
     bool ok = false;
 
     *out = NULL;
-    if (g->opts.count_loops &&
+    if (g->opts.count_loops && loops_found > 0 &&
         !spirv_loops_instrument(cr->spirv, cr->nwords, task_butterfly.loop_budget, &counted,
                                 &counted_words, &nloops, msg, sizeof msg)) {
         verdict_set_message(v, "The grader could not count the loops of this kernel: %s.", msg);
@@ -447,10 +323,11 @@ static const struct kernel_entry *kernel_for(struct grader *g, struct verdict *v
     }
     if (g->opts.cache_kernels && (e = kernel_cache_by_module(g->cache, key, key_words))) {
         /* the same kernel: its lines and warnings are this text's now */
-        kernel_cache_retext(e, body, len, lines, nloops, v->diags, v->ndiags);
+        g->last.cache_hit = true;
+        kernel_cache_retext(g->cache, e, body, len, lines, nloops, v->diags, v->ndiags);
         goto done;
     }
-    if (!build_kernel(g, v, cr, &kernel))
+    if (!build_kernel(g, v, cr, nloops, &kernel))
         goto done;
     e = kernel_cache_add(g->cache, kernel, key, key_words, body, len, lines, nloops, v->diags,
                          v->ndiags);
@@ -471,9 +348,11 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     const struct gpu_device_info *dev = gpu_context_device(g->gpu);
     snprintf(v->device_name, sizeof v->device_name, "%s", dev->name);
     snprintf(v->device_driver, sizeof v->device_driver, "%s", dev->driver);
+    v->has_device = true;
     v->device_type = dev->type;
     v->seed = g->opts.seed;
     v->timings.pipeline_ms = 0;
+    g->last = (struct grade_facts){ .stage = STAGE_NONE };
 
     /* Editors on Windows may save a byte-order mark first; glslang reads it
      * as a stray token. It is no newline, so line numbers stay the same. */
@@ -490,12 +369,13 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
         goto done;
     }
 
-    stage(g, "compile");
+    stage(g, STAGE_COMPILE);
     double tc = clock_now_ms();
     /* the same text as a kept kernel: nothing to compile */
     const struct kernel_entry *e = g->opts.cache_kernels
                                    ? kernel_cache_by_text(g->cache, body, len) : NULL;
     if (e) {
+        g->last.cache_hit = true;
         copy_warnings(v, e);
     } else {
         struct compile_result cr;
@@ -517,13 +397,15 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     }
     v->timings.compile_ms = clock_now_ms() - tc - v->timings.pipeline_ms;
     if (e) {
-        stage(g, "run");
+        stage(g, STAGE_RUN);
+        g->last.kept = g->opts.cache_kernels && e->text_len == len && !memcmp(e->text, body, len);
         run_and_compare(g, v, e);
     }
     /* without caching, the kernel was kept for this run only */
     if (!g->opts.cache_kernels && g->usable)
         kernel_cache_clear(g->cache);
 done:
+    g->last.dropped = g->usable ? kernel_cache_take_dropped(g->cache) : 0;
     v->timings.total_ms = clock_now_ms() - t0;
     /* the last word on the answer's size is the grader's: a verdict too
      * large to send would cost its worker and be an Internal Error */

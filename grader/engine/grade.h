@@ -15,8 +15,8 @@ struct grader_options {
     /* optional: runs before the device is created (see gpu_context_new) */
     gpu_before_device_fn before_device;
     void *before_device_arg;
-    /* optional: told "compile" and "run" as a body moves through grading */
-    void (*on_stage)(const char *stage, void *arg);
+    /* optional: told STAGE_COMPILE and STAGE_RUN as a body moves through grading */
+    void (*on_stage)(enum grade_stage stage, void *arg);
     void *on_stage_arg;
     /* keep compiled kernels for identical resubmissions (kernel_cache.h) */
     bool cache_kernels;
@@ -27,13 +27,6 @@ struct grader_options {
 
 /* Fills *o with the defaults. */
 void grader_options_init(struct grader_options *o);
-
-/*
- * Fills the TASK_RUNS inputs of one grading dispatch: for each half, the
- * visible spectrum, then the TASK_HIDDEN hidden spectra of `seed`. Run
- * h * (1 + TASK_HIDDEN) + s is half h's spectrum s (0: the visible one).
- */
-void grade_fill_runs(uint64_t seed, struct gpu_run runs[TASK_RUNS]);
 
 struct grader;
 
@@ -48,8 +41,19 @@ void grader_free(struct grader *g);
 
 /* Sets (or with NULL clears) the stage hook after creation, so that a
  * warm-up grade reports nothing. */
-void grader_set_stage_hook(struct grader *g, void (*on_stage)(const char *stage, void *arg),
+void grader_set_stage_hook(struct grader *g, void (*on_stage)(enum grade_stage stage, void *arg),
                            void *arg);
+
+/* What the last grader_grade did besides its verdict, for the pool. */
+struct grade_facts {
+    enum grade_stage stage;      /* how far it got */
+    bool cache_hit;              /* the kernel was kept already (same text or module) */
+    bool kept;                   /* the body's kernel is kept now, under its text */
+    uint64_t dropped;            /* kernel_cache_take_dropped: a text no longer kept */
+};
+
+/* The facts of the last grading (all zero before the first). */
+const struct grade_facts *grader_last_facts(const struct grader *g);
 
 /* Sets the seed of the hidden spectra for the next gradings. */
 void grader_set_seed(struct grader *g, uint64_t seed);

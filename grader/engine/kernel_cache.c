@@ -11,11 +11,14 @@ struct kernel_cache {
     struct kernel_entry entries[KERNEL_CACHE_ENTRIES];
     size_t n;
     uint64_t clock;
+    uint64_t dropped;            /* see kernel_cache_take_dropped */
 };
 
 /* Releases what an entry owns and zeroes it. */
 static void clear_entry(struct kernel_cache *c, struct kernel_entry *e)
 {
+    if (e->text)
+        c->dropped = e->text_hash;
     gpu_kernel_free(c->gpu, e->kernel);
     free(e->text);
     free(e->module);
@@ -83,7 +86,15 @@ static void *copy_of(const void *p, size_t bytes)
     return q;
 }
 
-bool kernel_cache_retext(struct kernel_entry *e, const char *text, size_t len,
+uint64_t kernel_cache_take_dropped(struct kernel_cache *c)
+{
+    uint64_t d = c->dropped;
+    c->dropped = 0;
+    return d;
+}
+
+bool kernel_cache_retext(struct kernel_cache *c, struct kernel_entry *e, const char *text,
+                         size_t len,
                          const int *loop_lines, size_t nloops,
                          const struct diagnostic *warnings, size_t nwarnings)
 {
@@ -97,6 +108,8 @@ bool kernel_cache_retext(struct kernel_entry *e, const char *text, size_t len,
             diagnostics_free(w, nwarnings);
         return false;
     }
+    if (e->text)
+        c->dropped = e->text_hash;
     free(e->text);
     free(e->loop_lines);
     diagnostics_free(e->warnings, e->nwarnings);
@@ -131,7 +144,7 @@ struct kernel_entry *kernel_cache_add(struct kernel_cache *c, struct gpu_kernel 
     e->module_words = module_words;
     e->module_hash = hash_fnv1a64(module, module_words * sizeof *module);
     e->last_used = ++c->clock;
-    if (!e->module || !kernel_cache_retext(e, text, len, loop_lines, nloops, warnings, nwarnings)) {
+    if (!e->module || !kernel_cache_retext(c, e, text, len, loop_lines, nloops, warnings, nwarnings)) {
         clear_entry(c, e);
         /* keep the array dense: the cleared slot takes the last entry */
         *e = c->entries[--c->n];

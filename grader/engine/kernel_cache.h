@@ -18,11 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/defaults.h"
 #include "common/verdict.h"
 #include "engine/gpu.h"
 
-/* Kernels kept per worker: a class's distinct kernels of the last minutes. */
-#define KERNEL_CACHE_ENTRIES 32
+/* KERNEL_CACHE_ENTRIES kernels kept per worker (common/defaults.h): a
+ * class's distinct kernels of the last minutes. */
 
 struct kernel_entry {
     char *text;                  /* the body it was last found by */
@@ -59,9 +60,17 @@ struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const uint32
  * Makes text (with its loop lines and warnings) the entry's text key. The
  * arrays are copied. False when out of memory (the entry keeps its old key).
  */
-bool kernel_cache_retext(struct kernel_entry *e, const char *text, size_t len,
+bool kernel_cache_retext(struct kernel_cache *c, struct kernel_entry *e, const char *text,
+                         size_t len,
                          const int *loop_lines, size_t nloops,
                          const struct diagnostic *warnings, size_t nwarnings);
+
+/*
+ * hash_fnv1a64 of the last text that stopped being a key (its entry was
+ * evicted or found by another text) since the last call, or 0; then 0. The
+ * worker tells the supervisor, whose record of what it holds follows.
+ */
+uint64_t kernel_cache_take_dropped(struct kernel_cache *c);
 
 /*
  * Adds an entry for a new kernel, evicting the least recently used when

@@ -16,17 +16,16 @@ struct job {
     char *body;                  /* owned copy */
     size_t len;
     uint64_t seed;               /* of this job's hidden spectra */
-    uint64_t affinity;           /* hash of the body: the worker that graded it last
-                                    still holds its compiled kernel */
+    uint64_t affinity;           /* job_affinity of the body: a worker that says it
+                                    keeps this body's kernel is preferred */
     char client[JOB_CLIENT_MAX]; /* fair-share key; "" for local callers */
-    pool_done_fn done;           /* one of the two callbacks is set */
-    pool_result_fn done_result;
+    pool_result_fn done;
     void *arg;
     unsigned attempts;           /* workers that took it; a second is the retry */
     bool abandoned;              /* its client went away */
     double submitted_ms, started_ms, kill_at_ms;
     struct pool_result result;   /* filled when it ends; from job_new on, its
-                                    verdict is a reserved Internal Error */
+                                    verdict is a reserved Internal Error's bytes */
     struct job *next;            /* in its client's queue, or in a list to deliver */
 };
 
@@ -39,7 +38,11 @@ struct job *job_new(const char *body, size_t len, const char *client, uint64_t s
 /* Frees a job and what it owns, its verdict included. Accepts NULL. */
 void job_free(struct job *j);
 
-/* FNV-1a over the body: a routing hint only, never a proof of sameness. */
+/*
+ * hash_fnv1a64 of the body as the worker's kernel cache keys it (a leading
+ * byte-order mark aside), so that it is the hash a worker reports when it
+ * lets the kernel go: a routing hint only, never a proof of sameness.
+ */
 uint64_t job_affinity(const char *body, size_t len);
 
 #endif

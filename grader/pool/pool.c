@@ -104,15 +104,18 @@ double pool_expected_wait_ms(const struct pool *p)
                             pool_count_state(p, W_BUSY), workers);
 }
 
-void pool_finish_job(struct pool *p, struct job *j, struct verdict *v, bool graded)
+void pool_finish_job(struct pool *p, struct job *j, const struct frame_verdict *h, char *json,
+                     size_t len, bool graded)
 {
-    /* without v (out of memory) the job answers with its reserved verdict */
-    if (v) {
-        verdict_free(j->result.verdict);
-        j->result.verdict = v;
+    /* without json (out of memory) the job answers with its reserved verdict */
+    if (json) {
+        free(j->result.verdict);
+        j->result.verdict = json;
+        j->result.verdict_len = len;
+        j->result.head = *h;
     }
     j->result.cancelled = j->abandoned;
-    j->result.graded = graded && v != NULL;
+    j->result.graded = graded && json != NULL;
     j->result.job_id = j->id;
     j->result.attempts = j->attempts;
     j->next = p->to_deliver;
@@ -120,16 +123,32 @@ void pool_finish_job(struct pool *p, struct job *j, struct verdict *v, bool grad
     p->stats.completed++;
 }
 
+void pool_finish_verdict(struct pool *p, struct job *j, struct verdict *v, bool graded)
+{
+    struct frame_verdict h = { 0 };
+    size_t len = 0;
+    char *json = v ? verdict_to_bytes(v, &len) : NULL;
+    if (json)
+        frame_verdict_of(v, &h);
+    verdict_free(v);
+    pool_finish_job(p, j, &h, json, len, graded);
+}
+
+void pool_result_clear(struct pool_result *r)
+{
+    if (!r)
+        return;
+    free(r->verdict);
+    r->verdict = NULL;
+    r->verdict_len = 0;
+}
+
 void pool_deliver(struct job *list)
 {
     while (list) {
         struct job *next = list->next;
         /* never NULL: every job holds a verdict from job_new on */
-        if (list->done_result) {
-            list->done_result(&list->result, list->arg);
-        } else {
-            list->done(list->result.verdict, list->arg);
-        }
+        list->done(&list->result, list->arg);
         list->result.verdict = NULL;   /* the callback's now */
         job_free(list);
         list = next;
@@ -212,24 +231,13 @@ static struct job *make_job(struct pool *p, const char *body, size_t len, const 
     return j;
 }
 
-enum pool_submit_status pool_submit(struct pool *p, const char *body, size_t len,
-                                    pool_done_fn done, void *arg)
-{
-    struct job *j = make_job(p, body, len, NULL);
-    if (!j)
-        return POOL_NO_MEMORY;
-    j->done = done;
-    j->arg = arg;
-    return enqueue(p, j, false, false, NULL, NULL);
-}
-
-enum pool_submit_status pool_submit_ex(struct pool *p, const struct pool_submission *s,
-                                       uint64_t *job_id, double *wait_ms)
+enum pool_submit_status pool_submit(struct pool *p, const struct pool_submission *s,
+                                    uint64_t *job_id, double *wait_ms)
 {
     struct job *j = make_job(p, s->body, s->len, s->client);
     if (!j)
         return POOL_NO_MEMORY;
-    j->done_result = s->done;
+    j->done = s->done;
     j->arg = s->arg;
     return enqueue(p, j, true, false, job_id, wait_ms);
 }
@@ -243,8 +251,8 @@ void pool_cancel(struct pool *p, uint64_t job_id)
         j->result.run_ms = -1;
         j->result.wait_ms = clock_now_ms() - j->submitted_ms;
         p->stats.cancelled_queued++;
-        pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          POOL_CANCELLED_MESSAGE), false);
+        pool_finish_verdict(p, j, verdict_new(VERDICT_INTERNAL_ERROR, POOL_CANCELLED_MESSAGE),
+                            false);
         pthread_cond_broadcast(&p->changed);
     } else {
         for (unsigned i = 0; i < p->opts.workers; i++) {
@@ -268,37 +276,51 @@ void pool_cancel(struct pool *p, uint64_t job_id)
 struct sync_wait {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    struct verdict *v;
+    struct pool_result *r;
     bool done;
 };
 
-static void sync_done(struct verdict *v, void *arg)
+static void sync_done(struct pool_result *r, void *arg)
 {
     struct sync_wait *s = arg;
     pthread_mutex_lock(&s->lock);
-    s->v = v;
+    *s->r = *r;
     s->done = true;
     pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
 }
 
-struct verdict *pool_grade(struct pool *p, const char *body, size_t len)
+/* An Internal Error the caller of pool_grade gets without a job. */
+static void grade_refused(struct pool_result *r, const char *why)
 {
-    struct sync_wait s = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, false };
+    struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, why);
+    *r = (struct pool_result){ .run_ms = -1 };
+    if (v) {
+        r->verdict = verdict_to_bytes(v, &r->verdict_len);
+        frame_verdict_of(v, &r->head);
+    }
+    verdict_free(v);
+}
+
+void pool_grade(struct pool *p, const char *body, size_t len, struct pool_result *r)
+{
+    struct sync_wait s = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, r, false };
     struct job *j = make_job(p, body, len, NULL);
-    if (!j)
-        return verdict_new(VERDICT_INTERNAL_ERROR, "Out of memory.");
+    if (!j) {
+        grade_refused(r, "Out of memory.");
+        return;
+    }
     j->done = sync_done;
     j->arg = &s;
     enum pool_submit_status st = enqueue(p, j, false, true, NULL, NULL);
-    if (st != POOL_SUBMITTED)
-        return verdict_new(VERDICT_INTERNAL_ERROR, st == POOL_STOPPING
-                           ? "The grader is shutting down." : "Out of memory.");
+    if (st != POOL_SUBMITTED) {
+        grade_refused(r, st == POOL_STOPPING ? "The grader is shutting down." : "Out of memory.");
+        return;
+    }
     pthread_mutex_lock(&s.lock);
     while (!s.done)
         pthread_cond_wait(&s.cond, &s.lock);
     pthread_mutex_unlock(&s.lock);
-    return s.v;
 }
 
 /* --- observing ---------------------------------------------------------- */

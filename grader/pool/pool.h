@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/defaults.h"
+#include "common/frame.h"
 #include "common/verdict.h"
 
 #define POOL_MAX_WORKERS MAX_WORKERS
@@ -43,13 +44,16 @@ void pool_options_init(struct pool_options *o);
  */
 bool pool_find_worker(const char *given, char *path, size_t pathsz, char *err, size_t errsz);
 
-/* Receives the verdict of a job (never NULL), and owns it. Called on the
- * pool's own thread without its lock held: do little, and do not block. */
-typedef void (*pool_done_fn)(struct verdict *v, void *arg);
-
-/* How a job submitted with pool_submit_ex ended. */
+/* How a job ended. */
 struct pool_result {
-    struct verdict *verdict;       /* never NULL; the callback owns it */
+    /* The verdict as every program answers and stores it: JSON, exactly
+     * the worker's bytes (or the pool's stand-in's), verdict_len bytes and
+     * a NUL after them. Never NULL; whoever receives the result owns it
+     * (free(), or pool_result_clear). Parse it (verdict_from_bytes) only
+     * to print it in words or build reports from it. */
+    char *verdict;
+    size_t verdict_len;
+    struct frame_verdict head;     /* status, score, seed, cache hit, stage */
     bool cancelled;                /* its client went away (pool_cancel) */
     bool graded;                   /* the verdict is the kernel's, not a stand-in
                                       (cancelled unrun, shut down, no worker) */
@@ -59,8 +63,14 @@ struct pool_result {
     double run_ms;                 /* on the worker; < 0 when it never ran */
 };
 
-/* As pool_done_fn, with how the job ended; r->verdict is the callee's. */
+/*
+ * Receives how a job ended; r->verdict is the callee's. Called on the
+ * pool's own thread without its lock held: do little, and do not block.
+ */
 typedef void (*pool_result_fn)(struct pool_result *r, void *arg);
+
+/* Frees r->verdict and sets it to NULL. Accepts NULL. */
+void pool_result_clear(struct pool_result *r);
 
 enum pool_submit_status {
     POOL_SUBMITTED,
@@ -95,7 +105,7 @@ struct pool_stats {
     double mean_job_ms;            /* recent mean time of a job on a worker */
     double expected_wait_ms;       /* of a job submitted now */
     char device_name[256];         /* as the last worker to get ready said; "" before */
-    char device_type[16];
+    enum device_type device_type;  /* meaningful once device_name is set */
 };
 
 struct pool;
@@ -113,14 +123,6 @@ struct pool *pool_new(const struct pool_options *o, char *err, size_t errsz);
 unsigned pool_wait_ready(struct pool *p, unsigned n, uint32_t timeout_ms,
                          char *err, size_t errsz);
 
-/*
- * Queues a copy of `body` (len bytes) for the local client, without
- * admission limits other than the queue length. On POOL_SUBMITTED `done`
- * is called exactly once, later, with the verdict; otherwise never.
- */
-enum pool_submit_status pool_submit(struct pool *p, const char *body, size_t len,
-                                    pool_done_fn done, void *arg);
-
 /* A job from a client that shares the pool with others. */
 struct pool_submission {
     const char *body;
@@ -131,14 +133,16 @@ struct pool_submission {
 };
 
 /*
- * Admits and queues a job: refused when the queue is full, when the client
- * has per_client_queue jobs waiting already, or when the expected wait is
- * over max_wait_ms. *wait_ms (may be NULL) gets the expected wait, which
- * on a refusal says when to try again. On POOL_SUBMITTED *job_id (may be
- * NULL) names the job for pool_cancel and `done` is called exactly once.
+ * Admits and queues a copy of s->body: refused when the queue is full,
+ * when the client has per_client_queue jobs waiting already, or when the
+ * expected wait is over max_wait_ms (a pool without those bounds, as the
+ * batch's, refuses only when full). *wait_ms (may be NULL) gets the
+ * expected wait, which on a refusal says when to try again. On
+ * POOL_SUBMITTED *job_id (may be NULL) names the job for pool_cancel and
+ * s->done is called exactly once, later; otherwise never.
  */
-enum pool_submit_status pool_submit_ex(struct pool *p, const struct pool_submission *s,
-                                       uint64_t *job_id, double *wait_ms);
+enum pool_submit_status pool_submit(struct pool *p, const struct pool_submission *s,
+                                    uint64_t *job_id, double *wait_ms);
 
 /*
  * The job's client went away. A queued job leaves the queue; a running one
@@ -150,11 +154,13 @@ enum pool_submit_status pool_submit_ex(struct pool *p, const struct pool_submiss
 void pool_cancel(struct pool *p, uint64_t job_id);
 
 /*
- * Grades `body` and waits for the verdict (for the command-line tools).
- * When the queue is full it waits for room rather than failing. Never
- * returns NULL: a pool that cannot grade answers Internal Error.
+ * Grades `body` and waits for how it ended (for the command-line tools),
+ * into *r, whose verdict the caller then owns (pool_result_clear). When
+ * the queue is full it waits for room rather than failing. A pool that
+ * cannot grade answers Internal Error; r->verdict is NULL only when even
+ * that could not be made (out of memory).
  */
-struct verdict *pool_grade(struct pool *p, const char *body, size_t len);
+void pool_grade(struct pool *p, const char *body, size_t len, struct pool_result *r);
 
 /* A snapshot of the counters. Never waits on grading. */
 void pool_get_stats(struct pool *p, struct pool_stats *s);

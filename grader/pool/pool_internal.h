@@ -31,9 +31,6 @@
  * access log and the callbacks do). */
 #define POOL_CANCELLED_MESSAGE "Cancelled: the client went away."
 
-/* Bodies a worker remembers having graded (it keeps their kernels). */
-#define WORKER_RECENT 64
-
 enum worker_state { W_EMPTY, W_STARTING, W_IDLE, W_BUSY, W_DYING };
 
 struct worker {
@@ -42,7 +39,7 @@ struct worker {
     struct job *job;             /* (L) the job it runs, or ran when it died */
     int fd;
     struct frame_reader rd;
-    char stage[16];              /* what its job is doing: "compile", "run" */
+    enum grade_stage stage;      /* what its job is doing, as it last said */
     double deadline_ms;          /* of its job, or of its start */
     double respawn_at_ms;        /* for an empty slot: not before */
     double spawned_ms;
@@ -50,8 +47,10 @@ struct worker {
     enum worker_loss loss;       /* why it is dying */
     bool job_sent;               /* the job's frame went out */
     unsigned jobs_done;
-    uint64_t recent[WORKER_RECENT];
-    unsigned recent_next;
+    /* The bodies whose kernels it says it keeps (job_affinity), as its
+     * verdicts report them kept and let go: its kernel cache, not a guess. */
+    uint64_t held[KERNEL_CACHE_ENTRIES];
+    unsigned nheld;
 };
 
 struct pool {
@@ -94,11 +93,17 @@ unsigned pool_count_state(const struct pool *p, enum worker_state st);
 double pool_expected_wait_ms(const struct pool *p);
 
 /*
- * Ends a job: records its verdict (its reserved Internal Error when v is
- * NULL) and queues it for delivery. `graded`: the verdict is about the
- * kernel (from a worker, or a worker lost to the kernel). Lock held.
+ * Ends a job: records its verdict, `len` bytes of JSON `json` (the
+ * ownership moves here; NULL: its reserved Internal Error) with header h,
+ * and queues it for delivery. `graded`: the verdict is about the kernel
+ * (from a worker, or a worker lost to the kernel). Lock held.
  */
-void pool_finish_job(struct pool *p, struct job *j, struct verdict *v, bool graded);
+void pool_finish_job(struct pool *p, struct job *j, const struct frame_verdict *h, char *json,
+                     size_t len, bool graded);
+
+/* pool_finish_job with a verdict the pool made itself (a stand-in, a lost
+ * worker's): v is consumed; NULL (out of memory) means the reserved one. */
+void pool_finish_verdict(struct pool *p, struct job *j, struct verdict *v, bool graded);
 
 /* Calls the callbacks of ended jobs and frees them. Lock NOT held. */
 void pool_deliver(struct job *list);

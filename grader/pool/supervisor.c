@@ -139,10 +139,9 @@ static void spawn_worker(struct pool *p, struct worker *w)
     setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     w->fd = sv[0];
     memset(&w->rd, 0, sizeof w->rd);
-    w->stage[0] = '\0';
+    w->stage = STAGE_NONE;
     w->jobs_done = 0;
-    w->recent_next = 0;
-    memset(w->recent, 0, sizeof w->recent);
+    w->nheld = 0;
     w->spawned_ms = clock_now_ms();
     w->deadline_ms = w->spawned_ms + p->opts.start_timeout_ms;
     pthread_mutex_lock(&p->lock);
@@ -197,8 +196,8 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
 {
     j->result.run_ms = clock_now_ms() - j->started_ms;
     if (j->abandoned) {
-        pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
-                                          POOL_CANCELLED_MESSAGE), false);
+        pool_finish_verdict(p, j, verdict_new(VERDICT_INTERNAL_ERROR, POOL_CANCELLED_MESSAGE),
+                            false);
         return;
     }
     bool fault;
@@ -214,7 +213,7 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
         verdict_free(v);
         return;
     }
-    pool_finish_job(p, j, v, true);
+    pool_finish_verdict(p, j, v, true);
 }
 
 /* Reaps dying workers, settles their jobs and empties their slots. */
@@ -242,15 +241,15 @@ static void reap_dying(struct pool *p)
         }
         w->state = W_EMPTY;
         w->pid = 0;
-        w->stage[0] = '\0';
+        w->stage = STAGE_NONE;
         p->stats.worker_restarts++;
         pthread_cond_broadcast(&p->changed);
         pthread_mutex_unlock(&p->lock);
     }
 }
 
-/* The idle worker for job j: the one that graded its body last if it
- * is free, else the first. NULL when none is idle. Lock held. */
+/* The idle worker for job j: one that says it keeps the body's kernel if
+ * one is free, else the first. NULL when none is idle. Lock held. */
 static struct worker *pick_worker(struct pool *p, const struct job *j)
 {
     struct worker *first = NULL;
@@ -260,8 +259,8 @@ static struct worker *pick_worker(struct pool *p, const struct job *j)
             continue;
         if (!first)
             first = w;
-        for (unsigned k = 0; k < WORKER_RECENT; k++)
-            if (w->recent[k] == j->affinity)
+        for (unsigned k = 0; k < w->nheld; k++)
+            if (w->held[k] == j->affinity)
                 return w;
     }
     return first;
@@ -282,7 +281,7 @@ static unsigned assign_jobs(struct pool *p, struct worker **assigned)
         j->result.wait_ms = j->started_ms - j->submitted_ms;
         w->job = j;
         w->state = W_BUSY;
-        w->stage[0] = '\0';
+        w->stage = STAGE_NONE;
         w->job_sent = false;
         w->deadline_ms = j->started_ms + p->opts.deadline_ms;
         assigned[n++] = w;
@@ -314,7 +313,7 @@ static void fail_queue_if_hopeless(struct pool *p)
     char msg[900];
     snprintf(msg, sizeof msg, "No grading worker could start: %s.", p->last_failure);
     while ((j = fair_queue_pop(p->queue)))
-        pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR, msg), false);
+        pool_finish_verdict(p, j, verdict_new(VERDICT_INTERNAL_ERROR, msg), false);
 }
 
 /* --- answers from workers -------------------------------------------------- */
@@ -326,8 +325,7 @@ static void on_ready(struct pool *p, struct worker *w, const char *payload)
     pthread_mutex_lock(&p->lock);
     snprintf(p->stats.device_name, sizeof p->stats.device_name, "%s",
              json_string_value(json_object_get(dev, "name")) ?: "");
-    snprintf(p->stats.device_type, sizeof p->stats.device_type, "%s",
-             json_string_value(json_object_get(dev, "type")) ?: "");
+    p->stats.device_type = device_type_from_str(json_string_value(json_object_get(dev, "type")));
     w->state = W_IDLE;
     p->start_failures = 0;
     p->ever_ready = true;
@@ -337,18 +335,46 @@ static void on_ready(struct pool *p, struct worker *w, const char *payload)
     json_decref(ready);
 }
 
-/*
- * A verdict came back. An Internal Error is the worker's own failure: the
- * job is graded again elsewhere (once) and this worker replaced. Returns
- * false when the worker must go (recycled or failed).
- */
-static bool on_verdict(struct pool *p, struct worker *w, const char *payload)
+/* What the worker keeps now, as its verdict says: the body it lets go
+ * leaves the record, the one it keeps joins it. Lock held. */
+static void follow_cache(struct worker *w, const struct frame_verdict *h, uint64_t affinity)
 {
-    json_t *j = json_loads(payload, 0, NULL);
-    struct verdict *v = j ? verdict_from_json(j) : NULL;
-    json_decref(j);
-    if (!v)
-        return false;   /* unreadable: the caller treats it as a protocol loss */
+    for (unsigned k = 0; h->dropped && k < w->nheld; k++) {
+        if (w->held[k] == h->dropped) {
+            w->held[k] = w->held[--w->nheld];
+            break;
+        }
+    }
+    if (!h->kept)
+        return;
+    for (unsigned k = 0; k < w->nheld; k++)
+        if (w->held[k] == affinity)
+            return;
+    /* full only if the worker forgot to say what it let go: forget the
+     * oldest guess rather than grow */
+    if (w->nheld == KERNEL_CACHE_ENTRIES)
+        memmove(w->held, w->held + 1, --w->nheld * sizeof *w->held);
+    w->held[w->nheld++] = affinity;
+}
+
+/*
+ * A verdict came back: its header is checked and its JSON relayed as it
+ * is (*payload's ownership moves to the job; the JSON is moved to its
+ * start). An Internal Error is the worker's own failure: the job is graded
+ * again elsewhere (once) and this worker replaced. Returns false when the
+ * worker must go (recycled, failed, or a header that is not sane).
+ */
+static bool on_verdict(struct pool *p, struct worker *w, char **payload, size_t len)
+{
+    struct frame_verdict h;
+    const char *json;
+    size_t json_len;
+    if (!frame_parse_verdict(*payload, len, &h, &json, &json_len))
+        return false;   /* the caller treats it as a protocol loss */
+    char *bytes = *payload;
+    memmove(bytes, json, json_len);
+    bytes[json_len] = '\0';
+    *payload = NULL;
     bool keep = true;
     pthread_mutex_lock(&p->lock);
     struct job *job = w->job;
@@ -356,19 +382,19 @@ static bool on_verdict(struct pool *p, struct worker *w, const char *payload)
     double ran = clock_now_ms() - job->started_ms;
     job->result.run_ms = ran;
     job_time_add(&p->job_time, ran);
-    w->recent[w->recent_next++ % WORKER_RECENT] = job->affinity;
+    follow_cache(w, &h, job->affinity);
     w->jobs_done++;
-    if (v->status == VERDICT_INTERNAL_ERROR) {
+    if (h.status == VERDICT_INTERNAL_ERROR) {
         keep = false;
         if (job->attempts < MAX_ATTEMPTS && !job->abandoned && !p->stopping &&
             fair_queue_push(p->queue, job, true)) {
             p->stats.retries++;
-            verdict_free(v);
+            free(bytes);
             job = NULL;
         }
     }
     if (job)
-        pool_finish_job(p, job, v, true);
+        pool_finish_job(p, job, &h, bytes, json_len, true);
     if (p->opts.max_jobs_per_worker && w->jobs_done >= p->opts.max_jobs_per_worker) {
         p->stats.recycles++;
         keep = false;
@@ -398,10 +424,11 @@ static void on_worker_readable(struct pool *p, struct worker *w)
         bool ok = true;
         if (type == FRAME_READY && w->state == W_STARTING) {
             on_ready(p, w, payload);
-        } else if (type == FRAME_STAGE && w->state == W_BUSY) {
-            snprintf(w->stage, sizeof w->stage, "%s", payload);
+        } else if (type == FRAME_STAGE && w->state == W_BUSY && len == 1 &&
+                   (unsigned char)payload[0] < STAGE_NSTAGES) {
+            w->stage = (enum grade_stage)(unsigned char)payload[0];
         } else if (type == FRAME_VERDICT && w->state == W_BUSY && w->job_sent) {
-            ok = on_verdict(p, w, payload);
+            ok = on_verdict(p, w, &payload, len);
             /* a worker that goes after its verdict leaves by itself when its
              * socket closes: it is reaped, not killed */
             loss = LOSS_EXITED;
@@ -538,12 +565,12 @@ static void shut_down(struct pool *p)
     struct job *j;
     pthread_mutex_lock(&p->lock);
     while ((j = fair_queue_pop(p->queue)))
-        pool_finish_job(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
+        pool_finish_verdict(p, j, verdict_new(VERDICT_INTERNAL_ERROR,
                                           "The grader is shutting down; submit again."), false);
     for (unsigned i = 0; i < p->opts.workers; i++) {
         struct worker *w = &p->workers[i];
         if (w->job)
-            pool_finish_job(p, w->job, verdict_new(VERDICT_INTERNAL_ERROR,
+            pool_finish_verdict(p, w->job, verdict_new(VERDICT_INTERNAL_ERROR,
                             "The grader shut down while grading this; submit again."), false);
         w->job = NULL;
     }

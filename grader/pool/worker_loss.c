@@ -54,12 +54,13 @@ static struct verdict *internal(const char *why)
 }
 
 /* A crash of the compiler or the driver on the student's code. */
-static struct verdict *runtime_error(enum verdict_status st, const char *stage, const char *how)
+static struct verdict *runtime_error(enum verdict_status st, enum grade_stage stage,
+                                     const char *how)
 {
     struct verdict *v = verdict_new(st, NULL);
     if (!v)
         return NULL;
-    if (!strcmp(stage, "compile"))
+    if (stage == STAGE_COMPILE)
         verdict_set_message(v, "The compiler crashed on this body: its process %s. Very long "
                             "expressions, very deep nesting or huge macro expansions do this; "
                             "simplify the code.", how);
@@ -68,10 +69,11 @@ static struct verdict *runtime_error(enum verdict_status st, const char *stage, 
     return v;
 }
 
-struct verdict *worker_loss_verdict(enum worker_loss cause, const char *stage, bool have_status,
-                                    int status, unsigned deadline_ms, bool *grader_fault)
+struct verdict *worker_loss_verdict(enum worker_loss cause, enum grade_stage stage,
+                                    bool have_status, int status, unsigned deadline_ms,
+                                    bool *grader_fault)
 {
-    bool in_code = !strcmp(stage, "compile") || !strcmp(stage, "run");
+    bool in_code = stage == STAGE_COMPILE || stage == STAGE_RUN;
     char how[96];
     *grader_fault = true;
     switch (cause) {
@@ -79,7 +81,7 @@ struct verdict *worker_loss_verdict(enum worker_loss cause, const char *stage, b
         *grader_fault = false;
         struct verdict *v = verdict_new(VERDICT_TIME_LIMIT, NULL);
         if (v)
-            verdict_time_limit(v, deadline_ms, !strcmp(stage, "compile"));
+            verdict_time_limit(v, deadline_ms, stage == STAGE_COMPILE);
         return v;
     }
     case LOSS_STOPPED:

@@ -28,12 +28,13 @@ const char *worker_loss_to_str(enum worker_loss cause);
 
 /*
  * The verdict for a job whose worker was lost for `cause` while at `stage`
- * ("compile", "run", or "" before the worker said), with its wait status
+ * (STAGE_NONE before the worker said), with its wait status
  * when have_status. *grader_fault tells whether the grader, not the code,
  * is to blame: the verdict is then an Internal Error to give only if a
  * retry fails too. NULL only when out of memory.
  */
-struct verdict *worker_loss_verdict(enum worker_loss cause, const char *stage, bool have_status,
-                                    int status, unsigned deadline_ms, bool *grader_fault);
+struct verdict *worker_loss_verdict(enum worker_loss cause, enum grade_stage stage,
+                                    bool have_status, int status, unsigned deadline_ms,
+                                    bool *grader_fault);
 
 #endif

@@ -61,7 +61,7 @@ bool limits_apply_for_device(const struct gpu_device_info *dev, void *arg,
     /* A macro bomb makes the compiler take gigabytes, and a kernel's local
      * arrays live in the worker's memory on lavapipe: cap them so that
      * they fail inside this worker instead of starving the machine. */
-    if (!strcmp(dev->type, "cpu") && l->cpu_memory_mb > 0)
+    if (dev->type == DEVICE_CPU && l->cpu_memory_mb > 0)
         return set_limit(RLIMIT_AS, (rlim_t)l->cpu_memory_mb << 20, "RLIMIT_AS", err, errsz);
     return true;
 }

@@ -22,15 +22,18 @@
 #include "common/parse_num.h"
 #include "engine/grade.h"
 #include "worker/limits.h"
+#include "worker/test_fault.h"
 
 #define SUPERVISOR_FD 3
 
-static void send_stage(const char *stage, void *arg)
+static void send_stage(enum grade_stage stage, void *arg)
 {
     (void)arg;
+    unsigned char b = (unsigned char)stage;
     /* a failed write means the supervisor is gone: the read that follows
      * will see it and end this process */
-    frame_write(SUPERVISOR_FD, FRAME_STAGE, stage, strlen(stage));
+    frame_write(SUPERVISOR_FD, FRAME_STAGE, &b, 1);
+    test_fault_at(stage);
 }
 
 /* Sends j (consumed) as one frame of the given type. */
@@ -45,16 +48,31 @@ static bool send_json(enum frame_type type, json_t *j, size_t flags)
     return ok;
 }
 
-static bool send_verdict(const struct verdict *v)
+/* The verdict's bytes, made once here, behind the header the pool reads. */
+static bool send_verdict(const struct grader *g, const struct verdict *v)
 {
-    return send_json(FRAME_VERDICT, verdict_to_json(v), JSON_REAL_PRECISION(9));
+    size_t len;
+    char *json = verdict_to_bytes(v, &len);
+    if (!json)
+        return false;
+    const struct grade_facts *f = grader_last_facts(g);
+    struct frame_verdict h;
+    frame_verdict_of(v, &h);
+    h.stage = f->stage;
+    h.cache_hit = f->cache_hit;
+    h.kept = f->kept;
+    h.dropped = f->dropped;
+    bool ok = frame_write_verdict(SUPERVISOR_FD, &h, json, len);
+    free(json);
+    return ok;
 }
 
 static bool send_ready(const struct gpu_device_info *dev)
 {
     return send_json(FRAME_READY,
                      json_pack("{s:i, s:{s:s, s:s, s:s}}", "pid", (int)getpid(), "device",
-                               "name", dev->name, "type", dev->type, "driver", dev->driver),
+                               "name", dev->name, "type", device_type_to_str(dev->type),
+                               "driver", dev->driver),
                      0);
 }
 
@@ -85,7 +103,7 @@ static int serve(struct grader *g)
         grader_set_seed(g, seed);
         struct verdict *v = grader_grade(g, body, body_len);
         free(payload);
-        if (!v || !send_verdict(v)) {
+        if (!v || !send_verdict(g, v)) {
             verdict_free(v);
             return WORKER_EXIT_INTERNAL;
         }

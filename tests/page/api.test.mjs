@@ -16,7 +16,7 @@ function respond(status, body, headers = {}) {
   };
 }
 
-test('submitSource posts JSON {source} to the submissions route and returns the verdict', async () => {
+test('submitSource posts the body as text/plain to the submissions route and returns the verdict', async () => {
   const calls = [];
   const verdict = fixture('wrong_twiddle_sign');
   const out = await submitSource(async (url, init) => { calls.push({ url, init }); return respond(200, verdict); }, 'return 0.0;');
@@ -24,8 +24,8 @@ test('submitSource posts JSON {source} to the submissions route and returns the 
   assert.equal(calls.length, 1);
   assert.equal(calls[0].url, SUBMIT_URL);
   assert.equal(calls[0].init.method, 'POST');
-  assert.equal(calls[0].init.headers['Content-Type'], 'application/json');
-  assert.deepEqual(JSON.parse(calls[0].init.body), { source: 'return 0.0;' });
+  assert.equal(calls[0].init.headers['Content-Type'], 'text/plain; charset=utf-8');
+  assert.equal(calls[0].init.body, 'return 0.0;');
 });
 
 test('503 carries its Retry-After', async () => {

@@ -71,12 +71,44 @@ static struct pool *new_pool(unsigned workers, uint32_t deadline_ms, unsigned qu
     return p;
 }
 
+/* A pool result's verdict read back, checked against its header: the
+ * bytes and the header the pool relays say the same. Takes r's bytes. */
+static struct verdict *verdict_of(struct pool_result *r)
+{
+    assert_non_null(r->verdict);
+    assert_int_equal(strlen(r->verdict), r->verdict_len);
+    struct verdict *v = verdict_from_bytes(r->verdict, r->verdict_len);
+    assert_non_null(v);
+    assert_int_equal(v->status, r->head.status);
+    assert_true(v->seed == r->head.seed);
+    assert_int_equal(verdict_score(v), r->head.score);
+    pool_result_clear(r);
+    return v;
+}
+
+/* pool_grade, read back as the verdict a report would show. */
+static struct verdict *grade(struct pool *p, const char *body, size_t len)
+{
+    struct pool_result r;
+    pool_grade(p, body, len, &r);
+    return verdict_of(&r);
+}
+
 static enum verdict_status grade_status(struct pool *p, const char *body)
 {
-    struct verdict *v = pool_grade(p, body, strlen(body));
+    struct verdict *v = grade(p, body, strlen(body));
     enum verdict_status st = v->status;
     verdict_free(v);
     return st;
+}
+
+/* Submits body for the local client. */
+static enum pool_submit_status submit(struct pool *p, const char *body, pool_result_fn done,
+                                      void *arg)
+{
+    struct pool_submission sub = { .body = body, .len = strlen(body), .done = done,
+                                   .arg = arg };
+    return pool_submit(p, &sub, NULL, NULL);
 }
 
 /* Whether the pool's device is a CPU device, where `slow` is slow. */
@@ -84,14 +116,14 @@ static bool on_cpu_device(struct pool *p)
 {
     struct pool_stats s;
     pool_get_stats(p, &s);
-    return !strcmp(s.device_type, "cpu");
+    return s.device_type == DEVICE_CPU;
 }
 
 static void test_endless_loop_is_stopped_by_the_budget(void **state)
 {
     struct pool *p = new_pool(1, 5000, 4);
     double t0 = clock_now_ms();
-    struct verdict *v = pool_grade(p, runaway, strlen(runaway));
+    struct verdict *v = grade(p, runaway, strlen(runaway));
     double took = clock_now_ms() - t0;
     print_message("runaway: %s after %.0f ms: %s\n", verdict_status_to_str(v->status), took,
                   v->message);
@@ -117,7 +149,7 @@ static void test_slow_kernel_gets_time_limit_and_pool_recovers(void **state)
         skip();
     }
     double t0 = clock_now_ms();
-    struct verdict *v = pool_grade(p, slow, strlen(slow));
+    struct verdict *v = grade(p, slow, strlen(slow));
     double took = clock_now_ms() - t0;
     print_message("slow: %s after %.0f ms: %s\n", verdict_status_to_str(v->status), took,
                   v->message);
@@ -131,30 +163,6 @@ static void test_slow_kernel_gets_time_limit_and_pool_recovers(void **state)
     assert_int_equal(s.timeouts, 1);
     assert_int_equal(s.retries, 0);
     pool_free(p, 1000);
-}
-
-struct async_one {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    struct verdict *v;
-};
-
-static void async_done(struct verdict *v, void *arg)
-{
-    struct async_one *a = arg;
-    pthread_mutex_lock(&a->lock);
-    a->v = v;
-    pthread_cond_signal(&a->cond);
-    pthread_mutex_unlock(&a->lock);
-}
-
-static struct verdict *wait_async(struct async_one *a)
-{
-    pthread_mutex_lock(&a->lock);
-    while (!a->v)
-        pthread_cond_wait(&a->cond, &a->lock);
-    pthread_mutex_unlock(&a->lock);
-    return a->v;
 }
 
 /* The pid of the pool's one worker once it is busy with a job. */
@@ -171,53 +179,59 @@ static pid_t busy_worker(struct pool *p)
 }
 
 /*
+ * The grader's own fault while the kernel runs, through the worker's test
+ * hook (worker/test_fault.h: a test build's worker that kills or stops
+ * itself while the token file exists), so that it holds on every device.
+ * Returns the verdict of the job, graded after the fault.
+ */
+static struct verdict *grade_through_fault(const char *how, unsigned *retries)
+{
+    char token[] = "/tmp/butterfly-fault-XXXXXX", spec[64];
+    int fd = mkstemp(token);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(spec, sizeof spec, "%s:%s", how, token);
+    setenv("BUTTERFLY_TEST_WORKER_FAULT", spec, 1);
+    struct pool *p = new_pool(1, 20000, 4);   /* its workers inherit the variable */
+    struct verdict *v = grade(p, correct, strlen(correct));
+    if (access(token, F_OK) == 0)
+        fail_msg("no worker took the fault: a release build has no test hooks");
+    struct pool_stats s;
+    pool_get_stats(p, &s);
+    *retries = (unsigned)s.retries;
+    assert_int_equal(s.crashes, 0);
+    assert_int_equal(s.timeouts, 0);
+    assert_int_equal(grade_status(p, correct), VERDICT_ACCEPTED);
+    pool_free(p, 1000);
+    unsetenv("BUTTERFLY_TEST_WORKER_FAULT");
+    return v;
+}
+
+/*
  * A worker killed from outside (an operator, the out-of-memory killer) did
  * not fail because of the code: the job is graded again on a fresh worker
  * and gets the verdict of that, never a Runtime Error.
  */
 static void test_worker_killed_from_outside_is_retried(void **state)
 {
-    struct pool *p = new_pool(1, 20000, 4);
-    const char *body = on_cpu_device(p) ? slow : correct;
-    struct async_one a = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
-    assert_int_equal(pool_submit(p, body, strlen(body), async_done, &a), POOL_SUBMITTED);
-    kill(busy_worker(p), SIGKILL);
-    struct verdict *v = wait_async(&a);
+    unsigned retries;
+    struct verdict *v = grade_through_fault("KILL", &retries);
     print_message("killed: %s: %s\n", verdict_status_to_str(v->status), v->message);
-    assert_false(verdict_status_is_runtime_error(v->status));
-    assert_int_equal(v->status, body == slow ? VERDICT_WRONG_ANSWER : VERDICT_ACCEPTED);
+    assert_int_equal(v->status, VERDICT_ACCEPTED);
+    assert_int_equal(retries, 1);
     verdict_free(v);
-    struct pool_stats s;
-    pool_get_stats(p, &s);
-    assert_int_equal(s.retries, body == slow ? 1 : s.retries);
-    assert_int_equal(s.crashes, 0);
-    assert_int_equal(grade_status(p, correct), VERDICT_ACCEPTED);
-    pool_free(p, 1000);
 }
 
 /* A worker stopped with SIGSTOP mid-job is not the student's Time Limit:
  * it is found stopped, replaced, and the job graded again. */
 static void test_stopped_worker_is_replaced_and_job_retried(void **state)
 {
-    struct pool *p = new_pool(1, 15000, 4);
-    if (!on_cpu_device(p)) {
-        pool_free(p, 0);
-        skip();
-    }
-    struct async_one a = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
-    assert_int_equal(pool_submit(p, slow, strlen(slow), async_done, &a), POOL_SUBMITTED);
-    pid_t pid = busy_worker(p);
-    kill(pid, SIGSTOP);
-    struct verdict *v = wait_async(&a);
+    unsigned retries;
+    struct verdict *v = grade_through_fault("STOP", &retries);
     print_message("stopped: %s: %s\n", verdict_status_to_str(v->status), v->message);
-    assert_int_equal(v->status, VERDICT_WRONG_ANSWER);
+    assert_int_equal(v->status, VERDICT_ACCEPTED);
+    assert_int_equal(retries, 1);
     verdict_free(v);
-    struct pool_stats s;
-    pool_get_stats(p, &s);
-    assert_int_equal(s.retries, 1);
-    assert_int_equal(s.timeouts, 0);
-    kill(pid, SIGKILL);   /* already killed by the pool; harmless if so */
-    pool_free(p, 1000);
 }
 
 /* An idle worker stopped from outside stops counting as ready at once,
@@ -245,11 +259,38 @@ static void test_stopped_idle_worker_is_not_ready(void **state)
     pool_free(p, 1000);
 }
 
+/* The pool's header, beside the bytes: whether the worker had the kernel.
+ * A resubmission goes to the worker that says it keeps the kernel, among
+ * two idle ones, every time; a body that did not compile is kept by none. */
+static void test_resubmission_goes_to_the_worker_that_keeps_it(void **state)
+{
+    struct pool *p = new_pool(2, 5000, 4);
+    static const char broken[] = "return 1.0\n";
+    for (int k = 0; k < 4; k++) {
+        struct pool_result r;
+        pool_grade(p, correct, strlen(correct), &r);
+        assert_int_equal(r.head.status, VERDICT_ACCEPTED);
+        assert_int_equal(r.head.stage, STAGE_RUN);
+        assert_int_equal(r.head.score, TASK_NHALVES);
+        assert_true(r.head.kept);
+        /* the warm-up graded the starter, not this: the first is new */
+        assert_int_equal(r.head.cache_hit, k > 0);
+        pool_result_clear(&r);
+        pool_grade(p, broken, strlen(broken), &r);
+        assert_int_equal(r.head.status, VERDICT_COMPILATION_ERROR);
+        assert_int_equal(r.head.stage, STAGE_COMPILE);
+        assert_false(r.head.kept);
+        assert_false(r.head.cache_hit);
+        pool_result_clear(&r);
+    }
+    pool_free(p, 1000);
+}
+
 static void test_compiler_crash_gets_a_verdict(void **state)
 {
     struct pool *p = new_pool(1, 5000, 4);
     char *deep = deep_expression();
-    struct verdict *v = pool_grade(p, deep, strlen(deep));
+    struct verdict *v = grade(p, deep, strlen(deep));
     print_message("deep: %s: %s\n", verdict_status_to_str(v->status), v->message);
     assert_true(verdict_status_is_runtime_error(v->status));
     assert_non_null(strstr(v->message, "compiler"));
@@ -312,8 +353,8 @@ static void result_done(struct pool_result *r, void *arg)
     pthread_mutex_lock(&o->lock);
     o->done = true;
     o->cancelled = r->cancelled;
-    o->status = r->verdict->status;
-    verdict_free(r->verdict);
+    o->status = r->head.status;
+    pool_result_clear(r);
     pthread_cond_signal(&o->cond);
     pthread_mutex_unlock(&o->lock);
 }
@@ -330,7 +371,7 @@ static enum pool_submit_status submit_as(struct pool *p, const char *client, con
                                          struct result_one *o, uint64_t *id)
 {
     struct pool_submission sub = { body, strlen(body), client, result_done, o };
-    return pool_submit_ex(p, &sub, id, NULL);
+    return pool_submit(p, &sub, id, NULL);
 }
 
 /*
@@ -427,16 +468,16 @@ struct job_ref {
     int index;
 };
 
-static void tally_done(struct verdict *v, void *arg)
+static void tally_done(struct pool_result *res, void *arg)
 {
     struct job_ref *r = arg;
     pthread_mutex_lock(&r->t->lock);
     r->t->calls[r->index]++;
-    r->t->got[r->index] = v->status;
+    r->t->got[r->index] = res->head.status;
     r->t->done++;
     pthread_cond_signal(&r->t->cond);
     pthread_mutex_unlock(&r->t->lock);
-    verdict_free(v);
+    pool_result_clear(res);
 }
 
 static int count_fds(void)
@@ -527,7 +568,7 @@ static void test_500_mixed_jobs(void **state)
         char *owned;
         const char *body = mixed_body(k, &owned, &want[k]);
         refs[k] = (struct job_ref){ &t, k };
-        assert_int_equal(pool_submit(p, body, strlen(body), tally_done, &refs[k]), POOL_SUBMITTED);
+        assert_int_equal(submit(p, body, tally_done, &refs[k]), POOL_SUBMITTED);
         free(owned);
         if (k == 150) {
             /* the crashes and the runaway are over by now: sample the
@@ -597,7 +638,7 @@ static void test_queue_full_and_shutdown_answers_everyone(void **state)
     int submitted = 0, full = 0;
     for (int k = 0; k < 8; k++) {
         refs[k] = (struct job_ref){ &t, k };
-        enum pool_submit_status st = pool_submit(p, slow, strlen(slow), tally_done, &refs[k]);
+        enum pool_submit_status st = submit(p, slow, tally_done, &refs[k]);
         submitted += st == POOL_SUBMITTED;
         full += st == POOL_QUEUE_FULL;
     }
@@ -615,6 +656,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_endless_loop_is_stopped_by_the_budget),
         cmocka_unit_test(test_slow_kernel_gets_time_limit_and_pool_recovers),
+        cmocka_unit_test(test_resubmission_goes_to_the_worker_that_keeps_it),
         cmocka_unit_test(test_worker_killed_from_outside_is_retried),
         cmocka_unit_test(test_stopped_worker_is_replaced_and_job_retried),
         cmocka_unit_test(test_stopped_idle_worker_is_not_ready),

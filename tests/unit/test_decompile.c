@@ -12,7 +12,9 @@
 #include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/family.h"
 #include "engine/grade.h"
+#include "engine/runs.h"
 #include "engine/reference.h"
+#include "tests/support/compared.h"
 
 #define NRUNS TASK_RUNS
 
@@ -26,7 +28,7 @@ static const float (*input_of(const struct gpu_run *run))[TASK_N]
 /* The right outputs of every run. */
 static void right_outputs(struct gpu_run runs[NRUNS], float out[NRUNS * TASK_CELLS])
 {
-    grade_fill_runs(TASK_DEFAULT_SEED, runs);
+    runs_fill(TASK_DEFAULT_SEED, runs);
     for (int r = 0; r < NRUNS; r++) {
         double want[TASK_PLANES][TASK_N];
         reference_pass(input_of(&runs[r]), runs[r].half, want);
@@ -110,7 +112,7 @@ static void test_typo_reads_back(void **state)
 
     /* and the diagnosis names what differs, with the value */
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, t, runs, NRUNS, out);
+    diagnose_verdict(v, compared(t, runs, NRUNS, out));
     assert_non_null(v->diagnosis);
     assert_string_equal(v->diagnosis->id, "wrong_a");
     assert_string_equal(v->diagnosis->title, "Some values take the wrong a");
@@ -139,7 +141,7 @@ static void test_stray_constant(void **state)
     assert_string_equal(decompile_render(&f[half_index(4)][0][1], 4, 1, text, sizeof text),
                         "ar + 3.142");
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, t, runs, NRUNS, out);
+    diagnose_verdict(v, compared(t, runs, NRUNS, out));
     assert_string_equal(v->diagnosis->id, "wrong_b+stray_constant");
     assert_string_equal(v->diagnosis->title, "Some values take the wrong b, and add a constant");
     /* each of the page's hints once, with all its advice */

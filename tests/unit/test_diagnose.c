@@ -15,7 +15,9 @@
 #include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/summary.h"
 #include "engine/grade.h"
+#include "engine/runs.h"
 #include "engine/reference.h"
+#include "tests/support/compared.h"
 
 #define NRUNS TASK_RUNS
 
@@ -23,7 +25,7 @@ static const struct task *t = &task_butterfly;
 
 static void make_runs(uint64_t seed, struct gpu_run runs[NRUNS])
 {
-    grade_fill_runs(seed, runs);
+    runs_fill(seed, runs);
 }
 
 static const float (*input_of(const struct gpu_run *run))[TASK_N]
@@ -236,7 +238,7 @@ static struct diagnosis *describe(const char *id1, const char *id2)
     float out[NRUNS * TASK_CELLS];
     struct search_result res = search_of(id1, id2, out);
     make_runs(TASK_DEFAULT_SEED, runs);
-    struct diagnosis *d = describe_member(t, runs, NRUNS, out, &res);
+    struct diagnosis *d = describe_member(compared(t, runs, NRUNS, out), &res);
     assert_non_null(d);
     return d;
 }
@@ -307,7 +309,7 @@ static void test_tables_when_no_formula(void **state)
     assert_true(res.found[0].tables);
     assert_true(search_tables_match(t, runs, NRUNS, out, &res.found[0].member,
                                     res.found[0].pairs));
-    struct diagnosis *d = describe_member(t, runs, NRUNS, out, &res);
+    struct diagnosis *d = describe_member(compared(t, runs, NRUNS, out), &res);
     assert_string_equal(d->id, "wrong_b");
     assert_string_equal(d->title, "a ± w·b with the wrong b");
     expect_in(d->explanation, "b is element 0 where element 7 (base + half) is due at "
@@ -364,9 +366,9 @@ static void test_right_outputs_get_nothing(void **state)
     static const struct family_member right;
     make_runs(TASK_DEFAULT_SEED, runs);
     outputs_of(&right, runs, out);
-    assert_null(summary_text(t, runs, NRUNS, out));
+    assert_null(summary_text(compared(t, runs, NRUNS, out)));
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, t, runs, NRUNS, out);
+    diagnose_verdict(v, compared(t, runs, NRUNS, out));
     assert_null(v->diagnosis);
     assert_null(v->summary);
     assert_null(v->worked_cell);
@@ -377,7 +379,7 @@ static void test_right_outputs_get_nothing(void **state)
     uint64_t seed = 7;
     for (int k = 0; k < NRUNS * TASK_CELLS; k++)
         out[k] += (float)(0.002 * noise(&seed));
-    assert_null(summary_text(t, runs, NRUNS, out));
+    assert_null(summary_text(compared(t, runs, NRUNS, out)));
 }
 
 /* ---- the summary, when nothing is named ---- */
@@ -386,7 +388,7 @@ static void expect_summary(const float *out, const char *want)
 {
     struct gpu_run runs[NRUNS];
     make_runs(TASK_DEFAULT_SEED, runs);
-    char *s = summary_text(t, runs, NRUNS, out);
+    char *s = summary_text(compared(t, runs, NRUNS, out));
     assert_non_null(s);
     assert_string_equal(s, want);
     free(s);
@@ -481,7 +483,7 @@ static void test_verdict_gets_name_or_summary(void **state)
     outputs_of(&m, runs, out);
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     v->summary = strdup("stale");
-    diagnose_verdict(v, t, runs, NRUNS, out);
+    diagnose_verdict(v, compared(t, runs, NRUNS, out));
     assert_non_null(v->diagnosis);
     assert_string_equal(v->diagnosis->id, "both_plus");
     assert_null(v->summary);
@@ -497,7 +499,7 @@ static void test_verdict_gets_name_or_summary(void **state)
             if ((i / runs[r].half) % 2)
                 *cell(out, r, 1, i) = NAN;
     v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, t, runs, NRUNS, out);
+    diagnose_verdict(v, compared(t, runs, NRUNS, out));
     assert_null(v->diagnosis);
     assert_non_null(v->summary);
     expect_in(v->summary, "it returned NaN at half 1 (imaginary i = 1, 3, 5, 7)");
@@ -508,7 +510,7 @@ static void test_verdict_gets_name_or_summary(void **state)
     for (int k = 0; k < NRUNS * TASK_CELLS; k++)
         out[k] = NAN;
     v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
-    diagnose_verdict(v, t, runs, NRUNS, out);
+    diagnose_verdict(v, compared(t, runs, NRUNS, out));
     assert_string_equal(v->diagnosis->id, "returns_nan");
     expect_in(v->diagnosis->explanation, "every cell returns NaN");
     verdict_free(v);
@@ -526,7 +528,7 @@ static void test_json_round_trip(void **state)
         if (pass == 1)
             *cell(out, 0, 0, 0) = NAN;
         struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, "Wrong for every half.");
-        diagnose_verdict(v, t, runs, NRUNS, out);
+        diagnose_verdict(v, compared(t, runs, NRUNS, out));
         json_t *j = verdict_to_json(v);
         assert_non_null(j);
         char *text = json_dumps(j, JSON_REAL_PRECISION(17));

@@ -135,27 +135,27 @@ static void test_loss_blames_only_the_code(void **state)
 {
     static const struct {
         enum worker_loss cause;
-        const char *stage;
+        enum grade_stage stage;
         bool have_status;
         int status;
         bool fault;
         enum verdict_status want;
     } cases[] = {
-        { LOSS_DEADLINE, "run", false, 0, false, VERDICT_TIME_LIMIT },
-        { LOSS_DEADLINE, "compile", false, 0, false, VERDICT_TIME_LIMIT },
-        { LOSS_STOPPED, "run", false, 0, true, VERDICT_INTERNAL_ERROR },
-        { LOSS_PROTOCOL, "run", true, 0, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_DEADLINE, STAGE_RUN, false, 0, false, VERDICT_TIME_LIMIT },
+        { LOSS_DEADLINE, STAGE_COMPILE, false, 0, false, VERDICT_TIME_LIMIT },
+        { LOSS_STOPPED, STAGE_RUN, false, 0, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_PROTOCOL, STAGE_RUN, true, 0, true, VERDICT_INTERNAL_ERROR },
         /* the compiler or the driver crashing on the code */
-        { LOSS_EXITED, "compile", true, SIGSEGV, false, VERDICT_RUNTIME_SIGSEGV },
-        { LOSS_EXITED, "run", true, SIGABRT, false, VERDICT_RUNTIME_SIGABRT },
+        { LOSS_EXITED, STAGE_COMPILE, true, SIGSEGV, false, VERDICT_RUNTIME_SIGSEGV },
+        { LOSS_EXITED, STAGE_RUN, true, SIGABRT, false, VERDICT_RUNTIME_SIGABRT },
         /* killed from outside: never the code */
-        { LOSS_EXITED, "run", true, SIGKILL, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_EXITED, STAGE_RUN, true, SIGKILL, true, VERDICT_INTERNAL_ERROR },
         /* a crash before the code reached the compiler is the grader's */
-        { LOSS_EXITED, "", true, SIGSEGV, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_EXITED, STAGE_NONE, true, SIGSEGV, true, VERDICT_INTERNAL_ERROR },
         /* the worker's own failure */
-        { LOSS_EXITED, "run", true, WORKER_EXIT_INTERNAL << 8, true, VERDICT_INTERNAL_ERROR },
-        { LOSS_EXITED, "run", true, 1 << 8, false, VERDICT_RUNTIME_NZEC },
-        { LOSS_EXITED, "run", false, 0, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_EXITED, STAGE_RUN, true, WORKER_EXIT_INTERNAL << 8, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_EXITED, STAGE_RUN, true, 1 << 8, false, VERDICT_RUNTIME_NZEC },
+        { LOSS_EXITED, STAGE_RUN, false, 0, true, VERDICT_INTERNAL_ERROR },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bool fault = !cases[i].fault;
@@ -164,8 +164,8 @@ static void test_loss_blames_only_the_code(void **state)
                                                 &fault);
         assert_non_null(v);
         if (fault != cases[i].fault || v->status != cases[i].want)
-            fail_msg("case %zu (%s, '%s'): %s, fault %d", i, worker_loss_to_str(cases[i].cause),
-                     cases[i].stage, verdict_status_to_str(v->status), fault);
+            fail_msg("case %zu (%s, %s): %s, fault %d", i, worker_loss_to_str(cases[i].cause),
+                     grade_stage_to_str(cases[i].stage), verdict_status_to_str(v->status), fault);
         /* the grader's faults say so, and never blame the code */
         if (fault)
             assert_non_null(strstr(v->message, "not a fault of your code"));
@@ -185,6 +185,56 @@ static void test_frames_to_a_closed_peer_fail_without_sigpipe(void **state)
     close(sv[0]);
 }
 
+/* The verdict's header: what the worker writes the supervisor reads, and
+ * a header that is not sane (an unknown status or stage, a score over the
+ * halves, bytes that are not one JSON object) is refused. */
+static void test_verdict_header_round_trip_and_refusals(void **state)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    struct frame_verdict h = { .status = VERDICT_WRONG_ANSWER, .stage = STAGE_RUN, .score = 2,
+                               .seed = 0x123456789abcdefull, .cache_hit = true, .kept = true,
+                               .dropped = 0xfeedfacecafebeefull };
+    const char *json = "{\"status\":{\"id\":4}}";
+    assert_true(frame_write_verdict(sv[0], &h, json, strlen(json)));
+    enum frame_type type;
+    char *payload;
+    size_t len;
+    assert_true(frame_read(sv[1], &type, &payload, &len));
+    assert_int_equal(type, FRAME_VERDICT);
+    struct frame_verdict got;
+    const char *bytes;
+    size_t nbytes;
+    assert_true(frame_parse_verdict(payload, len, &got, &bytes, &nbytes));
+    assert_int_equal(got.status, h.status);
+    assert_int_equal(got.stage, h.stage);
+    assert_int_equal(got.score, h.score);
+    assert_true(got.seed == h.seed && got.dropped == h.dropped);
+    assert_true(got.cache_hit && got.kept);
+    assert_int_equal(nbytes, strlen(json));
+    assert_memory_equal(bytes, json, nbytes);
+    /* each field out of range in turn */
+    static const struct { size_t at; unsigned char byte; } bad[] = {
+        { 0, 99 },     /* status 99 */
+        { 2, STAGE_NSTAGES },
+        { 3, 4 },      /* an unknown flag */
+        { 4, TASK_NHALVES + 1 },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char *copy = malloc(len);
+        memcpy(copy, payload, len);
+        copy[bad[k].at] = (char)bad[k].byte;
+        assert_false(frame_parse_verdict(copy, len, &got, &bytes, &nbytes));
+        free(copy);
+    }
+    payload[len - 1] = 'x';   /* not an object */
+    assert_false(frame_parse_verdict(payload, len, &got, &bytes, &nbytes));
+    assert_false(frame_parse_verdict(payload, FRAME_VERDICT_HEAD, &got, &bytes, &nbytes));
+    free(payload);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_wait_estimate),
         cmocka_unit_test(test_loss_blames_only_the_code),
         cmocka_unit_test(test_frames_to_a_closed_peer_fail_without_sigpipe),
+        cmocka_unit_test(test_verdict_header_round_trip_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@ usage: test_rooms.py SOURCE_ROOT BUILD_ROOT
    batch, cli. A server, batch or CLI file that includes an engine or
    worker header fails here (tests/unit/test_link.sh fails when they link
    the GPU stack).
+4. Suite names match folders: every test's program (its script, or the
+   source of its executable) is in tests/SUITE/.
 
 Each check is first run on a made-up tree that breaks it, so a check that
 cannot fail fails the test.
@@ -154,6 +156,42 @@ def shadow_problems(units, trees):
     return problems
 
 
+def test_program(test, root, sources_of):
+    """The repository path of what a meson test runs: its script, or the
+    source under tests/ of its executable; None when neither is known."""
+    cmd = test["cmd"]
+    # a built program: its source; else the first file of the command
+    # under tests/ (the interpreter's script, or the script itself)
+    for a in sources_of.get(cmd[0], cmd):
+        if a.startswith(os.path.join(root, "tests") + os.sep):
+            return os.path.relpath(a, root)
+    return None
+
+
+def suite_problems(tests, root, sources_of):
+    """Tests whose program is not in tests/SUITE/."""
+    problems = []
+    for t in tests:
+        prog = test_program(t, root, sources_of)
+        suites = [s.split(":")[-1] for s in t["suite"]]
+        if prog is None:
+            problems.append(f"test {t['name']}: its program is not under tests/")
+        elif prog.split("/")[1] not in suites:
+            problems.append(f"test {t['name']}: suite {', '.join(suites)} but {prog}")
+    return problems
+
+
+def meson_tests(build):
+    info = os.path.join(build, "meson-info")
+    tests = json.load(open(os.path.join(info, "intro-tests.json")))
+    sources_of = {}
+    for t in json.load(open(os.path.join(info, "intro-targets.json"))):
+        srcs = [s for ts in t.get("target_sources", []) for s in ts.get("sources", [])]
+        for f in t.get("filename", []):
+            sources_of[f] = srcs
+    return tests, sources_of
+
+
 def tracked_sources(root):
     out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others",
                           "--exclude-standard"], capture_output=True, text=True)
@@ -193,6 +231,13 @@ def self_test():
         if not any("a system header is" in p for p in got) or \
            not any("holds limits.h" in p for p in got):
             return [f"self-test: a project limits.h on -I was not caught: {got}"]
+        fake = [{"name": "abuse_in_hostile", "suite": ["p:abuse"],
+                 "cmd": ["python3", os.path.join(t, "tests/hostile/a.py")]},
+                {"name": "ok", "suite": ["p:unit"], "cmd": [os.path.join(t, "b/test_x")]}]
+        got = suite_problems(fake, t, {os.path.join(t, "b/test_x"):
+                                       [os.path.join(t, "tests/unit/test_x.c")]})
+        if len(got) != 1 or "abuse_in_hostile" not in got[0]:
+            return [f"self-test: the suite check gave {got}"]
     return []
 
 
@@ -204,9 +249,12 @@ def main():
     if not units:
         problems.append("no compile commands in the build")
     problems += shadow_problems(units, [root, build])
+    tests, sources_of = meson_tests(build)
+    problems += suite_problems(tests, root, sources_of)
     for p in problems:
         print(p)
-    print(f"{len(units)} sets of compile flags, {len(tracked_sources(root))} sources: "
+    print(f"{len(units)} sets of compile flags, {len(tracked_sources(root))} sources, "
+          f"{len(tests)} tests: "
           f"{'ok' if not problems else f'{len(problems)} problems'}")
     return 1 if problems else 0
 

@@ -15,8 +15,12 @@
 #include <cmocka.h>
 #include <spirv-tools/libspirv.h>
 
+#include "common/task.h"
 #include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_loops.h"
 #include "engine/checks/spirv_robust.h"
+#include "engine/compile.h"
+#include "tests/test_bodies.h"
 
 /*
  * The shape of the harness: Shader only, GLSL.std.450, main as GLCompute
@@ -395,8 +399,53 @@ static void test_robust_accepts_harness(void **state)
             (r.words[at + 4] == 44 || r.words[at + 4] == 45) /* UClamp, SClamp */)
             clamped = true;
     assert_true(clamped);
+    /* ...and the pass's output validates (grading does not check it again) */
+    assert_true(spirv_robust_validate(out, out_nwords, cmsg, sizeof cmsg));
     free(out);
     free(m.words);
+}
+
+/* Bodies as grading prepares them (compiled without the source text,
+ * loops counted, indices clamped): the pass's output validates, with and
+ * without loops. */
+static void test_robust_output_of_bodies_validates(void **state)
+{
+    (void)state;
+    static const char *const bodies[] = {
+        test_correct_body,
+        "float s = 0.0;\nfor (int k = 0; k < 8; k++) s += spectrum[0][(k + this.thread.x) % 8];\n"
+        "int n = 0;\nwhile (n < half) { n++; }\nreturn s + float(n);\n",
+        "return spectrum[this.thread.y][this.thread.x + 100];\n",
+    };
+    struct compiler *c = compiler_new();
+    assert_non_null(c);
+    for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
+        struct compile_result cr;
+        assert_true(compiler_compile(c, bodies[b], strlen(bodies[b]), &cr));
+        assert_true(cr.ok);
+        /* the compiler's copy of the source text is gone, its lines are not */
+        bool lines = false;
+        for (size_t at = 5; at < cr.nwords; at += cr.spirv[at] >> 16) {
+            uint32_t op = cr.spirv[at] & 0xffff, wc = cr.spirv[at] >> 16;
+            assert_int_not_equal(op, 2 /* OpSourceContinued */);
+            if (op == 3 /* OpSource */)
+                assert_true(wc <= 4);
+            lines |= op == 8 /* OpLine */;
+        }
+        assert_true(lines);
+        uint32_t *counted = NULL, *out = NULL;
+        size_t counted_n = 0, out_n = 0, nloops = 0;
+        char msg[320];
+        assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, task_butterfly.loop_budget,
+                                           &counted, &counted_n, &nloops, msg, sizeof msg));
+        assert_true(spirv_robust_apply(counted, counted_n, &out, &out_n, msg, sizeof msg));
+        if (!spirv_robust_validate(out, out_n, msg, sizeof msg))
+            fail_msg("body %zu: %s", b, msg);
+        free(counted);
+        free(out);
+        compile_result_clear(&cr);
+    }
+    compiler_free(c);
 }
 
 static void test_robust_refuses_garbage(void **state)
@@ -455,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_oversize),
         cmocka_unit_test(test_empty_and_null),
         cmocka_unit_test(test_robust_accepts_harness),
+        cmocka_unit_test(test_robust_output_of_bodies_validates),
         cmocka_unit_test(test_robust_refuses_garbage),
     };
     return cmocka_run_group_tests_name("spirv_check", tests, NULL, NULL);

@@ -11,7 +11,9 @@
 #include "engine/diagnosis/family.h"
 #include "engine/diagnosis/worked.h"
 #include "engine/grade.h"
+#include "engine/runs.h"
 #include "engine/reference.h"
+#include "tests/support/compared.h"
 
 #define NRUNS TASK_RUNS
 
@@ -32,7 +34,7 @@ static struct family_member member(const char *id)
 static void outputs_of(const char *id, struct gpu_run runs[NRUNS], float out[NRUNS * TASK_CELLS])
 {
     struct family_member m = member(id);
-    grade_fill_runs(TASK_DEFAULT_SEED, runs);
+    runs_fill(TASK_DEFAULT_SEED, runs);
     for (int r = 0; r < NRUNS; r++)
         for (int p = 0; p < TASK_PLANES; p++)
             for (int i = 0; i < TASK_N; i++)
@@ -47,7 +49,7 @@ static void test_worked_cell_of_both_plus(void **state)
     float out[NRUNS * TASK_CELLS];
     outputs_of("both_plus", runs, out);
     struct worked_cell w;
-    assert_true(worked_pick(t, runs, NRUNS, out, &w));
+    assert_true(worked_pick(compared(t, runs, NRUNS, out), &w));
     /* half 1 fails first; its first failing cell is the upper member i = 1 */
     assert_int_equal(w.half, 1);
     assert_false(w.hidden);
@@ -75,7 +77,7 @@ static void test_worked_cell_smallest_failing_half(void **state)
     float out[NRUNS * TASK_CELLS];
     outputs_of("twiddle_sign", runs, out);
     struct worked_cell w;
-    assert_true(worked_pick(t, runs, NRUNS, out, &w));
+    assert_true(worked_pick(compared(t, runs, NRUNS, out), &w));
     assert_int_equal(w.half, 2);
     assert_int_equal(w.i, 1);
     assert_int_equal(w.r, 1);
@@ -97,7 +99,7 @@ static void test_worked_cell_hidden(void **state)
     int bad_run = 1 + TASK_HIDDEN + 3;      /* half 2, the third hidden spectrum */
     out[bad_run * TASK_CELLS + TASK_N + 6] += 1.0f;   /* imaginary, i = 6 */
     struct worked_cell w;
-    assert_true(worked_pick(t, runs, NRUNS, out, &w));
+    assert_true(worked_pick(compared(t, runs, NRUNS, out), &w));
     assert_int_equal(w.half, 2);
     assert_true(w.hidden);
     assert_int_equal(w.i, 6);
@@ -109,7 +111,7 @@ static void test_worked_cell_hidden(void **state)
 
     /* and nothing to work when every cell is right */
     outputs_of(NULL, runs, out);
-    assert_false(worked_pick(t, runs, NRUNS, out, &w));
+    assert_false(worked_pick(compared(t, runs, NRUNS, out), &w));
 }
 
 /* Every visible cell, half by half, in the verdict's order. */
@@ -119,7 +121,7 @@ static void test_worked_all(void **state)
     float out[NRUNS * TASK_CELLS];
     outputs_of("both_plus", runs, out);
     static struct worked_cell cells[WORKED_CELLS];
-    assert_true(worked_all(t, runs, NRUNS, out, cells));
+    assert_true(worked_all(compared(t, runs, NRUNS, out), cells));
     for (int h = 0; h < TASK_NHALVES; h++) {
         double want[TASK_PLANES][TASK_N];
         reference_pass(t->visible, t->halves[h], want);
@@ -169,7 +171,7 @@ static void test_got_matches_names_the_mistake(void **state)
         while (t->halves[h] != cases[c].half)
             h++;
         struct worked_cell w;
-        worked_cell_of(t, runs, NRUNS, out, (size_t)h * (1 + TASK_HIDDEN), cases[c].plane,
+        worked_cell_of(compared(t, runs, NRUNS, out), (size_t)h * (1 + TASK_HIDDEN), cases[c].plane,
                        cases[c].i, &w);
         if (strcmp(w.got_matches, cases[c].matches))
             fail_msg("%s: \"%s\", wanted \"%s\"", cases[c].id, w.got_matches, cases[c].matches);

@@ -8,7 +8,9 @@
  * value; on a real GPU an out-of-range index reads or writes memory the
  * kernel does not own. SPIRV-Tools' graphics robust-access pass rewrites
  * each access chain so that every index is clamped into range. The module
- * is validated before and after the pass. Implemented in C++ over
+ * is validated before the pass (the pass assumes a valid module); that
+ * the pass's output validates is the fuzzer's and the tests' to check
+ * (fuzz/fuzz_spirv.c), not each submission's. Implemented in C++ over
  * SPIRV-Tools; callable from C, and no C++ exception crosses this API.
  */
 

@@ -51,3 +51,33 @@ bool spirv_strip_debug(const uint32_t *words, size_t nwords, uint32_t **out,
     *out_nwords = n;
     return true;
 }
+
+size_t spirv_strip_source_text(uint32_t *words, size_t nwords)
+{
+    if (!words || nwords < SPIRV_HEADER_WORDS)
+        return nwords;
+    /* a first pass only checks the lengths, so that a malformed module is
+     * left exactly as it came */
+    for (size_t at = SPIRV_HEADER_WORDS; at < nwords;) {
+        uint32_t wc = words[at] >> 16;
+        if (wc == 0 || wc > nwords - at)
+            return nwords;
+        at += wc;
+    }
+    size_t n = SPIRV_HEADER_WORDS;
+    for (size_t at = SPIRV_HEADER_WORDS; at < nwords;) {
+        uint32_t wc = words[at] >> 16, op = words[at] & 0xffff;
+        size_t keep = wc;
+        if (op == SpvOpSourceContinued)
+            keep = 0;
+        else if (op == SpvOpSource && wc > 4)
+            keep = 4;   /* language, version, file: the text is the rest */
+        if (keep) {
+            memmove(words + n, words + at, keep * sizeof *words);
+            words[n] = (uint32_t)keep << 16 | op;
+            n += keep;
+        }
+        at += wc;
+    }
+    return n;
+}

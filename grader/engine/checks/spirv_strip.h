@@ -18,4 +18,15 @@
 bool spirv_strip_debug(const uint32_t *words, size_t nwords, uint32_t **out,
                        size_t *out_nwords);
 
+/*
+ * Drops, in place, the copy of the source text that glslang puts in a
+ * module compiled with debug information (OpSource's source operand and
+ * every OpSourceContinued), keeping the lines (OpString, OpLine) and names
+ * the grader reads. The text is about half the words of a module, and
+ * every later stage (the checks, the validator, the passes) would read it
+ * for nothing. Returns the new length; `nwords` unchanged when the module
+ * is malformed (the checks that follow refuse it).
+ */
+size_t spirv_strip_source_text(uint32_t *words, size_t nwords);
+
 #endif

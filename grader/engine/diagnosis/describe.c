@@ -257,11 +257,11 @@ static void add_title(struct text *s, const struct search_found *f, unsigned asp
 }
 
 /* "It shows at half = 2 and 4; half = 1 is right." from the outputs. */
-static void add_where(struct text *s, const struct task *t, const struct gpu_run *runs,
-                      size_t nruns, const float *out)
+static void add_where(struct text *s, const struct comparison *c)
 {
+    const struct task *t = c->task;
     struct failure_map m;
-    if (!summary_map(t, runs, nruns, out, &m))
+    if (!summary_map(c, &m))
         return;
     unsigned all = (1u << TASK_NHALVES) - 1;
     text_add(s, " It shows at ");
@@ -312,10 +312,9 @@ static void add_hints(struct text *s, const struct search_result *res, unsigned 
     }
 }
 
-struct diagnosis *describe_member(const struct task *t, const struct gpu_run *runs,
-                                    size_t nruns, const float *out,
-                                    const struct search_result *res)
+struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res)
 {
+    const struct task *t = c->task;
     if (!res || res->n == 0)
         return NULL;
     const struct search_found *f = &res->found[0];
@@ -360,7 +359,7 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
         }
         text_add(&why, ".");
     }
-    add_where(&why, t, runs, nruns, out);
+    add_where(&why, c);
     if (res->n > 1) {
         text_add(&why, " The same numbers come from a kernel where ");
         size_t shown = res->n < 4 ? res->n : 4;
@@ -518,9 +517,10 @@ static void add_aspect_hints(struct text *s, unsigned mask)
 
 /* The explanation of outputs read back as formulas, value by value. */
 struct diagnosis *describe_formulas(
-    const struct task *t, const struct gpu_run *runs, size_t nruns, const float *out,
+    const struct comparison *c,
     const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
 {
+    const struct task *t = c->task;
     static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
     unsigned examples_shown = 0;
     int wrong = 0;
@@ -579,7 +579,7 @@ struct diagnosis *describe_formulas(
               "butterfly takes: %s.",
         wrong, examples.buf ? examples.buf : "");
     free(examples.buf);
-    add_where(&why, t, runs, nruns, out);
+    add_where(&why, c);
     add_aspect_hints(&hint, mask);
     return diagnosis_from_texts(&id, &title, &why, &hint);
 }

@@ -6,6 +6,7 @@
 
 #include "common/task.h"
 #include "common/verdict.h"
+#include "engine/compare.h"
 #include "engine/diagnosis/decompile.h"
 #include "engine/diagnosis/search.h"
 #include "engine/gpu.h"
@@ -25,9 +26,7 @@ const char *describe_aspect_id(int k);
  * formula, with the other members that give the same outputs, and the
  * page's hints that help. NULL when res is empty or on OOM.
  */
-struct diagnosis *describe_member(const struct task *t, const struct gpu_run *runs,
-                                  size_t nruns, const float *out,
-                                  const struct search_result *res);
+struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res);
 
 /*
  * The diagnosis of outputs read back as formulas (decompile_outputs on the
@@ -36,7 +35,7 @@ struct diagnosis *describe_member(const struct task *t, const struct gpu_run *ru
  * with the first wrong values shown. NULL on OOM.
  */
 struct diagnosis *describe_formulas(
-    const struct task *t, const struct gpu_run *runs, size_t nruns, const float *out,
+    const struct comparison *c,
     const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N]);
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "engine/compare.h"
+
 bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *runs,
                  size_t nruns)
 {
@@ -11,7 +13,7 @@ bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *
         return false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t r = 0; r < nruns; r++) {
-            bool visible = runset_is_visible(t, &runs[r]);
+            bool visible = compare_run_is_visible(t, &runs[r]);
             if (visible != (pass == 0))
                 continue;
             for (int h = 0; h < TASK_NHALVES; h++) {
@@ -34,9 +36,4 @@ bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *
 const float (*runset_input(const struct gpu_run *run))[TASK_N]
 {
     return (const float (*)[TASK_N])run->spec;
-}
-
-bool runset_is_visible(const struct task *t, const struct gpu_run *run)
-{
-    return !memcmp(run->spec, t->visible, sizeof t->visible);
 }

@@ -28,7 +28,4 @@ bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *
 /* The inputs of a run as the planes they are (re[0..7], then im[0..7]). */
 const float (*runset_input(const struct gpu_run *run))[TASK_N];
 
-/* Whether a run is on task t's visible spectrum (else a hidden one). */
-bool runset_is_visible(const struct task *t, const struct gpu_run *run);
-
 #endif

@@ -4,9 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine/compare.h"
-#include "engine/diagnosis/runset.h"
-#include "engine/reference.h"
 
 static const char *const nonfinite_names[NONFINITE_KINDS] = { "NaN", "Infinity", "−Infinity" };
 
@@ -24,19 +21,17 @@ static int nonfinite_kind(float x)
 }
 
 /* Returns true when some cell fails. */
-bool summary_map(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                         const float *out, struct failure_map *m)
+bool summary_map(const struct comparison *c, struct failure_map *m)
 {
     memset(m, 0, sizeof *m);
     bool any = false;
-    for (size_t r = 0; r < nruns; r++) {
-        int h = summary_half_index(t, runs[r].half);
+    for (size_t r = 0; r < c->nruns; r++) {
+        const struct compared_run *cr = &c->run[r];
+        int h = cr->half_index;
         if (h < 0)
             continue;
-        double want[TASK_PLANES][TASK_N];
-        reference_pass(runset_input(&runs[r]), runs[r].half, want);
-        bool visible = runset_is_visible(t, &runs[r]);
-        const float *got = out + r * TASK_CELLS;
+        bool visible = cr->visible;
+        const float *got = cr->got;
         for (int p = 0; p < TASK_PLANES; p++) {
             for (int i = 0; i < TASK_N; i++) {
                 float g = got[p * TASK_N + i];
@@ -47,10 +42,10 @@ bool summary_map(const struct task *t, const struct gpu_run *runs, size_t nruns,
                     else
                         m->hidden_cells[kind][h] = true;
                 }
-                if (compare_cell(want[p][i], g, t->atol, t->rtol))
+                if (cr->passed[p][i])
                     continue;
                 any = true;
-                m->wrong[p][(i / runs[r].half) % 2] |= 1u << h;
+                m->wrong[p][(i / cr->run->half) % 2] |= 1u << h;
                 m->halves |= 1u << h;
                 if (visible)
                     m->visible_wrong = true;
@@ -160,11 +155,11 @@ static void add_nonfinite(struct text *s, const struct task *t, const struct fai
     }
 }
 
-char *summary_text(const struct task *t, const struct gpu_run *runs,
-                       size_t nruns, const float *out)
+char *summary_text(const struct comparison *c)
 {
+    const struct task *t = c->task;
     struct failure_map m;
-    if (!summary_map(t, runs, nruns, out, &m))
+    if (!summary_map(c, &m))
         return NULL;
     struct text s = { 0 };
     if (m.wrong[0][0] == m.wrong[1][0] && m.wrong[0][1] == m.wrong[1][1]) {

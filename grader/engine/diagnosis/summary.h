@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/task.h"
+#include "engine/compare.h"
 #include "engine/diagnosis/text.h"
 #include "engine/gpu.h"
 
@@ -26,12 +27,9 @@ struct failure_map {
 /* The index of `half` in t->halves, or -1. */
 int summary_half_index(const struct task *t, int half);
 
-/*
- * Maps where `out` (nruns * TASK_CELLS values in the grader's layout)
- * differs from the reference into *m. Returns true when some cell fails.
- */
-bool summary_map(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                 const float *out, struct failure_map *m);
+/* Maps where the compared outputs fail into *m. Returns true when some
+ * cell fails. */
+bool summary_map(const struct comparison *c, struct failure_map *m);
 
 /* Appends "every half", "half 4", "half 2 and 4" for a mask of half indices. */
 void summary_add_halves(struct text *s, const struct task *t, unsigned mask);
@@ -43,7 +41,6 @@ void summary_add_halves(struct text *s, const struct task *t, unsigned mask);
  * spectra. Returns a malloc'd string, or NULL when every cell passes or on
  * OOM.
  */
-char *summary_text(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                   const float *out);
+char *summary_text(const struct comparison *c);
 
 #endif

@@ -8,7 +8,6 @@
 #include "engine/compare.h"
 #include "engine/diagnosis/family.h"
 #include "engine/diagnosis/runset.h"
-#include "engine/reference.h"
 
 /* The sign the cell is due, written as the page writes it. */
 static const char due_lower[] = "a + w·b";
@@ -166,16 +165,17 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
     return true;
 }
 
-void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                    const float *out, size_t run, int plane, int i, struct worked_cell *w)
+void worked_cell_of(const struct comparison *c, size_t run, int plane, int i,
+                    struct worked_cell *w)
 {
-    quantities(&runs[run], !runset_is_visible(t, &runs[run]), plane, i, w);
+    const struct task *t = c->task;
+    const struct gpu_run *runs = c->runs;
+    const struct compared_run *cr = &c->run[run];
+    quantities(&runs[run], !cr->visible, plane, i, w);
     /* the value due is the reference's, the one the cell is graded by */
-    double want[TASK_PLANES][TASK_N];
-    reference_pass(runset_input(&runs[run]), runs[run].half, want);
-    w->expected = want[plane][i];
-    w->got = out[run * TASK_CELLS + plane * TASK_N + i];
-    w->passed = compare_cell(w->expected, w->got, t->atol, t->rtol);
+    w->expected = cr->expected[plane][i];
+    w->got = cr->got[plane * TASK_N + i];
+    w->passed = cr->passed[plane][i];
     if (w->passed)
         return;
     for (int e = 0; e < E_COUNT; e++) {
@@ -184,28 +184,27 @@ void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nru
                                     runset_input(&runs[run]));
         if (strcmp(expression_names[e], w->due) &&
             !compare_cell(x, w->expected, t->atol, t->rtol) &&
-            holds_on_every_run(t, runs, nruns, out, w->half, plane, i, (enum expression)e)) {
+            holds_on_every_run(t, runs, c->nruns, c->out, w->half, plane, i,
+                               (enum expression)e)) {
             snprintf(w->got_matches, sizeof w->got_matches, "%s", expression_names[e]);
             return;
         }
     }
 }
 
-/* The first failing cell of run r (real plane first), or -1. */
-static int first_failing(const struct task *t, const struct gpu_run *run, const float *got)
+/* The first failing cell of a run (real plane first), or -1. */
+static int first_failing(const struct compared_run *cr)
 {
-    double want[TASK_PLANES][TASK_N];
-    reference_pass(runset_input(run), run->half, want);
     for (int p = 0; p < TASK_PLANES; p++)
         for (int i = 0; i < TASK_N; i++)
-            if (!compare_cell(want[p][i], got[p * TASK_N + i], t->atol, t->rtol))
+            if (!cr->passed[p][i])
                 return p * TASK_N + i;
     return -1;
 }
 
-bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                 const float *out, struct worked_cell *w)
+bool worked_pick(const struct comparison *c, struct worked_cell *w)
 {
+    const struct task *t = c->task;
     /* the halves from the smallest up, whatever order the task lists them in */
     int order[TASK_NHALVES];
     for (int h = 0; h < TASK_NHALVES; h++) {
@@ -216,14 +215,14 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
     }
     for (int o = 0; o < TASK_NHALVES; o++) {
         for (int pass = 0; pass < 2; pass++) {     /* visible, then hidden */
-            for (size_t r = 0; r < nruns; r++) {
-                if (runs[r].half != order[o] || runset_is_visible(t, &runs[r]) != (pass == 0))
+            for (size_t r = 0; r < c->nruns; r++) {
+                const struct compared_run *cr = &c->run[r];
+                if (cr->run->half != order[o] || cr->visible != (pass == 0))
                     continue;
-                const float *got = out + r * TASK_CELLS;
-                int cell = first_failing(t, &runs[r], got);
+                int cell = first_failing(cr);
                 if (cell < 0)
                     continue;
-                worked_cell_of(t, runs, nruns, out, r, cell / TASK_N, cell % TASK_N, w);
+                worked_cell_of(c, r, cell / TASK_N, cell % TASK_N, w);
                 return true;
             }
         }
@@ -231,18 +230,15 @@ bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
     return false;
 }
 
-bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                const float *out, struct worked_cell cells[WORKED_CELLS])
+bool worked_all(const struct comparison *c, struct worked_cell cells[WORKED_CELLS])
 {
     for (int h = 0; h < TASK_NHALVES; h++) {
-        size_t r = 0;
-        while (r < nruns && (runs[r].half != t->halves[h] || !runset_is_visible(t, &runs[r])))
-            r++;
-        if (r == nruns)
+        const struct compared_run *vis = c->visible[h];
+        if (!vis)
             return false;
+        size_t r = (size_t)(vis - c->run);
         for (int k = 0; k < TASK_CELLS; k++)
-            worked_cell_of(t, runs, nruns, out, r, k / TASK_N, k % TASK_N,
-                           &cells[h * TASK_CELLS + k]);
+            worked_cell_of(c, r, k / TASK_N, k % TASK_N, &cells[h * TASK_CELLS + k]);
     }
     return true;
 }

@@ -7,11 +7,11 @@
 
 #include "common/task.h"
 #include "common/verdict.h"
-#include "engine/gpu.h"
+#include "engine/compare.h"
 
 /*
- * Fills *w for output cell (plane, i) of run `run` of `runs` (nruns runs,
- * outputs `out` in the grader's layout): the cell's j, base, r and
+ * Fills *w for output cell (plane, i) of run `run` of the compared outputs
+ * c (its expected value and mark are c's, not computed again): the cell's j, base, r and
  * partner, its a, b and w = e^(-iπ·r/half) from the run's inputs, w·b, the
  * value due (the reference's), the value the kernel returned, whether it
  * passes t's tolerance, and, for a failing cell, the first simple
@@ -19,26 +19,23 @@
  * cell on every run of its half, so that a coincidence on one spectrum
  * names nothing.
  */
-void worked_cell_of(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                    const float *out, size_t run, int plane, int i, struct worked_cell *w);
+void worked_cell_of(const struct comparison *c, size_t run, int plane, int i,
+                    struct worked_cell *w);
 
 /*
  * The worked cell of a Wrong Answer: the first failing cell (real plane
  * first, then i) of the smallest failing half, on the visible spectrum; if
  * that half fails only on hidden spectra, of the first failing hidden run.
- * `out` holds nruns * TASK_CELLS values in the grader's layout. Returns
- * false, leaving *w alone, when every cell passes.
+ * Returns false, leaving *w alone, when every cell passes.
  */
-bool worked_pick(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                 const float *out, struct worked_cell *w);
+bool worked_pick(const struct comparison *c, struct worked_cell *w);
 
 /*
  * Every visible cell of every half, half by half in t's order, each half's
  * 16 cells as the verdict lists them (x 0..7 for y = 0, then y = 1), into
  * cells[WORKED_CELLS]. False when a half has no visible run.
  */
-bool worked_all(const struct task *t, const struct gpu_run *runs, size_t nruns,
-                const float *out, struct worked_cell cells[WORKED_CELLS]);
+bool worked_all(const struct comparison *c, struct worked_cell cells[WORKED_CELLS]);
 
 /* The names got_matches can take, in the order they are tried, ending
  * with NULL (for tests and docs). */

@@ -15,12 +15,15 @@ RSS_TOLERANCE_KIB, and a second round must not grow it further.
 Prints one line per check and ends with "N passed, M failed".
 """
 import argparse
+import os
 import socket
 import sys
 import threading
 import time
 
-from common import (SUBMIT, Checks, Server, metrics, proc_rss_kib, proc_threads, read_response,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
+from common import (  # noqa: E402
+                    SUBMIT, Checks, Server, metrics, proc_rss_kib, proc_threads, read_response,
                     sample, sanitized, settled_fds, strict_json, submit, wait_idle)
 
 CLIENTS = 200

@@ -11,12 +11,15 @@ more file descriptors than before. Prints one line per check and ends with
 "N passed, M failed".
 """
 import json
+import os
 import socket
 import sys
 import threading
 import time
 
-from common import (SUBMIT, Checks, Server, body_of, metrics, raw, read_response, request,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
+from common import (  # noqa: E402
+                    SUBMIT, Checks, Server, body_of, metrics, raw, read_response, request,
                     sample, sanitized, settled_fds, slow_body, status_of, strict_json, submit,
                     wait_idle)
 

@@ -1,0 +1,21 @@
+/*
+ * test_fault.h - a fault of the grader's own, on demand, for the tests
+ * that prove such faults are retried and never blamed on the code.
+ *
+ * Only in a test build (any buildtype but release: BUTTERFLY_TEST_HOOKS),
+ * so no deployed worker honours it. With BUTTERFLY_TEST_WORKER_FAULT set
+ * to "KILL:PATH" or "STOP:PATH", the worker whose job reaches the run
+ * while the file PATH exists removes it (one worker wins) and sends itself
+ * SIGKILL or SIGSTOP, as an operator or the out-of-memory killer would:
+ * on any device, without a kernel slow enough to be caught running.
+ */
+#ifndef BUTTERFLY_TEST_FAULT_H
+#define BUTTERFLY_TEST_FAULT_H
+
+#include "common/verdict.h"
+
+/* Called as a job reaches `stage`. Does nothing in a release build, when
+ * the variable is unset or malformed, or when PATH is not there. */
+void test_fault_at(enum grade_stage stage);
+
+#endif
