@@ -2,13 +2,32 @@
  * fuzz_compile_log - the parser of glslang's log into diagnostics. The log
  * echoes the body's own text (#error, identifiers), so it is as hostile
  * as the body. Checked: every diagnostic's line is 1..body_lines + 1, its
- * message is a NUL-terminated string, and no more than max come back.
+ * message is a NUL-terminated string, and no more than max come back; and
+ * the log made visible (compile_text.h) is within its bound, holds no
+ * control character but newlines, and is UTF-8.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/compile.h"
+#include "engine/compile_text.h"
+
+/* Whether s is UTF-8 with no control character but '\n'. */
+static bool visible_utf8(const unsigned char *s)
+{
+    while (*s) {
+        size_t n = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3
+                 : (*s & 0xf8) == 0xf0 ? 4 : 0;
+        if (n == 0 || (n == 1 && ((*s < 0x20 && *s != '\n') || *s == 0x7f)))
+            return false;
+        for (size_t k = 1; k < n; k++)
+            if ((s[k] & 0xc0) != 0x80)
+                return false;
+        s += n;
+    }
+    return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,6 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         free(diags[i].message);
     }
+    size_t bound = 16 + data[0] * 8u;
+    bool cut = false;
+    char *shown = compile_text_visible(log, strlen(log), bound, true, &cut);
+    if (shown && (strlen(shown) > bound || !visible_utf8((const unsigned char *)shown)))
+        abort();
+    free(shown);
     free(log);
     return 0;
 }

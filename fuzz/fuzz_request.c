@@ -21,7 +21,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct static_files *files;
-static struct trusted_proxies proxies;
+static struct client_rules rules;
+static struct client_rules forwarded_rules;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -29,8 +30,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     files = static_files_load("static", err, sizeof err);   /* run from the repo root */
-    trusted_proxies_add(&proxies, "127.0.0.1", err, sizeof err);
-    trusted_proxies_add(&proxies, "10.0.0.0/8", err, sizeof err);
+    client_rules_init(&rules);
+    trusted_proxies_add(&rules.proxies, "127.0.0.1", err, sizeof err);
+    trusted_proxies_add(&rules.proxies, "10.0.0.0/8", err, sizeof err);
+    forwarded_rules = rules;
+    forwarded_rules.header = CLIENT_HEADER_FORWARDED;
     return 0;
 }
 
@@ -87,8 +91,15 @@ static void fuzz_headers(const uint8_t *data, size_t size)
     enum body_kind k = request_body_kind(h);
     request_check_length(h, h, request_body_limit(k));
     char out[CLIENT_ADDR_LEN];
-    client_addr_resolve("127.0.0.1", h, NULL, &proxies, out, sizeof out);
-    client_addr_resolve("127.0.0.1", NULL, h, &proxies, out, sizeof out);
+    client_addr_resolve("127.0.0.1", h, &rules, out, sizeof out);
+    if (!strchr(out, '.') && !strchr(out, ':'))
+        abort();
+    client_addr_resolve("127.0.0.1", h, &forwarded_rules, out, sizeof out);
+    char joined[64] = "";
+    client_addr_join(joined, sizeof joined, h);
+    client_addr_join(joined, sizeof joined, h);
+    if (strlen(joined) >= sizeof joined)
+        abort();
     /* the client is always an address, or the peer's */
     if (!strchr(out, '.') && !strchr(out, ':'))
         abort();

@@ -17,7 +17,7 @@ IN_WORDS = {"--workers": "the number of cores", "--device": "the best device",
 def rows(binary):
     out = subprocess.run([binary, "--help"], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
-        m = re.match(r"\s+(--[a-z-]+)(?: (\S+))?\s+\((BUTTERFLY_[A-Z_]+)\) (.*) \[(.*)\]$", line)
+        m = re.match(r"\s+(--[a-z0-9-]+)(?: (\S+))?\s+\((BUTTERFLY_[A-Z0-9_]+)\) (.*) \[(.*)\]$", line)
         if m:
             opt, arg, env, meaning, default = m.groups()
             yield opt, arg, env, meaning, IN_WORDS.get(opt, default)

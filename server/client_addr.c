@@ -7,6 +7,32 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/defaults.h"
+
+void client_rules_init(struct client_rules *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!client_header_parse(DEFAULT_PROXY_HEADER, &r->header))
+        r->header = CLIENT_HEADER_X_FORWARDED_FOR;
+    r->ipv6_prefix = DEFAULT_IPV6_CLIENT_PREFIX;
+}
+
+const char *client_header_to_str(enum client_header h)
+{
+    return h == CLIENT_HEADER_FORWARDED ? "Forwarded" : "X-Forwarded-For";
+}
+
+bool client_header_parse(const char *name, enum client_header *h)
+{
+    if (!strcasecmp(name, "X-Forwarded-For"))
+        *h = CLIENT_HEADER_X_FORWARDED_FOR;
+    else if (!strcasecmp(name, "Forwarded"))
+        *h = CLIENT_HEADER_FORWARDED;
+    else
+        return false;
+    return true;
+}
+
 /*
  * Parses an address in text into family and bytes. An IPv4-mapped IPv6
  * address ("::ffff:192.0.2.1") becomes plain IPv4, as the server writes a
@@ -192,23 +218,79 @@ static bool walk(const char *header, bool forwarded, const struct trusted_proxie
     return false;
 }
 
-void client_addr_resolve(const char *peer, const char *x_forwarded_for, const char *forwarded,
-                         const struct trusted_proxies *t, char *out, size_t outsz)
+/* The key of a client address: IPv4 as it is, IPv6 as its network. */
+static bool client_key(int family, unsigned char addr[16], unsigned ipv6_prefix, char *out,
+                       size_t outsz)
+{
+    char text[CLIENT_ADDR_LEN];
+    if (family == AF_INET6 && ipv6_prefix < 128) {
+        unsigned full = ipv6_prefix / 8, rest = ipv6_prefix % 8;
+        if (rest)
+            addr[full++] &= (unsigned char)(0xff << (8 - rest));
+        memset(addr + full, 0, 16 - full);
+    }
+    if (!inet_ntop(family, addr, text, sizeof text))
+        return false;
+    if (family == AF_INET6 && ipv6_prefix < 128)
+        snprintf(out, outsz, "%s/%u", text, ipv6_prefix);
+    else
+        snprintf(out, outsz, "%s", text);
+    return true;
+}
+
+void client_addr_resolve(const char *peer, const char *forwarding, const struct client_rules *r,
+                         char *out, size_t outsz)
 {
     int family, lt_family = 0;
     unsigned char addr[16], lt_addr[16];
     bool last_trusted = false;
     snprintf(out, outsz, "%s", peer ? peer : "-");
-    if (!peer || t->n == 0 || !trusted_proxies_contain(t, peer))
+    if (!peer || !parse_addr(peer, &family, addr, NULL))
         return;
-    const char *header = x_forwarded_for ? x_forwarded_for : forwarded;
-    if (!header)
-        return;
-    char text[CLIENT_ADDR_LEN];
-    if (walk(header, header == forwarded, t, &family, addr, &last_trusted, &lt_family, lt_addr)) {
-        if (inet_ntop(family, addr, text, sizeof text))
-            snprintf(out, outsz, "%s", text);
-    } else if (last_trusted && inet_ntop(lt_family, lt_addr, text, sizeof text)) {
-        snprintf(out, outsz, "%s", text);
+    const struct trusted_proxies *t = &r->proxies;
+    if (t->n > 0 && trusted(t, family, addr) && forwarding) {
+        if (walk(forwarding, r->header == CLIENT_HEADER_FORWARDED, t, &family, addr,
+                 &last_trusted, &lt_family, lt_addr)) {
+            /* the client */
+        } else if (last_trusted) {
+            family = lt_family;
+            memcpy(addr, lt_addr, 16);
+        } else {
+            parse_addr(peer, &family, addr, NULL);
+        }
     }
+    client_key(family, addr, r->ipv6_prefix, out, outsz);
+}
+
+void client_addr_join(char *buf, size_t bufsz, const char *line)
+{
+    if (bufsz == 0 || !line)
+        return;
+    size_t have = strnlen(buf, bufsz - 1), add = strlen(line);
+    size_t sep = have > 0 ? 2 : 0;
+    if (have + sep + add < bufsz) {
+        memcpy(buf + have, ", ", sep);
+        memcpy(buf + have + sep, line, add + 1);
+        return;
+    }
+    /* too long: keep the right end of (buf, line), from an entry's start */
+    const char *tail = add >= bufsz - 1 ? line + add - (bufsz - 1) : NULL;
+    if (tail) {
+        /* the line alone fills the buffer */
+        const char *comma = strchr(tail, ',');
+        snprintf(buf, bufsz, "%s", comma ? comma + 1 : "");
+        return;
+    }
+    size_t drop = have + sep + add - (bufsz - 1);   /* bytes to lose from buf's left */
+    const char *from = buf + drop;
+    const char *comma = drop < have ? memchr(from, ',', have - drop) : NULL;
+    size_t keep = comma ? have - (size_t)(comma + 1 - buf) : 0;
+    memmove(buf, buf + have - keep, keep);
+    buf[keep] = '\0';
+    size_t at = keep;
+    if (at > 0) {
+        memcpy(buf + at, ", ", 2);
+        at += 2;
+    }
+    memcpy(buf + at, line, add + 1);
 }

@@ -3,11 +3,18 @@
  *
  * A client is its connecting address. Behind a reverse proxy every
  * connection comes from the proxy, so for a peer the operator declared
- * trusted (--trusted-proxy) the client is taken from the X-Forwarded-For
- * or Forwarded header: the nearest address in it that is not itself a
- * trusted proxy. From anyone else those headers are ignored, since a
+ * trusted (--trusted-proxy) the client is taken from the one header the
+ * proxies write (--proxy-header: X-Forwarded-For or Forwarded, never
+ * both): every line of it joined in order, read from the right, the first
+ * hop that is not itself a trusted proxy. A proxy appends on the right
+ * (HAProxy's `option forwardfor` as a line of its own), so whatever the
+ * client wrote is on the left and is never reached while a trusted hop
+ * names someone else. From anyone else the headers are ignored, since a
  * student can write any header and would otherwise pick a fresh identity
- * for every request. Pure functions: no sockets.
+ * for every request. An IPv6 client is its prefix (--ipv6-client-prefix,
+ * /64 by default: one home or one host), since one host holds a whole
+ * /64 and could be a new client with every address. Pure functions: no
+ * sockets.
  */
 #ifndef BUTTERFLY_CLIENT_ADDR_H
 #define BUTTERFLY_CLIENT_ADDR_H
@@ -16,8 +23,11 @@
 #include <stddef.h>
 
 #define CLIENT_ADDR_MAX_PROXIES 16
-/* Long enough for any IPv6 address in text. */
+/* Long enough for any IPv6 address in text, with a "/128". */
 #define CLIENT_ADDR_LEN 64
+/* Bytes of a forwarding header read, all its lines joined: past it only
+ * the right end is kept, the hops the proxies appended. */
+#define CLIENT_ADDR_MAX_FORWARDING 8192
 
 struct trusted_net {
     int family;                /* AF_INET or AF_INET6 */
@@ -29,6 +39,28 @@ struct trusted_proxies {
     struct trusted_net nets[CLIENT_ADDR_MAX_PROXIES];
     size_t n;
 };
+
+/* The header trusted proxies write the client into. */
+enum client_header {
+    CLIENT_HEADER_X_FORWARDED_FOR,   /* the default: what deploy/nginx.conf sends */
+    CLIENT_HEADER_FORWARDED,         /* RFC 7239 */
+};
+
+/* How the client of a request is found. */
+struct client_rules {
+    struct trusted_proxies proxies;
+    enum client_header header;
+    unsigned ipv6_prefix;            /* bits of an IPv6 address that name a client, 1..128 */
+};
+
+/* The defaults: no trusted proxy, X-Forwarded-For, DEFAULT_IPV6_CLIENT_PREFIX. */
+void client_rules_init(struct client_rules *r);
+
+/* The header's name as HTTP writes it ("X-Forwarded-For", "Forwarded"). */
+const char *client_header_to_str(enum client_header h);
+
+/* Parses a header name (either, case-insensitive) into *h; false if neither. */
+bool client_header_parse(const char *name, enum client_header *h);
 
 /*
  * Adds "ADDR" or "ADDR/PREFIX" (IPv4 or IPv6) to the trusted proxies. An
@@ -42,14 +74,24 @@ bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err,
 bool trusted_proxies_contain(const struct trusted_proxies *t, const char *addr);
 
 /*
- * The client of a request whose peer address is `peer` (text), given its
- * X-Forwarded-For and Forwarded headers (either may be NULL). Writes the
- * client's address, in canonical text, into out. The headers count only
- * when the peer is trusted; X-Forwarded-For is read first, from its right
- * end (the entries a proxy appended), skipping trusted proxies; an entry
- * that is not an address stops the walk at the last trusted hop.
+ * The client of a request whose peer address is `peer` (text), given the
+ * value of the rules' header, every line of it joined in order by ", "
+ * (NULL when there is none). Writes the client's key into out: its
+ * address in canonical text, and for IPv6 the network of ipv6_prefix bits
+ * ("2001:db8:1:2::/64"). The header counts only when the peer is trusted;
+ * it is read from its right end (the entries a proxy appended), skipping
+ * trusted proxies; an entry that is not an address stops the walk at the
+ * last trusted hop.
  */
-void client_addr_resolve(const char *peer, const char *x_forwarded_for, const char *forwarded,
-                         const struct trusted_proxies *t, char *out, size_t outsz);
+void client_addr_resolve(const char *peer, const char *forwarding, const struct client_rules *r,
+                         char *out, size_t outsz);
+
+/*
+ * Appends one line of a forwarding header to the joined value in buf
+ * (bufsz bytes, NUL-terminated, "" to start): ", " between lines. When
+ * the whole would not fit, the left end is dropped up to an entry
+ * boundary, since the hops that matter are on the right.
+ */
+void client_addr_join(char *buf, size_t bufsz, const char *line);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/clock.h"
 #include "common/defaults.h"
@@ -99,23 +100,56 @@ static void peer_address(struct MHD_Connection *conn, char *out, size_t outsz)
     }
 }
 
-/* The headers are in: who is asking, for what, and may they. */
-static enum MHD_Result on_headers(struct request *r, const char *url, const char *method)
+struct forwarding {
+    const char *name;
+    char joined[CLIENT_ADDR_MAX_FORWARDING];
+    bool found;
+};
+
+/* Joins every line of one header: libmicrohttpd's lookup returns only
+ * the first, and a proxy that appends a line of its own (HAProxy) writes
+ * the one that counts last. */
+static enum MHD_Result join_forwarding(void *arg, enum MHD_ValueKind kind, const char *key,
+                                       const char *value)
+{
+    struct forwarding *f = arg;
+    (void)kind;
+    if (key && value && !strcasecmp(key, f->name)) {
+        client_addr_join(f->joined, sizeof f->joined, value);
+        f->found = true;
+    }
+    return MHD_YES;
+}
+
+/* The client of the request (client_addr.h), into r->client. */
+static void resolve_client(struct request *r)
 {
     char peer[CLIENT_ADDR_LEN];
-    snprintf(r->method, sizeof r->method, "%s", method);
+    const struct client_rules *rules = &r->srv->cfg.clients;
     peer_address(r->conn, peer, sizeof peer);
-    client_addr_resolve(peer,
-                        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Forwarded-For"),
-                        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Forwarded"),
-                        &r->srv->cfg.trusted_proxies, r->client, sizeof r->client);
     /* TLS ends at the proxy: only a trusted one may say it was there */
     const char *pub = r->srv->cfg.public_url;
     const char *proto = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                     "X-Forwarded-Proto");
     r->secure = (pub && !strncmp(pub, "https://", 8)) ||
                 (proto && !strcmp(proto, "https") &&
-                 trusted_proxies_contain(&r->srv->cfg.trusted_proxies, peer));
+                 trusted_proxies_contain(&rules->proxies, peer));
+    /* the headers are read only for a trusted peer; joining them costs a
+     * walk over the request's headers, so only then */
+    if (rules->proxies.n == 0 || !trusted_proxies_contain(&rules->proxies, peer)) {
+        client_addr_resolve(peer, NULL, rules, r->client, sizeof r->client);
+        return;
+    }
+    struct forwarding f = { client_header_to_str(rules->header), "", false };
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, join_forwarding, &f);
+    client_addr_resolve(peer, f.found ? f.joined : NULL, rules, r->client, sizeof r->client);
+}
+
+/* The headers are in: who is asking, for what, and may they. */
+static enum MHD_Result on_headers(struct request *r, const char *url, const char *method)
+{
+    snprintf(r->method, sizeof r->method, "%s", method);
+    resolve_client(r);
     /* An escaped NUL cuts the path libmicrohttpd hands over (so
      * "index.html%00.css" would read "index.html"): refuse it outright. */
     if (r->uri.escaped_nul)

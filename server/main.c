@@ -29,8 +29,8 @@ struct option_def {
 
 enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
-    O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET,
-    O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION, O_COUNT
+    O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_PROXY_HEADER, O_IPV6_PREFIX, O_SEED, O_MAX_CONN,
+    O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -63,8 +63,14 @@ static const struct option_def defs[O_COUNT] = {
                    "the grading worker program (installed: PREFIX/libexec/butterfly-worker)",
                    V_TEXT, 0, 0 },
     [O_TRUSTED] = { "trusted-proxy", "BUTTERFLY_TRUSTED_PROXY", "ADDR[/BITS]",
-                    "a reverse proxy whose X-Forwarded-For names the client (repeatable; "
+                    "a reverse proxy whose forwarding header names the client (repeatable; "
                     "the variable takes a comma-separated list)", V_LIST, 0, 0 },
+    [O_PROXY_HEADER] = { "proxy-header", "BUTTERFLY_PROXY_HEADER", "NAME",
+                         "the header the trusted proxies write, X-Forwarded-For or Forwarded "
+                         "(the other is ignored)", V_TEXT, 0, 0 },
+    [O_IPV6_PREFIX] = { "ipv6-client-prefix", "BUTTERFLY_IPV6_CLIENT_PREFIX", "BITS",
+                        "IPv6 clients in one network of this prefix share one client's queue",
+                        V_UINT, 1, 128 },
     [O_SEED] = { "seed", "BUTTERFLY_SEED", "N",
                  "grade every submission with these hidden spectra (tests only; "
                  "default: fresh ones for each)", V_UINT, 0, MAX_SEED },
@@ -114,7 +120,9 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
             snprintf(buf, n, "%s", err);
         break;
     }
-    case O_TRUSTED: snprintf(buf, n, "%s", c->trusted_proxies.n ? "set" : "none"); break;
+    case O_TRUSTED: snprintf(buf, n, "%s", c->clients.proxies.n ? "set" : "none"); break;
+    case O_PROXY_HEADER: snprintf(buf, n, "%s", client_header_to_str(c->clients.header)); break;
+    case O_IPV6_PREFIX: snprintf(buf, n, "%u", c->clients.ipv6_prefix); break;
     case O_SEED: snprintf(buf, n, "%s", c->fixed_seed ? "fixed" : "fresh"); break;
     case O_MAX_CONN: snprintf(buf, n, "%u", c->max_connections); break;
     case O_PER_IP: snprintf(buf, n, "%u", c->per_ip_connections); break;
@@ -163,7 +171,7 @@ static bool add_proxies(struct server_config *c, const char *value)
     char list[1024], err[200];
     snprintf(list, sizeof list, "%s", value);
     for (char *save, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        if (!trusted_proxies_add(&c->trusted_proxies, item, err, sizeof err)) {
+        if (!trusted_proxies_add(&c->clients.proxies, item, err, sizeof err)) {
             fprintf(stderr, "butterfly-server: %s\n", err);
             return false;
         }
@@ -190,6 +198,14 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
     case O_STATIC: c->static_dir = value; break;
     case O_WORKER: c->worker_path = value; break;
     case O_TRUSTED: return add_proxies(c, value);
+    case O_PROXY_HEADER:
+        if (!client_header_parse(value, &c->clients.header)) {
+            fprintf(stderr, "butterfly-server: bad --proxy-header \"%.80s\" (X-Forwarded-For "
+                    "or Forwarded)\n", value);
+            return false;
+        }
+        break;
+    case O_IPV6_PREFIX: c->clients.ipv6_prefix = (unsigned)x; break;
     case O_SEED: c->seed = x; c->fixed_seed = true; break;
     case O_MAX_CONN: c->max_connections = (unsigned)x; break;
     case O_PER_IP: c->per_ip_connections = (unsigned)x; break;

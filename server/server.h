@@ -23,7 +23,7 @@ struct server_config {
     const char *worker_path;       /* NULL: see pool_find_worker */
     bool fixed_seed;               /* grade every job with `seed` (tests only) */
     uint64_t seed;
-    struct trusted_proxies trusted_proxies;
+    struct client_rules clients;   /* trusted proxies, their header, the IPv6 prefix */
     unsigned max_connections;
     unsigned per_ip_connections;   /* 0: no bound (behind a proxy) */
     unsigned connection_timeout_s; /* idle connections are closed */

@@ -15,6 +15,11 @@
 // the body names or indexes it reads its own run and nothing else, and
 // nothing in the shader tells one run from another but the values.
 
+// The local size is declared before the body: glslang folds
+// gl_WorkGroupSize where it is read, so a body that reads it must see the
+// real size, not the (1, 1, 1) of a shader that has not declared one yet.
+layout(local_size_x = 8, local_size_y = 2, local_size_z = 1) in;
+
 struct bf_this_t { ivec2 thread; };
 // spectrum[p][k] reads this buffer in place rather than a private copy:
 // indexing a private array with a run-time index makes lavapipe's LLVM
@@ -70,8 +75,6 @@ float butterfly(const in bf_this_t bf_this, const in int bf_half)
 #undef x
 #undef y
 #undef xy
-
-layout(local_size_x = 8, local_size_y = 2, local_size_z = 1) in;
 
 // The loop budget: the grader's SPIR-V pass (grader/engine/checks/spirv_loops.c)
 // counts every loop iteration of this thread, and when the count passes

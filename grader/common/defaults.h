@@ -14,6 +14,18 @@
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 
+/* Compiler text in a verdict (grader/engine/compile_text.h). glslang
+ * echoes the body into its messages; each piece is cut to its bound after
+ * every control character was made a visible escape, so the answer to any
+ * body stays within MAX_ANSWER_BYTES. */
+#define COMPILE_MAX_MESSAGE_BYTES  512u            /* one diagnostic's message, or its original */
+#define COMPILE_MAX_DIAG_BYTES     (16u * 1024u)   /* every diagnostic's texts together */
+#define COMPILE_MAX_LOG_BYTES      (16u * 1024u)   /* the raw compiler log (compile_log) */
+/* A verdict's JSON, the largest answer to any accepted body: four times the
+ * body limit (TASK_MAX_SOURCE, 64 KiB). A verdict the grader finds larger
+ * loses its compiler text (grader/engine/grade.c). */
+#define MAX_ANSWER_BYTES           (256u * 1024u)
+
 /* The worker pool. */
 #define MAX_WORKERS                64u
 /* Jobs waiting, all clients together: a bound on memory only. Admission
@@ -43,6 +55,11 @@
 #define DEFAULT_IDLE_TIMEOUT_S     15u
 #define MAX_IDLE_TIMEOUT_S         3600u
 #define DEFAULT_CONNECTION_MEMORY  (64u * 1024u)
+/* Behind a proxy: the header it writes the client into (deploy/nginx.conf
+ * sets X-Forwarded-For), and the bits of an IPv6 address that name one
+ * client for the fair share (a /64 is one home or one host). */
+#define DEFAULT_PROXY_HEADER       "X-Forwarded-For"
+#define DEFAULT_IPV6_CLIENT_PREFIX 64u
 
 /* The records (grader/store/). */
 #define DEFAULT_STATE_SUBDIR       "butterfly-grader"  /* under $XDG_STATE_HOME or ~/.local/state */

@@ -7,6 +7,7 @@
 
 #include "engine/checks/spirv_strip.h"
 #include "engine/compile_messages.h"
+#include "engine/compile_text.h"
 #include "engine/harness.h"
 
 #define BODY_NAME "body"
@@ -137,6 +138,43 @@ size_t compile_parse_log(const char *log, int body_lines,
     return count;
 }
 
+/* One text of a diagnostic made visible and cut; false on OOM (the text
+ * is then left as it was). */
+static bool bound_text(char **text, size_t *used)
+{
+    if (!*text)
+        return true;
+    char *v = compile_text_visible(*text, strlen(*text), COMPILE_MAX_MESSAGE_BYTES, false, NULL);
+    if (!v)
+        return false;
+    free(*text);
+    *text = v;
+    *used += strlen(v);
+    return true;
+}
+
+/* Bounds every diagnostic's texts, and all of them together: those past
+ * COMPILE_MAX_DIAG_BYTES are dropped. False on OOM. */
+static bool bound_diagnostics(struct diagnostic *diags, size_t *n)
+{
+    size_t used = 0, k = 0;
+    for (; k < *n; k++) {
+        size_t before = used;
+        if (!bound_text(&diags[k].message, &used) || !bound_text(&diags[k].original, &used))
+            return false;
+        if (used > COMPILE_MAX_DIAG_BYTES && k > 0) {
+            used = before;
+            break;
+        }
+    }
+    for (size_t j = k; j < *n; j++) {
+        free(diags[j].message);
+        free(diags[j].original);
+    }
+    *n = k;
+    return true;
+}
+
 bool compiler_compile(struct compiler *c, const char *body, size_t len,
                       struct compile_result *out)
 {
@@ -155,9 +193,8 @@ bool compiler_compile(struct compiler *c, const char *body, size_t len,
     bool ok = false;
     const char *log = shaderc_result_get_error_message(res);
     if (log && *log) {
-        size_t log_len = strlen(log);
-        out->log_truncated = log_len > COMPILE_MAX_LOG;
-        out->log = strndup(log, out->log_truncated ? COMPILE_MAX_LOG : log_len);
+        out->log = compile_text_visible(log, strlen(log), COMPILE_MAX_LOG, true,
+                                        &out->log_truncated);
         out->diags = calloc(COMPILE_MAX_DIAGNOSTICS, sizeof *out->diags);
         if (!out->log || !out->diags)
             goto out;
@@ -165,6 +202,8 @@ bool compiler_compile(struct compiler *c, const char *body, size_t len,
         out->ndiags = compile_parse_log(log, lines, out->diags, COMPILE_MAX_DIAGNOSTICS);
         /* the student reads plain words; glslang's text stays beside them */
         compile_messages_apply(out->diags, &out->ndiags, body, len, lines);
+        if (!bound_diagnostics(out->diags, &out->ndiags))
+            goto out;
     }
     if (shaderc_result_get_compilation_status(res) == shaderc_compilation_status_success) {
         size_t bytes = shaderc_result_get_length(res);

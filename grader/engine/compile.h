@@ -8,8 +8,10 @@
 
 #include "common/verdict.h"
 
+#include "common/defaults.h"
+
 #define COMPILE_MAX_DIAGNOSTICS 50
-#define COMPILE_MAX_LOG         (16 * 1024)
+#define COMPILE_MAX_LOG         COMPILE_MAX_LOG_BYTES
 
 struct compile_result {
     bool ok;
@@ -34,7 +36,10 @@ void compiler_free(struct compiler *c);
  * harness. Always fills *out: on success out->ok with the SPIR-V; on a
  * compile error !out->ok with the diagnostics (in plain words where
  * compile_messages has them, glslang's text then in `original`) and the
- * capped raw log. Returns
+ * raw log. Every text is made visible and cut (compile_text.h): a message
+ * or original to COMPILE_MAX_MESSAGE_BYTES, the diagnostics' texts
+ * together to COMPILE_MAX_DIAG_BYTES (the diagnostics past it are left
+ * out), the log to COMPILE_MAX_LOG (log_truncated says so). Returns
  * false only when the compiler itself failed (out of memory).
  * Release *out with compile_result_clear().
  */

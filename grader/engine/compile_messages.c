@@ -86,6 +86,9 @@ static const char msg_js_equality[] =
 static const char msg_js_const[] =
     "a declaration needs its type: const int j = ...; or int j = ...; "
     "(const alone is JavaScript)";
+static const char msg_needs_extension[] =
+    "%s needs a GLSL extension, and a body cannot enable one: the butterfly "
+    "needs only this.thread, half and spectrum";
 static const char msg_unclosed_brace[] =
     "a '{' is never closed: add the missing '}'";
 
@@ -257,6 +260,9 @@ char *compile_message_rewrite(const char *raw, const char *line_text)
         return format(msg_no_function, tok);
     if (starts_with(rest, "not allowed in nested scope"))
         return strdup(msg_unclosed_brace);
+    /* gl_SubgroupSize and the like: the harness enables no extension */
+    if (starts_with(rest, "required extension not requested") && starts_with(tok, "gl_"))
+        return format(msg_needs_extension, tok);
     return NULL;
 }
 

@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/defaults.h"
+#include "engine/answer_bound.h"
 #include "engine/checks/source_check.h"
 #include "engine/checks/spirv_check.h"
 #include "engine/checks/spirv_loops.h"
@@ -408,5 +409,8 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
 done:
     g->last.dropped = g->usable ? kernel_cache_take_dropped(g->cache) : 0;
     v->timings.total_ms = clock_now_ms() - t0;
+    /* the last word on the answer's size is the grader's: a verdict too
+     * large to send would cost its worker and be an Internal Error */
+    answer_bound_apply(v, MAX_ANSWER_BYTES);
     return v;
 }

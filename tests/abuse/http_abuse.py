@@ -422,6 +422,90 @@ def t_client_vanishes_mid_body(port):
     correct_answer_in(port, 3)
 
 
+# --- answers the body would make too large --------------------------------------
+
+# Bodies made for glslang to echo back. Before issue 24 the first made a
+# verdict past the worker's frame limit: two worker restarts and an
+# Internal Error. Control characters are now refused before the compiler
+# (Rejected); printable text is echoed, each message cut (Compilation Error).
+ECHO_BODIES = [
+    (b"#error " + b"\x1b" * 20000 + b"\n" + (b"\x1b" * 60 + b"\n") * 600 + b"return 0.0;\n",
+     100, b"Rejected"),
+    ((b"#error " + b'"\\' * 500 + b"\n") * 64 + b"return 0.0;\n", 6, b"Compilation Error"),
+]
+MAX_ANSWER_BYTES = 256 * 1024   # grader/common/defaults.h
+
+
+def echo_flood(binary, seconds=5.0, clients=5):
+    """Five clients send bodies that glslang would echo, for several seconds,
+    while a bystander submits the correct kernel: every one is Rejected or
+    a Compilation Error within the answer's bound, as JSON and as a text
+    report, and no worker restarts. The bystander's latency is logged
+    against idle (a ratio on a shared machine is a measurement, not a test)."""
+    # every client its own address, as behind a proxy, so that the fair
+    # queue treats the bystander as a student of its own
+    # no planned recycling after 1,000 jobs: the pool counts a recycle among
+    # the restarts, and here every restart would be one the flood caused
+    srv = Server(binary, "--workers", "2", "--trusted-proxy", "127.0.0.1",
+                 "--recycle-after", "0")
+    correct = sample("correct.glsl")
+    sent = [0]
+
+    def post(body, client, query=""):
+        return request(srv.port, "POST", SUBMIT + query, body,
+                       {"Content-Type": "text/plain", "X-Forwarded-For": client}, 60)
+    try:
+        def bystander_ms():
+            # a new text every time: compiled, not taken from the kernel cache
+            sent[0] += 1
+            t0 = time.time()
+            status, _, data = post(correct + b"// bystander %d\n" % sent[0], "192.0.2.200")
+            assert status == 200 and strict_json(data)["status"]["id"] == 3, status
+            return (time.time() - t0) * 1000
+        idle = sorted(bystander_ms() for _ in range(10))
+        before = metrics(srv.port)
+        stop = time.time() + seconds
+        answers, problems, busy = [], [], []
+
+        def flood(k):
+            n = 0
+            while time.time() < stop:
+                text = n % 4 == 3
+                base, want, words = ECHO_BODIES[n % 2]
+                body = base + b"// %d %d\n" % (k, n)
+                status, _, data = post(body, "192.0.2.%d" % (k + 1),
+                                       "?format=text" if text else "")
+                n += 1
+                answers.append(len(data))
+                if status != 200 or len(data) > MAX_ANSWER_BYTES:
+                    problems.append((status, len(data), data[:200]))
+                elif not text and strict_json(data)["status"]["id"] != want:
+                    problems.append((status, strict_json(data)["status"]))
+                elif text and b"Verdict: " + words not in data:
+                    problems.append((status, data[:200]))
+        threads = [threading.Thread(target=flood, args=(k,)) for k in range(clients)]
+        for t in threads:
+            t.start()
+        while time.time() < stop:
+            busy.append(bystander_ms())
+            time.sleep(0.2)
+        for t in threads:
+            t.join(120)
+        after = metrics(srv.port)
+        restarts = after.get("butterfly_worker_restarts_total", 0) - \
+            before.get("butterfly_worker_restarts_total", 0)
+        assert not problems, problems[:3]
+        assert restarts == 0, "%d worker restarts" % restarts
+        assert len(answers) >= clients, len(answers)
+        p50_idle, p50_busy = idle[len(idle) // 2], sorted(busy)[len(busy) // 2]
+        return ("%d echo bodies in %.0f s, each its verdict, largest answer %d bytes, "
+                "0 worker restarts; bystander median %.0f ms idle, %.0f ms during (%.1fx)"
+                % (len(answers), seconds, max(answers), p50_idle, p50_busy,
+                   p50_busy / p50_idle))
+    finally:
+        srv.stop()
+
+
 def main():
     binary = sys.argv[1]
     checks = Checks()
@@ -447,6 +531,7 @@ def main():
     finally:
         rc = srv.stop()
     checks.run("graceful exit", lambda: (rc == 0) or (_ for _ in ()).throw(AssertionError(rc)))
+    checks.run("echo flood", echo_flood, binary)
     return checks.finish()
 
 

@@ -7,7 +7,9 @@ usage: test_deploy_files.py SOURCE_ROOT SERVER GRADE BATCH WORKER
   loopback) and agrees with the server's limits in the C headers: its body
   limit is the server's largest request, its timeouts outlast the longest
   wait plus the deadline, its idle upstream connections close before the
-  server's; it overwrites X-Forwarded-For and retries POSTs but not 429s;
+  server's; it overwrites X-Forwarded-For (the one forwarding header it
+  sends, and the server's default --proxy-header) and retries POSTs but
+  not 429s;
 - deploy/Containerfile (no container engine runs here): its instructions
   and stages are well formed, its shell steps parse (`sh -n`), the runtime
   stage installs a Debian package for every library the programs link,
@@ -145,6 +147,13 @@ def main():
     # not reach the server as if nginx had vouched for it
     check("X-Forwarded-For $remote_addr" in d.get("proxy_set_header", []),
           "X-Forwarded-For is not overwritten with $remote_addr")
+    # ... and it is the header the server reads by default (--proxy-header)
+    m = re.search(r'^#define\s+DEFAULT_PROXY_HEADER\s+"([^"]+)"', read("grader/common/defaults.h"),
+                  re.M)
+    sent = [h.split()[0] for h in d.get("proxy_set_header", [])
+            if h.split()[0].lower() in ("x-forwarded-for", "forwarded")]
+    check(m and sent == [m.group(1)],
+          "nginx sends %r, the server reads %r by default" % (sent, m and m.group(1)))
     retry = d.get("proxy_next_upstream", [""])[0].split()
     check({"error", "timeout", "non_idempotent"} <= set(retry) and "http_429" not in retry,
           "proxy_next_upstream %r" % retry)

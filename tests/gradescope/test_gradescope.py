@@ -94,7 +94,7 @@ def unpack(zip_path, dest):
                 os.chmod(path, mode)
 
 
-def run_autograder(layout, files, metadata=None, env_extra=None):
+def run_autograder(layout, files, metadata=None, env_extra=None, raw_metadata=None):
     """One submission: fills submission/, empties results/, runs the script."""
     sub, res = os.path.join(layout, "submission"), os.path.join(layout, "results")
     shutil.rmtree(sub, ignore_errors=True)
@@ -102,14 +102,19 @@ def run_autograder(layout, files, metadata=None, env_extra=None):
     os.makedirs(sub)
     os.makedirs(res)
     for name, data in files.items():
-        path = os.path.join(sub, name)
+        path = os.path.join(os.fsencode(sub), name) if isinstance(name, bytes) else \
+            os.path.join(sub, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
     meta = os.path.join(layout, "submission_metadata.json")
-    with open(meta, "w") as f:
-        json.dump(metadata or {"id": 1, "users": [{"email": "ada@example.edu", "id": 7,
-                                                    "name": "Ada L."}]}, f)
+    if raw_metadata is not None:
+        with open(meta, "wb") as f:
+            f.write(raw_metadata)
+    else:
+        with open(meta, "w") as f:
+            json.dump(metadata or {"id": 1, "users": [{"email": "ada@example.edu", "id": 7,
+                                                        "name": "Ada L."}]}, f)
     env = dict(os.environ, AUTOGRADER_ROOT=layout, BUTTERFLY_DEADLINE_MS="3000")
     if not SETUP:
         env.update(BUTTERFLY_BATCH=BATCH, BUTTERFLY_WORKER=WORKER)
@@ -227,6 +232,55 @@ def main():
         except AssertionError as e:
             failures.append("failures")
             print("FAIL failures: %r" % (e,))
+
+        # Every input is read inside the autograder's error handling: odd
+        # metadata still gives a valid results.json, labelled by the
+        # fallback id (or the name, when only the e-mail is odd).
+        odd_metadata = [
+            ("a lone surrogate", b'{"users": [{"email": "a\\ud800@example.edu"}]}', "student"),
+            ("a lone surrogate, a usable name", b'{"users": [{"email": "\\udfff", '
+             b'"name": "Ada L."}]}', "Ada L."),
+            ("invalid UTF-8", b'{"users": [{"email": "\xff\xfe@example.edu"}]}', "student"),
+            ("a BOM and UTF-16", '{"users": [{"email": "a@b"}]}'.encode("utf-16"), "student"),
+            ("not JSON", b"{users: [", "student"),
+            ("a list", b"[1, 2]", "student"),
+            ("users not a list", b'{"users": "ada"}', "student"),
+            ("a user not an object", b'{"users": [7]}', "student"),
+            ("an e-mail not a string", b'{"users": [{"email": 7, "name": null}]}', "student"),
+            ("no users", b'{"users": []}', "student"),
+            ("nothing", b"", "student"),
+            ("a dot name", b'{"users": [{"email": "..", "name": "../x"}]}', "student"),
+            ("an id too long", b'{"users": [{"email": "%s"}]}' % (b"a" * 200), "student"),
+        ]
+        for what, raw_meta, sid in odd_metadata:
+            try:
+                p, r = run_autograder(layout, {"kernel.glsl": sample("correct")},
+                                      raw_metadata=raw_meta)
+                assert p.returncode == 0 and r is not None, p.stdout[-500:] + p.stderr[-2000:]
+                check_spec(r)
+                assert r["score"] == 9, r["score"]
+                assert r["output"].startswith("Student: %s\n" % sid), r["output"][:60]
+                print("ok   metadata with %s" % what)
+            except AssertionError as e:
+                failures.append("metadata: " + what)
+                print("FAIL metadata with %s: %r" % (what, e))
+
+        # A body the compiler would echo back at length is the student's
+        # Compilation Error (0 points, a valid results.json), not a failed
+        # autograder; a file whose name is not UTF-8 does not stop it.
+        try:
+            echo = ("#error " + '"\\' * 500 + "\n") * 64 + "return 0.0;\n"
+            p, r = run_autograder(layout, {"kernel.glsl": echo})
+            assert p.returncode == 0 and r is not None, p.stdout[-500:] + p.stderr[-2000:]
+            check_spec(r)
+            assert r["score"] == 0 and len(json.dumps(r)) < 256 * 1024, r["score"]
+            p, r = run_autograder(layout, {b"k\xff.glsl": sample("correct")})
+            assert p.returncode == 0 and r is not None, p.stdout[-500:] + p.stderr[-2000:]
+            check_spec(r)
+            print("ok   an echoing body is a Compilation Error; an odd file name is graded")
+        except AssertionError as e:
+            failures.append("echo")
+            print("FAIL echo: %r" % (e,))
     print("%d failed" % len(failures))
     return 1 if failures else 0
 

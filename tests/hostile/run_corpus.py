@@ -60,6 +60,22 @@ def generate(g):
     if kind == "if_nesting":
         n = g["n"]
         return ("#if 1\n" * n + "return 0.0;\n" + "#endif\n" * n).encode()
+    if kind == "helper_calls":
+        # a helper with a 15.6 KiB array, called from n places
+        return ("float helper(int k);\nfloat s = 0.0;\n"
+                + "".join("s += helper(%d);\n" % c for c in range(g["n"]))
+                + "return s;\n}\nfloat helper(int k) {\nfloat arr[4000];\narr[k] = 1.0;\n"
+                "return arr[3];\n").encode()
+    if kind == "before_correct":
+        # lines before the correct body, which must then still be graded
+        return g["before"].encode() + sample("correct.glsl")
+    if kind == "echo_error":
+        # #error lines that glslang echoes: each line `line` bytes of
+        # `text` repeated, to `bytes` in all (quotes are doubled in JSON)
+        line = "#error " + g["text"] * ((g["line"] - 8) // len(g["text"])) + "\n"
+        return (line * ((g["bytes"] - 12) // len(line)) + "return 0.0;\n").encode()
+    if kind == "control_bytes":
+        return ("#error " + "\x1b" * g["n"] + "\nreturn 0.0;\n").encode()
     if kind == "long_identifier":
         return ("float " + "a" * g["n"] + " = 1.0;\nreturn 0.0;\n").encode()
     if kind == "failing_lines":
@@ -199,6 +215,9 @@ def run_case(case, ctx):
             want(v["compile_log_truncated"] == e["log_truncated"], "log_truncated")
         if "halves" in e:
             want(len(v["halves"]) == e["halves"], "%d halves" % len(v["halves"]))
+        if "answer_max_bytes" in e:
+            want(len(data) <= e["answer_max_bytes"], "answer of %d bytes" % len(data))
+            want(all(len(d["message"].encode()) <= 512 for d in diags), "a message over 512 bytes")
     bound = case["max_s"] * ctx["time_factor"]
     want(secs <= bound, "took %.2f s, bound %.1f s" % (secs, bound))
     res["bound_s"] = bound

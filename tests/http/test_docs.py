@@ -32,7 +32,7 @@ def man_options(src):
     out = {}
     for para in re.split(r"^\.TP\n", section_raw(src, "OPTIONS"), flags=re.M)[1:]:
         text = deroff(para)
-        for opt in re.findall(r"--[a-z][a-z-]*", text.splitlines()[0]):
+        for opt in re.findall(r"--[a-z][a-z0-9-]*", text.splitlines()[0]):
             out[opt] = text
     return out
 
@@ -41,7 +41,7 @@ def readme_rows(readme, first_cell):
     """{"--opt": the row} of the README's tables whose rows start with `--opt."""
     rows = {}
     for line in readme.splitlines():
-        m = re.match(r"\| `(--[a-z][a-z-]*)[^`]*`" + first_cell, line)
+        m = re.match(r"\| `(--[a-z][a-z0-9-]*)[^`]*`" + first_cell, line)
         if m:
             rows[m.group(1)] = line
     return rows
@@ -70,7 +70,7 @@ def main():
     with open(os.path.join(ROOT, "docs", "man", "butterfly-server.1")) as f:
         src = f.read()
     help_text = run(SERVER, "--help").stdout
-    opts = re.findall(r"^  --([a-z-]+)(?: \S+)?\s+\((BUTTERFLY_\w+)\) .*\[(.*)\]$", help_text, re.M)
+    opts = re.findall(r"^  --([a-z0-9-]+)(?: \S+)?\s+\((BUTTERFLY_\w+)\) .*\[(.*)\]$", help_text, re.M)
     check(len(opts) >= 17, "too few server options in --help: %r" % opts)
     man = man_options(src)
     env_section = section(src, "ENVIRONMENT")
@@ -95,7 +95,7 @@ def main():
     with open(os.path.join(ROOT, "docs", "man", "butterfly-grade.1")) as f:
         src = f.read()
     help_text = run(GRADE, "--help").stdout
-    opts = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", help_text)))
+    opts = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", help_text)))
     check(len(opts) >= 8, "too few butterfly-grade options: %r" % opts)
     man = man_options(src)
     grade_table = readme[readme.index("## Grading a kernel"):readme.index("## Writing a kernel")]

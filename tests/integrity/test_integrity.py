@@ -13,6 +13,9 @@ usage: test_integrity.py SERVER_BINARY BATCH_BINARY
 - the grader bounds loops: endless and data-dependent loops are Time Limit
   Exceeded within a second, naming the loop's line; a correct kernel with
   loops within the budget is Accepted, one past it is not;
+- loops are counted exactly (iterations, all loops together, N + 1 stops);
+- a helper's memory counts once per call, as inlined;
+- the built-ins read the real dispatch (gl_WorkGroupSize is 8 x 2 x 1);
 - the body checks agree with glslang: a string holding a comment opener
   hides no directive;
 - plain words for double precision, on its line;
@@ -33,6 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
 from common import (Checks, Server, children, metrics, request, sample, sanitized,  # noqa: E402
                     strict_json, submit)
 import butterfly_model as model  # noqa: E402
+from run_corpus import generate  # noqa: E402
 
 SERVER, BATCH = sys.argv[1], sys.argv[2]
 SLOW = 3 if sanitized(SERVER) else 1
@@ -148,6 +152,126 @@ def t_loops_are_bounded_by_the_grader(srv):
         ", ".join(notes))
 
 
+# The loop budget counts iterations (back edges taken), all loops and calls
+# of a thread together; "more than N" starts at N + 1. Each case: the lines
+# before the correct body, those after it (a helper, after closing the
+# body), and None for Accepted or the line of the loop that must take the
+# N + 1-th iteration (Time Limit Exceeded naming it).
+N = 10000
+SPIN_LOOP = "for (int k = 0; k < m; k++) s++;"
+SPIN = "}\nint spin(int m) {\nint s = 0;\n" + SPIN_LOOP + "\nreturn s;\n"
+INNER = "    for (int b = 0; b < 100; b++) n++;"
+LOOP_CASES = [
+    ("exactly N", "int n = 0;\nfor (int k = 0; k < %d; k++) n++;\n" % N, "", None),
+    ("N + 1", "int n = 0;\nfor (int k = 0; k < %d; k++) n++;\n" % (N + 1), "",
+     "for (int k = 0; k < %d; k++) n++;" % (N + 1)),
+    ("nested 100 x 99, + 100 of the outer loop", "int n = 0;\nfor (int a = 0; a < 100; a++)\n"
+     "    for (int b = 0; b < 99; b++) n++;\n", "", None),
+    ("nested 100 x 100, + 100: the inner loop takes N + 1", "int n = 0;\n"
+     "for (int a = 0; a < 100; a++)\n" + INNER + "\n", "", INNER),
+    ("5,000 loops that never iterate", "int n = 0;\nfor (int a = 0; a < 5000; a++)\n"
+     "    for (int b = a; b < a; b++) n++;\n", "", None),
+    ("a helper's loop called 100 times, 100 + 100 x 99", "int spin(int m);\nint n = 0;\n"
+     "for (int c = 0; c < 100; c++) n += spin(99);\n", SPIN, None),
+    ("a helper's loop called 100 times, 100 + 100 x 100",
+     "int spin(int m);\nint n = 0;\nfor (int c = 0; c < 100; c++) n += spin(100);\n", SPIN,
+     SPIN_LOOP),
+    ("continue on every other pass, N in all", "int n = 0;\n"
+     "for (int k = 0; k < %d; k++) { if (k %% 2 == 0) continue; n++; }\n" % N, "", None),
+    ("continue on every other pass, N + 1", "int n = 0;\n"
+     "for (int k = 0; k < %d; k++) { if (k %% 2 == 0) continue; n++; }\n" % (N + 1), "",
+     "for (int k = 0; k < %d; k++) { if (k %% 2 == 0) continue; n++; }" % (N + 1)),
+    ("do-while, N + 1 passes (N back edges)", "int k = 0;\ndo { k++; } while (k < %d);\n"
+     % (N + 1), "", None),
+    ("do-while, N + 2 passes", "int k = 0;\ndo { k++; } while (k < %d);\n" % (N + 2), "",
+     "do { k++; } while (k < %d);" % (N + 2)),
+    ("a later loop, after the budget ran out, leaves the first one named", "int n = 0;\n"
+     "for (int k = 0; k < 20000; k++) n++;\nfor (int j = 0; j < 5; j++) n++;\n", "",
+     "for (int k = 0; k < 20000; k++) n++;"),
+]
+
+
+def t_loops_are_counted_exactly(srv):
+    correct = sample("correct.glsl").decode()
+    for what, before, after, loop_line in LOOP_CASES:
+        body = before + correct + after
+        v = verdict(srv.port, body)
+        if loop_line is None:
+            assert v["status"]["id"] == 3, (what, v["status"], v["message"])
+            continue
+        line = body.split("\n").index(loop_line) + 1
+        assert v["status"]["id"] == 5, (what, v["status"], v["message"])
+        assert v["loop"]["line"] == line and v["loop"]["limit"] == N, (what, v["loop"], line)
+    return "%d cases: N iterations Accepted, N + 1 Time Limit Exceeded on the loop that took it" % (
+        len(LOOP_CASES))
+
+
+def helper_calls(calls):
+    """A body calling a helper with a 15.6 KiB array from `calls` places
+    (the corpus's generator)."""
+    return generate({"kind": "helper_calls", "n": calls}).decode()
+
+
+def t_costs_counted_after_inlining(srv):
+    """A helper's array counts once per call, as the driver inlines it:
+    before issue 24, 64 calls reached lavapipe (1 MiB a thread, about 5 s)
+    and 256 took a worker past 1.5 GB."""
+    notes = []
+    for calls in (64, 256):
+        t0 = time.time()
+        v = verdict(srv.port, helper_calls(calls))
+        took = time.time() - t0
+        assert v["status"]["id"] == 100, (calls, v["status"], v["message"])
+        assert "'helper'" in v["message"] and "runs %d times" % calls in v["message"], v["message"]
+        assert took < 1.0 * SLOW, took
+        notes.append("%d calls Rejected in %.2f s" % (calls, took))
+    assert verdict(srv.port, helper_calls(1))["status"]["id"] == 4
+    return "; ".join(notes) + "; one call graded"
+
+
+# What each built-in a body can name reads (docs/VERDICT.md): the harness's
+# real local size, one workgroup, the cell's own invocation.
+BUILTINS = [
+    ("gl_WorkGroupSize", "return float(gl_WorkGroupSize.x * 100u + gl_WorkGroupSize.y * 10u"
+     " + gl_WorkGroupSize.z);", lambda i, p: 821.0),
+    ("gl_NumWorkGroups", "return float(gl_NumWorkGroups.x * 100u + gl_NumWorkGroups.y * 10u"
+     " + gl_NumWorkGroups.z);", lambda i, p: 111.0),
+    ("gl_WorkGroupID", "return float(gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z);",
+     lambda i, p: 0.0),
+    ("gl_LocalInvocationID", "return float(gl_LocalInvocationID.x * 10u + gl_LocalInvocationID.y"
+     " + gl_LocalInvocationID.z * 100u);", lambda i, p: 10.0 * i + p),
+    ("gl_GlobalInvocationID", "return float(gl_GlobalInvocationID.x * 10u + "
+     "gl_GlobalInvocationID.y + gl_GlobalInvocationID.z * 100u);", lambda i, p: 10.0 * i + p),
+    ("gl_LocalInvocationIndex", "return float(gl_LocalInvocationIndex);",
+     lambda i, p: 8.0 * p + i),
+]
+
+
+def t_builtins_read_the_real_dispatch(srv):
+    for name, body, want in BUILTINS:
+        v = verdict(srv.port, body + "\n")
+        assert v["status"]["id"] in (3, 4), (name, v["status"], v["message"])
+        for h in v["halves"]:
+            for c in h["cells"]:
+                assert c["got"] == want(c["x"], c["y"]), (name, h["half"], c)
+    # a correct kernel that takes its index and plane from the workgroup's
+    # size (the corpus's body)
+    with open(os.path.join(HERE, "..", "hostile", "bodies", "workgroup_size_kernel.glsl")) as f:
+        uses = f.read()
+    v = verdict(srv.port, uses)
+    assert v["status"]["id"] == 3, (v["status"], v["message"])
+    # subgroup built-ins need an extension a body cannot enable: a plain
+    # Compilation Error naming the built-in, on its line
+    for name in ("gl_SubgroupSize", "gl_SubgroupInvocationID", "gl_NumSubgroups",
+                 "gl_SubgroupID"):
+        v = verdict(srv.port, "float x = 1.0;\nreturn float(%s);\n" % name)
+        assert v["status"]["id"] == 6, (name, v["status"])
+        assert name in v["message"] and v["diagnostics"][0]["line"] == 2, v["message"]
+        assert "extension" in v["message"], v["message"]
+    return "%d built-ins read as documented; a correct kernel using gl_WorkGroupSize Accepted" % (
+        len(BUILTINS))
+
+
 def t_body_checks_agree_with_glslang(srv):
     cases = [
         ('#define S "/*"\n#extension GL_EXT_spirv_intrinsics : enable\nreturn 0.0;\n', 2),
@@ -241,7 +365,9 @@ def main():
     srv = Server(SERVER, "--workers", "2")
     try:
         for name in ("t_answer_table_needs_the_work", "t_a_run_sees_only_its_own_input",
-                     "t_loops_are_bounded_by_the_grader", "t_body_checks_agree_with_glslang",
+                     "t_loops_are_bounded_by_the_grader", "t_loops_are_counted_exactly",
+                     "t_costs_counted_after_inlining", "t_builtins_read_the_real_dispatch",
+                     "t_body_checks_agree_with_glslang",
                      "t_double_in_plain_words"):
             checks.run(name, globals()[name], srv)
     finally:

@@ -11,6 +11,9 @@ usage: test_load.py SERVER_BINARY
   /metrics counts them; /healthz stays quick;
 - a client past its share of waiting jobs gets 429 with Retry-After;
 - X-Forwarded-For names the client only when the peer is a trusted proxy;
+- the client is the last hop the proxies did not write, every header line
+  read, as nginx and HAProxy write them; Forwarded alone when the proxy
+  writes that; one IPv6 /64 is one client;
 - cancellation of a queued job and of a running one, counted in /metrics.
 
 Students are told apart by X-Forwarded-For from 127.0.0.1, which the
@@ -211,6 +214,94 @@ def t_forwarded_for_only_from_a_trusted_proxy():
     assert counts[True] == 0, counts
     return "429s: %d with the header ignored, %d behind a trusted proxy" % (counts[False],
                                                                            counts[True])
+
+
+def post_lines(port, body, header_lines, timeout=120):
+    """A submission with these header lines, in this order, as a proxy
+    would pass them on (a header may come more than once)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        head = b"".join(b"%s\r\n" % line.encode() for line in header_lines)
+        s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n%s"
+                  b"Content-Length: %d\r\nConnection: close\r\n\r\n"
+                  % (SUBMIT.encode(), head, len(body)) + body)
+        return read_response(s)
+    finally:
+        s.close()
+
+
+def refusals(port, senders, tag):
+    """Sends one slow submission per entry of senders (its header lines) at
+    once, on a server with 1 worker and a share of 2: the 429s of each."""
+    out = [None] * len(senders)
+
+    def one(k):
+        out[k] = post_lines(port, slow_body(300, "%s %d" % (tag, k)).encode(), senders[k])[0]
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(len(senders))]
+    for t in threads:
+        t.start()
+        time.sleep(0.05)
+    for t in threads:
+        t.join(120)
+    assert all(s in (200, 429) for s in out), out
+    return out
+
+
+def t_proxies_as_nginx_and_haproxy_write_them():
+    """The client is the last hop the trusted proxies did not write, with
+    every header line read: six submissions of one student who writes a
+    fresh X-Forwarded-For of their own each time are still one client
+    (429 past the share), as HAProxy appends its line, as nginx appends to
+    the header ($proxy_add_x_forwarded_for) or overwrites it ($remote_addr);
+    a student who writes a victim's address cannot fill the victim's share;
+    behind a proxy that writes Forwarded, X-Forwarded-For is the client's
+    own words; and one IPv6 /64 is one client."""
+    notes = []
+    scenarios = [
+        ("HAProxy appends a line", [],
+         lambda k: ["X-Forwarded-For: 203.0.113.%d" % k, "X-Forwarded-For: 10.7.7.7"], True),
+        ("nginx appends to the header", [],
+         lambda k: ["X-Forwarded-For: 203.0.113.%d, 10.7.7.7" % k], True),
+        ("nginx overwrites the header", [], lambda k: ["X-Forwarded-For: 10.7.7.7"], True),
+        ("six students behind HAProxy", [],
+         lambda k: ["X-Forwarded-For: 10.7.7.7", "X-Forwarded-For: 10.8.8.%d" % k], False),
+        ("a proxy that writes Forwarded", ["--proxy-header", "Forwarded"],
+         lambda k: ["X-Forwarded-For: 203.0.113.%d" % k, "Forwarded: for=10.7.7.7"], True),
+        ("one IPv6 /64", [],
+         lambda k: ["X-Forwarded-For: 2001:db8:1:2::%x" % (k + 1)], True),
+        ("six IPv6 /64s", [],
+         lambda k: ["X-Forwarded-For: 2001:db8:1:%x::1" % (k + 1)], False),
+    ]
+    servers = {}
+    try:
+        for what, extra, lines, one_client in scenarios:
+            # one server per set of options; each scenario its own addresses
+            key = tuple(extra)
+            if key not in servers:
+                servers[key] = Server(BINARY, "--workers", "1", "--per-client-queue", "2",
+                                      "--trusted-proxy", "127.0.0.1", *extra)
+            out = refusals(servers[key].port, [lines(k) for k in range(6)], what)
+            refused = out.count(429)
+            if one_client:
+                assert refused >= 1, (what, out)
+            else:
+                assert refused == 0, (what, out)
+            notes.append("%s: %d of 6 refused" % (what, refused))
+        # the victim: another student's only submission is graded, though
+        # the attacker names the victim in lines of their own
+        port = servers[()].port
+        attack = threading.Thread(target=refusals, args=(
+            port, [["X-Forwarded-For: 10.9.9.9", "X-Forwarded-For: 10.6.6.6"]] * 6, "attack"))
+        attack.start()
+        time.sleep(0.5)
+        status, _, data = post_lines(port, sample("correct.glsl"), ["X-Forwarded-For: 10.9.9.9"])
+        attack.join(120)
+        assert status == 200 and strict_json(data)["status"]["id"] == 3, (status, data[:200])
+        notes.append("the victim graded")
+    finally:
+        for srv in servers.values():
+            srv.stop()
+    return "; ".join(notes)
 
 
 def t_cancellations_counted():

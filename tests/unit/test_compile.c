@@ -10,7 +10,9 @@
 #include "tests/test_bodies.h"
 
 #include "engine/compile.h"
+#include "engine/answer_bound.h"
 #include "engine/compile_messages.h"
+#include "engine/compile_text.h"
 #include "engine/harness.h"
 
 #define correct test_correct_body
@@ -148,6 +150,103 @@ static void test_log_is_capped(void **state)
     assert_false(r.ok);
     assert_true(r.ndiags <= COMPILE_MAX_DIAGNOSTICS);
     assert_true(strlen(r.log) <= COMPILE_MAX_LOG);
+    compile_result_clear(&r);
+    free(body);
+}
+
+/* Compiler text for a student: every control character a visible escape,
+ * cut at a character boundary with a mark. */
+static void test_compiler_text_is_made_visible(void **state)
+{
+    (void)state;
+    static const struct { const char *in, *out; bool keep_newlines; } cases[] = {
+        { "plain text", "plain text", false },
+        { "a\x1b[31mred", "a\\x1b[31mred", false },
+        { "tab\there\nnext", "tab\\x09here\\x0anext", false },
+        { "line\nnext\r", "line\nnext\\x0d", true },
+        { "del\x7f", "del\\x7f", false },
+        { "c1 \xc2\x9b", "c1 \\u009b", false },
+        { "bidi \xe2\x80\xae evil \xe2\x81\xa6", "bidi \\u202e evil \\u2066", false },
+        { "half \xe2\x80", "half \\xe2\\x80", false },
+        { "lone \xed\xa0\x80", "lone \\xed\\xa0\\x80", false },
+        { "\xc3\xa9t\xc3\xa9 \xe2\x88\x92", "\xc3\xa9t\xc3\xa9 \xe2\x88\x92", false },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        bool cut = false;
+        char *v = compile_text_visible(cases[k].in, strlen(cases[k].in), 512,
+                                       cases[k].keep_newlines, &cut);
+        assert_non_null(v);
+        assert_string_equal(v, cases[k].out);
+        assert_false(cut);
+        free(v);
+    }
+    /* 45,000 ESC bytes: at most 512 bytes, whole escapes, then the mark */
+    size_t n = 45000;
+    char *esc = malloc(n);
+    memset(esc, 0x1b, n);
+    bool cut = false;
+    char *v = compile_text_visible(esc, n, 512, false, &cut);
+    assert_true(cut);
+    assert_true(strlen(v) <= 512);
+    size_t mark = strlen(COMPILE_TEXT_CUT_MARK);
+    assert_string_equal(v + strlen(v) - mark, COMPILE_TEXT_CUT_MARK);
+    assert_int_equal((strlen(v) - mark) % 4, 0);
+    assert_null(memchr(v, 0x1b, strlen(v)));
+    free(v);
+    /* a text that fits exactly is not cut */
+    cut = false;
+    v = compile_text_visible(esc, 128, 512, false, &cut);
+    assert_false(cut);
+    assert_int_equal(strlen(v), 512);
+    free(v);
+    free(esc);
+}
+
+/* A body made to make glslang echo it: every text of the result within
+ * its bound, no control character left, and the verdict within the
+ * answer's bound. */
+static void test_echoed_source_is_bounded(void **state)
+{
+    size_t n = 60000, len = 0;
+    char *body = malloc(n + 64);
+    /* ESC bytes as stray tokens, on many lines: glslang echoes each */
+    for (size_t i = 0; len < n; i++)
+        len += (size_t)sprintf(body + len, "%s\x1b\x1b\x1b\n", i % 7 ? "float a;" : "");
+    len += (size_t)sprintf(body + len, "return 0.0;\n");
+    struct compile_result r;
+    assert_true(compiler_compile(*state, body, len, &r));
+    assert_false(r.ok);
+    assert_true(r.ndiags >= 1);
+    size_t all = 0;
+    for (size_t k = 0; k < r.ndiags; k++) {
+        assert_true(strlen(r.diags[k].message) <= COMPILE_MAX_MESSAGE_BYTES);
+        assert_null(strchr(r.diags[k].message, 0x1b));
+        all += strlen(r.diags[k].message);
+        if (r.diags[k].original)
+            all += strlen(r.diags[k].original);
+    }
+    assert_true(all <= COMPILE_MAX_DIAG_BYTES);
+    assert_true(strlen(r.log) <= COMPILE_MAX_LOG_BYTES);
+    assert_null(strchr(r.log, 0x1b));
+
+    struct verdict *v = verdict_new(VERDICT_COMPILATION_ERROR, "line 1: x");
+    v->diags = r.diags;
+    v->ndiags = r.ndiags;
+    v->log = r.log;
+    r.diags = NULL;
+    r.ndiags = 0;
+    r.log = NULL;
+    size_t size = answer_bound_size(v);
+    assert_true(size > 0 && size <= MAX_ANSWER_BYTES);
+    /* and were it still too large, the verdict loses its compiler text
+     * but stays the student's Compilation Error, with a plain message */
+    assert_true(answer_bound_apply(v, 2048));
+    assert_true(answer_bound_size(v) <= 2048);
+    assert_int_equal(v->status, VERDICT_COMPILATION_ERROR);
+    assert_null(v->log);
+    assert_true(v->ndiags <= 1);
+    assert_non_null(strstr(v->message, "too long to show"));
+    verdict_free(v);
     compile_result_clear(&r);
     free(body);
 }
@@ -293,6 +392,8 @@ int main(void)
         cmocka_unit_test(test_unclosed_brace_lands_after_body),
         cmocka_unit_test(test_parse_log),
         cmocka_unit_test(test_log_is_capped),
+        cmocka_unit_test(test_compiler_text_is_made_visible),
+        cmocka_unit_test(test_echoed_source_is_bounded),
         cmocka_unit_test(test_messages_in_plain_words),
         cmocka_unit_test(test_rewrite_leaves_unknown_messages),
     };

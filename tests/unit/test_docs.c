@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "common/defaults.h"
 #include "common/read_input.h"
 #include "common/task.h"
 #include "common/verdict.h"
@@ -169,12 +170,22 @@ static void test_verdict_fields(void **state)
 
     char phrase[64], n[16];
     thousands(TASK_LOOP_BUDGET, n, sizeof n);
-    snprintf(phrase, sizeof phrase, "past %s in all", n);
+    snprintf(phrase, sizeof phrase, "may take %s iterations in all", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "exactly %s runs to the end", n);
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "capped at %u KiB", SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
     assert_doc_says(doc, "VERDICT.md", phrase);
     thousands(SPIRV_COST_MAX_INLINED, n, sizeof n);
     snprintf(phrase, sizeof phrase, "inlining at %s instructions", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "cut at %u bytes", COMPILE_MAX_MESSAGE_BYTES);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "together at %u KiB", COMPILE_MAX_DIAG_BYTES / 1024);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "the log\n  at %u KiB", COMPILE_MAX_LOG_BYTES / 1024);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "at most %u KiB of JSON", MAX_ANSWER_BYTES / 1024);
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "A grading is %s runs\nper half",
              1 + TASK_HIDDEN == 9 ? "nine" : "?");

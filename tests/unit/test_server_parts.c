@@ -101,45 +101,39 @@ static void test_source_extraction(void **state)
 
 static void test_client_behind_a_trusted_proxy(void **state)
 {
-    struct trusted_proxies t = { .n = 0 };
+    struct client_rules r;
+    client_rules_init(&r);
+    struct trusted_proxies *t = &r.proxies;
     char err[200], out[CLIENT_ADDR_LEN];
-    assert_true(trusted_proxies_add(&t, "127.0.0.1", err, sizeof err));
-    assert_true(trusted_proxies_add(&t, "10.0.0.0/8", err, sizeof err));
-    assert_true(trusted_proxies_add(&t, "fd00::/8", err, sizeof err));
-    assert_false(trusted_proxies_add(&t, "10.0.0.0/33", err, sizeof err));
-    assert_false(trusted_proxies_add(&t, "nginx", err, sizeof err));
-    assert_true(trusted_proxies_contain(&t, "10.200.3.4"));
-    assert_false(trusted_proxies_contain(&t, "11.0.0.1"));
+    assert_true(trusted_proxies_add(t, "127.0.0.1", err, sizeof err));
+    assert_true(trusted_proxies_add(t, "10.0.0.0/8", err, sizeof err));
+    assert_true(trusted_proxies_add(t, "fd00::/8", err, sizeof err));
+    assert_false(trusted_proxies_add(t, "10.0.0.0/33", err, sizeof err));
+    assert_false(trusted_proxies_add(t, "nginx", err, sizeof err));
+    assert_true(trusted_proxies_contain(t, "10.200.3.4"));
+    assert_false(trusted_proxies_contain(t, "11.0.0.1"));
     /* from anyone else the header is the client's own words: ignored */
-    client_addr_resolve("192.0.2.7", "198.51.100.1", NULL, &t, out, sizeof out);
+    client_addr_resolve("192.0.2.7", "198.51.100.1", &r, out, sizeof out);
     assert_string_equal(out, "192.0.2.7");
     /* from the proxy: the nearest address that is not a proxy of ours */
-    client_addr_resolve("127.0.0.1", "198.51.100.1", NULL, &t, out, sizeof out);
+    client_addr_resolve("127.0.0.1", "198.51.100.1", &r, out, sizeof out);
     assert_string_equal(out, "198.51.100.1");
-    client_addr_resolve("127.0.0.1", "6.6.6.6, 198.51.100.1, 10.1.1.1", NULL, &t, out,
-                        sizeof out);
+    client_addr_resolve("127.0.0.1", "6.6.6.6, 198.51.100.1, 10.1.1.1", &r, out, sizeof out);
     assert_string_equal(out, "198.51.100.1");   /* the student's own "6.6.6.6" is not used */
     /* garbage stops the walk at the last trusted hop */
-    client_addr_resolve("127.0.0.1", "198.51.100.1, not-an-address, 10.1.1.1", NULL, &t, out,
+    client_addr_resolve("127.0.0.1", "198.51.100.1, not-an-address, 10.1.1.1", &r, out,
                         sizeof out);
     assert_string_equal(out, "10.1.1.1");
-    /* Forwarded (RFC 7239), with quotes, ports and brackets */
-    client_addr_resolve("127.0.0.1", NULL,
-                        "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"", &t, out,
-                        sizeof out);
-    assert_string_equal(out, "2001:db8:cafe::17");
-    client_addr_resolve("127.0.0.1", NULL, "for=\"192.0.2.43:47011\"", &t, out, sizeof out);
-    assert_string_equal(out, "192.0.2.43");
-    client_addr_resolve("127.0.0.1", NULL, "for=unknown", &t, out, sizeof out);
-    assert_string_equal(out, "127.0.0.1");
     /* one client, one key: spellings of an address are made canonical */
-    client_addr_resolve("127.0.0.1", "2001:DB8:0:0::1", NULL, &t, out, sizeof out);
+    r.ipv6_prefix = 128;
+    client_addr_resolve("127.0.0.1", "2001:DB8:0:0::1", &r, out, sizeof out);
     assert_string_equal(out, "2001:db8::1");
+    r.ipv6_prefix = DEFAULT_IPV6_CLIENT_PREFIX;
     /* an IPv4-mapped hop is the IPv4 address, as a dual-stack peer is */
-    client_addr_resolve("127.0.0.1", "::ffff:192.0.2.9", NULL, &t, out, sizeof out);
+    client_addr_resolve("127.0.0.1", "::ffff:192.0.2.9", &r, out, sizeof out);
     assert_string_equal(out, "192.0.2.9");
     /* ... so a proxy of ours written as mapped is still ours, either way */
-    client_addr_resolve("127.0.0.1", "198.51.100.1, ::ffff:10.1.1.1", NULL, &t, out, sizeof out);
+    client_addr_resolve("127.0.0.1", "198.51.100.1, ::ffff:10.1.1.1", &r, out, sizeof out);
     assert_string_equal(out, "198.51.100.1");
     struct trusted_proxies m = { .n = 0 };
     assert_true(trusted_proxies_add(&m, "::ffff:10.0.0.0/104", err, sizeof err));
@@ -147,8 +141,91 @@ static void test_client_behind_a_trusted_proxy(void **state)
     assert_true(trusted_proxies_contain(&m, "10.9.8.7"));
     assert_false(trusted_proxies_contain(&m, "11.9.8.7"));
     /* no proxies configured: the peer, whatever the headers say */
-    struct trusted_proxies none = { .n = 0 };
-    client_addr_resolve("192.0.2.7", "198.51.100.1", NULL, &none, out, sizeof out);
+    struct client_rules none;
+    client_rules_init(&none);
+    client_addr_resolve("192.0.2.7", "198.51.100.1", &none, out, sizeof out);
+    assert_string_equal(out, "192.0.2.7");
+}
+
+/* Forwarded (RFC 7239) only when the proxies are said to write it; the
+ * two headers are never mixed. */
+static void test_forwarded_header(void **state)
+{
+    struct client_rules r;
+    client_rules_init(&r);
+    char err[200], out[CLIENT_ADDR_LEN];
+    assert_int_equal(r.header, CLIENT_HEADER_X_FORWARDED_FOR);
+    assert_string_equal(client_header_to_str(r.header), DEFAULT_PROXY_HEADER);
+    assert_true(trusted_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
+    enum client_header h;
+    assert_true(client_header_parse("forwarded", &h));
+    assert_int_equal(h, CLIENT_HEADER_FORWARDED);
+    assert_true(client_header_parse("X-FORWARDED-FOR", &h));
+    assert_false(client_header_parse("X-Real-IP", &h));
+    r.header = CLIENT_HEADER_FORWARDED;
+    /* with quotes, ports and brackets */
+    client_addr_resolve("127.0.0.1", "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"",
+                        &r, out, sizeof out);
+    assert_string_equal(out, "2001:db8:cafe::/64");
+    client_addr_resolve("127.0.0.1", "for=\"192.0.2.43:47011\"", &r, out, sizeof out);
+    assert_string_equal(out, "192.0.2.43");
+    client_addr_resolve("127.0.0.1", "for=unknown", &r, out, sizeof out);
+    assert_string_equal(out, "127.0.0.1");
+    /* X-Forwarded-For syntax in a Forwarded header is no address */
+    client_addr_resolve("127.0.0.1", "198.51.100.1", &r, out, sizeof out);
+    assert_string_equal(out, "127.0.0.1");
+}
+
+/* Every line of the header, joined in order: the proxy's own appended line
+ * (HAProxy's option forwardfor) is on the right. */
+static void test_forwarding_lines_joined(void **state)
+{
+    char buf[64] = "";
+    client_addr_join(buf, sizeof buf, "6.6.6.6");              /* the client's own line */
+    client_addr_join(buf, sizeof buf, "198.51.100.1");         /* the proxy's */
+    assert_string_equal(buf, "6.6.6.6, 198.51.100.1");
+    struct client_rules r;
+    client_rules_init(&r);
+    char err[200], out[CLIENT_ADDR_LEN];
+    assert_true(trusted_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
+    client_addr_resolve("127.0.0.1", buf, &r, out, sizeof out);
+    assert_string_equal(out, "198.51.100.1");
+    /* too long: the left end goes, from an entry's start, never the right */
+    char small[24] = "";
+    client_addr_join(small, sizeof small, "1.1.1.1, 2.2.2.2");
+    client_addr_join(small, sizeof small, "3.3.3.3, 4.4.4.4");
+    assert_string_equal(small, "3.3.3.3, 4.4.4.4");
+    client_addr_join(small, sizeof small, "5.5.5.5, 6.6.6.6, 7.7.7.7, 8.8.8.8");
+    assert_true(strlen(small) < sizeof small);
+    assert_non_null(strstr(small, "8.8.8.8"));
+    client_addr_resolve("127.0.0.1", small, &r, out, sizeof out);
+    assert_string_equal(out, "8.8.8.8");
+}
+
+/* IPv6 clients are their network: one host holds a whole /64. */
+static void test_ipv6_clients_grouped(void **state)
+{
+    struct client_rules r;
+    client_rules_init(&r);
+    char out[CLIENT_ADDR_LEN];
+    assert_int_equal(r.ipv6_prefix, 64);
+    client_addr_resolve("2001:db8:1:2:aaaa::1", NULL, &r, out, sizeof out);
+    assert_string_equal(out, "2001:db8:1:2::/64");
+    client_addr_resolve("2001:db8:1:2:ffff:ffff:ffff:ffff", NULL, &r, out, sizeof out);
+    assert_string_equal(out, "2001:db8:1:2::/64");
+    client_addr_resolve("2001:db8:1:3::1", NULL, &r, out, sizeof out);
+    assert_string_equal(out, "2001:db8:1:3::/64");
+    r.ipv6_prefix = 60;
+    client_addr_resolve("2001:db8:1:2f::1", NULL, &r, out, sizeof out);
+    assert_string_equal(out, "2001:db8:1:20::/60");
+    r.ipv6_prefix = 128;
+    client_addr_resolve("2001:db8::1", NULL, &r, out, sizeof out);
+    assert_string_equal(out, "2001:db8::1");
+    /* IPv4 and mapped IPv4 are not touched */
+    r.ipv6_prefix = 64;
+    client_addr_resolve("192.0.2.7", NULL, &r, out, sizeof out);
+    assert_string_equal(out, "192.0.2.7");
+    client_addr_resolve("::ffff:192.0.2.7", NULL, &r, out, sizeof out);
     assert_string_equal(out, "192.0.2.7");
 }
 
@@ -280,6 +357,9 @@ int main(void)
         cmocka_unit_test(test_body_kinds_and_lengths),
         cmocka_unit_test(test_source_extraction),
         cmocka_unit_test(test_client_behind_a_trusted_proxy),
+        cmocka_unit_test(test_forwarded_header),
+        cmocka_unit_test(test_forwarding_lines_joined),
+        cmocka_unit_test(test_ipv6_clients_grouped),
         cmocka_unit_test(test_access_log_escapes_what_could_steer_a_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,23 @@ static void test_invalid_utf8(void **state)
     }
 }
 
+static void test_control_characters(void **state)
+{
+    /* ESC, DEL and the other C0 controls are refused on their line ... */
+    static const char *bad[] = { "float a;\n#error \x1b[31m\nreturn 0.0;",
+                                 "float a;\nreturn 0.0; // \x7f", "float a;\n\x01return 0.0;" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_false(CHECK_STR(bad[i]));
+        assert_non_null(strstr(msg, "control character"));
+        assert_int_equal(line, 2);
+    }
+    /* ... GLSL's whitespace is not */
+    assert_true(CHECK_STR("float a;\t\v\f\r\nreturn 0.0;"));
+    /* a NUL later on says more about the file */
+    assert_false(check("\x1b return 0.0;\n\0", 15));
+    assert_non_null(strstr(msg, "NUL"));
+}
+
 static void test_each_directive_has_its_message(void **state)
 {
     static const struct { const char *src; const char *name; const char *why; } cases[] = {
@@ -133,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_nul_byte),
         cmocka_unit_test(test_invalid_utf8),
+        cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_each_directive_has_its_message),
         cmocka_unit_test(test_disguised_directives),
         cmocka_unit_test(test_carriage_returns_end_lines_too),

@@ -101,6 +101,39 @@ static void test_every_loop_form_is_found_with_its_line(void **state)
     assert_int_equal(lines[4], 9);
 }
 
+/* Loops whose headers are reached in odd ways: the count of iterations
+ * (an OpPhi in each header, 1 on its back edge) keeps every module valid. */
+static void test_odd_loop_shapes_stay_valid(void **state)
+{
+    static const char *const bodies[] = {
+        /* a switch inside, breaking and continuing */
+        "float s = 0.0;\nfor (int k = 0; k < 8; k++) {\n"
+        "    switch (k % 3) { case 0: continue; case 1: s += 1.0; break; default: break; }\n"
+        "    s += 0.5;\n}\nreturn s;\n",
+        /* a loop inside a switch case */
+        "float s = 0.0;\nswitch (half) {\ncase 1: for (int k = 0; k < 3; k++) s += 1.0; break;\n"
+        "default: while (s < 4.0) s += 2.0;\n}\nreturn s;\n",
+        /* a short-circuit in the step: the continue construct has blocks of its own */
+        "int a = 0, b = 0;\nfor (int k = 0; k < 8; k += (a > 1 && b < 3) ? 2 : 1) { a++; b++; }\n"
+        "return float(a);\n",
+        /* a loop that returns at once: its back edge is never taken */
+        "while (true) { return 1.0; }\n",
+        /* a do-while with continue, nested in a while */
+        "int n = 0;\nwhile (n < 20) {\n    int m = 0;\n"
+        "    do { m++; if (m == 2) continue; n++; } while (m < 4);\n}\nreturn float(n);\n",
+        /* loops in helpers, one calling the other */
+        "int f(int m);\nreturn float(f(3) + f(4));\n}\n"
+        "int g(int m) { int s = 0; for (int k = 0; k < m; k++) s += k; return s; }\n"
+        "int f(int m) { int t = 0; while (t < m) t += g(m); return t;\n",
+        /* an empty endless loop */
+        "for (;;) {}\nreturn 0.0;\n",
+    };
+    for (size_t k = 0; k < sizeof bodies / sizeof bodies[0]; k++) {
+        int lines[8];
+        assert_true(instrument(*state, bodies[k], lines, 8) >= 1);
+    }
+}
+
 static void test_loop_from_a_macro_is_on_the_line_that_uses_it(void **state)
 {
     const char *body =
@@ -152,6 +185,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_loop_is_unchanged),
         cmocka_unit_test(test_every_loop_form_is_found_with_its_line),
+        cmocka_unit_test(test_odd_loop_shapes_stay_valid),
         cmocka_unit_test(test_loop_from_a_macro_is_on_the_line_that_uses_it),
         cmocka_unit_test(test_budget_of_zero_is_refused),
         cmocka_unit_test(test_strip_ignores_comments_and_names),

@@ -127,7 +127,8 @@ bool source_check(const char *body, size_t len, int *line,
         snprintf(msg, msgsz, "The body is empty: write the statements of the kernel, ending in a return.");
         return false;
     }
-    int cur = 1;
+    int cur = 1, control_line = 0;
+    size_t control_at = 0;
     for (size_t i = 0; i < len;) {
         if (body[i] == '\0') {
             *line = cur;
@@ -141,9 +142,26 @@ bool source_check(const char *body, size_t len, int *line,
                      cur, i + 1);
             return false;
         }
+        /* A control character has no place in GLSL text, and glslang
+         * echoes stray bytes into its messages: a body of ESC bytes made
+         * a verdict too large to deliver, and drives a terminal that shows
+         * the text report. Whitespace controls are GLSL's own. A NUL or
+         * bad UTF-8 later on says more about the file, so it wins. */
+        unsigned char c = (unsigned char)body[i];
+        if (!control_line && ((c < 0x20 && !strchr("\t\n\v\f\r", c)) || c == 0x7f)) {
+            control_line = cur;
+            control_at = i;
+        }
         if (body[i] == '\n')
             cur++;
         i += n;
+    }
+    if (control_line) {
+        *line = control_line;
+        snprintf(msg, msgsz, "line %d: the body contains a control character (byte 0x%02x, "
+                 "byte %zu of the body); remove it: GLSL code is plain text.", control_line,
+                 (unsigned char)body[control_at], control_at + 1);
+        return false;
     }
     return check_directives(body, len, line, msg, msgsz);
 }

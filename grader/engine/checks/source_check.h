@@ -7,7 +7,8 @@
 
 /*
  * Checks a kernel body: not empty or blank, at most TASK_MAX_SOURCE bytes,
- * no NUL byte, valid UTF-8, and no directive that would change the
+ * no NUL byte, valid UTF-8, no control character but the whitespace ones
+ * (tab, line feed, vertical tab, form feed, carriage return), and no directive that would change the
  * harness's contract (#version, #extension, #include, #line, #pragma).
  * Returns true when the body may be compiled. Otherwise returns false and
  * writes one sentence for the student into msg (always NUL-terminated) and

@@ -91,35 +91,177 @@ static void human_bytes(uint64_t n, char *buf, size_t bufsz)
         snprintf(buf, bufsz, "%llu bytes", (unsigned long long)n);
 }
 
+/* The name OpName gives a function, without glslang's mangled argument
+ * list ("helper(f1;" is "helper"). */
+static void function_name(const struct spirv_module *m, uint32_t id, char *buf, size_t bufsz)
+{
+    name_of(m, id, buf, bufsz);
+    buf[strcspn(buf, "?")] = '\0';
+}
+
+/* One function of the module, for the memory it takes once inlined. */
+struct function_memory {
+    uint32_t id;
+    size_t at;              /* word offset of its OpFunction */
+    uint64_t own;           /* bytes of its own Function variables */
+    uint32_t largest_id;    /* its largest variable, and that one's bytes */
+    uint64_t largest;
+    uint64_t copies;        /* how many times it runs inlined into the entry point */
+    int state;              /* 0 new, 1 on the search path, 2 done */
+};
+
+struct memory_plan {
+    const struct spirv_module *m;
+    struct function_memory *f;
+    size_t n;
+    size_t *order;          /* post-order of the call graph from the entry point */
+    size_t norder;
+    bool cycle;
+};
+
+static struct function_memory *memory_of(struct memory_plan *p, uint32_t id, size_t *index)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->f[i].id == id) {
+            *index = i;
+            return &p->f[i];
+        }
+    return NULL;
+}
+
+/* Depth-first over the calls of function k; order gets it after its callees. */
+static void post_order(struct memory_plan *p, size_t k, int depth)
+{
+    struct spirv_ins ins;
+    struct function_memory *f = &p->f[k];
+    if (f->state == 2)
+        return;
+    if (f->state == 1 || depth > 256) {
+        p->cycle = true;    /* recursion, which GLSL forbids: the size check says so */
+        return;
+    }
+    f->state = 1;
+    for (size_t at = f->at; spirv_module_at(p->m, at, &ins) && ins.op != SpvOpFunctionEnd;
+         at += ins.wc) {
+        size_t callee;
+        if (ins.op == SpvOpFunctionCall && ins.wc >= 4 && memory_of(p, ins.w[3], &callee))
+            post_order(p, callee, depth + 1);
+    }
+    f->state = 2;
+    p->order[p->norder++] = k;
+}
+
+/*
+ * Bytes of Function and Private variables one thread holds once every call
+ * is inlined, as every driver does: a helper's variables count once per
+ * call (a helper with a 15 KiB array called 64 times is 1 MiB a thread),
+ * Private ones once. Refused past SPIRV_COST_MAX_PRIVATE_BYTES, naming
+ * the function and the variable that take the most.
+ */
 static bool check_private_memory(const struct spirv_module *m, char *msg, size_t msgsz)
 {
     struct spirv_ins ins, ptr;
-    uint64_t total = 0, largest = 0;
-    uint32_t largest_id = 0;
+    struct memory_plan p = { .m = m };
+    uint64_t globals = 0, global_largest = 0;
+    uint32_t entry = 0, global_largest_id = 0;
+    size_t cap = 0;
+    bool ok = false;
+
     for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(m, at, &ins); at += ins.wc) {
+        if (ins.op == SpvOpEntryPoint && ins.wc >= 3)
+            entry = ins.w[2];
+        if (ins.op == SpvOpFunction) {
+            if (p.n == cap) {
+                cap = cap ? cap * 2 : 16;
+                struct function_memory *grown = realloc(p.f, cap * sizeof *grown);
+                if (!grown) {
+                    snprintf(msg, msgsz, "out of memory while sizing the compiled code");
+                    goto done;
+                }
+                p.f = grown;
+            }
+            p.f[p.n++] = (struct function_memory){ .id = ins.result, .at = at };
+            continue;
+        }
         if (ins.op != SpvOpVariable || ins.wc < 4 ||
             (ins.w[3] != SpvStorageClassFunction && ins.w[3] != SpvStorageClassPrivate))
             continue;
         if (!spirv_module_def(m, ins.result_type, &ptr) || ptr.op != SpvOpTypePointer)
             continue;
         uint64_t bytes = type_bytes(m, ptr.w[3], 0);
-        total = sat_add(total, bytes);
-        if (bytes > largest) {
-            largest = bytes;
-            largest_id = ins.result;
+        if (ins.w[3] == SpvStorageClassPrivate || p.n == 0) {
+            globals = sat_add(globals, bytes);
+            if (bytes > global_largest)
+                global_largest = bytes, global_largest_id = ins.result;
+            continue;
         }
+        struct function_memory *f = &p.f[p.n - 1];
+        f->own = sat_add(f->own, bytes);
+        if (bytes > f->largest)
+            f->largest = bytes, f->largest_id = ins.result;
     }
-    if (total <= SPIRV_COST_MAX_PRIVATE_BYTES)
-        return true;
-    char name[64], size[32], big[32];
-    name_of(m, largest_id, name, sizeof name);
+
+    size_t main_index = 0;
+    if (!(p.order = malloc((p.n ? p.n : 1) * sizeof *p.order))) {
+        snprintf(msg, msgsz, "out of memory while sizing the compiled code");
+        goto done;
+    }
+    uint64_t total = globals;
+    if (memory_of(&p, entry, &main_index)) {
+        post_order(&p, main_index, 0);
+        /* callers before callees: each call adds its caller's copies */
+        p.f[main_index].copies = 1;
+        for (size_t r = p.norder; r-- > 0;) {
+            struct function_memory *f = &p.f[p.order[r]];
+            for (size_t at = f->at; spirv_module_at(m, at, &ins) && ins.op != SpvOpFunctionEnd;
+                 at += ins.wc) {
+                size_t callee;
+                if (ins.op == SpvOpFunctionCall && ins.wc >= 4 && memory_of(&p, ins.w[3], &callee))
+                    p.f[callee].copies = sat_add(p.f[callee].copies, f->copies);
+            }
+        }
+        for (size_t i = 0; i < p.n; i++)
+            total = sat_add(total, sat_mul(p.f[i].copies, p.f[i].own));
+    }
+    if (p.cycle || total <= SPIRV_COST_MAX_PRIVATE_BYTES) {
+        ok = true;
+        goto done;
+    }
+
+    /* the one that takes the most: a function's variables times its copies */
+    const struct function_memory *worst = NULL;
+    for (size_t i = 0; i < p.n; i++)
+        if (!worst || sat_mul(p.f[i].copies, p.f[i].own) > sat_mul(worst->copies, worst->own))
+            worst = &p.f[i];
+    char name[64], fname[64], size[32], big[32], each[32];
     human_bytes(total, size, sizeof size);
-    human_bytes(largest, big, sizeof big);
-    snprintf(msg, msgsz, "your code's local variables take %s per thread (the largest, %s%s%s, "
-             "%s); a thread may have at most %u KiB: use a few floats, not big arrays",
-             size, name[0] ? "'" : "", name[0] ? name : "an array", name[0] ? "'" : "", big,
-             SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
-    return false;
+    if (!worst || sat_mul(worst->copies, worst->own) <= globals) {
+        name_of(m, global_largest_id, name, sizeof name);
+        human_bytes(global_largest, big, sizeof big);
+    } else {
+        name_of(m, worst->largest_id, name, sizeof name);
+        human_bytes(worst->largest, big, sizeof big);
+    }
+    if (worst && worst->copies > 1 && sat_mul(worst->copies, worst->own) > globals) {
+        function_name(m, worst->id, fname, sizeof fname);
+        human_bytes(worst->own, each, sizeof each);
+        snprintf(msg, msgsz, "your code's local variables take %s per thread once every call "
+                 "is inlined, as every driver does: the function %s%s%s has %s of them (the "
+                 "largest, %s%s%s, %s) and runs %llu times; a thread may have at most %u KiB: "
+                 "use a few floats, not big arrays", size, fname[0] ? "'" : "",
+                 fname[0] ? fname : "(unnamed)", fname[0] ? "'" : "", each,
+                 name[0] ? "'" : "", name[0] ? name : "an array", name[0] ? "'" : "", big,
+                 (unsigned long long)worst->copies, SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
+    } else {
+        snprintf(msg, msgsz, "your code's local variables take %s per thread (the largest, "
+                 "%s%s%s, %s); a thread may have at most %u KiB: use a few floats, not big "
+                 "arrays", size, name[0] ? "'" : "", name[0] ? name : "an array",
+                 name[0] ? "'" : "", big, SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
+    }
+done:
+    free(p.order);
+    free(p.f);
+    return ok;
 }
 
 struct function_size {

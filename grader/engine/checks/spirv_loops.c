@@ -2,16 +2,19 @@
  * spirv_loops.c - counts every loop iteration of a kernel and stops a
  * thread that runs over the budget (see spirv_loops.h).
  *
- * In structured SPIR-V every back edge goes to a loop header, the block
- * that holds an OpLoopMerge, so counting visits of loop headers counts
- * every iteration of every loop. For loop k the header becomes:
+ * An iteration is a back edge taken: the branch from the end of a loop's
+ * body (its back-edge block) to its header. Entering a loop is not one, so
+ * a loop that never runs its body costs nothing. For loop k the header
+ * becomes:
  *
+ *     (the header's OpLabel)
+ *     %step  = OpPhi %uint %zero %entry ... %one %back ...
  *     (the header's own instructions)
  *     %c     = OpLoad %uint %counter
- *     %c1    = OpIAdd %uint %c %one
+ *     %c1    = OpIAdd %uint %c %step
  *              OpStore %counter %c1
  *     %over  = OpUGreaterThan %bool %c1 %budget
- *     %first = OpIEqual %bool %c1 %budget_plus_one
+ *     %first = OpIEqual %bool %c %budget         ; this back edge is the budget + 1-th
  *              OpLoopMerge (unchanged)
  *              OpBranchConditional %over %bail %next
  *     %bail  = OpLabel
@@ -20,12 +23,17 @@
  *              OpStore %mark %m
  *              OpReturn / OpReturnValue %null
  *
- * where %next is the header's old branch target. A header that ended in a
- * conditional branch keeps it in a new block of its own (%next), and OpPhi
- * instructions that named the header as a predecessor name that block.
- * Once over budget, every loop header a thread reaches returns at once, so
- * the thread finishes: code without loops is finite (GLSL has neither
- * recursion nor goto).
+ * where %next is the header's old branch target. A predecessor of the
+ * header is a back edge when its block comes after the header in the
+ * function: SPIR-V puts every block after the blocks that dominate it, the
+ * back-edge block is dominated by the header, and an entry into the loop
+ * is not. When every predecessor is of one kind %step is that constant.
+ * A header that ended in a conditional branch keeps it in a new block of
+ * its own (%next), and OpPhi instructions that named the header as a
+ * predecessor name that block. Once over budget, every loop header a
+ * thread reaches returns at once (the counter stays past the budget, and
+ * %first is false for all but the first), so the thread finishes: code
+ * without loops is finite (GLSL has neither recursion nor goto).
  */
 #include "engine/checks/spirv_loops.h"
 
@@ -37,12 +45,21 @@
 
 #include "engine/checks/spirv_module.h"
 
+/* A predecessor of a loop header: the block and whether it is a back edge. */
+struct pred {
+    uint32_t block;
+    bool back;
+};
+
 struct loop {
     uint32_t header;          /* label of the loop header */
+    size_t header_at;         /* word offset of its OpLabel */
     uint32_t function;        /* index of the function that holds it */
     bool split;               /* the header ended in a conditional branch */
+    struct pred *preds;       /* owned, npreds entries */
+    size_t npreds, preds_cap;
     /* new ids */
-    uint32_t c, c1, over, first, old, mark, bail, next, number;
+    uint32_t step, c, c1, over, first, old, mark, bail, next, number;
 };
 
 struct function {
@@ -56,9 +73,10 @@ struct plan {
     uint32_t uint_type, bool_type;   /* bool_type 0: to be made as new_bool */
     uint32_t new_bool;
     uint32_t mark_var, mark_ptr_type;
-    uint32_t counter, zero, one, budget, budget_plus_one;
+    uint32_t counter, zero, one, budget;
     struct loop *loops;
     size_t nloops;
+    uint32_t *loop_of;        /* owned: loop_of[label] = loop index + 1 for a header, else 0 */
     struct function *functions;
     size_t nfunctions;
 };
@@ -128,7 +146,7 @@ static bool survey(struct plan *p, char *msg, size_t msgsz)
 {
     struct spirv_ins ins, def;
     uint32_t function_count = 0, label = 0;
-    size_t cap = 0, fcap = 0;
+    size_t cap = 0, fcap = 0, label_at = 0;
     bool in_function = false;
 
     for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(&p->m, at, &ins); at += ins.wc) {
@@ -171,6 +189,7 @@ static bool survey(struct plan *p, char *msg, size_t msgsz)
             break;
         case SpvOpLabel:
             label = ins.result;
+            label_at = at;
             break;
         case SpvOpLoopMerge: {
             if (!in_function)
@@ -188,6 +207,7 @@ static bool survey(struct plan *p, char *msg, size_t msgsz)
             }
             p->loops[p->nloops++] = (struct loop){
                 .header = label,
+                .header_at = label_at,
                 .function = function_count - 1,
                 .split = term.op == SpvOpBranchConditional,
             };
@@ -207,12 +227,85 @@ static bool survey(struct plan *p, char *msg, size_t msgsz)
     return true;
 }
 
+static bool add_pred(struct loop *l, uint32_t block, bool back)
+{
+    for (size_t i = 0; i < l->npreds; i++)
+        if (l->preds[i].block == block)
+            return true;    /* two edges from one block: one OpPhi entry */
+    if (l->npreds == l->preds_cap) {
+        size_t cap = l->preds_cap ? l->preds_cap * 2 : 4;
+        struct pred *grown = realloc(l->preds, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        l->preds = grown;
+        l->preds_cap = cap;
+    }
+    l->preds[l->npreds++] = (struct pred){ block, back };
+    return true;
+}
+
+/* The block `label` as a predecessor in the rewritten module: a split
+ * header's branch moves to its new block (%next). */
+static uint32_t pred_label(const struct plan *p, uint32_t label)
+{
+    uint32_t k = label < p->m.bound ? p->loop_of[label] : 0;
+    return k && p->loops[k - 1].split ? p->loops[k - 1].next : label;
+}
+
+/* Finds every predecessor of every loop header, and whether it is a back
+ * edge (its block comes after the header's, see the top of this file). */
+static bool find_preds(struct plan *p, char *msg, size_t msgsz)
+{
+    struct spirv_ins ins;
+    uint32_t label = 0;
+    if (!(p->loop_of = calloc(p->m.bound ? p->m.bound : 1, sizeof *p->loop_of)))
+        return fail(msg, msgsz, "out of memory");
+    for (size_t k = 0; k < p->nloops; k++) {
+        if (p->loops[k].header >= p->m.bound || p->loop_of[p->loops[k].header])
+            return fail(msg, msgsz, "a block is the header of two loops");
+        p->loop_of[p->loops[k].header] = (uint32_t)(k + 1);
+    }
+    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(&p->m, at, &ins); at += ins.wc) {
+        uint32_t first = 0, last = 0;
+        switch (ins.op) {
+        case SpvOpLabel:
+            label = ins.result;
+            continue;
+        case SpvOpBranch:
+            first = 1, last = 2;
+            break;
+        case SpvOpBranchConditional:
+            first = 2, last = 4;
+            break;
+        case SpvOpSwitch:
+            /* selector, default, then (literal, label) pairs of 32-bit literals */
+            first = 2, last = 3;
+            break;
+        default:
+            continue;
+        }
+        for (uint32_t i = first; i < last && i < ins.wc; i++) {
+            uint32_t t = ins.w[i];
+            uint32_t k = t < p->m.bound ? p->loop_of[t] : 0;
+            if (k && !add_pred(&p->loops[k - 1], label, at > p->loops[k - 1].header_at))
+                return fail(msg, msgsz, "out of memory");
+        }
+        if (ins.op == SpvOpSwitch)
+            for (uint32_t i = 4; i < ins.wc; i += 2) {
+                uint32_t k = ins.w[i] < p->m.bound ? p->loop_of[ins.w[i]] : 0;
+                if (k && !add_pred(&p->loops[k - 1], label, at > p->loops[k - 1].header_at))
+                    return fail(msg, msgsz, "out of memory");
+            }
+    }
+    return true;
+}
+
 /* Hands out the ids of everything the pass adds. */
 static bool assign_ids(struct plan *p, char *msg, size_t msgsz)
 {
     uint32_t id = p->m.bound;
     /* a bound this close to the limit leaves no room: refuse rather than wrap */
-    uint64_t needed = 8 + (uint64_t)p->nloops * 9 + p->nfunctions;
+    uint64_t needed = 7 + (uint64_t)p->nloops * 10 + p->nfunctions;
     if ((uint64_t)id + needed > 0x3fffff)
         return fail(msg, msgsz, "no ids left for the loop counter");
     if (!p->bool_type)
@@ -221,9 +314,15 @@ static bool assign_ids(struct plan *p, char *msg, size_t msgsz)
     p->zero = id++;
     p->one = id++;
     p->budget = id++;
-    p->budget_plus_one = id++;
     for (size_t k = 0; k < p->nloops; k++) {
         struct loop *l = &p->loops[k];
+        bool entry = false, back = false;
+        for (size_t i = 0; i < l->npreds; i++) {
+            back |= l->preds[i].back;
+            entry |= !l->preds[i].back;
+        }
+        /* an OpPhi only when the header is reached both ways */
+        l->step = entry && back ? id++ : back ? p->one : p->zero;
         l->c = id++;
         l->c1 = id++;
         l->over = id++;
@@ -249,7 +348,6 @@ static void emit_globals(struct words_out *o, const struct plan *p, uint32_t bud
     emit(o, SpvOpConstant, 3, p->uint_type, p->zero, 0u);
     emit(o, SpvOpConstant, 3, p->uint_type, p->one, 1u);
     emit(o, SpvOpConstant, 3, p->uint_type, p->budget, budget);
-    emit(o, SpvOpConstant, 3, p->uint_type, p->budget_plus_one, budget + 1);
     for (size_t k = 0; k < p->nloops; k++)
         emit(o, SpvOpConstant, 3, p->uint_type, p->loops[k].number, (uint32_t)(k + 1));
     for (size_t f = 0; f < p->nfunctions; f++)
@@ -260,13 +358,30 @@ static void emit_globals(struct words_out *o, const struct plan *p, uint32_t bud
          p->zero);
 }
 
+/* The header's first instruction: 1 when it was reached by a back edge. */
+static void emit_step(struct words_out *o, const struct plan *p, const struct loop *l)
+{
+    if (l->step == p->zero || l->step == p->one)
+        return;
+    put(o, (uint32_t)((3 + 2 * l->npreds) << 16) | SpvOpPhi);
+    put(o, p->uint_type);
+    put(o, l->step);
+    for (size_t i = 0; i < l->npreds; i++) {
+        put(o, l->preds[i].back ? p->one : p->zero);
+        put(o, pred_label(p, l->preds[i].block));
+    }
+}
+
 static void emit_count(struct words_out *o, const struct plan *p, const struct loop *l)
 {
     emit(o, SpvOpLoad, 3, p->uint_type, l->c, p->counter);
-    emit(o, SpvOpIAdd, 4, p->uint_type, l->c1, l->c, p->one);
+    emit(o, SpvOpIAdd, 4, p->uint_type, l->c1, l->c, l->step);
     emit(o, SpvOpStore, 2, p->counter, l->c1);
     emit(o, SpvOpUGreaterThan, 4, p->bool_type, l->over, l->c1, p->budget);
-    emit(o, SpvOpIEqual, 4, p->bool_type, l->first, l->c1, p->budget_plus_one);
+    /* the count was at the budget: this back edge took iteration budget + 1
+     * (a thread that entered a loop already past the budget bails too, but
+     * leaves the first loop's mark alone) */
+    emit(o, SpvOpIEqual, 4, p->bool_type, l->first, l->c, p->budget);
 }
 
 static void emit_bail(struct words_out *o, const struct plan *p, const struct loop *l)
@@ -282,15 +397,6 @@ static void emit_bail(struct words_out *o, const struct plan *p, const struct lo
         emit(o, SpvOpReturn, 0);
 }
 
-/* The split header whose old label is `label`, or NULL. */
-static const struct loop *split_of(const struct plan *p, uint32_t label)
-{
-    for (size_t k = 0; k < p->nloops; k++)
-        if (p->loops[k].split && p->loops[k].header == label)
-            return &p->loops[k];
-    return NULL;
-}
-
 /* Copies an OpPhi, naming the new block where it named a split header. */
 static void copy_phi(struct words_out *o, const struct plan *p, const struct spirv_ins *ins)
 {
@@ -298,9 +404,8 @@ static void copy_phi(struct words_out *o, const struct plan *p, const struct spi
     put(o, ins->w[1]);
     put(o, ins->w[2]);
     for (uint32_t i = 3; i + 1 < ins->wc; i += 2) {
-        const struct loop *l = split_of(p, ins->w[i + 1]);
         put(o, ins->w[i]);
-        put(o, l ? l->next : ins->w[i + 1]);
+        put(o, pred_label(p, ins->w[i + 1]));
     }
 }
 
@@ -332,6 +437,9 @@ static bool rewrite(struct words_out *o, const struct plan *p, uint32_t budget)
         }
         if (ins.op == SpvOpEntryPoint) {
             copy_entry_point(o, p, &ins);
+        } else if (ins.op == SpvOpLabel && ins.result < p->m.bound && p->loop_of[ins.result]) {
+            copy(o, &ins);
+            emit_step(o, p, &p->loops[p->loop_of[ins.result] - 1]);
         } else if (ins.op == SpvOpPhi) {
             copy_phi(o, p, &ins);
         } else if (ins.op == SpvOpLoopMerge) {
@@ -376,7 +484,7 @@ bool spirv_loops_instrument(const uint32_t *words, size_t nwords, uint32_t budge
     if (!survey(&p, msg, msgsz))
         goto done;
     if (p.nloops > 0) {
-        if (!assign_ids(&p, msg, msgsz))
+        if (!find_preds(&p, msg, msgsz) || !assign_ids(&p, msg, msgsz))
             goto done;
         if (!rewrite(&o, &p, budget)) {
             fail(msg, msgsz, o.failed ? "out of memory" : "a loop header could not be rewritten");
@@ -398,7 +506,10 @@ bool spirv_loops_instrument(const uint32_t *words, size_t nwords, uint32_t budge
     ok = true;
 done:
     free(o.w);
+    for (size_t k = 0; k < p.nloops; k++)
+        free(p.loops[k].preds);
     free(p.loops);
+    free(p.loop_of);
     free(p.functions);
     spirv_module_clear(&p.m);
     return ok;

@@ -21,11 +21,13 @@
 
 /*
  * Instruments every loop of a valid module (SPIR-V 1.0 to 1.6, structured
- * control flow, as glslang writes it): each visit of a loop header adds one
- * to a per-thread counter; past `budget` visits in all, the header stores
- * the loop's number (1 for the module's first OpLoopMerge, and so on) in
- * the harness's SPIRV_LOOPS_MARK_NAME variable, unless an earlier loop is
- * already there, and returns from its function. On success *out is a new
+ * control flow, as glslang writes it): each iteration (a back edge taken
+ * to a loop header) adds one to a per-thread counter, all loops and all
+ * calls together; entering a loop adds nothing. The back edge that takes
+ * iteration budget + 1 stores the loop's number (1 for the module's first
+ * OpLoopMerge, and so on) in the harness's SPIRV_LOOPS_MARK_NAME variable,
+ * and from then on every loop header the thread reaches returns from its
+ * function. So exactly `budget` iterations run to the end. On success *out is a new
  * module (malloc'd, the caller frees it), *out_nwords its length and
  * *nloops the number of loops. False with a reason in msg when the module
  * is not of the expected shape (a failure of the grader's, not the body's).
