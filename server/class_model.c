@@ -406,8 +406,8 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
         return NULL;
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
-        if (!s->id[0] && !s->attempts)
-            continue;
+        if (!s->id[0])
+            continue;   /* signed-out submissions: nobody's tile */
         students++;
         submitted += s->attempts > 0;
         accepted += s->accepted;
@@ -425,7 +425,7 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
     /* the pass rate per half over every student's latest attempt */
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
-        long r = s->last_id[0] ? class_model_find(m, s->last_id) : -1;
+        long r = s->id[0] && s->last_id[0] ? class_model_find(m, s->last_id) : -1;
         for (int k = 0; r >= 0 && k < 3; k++) {
             if (m->rec[r].halves[k] >= 0) {
                 half_run[k]++;
@@ -480,7 +480,7 @@ json_t *class_model_students(const struct class_model *m, int64_t now_ms)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < m->nst; i++) {
-        if (!m->st[i].id[0] && !m->st[i].attempts)
+        if (!m->st[i].id[0])
             continue;
         json_array_append_new(a, tile_json(m, &m->st[i], now_ms));
     }
