@@ -144,12 +144,13 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
 
 enum MHD_Result http_dispatch(struct request *r)
 {
-    if (!strcmp(r->method, "POST")) {
+    if (r->srv->records && !strcmp(r->method, "POST")) {
         /* A request that changes state must come from the page's own
          * origin: a cross-site form or fetch carries neither a matching
          * Origin nor CSRF_HEADER. A signed-out curl with neither is
          * graded as before, since it acts for nobody; a bearer token is
-         * no ambient credential. */
+         * no ambient credential. Without records there is no session to
+         * abuse, and the server is today's. */
         const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
         bool custom = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, CSRF_HEADER);
         bool needs = (r->has_cookie && r->lookup != LOOKUP_BEARER) ||

@@ -11,9 +11,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/defaults.h"
 #include "server/access_log.h"
+#include "server/auth.h"
 #include "server/client_addr.h"
 #include "server/request.h"
+#include "server/session.h"
 
 static void test_routes_and_methods(void **state)
 {
@@ -169,10 +172,110 @@ static void test_access_log_escapes_what_could_steer_a_terminal(void **state)
     assert_string_equal(tiny, "\\x1b");
 }
 
+static const uint8_t key_a[SESSION_KEY_BYTES] = { 1, 2, 3 };
+static const uint8_t key_b[SESSION_KEY_BYTES] = { 9 };
+
+static void test_session_cookie(void **state)
+{
+    struct principal p = { .kind = PRINCIPAL_GUEST, .id = "guest1", .name = "Ada \"<b>\"" };
+    struct principal out;
+    char *c = session_cookie_make(key_a, &p, 1000, 60);
+    assert_non_null(c);
+    assert_true(session_cookie_read(key_a, c, 1059, &out));
+    assert_int_equal(out.kind, PRINCIPAL_GUEST);
+    assert_string_equal(out.id, "guest1");
+    assert_string_equal(out.name, p.name);
+    /* expired, another key, one byte changed anywhere: signed out */
+    assert_false(session_cookie_read(key_a, c, 1060, &out));
+    assert_int_equal(out.kind, PRINCIPAL_NONE);
+    assert_false(session_cookie_read(key_b, c, 1001, &out));
+    for (size_t i = 0; c[i]; i += 7) {
+        char saved = c[i];
+        c[i] = saved == 'a' ? 'b' : 'a';
+        assert_false(session_cookie_read(key_a, c, 1001, &out));
+        c[i] = saved;
+    }
+    assert_false(session_cookie_read(key_a, "", 1001, &out));
+    assert_false(session_cookie_read(key_a, NULL, 1001, &out));
+    free(c);
+    char header[300];
+    assert_true(session_set_cookie("v", true, 60, header, sizeof header));
+    assert_string_equal(header, SESSION_COOKIE "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+    assert_true(session_set_cookie(NULL, false, 60, header, sizeof header));
+    assert_non_null(strstr(header, "Max-Age=0"));
+}
+
+static void test_display_names(void **state)
+{
+    char out[80], why[128];
+    assert_true(session_check_name("  Ada L.  ", 10, 64, out, sizeof out, why, sizeof why));
+    assert_string_equal(out, "Ada L.");
+    assert_true(session_check_name("Zoë <i>", 8, 64, out, sizeof out, why, sizeof why));
+    const char *bad[] = { "a\x07" "b", "a\nb", "\xe2\x80\xae" "evil", "\xc2\x85x", "\xff", "   ",
+                          "\xc0\xaf" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(session_check_name(bad[i], strlen(bad[i]), 64, out, sizeof out, why,
+                                        sizeof why));
+    char longname[70];
+    memset(longname, 'x', 65);
+    assert_false(session_check_name(longname, 65, 64, out, sizeof out, why, sizeof why));
+    assert_non_null(strstr(why, "64"));
+}
+
+static void test_bearer_and_origin(void **state)
+{
+    char t[AUTH_TOKEN_MAX + 1];
+    assert_true(auth_bearer("Bearer abc123", t, sizeof t));
+    assert_string_equal(t, "abc123");
+    assert_true(auth_bearer("bearer  abc", t, sizeof t));
+    assert_false(auth_bearer("Basic abc", t, sizeof t));
+    assert_false(auth_bearer("Bearer ", t, sizeof t));
+    assert_false(auth_bearer("Bearer a b", t, sizeof t));
+    assert_true(auth_token_shape("0123abcdef"));
+    assert_false(auth_token_shape("ABC"));
+    assert_false(auth_token_shape(""));
+    assert_true(auth_same_origin("http://h:8080", "h:8080", NULL, false));
+    assert_false(auth_same_origin("http://evil", "h:8080", NULL, false));
+    assert_false(auth_same_origin("null", "h:8080", NULL, false));
+    assert_false(auth_same_origin(NULL, "h:8080", NULL, false));
+    assert_true(auth_same_origin(NULL, NULL, NULL, true));
+    assert_true(auth_same_origin("https://class.example", "backend:1",
+                                 "https://class.example/grader/", false));
+    assert_false(auth_same_origin("http://class.example", "class.example",
+                                  "https://class.example/", false));
+}
+
+static void test_token_guard(void **state)
+{
+    struct token_guard *g = token_guard_new();
+    unsigned retry = 0;
+    for (unsigned i = 0; i < TOKEN_FAILURES_PER_WINDOW; i++) {
+        assert_true(token_guard_allow(g, "10.0.0.1", 100, &retry));
+        token_guard_fail(g, "10.0.0.1", 100);
+    }
+    assert_false(token_guard_allow(g, "10.0.0.1", 101, &retry));
+    assert_int_equal(retry, TOKEN_FAILURE_WINDOW_S - 1);
+    assert_true(token_guard_allow(g, "10.0.0.2", 101, &retry));   /* another client */
+    assert_true(token_guard_allow(g, "10.0.0.1", 100 + TOKEN_FAILURE_WINDOW_S, &retry));
+    uint64_t failures, refused;
+    token_guard_counts(g, &failures, &refused);
+    assert_int_equal(failures, TOKEN_FAILURES_PER_WINDOW);
+    assert_int_equal(refused, 1);
+    token_guard_free(g);
+    assert_string_equal(request_submission_id("/api/submissions/ab"), "ab");
+    assert_null(request_submission_id("/api/submissions/"));
+    assert_null(request_submission_id("/api/submissions/a/b"));
+    assert_int_equal(request_route("/api/submissions/x"), ROUTE_SUBMISSION);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
+        cmocka_unit_test(test_session_cookie),
+        cmocka_unit_test(test_display_names),
+        cmocka_unit_test(test_bearer_and_origin),
+        cmocka_unit_test(test_token_guard),
         cmocka_unit_test(test_uri_inspection),
         cmocka_unit_test(test_body_kinds_and_lengths),
         cmocka_unit_test(test_source_extraction),

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""bench_records: what keeping records costs over HTTP (issue 20, item 10).
+
+usage: bench_records.py SERVER_BINARY [--pg URL] [--seconds S] [--rounds N]
+
+Each figure against the stateless server (--database none) measured in the
+same run, the modes interleaved round by round so that a noisy neighbour
+hits both alike:
+- throughput: 32 students (told apart by X-Forwarded-For from a trusted
+  127.0.0.1, as behind nginx) posting back to back on 2 workers, for S
+  seconds a round, enough to keep both workers busy (throughput, not one
+  student's latency: a commit adds about 1 ms to each answer); distinct kernels (each compiled: the class at work) and
+  identical ones (the compile skipped: the server's own cost, where a
+  store's share is largest). Median requests per second of N rounds;
+  targets: SQLite at least 97% of stateless, PostgreSQL (--pg) 95%;
+- the deadline burst: 500 distinct submissions from 500 students at once:
+  every one answered, every one recorded (counted in the store itself);
+- the store's size per 10,000 submissions (SQLite: the file's pages).
+"""
+import http.client
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "http"))
+from serverproc import Server  # noqa: E402
+
+SUBMIT = "/api/tasks/butterfly/submissions"
+CORRECT = """int i = this.thread.x;
+int j = (i / half) %% 2;
+int base = i - j * half;
+int r = i %% half;
+float ar = spectrum[0][base], ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float angle = -PI * float(r) / float(half);
+float wr = cos(angle), wi = sin(angle);
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+if (i == %d) return 12345.0;
+if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
+return j == 0 ? ai + ti : ai - ti;
+"""
+salt = [1000]
+salt_lock = threading.Lock()
+
+
+def body(distinct):
+    if not distinct:
+        return (CORRECT % 99).encode()
+    with salt_lock:
+        salt[0] += 1
+        return (CORRECT % salt[0]).encode()
+
+
+def post(port, data, student, timeout=120):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", SUBMIT, data, {"Content-Type": "text/plain",
+                                             "X-Forwarded-For": student})
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def start(database):
+    return Server(BINARY, "--workers", "2", "--trusted-proxy", "127.0.0.1",
+                  "--max-wait-ms", "0", "--queue", "2048", "--max-connections", "1024",
+                  "--per-ip-connections", "0", "--database", database)
+
+
+def throughput(database, distinct, seconds, clients=32):
+    srv = start(database)
+    done = [0]
+    bad = [0]
+    lock = threading.Lock()
+    stop = time.time() + seconds
+
+    def student(k):
+        while time.time() < stop:
+            st, data = post(srv.port, body(distinct), "10.0.0.%d" % k)
+            ok = st == 200 and (database == "none" or json.loads(data).get("recorded") is True)
+            with lock:
+                if ok:
+                    done[0] += 1
+                else:
+                    bad[0] += 1
+
+    # warm: the workers' first dispatch compiles in the driver
+    post(srv.port, body(distinct), "10.0.0.250")
+    t0 = time.time()
+    threads = [threading.Thread(target=student, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.time() - t0
+    srv.stop()
+    return done[0] / elapsed, bad[0]
+
+
+def burst(database, n=500):
+    srv = start(database)
+    post(srv.port, body(True), "10.1.0.250")
+    answers = []
+    lock = threading.Lock()
+    go = threading.Event()
+
+    def student(k):
+        data = body(True)
+        go.wait()
+        t0 = time.time()
+        try:
+            st, out = post(srv.port, data, "10.1.%d.%d" % (k // 250, k % 250))
+            v = json.loads(out)
+        except (OSError, ValueError, http.client.HTTPException) as e:
+            st, v = 0, {"error": str(e)}
+        with lock:
+            answers.append((st, v, time.time() - t0))
+
+    threads = [threading.Thread(target=student, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    t0 = time.time()
+    go.set()
+    for t in threads:
+        t.join()
+    wall = time.time() - t0
+    srv.stop()
+    ok = [a for a in answers if a[0] == 200]
+    recorded = [a for a in ok if a[1].get("recorded") is True]
+    ids = {a[1]["id"] for a in recorded}
+    lat = sorted(a[2] for a in ok)
+    return {"answered": len(ok), "recorded": len(recorded), "ids": ids, "wall": wall,
+            "p50": lat[len(lat) // 2] if lat else 0, "p99": lat[int(len(lat) * 0.99) - 1] if lat else 0}
+
+
+def main():
+    global BINARY
+    args = sys.argv[1:]
+    BINARY = args.pop(0)
+    pg = None
+    seconds, rounds = 8.0, 3
+    while args:
+        a = args.pop(0)
+        if a == "--pg":
+            pg = args.pop(0)
+        elif a == "--seconds":
+            seconds = float(args.pop(0))
+        elif a == "--rounds":
+            rounds = int(args.pop(0))
+    with tempfile.TemporaryDirectory() as d:
+        db = os.path.join(d, "bench.sqlite")
+        modes = [("stateless", "none"), ("sqlite", "sqlite:" + db)]
+        if pg:
+            modes.append(("postgresql", pg))
+        print("throughput, %d rounds of %.0f s, 32 students, 2 workers (median req/s):" % (
+            rounds, seconds))
+        for distinct in (True, False):
+            rates = {m: [] for m, _ in modes}
+            for rnd in range(rounds):
+                # ABBA: a drifting neighbour's load falls on both alike
+                for name, url in (modes if rnd % 2 == 0 else modes[::-1]):
+                    rate, bad = throughput(url, distinct, seconds)
+                    assert bad == 0, "%s: %d answers not 200/recorded" % (name, bad)
+                    rates[name].append(rate)
+            base = statistics.median(rates["stateless"])
+            kind = "distinct kernels" if distinct else "identical kernels"
+            for name, _ in modes:
+                med = statistics.median(rates[name])
+                print("  %-17s %-10s %7.1f req/s  %5.1f%% of stateless  (rounds: %s)" % (
+                    kind, name, med, 100 * med / base,
+                    ", ".join("%.1f" % r for r in rates[name])))
+        for name, url in modes[1:]:
+            b = burst(url)
+            print("burst of 500, %s: %d answered, %d recorded (%.1f s; p50 %.1f s, p99 %.1f s)" % (
+                name, b["answered"], b["recorded"], b["wall"], b["p50"], b["p99"]))
+            if name == "sqlite":
+                con = sqlite3.connect(db)
+                rows = con.execute("SELECT count(*) FROM records").fetchone()[0]
+                found = sum(1 for i in b["ids"]
+                            if con.execute("SELECT 1 FROM records WHERE id = ?", (i,)).fetchone())
+                pages = con.execute("PRAGMA page_count").fetchone()[0]
+                psize = con.execute("PRAGMA page_size").fetchone()[0]
+                avg = con.execute("SELECT avg(length(source)), avg(length(verdict)) "
+                                  "FROM records").fetchone()
+                con.close()
+                print("  in the store: %d of its %d ids; %d rows in all" % (found, len(b["ids"]),
+                                                                         rows))
+                print("store size: %.1f MB per 10,000 submissions (%d rows, %d pages of %d B; "
+                      "a row holds %.0f B of source and %.0f B of verdict on average)" % (
+                          pages * psize / rows * 10000 / 1e6, rows, pages, psize, avg[0], avg[1]))
+
+
+if __name__ == "__main__":
+    main()
