@@ -107,7 +107,8 @@ json_t *class_model_students(const struct class_model *m, int64_t now_ms);
 /* One student's tile, NULL when unknown. */
 json_t *class_model_tile(const struct class_model *m, const char *id, int64_t now_ms);
 
-/* The gradebook (the batch's default columns) as CSV text; the caller frees. */
+/* The gradebook from the records (best points per student) as CSV text;
+ * the caller frees. */
 char *class_model_gradebook_csv(const struct class_model *m, size_t *len);
 
 /* Whether the student at index s is stuck now. */
