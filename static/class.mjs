@@ -203,6 +203,8 @@ function setProjector(on) {
   if (on) {
     state.open = null;
     $('student').hidden = true;
+    $('student-body').replaceChildren();
+    $('student-heading').textContent = 'Student';
   }
   // the names and the code leave the page, not only the screen
   $('grid').hidden = on;
