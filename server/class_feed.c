@@ -61,6 +61,7 @@ struct class_feed {
     char *url;
     struct store_listener *listener;
     bool pg;
+    bool loaded;            /* the class is read from the store */
     uint64_t events;
 };
 
@@ -277,6 +278,14 @@ void class_feed_end_streams(struct class_feed *f)
     pthread_mutex_unlock(&f->lock);
 }
 
+bool class_feed_ready(struct class_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    bool ready = f->loaded;
+    pthread_mutex_unlock(&f->lock);
+    return ready;
+}
+
 unsigned class_feed_streams(struct class_feed *f)
 {
     pthread_mutex_lock(&f->lock);
@@ -430,9 +439,42 @@ static void heartbeat(struct class_feed *f)
     pthread_mutex_unlock(&f->lock);
 }
 
+/* Reads the class from the store, again every CLASS_LISTEN_RETRY_S while
+ * the store fails; false when told to quit first. */
+static bool load(struct class_feed *f)
+{
+    for (;;) {
+        double t0 = mono_ms();
+        struct store_error e = { 0 };
+        if (catch_up(f, true, &e) == STORE_OK) {
+            pthread_mutex_lock(&f->lock);
+            f->loaded = true;
+            size_t n = class_model_count(f->m);
+            pthread_mutex_unlock(&f->lock);
+            fprintf(stderr, "butterfly-server: class view: %zu records loaded in %.1f s\n", n,
+                    (mono_ms() - t0) / 1000.0);
+            return true;
+        }
+        fprintf(stderr, "butterfly-server: class view: the records cannot be read (%s); "
+                        "trying again\n", e.message);
+        for (unsigned waited = 0; waited < CLASS_LISTEN_RETRY_S * 10; waited++) {
+            pthread_mutex_lock(&f->lock);
+            bool quit = f->quit;
+            pthread_mutex_unlock(&f->lock);
+            if (quit)
+                return false;
+            usleep(100000);
+        }
+    }
+}
+
 static void *feed_main(void *arg)
 {
     struct class_feed *f = arg;
+    /* the class is read here, not at start: a big class does not hold the
+     * server's start, and the views wait (503 "loading") meanwhile */
+    if (!load(f))
+        return NULL;
     double next_beat = mono_ms() + f->o.heartbeat_s * 1000.0;
     double next_listen = 0;
     for (;;) {
@@ -522,10 +564,6 @@ struct class_feed *class_feed_start(const char *url, const struct class_options 
     f->pg = store_kind(f->db) == STORE_KIND_POSTGRES;
     if (f->pg && store_listener_open(url, &f->listener, &e) != STORE_OK) {
         snprintf(err, errsz, "the class view cannot listen: %s", e.message);
-        goto fail;
-    }
-    if (catch_up(f, true, &e) != STORE_OK) {
-        snprintf(err, errsz, "the class view cannot read the records: %s", e.message);
         goto fail;
     }
     if (pthread_create(&f->thread, NULL, feed_main, f) != 0) {

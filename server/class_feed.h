@@ -29,9 +29,9 @@ struct class_options {
 
 struct class_feed;
 
-/* Opens its own connection to the store at url, loads the class, and
- * starts the thread (and the listener with PostgreSQL). NULL with a
- * reason in err. */
+/* Opens its own connection to the store at url and starts the thread
+ * (and the listener with PostgreSQL), which first loads the class
+ * (class_feed_ready). NULL with a reason in err. */
 struct class_feed *class_feed_start(const char *url, const struct class_options *o, char *err,
                                     size_t errsz);
 
@@ -58,7 +58,11 @@ json_t *class_feed_students(struct class_feed *f);
 json_t *class_feed_tile(struct class_feed *f, const char *student);
 char *class_feed_gradebook_csv(struct class_feed *f, size_t *len);
 
-/* Live streams now, and events written, for /metrics. */
+/* Whether the class is loaded from the store (the thread reads it after
+ * the start); until then the class routes answer 503 "loading". */
+bool class_feed_ready(struct class_feed *f);
+
+/* Live streams now. */
 unsigned class_feed_streams(struct class_feed *f);
 
 /* Ends every stream (each is resumed and finishes), stops taking new

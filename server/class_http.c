@@ -171,6 +171,10 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
     if (refused)
         return ret;
     struct class_feed *f = r->srv->feed;
+    if (!class_feed_ready(f))
+        return response_error(r, 503, "loading",
+                              "The class is being read from the records; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "2");
     switch (r->route) {
     case ROUTE_CLASS_EVENTS:
         return events(r);

@@ -67,6 +67,11 @@ def main():
         os.mkdir(nginx_tmp)
         nginx = Nginx(ROOT, nginx_tmp, [first.port, second.port])
         bearer = {"Authorization": "Bearer " + token[0]}
+        for srv in (first, second):   # the class is read after the start
+            deadline = time.time() + 60
+            while call(srv.port, "GET", "/api/class/summary", headers=bearer)[0] == 503 and \
+                    time.time() < deadline:
+                time.sleep(0.05)
 
         def streams(srv):
             _, _, data = call(srv.port, "GET", "/api/class/summary", headers=bearer)

@@ -72,6 +72,7 @@ class World:
         self.token = token_of(self.srv)
         self.port = self.srv.port
         self.bearer = {"Authorization": "Bearer " + self.token}
+        wait_loaded(self.port, self.bearer)
 
     def stop(self):
         rc = self.srv.stop()
@@ -93,6 +94,18 @@ class World:
         v = json.loads(data)
         assert v["recorded"] is True, v
         return v
+
+
+def wait_loaded(port, bearer, timeout=60):
+    """The class is read from the store after the start: 503 "loading" until then."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st, h, data = call(port, "GET", "/api/class/summary", headers=bearer)
+        if st != 503:
+            return
+        assert json.loads(data)["error"]["code"] == "loading" and "retry-after" in h, data
+        time.sleep(0.05)
+    raise AssertionError("the class never loaded")
 
 
 def token_of(srv):
