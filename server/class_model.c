@@ -242,8 +242,8 @@ long class_model_add(struct class_model *m, const struct store_record *r)
     if (!s->attempts || r->received_ms < s->first_ms)
         s->first_ms = r->received_ms;
     s->attempts++;
-    if (x->points > s->best_points || !s->max_points)
-        s->best_points = x->points > s->best_points ? x->points : s->best_points;
+    if (x->points > s->best_points)
+        s->best_points = x->points;
     if (x->max_points > s->max_points)
         s->max_points = x->max_points;
     if (x->status == VERDICT_ACCEPTED)
@@ -456,7 +456,8 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
         unsigned done = 0;
         for (size_t i = 0; seen && i < m->nrec; i++) {
             const struct class_rec *x = &m->rec[i];
-            if (x->status == VERDICT_ACCEPTED && !seen[x->student]) {
+            if (x->status == VERDICT_ACCEPTED && !seen[x->student] &&
+                m->st[x->student].id[0]) {
                 seen[x->student] = 1;
                 done++;
             }
@@ -488,23 +489,22 @@ json_t *class_model_students(const struct class_model *m, int64_t now_ms)
                      class_model_thresholds(m), "last_event_id", class_model_last_id(m));
 }
 
-/* One CSV field, quoted (RFC 4180) when it needs it. */
+/* One CSV field, quoted (RFC 4180) when it needs it; a leading = + - @
+ * would be a formula to a spreadsheet, so such a field starts with '. */
 static void csv_field(FILE *f, const char *s, bool last)
 {
-    if (strpbrk(s, ",\"\r\n")) {
+    bool quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (quote)
         fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        /* a leading = + - @ would be a formula to a spreadsheet */
-        if (strchr("=+-@", *s) && *s)
-            fputc('\'', f);
-        fputs(s, f);
+    if (*s && strchr("=+-@", *s))
+        fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
     }
+    if (quote)
+        fputc('"', f);
     fputc(last ? '\n' : ',', f);
 }
 
