@@ -404,11 +404,11 @@ static bool load_student(const struct store_student *st, void *arg)
     return true;
 }
 
-static bool load_record(const struct store_record *r, void *arg)
+static bool load_record(const struct store_class_row *r, void *arg)
 {
     struct class_feed *f = arg;
     pthread_mutex_lock(&f->lock);
-    class_model_add(f->m, r);
+    class_model_add_row(f->m, r);
     pthread_mutex_unlock(&f->lock);
     return true;
 }
@@ -420,7 +420,7 @@ static enum store_status catch_up(struct class_feed *f, bool initial, struct sto
 {
     enum store_status st = store_students_each(f->db, load_student, f, e);
     if (st == STORE_OK)
-        st = store_records_each(f->db, INT64_MAX, load_record, f, e);
+        st = store_class_rows(f->db, load_record, f, e);
     pthread_mutex_lock(&f->lock);
     class_model_sort(f->m);
     if (!initial) {

@@ -215,11 +215,11 @@ static bool make_room(struct class_model *m)
     return true;
 }
 
-long class_model_add(struct class_model *m, const struct store_record *r)
+/* Adds x (its facts filled) for student sid ("" for nobody). */
+static long add_rec(struct class_model *m, const char *sid, const struct class_rec *in)
 {
-    if (class_model_has_record(m, r->id) || !make_room(m))
+    if (class_model_has_record(m, in->id) || !make_room(m))
         return -1;
-    const char *sid = r->student ? r->student : "";
     long si = index_find(m, &m->st_index, student_id_at, sid);
     if (si < 0) {
         if (!class_model_put_student(m, sid, *sid ? "(unknown)" : "(signed out)", "", false))
@@ -227,20 +227,13 @@ long class_model_add(struct class_model *m, const struct store_record *r)
         si = index_find(m, &m->st_index, student_id_at, sid);
     }
     struct class_rec *x = &m->rec[m->nrec];
-    memset(x, 0, sizeof *x);
-    snprintf(x->id, sizeof x->id, "%s", r->id);
+    *x = *in;
     x->student = (uint32_t)si;
-    x->received_ms = r->received_ms;
-    x->graded_ms = r->graded_ms;
-    x->status = r->status;
-    x->points = r->points;
-    x->max_points = r->max_points;
-    verdict_facts(r, x);
     if (!index_add(m, &m->rec_index, record_id_at, m->nrec, m->nrec))
         return -1;
     struct class_student *s = &m->st[si];
-    if (!s->attempts || r->received_ms < s->first_ms)
-        s->first_ms = r->received_ms;
+    if (!s->attempts || x->received_ms < s->first_ms)
+        s->first_ms = x->received_ms;
     s->attempts++;
     if (x->points > s->best_points)
         s->best_points = x->points;
@@ -249,16 +242,69 @@ long class_model_add(struct class_model *m, const struct store_record *r)
     if (x->status == VERDICT_ACCEPTED)
         s->accepted = true;
     /* the latest is the one received last (a late commit does not win) */
-    if (s->last_status < 0 || r->received_ms >= s->last_ms) {
+    if (s->last_status < 0 || x->received_ms >= s->last_ms) {
         s->repeats = x->key[0] && !strcmp(x->key, s->last_key) ? s->repeats + 1
                                                                : (x->key[0] ? 1 : 0);
-        s->last_ms = r->received_ms;
+        s->last_ms = x->received_ms;
         s->last_status = x->status;
         copy_text(s->last_key, x->key);
         copy_text(s->last_label, x->label);
         snprintf(s->last_id, sizeof s->last_id, "%s", x->id);
     }
     return (long)m->nrec++;
+}
+
+static void rec_head(struct class_rec *x, const char *id, int64_t received_ms,
+                     int64_t graded_ms, int status, int points, int max_points)
+{
+    memset(x, 0, sizeof *x);
+    snprintf(x->id, sizeof x->id, "%s", id);
+    x->received_ms = received_ms;
+    x->graded_ms = graded_ms;
+    x->status = status;
+    x->points = points;
+    x->max_points = max_points;
+    x->halves[0] = x->halves[1] = x->halves[2] = -1;
+}
+
+long class_model_add(struct class_model *m, const struct store_record *r)
+{
+    struct class_rec x;
+    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    verdict_facts(r, &x);
+    return add_rec(m, r->student ? r->student : "", &x);
+}
+
+/* A JSON true or 1 (SQLite's json_extract gives booleans as numbers). */
+static int8_t passed_of(json_t *v)
+{
+    if (json_is_boolean(v))
+        return json_is_true(v) ? 1 : 0;
+    if (json_is_integer(v))
+        return json_integer_value(v) ? 1 : 0;
+    return -1;
+}
+
+long class_model_add_row(struct class_model *m, const struct store_class_row *r)
+{
+    struct class_rec x;
+    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    json_t *f = r->facts ? json_loadb(r->facts, r->facts_len, 0, NULL) : NULL;
+    json_t *did = json_array_get(f, 0), *title = json_array_get(f, 1);
+    json_t *msg = json_array_get(f, 2);
+    if (json_is_string(did)) {
+        snprintf(x.key, sizeof x.key, "mistake:%s", json_string_value(did));
+        copy_text(x.label, json_is_string(title) ? json_string_value(title)
+                                                 : json_string_value(did));
+    } else if (r->status == VERDICT_COMPILATION_ERROR) {
+        const char *text = json_is_string(msg) ? json_string_value(msg) : "compile error";
+        snprintf(x.key, sizeof x.key, "compile:%s", text);
+        copy_text(x.label, text);
+    }
+    for (int k = 0; k < 3; k++)
+        x.halves[k] = passed_of(json_array_get(f, 3 + (size_t)k));
+    json_decref(f);
+    return add_rec(m, r->student ? r->student : "", &x);
 }
 
 size_t class_model_count(const struct class_model *m)

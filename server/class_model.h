@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "store/store_class.h"
 
 #define CLASS_TEXT_MAX 160   /* a name, a section, a mistake's words: cut past this */
 
@@ -74,6 +75,10 @@ bool class_model_has_record(const struct class_model *m, const char *id);
  * the index of the new record, -1 when it was there already or on OOM.
  */
 long class_model_add(struct class_model *m, const struct store_record *r);
+
+/* The same from the store's light row (store_class_rows: the facts
+ * picked out by the backend). */
+long class_model_add_row(struct class_model *m, const struct store_class_row *r);
 
 /* Records held, in the order they were added. */
 size_t class_model_count(const struct class_model *m);

@@ -46,6 +46,89 @@ enum store_status store_notify_record(struct store *s, const char *id, struct st
     return s->ops->exec(s, "SELECT pg_notify(?1, ?2)", false, p, 2, NULL, NULL, NULL, err);
 }
 
+/* The facts as one JSON array per row: one parse of the verdict. */
+static const char rows_sqlite[] =
+    "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
+    "json_array(json_extract(v, '$.diagnosis.id'), json_extract(v, '$.diagnosis.title'), "
+    "json_extract(v, '$.diagnostics[0].message'), json_extract(v, '$.halves[0].passed'), "
+    "json_extract(v, '$.halves[1].passed'), json_extract(v, '$.halves[2].passed')) "
+    "FROM (SELECT *, CAST(verdict AS TEXT) AS v FROM records) ORDER BY graded_ms, id";
+static const char rows_pg[] =
+    "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
+    "json_build_array(j #> '{diagnosis,id}', j #> '{diagnosis,title}', "
+    "j #> '{diagnostics,0,message}', j #> '{halves,0,passed}', j #> '{halves,1,passed}', "
+    "j #> '{halves,2,passed}')::text "
+    "FROM records, LATERAL (SELECT convert_from(verdict, 'UTF8')::jsonb AS j) q "
+    "ORDER BY graded_ms, id";
+
+struct rows {
+    bool (*fn)(const struct store_class_row *r, void *arg);
+    void *arg;
+};
+
+static bool text_of(const struct store_value *v, const char **out, size_t *len)
+{
+    if (v->type == SV_NULL) {
+        *out = NULL;
+        *len = 0;
+        return true;
+    }
+    if (v->type != SV_TEXT && v->type != SV_BLOB)
+        return false;
+    *out = v->p;
+    *len = v->len;
+    return true;
+}
+
+static bool class_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct rows *w = arg;
+    char id[STORE_ID_SIZE], student[STORE_MAX_TEXT + 1];
+    const char *p;
+    size_t len;
+    if (n != 8 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
+        return true;   /* not a row of ours: skipped */
+    memcpy(id, p, len);
+    id[len] = '\0';
+    struct store_class_row r = { .id = id, .received_ms = c[2].i, .graded_ms = c[3].i,
+                                 .status = (int)c[4].i, .points = (int)c[5].i,
+                                 .max_points = (int)c[6].i };
+    if (!text_of(&c[1], &p, &len) || len > STORE_MAX_TEXT)
+        return true;
+    if (p) {
+        memcpy(student, p, len);
+        student[len] = '\0';
+        r.student = student;
+    }
+    if (!text_of(&c[7], &r.facts, &r.facts_len))
+        return true;
+    return w->fn(&r, w->arg);
+}
+
+enum store_status store_class_rows(struct store *s,
+                                   bool (*fn)(const struct store_class_row *r, void *arg),
+                                   void *arg, struct store_error *err)
+{
+    if (!s)
+        return store_fail(err, STORE_INVALID, "no store");
+    enum store_status st = s->ops->connect(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct rows w = { fn, arg };
+    st = s->ops->begin(s, false, err);
+    if (st != STORE_OK)
+        return st;
+    st = s->ops->exec(s, s->kind == STORE_KIND_POSTGRES ? rows_pg : rows_sqlite, false, NULL, 0,
+                      class_row, &w, NULL, err);
+    if (st == STORE_OK)
+        st = s->ops->commit(s, err);
+    if (st != STORE_OK)
+        s->ops->rollback(s);
+    else
+        store_ok(err);
+    return st;
+}
+
 static enum store_status listen_fail(struct store_listener *l, const char *what,
                                      struct store_error *err)
 {

@@ -130,10 +130,31 @@ def main():
                 finally:
                     s.close()
 
+        def t_a_new_instance_reads_the_class():
+            """A third instance reads the class from PostgreSQL at its start
+            (the backend's JSON functions pick out the facts)."""
+            third = Server(BINARY, "--workers", "1", "--database", pg.url)
+            try:
+                deadline = time.time() + 60
+                while time.time() < deadline:
+                    st, _, data = call(third.port, "GET", "/api/class/students", headers=bearer)
+                    if st == 200:
+                        break
+                    time.sleep(0.1)
+                tiles = {t["name"]: t for t in json.loads(data)["students"]}
+                assert tiles["Ada"]["mistake_key"] == "mistake:twiddle_sign", tiles["Ada"]
+                assert tiles["Bo"]["accepted"] is True, tiles["Bo"]
+                _, _, data = call(third.port, "GET", "/api/class/summary", headers=bearer)
+                s = json.loads(data)
+                assert s["records"] >= 2 and s["halves"][0]["run"] >= 2, s
+            finally:
+                third.stop()
+
         try:
             checks.run("event through nginx from the other instance",
                        t_event_through_nginx_from_the_other_instance)
             checks.run("replay on any instance", t_replay_on_any_instance)
+            checks.run("a new instance reads the class", t_a_new_instance_reads_the_class)
         finally:
             nginx.stop()
             first.stop()

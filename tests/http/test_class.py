@@ -310,6 +310,16 @@ def t_restart_fills_in(w):
     ended = time.time() - t0
     s.close()
     w.start()
+    # the class as the new server read it from the store: the same tiles
+    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+    tiles = {t["name"]: t for t in json.loads(data)["students"]}
+    dee = tiles["Dee"]
+    assert dee["stuck"] and dee["repeats"] == 3 and dee["attempts"] == 3, dee
+    assert dee["mistake_key"] == "mistake:twiddle_sign", dee
+    assert tiles["Bob"]["mistake_key"] == "mistake:twiddle_sign", tiles["Bob"]
+    st, _, data = call(w.port, "GET", "/api/class/summary", headers=w.bearer)
+    halves = json.loads(data)["halves"]
+    assert halves[0]["run"] >= 4 and halves[0]["passed"] >= 1, halves
     missed = w.submit("Eve", sample("correct.glsl"))["id"]
     s = Stream(w.port, w.token, last_id=seen)
     try:
