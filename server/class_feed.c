@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/defaults.h"
+#include "server/records.h"
 #include "store/store_class.h"
 
 #define ID_QUEUE_MAX 8192   /* committed ids waiting for the feed's thread */
@@ -57,7 +58,9 @@ struct class_feed {
     int wake;               /* eventfd */
     pthread_t thread;
     bool started;
-    struct store *db;       /* the feed's own connection (its thread only) */
+    struct records *rs;     /* its store calls go to the records' reader */
+    pthread_mutex_t call_mu;   /* a call on the reader's thread is done */
+    pthread_cond_t call_cv;
     char *url;
     struct store_listener *listener;
     bool pg;
@@ -347,26 +350,90 @@ void class_feed_committed(struct class_feed *f, const char *id)
     (void)w;   /* a full counter still wakes the thread */
 }
 
-/* Adds record r (its student looked up first when new) and sends its
- * event. On the feed's thread. */
-static void add_record(struct class_feed *f, const struct store_record *r)
+/* --- the store, through the records' reader ---------------------------------- */
+
+/* One piece of work for the reader's thread, waited for here: the feed
+ * opens no store connection of its own (a second SQLite connection in
+ * one process shares the -shm, see server/records.c). */
+struct feed_call {
+    struct class_feed *f;
+    void (*fn)(struct class_feed *f, struct store *s, void *arg);
+    void *arg;
+    bool done;
+};
+
+static void feed_call_run(struct store *s, void *arg)
+{
+    struct feed_call *c = arg;
+    c->fn(c->f, s, c->arg);
+    pthread_mutex_lock(&c->f->call_mu);
+    c->done = true;
+    pthread_cond_broadcast(&c->f->call_cv);
+    pthread_mutex_unlock(&c->f->call_mu);
+}
+
+/* Runs fn(f, store, arg) on the reader's thread and waits for it (each
+ * of its calls is bounded by the store's busy and statement timeouts).
+ * False when the records refuse it (their queue full, or stopping). */
+static bool on_store(struct class_feed *f, void (*fn)(struct class_feed *, struct store *,
+                                                      void *), void *arg)
+{
+    struct feed_call c = { f, fn, arg, false };
+    if (!records_read(f->rs, feed_call_run, &c))
+        return false;
+    pthread_mutex_lock(&f->call_mu);
+    while (!c.done)
+        pthread_cond_wait(&f->call_cv, &f->call_mu);
+    pthread_mutex_unlock(&f->call_mu);
+    return true;
+}
+
+/* What a new record's read brings back. */
+struct learnt {
+    const char *id;
+    bool notify;                 /* a local commit: tell the other instances */
+    enum store_status status;
+    struct store_record rec;
+    struct store_student student;
+    bool has_student;
+};
+
+static void learn_call(struct class_feed *f, struct store *s, void *arg)
+{
+    struct learnt *l = arg;
+    if (l->notify && f->pg)
+        store_notify_record(s, l->id, NULL);
+    l->status = store_record_get(s, l->id, NULL, true, &l->rec, NULL);
+    if (l->status != STORE_OK || !l->rec.student)
+        return;
+    pthread_mutex_lock(&f->lock);
+    bool known = class_model_has_student(f->m, l->rec.student);
+    pthread_mutex_unlock(&f->lock);
+    if (!known)
+        l->has_student = store_student_get(s, l->rec.student, &l->student, NULL) == STORE_OK;
+}
+
+/* Record id is committed somewhere: read it, add it, send its event. */
+static void learn(struct class_feed *f, const char *id, bool notify)
 {
     pthread_mutex_lock(&f->lock);
-    bool known = !r->student || class_model_has_student(f->m, r->student);
+    bool have = class_model_has_record(f->m, id);
     pthread_mutex_unlock(&f->lock);
-    if (!known) {
-        struct store_student st = { 0 };
-        if (store_student_get(f->db, r->student, &st, NULL) == STORE_OK) {
-            pthread_mutex_lock(&f->lock);
-            class_model_put_student(f->m, st.id, st.name, st.section, st.verified);
-            pthread_mutex_unlock(&f->lock);
-        }
-        store_student_clear(&st);
+    if (have && !notify)
+        return;
+    struct learnt l = { .id = id, .notify = notify, .status = STORE_UNAVAILABLE };
+    if (!on_store(f, learn_call, &l) || l.status != STORE_OK || have) {
+        store_record_clear(&l.rec);
+        store_student_clear(&l.student);
+        return;
     }
     char *text = NULL;
     size_t n = 0;
     pthread_mutex_lock(&f->lock);
-    long i = class_model_add(f->m, r);
+    if (l.has_student)
+        class_model_put_student(f->m, l.student.id, l.student.name, l.student.section,
+                                l.student.verified);
+    long i = class_model_add(f->m, &l.rec);
     if (i >= 0) {
         FILE *mem = open_memstream(&text, &n);
         if (mem) {
@@ -378,21 +445,14 @@ static void add_record(struct class_feed *f, const struct store_record *r)
     }
     pthread_mutex_unlock(&f->lock);
     free(text);
+    store_record_clear(&l.rec);
+    store_student_clear(&l.student);
 }
 
-/* Record id is committed somewhere: read it and send it. */
-static void learn(const char *id, void *arg)
+/* A notice from another instance (the listener's callback). */
+static void heard(const char *id, void *arg)
 {
-    struct class_feed *f = arg;
-    pthread_mutex_lock(&f->lock);
-    bool have = class_model_has_record(f->m, id);
-    pthread_mutex_unlock(&f->lock);
-    if (have)
-        return;
-    struct store_record r = { 0 };
-    if (store_record_get(f->db, id, NULL, true, &r, NULL) == STORE_OK)
-        add_record(f, &r);
-    store_record_clear(&r);
+    learn(arg, id, false);
 }
 
 static bool load_student(const struct store_student *st, void *arg)
@@ -413,14 +473,25 @@ static bool load_record(const struct store_class_row *r, void *arg)
     return true;
 }
 
+static void load_call(struct class_feed *f, struct store *s, void *arg)
+{
+    struct store_error *e = arg;
+    if (store_students_each(s, load_student, f, e) == STORE_OK)
+        store_class_rows(s, load_record, f, e);
+}
+
 /* Reads what the model lacks from the store: at start, and after ids
  * were lost (the queue full, the listener's connection broken). Records
  * found this way are added without an event; views get a reset. */
 static enum store_status catch_up(struct class_feed *f, bool initial, struct store_error *e)
 {
-    enum store_status st = store_students_each(f->db, load_student, f, e);
-    if (st == STORE_OK)
-        st = store_class_rows(f->db, load_record, f, e);
+    struct store_error mine = { 0 };
+    if (!e)
+        e = &mine;
+    e->status = STORE_UNAVAILABLE;
+    snprintf(e->message, sizeof e->message, "the records' queue refused the read");
+    if (on_store(f, load_call, e) && e->status == STORE_OK)
+        e->message[0] = '\0';
     pthread_mutex_lock(&f->lock);
     class_model_sort(f->m);
     if (!initial) {
@@ -428,7 +499,7 @@ static enum store_status catch_up(struct class_feed *f, bool initial, struct sto
         broadcast(f, reset, sizeof reset - 1);
     }
     pthread_mutex_unlock(&f->lock);
-    return st;
+    return e->status;
 }
 
 static void heartbeat(struct class_feed *f)
@@ -512,13 +583,11 @@ static void *feed_main(void *arg)
             if (!have)
                 break;
             /* the other instances of the class hear of it too */
-            if (f->pg)
-                store_notify_record(f->db, id, NULL);
-            learn(id, f);
+            learn(f, id, true);   /* and, with PostgreSQL, tell the other instances */
         }
         /* the other instances' commits */
         if (f->listener && np == 2 && (p[1].revents & (POLLIN | POLLERR | POLLHUP))) {
-            if (store_listener_drain(f->listener, learn, f, NULL) != STORE_OK) {
+            if (store_listener_drain(f->listener, heard, f, NULL) != STORE_OK) {
                 store_listener_close(f->listener);
                 f->listener = NULL;
                 next_listen = mono_ms() + CLASS_LISTEN_RETRY_S * 1000.0;
@@ -537,8 +606,8 @@ static void *feed_main(void *arg)
     }
 }
 
-struct class_feed *class_feed_start(const char *url, const struct class_options *o, char *err,
-                                    size_t errsz)
+struct class_feed *class_feed_start(struct records *rs, const char *url,
+                                    const struct class_options *o, char *err, size_t errsz)
 {
     struct class_feed *f = calloc(1, sizeof *f);
     if (!f) {
@@ -546,8 +615,11 @@ struct class_feed *class_feed_start(const char *url, const struct class_options 
         return NULL;
     }
     f->o = *o;
+    f->rs = rs;
     f->wake = -1;
     pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->call_mu, NULL);
+    pthread_cond_init(&f->call_cv, NULL);
     struct store_error e = { 0 };
     f->m = class_model_new(&o->stuck);
     f->queue = calloc(ID_QUEUE_MAX, sizeof *f->queue);
@@ -557,11 +629,7 @@ struct class_feed *class_feed_start(const char *url, const struct class_options 
         snprintf(err, errsz, "the class view cannot start: out of memory or descriptors");
         goto fail;
     }
-    if (store_open(url, &f->db, &e) != STORE_OK || !f->db) {
-        snprintf(err, errsz, "the class view cannot open the store: %s", e.message);
-        goto fail;
-    }
-    f->pg = store_kind(f->db) == STORE_KIND_POSTGRES;
+    f->pg = !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
     if (f->pg && store_listener_open(url, &f->listener, &e) != STORE_OK) {
         snprintf(err, errsz, "the class view cannot listen: %s", e.message);
         goto fail;
@@ -594,12 +662,13 @@ void class_feed_free(struct class_feed *f, unsigned wait_ms)
         pthread_join(f->thread, NULL);
     }
     store_listener_close(f->listener);
-    store_close(f->db);
     if (f->wake >= 0)
         close(f->wake);
     class_model_free(f->m);
     free(f->queue);
     free(f->url);
     pthread_mutex_destroy(&f->lock);
+    pthread_mutex_destroy(&f->call_mu);
+    pthread_cond_destroy(&f->call_cv);
     free(f);
 }

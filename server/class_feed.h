@@ -1,6 +1,5 @@
 /*
- * class_feed.h - the live class view's engine: a thread with its own
- * store connection that learns of every committed record (from this
+ * class_feed.h - the live class view's engine: a thread that learns of every committed record (from this
  * instance's writer, and with PostgreSQL from every instance over
  * LISTEN/NOTIFY), keeps the class in memory (class_model.h), and writes
  * each record's event to every open Server-Sent Events stream.
@@ -20,6 +19,7 @@
 #include <stdbool.h>
 
 #include "server/class_model.h"
+#include "server/records.h"
 
 struct class_options {
     unsigned max_streams;          /* live streams at once; refused past it */
@@ -29,11 +29,12 @@ struct class_options {
 
 struct class_feed;
 
-/* Opens its own connection to the store at url and starts the thread
- * (and the listener with PostgreSQL), which first loads the class
- * (class_feed_ready). NULL with a reason in err. */
-struct class_feed *class_feed_start(const char *url, const struct class_options *o, char *err,
-                                    size_t errsz);
+/* Starts the thread (and, when url is PostgreSQL's, a listener
+ * connection), which first loads the class (class_feed_ready). Every
+ * store call goes through rs's reader (records_read): no connection of
+ * its own. NULL with a reason in err. */
+struct class_feed *class_feed_start(struct records *rs, const char *url,
+                                    const struct class_options *o, char *err, size_t errsz);
 
 /* Record id is committed in this instance's store (any thread; never
  * blocks: an id the bounded queue cannot take is found by the next

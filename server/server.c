@@ -72,7 +72,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
             .max_streams = c->class_streams, .heartbeat_s = c->heartbeat_s,
             .stuck = { c->stuck_attempts, c->stuck_minutes, c->stuck_repeats },
         };
-        s->feed = class_feed_start(c->database_url, &co, err, errsz);
+        s->feed = class_feed_start(s->records, c->database_url, &co, err, errsz);
         if (!s->feed)
             goto fail;
         records_on_commit(s->records, on_committed, s->feed);
