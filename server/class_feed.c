@@ -582,8 +582,7 @@ static void *feed_main(void *arg)
                 catch_up(f, false, NULL);
             if (!have)
                 break;
-            /* the other instances of the class hear of it too */
-            learn(f, id, true);   /* and, with PostgreSQL, tell the other instances */
+            learn(f, id, true);   /* with PostgreSQL, the other instances hear of it too */
         }
         /* the other instances' commits */
         if (f->listener && np == 2 && (p[1].revents & (POLLIN | POLLERR | POLLHUP))) {
