@@ -170,6 +170,12 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
     enum MHD_Result ret = refuse(r, &refused);
     if (refused)
         return ret;
+    /* issue 22's hook: a launch names its class (?context=ID). The store
+     * holds one class today, the one with no ID; any other is not here. */
+    const char *context = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "context");
+    if (context && *context)
+        return response_error(r, 404, "not_found",
+                              "No such class here: this server keeps one class.", NULL, NULL);
     struct class_feed *f = r->srv->feed;
     if (!class_feed_ready(f))
         return response_error(r, 503, "loading",

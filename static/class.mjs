@@ -22,10 +22,18 @@ const state = {
 };
 
 const $ = (id) => document.getElementById(id);
+
+// The class this view shows: /class?context=ID (a learning system's
+// launch names it; issue 22), passed on to every request of the view.
+const context = new URLSearchParams(window.location.search).get('context') || '';
+function withContext(path) {
+  if (!context) return path;
+  return path + (path.includes('?') ? '&' : '?') + `context=${encodeURIComponent(context)}`;
+}
 const serverNow = () => Date.now() + state.skewMs;
 
 async function getJSON(path) {
-  const r = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+  const r = await fetch(withContext(path), { credentials: 'same-origin', cache: 'no-store' });
   if (!r.ok) throw new Error(`${path}: ${r.status}`);
   return r.json();
 }
@@ -138,7 +146,7 @@ function onRecord(ev) {
 function connect() {
   if (state.source) state.source.close();
   const url = '/api/class/events' + (state.lastId ? `?after=${encodeURIComponent(state.lastId)}` : '');
-  const src = new EventSource(url);
+  const src = new EventSource(withContext(url));
   state.source = src;
   src.addEventListener('open', () => setLive('Live: new submissions appear as they are graded.'));
   src.addEventListener('record', onRecord);
@@ -216,6 +224,7 @@ function setProjector(on) {
 }
 
 function start() {
+  $('gradebook').href = withContext('/api/class/gradebook.csv');
   $('sort').addEventListener('change', drawGrid);
   $('section').addEventListener('change', drawGrid);
   $('projector').addEventListener('click', () => setProjector(!state.projector));

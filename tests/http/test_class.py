@@ -276,6 +276,9 @@ def t_one_student(w):
     assert a[0]["diagnostics"] and a[1]["worked_cell"], a
     st, _, _ = call(w.port, "GET", "/api/class/students/nobody", headers=w.bearer)
     assert st == 404
+    # a class this server does not keep (issue 22's launches name theirs)
+    st, _, _ = call(w.port, "GET", "/api/class/summary?context=other", headers=w.bearer)
+    assert st == 404
 
 
 def t_gradebook(w):
