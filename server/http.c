@@ -70,6 +70,12 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
                               "application/json", "no-cache");
     }
     case ROUTE_CLASS:
+    case ROUTE_CLASS_EVENTS:
+    case ROUTE_CLASS_SUMMARY:
+    case ROUTE_CLASS_STUDENTS:
+    case ROUTE_CLASS_STUDENT:
+    case ROUTE_CLASS_GRADEBOOK:
+        return class_http_get(r, url);
     case ROUTE_ME:
     case ROUTE_MY_SUBMISSIONS:
     case ROUTE_SUBMISSION:

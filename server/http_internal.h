@@ -35,6 +35,7 @@ struct server {
     struct metrics *metrics;
     struct conn_watch *watch;
     struct records *records;       /* NULL: no records (--database none) */
+    struct class_feed *feed;       /* the live class view; NULL without records */
     struct token_guard *guard;
     char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;
@@ -161,6 +162,11 @@ enum MHD_Result deferred_answer(struct request *r);
  * when false) added as its last members. A new string, NULL on OOM. */
 char *records_answer_text(const char *stored, size_t len, bool recorded, const char *code,
                           const char *reason, size_t *outlen);
+
+/* --- class_http.c ----------------------------------------------------------- */
+
+/* The class view's routes: /class and /api/class/... (the instructor's). */
+enum MHD_Result class_http_get(struct request *r, const char *url);
 
 /* --- http.c (dispatch) ---------------------------------------------------- */
 

@@ -30,7 +30,8 @@ struct option_def {
 enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
     O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_PROXY_HEADER, O_IPV6_PREFIX, O_SEED, O_MAX_CONN,
-    O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION, O_COUNT
+    O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION,
+    O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -95,6 +96,21 @@ static const struct option_def defs[O_COUNT] = {
     [O_RETENTION] = { "retention-days", "BUTTERFLY_RETENTION_DAYS", "N",
                       "remove records older than this, 0 keep them", V_UINT, 0,
                       MAX_RETENTION_DAYS },
+    [O_CLASS_STREAMS] = { "class-streams", "BUTTERFLY_CLASS_STREAMS", "N",
+                          "live class views open at once (503 past it)", V_UINT, 1,
+                          MAX_CLASS_STREAMS },
+    [O_HEARTBEAT] = { "heartbeat-s", "BUTTERFLY_HEARTBEAT_S", "N",
+                      "seconds between heartbeats on a class view's event stream", V_UINT, 1,
+                      MAX_HEARTBEAT_S },
+    [O_STUCK_ATTEMPTS] = { "stuck-attempts", "BUTTERFLY_STUCK_ATTEMPTS", "N",
+                           "a student is stuck after this many attempts without passing ...",
+                           V_UINT, 1, MAX_STUCK_VALUE },
+    [O_STUCK_MINUTES] = { "stuck-minutes", "BUTTERFLY_STUCK_MINUTES", "N",
+                          "... spread over at least this many minutes", V_UINT, 0,
+                          MAX_STUCK_VALUE },
+    [O_STUCK_REPEATS] = { "stuck-repeats", "BUTTERFLY_STUCK_REPEATS", "N",
+                          "or after the same mistake this many times in a row, 0 never",
+                          V_UINT, 0, MAX_STUCK_VALUE },
 };
 
 /* --database and --state-dir as given, resolved by store_location_resolve. */
@@ -136,6 +152,11 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_PUBLIC_URL: snprintf(buf, n, "%s", c->public_url ? c->public_url
                                                : "http://BIND:PORT"); break;
     case O_RETENTION: snprintf(buf, n, "%u", c->retention_days); break;
+    case O_CLASS_STREAMS: snprintf(buf, n, "%u", c->class_streams); break;
+    case O_HEARTBEAT: snprintf(buf, n, "%u", c->heartbeat_s); break;
+    case O_STUCK_ATTEMPTS: snprintf(buf, n, "%u", c->stuck_attempts); break;
+    case O_STUCK_MINUTES: snprintf(buf, n, "%u", c->stuck_minutes); break;
+    case O_STUCK_REPEATS: snprintf(buf, n, "%u", c->stuck_repeats); break;
     default: buf[0] = '\0';
     }
 }
@@ -222,6 +243,11 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
         c->public_url = value;
         break;
     case O_RETENTION: c->retention_days = (unsigned)x; break;
+    case O_CLASS_STREAMS: c->class_streams = (unsigned)x; break;
+    case O_HEARTBEAT: c->heartbeat_s = (unsigned)x; break;
+    case O_STUCK_ATTEMPTS: c->stuck_attempts = (unsigned)x; break;
+    case O_STUCK_MINUTES: c->stuck_minutes = (unsigned)x; break;
+    case O_STUCK_REPEATS: c->stuck_repeats = (unsigned)x; break;
     default: break;
     }
     return true;

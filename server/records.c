@@ -37,6 +37,9 @@ struct records {
     uint64_t recorded, failed_by[STORE_NSTATUSES], refused, purged;
     struct detached *detached;
     size_t ndetached;
+    /* issue 21's hook: told of every committed record (records_on_commit) */
+    void (*committed)(const char *id, void *arg);
+    void *committed_arg;
 };
 
 int64_t records_now_ms(void)
@@ -276,8 +279,16 @@ static void on_written(const char *id, enum store_status st, const char *reason,
     rs->health = st;
     snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);
     pthread_mutex_unlock(&rs->lock);
+    if (st == STORE_OK && rs->committed)
+        rs->committed(id, rs->committed_arg);
     c->fn(id, st, reason, c->arg);
     free(c);
+}
+
+void records_on_commit(struct records *rs, void (*fn)(const char *id, void *arg), void *arg)
+{
+    rs->committed = fn;
+    rs->committed_arg = arg;
 }
 
 void records_write(struct records *rs, struct store_record *r, store_written_fn fn, void *arg)

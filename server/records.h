@@ -56,6 +56,10 @@ const char *records_display_url(const struct records *rs);
  */
 void records_write(struct records *rs, struct store_record *r, store_written_fn fn, void *arg);
 
+/* Has fn(id, arg) called on the writer's thread after every record's
+ * commit (the live class view's feed); set before the first write. */
+void records_on_commit(struct records *rs, void (*fn)(const char *id, void *arg), void *arg);
+
 /* Queues fn on the reader's thread; false (fn not called) when refused. */
 bool records_read(struct records *rs, store_call_fn fn, void *arg);
 

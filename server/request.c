@@ -24,6 +24,10 @@ static const struct {
     { "/api/me", ROUTE_ME },
     { "/api/session", ROUTE_SESSION },
     { "/api/me/submissions", ROUTE_MY_SUBMISSIONS },
+    { "/api/class/events", ROUTE_CLASS_EVENTS },
+    { "/api/class/summary", ROUTE_CLASS_SUMMARY },
+    { "/api/class/students", ROUTE_CLASS_STUDENTS },
+    { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK },
     { NULL, ROUTE_NONE },
 };
 
@@ -36,6 +40,8 @@ enum route request_route(const char *path)
         return ROUTE_STATIC;
     if (request_submission_id(path))
         return ROUTE_SUBMISSION;
+    if (!strncmp(path, "/api/class/students/", 20) && path[20] && !strchr(path + 20, '/'))
+        return ROUTE_CLASS_STUDENT;
     return ROUTE_NONE;
 }
 

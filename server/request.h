@@ -27,6 +27,11 @@ enum route {
     ROUTE_SESSION,           /* POST /api/session: an open lab's display name */
     ROUTE_MY_SUBMISSIONS,    /* GET /api/me/submissions */
     ROUTE_SUBMISSION,        /* GET /api/submissions/{id} */
+    ROUTE_CLASS_EVENTS,      /* GET /api/class/events: Server-Sent Events */
+    ROUTE_CLASS_SUMMARY,     /* GET /api/class/summary */
+    ROUTE_CLASS_STUDENTS,    /* GET /api/class/students */
+    ROUTE_CLASS_STUDENT,     /* GET /api/class/students/{id} */
+    ROUTE_CLASS_GRADEBOOK,   /* GET /api/class/gradebook.csv */
 };
 
 /* The route of a decoded request path (no query string); ROUTE_NONE when

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/defaults.h"
+#include "server/class_feed.h"
 #include "server/http_internal.h"
 
 void server_config_init(struct server_config *c)
@@ -27,6 +28,17 @@ void server_config_init(struct server_config *c)
     c->connection_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
     c->connection_memory = DEFAULT_CONNECTION_MEMORY;
     c->access_log = true;
+    c->class_streams = DEFAULT_CLASS_STREAMS;
+    c->heartbeat_s = DEFAULT_HEARTBEAT_S;
+    c->stuck_attempts = DEFAULT_STUCK_ATTEMPTS;
+    c->stuck_minutes = DEFAULT_STUCK_MINUTES;
+    c->stuck_repeats = DEFAULT_STUCK_REPEATS;
+}
+
+/* The records writer's hook: the class view hears of every commit. */
+static void on_committed(const char *id, void *arg)
+{
+    class_feed_committed(arg, id);
 }
 
 struct server *server_start(const struct server_config *c, char *err, size_t errsz)
@@ -57,6 +69,14 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
                                    c->rotate_instructor_token, err, errsz);
         if (!s->records)
             goto fail;
+        struct class_options co = {
+            .max_streams = c->class_streams, .heartbeat_s = c->heartbeat_s,
+            .stuck = { c->stuck_attempts, c->stuck_minutes, c->stuck_repeats },
+        };
+        s->feed = class_feed_start(s->records, c->database_url, &co, err, errsz);
+        if (!s->feed)
+            goto fail;
+        records_on_commit(s->records, on_committed, s->feed);
     }
 
     struct pool_options po;
@@ -120,6 +140,9 @@ void server_stop(struct server *s, uint32_t drain_ms)
         if (listen_fd != MHD_INVALID_SOCKET)
             close(listen_fd);
     }
+    /* the class views' streams end (each is resumed and finishes): a
+     * suspended connection would hold the daemon's stop */
+    class_feed_end_streams(s->feed);
     /* no more cancellations: the watcher's callback uses the pool, which
      * is freed next (its callbacks may still unwatch sockets) */
     conn_watch_stop(s->watch);
@@ -142,6 +165,7 @@ void server_stop(struct server *s, uint32_t drain_ms)
         MHD_stop_daemon(s->daemon);
     }
     conn_watch_free(s->watch);
+    class_feed_free(s->feed, 0);
     records_free(s->records);
     token_guard_free(s->guard);
     static_files_free(s->files);

@@ -34,6 +34,10 @@ struct server_config {
     const char *public_url;        /* the address in links; NULL: http://BIND:PORT */
     unsigned retention_days;       /* 0: records are kept */
     bool rotate_instructor_token;  /* a new instructor token at start (see main.c) */
+    /* the live class view (server/class_*.c) */
+    unsigned class_streams;        /* live event streams at once; 503 past it */
+    unsigned heartbeat_s;          /* a comment on every stream this often */
+    unsigned stuck_attempts, stuck_minutes, stuck_repeats;   /* who is stuck */
 };
 
 /* Fills *c with the defaults. */

@@ -84,4 +84,24 @@
 #define DETACHED_KEEP_S            600u      /* an unrecorded detached verdict is kept this long */
 #define CSRF_HEADER                "X-Requested-With"   /* the page sends it on every POST */
 
+/* The live class view (server/class_*.c). */
+#define DEFAULT_CLASS_STREAMS      64u       /* live event streams open at once; 503 past it */
+#define MAX_CLASS_STREAMS          10000u
+#define DEFAULT_HEARTBEAT_S        15u       /* a comment on every stream this often */
+#define MAX_HEARTBEAT_S            20u       /* the bound: at least every 20 s */
+#define DEFAULT_STUCK_ATTEMPTS     5u        /* stuck: this many attempts without passing ... */
+#define DEFAULT_STUCK_MINUTES      10u       /* ... over at least this many minutes, or ... */
+#define DEFAULT_STUCK_REPEATS      3u        /* ... the same mistake this many times in a row */
+#define MAX_STUCK_VALUE            1000u
+#define CLASS_SILENT_MINUTES       10u       /* silent: no attempt for this long (or none) */
+#define CLASS_STREAM_BUFFER_MAX    (1u << 20)  /* bytes a slow view may fall behind; then closed */
+#define CLASS_MAX_RECORDS          200000u   /* records the view keeps for replay and the chart */
+#define CLASS_REPLAY_SLACK_MS      5000u     /* a replay also resends records graded this long
+                                              * before the last one seen (another instance's
+                                              * order); the page drops the ones it has */
+#define CLASS_TOP_MISTAKES         5u        /* mistakes and compile errors in the summary */
+#define CLASS_SERIES_POINTS        120u      /* points of the share-Accepted chart */
+#define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */
+#define CLASS_LISTEN_RETRY_S       3u        /* PostgreSQL listener: reconnect this often */
+
 #endif

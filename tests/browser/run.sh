@@ -22,10 +22,11 @@ if [ ! -x "$chromium_bin" ]; then
 fi
 
 cd "$here"
-if [ ! -d node_modules/playwright-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
     # playwright-core ships no browser and downloads none at install.
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 fi
 
-# BUTTERFLY_E2E: another script of this folder (with_server.py runs records.mjs too)
+# BUTTERFLY_E2E: another script of this folder (with_server.py runs records.mjs
+# and class.mjs too; class.mjs starts its own server: BUTTERFLY_SERVER)
 exec node "${BUTTERFLY_E2E:-e2e.mjs}"

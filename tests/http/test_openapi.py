@@ -78,6 +78,8 @@ def template_of(path):
     path = path.split("?")[0]
     if path.startswith("/api/submissions/"):
         return "/api/submissions/{id}"
+    if path.startswith("/api/class/students/"):
+        return "/api/class/students/{id}"
     return "/static/{name}" if path.startswith("/static/") else path
 
 
@@ -175,12 +177,15 @@ def t_routes_are_the_servers(_srv):
     with open(os.path.join(ROOT, "server", "request.c")) as f:
         table = re.findall(r'\{ "(/[^"]*)", ROUTE_\w+ \}', f.read())
     assert table, "no route table in server/request.c"
-    assert set(DOC["paths"]) == set(table) | {"/static/{name}", "/api/submissions/{id}"}, (
+    assert set(DOC["paths"]) == set(table) | {"/static/{name}", "/api/submissions/{id}",
+                                                 "/api/class/students/{id}"}, (
         sorted(DOC["paths"]), table)
 
 
 # Signed-out answers of the records' routes (t_records_answers has the rest).
-SIGNED_OUT = {"/class": 401, "/api/me/submissions": 401, "/api/submissions/{id}": 404}
+SIGNED_OUT = {"/class": 401, "/api/me/submissions": 401, "/api/submissions/{id}": 404,
+              "/api/class/events": 401, "/api/class/summary": 401, "/api/class/students": 401,
+              "/api/class/students/{id}": 401, "/api/class/gradebook.csv": 401}
 
 
 def t_every_get_route(srv):
@@ -286,6 +291,15 @@ def t_records_answers(srv):
     check(srv, "GET", "/api/me/submissions", 400, headers=bearer)
     hdrs, _ = check(srv, "GET", "/class?token=" + INSTRUCTOR[0], 303)
     check(srv, "GET", "/class", 200, headers={"Cookie": hdrs["Set-Cookie"].split(";")[0]})
+    # the class view's routes (the events' stream: tests/http/test_class.py)
+    _, data = check(srv, "GET", "/api/class/students", 200, headers=bearer)
+    student = json.loads(data)["students"][0]["id"]
+    for path in ("/api/class/summary", "/api/class/gradebook.csv",
+                 "/api/class/students/" + student):
+        for method in ("GET", "HEAD"):
+            check(srv, method, path, 200, headers=bearer)
+    check(srv, "GET", "/api/class/students/nobody", 404, headers=bearer)
+    check(srv, "GET", "/api/class/summary", 403, headers=cookie)
     check(srv, "GET", "/api/me", 401, headers={"Authorization": "Bearer " + "0" * 64})
     check(srv, "GET", "/api/me", 401, headers={"Authorization": "Basic x"})
     # the health names the store

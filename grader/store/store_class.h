@@ -1,0 +1,81 @@
+/*
+ * store_class.h - what the live class view needs of the store beyond the
+ * records: telling the other instances of a class that a record was
+ * committed, and hearing them (PostgreSQL's NOTIFY and LISTEN).
+ *
+ * SQLite serves one instance: there the notice is not needed and these
+ * calls do nothing (store_notify_record answers STORE_OK, a listener
+ * cannot be opened: STORE_UNSUPPORTED).
+ *
+ * A listener is its own libpq connection, apart from any struct store,
+ * so that a thread can wait on its socket while the store's connections
+ * write and read. Payloads are record ids (hex), checked for shape.
+ */
+#ifndef BUTTERFLY_STORE_CLASS_H
+#define BUTTERFLY_STORE_CLASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* The channel every instance of a class listens on. */
+#define STORE_CLASS_CHANNEL "butterfly_records"
+
+/* Tells every listener of the class that record id is committed
+ * (pg_notify, delivered at the end of its own transaction). SQLite:
+ * STORE_OK, nothing done. */
+enum store_status store_notify_record(struct store *s, const char *id, struct store_error *err);
+
+/* What the class view keeps of a record, read without its source and
+ * with only the verdict's few facts it shows (the backend's own JSON
+ * functions pick them out): valid during the callback. */
+struct store_class_row {
+    const char *id;
+    const char *student;        /* NULL: nobody signed in */
+    int64_t received_ms, graded_ms;
+    int status, points, max_points;
+    const char *facts;          /* JSON array text: [diagnosis.id, diagnosis.title,
+                                 * diagnostics[0].message, halves[0..2].passed] */
+    size_t facts_len;
+};
+
+/*
+ * Calls fn for every record, by graded_ms then id, in one read
+ * transaction; fn returns false to stop. What the class view loads at
+ * start: about a tenth of the bytes of store_records_each, and no
+ * verdict parsed whole by the caller.
+ */
+enum store_status store_class_rows(struct store *s,
+                                   bool (*fn)(const struct store_class_row *r, void *arg),
+                                   void *arg, struct store_error *err);
+
+struct store_listener;
+
+/* Opens a listener on url (postgresql://... only; else STORE_UNSUPPORTED)
+ * and LISTENs on STORE_CLASS_CHANNEL. *out is NULL on failure. */
+enum store_status store_listener_open(const char *url, struct store_listener **out,
+                                      struct store_error *err);
+
+/* Its socket, to poll for reading; -1 when the connection is lost (call
+ * store_listener_reconnect). */
+int store_listener_fd(const struct store_listener *l);
+
+/*
+ * Reads what arrived on the socket and calls fn(id, arg) for every record
+ * id notified (ids of the wrong shape are dropped). STORE_UNAVAILABLE
+ * when the connection broke: reconnect, then replay what was missed from
+ * the store (the caller's business: notices sent meanwhile are lost).
+ */
+enum store_status store_listener_drain(struct store_listener *l,
+                                       void (*fn)(const char *id, void *arg), void *arg,
+                                       struct store_error *err);
+
+/* Makes the connection again and LISTENs again. */
+enum store_status store_listener_reconnect(struct store_listener *l, struct store_error *err);
+
+/* Closes the connection and frees l. Accepts NULL. */
+void store_listener_close(struct store_listener *l);
+
+#endif

@@ -1,0 +1,673 @@
+/*
+ * class_feed.c - the live class view's thread and its event streams
+ * (class_feed.h).
+ *
+ * Locks: f->lock guards the model, the list of streams and the queue of
+ * ids; a stream's own mutex guards its buffer and whether its connection
+ * is suspended. The order is always f->lock, then a stream's, then
+ * libmicrohttpd's own (inside MHD_suspend/resume_connection), on every
+ * thread, so no two threads wait on each other.
+ *
+ * A suspended connection is never timed out by libmicrohttpd and its
+ * client's leaving is not seen: the heartbeat resumes every stream every
+ * heartbeat_s, and the write of its comment to a gone client fails,
+ * which closes the connection and frees the stream.
+ */
+#include "server/class_feed.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/defaults.h"
+#include "server/records.h"
+#include "store/store_class.h"
+
+#define ID_QUEUE_MAX 8192   /* committed ids waiting for the feed's thread */
+
+struct stream {
+    pthread_mutex_t mu;
+    struct MHD_Connection *conn;
+    struct class_feed *f;
+    char *buf;
+    size_t len, off, cap;
+    bool suspended;     /* by the reader, waiting for bytes */
+    bool ended;         /* shutdown: finish once the buffer is sent */
+    bool dead;          /* fell too far behind: close */
+    struct stream *prev, *next;
+};
+
+struct class_feed {
+    struct class_options o;
+    pthread_mutex_t lock;
+    struct class_model *m;
+    struct stream *streams;
+    unsigned nstreams;
+    bool stopping;
+    /* ids from this instance's writer */
+    char (*queue)[STORE_ID_SIZE];
+    size_t qhead, qlen;
+    bool overflow;          /* ids were dropped: catch up from the store */
+    bool quit;
+    int wake;               /* eventfd */
+    pthread_t thread;
+    bool started;
+    struct records *rs;     /* its store calls go to the records' reader */
+    pthread_mutex_t call_mu;   /* a call on the reader's thread is done */
+    pthread_cond_t call_cv;
+    char *url;
+    struct store_listener *listener;
+    bool pg;
+    bool loaded;            /* the class is read from the store */
+    uint64_t events;
+};
+
+static int64_t now_ms(void)
+{
+    return store_now_ms();
+}
+
+static double mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+}
+
+/* --- streams ----------------------------------------------------------------- */
+
+/* Appends n bytes to s and wakes its connection. Under f->lock. */
+static void stream_push(struct stream *s, const char *text, size_t n)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->dead && !s->ended) {
+        if (s->off) {
+            memmove(s->buf, s->buf + s->off, s->len - s->off);
+            s->len -= s->off;
+            s->off = 0;
+        }
+        if (s->len + n > CLASS_STREAM_BUFFER_MAX) {
+            s->dead = true;   /* a view that does not read: closed, it reconnects */
+        } else {
+            if (s->len + n > s->cap) {
+                size_t cap = s->cap ? s->cap : 4096;
+                while (cap < s->len + n)
+                    cap *= 2;
+                char *b = realloc(s->buf, cap);
+                if (!b) {
+                    s->dead = true;
+                } else {
+                    s->buf = b;
+                    s->cap = cap;
+                }
+            }
+            if (!s->dead) {
+                memcpy(s->buf + s->len, text, n);
+                s->len += n;
+            }
+        }
+    }
+    if (s->suspended) {
+        s->suspended = false;
+        MHD_resume_connection(s->conn);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* libmicrohttpd's thread: the next bytes of the stream, or suspend. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+    struct stream *s = cls;
+    (void)pos;
+    pthread_mutex_lock(&s->mu);
+    if (s->dead) {
+        pthread_mutex_unlock(&s->mu);
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    }
+    size_t avail = s->len - s->off;
+    if (avail) {
+        size_t n = avail < max ? avail : max;
+        memcpy(out, s->buf + s->off, n);
+        s->off += n;
+        if (s->off == s->len)
+            s->off = s->len = 0;
+        pthread_mutex_unlock(&s->mu);
+        return (ssize_t)n;
+    }
+    if (s->ended) {
+        pthread_mutex_unlock(&s->mu);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    /* nothing to send: wait, off this thread, for an event or a heartbeat */
+    s->suspended = true;
+    MHD_suspend_connection(s->conn);
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+/* The response is gone (sent, or its connection closed). */
+static void stream_free(void *cls)
+{
+    struct stream *s = cls;
+    struct class_feed *f = s->f;
+    pthread_mutex_lock(&f->lock);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        f->streams = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    f->nstreams--;
+    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_destroy(&s->mu);
+    free(s->buf);
+    free(s);
+}
+
+/* Writes "id: ID\nevent: record\ndata: JSON\n\n" of record i to mem:
+ * the event id is the record's own. Under f->lock. */
+static void event_text(struct class_feed *f, size_t i, int64_t now, FILE *mem)
+{
+    json_t *j = class_model_event(f->m, i, now);
+    char *data = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (data)
+        fprintf(mem, "id: %s\nevent: record\ndata: %s\n\n", class_model_record_id(f->m, i),
+                data);
+    free(data);
+}
+
+struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connection *conn,
+                                       const char *after_id, enum class_stream_open *why)
+{
+    struct stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        *why = CLASS_STREAM_NO_MEMORY;
+        return NULL;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    s->conn = conn;
+    s->f = f;
+    struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+                                                                  stream_read, s, stream_free);
+    if (!resp) {
+        pthread_mutex_destroy(&s->mu);
+        free(s);
+        *why = CLASS_STREAM_NO_MEMORY;
+        return NULL;
+    }
+    /* the first bytes: the reconnect delay, then what was missed */
+    char *first = NULL;
+    size_t nfirst = 0;
+    FILE *mem = open_memstream(&first, &nfirst);
+    pthread_mutex_lock(&f->lock);
+    *why = f->stopping ? CLASS_STREAM_STOPPING
+         : f->nstreams >= f->o.max_streams ? CLASS_STREAM_FULL
+         : mem ? CLASS_STREAM_OK : CLASS_STREAM_NO_MEMORY;
+    if (*why == CLASS_STREAM_OK) {
+        fprintf(mem, "retry: 2000\n: butterfly class events\n\n");
+        if (after_id && *after_id) {
+            long at = class_model_find(f->m, after_id);
+            size_t n = class_model_count(f->m);
+            size_t from = at < 0 ? n : class_model_replay_from(f->m, (size_t)at,
+                                                               CLASS_REPLAY_SLACK_MS);
+            /* a view away too long (or a record the view no longer holds)
+             * reloads instead of taking a flood */
+            if (at < 0 || n - from > 5000) {
+                fprintf(mem, "event: reset\ndata: {}\n\n");
+            } else {
+                int64_t now = now_ms();
+                for (size_t k = from; k < n; k++)
+                    if ((long)k != at)
+                        event_text(f, k, now, mem);
+            }
+        }
+        fflush(mem);
+        s->next = f->streams;
+        if (f->streams)
+            f->streams->prev = s;
+        f->streams = s;
+        f->nstreams++;
+        stream_push(s, first, nfirst);
+    }
+    pthread_mutex_unlock(&f->lock);
+    if (mem)
+        fclose(mem);
+    free(first);
+    if (*why != CLASS_STREAM_OK) {
+        /* destroying the response frees s through stream_free: link it
+         * first so the unlink finds it */
+        pthread_mutex_lock(&f->lock);
+        s->next = f->streams;
+        if (f->streams)
+            f->streams->prev = s;
+        f->streams = s;
+        f->nstreams++;
+        pthread_mutex_unlock(&f->lock);
+        MHD_destroy_response(resp);
+        return NULL;
+    }
+    return resp;
+}
+
+/* Writes text to every stream. Under f->lock. */
+static void broadcast(struct class_feed *f, const char *text, size_t n)
+{
+    for (struct stream *s = f->streams; s; s = s->next)
+        stream_push(s, text, n);
+}
+
+void class_feed_end_streams(struct class_feed *f)
+{
+    if (!f)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->stopping = true;
+    for (struct stream *s = f->streams; s; s = s->next) {
+        pthread_mutex_lock(&s->mu);
+        s->ended = true;
+        if (s->suspended) {
+            s->suspended = false;
+            MHD_resume_connection(s->conn);
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    pthread_mutex_unlock(&f->lock);
+}
+
+bool class_feed_ready(struct class_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    bool ready = f->loaded;
+    pthread_mutex_unlock(&f->lock);
+    return ready;
+}
+
+unsigned class_feed_streams(struct class_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    unsigned n = f->nstreams;
+    pthread_mutex_unlock(&f->lock);
+    return n;
+}
+
+/* --- answers from memory ------------------------------------------------------ */
+
+json_t *class_feed_summary(struct class_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    json_t *j = class_model_summary(f->m, now_ms());
+    if (j)
+        json_object_set_new(j, "streams", json_integer(f->nstreams));
+    pthread_mutex_unlock(&f->lock);
+    return j;
+}
+
+json_t *class_feed_students(struct class_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    json_t *j = class_model_students(f->m, now_ms());
+    pthread_mutex_unlock(&f->lock);
+    return j;
+}
+
+json_t *class_feed_tile(struct class_feed *f, const char *student)
+{
+    pthread_mutex_lock(&f->lock);
+    json_t *j = class_model_tile(f->m, student, now_ms());
+    pthread_mutex_unlock(&f->lock);
+    return j;
+}
+
+char *class_feed_gradebook_csv(struct class_feed *f, size_t *len)
+{
+    pthread_mutex_lock(&f->lock);
+    char *t = class_model_gradebook_csv(f->m, len);
+    pthread_mutex_unlock(&f->lock);
+    return t;
+}
+
+/* --- the feed's thread ---------------------------------------------------------- */
+
+void class_feed_committed(struct class_feed *f, const char *id)
+{
+    pthread_mutex_lock(&f->lock);
+    if (f->qlen < ID_QUEUE_MAX) {
+        snprintf(f->queue[(f->qhead + f->qlen) % ID_QUEUE_MAX], STORE_ID_SIZE, "%s", id);
+        f->qlen++;
+    } else {
+        f->overflow = true;
+    }
+    pthread_mutex_unlock(&f->lock);
+    uint64_t one = 1;
+    ssize_t w = write(f->wake, &one, sizeof one);
+    (void)w;   /* a full counter still wakes the thread */
+}
+
+/* --- the store, through the records' reader ---------------------------------- */
+
+/* One piece of work for the reader's thread, waited for here: the feed
+ * opens no store connection of its own (a second SQLite connection in
+ * one process shares the -shm, see server/records.c). */
+struct feed_call {
+    struct class_feed *f;
+    void (*fn)(struct class_feed *f, struct store *s, void *arg);
+    void *arg;
+    bool done;
+};
+
+static void feed_call_run(struct store *s, void *arg)
+{
+    struct feed_call *c = arg;
+    c->fn(c->f, s, c->arg);
+    pthread_mutex_lock(&c->f->call_mu);
+    c->done = true;
+    pthread_cond_broadcast(&c->f->call_cv);
+    pthread_mutex_unlock(&c->f->call_mu);
+}
+
+/* Runs fn(f, store, arg) on the reader's thread and waits for it (each
+ * of its calls is bounded by the store's busy and statement timeouts).
+ * False when the records refuse it (their queue full, or stopping). */
+static bool on_store(struct class_feed *f, void (*fn)(struct class_feed *, struct store *,
+                                                      void *), void *arg)
+{
+    struct feed_call c = { f, fn, arg, false };
+    if (!records_read(f->rs, feed_call_run, &c))
+        return false;
+    pthread_mutex_lock(&f->call_mu);
+    while (!c.done)
+        pthread_cond_wait(&f->call_cv, &f->call_mu);
+    pthread_mutex_unlock(&f->call_mu);
+    return true;
+}
+
+/* What a new record's read brings back. */
+struct learnt {
+    const char *id;
+    bool notify;                 /* a local commit: tell the other instances */
+    enum store_status status;
+    struct store_record rec;
+    struct store_student student;
+    bool has_student;
+};
+
+static void learn_call(struct class_feed *f, struct store *s, void *arg)
+{
+    struct learnt *l = arg;
+    if (l->notify && f->pg)
+        store_notify_record(s, l->id, NULL);
+    l->status = store_record_get(s, l->id, NULL, true, &l->rec, NULL);
+    if (l->status != STORE_OK || !l->rec.student)
+        return;
+    pthread_mutex_lock(&f->lock);
+    bool known = class_model_has_student(f->m, l->rec.student);
+    pthread_mutex_unlock(&f->lock);
+    if (!known)
+        l->has_student = store_student_get(s, l->rec.student, &l->student, NULL) == STORE_OK;
+}
+
+/* Record id is committed somewhere: read it, add it, send its event. */
+static void learn(struct class_feed *f, const char *id, bool notify)
+{
+    pthread_mutex_lock(&f->lock);
+    bool have = class_model_has_record(f->m, id);
+    pthread_mutex_unlock(&f->lock);
+    if (have && !notify)
+        return;
+    struct learnt l = { .id = id, .notify = notify, .status = STORE_UNAVAILABLE };
+    if (!on_store(f, learn_call, &l) || l.status != STORE_OK || have) {
+        store_record_clear(&l.rec);
+        store_student_clear(&l.student);
+        return;
+    }
+    char *text = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&f->lock);
+    if (l.has_student)
+        class_model_put_student(f->m, l.student.id, l.student.name, l.student.section,
+                                l.student.verified);
+    long i = class_model_add(f->m, &l.rec);
+    if (i >= 0) {
+        FILE *mem = open_memstream(&text, &n);
+        if (mem) {
+            event_text(f, (size_t)i, now_ms(), mem);
+            fclose(mem);
+            broadcast(f, text, n);
+            f->events++;
+        }
+    }
+    pthread_mutex_unlock(&f->lock);
+    free(text);
+    store_record_clear(&l.rec);
+    store_student_clear(&l.student);
+}
+
+/* A notice from another instance (the listener's callback). */
+static void heard(const char *id, void *arg)
+{
+    learn(arg, id, false);
+}
+
+static bool load_student(const struct store_student *st, void *arg)
+{
+    struct class_feed *f = arg;
+    pthread_mutex_lock(&f->lock);
+    class_model_put_student(f->m, st->id, st->name, st->section, st->verified);
+    pthread_mutex_unlock(&f->lock);
+    return true;
+}
+
+static bool load_record(const struct store_class_row *r, void *arg)
+{
+    struct class_feed *f = arg;
+    pthread_mutex_lock(&f->lock);
+    class_model_add_row(f->m, r);
+    pthread_mutex_unlock(&f->lock);
+    return true;
+}
+
+static void load_call(struct class_feed *f, struct store *s, void *arg)
+{
+    struct store_error *e = arg;
+    if (store_students_each(s, load_student, f, e) == STORE_OK)
+        store_class_rows(s, load_record, f, e);
+}
+
+/* Reads what the model lacks from the store: at start, and after ids
+ * were lost (the queue full, the listener's connection broken). Records
+ * found this way are added without an event; views get a reset. */
+static enum store_status catch_up(struct class_feed *f, bool initial, struct store_error *e)
+{
+    struct store_error mine = { 0 };
+    if (!e)
+        e = &mine;
+    e->status = STORE_UNAVAILABLE;
+    snprintf(e->message, sizeof e->message, "the records' queue refused the read");
+    if (on_store(f, load_call, e) && e->status == STORE_OK)
+        e->message[0] = '\0';
+    pthread_mutex_lock(&f->lock);
+    class_model_sort(f->m);
+    if (!initial) {
+        static const char reset[] = "event: reset\ndata: {}\n\n";
+        broadcast(f, reset, sizeof reset - 1);
+    }
+    pthread_mutex_unlock(&f->lock);
+    return e->status;
+}
+
+static void heartbeat(struct class_feed *f)
+{
+    static const char beat[] = ": heartbeat\n\n";
+    pthread_mutex_lock(&f->lock);
+    broadcast(f, beat, sizeof beat - 1);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* Reads the class from the store, again every CLASS_LISTEN_RETRY_S while
+ * the store fails; false when told to quit first. */
+static bool load(struct class_feed *f)
+{
+    for (;;) {
+        double t0 = mono_ms();
+        struct store_error e = { 0 };
+        if (catch_up(f, true, &e) == STORE_OK) {
+            pthread_mutex_lock(&f->lock);
+            f->loaded = true;
+            size_t n = class_model_count(f->m);
+            pthread_mutex_unlock(&f->lock);
+            fprintf(stderr, "butterfly-server: class view: %zu records loaded in %.1f s\n", n,
+                    (mono_ms() - t0) / 1000.0);
+            return true;
+        }
+        fprintf(stderr, "butterfly-server: class view: the records cannot be read (%s); "
+                        "trying again\n", e.message);
+        for (unsigned waited = 0; waited < CLASS_LISTEN_RETRY_S * 10; waited++) {
+            pthread_mutex_lock(&f->lock);
+            bool quit = f->quit;
+            pthread_mutex_unlock(&f->lock);
+            if (quit)
+                return false;
+            usleep(100000);
+        }
+    }
+}
+
+static void *feed_main(void *arg)
+{
+    struct class_feed *f = arg;
+    /* the class is read here, not at start: a big class does not hold the
+     * server's start, and the views wait (503 "loading") meanwhile */
+    if (!load(f))
+        return NULL;
+    double next_beat = mono_ms() + f->o.heartbeat_s * 1000.0;
+    double next_listen = 0;
+    for (;;) {
+        struct pollfd p[2] = { { .fd = f->wake, .events = POLLIN },
+                               { .fd = store_listener_fd(f->listener), .events = POLLIN } };
+        double now = mono_ms();
+        double until = next_beat - now;
+        if (f->pg && !f->listener && next_listen - now < until)
+            until = next_listen - now;
+        int timeout = until < 0 ? 0 : (int)until + 1;
+        int np = p[1].fd >= 0 ? 2 : 1;
+        if (poll(p, (nfds_t)np, timeout) < 0 && errno != EINTR)
+            usleep(10000);
+        if (p[0].revents & POLLIN) {
+            uint64_t v;
+            ssize_t r = read(f->wake, &v, sizeof v);
+            (void)r;
+        }
+        /* this instance's commits */
+        for (;;) {
+            char id[STORE_ID_SIZE];
+            pthread_mutex_lock(&f->lock);
+            bool quit = f->quit, over = f->overflow, have = f->qlen > 0;
+            f->overflow = false;
+            if (have) {
+                memcpy(id, f->queue[f->qhead], STORE_ID_SIZE);
+                f->qhead = (f->qhead + 1) % ID_QUEUE_MAX;
+                f->qlen--;
+            }
+            pthread_mutex_unlock(&f->lock);
+            if (quit)
+                return NULL;
+            if (over)
+                catch_up(f, false, NULL);
+            if (!have)
+                break;
+            learn(f, id, true);   /* with PostgreSQL, the other instances hear of it too */
+        }
+        /* the other instances' commits */
+        if (f->listener && np == 2 && (p[1].revents & (POLLIN | POLLERR | POLLHUP))) {
+            if (store_listener_drain(f->listener, heard, f, NULL) != STORE_OK) {
+                store_listener_close(f->listener);
+                f->listener = NULL;
+                next_listen = mono_ms() + CLASS_LISTEN_RETRY_S * 1000.0;
+            }
+        }
+        if (f->pg && !f->listener && mono_ms() >= next_listen) {
+            if (store_listener_open(f->url, &f->listener, NULL) == STORE_OK)
+                catch_up(f, false, NULL);   /* what came while deaf */
+            else
+                next_listen = mono_ms() + CLASS_LISTEN_RETRY_S * 1000.0;
+        }
+        if (mono_ms() >= next_beat) {
+            heartbeat(f);
+            next_beat = mono_ms() + f->o.heartbeat_s * 1000.0;
+        }
+    }
+}
+
+struct class_feed *class_feed_start(struct records *rs, const char *url,
+                                    const struct class_options *o, char *err, size_t errsz)
+{
+    struct class_feed *f = calloc(1, sizeof *f);
+    if (!f) {
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    f->o = *o;
+    f->rs = rs;
+    f->wake = -1;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->call_mu, NULL);
+    pthread_cond_init(&f->call_cv, NULL);
+    struct store_error e = { 0 };
+    f->m = class_model_new(&o->stuck);
+    f->queue = calloc(ID_QUEUE_MAX, sizeof *f->queue);
+    f->url = strdup(url);
+    f->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (!f->m || !f->queue || !f->url || f->wake < 0) {
+        snprintf(err, errsz, "the class view cannot start: out of memory or descriptors");
+        goto fail;
+    }
+    f->pg = !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
+    if (f->pg && store_listener_open(url, &f->listener, &e) != STORE_OK) {
+        snprintf(err, errsz, "the class view cannot listen: %s", e.message);
+        goto fail;
+    }
+    if (pthread_create(&f->thread, NULL, feed_main, f) != 0) {
+        snprintf(err, errsz, "the class view's thread cannot start");
+        goto fail;
+    }
+    f->started = true;
+    return f;
+fail:
+    class_feed_free(f, 0);
+    return NULL;
+}
+
+void class_feed_free(struct class_feed *f, unsigned wait_ms)
+{
+    if (!f)
+        return;
+    class_feed_end_streams(f);
+    for (unsigned waited = 0; waited < wait_ms && class_feed_streams(f); waited += 10)
+        usleep(10000);
+    if (f->started) {
+        pthread_mutex_lock(&f->lock);
+        f->quit = true;
+        pthread_mutex_unlock(&f->lock);
+        uint64_t one = 1;
+        ssize_t w = write(f->wake, &one, sizeof one);
+        (void)w;
+        pthread_join(f->thread, NULL);
+    }
+    store_listener_close(f->listener);
+    if (f->wake >= 0)
+        close(f->wake);
+    class_model_free(f->m);
+    free(f->queue);
+    free(f->url);
+    pthread_mutex_destroy(&f->lock);
+    pthread_mutex_destroy(&f->call_mu);
+    pthread_cond_destroy(&f->call_cv);
+    free(f);
+}

@@ -1,0 +1,77 @@
+/*
+ * class_feed.h - the live class view's engine: a thread that learns of every committed record (from this
+ * instance's writer, and with PostgreSQL from every instance over
+ * LISTEN/NOTIFY), keeps the class in memory (class_model.h), and writes
+ * each record's event to every open Server-Sent Events stream.
+ *
+ * Threads. class_feed_committed is called on the records writer's
+ * thread and only queues an id. The stream's reader runs on
+ * libmicrohttpd's thread and never waits: with nothing to send it
+ * suspends the connection, and the feed resumes it when an event or a
+ * heartbeat is written. The summary and roster answers are made from
+ * memory under the feed's lock (no store call).
+ */
+#ifndef BUTTERFLY_CLASS_FEED_H
+#define BUTTERFLY_CLASS_FEED_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "server/class_model.h"
+#include "server/records.h"
+
+struct class_options {
+    unsigned max_streams;          /* live streams at once; refused past it */
+    unsigned heartbeat_s;          /* a comment on every stream this often */
+    struct class_thresholds stuck;
+};
+
+struct class_feed;
+
+/* Starts the thread (and, when url is PostgreSQL's, a listener
+ * connection), which first loads the class (class_feed_ready). Every
+ * store call goes through rs's reader (records_read): no connection of
+ * its own. NULL with a reason in err. */
+struct class_feed *class_feed_start(struct records *rs, const char *url,
+                                    const struct class_options *o, char *err, size_t errsz);
+
+/* Record id is committed in this instance's store (any thread; never
+ * blocks: an id the bounded queue cannot take is found by the next
+ * catch-up). */
+void class_feed_committed(struct class_feed *f, const char *id);
+
+enum class_stream_open { CLASS_STREAM_OK, CLASS_STREAM_FULL, CLASS_STREAM_STOPPING,
+                         CLASS_STREAM_NO_MEMORY };
+
+/*
+ * A response that streams events to conn, starting with what followed
+ * record after_id (NULL or "": only new ones; an id the view does not
+ * hold: a "reset" event, so the page reloads). Sets *why and answers NULL
+ * when refused.
+ */
+struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connection *conn,
+                                       const char *after_id, enum class_stream_open *why);
+
+/* The answers of the class routes, from memory (new references). */
+json_t *class_feed_summary(struct class_feed *f);
+json_t *class_feed_students(struct class_feed *f);
+json_t *class_feed_tile(struct class_feed *f, const char *student);
+char *class_feed_gradebook_csv(struct class_feed *f, size_t *len);
+
+/* Whether the class is loaded from the store (the thread reads it after
+ * the start); until then the class routes answer 503 "loading". */
+bool class_feed_ready(struct class_feed *f);
+
+/* Live streams now. */
+unsigned class_feed_streams(struct class_feed *f);
+
+/* Ends every stream (each is resumed and finishes), stops taking new
+ * ones; the thread keeps running until class_feed_free. */
+void class_feed_end_streams(struct class_feed *f);
+
+/* Waits (at most wait_ms) for the streams to be gone, stops the thread,
+ * closes the store and frees f. Accepts NULL. */
+void class_feed_free(struct class_feed *f, unsigned wait_ms);
+
+#endif

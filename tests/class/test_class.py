@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""The live class view's API over HTTP, against a real server on a SQLite
+store: the events (Server-Sent Events: live, heartbeat, Last-Event-ID
+replay, after a restart too, the bound on streams, a client that left,
+the end at shutdown), the summary, the roster and one student, the
+gradebook, and who may read them (no token, a student's cookie, another
+server's token, a cross-site request; the token never in the access log).
+
+usage: test_class.py SERVER_BINARY SAMPLES_DIR
+
+Prints one line per check and ends with "N passed, M failed".
+"""
+import http.client
+import json
+import os
+import re
+import socket
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "http"))  # serverproc, sse
+sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
+from common import Checks  # noqa: E402
+from serverproc import Server  # noqa: E402
+from sse import Stream  # noqa: E402
+
+BINARY, SAMPLES = sys.argv[1], sys.argv[2]
+SUBMIT = "/api/tasks/butterfly/submissions"
+PAGE = {"X-Requested-With": "butterfly"}
+ROUTES = ["/api/class/events", "/api/class/summary", "/api/class/students",
+          "/api/class/students/x", "/api/class/gradebook.csv"]
+HEARTBEAT_S = 1
+MAX_STREAMS = 4
+
+
+def sample(name):
+    with open(os.path.join(SAMPLES, name), "rb") as f:
+        return f.read()
+
+
+def call(port, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request(method, path, body=body, headers=headers or {})
+    r = conn.getresponse()
+    data = r.read()
+    hdrs = {k.lower(): v for k, v in r.getheaders()}
+    conn.close()
+    return r.status, hdrs, data
+
+
+class World:
+    def __init__(self, folder):
+        self.folder = folder
+        self.db = os.path.join(folder, "records.sqlite")
+        self.log_path = os.path.join(folder, "access.log")
+        self.start()
+        # another server, its own store: its token is not this one's
+        other = Server(BINARY, "--workers", "1", "--database",
+                       "sqlite:" + os.path.join(folder, "other.sqlite"))
+        self.other_token = token_of(other)
+        other.stop()
+        self.guests = {}
+
+    def start(self):
+        self.log = open(self.log_path, "a")
+        self.srv = Server(BINARY, "--workers", "1", "--database", "sqlite:" + self.db,
+                          "--heartbeat-s", str(HEARTBEAT_S), "--class-streams",
+                          str(MAX_STREAMS), "--stuck-repeats", "3",
+                          env={"BUTTERFLY_QUIET": "0"}, log=self.log)
+        self.token = token_of(self.srv)
+        self.port = self.srv.port
+        self.bearer = {"Authorization": "Bearer " + self.token}
+        wait_loaded(self.port, self.bearer)
+
+    def stop(self):
+        rc = self.srv.stop()
+        self.log.close()
+        return rc
+
+    def guest(self, name):
+        if name not in self.guests:
+            st, h, data = call(self.port, "POST", "/api/session", json.dumps({"name": name}),
+                               {"Content-Type": "application/json", **PAGE})
+            assert st == 200, data
+            self.guests[name] = h["set-cookie"].split(";")[0]
+        return self.guests[name]
+
+    def submit(self, name, body):
+        st, _, data = call(self.port, "POST", SUBMIT, body,
+                           {"Content-Type": "text/plain", "Cookie": self.guest(name), **PAGE})
+        assert st == 200, data
+        v = json.loads(data)
+        assert v["recorded"] is True, v
+        return v
+
+
+def wait_loaded(port, bearer, timeout=60):
+    """The class is read from the store after the start: 503 "loading" until then."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st, h, data = call(port, "GET", "/api/class/summary", headers=bearer)
+        if st != 503:
+            return
+        assert json.loads(data)["error"]["code"] == "loading" and "retry-after" in h, data
+        time.sleep(0.05)
+    raise AssertionError("the class never loaded")
+
+
+def token_of(srv):
+    for line in srv.read_banner():
+        m = re.search(r"/class\?token=([0-9a-f]+)", line)
+        if m:
+            return m.group(1)
+    raise AssertionError("no instructor token in the banner")
+
+
+# --- checks -----------------------------------------------------------------
+
+def t_refusals(w):
+    student = {"Cookie": w.guest("Ada")}
+    host = "127.0.0.1:%d" % w.port
+    st, h, _ = call(w.port, "GET", "/class?token=" + w.token)
+    instructor_cookie = h["set-cookie"].split(";")[0]
+    for path in ROUTES:
+        st, _, _ = call(w.port, "GET", path)
+        assert st == 401, (path, "no token", st)
+        st, _, _ = call(w.port, "GET", path, headers=student)
+        assert st == 403, (path, "a student's cookie", st)
+        st, _, _ = call(w.port, "GET", path, headers={"Authorization": "Bearer " + w.other_token})
+        assert st == 401, (path, "another server's token", st)
+        for cross in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+            st, _, _ = call(w.port, "GET", path, headers={"Cookie": instructor_cookie,
+                                                          "Host": host, **cross})
+            assert st == 403, (path, cross, st)
+    # the instructor's own page may
+    st, _, _ = call(w.port, "GET", "/api/class/summary",
+                    headers={"Cookie": instructor_cookie, "Sec-Fetch-Site": "same-origin",
+                             "Origin": "http://" + host, "Host": host})
+    assert st == 200, st
+    st, h, _ = call(w.port, "GET", "/class", headers={"Cookie": instructor_cookie})
+    assert st == 200 and h["content-type"].startswith("text/html"), (st, h)
+    st, _, _ = call(w.port, "GET", "/class", headers=student)
+    assert st == 401
+
+
+def t_live_event(w):
+    s = Stream(w.port, w.token)
+    try:
+        assert s.status == 200, s.status
+        assert s.headers["content-type"].startswith("text/event-stream"), s.headers
+        assert s.headers.get("x-accel-buffering") == "no", s.headers
+        assert "no-store" in s.headers.get("cache-control", ""), s.headers
+        t0 = time.time()
+        v = w.submit("Ada", sample("wrong_twiddle_sign.glsl"))
+        answered = time.time() - t0
+        took = s.wait_for(lambda b: v["id"].encode() in b, 5)
+        assert took is not None, s.body[-500:]
+        ev = [e for e in s.events() if e[1] == v["id"]][0]
+        assert ev[0] == "record" and ev[2]["id"] == v["id"], ev
+        assert ev[2]["status"]["name"] == "Wrong Answer", ev
+        assert ev[2]["mistake_key"] == "mistake:twiddle_sign", ev
+        assert ev[2]["tile"]["name"] == "Ada" and ev[2]["tile"]["verified"] is False, ev
+        return "event %.0f ms after the answer (answer took %.0f ms)" % (took * 1000,
+                                                                         answered * 1000)
+    finally:
+        s.close()
+
+
+def t_heartbeat(w):
+    s = Stream(w.port, w.token)
+    try:
+        took = s.wait_for(lambda b: b": heartbeat\n\n" in b, HEARTBEAT_S * 3 + 2)
+        assert took is not None, s.body
+        return "first heartbeat after %.1f s (--heartbeat-s %d)" % (took, HEARTBEAT_S)
+    finally:
+        s.close()
+
+
+def t_replay_last_event_id(w):
+    first = w.submit("Bob", sample("compile_error_line3.glsl"))
+    # the view is away while two more are graded
+    missed = [w.submit("Bob", sample("wrong_twiddle_sign.glsl"))["id"],
+              w.submit("Cy", sample("correct.glsl"))["id"]]
+    s = Stream(w.port, w.token, last_id=first["id"])
+    try:
+        assert s.wait_for(lambda b: all(m.encode() in b for m in missed), 5) is not None, s.body
+        ids = s.record_ids()
+        assert ids.index(missed[0]) < ids.index(missed[1]), ids
+        assert first["id"] not in ids, "the last one seen is not sent again"
+    finally:
+        s.close()
+    # the same with ?after= (what the page uses on its first connection)
+    conn = socket.create_connection(("127.0.0.1", w.port), timeout=10)
+    conn.sendall(("GET /api/class/events?after=%s HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                  "Bearer %s\r\n\r\n" % (first["id"], w.token)).encode())
+    data = b""
+    deadline = time.time() + 5
+    while time.time() < deadline and missed[1].encode() not in data:
+        data += conn.recv(65536)
+    conn.close()
+    assert missed[1].encode() in data, data[-300:]
+
+
+def t_unknown_last_id_resets(w):
+    s = Stream(w.port, w.token, last_id="0" * 32)
+    try:
+        assert s.wait_for(lambda b: b"event: reset" in b, 5) is not None, s.body
+    finally:
+        s.close()
+
+
+def streams_gone(w):
+    """Waits until the server counts no live stream; the seconds it took.
+    A closed client is noticed by a heartbeat's write (the second one at
+    the latest: the first may still be taken by the kernel)."""
+    t0 = time.time()
+    while time.time() - t0 < HEARTBEAT_S * 4 + 5:
+        st, _, data = call(w.port, "GET", "/api/class/summary", headers=w.bearer)
+        if json.loads(data)["streams"] == 0:
+            return time.time() - t0
+        time.sleep(0.1)
+    raise AssertionError("streams still counted: " + data.decode())
+
+
+def t_bound_on_streams(w):
+    streams_gone(w)   # the earlier checks' streams
+    open_ = [Stream(w.port, w.token) for _ in range(MAX_STREAMS)]
+    try:
+        assert all(s.status == 200 for s in open_), [s.status for s in open_]
+        st, h, data = call(w.port, "GET", "/api/class/events", headers=w.bearer)
+        assert st == 503, st
+        assert json.loads(data)["error"]["code"] == "too_many_streams", data
+        assert "retry-after" in h, h
+    finally:
+        for s in open_:
+            s.close()
+    # the heartbeat's write finds the clients gone, and frees their places
+    took = streams_gone(w)
+    s = Stream(w.port, w.token)
+    assert s.status == 200
+    s.close()
+    return "gone clients noticed in %.1f s (--heartbeat-s %d)" % (took, HEARTBEAT_S)
+
+
+def t_stuck_and_summary(w):
+    for _ in range(3):
+        w.submit("Dee", sample("wrong_twiddle_sign.glsl"))
+    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+    assert st == 200
+    tiles = {t["name"]: t for t in json.loads(data)["students"]}
+    assert tiles["Dee"]["stuck"] is True and tiles["Dee"]["repeats"] == 3, tiles["Dee"]
+    assert tiles["Cy"]["accepted"] is True and tiles["Cy"]["stuck"] is False
+    # needs help: Dee before everyone who passed
+    assert tiles["Dee"]["needs_help"] > tiles["Cy"]["needs_help"]
+    st, _, data = call(w.port, "GET", "/api/class/summary", headers=w.bearer)
+    s = json.loads(data)
+    assert s["stuck"] >= 1 and s["accepted"] >= 1 and s["submitted"] >= 4, s
+    top = s["mistakes"][0]
+    assert top["key"] == "mistake:twiddle_sign" and top["count"] >= 2, s["mistakes"]
+    assert top["example"] and s["thresholds"]["repeats"] == 3, s
+    assert [x["half"] for x in s["halves"]] == [1, 2, 4]
+    assert s["accepted_series"] and 0 < s["accepted_series"][-1]["share"] <= 1, s
+
+
+def t_one_student(w):
+    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+    bob = [t for t in json.loads(data)["students"] if t["name"] == "Bob"][0]
+    st, _, data = call(w.port, "GET", "/api/class/students/" + bob["id"], headers=w.bearer)
+    assert st == 200, data
+    d = json.loads(data)
+    a = d["attempts"]
+    assert [x["status"]["name"] for x in a] == ["Compilation Error", "Wrong Answer"], a
+    assert a[1]["source"] == sample("wrong_twiddle_sign.glsl").decode()
+    assert a[0]["diagnostics"] and a[1]["worked_cell"], a
+    st, _, _ = call(w.port, "GET", "/api/class/students/nobody", headers=w.bearer)
+    assert st == 404
+    # a class this server does not keep (issue 22's launches name theirs)
+    st, _, _ = call(w.port, "GET", "/api/class/summary?context=other", headers=w.bearer)
+    assert st == 404
+
+
+def t_gradebook(w):
+    st, h, data = call(w.port, "GET", "/api/class/gradebook.csv", headers=w.bearer)
+    assert st == 200 and h["content-type"].startswith("text/csv"), h
+    rows = data.decode().splitlines()
+    assert rows[0].startswith("student_id,name,section,verified"), rows[0]
+    cy = [r for r in rows if ",Cy," in r][0]
+    assert "unverified" in cy and ",yes," in cy, cy
+
+
+def t_no_token_in_access_log(w):
+    call(w.port, "GET", "/class?token=" + w.token)
+    call(w.port, "GET", "/api/class/events?after=" + w.token, headers={"Authorization": "x"})
+    time.sleep(0.3)
+    w.log.flush()
+    with open(w.log_path) as f:
+        text = f.read()
+    assert "/class" in text and w.token not in text, text[-400:]
+
+
+def t_restart_fills_in(w):
+    """A view that saw up to `seen` before the restart gets, from the new
+    server, what was graded while it was down."""
+    seen = w.submit("Eve", sample("wrong_twiddle_sign.glsl"))["id"]
+    s = Stream(w.port, w.token)
+    t0 = time.time()
+    assert w.stop() == 0
+    # the stream ends with the server (the chunked body's end, or EOF)
+    s.wait_for(lambda b: s.ended, 10)
+    assert s.closed or s.ended, "the stream outlived the server"
+    ended = time.time() - t0
+    s.close()
+    w.start()
+    # the class as the new server read it from the store: the same tiles
+    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+    tiles = {t["name"]: t for t in json.loads(data)["students"]}
+    dee = tiles["Dee"]
+    assert dee["stuck"] and dee["repeats"] == 3 and dee["attempts"] == 3, dee
+    assert dee["mistake_key"] == "mistake:twiddle_sign", dee
+    assert tiles["Bob"]["mistake_key"] == "mistake:twiddle_sign", tiles["Bob"]
+    st, _, data = call(w.port, "GET", "/api/class/summary", headers=w.bearer)
+    halves = json.loads(data)["halves"]
+    assert halves[0]["run"] >= 4 and halves[0]["passed"] >= 1, halves
+    missed = w.submit("Eve", sample("correct.glsl"))["id"]
+    s = Stream(w.port, w.token, last_id=seen)
+    try:
+        assert s.wait_for(lambda b: missed.encode() in b, 5) is not None, s.body
+    finally:
+        s.close()
+    return "stream ended %.1f s after SIGTERM" % ended
+
+
+def main():
+    checks = Checks()
+    with tempfile.TemporaryDirectory() as d:
+        w = World(d)
+        try:
+            for name, fn in [
+                ("refusals: none, student, other server, cross-site", t_refusals),
+                ("a submission's event arrives", t_live_event),
+                ("heartbeat", t_heartbeat),
+                ("Last-Event-ID replays what was missed", t_replay_last_event_id),
+                ("an unknown Last-Event-ID resets", t_unknown_last_id_resets),
+                ("bound on streams; gone clients noticed", t_bound_on_streams),
+                ("stuck student and the summary", t_stuck_and_summary),
+                ("one student's attempts", t_one_student),
+                ("gradebook", t_gradebook),
+                ("no token in the access log", t_no_token_in_access_log),
+                ("shutdown ends streams; restart fills in", t_restart_fills_in),
+            ]:
+                checks.run(name, fn, w)
+        finally:
+            w.stop()
+    return checks.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

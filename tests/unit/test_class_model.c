@@ -1,0 +1,181 @@
+/*
+ * test_class_model.c - the live class view's class in memory
+ * (server/class_model.c): who is stuck, what the summary counts, the
+ * order of a replay, the gradebook's marks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/verdict.h"
+#include "server/class_model.h"
+
+static const char wrong_verdict[] =
+    "{\"status\":{\"id\":4},\"diagnosis\":{\"id\":\"twiddle_sign\",\"title\":\"The twiddle "
+    "turns the wrong way\"},\"halves\":[{\"passed\":true},{\"passed\":false},{\"passed\":false}]}";
+static const char compile_verdict[] =
+    "{\"status\":{\"id\":6},\"diagnosis\":null,\"diagnostics\":[{\"line\":3,\"message\":"
+    "\"missing ';'\"}],\"halves\":[]}";
+static const char right_verdict[] =
+    "{\"status\":{\"id\":3},\"diagnosis\":null,\"halves\":[{\"passed\":true},{\"passed\":true},"
+    "{\"passed\":true}]}";
+
+static unsigned next_id;
+
+/* Adds a record of student at minute t with the verdict's status. */
+static long add(struct class_model *m, const char *student, int minute, int status,
+                const char *verdict)
+{
+    struct store_record r = { 0 };
+    snprintf(r.id, sizeof r.id, "%032x", ++next_id);
+    r.student = (char *)student;
+    r.received_ms = 1000000 + (int64_t)minute * 60000;
+    r.graded_ms = r.received_ms + 20;
+    r.status = status;
+    r.points = status == VERDICT_ACCEPTED ? 9 : 3;
+    r.max_points = 9;
+    r.verdict = (char *)verdict;
+    r.verdict_len = strlen(verdict);
+    return class_model_add(m, &r);
+}
+
+static json_t *tile_of(struct class_model *m, const char *id)
+{
+    json_t *t = class_model_tile(m, id, 1000000 + 60 * 60000);
+    assert_non_null(t);
+    return t;
+}
+
+static void test_stuck_by_attempts_over_minutes_and_by_repeats(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { .attempts = 3, .minutes = 5, .repeats = 3 };
+    struct class_model *m = class_model_new(&t);
+    assert_true(class_model_put_student(m, "ada", "Ada", "L1", true));
+    assert_true(class_model_put_student(m, "bob", "Bob", "L2", true));
+    /* Ada: three different failures in two minutes: not yet */
+    add(m, "ada", 0, VERDICT_COMPILATION_ERROR, compile_verdict);
+    add(m, "ada", 1, VERDICT_WRONG_ANSWER, wrong_verdict);
+    add(m, "ada", 2, VERDICT_COMPILATION_ERROR, compile_verdict);
+    json_t *a = tile_of(m, "ada");
+    assert_false(json_is_true(json_object_get(a, "stuck")));
+    json_decref(a);
+    /* ... and one more six minutes after the first: stuck */
+    add(m, "ada", 6, VERDICT_WRONG_ANSWER, wrong_verdict);
+    a = tile_of(m, "ada");
+    assert_true(json_is_true(json_object_get(a, "stuck")));
+    assert_int_equal(json_integer_value(json_object_get(a, "attempts")), 4);
+    json_decref(a);
+    /* Bob: the same mistake three times in a row, in a minute */
+    for (int k = 0; k < 3; k++)
+        add(m, "bob", k, VERDICT_WRONG_ANSWER, wrong_verdict);
+    json_t *b = tile_of(m, "bob");
+    assert_true(json_is_true(json_object_get(b, "stuck")));
+    assert_int_equal(json_integer_value(json_object_get(b, "repeats")), 3);
+    assert_string_equal(json_string_value(json_object_get(b, "mistake")),
+                        "The twiddle turns the wrong way");
+    json_decref(b);
+    /* passing ends it */
+    add(m, "bob", 3, VERDICT_ACCEPTED, right_verdict);
+    b = tile_of(m, "bob");
+    assert_false(json_is_true(json_object_get(b, "stuck")));
+    assert_int_equal(json_integer_value(json_object_get(b, "best_points")), 9);
+    json_decref(b);
+    class_model_free(m);
+}
+
+static void test_summary_counts_and_mistakes(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { .attempts = 5, .minutes = 10, .repeats = 0 };
+    struct class_model *m = class_model_new(&t);
+    class_model_put_student(m, "a", "A", "", true);
+    class_model_put_student(m, "b", "B", "", true);
+    class_model_put_student(m, "c", "C", "", true);
+    class_model_put_student(m, "quiet", "Q", "", true);
+    add(m, "a", 50, VERDICT_WRONG_ANSWER, wrong_verdict);
+    add(m, "b", 51, VERDICT_WRONG_ANSWER, wrong_verdict);
+    long c1 = add(m, "c", 52, VERDICT_COMPILATION_ERROR, compile_verdict);
+    add(m, "c", 53, VERDICT_ACCEPTED, right_verdict);
+    add(m, NULL, 53, VERDICT_ACCEPTED, right_verdict);   /* signed out: nobody's */
+    assert_true(c1 >= 0);
+    json_t *s = class_model_summary(m, 1000000 + 55 * 60000);
+    assert_int_equal(json_integer_value(json_object_get(s, "students")), 4);
+    assert_int_equal(json_integer_value(json_object_get(s, "submitted")), 3);
+    assert_int_equal(json_integer_value(json_object_get(s, "accepted")), 1);
+    assert_int_equal(json_integer_value(json_object_get(s, "silent")), 1);   /* quiet */
+    json_t *top = json_array_get(json_object_get(s, "mistakes"), 0);
+    assert_string_equal(json_string_value(json_object_get(top, "key")), "mistake:twiddle_sign");
+    assert_int_equal(json_integer_value(json_object_get(top, "count")), 2);
+    /* c's compile error is not "right now": c passed since */
+    assert_int_equal(json_array_size(json_object_get(s, "mistakes")), 1);
+    /* half = 1 passes for all three latest attempts, half = 2 for one */
+    json_t *h = json_object_get(s, "halves");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(h, 0), "passed")), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(h, 1), "passed")), 1);
+    json_t *series = json_object_get(s, "accepted_series");
+    double last = json_real_value(json_object_get(json_array_get(series, json_array_size(series) - 1),
+                                                  "share"));
+    assert_true(last > 0.24 && last < 0.26);   /* one of four */
+    json_decref(s);
+    class_model_free(m);
+}
+
+static void test_replay_order_and_ids(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { 5, 10, 3 };
+    struct class_model *m = class_model_new(&t);
+    long first = add(m, "x", 0, VERDICT_WRONG_ANSWER, wrong_verdict);
+    long second = add(m, "x", 1, VERDICT_WRONG_ANSWER, wrong_verdict);
+    assert_int_equal(class_model_count(m), 2);
+    const char *id = class_model_record_id(m, (size_t)first);
+    assert_int_equal(class_model_find(m, id), first);
+    /* after the first: the second (graded a minute later: outside the slack) */
+    assert_int_equal(class_model_replay_from(m, (size_t)first, 5000), (size_t)second);
+    /* a record added twice is one */
+    struct store_record again = { 0 };
+    snprintf(again.id, sizeof again.id, "%s", id);
+    again.verdict = (char *)wrong_verdict;
+    again.verdict_len = strlen(wrong_verdict);
+    assert_int_equal(class_model_add(m, &again), -1);
+    assert_int_equal(class_model_find(m, "nope"), -1);
+    json_t *e = class_model_event(m, (size_t)second, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "mistake_key")),
+                        "mistake:twiddle_sign");
+    json_decref(e);
+    class_model_free(m);
+}
+
+static void test_gradebook_marks_unverified_and_defuses_formulas(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { 5, 10, 3 };
+    struct class_model *m = class_model_new(&t);
+    class_model_put_student(m, "g1", "=HYPERLINK(\"x\")", "", false);
+    add(m, "g1", 0, VERDICT_ACCEPTED, right_verdict);
+    size_t n = 0;
+    char *csv = class_model_gradebook_csv(m, &n);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "no (unverified name)"));
+    assert_null(strstr(csv, ",=HYPERLINK"));
+    assert_null(strstr(csv, ",\"=HYPERLINK"));
+    free(csv);
+    class_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stuck_by_attempts_over_minutes_and_by_repeats),
+        cmocka_unit_test(test_summary_counts_and_mistakes),
+        cmocka_unit_test(test_replay_order_and_ids),
+        cmocka_unit_test(test_gradebook_marks_unverified_and_defuses_formulas),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
