@@ -30,7 +30,7 @@ struct option_def {
 enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
     O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_SEED, O_MAX_CONN, O_PER_IP, O_TIMEOUT, O_QUIET,
-    O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION, O_COUNT
+    O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION, O_LTI_CONFIG, O_LTI_POLICY, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -89,6 +89,12 @@ static const struct option_def defs[O_COUNT] = {
     [O_RETENTION] = { "retention-days", "BUTTERFLY_RETENTION_DAYS", "N",
                       "remove records older than this, 0 keep them", V_UINT, 0,
                       MAX_RETENTION_DAYS },
+    [O_LTI_CONFIG] = { "lti-config", "BUTTERFLY_LTI_CONFIG", "FILE",
+                       "the LTI 1.3 platforms this tool is registered with (docs/LTI.md); "
+                       "needs --public-url", V_TEXT, 0, 0 },
+    [O_LTI_POLICY] = { "lti-score-policy", "BUTTERFLY_LTI_SCORE_POLICY", "best|last",
+                       "the score sent to a platform's gradebook: the best attempt or the "
+                       "last", V_TEXT, 0, 0 },
 };
 
 /* --database and --state-dir as given, resolved by store_location_resolve. */
@@ -128,6 +134,8 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_PUBLIC_URL: snprintf(buf, n, "%s", c->public_url ? c->public_url
                                                : "http://BIND:PORT"); break;
     case O_RETENTION: snprintf(buf, n, "%u", c->retention_days); break;
+    case O_LTI_CONFIG: snprintf(buf, n, "%s", c->lti_config ? c->lti_config : "none"); break;
+    case O_LTI_POLICY: snprintf(buf, n, "%s", c->lti_score_last ? "last" : "best"); break;
     default: buf[0] = '\0';
     }
 }
@@ -206,6 +214,15 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
         c->public_url = value;
         break;
     case O_RETENTION: c->retention_days = (unsigned)x; break;
+    case O_LTI_CONFIG: c->lti_config = value; break;
+    case O_LTI_POLICY:
+        if (strcmp(value, "best") && strcmp(value, "last")) {
+            fprintf(stderr, "butterfly-server: bad --lti-score-policy \"%s\" (best or last)\n",
+                    value);
+            return false;
+        }
+        c->lti_score_last = !strcmp(value, "last");
+        break;
     default: break;
     }
     return true;

@@ -24,6 +24,9 @@ static const struct {
     { "/api/me", ROUTE_ME },
     { "/api/session", ROUTE_SESSION },
     { "/api/me/submissions", ROUTE_MY_SUBMISSIONS },
+    { "/lti/login", ROUTE_LTI_LOGIN },
+    { "/lti/launch", ROUTE_LTI_LAUNCH },
+    { "/lti/jwks.json", ROUTE_LTI_JWKS },
     { NULL, ROUTE_NONE },
 };
 
@@ -52,7 +55,11 @@ const char *request_submission_id(const char *path)
 
 bool request_method_allowed(enum route r, const char *method, const char **allow)
 {
-    if (r == ROUTE_SUBMIT || r == ROUTE_SESSION) {
+    if (r == ROUTE_LTI_LOGIN) {
+        *allow = "GET, HEAD, POST";
+        return !strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "POST");
+    }
+    if (r == ROUTE_SUBMIT || r == ROUTE_SESSION || r == ROUTE_LTI_LAUNCH) {
         *allow = "POST";
         return !strcmp(method, "POST");
     }

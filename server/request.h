@@ -27,6 +27,9 @@ enum route {
     ROUTE_SESSION,           /* POST /api/session: an open lab's display name */
     ROUTE_MY_SUBMISSIONS,    /* GET /api/me/submissions */
     ROUTE_SUBMISSION,        /* GET /api/submissions/{id} */
+    ROUTE_LTI_LOGIN,         /* GET or POST /lti/login: LTI's login initiation */
+    ROUTE_LTI_LAUNCH,        /* POST /lti/launch: the id_token */
+    ROUTE_LTI_JWKS,          /* GET /lti/jwks.json: the tool's public keys */
 };
 
 /* The route of a decoded request path (no query string); ROUTE_NONE when

@@ -34,6 +34,9 @@ struct server_config {
     const char *public_url;        /* the address in links; NULL: http://BIND:PORT */
     unsigned retention_days;       /* 0: records are kept */
     bool rotate_instructor_token;  /* a new instructor token at start (see main.c) */
+    /* LTI 1.3 (server/lti.h): NULL keeps LTI off */
+    const char *lti_config;        /* --lti-config FILE */
+    bool lti_score_last;           /* --lti-score-policy last (default: best) */
 };
 
 /* Fills *c with the defaults. */
