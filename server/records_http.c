@@ -132,6 +132,15 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
 
 /* --- who is asking ---------------------------------------------------------- */
 
+/* A read that found the connection lost (PostgreSQL restarted) is made
+ * once more: the store connects again on the next call. */
+#define READ_TWICE(st, call)                                                  \
+    do {                                                                      \
+        (st) = (call);                                                        \
+        if ((st) == STORE_UNAVAILABLE)                                        \
+            (st) = (call);                                                    \
+    } while (0)
+
 /* On the reader's thread: whose token r->token is. */
 static void lookup_call(struct store *s, void *arg)
 {
@@ -141,12 +150,12 @@ static void lookup_call(struct store *s, void *arg)
     enum store_status status = STORE_NOT_FOUND;
     struct principal found = { .kind = PRINCIPAL_NONE };
     if (r->lookup == LOOKUP_BEARER || r->lookup == LOOKUP_CLASS) {
-        status = store_instructor_check(s, r->token, &e);
+        READ_TWICE(status, store_instructor_check(s, r->token, &e));
         if (status == STORE_OK)
             found.kind = PRINCIPAL_INSTRUCTOR;
     }
     if (status == STORE_NOT_FOUND && r->lookup != LOOKUP_CLASS) {
-        status = store_student_by_token(s, r->token, &st, &e);
+        READ_TWICE(status, store_student_by_token(s, r->token, &st, &e));
         if (status == STORE_OK) {
             found.kind = st.verified ? PRINCIPAL_STUDENT : PRINCIPAL_GUEST;
             snprintf(found.id, sizeof found.id, "%s", st.id);
@@ -259,8 +268,9 @@ static void get_call(struct store *s, void *arg)
     struct store_error e = { 0 };
     struct store_record rec = { 0 };
     const char *id = r->id;
-    enum store_status st = store_record_get(s, id, reader_id(&r->who),
-                                            r->who.kind == PRINCIPAL_INSTRUCTOR, &rec, &e);
+    enum store_status st;
+    READ_TWICE(st, store_record_get(s, id, reader_id(&r->who),
+                                    r->who.kind == PRINCIPAL_INSTRUCTOR, &rec, &e));
     if (st == STORE_OK) {
         size_t n;
         char *text = records_answer_text(rec.verdict, rec.verdict_len, true, NULL, NULL, &n);
@@ -305,9 +315,10 @@ static void list_call(struct store *s, void *arg)
     struct list_args *a = &r->list;
     struct store_error e = { 0 };
     struct store_record_list l = { 0 };
-    enum store_status st = store_student_records(s, a->student, a->before_ms,
-                                                 a->before_id[0] ? a->before_id : NULL,
-                                                 a->limit, &l, &e);
+    enum store_status st;
+    READ_TWICE(st, store_student_records(s, a->student, a->before_ms,
+                                         a->before_id[0] ? a->before_id : NULL, a->limit, &l,
+                                         &e));
     if (st == STORE_OK) {
         json_t *items = json_array();
         for (size_t i = 0; i < l.n; i++) {
@@ -470,7 +481,8 @@ static void session_call(struct store *s, void *arg)
     struct request *r = arg;
     struct store_error e = { 0 };
     bool roster = false;
-    enum store_status st = store_has_roster(s, &roster, &e);
+    enum store_status st;
+    READ_TWICE(st, store_has_roster(s, &roster, &e));
     if (st == STORE_OK && roster) {
         defer_error(r, 409, "roster", "This class has a roster: sign in with your personal link.");
     } else if (st == STORE_OK) {

@@ -173,12 +173,13 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     const { status: code, body: me } = await getJson(fetchFn, ME_URL);
     if (code !== 200 || !me || me.records !== true) return;   // no records: localStorage only
     section.hidden = false;
-    if (failed) status.textContent = 'That sign-in link is not valid (any more): ask your instructor for a new one.';
     if (me.kind === 'none') {
       who.textContent = 'Not signed in: open your personal link, or give a name to keep your attempts.';
       form.hidden = false;
-      return;
+    } else {
+      await showSignedIn(me);
     }
-    await showSignedIn(me);
+    // last, so that the list's own status does not hide it
+    if (failed) status.textContent = 'That sign-in link is not valid (any more): ask your instructor for a new one.';
   })();
 }

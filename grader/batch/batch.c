@@ -29,7 +29,7 @@
 #include "batch/batch_output.h"
 #include "batch/batch_progress.h"
 #include "batch/batch_record.h"
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/batch_seed.h"
 #include "batch/batch_sha256.h"
 #include "batch/reports/batch_class_report.h"
@@ -57,7 +57,8 @@ struct run {
     enum batch_seed_origin seed_origin;
     struct batch_inputs in;
     struct batch_output out;
-    struct batch_roster roster;          /* --roster, for Canvas */
+    struct batch_roster roster;          /* --roster, or the store's students, for Canvas */
+    struct batch_db_result db;           /* --from-database: what the records held */
     struct pool *pool;
     unsigned window;                     /* jobs in the pool at once */
     char (*sha)[BATCH_SHA256_HEX];       /* per input: the source graded, or "" */
@@ -79,11 +80,26 @@ void batch_options_init(struct batch_options *o)
     o->format = BATCH_FORMAT_AUTO;
     o->deadline_ms = DEFAULT_DEADLINE_MS;
     o->gradebook = BATCH_LAYOUT_DEFAULT;
+    o->until_ms = INT64_MAX;
+    o->policy = BATCH_POLICY_BEST;
 }
 
 const char *batch_options_problem(const struct batch_options *o)
 {
-    if (o->gradebook == BATCH_LAYOUT_CANVAS && !o->roster)
+    if (!o->from_database && (o->regrade || o->until_ms != INT64_MAX
+                              || o->policy != BATCH_POLICY_BEST))
+        return "--regrade, --until and --policy are for --from-database";
+    if (o->from_database && o->input)
+        return "--from-database reads the records: give no INPUT";
+    if (o->from_database && (o->force || o->format != BATCH_FORMAT_AUTO || o->id_column
+                             || o->source_column))
+        return "--force, --format, --id-column and --source-column are for an INPUT "
+               "(with --from-database, --regrade grades again)";
+    if (o->from_database && o->seed_given && !o->regrade)
+        return "--seed is for --regrade: without it every record keeps the seed it was "
+               "graded with";
+    /* from the records, the store's students are the roster unless one is given */
+    if (o->gradebook == BATCH_LAYOUT_CANVAS && !o->roster && !o->from_database)
         return "--gradebook canvas needs --roster ROSTER.csv: Canvas matches rows on its own "
                "ids, and the roster holds them (export the gradebook from Canvas)";
     if (o->gradebook != BATCH_LAYOUT_CANVAS && o->roster)
@@ -142,12 +158,24 @@ static void on_verdict(struct verdict *v, void *arg)
     pthread_mutex_unlock(&r->lock);
 }
 
+/* Whether input i is written from its stored verdict, ungraded. */
+static bool from_record(const struct run *r, size_t i)
+{
+    return r->in.v[i].stored && !r->o->regrade;
+}
+
+/* The seed input i was graded with: the run's, or its stored record's. */
+static uint64_t seed_of(const struct run *r, size_t i)
+{
+    return from_record(r, i) ? r->in.v[i].stored->seed : r->seed;
+}
+
 /* Writes the results.json of input i; a failure is counted and said. */
 static void write_record(struct run *r, size_t i, const char *sha, const struct verdict *v)
 {
     const struct batch_input *e = &r->in.v[i];
     char err[512];
-    json_t *j = batch_record_to_json(e, sha, r->seed, v);
+    json_t *j = batch_record_to_json(e, sha, seed_of(r, i), v);
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     bool ok = text && batch_output_write_student(&r->out, e->key, text, strlen(text),
@@ -186,7 +214,7 @@ static bool read_fitting_record(struct run *r, size_t i, struct batch_record *re
     bool fits = !strcmp(rec->id, e->id) &&
                 (e->refusal ? rec->kind == BATCH_RECORD_REFUSED
                             : rec->kind == BATCH_RECORD_GRADED && !strcmp(rec->sha, r->sha[i]) &&
-                              rec->seed == r->seed);
+                              rec->seed == seed_of(r, i));
     if (!fits)
         batch_record_clear(rec);
     return fits;
@@ -226,6 +254,29 @@ static bool reuse(struct run *r, size_t i)
     return ok;
 }
 
+/*
+ * Writes input i's results.json from the verdict its student was
+ * answered, as the server stored it: nothing is graded. A stored verdict
+ * that does not parse (never expected) is an Internal Error row.
+ */
+static void record_stored(struct run *r, size_t i)
+{
+    const struct batch_stored *st = r->in.v[i].stored;
+    json_t *j = json_loadb(st->verdict ? st->verdict : "", st->verdict_len, 0, NULL);
+    struct verdict *v = j ? verdict_from_json(j) : NULL;
+    json_decref(j);
+    if (!v)
+        v = verdict_new(VERDICT_INTERNAL_ERROR, "The stored verdict of this record cannot be "
+                        "read; grade it again with --regrade.");
+    snprintf(r->sha[i], sizeof r->sha[i], "%s", st->sha);
+    if (v)
+        write_record(r, i, r->sha[i], v);
+    else
+        r->write_failures++;
+    batch_progress_count(&r->progress, v ? v->status : VERDICT_INTERNAL_ERROR, true);
+    verdict_free(v);
+}
+
 static bool ensure_pool(struct run *r)
 {
     if (r->pool)
@@ -263,6 +314,10 @@ static enum start start_input(struct run *r, size_t i)
         record_refusal(r, i);
         return START_DONE;
     }
+    if (from_record(r, i)) {
+        record_stored(r, i);
+        return START_DONE;
+    }
     char why[512];
     size_t len;
     char *src = batch_input_take_source(&r->in, i, &len, why, sizeof why);
@@ -277,7 +332,7 @@ static enum start start_input(struct run *r, size_t i)
         return START_DONE;
     }
     batch_sha256_hex(src, len, r->sha[i]);
-    if (!r->o->force && reuse(r, i)) {
+    if (!r->o->force && !r->o->regrade && reuse(r, i)) {
         free(src);
         return START_DONE;
     }
@@ -451,12 +506,12 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_
 /* Writes input i's report page, once per usable id (a duplicated id's
  * inputs share one record, hence one page). */
 static bool write_report(struct run *r, size_t i, const struct verdict *v,
-                         const struct batch_score *sc, bool graded, char *err, size_t errsz)
+                         const struct score *sc, bool graded, char *err, size_t errsz)
 {
     const struct batch_input *e = &r->in.v[i];
     if (!e->id_ok || shares_previous_record(r, i))
         return true;
-    char *page = batch_student_report_html(e, v, sc, r->seed, graded ? r->sha[i] : NULL);
+    char *page = batch_student_report_html(e, v, sc, seed_of(r, i), graded ? r->sha[i] : NULL);
     bool ok = page && batch_output_write_report(&r->out, e->key, page, strlen(page), err, errsz);
     if (!page)
         snprintf(err, errsz, "out of memory");
@@ -505,8 +560,8 @@ static int rebuild(struct run *r, double seconds)
             ok = false;
             break;
         }
-        struct batch_score sc;
-        batch_score_verdict(v, &sc);
+        struct score sc;
+        score_verdict(v, &sc);
         batch_gradebook_row(m, &r->in.v[i], v, &sc);
         ok = batch_summary_add(sum, &r->in.v[i], v, &sc) &&
              batch_row_fill(&rows[i], &r->in.v[i], v, &sc) &&
@@ -556,15 +611,23 @@ static int rebuild(struct run *r, double seconds)
         size_t reused = r->progress.reused;
         size_t graded = r->progress.graded - r->refused;
         printf("butterfly-batch: %zu inputs (%s)", r->in.n, batch_format_to_str(r->in.format));
+        if (o->from_database)
+            printf("; %zu records read, %zu of no signed-in student left out, %zu students "
+                   "with an unverified name", r->db.records, r->db.nobody, r->db.unverified);
         if (r->in.hidden)
             printf("; %zu entries left out (hidden files, the output folder)", r->in.hidden);
         printf("\nGraded %zu now, reused %zu from an earlier run, refused %zu before grading; "
                "%.1f s", graded, reused, r->refused, seconds);
         if (graded && seconds > 0)
             printf(" (%.1f submissions/s)", (double)graded / seconds);
-        printf("\nSeed %llu, %s: --seed %llu grades the same submissions the same way\n",
-               (unsigned long long)r->seed, batch_seed_origin_to_str(r->seed_origin),
-               (unsigned long long)r->seed);
+        if (o->from_database && !o->regrade)
+            printf("\nFrom the records (policy %s): each row keeps the verdict its student was "
+                   "answered and the seed it was graded with (in its results.json)\n",
+                   batch_policy_to_str(o->policy));
+        else
+            printf("\nSeed %llu, %s: --seed %llu grades the same submissions the same way\n",
+                   (unsigned long long)r->seed, batch_seed_origin_to_str(r->seed_origin),
+                   (unsigned long long)r->seed);
         batch_summary_print(stdout, sum);
         print_lms(r, &lms);
         printf("Wrote %s/gradebook.csv", o->output);
@@ -606,7 +669,7 @@ int batch_run(const struct batch_options *o)
     int rc = BATCH_EXIT_FAILED;
     sigset_t set, old;
     pthread_t sig_thread;
-    bool sig_started = false, from_stdin = !strcmp(o->input, "-");
+    bool sig_started = false, from_stdin = o->input && !strcmp(o->input, "-");
     FILE *stdin_copy = NULL;
     r.in.dir_fd = -1;
     pthread_mutex_init(&r.lock, NULL);
@@ -637,7 +700,7 @@ int batch_run(const struct batch_options *o)
     }
     /* checked before anything is created: results must not land among the inputs */
     struct stat in_st, out_st;
-    if (!from_stdin && stat(o->input, &in_st) == 0 && stat(o->output, &out_st) == 0 &&
+    if (o->input && !from_stdin && stat(o->input, &in_st) == 0 && stat(o->output, &out_st) == 0 &&
         in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
         fprintf(stderr, "butterfly-batch: the output folder cannot be the input folder\n");
         goto out;
@@ -652,18 +715,33 @@ int batch_run(const struct batch_options *o)
         .stream = stdin_copy,
     };
     batch_output_identity(&r.out, &io.skip_dev, &io.skip_ino);
-    if (!batch_inputs_load(&io, &r.in, err, sizeof err)) {
+    if (o->from_database) {
+        struct batch_db_options dbo = { o->from_database, o->until_ms, o->policy };
+        struct batch_roster stored;
+        if (!batch_input_db_load(&dbo, &r.in, &stored, &r.db, err, sizeof err)) {
+            fprintf(stderr, "butterfly-batch: %s\n", err);
+            goto out;
+        }
+        if (o->roster)
+            batch_roster_free(&stored);
+        else
+            r.roster = stored;
+    } else if (!batch_inputs_load(&io, &r.in, err, sizeof err)) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
         goto out;
     }
     if (r.in.n == 0) {
-        fprintf(stderr, "butterfly-batch: no submissions in %s\n", o->input);
+        fprintf(stderr, "butterfly-batch: no submissions in %s\n",
+                o->input ? o->input : "the records (of a signed-in student, by --until)");
         goto out;
     }
     /* chosen once the inputs are known good: a run that stops before
-     * grading must not replace the seed the folder's results were graded with */
-    if (!batch_seed_choose(&r.out, o->seed_given, o->seed, o->force, &r.seed, &r.seed_origin,
-                           err, sizeof err)) {
+     * grading must not replace the seed the folder's results were graded with;
+     * a regrade draws fresh spectra unless --seed is given */
+    if (o->from_database && !o->regrade) {
+        r.seed = 0;    /* every row keeps its record's own */
+    } else if (!batch_seed_choose(&r.out, o->seed_given, o->seed, o->force || o->regrade,
+                                  &r.seed, &r.seed_origin, err, sizeof err)) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
         goto out;
     }

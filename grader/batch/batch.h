@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "batch/input/batch_input.h"
+#include "batch/input/batch_input_db.h"
 #include "batch/reports/batch_lms.h"
 
 struct batch_options {
@@ -34,6 +35,10 @@ struct batch_options {
     const char *roster;           /* Canvas: the roster CSV */
     const char *assignment;       /* Canvas: the points column's header; NULL: the task's title */
     bool excel;                   /* CSV files start with a UTF-8 byte-order mark */
+    const char *from_database;    /* a store's URL: the inputs are its records (input NULL) */
+    int64_t until_ms;             /* with from_database: records received by then (INT64_MAX) */
+    enum batch_policy policy;     /* with from_database: which record of a student */
+    bool regrade;                 /* with from_database: grade the chosen source again */
 };
 
 /* The outcome of a run, as the exit status of butterfly-batch. */

@@ -16,6 +16,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: butterfly-batch [options] -o OUT INPUT\n"
+        "       butterfly-batch --from-database URL [options] -o OUT\n"
         "Grades every submission in INPUT and writes OUT/gradebook.csv,\n"
         "OUT/summary.json, OUT/summary.html, OUT/%s/ID.html and\n"
         "OUT/students/ID/results.json (Gradescope's format). INPUT is a folder (one\n"
@@ -23,7 +24,9 @@ static void usage(FILE *out)
         "folder per student holding the kernel file), a CSV file with a header row\n"
         "(',' or ';' between fields), a JSON Lines file, or - for a CSV or JSON Lines\n"
         "export on standard input. A rerun reuses each result recorded for the same\n"
-        "source and seed.\n"
+        "source and seed. With --from-database the inputs are the records a grading\n"
+        "server kept: one per student, written with the verdict the student was\n"
+        "answered, graded again only with --regrade.\n"
         "\n"
         "  -o, --output DIR      the output folder (created if missing; required)\n"
         "  -j, --jobs N          submissions graded at once: worker processes (default:\n"
@@ -47,6 +50,15 @@ static void usage(FILE *out)
         "      --assignment NAME for canvas: the points column's header (default: the\n"
         "                        task's title)\n"
         "      --excel           start CSV files with a UTF-8 byte-order mark, for Excel\n"
+        "      --from-database URL  the records of a server's store (sqlite:PATH or\n"
+        "                        postgresql://...) in place of INPUT; canvas takes its\n"
+        "                        students as the roster unless --roster is given\n"
+        "      --until TIME      with --from-database: records received by TIME\n"
+        "                        (2026-12-01T23:59:00Z, an offset, or @UNIX_SECONDS)\n"
+        "      --policy P        with --from-database: best (the most points, the latest\n"
+        "                        on a tie; default) or last (the latest)\n"
+        "      --regrade         with --from-database: grade each chosen source again with\n"
+        "                        a new seed (or --seed), recorded in its results.json\n"
         "      --version, --help\n"
         "\n"
         "environment: BUTTERFLY_DEVICE (see --device), NO_COLOR (no colours), TERM=dumb\n"
@@ -65,7 +77,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_SEED = 256, OPT_DEADLINE, OPT_DEVICE, OPT_FORCE, OPT_FORMAT, OPT_ID_COLUMN,
            OPT_SOURCE_COLUMN, OPT_GRADEBOOK, OPT_ROSTER, OPT_ASSIGNMENT, OPT_EXCEL,
-           OPT_VERSION };
+           OPT_FROM_DATABASE, OPT_UNTIL, OPT_POLICY, OPT_REGRADE, OPT_VERSION };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "jobs", required_argument, NULL, 'j' },
@@ -81,6 +93,10 @@ int main(int argc, char **argv)
         { "roster", required_argument, NULL, OPT_ROSTER },
         { "assignment", required_argument, NULL, OPT_ASSIGNMENT },
         { "excel", no_argument, NULL, OPT_EXCEL },
+        { "from-database", required_argument, NULL, OPT_FROM_DATABASE },
+        { "until", required_argument, NULL, OPT_UNTIL },
+        { "policy", required_argument, NULL, OPT_POLICY },
+        { "regrade", no_argument, NULL, OPT_REGRADE },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -145,16 +161,31 @@ int main(int argc, char **argv)
         case OPT_ROSTER: o.roster = optarg; break;
         case OPT_ASSIGNMENT: o.assignment = optarg; break;
         case OPT_EXCEL: o.excel = true; break;
+        case OPT_FROM_DATABASE: o.from_database = optarg; break;
+        case OPT_UNTIL:
+            if (!batch_until_parse(optarg, &o.until_ms)) {
+                fprintf(stderr, "butterfly-batch: bad --until '%s' (2026-12-01T23:59:00Z, "
+                        "2026-12-01T23:59+01:00 or @UNIX_SECONDS)\n", optarg);
+                return BATCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_POLICY:
+            if (!batch_policy_from_str(optarg, &o.policy)) {
+                fprintf(stderr, "butterfly-batch: bad --policy '%s' (best or last)\n", optarg);
+                return BATCH_EXIT_USAGE;
+            }
+            break;
+        case OPT_REGRADE: o.regrade = true; break;
         case OPT_VERSION: printf("butterfly-batch %s\n", BUTTERFLY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return BATCH_EXIT_USAGE;
         }
     }
-    if (argc - optind != 1 || !o.output) {
+    if (argc - optind != (o.from_database ? 0 : 1) || !o.output) {
         usage(stderr);
         return BATCH_EXIT_USAGE;
     }
-    o.input = argv[optind];
+    o.input = o.from_database ? NULL : argv[optind];
     const char *problem = batch_options_problem(&o);
     if (problem) {
         fprintf(stderr, "butterfly-batch: %s\n", problem);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/reports/batch_feedback.h"
 
 const char *batch_record_kind_to_str(enum batch_record_kind k)
@@ -25,11 +25,11 @@ static json_t *text(const char *s)
     return j;
 }
 
-static json_t *tests_json(const struct batch_score *sc)
+static json_t *tests_json(const struct score *sc)
 {
     json_t *tests = json_array();
-    for (int i = 0; tests && i < BATCH_TESTS; i++) {
-        const struct batch_test *t = &sc->tests[i];
+    for (int i = 0; tests && i < SCORE_TESTS; i++) {
+        const struct score_test *t = &sc->tests[i];
         json_t *tj = json_pack("{s:s, s:f, s:f, s:s, s:s, s:s, s:s}",
                                "name", t->name,
                                "score", (double)t->score,
@@ -49,8 +49,8 @@ static json_t *tests_json(const struct batch_score *sc)
 json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint64_t seed,
                              const struct verdict *v)
 {
-    struct batch_score sc;
-    batch_score_verdict(v, &sc);
+    struct score sc;
+    score_verdict(v, &sc);
     char *output = batch_feedback_visible(e, v, &sc, sha == NULL);
     json_t *vj = verdict_to_json(v);
     json_t *tests = tests_json(&sc);

@@ -48,10 +48,10 @@
 #define DEFAULT_STORE_BATCH        64u       /* records the writer puts in one commit */
 #define DEFAULT_STORE_BUSY_MS      5000u     /* SQLite's busy timeout; PostgreSQL's lock_timeout */
 #define DEFAULT_STORE_CONNECT_S    5u        /* PostgreSQL's connect_timeout */
+#define MAX_RETENTION_DAYS         36500u    /* --retention-days: a hundred years */
 
 /* Sessions and the records over HTTP (server/). */
 #define DEFAULT_RETENTION_DAYS     0u        /* keep records for ever */
-#define MAX_RETENTION_DAYS         36500u
 #define RETENTION_SWEEP_S          3600u     /* how often old records are removed */
 #define SESSION_COOKIE             "butterfly_session"
 #define SESSION_LIFETIME_S         (14u * 24u * 3600u)   /* a cookie lasts two weeks */

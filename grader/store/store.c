@@ -542,6 +542,19 @@ enum store_status store_records_delete_before(struct store *s, int64_t cutoff_ms
     return st;
 }
 
+enum store_status store_retention_purge(struct store *s, unsigned days, uint64_t *deleted,
+                                        struct store_error *err)
+{
+    if (days == 0) {
+        if (deleted)
+            *deleted = 0;
+        store_ok(err);
+        return STORE_OK;
+    }
+    return store_records_delete_before(s, store_retention_cutoff(store_now_ms(), days), deleted,
+                                       err);
+}
+
 /* ---- students ------------------------------------------------------------ */
 
 #define STUDENT_COLUMNS "id, name, section, email, verified, token_sha256 IS NOT NULL, created_ms"

@@ -151,7 +151,7 @@ struct store_record {
     size_t source_len;
     char sha256[STORE_SHA256_SIZE];   /* of the source, lower-case hex */
     int status;                 /* enum verdict_status (Judge0's id) */
-    int points, max_points;     /* batch_score.h's points for the verdict */
+    int points, max_points;     /* common/score.h's points for the verdict (score_verdict) */
     char *verdict;              /* the verdict JSON exactly as answered, verdict_len bytes */
     size_t verdict_len;
     uint64_t seed;              /* of the hidden spectra */
@@ -244,6 +244,15 @@ enum store_status store_records_delete_before(struct store *s, int64_t cutoff_ms
 
 /* now_ms minus days days, clamped at 0. */
 int64_t store_retention_cutoff(int64_t now_ms, unsigned days);
+
+/*
+ * Retention: deletes the records received more than days days ago (now:
+ * the wall clock). What `butterfly-admin purge --retention-days N` runs,
+ * and what a server calls now and then (on its store thread) with
+ * --retention-days. days 0 deletes nothing.
+ */
+enum store_status store_retention_purge(struct store *s, unsigned days, uint64_t *deleted,
+                                        struct store_error *err);
 
 /*
  * A record as JSON, for an export: id, task, student, received and graded

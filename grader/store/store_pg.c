@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/defaults.h"
 #include "store/store_internal.h"
@@ -149,6 +150,11 @@ enum store_status store_pg_open(struct store *s, const char *url, struct store_e
 static void pg_close(struct store *s)
 {
     struct pg_store *b = B(s);
+    /* In a child of the process that connected, PQfinish would tell the
+     * server, on the socket the parent still uses, that the session ends:
+     * close this process's copy of the socket first, so nothing is sent. */
+    if (b->conn && s->pid != getpid() && PQsocket(b->conn) >= 0)
+        close(PQsocket(b->conn));
     if (b->conn)
         PQfinish(b->conn);
     free(b->url);

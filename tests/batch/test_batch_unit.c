@@ -12,9 +12,10 @@
 #include <cmocka.h>
 
 #include "batch/batch_progress.h"
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/batch_sha256.h"
 #include "batch/input/batch_id.h"
+#include "batch/input/batch_input_db.h"
 #include "batch/input/csv.h"
 #include "batch/reports/batch_summary.h"
 
@@ -289,19 +290,19 @@ static struct verdict *ran(enum verdict_status st, const bool half_ok[TASK_NHALV
 
 static void test_score(void **state)
 {
-    struct batch_score s;
+    struct score s;
     const bool all[3] = { true, true, true }, first[3] = { true, false, false };
     struct verdict *v = ran(VERDICT_ACCEPTED, all);
-    batch_score_verdict(v, &s);
-    assert_int_equal(s.score, BATCH_MAX_SCORE);
+    score_verdict(v, &s);
+    assert_int_equal(s.score, SCORE_MAX);
     assert_int_equal(s.max_score, 9);
     assert_int_equal(s.halves_passed, 3);
     assert_int_equal(s.hidden_passed, 24);
     verdict_free(v);
 
     v = ran(VERDICT_WRONG_ANSWER, first);
-    batch_score_verdict(v, &s);
-    assert_int_equal(s.score, BATCH_VISIBLE_POINTS + BATCH_HIDDEN_POINTS);
+    score_verdict(v, &s);
+    assert_int_equal(s.score, SCORE_VISIBLE_POINTS + SCORE_HIDDEN_POINTS);
     assert_int_equal(s.halves_passed, 1);
     assert_int_equal(s.hidden_passed, 8 + 3 + 3);
     assert_true(s.tests[0].passed && s.tests[1].passed);
@@ -312,9 +313,9 @@ static void test_score(void **state)
     verdict_free(v);
 
     v = verdict_new(VERDICT_COMPILATION_ERROR, "line 3: boom");
-    batch_score_verdict(v, &s);
+    score_verdict(v, &s);
     assert_int_equal(s.score, 0);
-    for (int i = 0; i < BATCH_TESTS; i++) {
+    for (int i = 0; i < SCORE_TESTS; i++) {
         assert_false(s.tests[i].passed);
         assert_non_null(strstr(s.tests[i].output, "Compilation Error"));
     }
@@ -381,6 +382,39 @@ static void test_progress_line_fits_the_terminal(void **state)
     assert_int_equal(line[0], '[');
 }
 
+/* --until: a deadline as people write one, to the whole second. */
+static void test_until_and_policy(void **state)
+{
+    static const struct { const char *s; int64_t ms; } good[] = {
+        { "1970-01-01T00:00:05Z", 5999 },
+        { "2026-12-01T23:59:00Z", 1796169540999LL },
+        { "2026-12-01T23:59Z", 1796169540999LL },
+        { "2026-12-02T00:59:00+01:00", 1796169540999LL },
+        { "2026-12-01T18:59:00-05:00", 1796169540999LL },
+        { "@5", 5999 },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t ms = -1;
+        assert_true(batch_until_parse(good[i].s, &ms));
+        assert_int_equal(ms, good[i].ms);
+    }
+    static const char *const bad[] = {
+        "2026-12-01T23:59:00",        /* no zone: whose 23:59? */
+        "2026-12-01", "yesterday", "", "@", "@-1", "@5x", "2026-13-01T00:00Z",
+        "2026-12-01T24:00Z", "2026-12-01T23:59:00+1", "2026-12-01T23:59:00Zjunk",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t ms = 42;
+        assert_false(batch_until_parse(bad[i], &ms));
+    }
+    enum batch_policy p;
+    assert_true(batch_policy_from_str("best", &p));
+    assert_int_equal(p, BATCH_POLICY_BEST);
+    assert_true(batch_policy_from_str("last", &p));
+    assert_string_equal(batch_policy_to_str(p), "last");
+    assert_false(batch_policy_from_str("first", &p));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_score),
         cmocka_unit_test(test_normalise),
         cmocka_unit_test(test_progress_line_fits_the_terminal),
+        cmocka_unit_test(test_until_and_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

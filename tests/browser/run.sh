@@ -27,4 +27,5 @@ if [ ! -d node_modules/playwright-core ]; then
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 fi
 
-exec node e2e.mjs
+# BUTTERFLY_E2E: another script of this folder (with_server.py runs records.mjs too)
+exec node "${BUTTERFLY_E2E:-e2e.mjs}"

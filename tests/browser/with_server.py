@@ -3,12 +3,14 @@
 
 usage: with_server.py SERVER_BINARY ARTIFACTS_DIR
 Starts the server on a free loopback port, runs tests/browser/run.sh with
-BUTTERFLY_URL pointing at it, stops the server, and exits with the test's
-status.
+BUTTERFLY_URL pointing at it, stops the server; then the same with
+records.mjs against a server that keeps records (a SQLite store in a
+temporary folder). Exits with the first failing status, else 0.
 """
 import os
 import subprocess
 import sys
+import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "http"))
@@ -24,7 +26,15 @@ def main():
         rc = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
     finally:
         srv.stop()
-    return rc
+    with tempfile.TemporaryDirectory() as state:
+        srv = Server(binary, "--workers", "2", "--database",
+                     "sqlite:" + os.path.join(state, "records.sqlite"))
+        try:
+            env = dict(os.environ, BUTTERFLY_URL=srv.url + "/", BUTTERFLY_E2E="records.mjs")
+            rc2 = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
+        finally:
+            srv.stop()
+    return rc or rc2
 
 
 if __name__ == "__main__":

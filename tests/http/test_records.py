@@ -76,11 +76,13 @@ def submit(srv, body=None, cookie=None, extra=None, query=""):
 class World:
     """One server on a fresh SQLite store, and what the checks share."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, url=None):
         self.db = os.path.join(folder, "records.sqlite")
+        self.url = url or "sqlite:" + self.db
+        self.folder = folder
         self.log_path = os.path.join(folder, "access.log")
         self.log = open(self.log_path, "w")
-        self.srv = Server(BINARY, "--workers", "1", "--database", "sqlite:" + self.db,
+        self.srv = Server(BINARY, "--workers", "1", "--database", self.url,
                           env={"BUTTERFLY_QUIET": "0"}, log=self.log)
         banner = self.srv.read_banner()
         m = [re.search(r"instructor: (\S+)/class\?token=([0-9a-f]+)", l) for l in banner]
@@ -111,10 +113,12 @@ def t_answer_has_id_and_recorded(w):
 
 
 def t_banner_and_healthz(w):
-    assert any(l.startswith("records: sqlite:") for l in w.srv.banner), w.srv.banner
+    kind = w.url.split(":")[0]
+    assert any(l.startswith("records: " + kind) for l in w.srv.banner), w.srv.banner
+    assert not any("secret" in l for l in w.srv.banner), "a password in the banner"
     st, _, data = call(w.srv, "GET", "/healthz")
     h = json.loads(data)
-    assert st == 200 and h["store"]["kind"] == "sqlite" and h["store"]["status"] == "ok", h
+    assert st == 200 and h["store"]["kind"] == kind and h["store"]["status"] == "ok", h
 
 
 def t_cookie_attributes(w):
@@ -290,6 +294,61 @@ def t_bearer_wrong_is_401(w):
     assert st == 401
 
 
+def admin(w, *args):
+    import subprocess
+    r = subprocess.run([ADMIN, "--database", w.url,
+                        "--public-url", w.srv.url, *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (args, r.stdout, r.stderr)
+    return r.stdout
+
+
+def t_roster_links_and_bearer(w):
+    roster = os.path.join(w.folder, "roster.csv")
+    with open(roster, "w") as f:
+        f.write("id,name,section\ns1,Sam One,A\ns2,Sue Two,B\n")
+    admin(w, "class", "import", roster)
+    links = {}
+    for line in admin(w, "links").splitlines()[1:]:
+        sid, name, link = line.split(",")
+        links[sid] = link
+    assert set(links) == {"s1", "s2"}, links
+    token = {s: l.split("?k=")[1] for s, l in links.items()}
+    # the link signs in with a cookie and drops the token from the address
+    st, h, _ = call(w.srv, "GET", "/?k=" + token["s1"])
+    assert st == 303 and h["location"] == "/", (st, h)
+    cookie, _ = cookie_of(h)
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
+    assert json.loads(data)["kind"] == "student" and json.loads(data)["name"] == "Sam One"
+    # a roster: no open-lab names any more
+    st, _, data = call(w.srv, "POST", "/api/session", '{"name": "x"}',
+                       {"Content-Type": "application/json", **PAGE_HEADER})
+    assert st == 409, (st, data)
+    # the token as a bearer, for curl: attributed, and only Sam's to read
+    st, _, data = submit(w.srv, extra={"Authorization": "Bearer " + token["s1"]})
+    rid = json.loads(data)["id"]
+    st, _, data = call(w.srv, "GET", "/api/me/submissions",
+                       headers={"Authorization": "Bearer " + token["s1"]})
+    assert [x["id"] for x in json.loads(data)["submissions"]] == [rid]
+    st, _, _ = call(w.srv, "GET", "/api/submissions/" + rid,
+                    headers={"Authorization": "Bearer " + token["s2"]})
+    assert st == 404
+    st, _, _ = call(w.srv, "GET", "/api/submissions/" + rid, headers={"Cookie": cookie})
+    assert st == 200
+    # a leaked link renewed: the old token stops working at once
+    new = admin(w, "links", "--renew", "s1").splitlines()[1].split("?k=")[1]
+    st, h, _ = call(w.srv, "GET", "/?k=" + token["s1"])
+    assert st == 303 and h["location"] == "/?signin=failed", h
+    assert call(w.srv, "GET", "/?k=" + new)[0] == 303
+    # a new instructor token ends the old
+    out = admin(w, "token")
+    fresh = re.search(r"token=([0-9a-f]+)", out).group(1)
+    assert call(w.srv, "GET", "/class?token=" + fresh)[0] == 303
+    st, _, _ = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + w.instructor})
+    assert st == 401
+    w.instructor = fresh
+
+
 def metric(w, name):
     _, _, data = call(w.srv, "GET", "/metrics")
     for line in data.decode().splitlines():
@@ -328,33 +387,48 @@ def t_no_token_in_access_log(w):
     assert "k=" not in text and "token=" not in text
 
 
+CHECKS = [
+    ("answer has id and recorded", t_answer_has_id_and_recorded),
+    ("banner and /healthz", t_banner_and_healthz),
+    ("cookie attributes", t_cookie_attributes),
+    ("own record and list", t_own_record_and_list),
+    ("paging newest first", t_paging_newest_first),
+    ("another student's id is 404", t_other_students_id_is_404),
+    ("random ids are 404", t_random_ids_404),
+    ("forged cookie is signed out", t_forged_cookie_signed_out),
+    ("cross-site post refused", t_cross_site_post_refused),
+    ("Referrer-Policy on every answer", t_referrer_policy_everywhere),
+    ("instructor token", t_instructor_token),
+    ("?wait=false", t_wait_false),
+    ("display names", t_display_names),
+    ("wrong bearer is 401", t_bearer_wrong_is_401),
+    ("roster, links, bearer, renewal", t_roster_links_and_bearer),
+    ("metrics count records", t_metrics_count_records),
+    ("token guessing bounded", t_token_guessing_bounded),
+    ("no token in access log", t_no_token_in_access_log),
+]
+
+
+def run_all(checks, folder, url=None, extra=()):
+    """Every check on one server on the store at url (default: SQLite in
+    folder); `extra` checks run before the token budget is spent."""
+    w = World(folder, url)
+    try:
+        for name, fn in CHECKS:
+            if fn is t_roster_links_and_bearer and not ADMIN:
+                continue
+            if fn is t_token_guessing_bounded:
+                for xname, xfn in extra:
+                    checks.run(xname, xfn, w)
+            checks.run(name, fn, w)
+    finally:
+        w.close()
+
+
 def main():
     checks = Checks()
     with tempfile.TemporaryDirectory() as d:
-        w = World(d)
-        try:
-            for name, fn in [
-                ("answer has id and recorded", t_answer_has_id_and_recorded),
-                ("banner and /healthz", t_banner_and_healthz),
-                ("cookie attributes", t_cookie_attributes),
-                ("own record and list", t_own_record_and_list),
-                ("paging newest first", t_paging_newest_first),
-                ("another student's id is 404", t_other_students_id_is_404),
-                ("random ids are 404", t_random_ids_404),
-                ("forged cookie is signed out", t_forged_cookie_signed_out),
-                ("cross-site post refused", t_cross_site_post_refused),
-                ("Referrer-Policy on every answer", t_referrer_policy_everywhere),
-                ("instructor token", t_instructor_token),
-                ("?wait=false", t_wait_false),
-                ("display names", t_display_names),
-                ("wrong bearer is 401", t_bearer_wrong_is_401),
-                ("metrics count records", t_metrics_count_records),
-                ("token guessing bounded", t_token_guessing_bounded),
-                ("no token in access log", t_no_token_in_access_log),
-            ]:
-                checks.run(name, fn, w)
-        finally:
-            w.close()
+        run_all(checks, d)
     return checks.finish()
 
 

@@ -3,7 +3,7 @@ listening on a free loopback port only, stopped and removed at the end.
 
 PostgreSQL refuses to run as root, and CI runs as root: then the cluster
 belongs to `nobody` and every server command runs through runuser. The
-cluster is for tests: fsync is off, authentication is `trust` (the URL
+cluster is for tests: fsync is off unless asked for, authentication is `trust` (the URL
 carries a password that is never checked, so that tests can see it is
 hidden in what the programs print).
 
@@ -11,8 +11,9 @@ hidden in what the programs print).
         pg.url          # postgresql://butterfly:secret@127.0.0.1:PORT/butterfly
         pg.stop(); pg.start()
 
-Run as a program: `postgres.py -- CMD ARGS...` runs CMD with every @URL@
-in ARGS replaced by the URL, and STORE_TEST_PG_STOP / STORE_TEST_PG_START
+Run as a program: `postgres.py [--fsync] -- CMD ARGS...` runs CMD with every @URL@
+in ARGS replaced by the URL (--fsync: a durable cluster, for benchmarks),
+and STORE_TEST_PG_STOP / STORE_TEST_PG_START
 set to shell commands that stop and start the cluster. Exits 77 (skipped)
 when PostgreSQL's server programs are not installed.
 """
@@ -45,7 +46,8 @@ def free_port():
 
 
 class Cluster:
-    def __init__(self, db="butterfly"):
+    def __init__(self, db="butterfly", fsync=False):
+        self.fsync = fsync
         self.bindir = server_bindir()
         if not self.bindir:
             raise FileNotFoundError("no PostgreSQL server (Debian: postgresql)")
@@ -63,34 +65,36 @@ class Cluster:
     def cmd(self, prog, *args):
         return self.as_user + [os.path.join(self.bindir, prog)] + list(args)
 
-    def shell(self, prog, *args):
-        return " ".join("'%s'" % a for a in self.cmd(prog, *args))
-
     def _pg_ctl(self, action):
         return self.cmd("pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"),
                         "-w", "-t", "60", "-m", "fast",
-                        "-o", "-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off "
-                              "-c full_page_writes=off" % (self.port, self.dir), action)
+                        "-o", "-p %d -k %s -c listen_addresses=127.0.0.1 %s"
+                        % (self.port, self.dir,
+                           "" if self.fsync else "-c fsync=off -c full_page_writes=off"),
+                        action)
 
+    # Every server command runs in the cluster's folder: PostgreSQL's
+    # programs refuse to start in a working folder their user cannot read
+    # (a checkout under /root, as nobody).
     def start(self):
-        subprocess.run(self._pg_ctl("start"), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(self._pg_ctl("start"), check=True, stdout=subprocess.DEVNULL, cwd=self.dir)
 
     def stop(self):
-        subprocess.run(self._pg_ctl("stop"), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(self._pg_ctl("stop"), check=True, stdout=subprocess.DEVNULL, cwd=self.dir)
 
     def __enter__(self):
         subprocess.run(self.cmd("initdb", "-D", self.data, "-A", "trust", "-U", "butterfly",
                                 "--no-sync", "-E", "UTF8"),
-                       check=True, stdout=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, cwd=self.dir)
         self.start()
         subprocess.run(self.cmd("createdb", "-h", "127.0.0.1", "-p", str(self.port),
-                                "-U", "butterfly", self.db), check=True)
+                                "-U", "butterfly", self.db), check=True, cwd=self.dir)
         return self
 
     def __exit__(self, *exc):
         try:
             subprocess.run(self._pg_ctl("stop"), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+                           stderr=subprocess.DEVNULL, cwd=self.dir)
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -101,14 +105,15 @@ def main(argv):
         return 64
     cmd = argv[argv.index("--") + 1:]
     try:
-        cluster = Cluster()
+        cluster = Cluster(fsync="--fsync" in argv[:argv.index("--")])
     except FileNotFoundError as e:
         print("skipped: %s" % e)
         return SKIP
     with cluster as pg:
+        cd = "cd '%s' && " % pg.dir
         env = dict(os.environ,
-                   STORE_TEST_PG_STOP=" ".join("'%s'" % a for a in pg._pg_ctl("stop")),
-                   STORE_TEST_PG_START=" ".join("'%s'" % a for a in pg._pg_ctl("start")))
+                   STORE_TEST_PG_STOP=cd + " ".join("'%s'" % a for a in pg._pg_ctl("stop")),
+                   STORE_TEST_PG_START=cd + " ".join("'%s'" % a for a in pg._pg_ctl("start")))
         return subprocess.run([a.replace("@URL@", pg.url) for a in cmd], env=env).returncode
 
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The HTTP server, the batch and the CLI never run student code, so they
+# The HTTP server, the batch, the CLI and the admin tool never run student code, so they
 # must not load or contain the GPU stack: no libvulkan in `ldd`, and none
 # of shaderc's, glslang's, SPIRV-Tools' or Vulkan's symbols linked in
 # statically. The worker, which does grade, must have them (else this test

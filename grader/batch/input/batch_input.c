@@ -20,6 +20,7 @@ const char *batch_format_to_str(enum batch_format f)
     case BATCH_FORMAT_DIR: return "dir";
     case BATCH_FORMAT_CSV: return "csv";
     case BATCH_FORMAT_JSONL: return "jsonl";
+    case BATCH_FORMAT_DATABASE: return "database";
     default: return "auto";
     }
 }
@@ -122,6 +123,12 @@ static int compare_inputs(const void *a, const void *b)
     if (x->id_ok != y->id_ok)
         return x->id_ok ? -1 : 1;
     return strcmp(x->location, y->location);
+}
+
+void batch_inputs_sort(struct batch_inputs *in)
+{
+    if (in->n)
+        qsort(in->v, in->n, sizeof *in->v, compare_inputs);
 }
 
 /*
@@ -277,8 +284,8 @@ bool batch_inputs_load(const struct batch_input_options *o, struct batch_inputs 
     in->format = f;
     bool ok = f == BATCH_FORMAT_DIR ? batch_input_dir_load(o, in, err, errsz)
                                     : load_table(o, f, in, err, errsz);
-    if (ok && in->n)
-        qsort(in->v, in->n, sizeof *in->v, compare_inputs);
+    if (ok)
+        batch_inputs_sort(in);
     if (ok && !refuse_duplicates(in)) {
         snprintf(err, errsz, "out of memory");
         ok = false;
@@ -384,6 +391,12 @@ void batch_inputs_free(struct batch_inputs *in)
         free(e->file);
         free(e->source);
         free(e->refusal);
+        if (e->stored) {
+            free(e->stored->record_id);
+            free(e->stored->name);
+            free(e->stored->verdict);
+            free(e->stored);
+        }
     }
     free(in->v);
     if (in->dir_fd >= 0)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -24,7 +25,8 @@
 #define BATCH_MAX_STDIN         (1024ull * 1024 * 1024)  /* bytes of an export read from "-" */
 #define BATCH_STDIN_NAME        "stdin"                  /* its name in locations: "stdin:17" */
 
-enum batch_format { BATCH_FORMAT_AUTO, BATCH_FORMAT_DIR, BATCH_FORMAT_CSV, BATCH_FORMAT_JSONL };
+enum batch_format { BATCH_FORMAT_AUTO, BATCH_FORMAT_DIR, BATCH_FORMAT_CSV, BATCH_FORMAT_JSONL,
+                    BATCH_FORMAT_DATABASE /* --from-database: batch_input_db.h */ };
 
 /* The name of a format ("dir", "csv", "jsonl", "auto"); never NULL. */
 const char *batch_format_to_str(enum batch_format f);
@@ -40,6 +42,19 @@ struct batch_input {
     size_t source_len;
     char *refusal;      /* why it is Rejected without grading, or NULL */
     bool duplicate;     /* refused because its id appears more than once */
+    struct batch_stored *stored;   /* owned; a stored record's part (--from-database), or NULL */
+};
+
+/* What a server recorded for an input read from its records. */
+struct batch_stored {
+    char *record_id;
+    char *name;                 /* the student's name as the store has it */
+    bool unverified;            /* an open lab's display name */
+    uint64_t seed;              /* the seed it was graded with */
+    char sha[65];               /* SHA-256 of its source */
+    char *verdict;              /* the verdict JSON the student was answered */
+    size_t verdict_len;
+    int64_t received_ms;
 };
 
 struct batch_inputs {
@@ -89,6 +104,10 @@ bool batch_inputs_load(const struct batch_input_options *o, struct batch_inputs 
  */
 char *batch_input_take_source(struct batch_inputs *in, size_t i, size_t *len,
                               char *why, size_t whysz);
+
+/* Sorts the inputs by id (bytes), then by location, as batch_inputs_load
+ * leaves them and the gradebooks need them. */
+void batch_inputs_sort(struct batch_inputs *in);
 
 /* Releases what *in holds. Accepts an empty one. */
 void batch_inputs_free(struct batch_inputs *in);

@@ -46,7 +46,7 @@ static void figures(FILE *f, const struct batch_summary *s, uint64_t seed)
             "<div><dt>Full points</dt><dd data-figure=\"full_score\">%zu</dd></div>"
             "<div><dt>No points</dt><dd data-figure=\"zero_score\">%zu</dd></div>"
             "<div><dt>Seed</dt><dd data-figure=\"seed\">%llu</dd></div></dl>\n",
-            s->rows, mean, BATCH_MAX_SCORE, s->full, s->zero, (unsigned long long)seed);
+            s->rows, mean, SCORE_MAX, s->full, s->zero, (unsigned long long)seed);
 }
 
 static void verdicts(FILE *f, const struct batch_summary *s)
@@ -107,15 +107,15 @@ static void halves(FILE *f, const struct batch_summary *s)
 static void points(FILE *f, const struct batch_summary *s)
 {
     size_t most = 1;
-    for (int k = 0; k <= BATCH_MAX_SCORE; k++)
+    for (int k = 0; k <= SCORE_MAX; k++)
         if (s->points[k] > most)
             most = s->points[k];
     const int w = 60, h = 160, top = 20, base = top + h;
     fprintf(f, "<section id=\"points\" class=\"keep\"><h2>Points distribution</h2>\n"
             "<svg class=\"chart histogram\" viewBox=\"0 0 %d %d\" role=\"img\" "
             "aria-label=\"Students per number of points\">",
-            w * (BATCH_MAX_SCORE + 1), base + 24);
-    for (int k = 0; k <= BATCH_MAX_SCORE; k++) {
+            w * (SCORE_MAX + 1), base + 24);
+    for (int k = 0; k <= SCORE_MAX; k++) {
         double bh = (double)h * (double)s->points[k] / (double)most;
         fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
                 "<title>%d points: %zu</title></rect>"
@@ -123,15 +123,15 @@ static void points(FILE *f, const struct batch_summary *s)
                 "<text x=\"%d\" y=\"%d\" font-size=\"14\" text-anchor=\"middle\" "
                 "fill=\"#57606a\">%d</text>",
                 k * w + 6, base - bh, w - 12, bh,
-                k == BATCH_MAX_SCORE ? "#1a7f37" : k == 0 ? "#cf222e" : "#0969da",
+                k == SCORE_MAX ? "#1a7f37" : k == 0 ? "#cf222e" : "#0969da",
                 k, s->points[k], k * w + w / 2, base - bh - 4, s->points[k], k * w + w / 2,
                 base + 18, k);
     }
     fputs("</svg>\n<div class=\"scroll\"><table><thead><tr><th>Points</th>"
           "<th class=\"n\">Students</th><th class=\"n\">Share</th></tr></thead><tbody>\n", f);
-    for (int k = 0; k <= BATCH_MAX_SCORE; k++)
+    for (int k = 0; k <= SCORE_MAX; k++)
         fprintf(f, "<tr data-points=\"%d\"><td>%d of %d</td><td class=\"n\" data-count=\"%zu\">"
-                "%zu</td><td class=\"n\">%.1f%%</td></tr>\n", k, k, BATCH_MAX_SCORE,
+                "%zu</td><td class=\"n\">%.1f%%</td></tr>\n", k, k, SCORE_MAX,
                 s->points[k], s->points[k], percent(s->points[k], s->rows));
     fputs("</tbody></table></div></section>\n", f);
 }

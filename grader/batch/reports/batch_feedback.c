@@ -46,7 +46,7 @@ static void print_stopped(FILE *out, const struct verdict *v, bool refused)
 }
 
 char *batch_feedback_visible(const struct batch_input *e, const struct verdict *v,
-                             const struct batch_score *sc, bool refused)
+                             const struct score *sc, bool refused)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -58,8 +58,8 @@ char *batch_feedback_visible(const struct batch_input *e, const struct verdict *
         print_stopped(out, v, refused);
     } else {
         int visible = 0, visible_max = 0, hidden_max = 0;
-        for (int i = 0; i < BATCH_TESTS; i++) {
-            const struct batch_test *t = &sc->tests[i];
+        for (int i = 0; i < SCORE_TESTS; i++) {
+            const struct score_test *t = &sc->tests[i];
             if (t->hidden) {
                 hidden_max += t->max_score;
             } else {

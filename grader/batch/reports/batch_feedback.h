@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/input/batch_input.h"
 #include "common/verdict.h"
 
@@ -24,7 +24,7 @@
  * spectrum's result). Returns a malloc'd string, NULL on OOM.
  */
 char *batch_feedback_visible(const struct batch_input *e, const struct verdict *v,
-                             const struct batch_score *sc, bool refused);
+                             const struct score *sc, bool refused);
 
 /*
  * Whether the verdict's kernel ran on the spectra (Accepted or Wrong

@@ -53,7 +53,7 @@ static char *message_of(const struct verdict *v)
 }
 
 void batch_gradebook_row(FILE *f, const struct batch_input *e, const struct verdict *v,
-                         const struct batch_score *sc)
+                         const struct score *sc)
 {
     char score[16], max[16], halves[16], hidden[16], ms[32] = "";
     snprintf(score, sizeof score, "%d", sc->score);

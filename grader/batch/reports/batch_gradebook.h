@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/input/batch_input.h"
 #include "common/verdict.h"
 
@@ -24,7 +24,7 @@ void batch_gradebook_header(FILE *f);
 
 /* Writes the row of input e, whose verdict is v, scored as sc. */
 void batch_gradebook_row(FILE *f, const struct batch_input *e, const struct verdict *v,
-                         const struct batch_score *sc);
+                         const struct score *sc);
 
 /*
  * Reads a gradebook back from f and counts its rows after the header.

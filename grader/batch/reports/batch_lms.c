@@ -1,9 +1,11 @@
 /* batch_lms.c - Canvas's and Moodle's gradebooks. */
 #include "batch/reports/batch_lms.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch/input/batch_input_db.h"
 #include "batch/input/csv.h"
 
 static const char *const layout_names[] = { "default", "canvas", "moodle" };
@@ -80,7 +82,7 @@ bool batch_lms_write_canvas(FILE *f, const struct batch_row *rows, size_t n,
 
     /* the header and Canvas's own second row, as its export writes them */
     char points[16];
-    snprintf(points, sizeof points, "%d", BATCH_MAX_SCORE);
+    snprintf(points, sizeof points, "%d", SCORE_MAX);
     const char *header[ROSTER_COLUMNS + 1], *possible[ROSTER_COLUMNS + 1] = { 0 };
     for (int c = 0; c < ROSTER_COLUMNS; c++)
         header[c] = batch_roster_column_to_str((enum batch_roster_column)c);
@@ -150,8 +152,15 @@ void batch_lms_write_moodle(FILE *f, const struct batch_row *rows, size_t n,
         }
         char score[16];
         snprintf(score, sizeof score, "%d", row->score);
-        const char *cells[3] = { row->e->id, score, row->feedback };
+        /* an open lab's name says who it may be: marked as unchecked */
+        const struct batch_stored *st = row->e->stored;
+        char *marked = NULL;
+        if (st && st->unverified
+            && asprintf(&marked, "%s " BATCH_UNVERIFIED_MARK ". %s", st->name, row->feedback) < 0)
+            marked = NULL;
+        const char *cells[3] = { row->e->id, score, marked ? marked : row->feedback };
         csv_write_row(f, cells, 3, 1ul << 2);
+        free(marked);
         res->rows++;
         res->with_points++;
     }

@@ -20,7 +20,7 @@ static const char *main_reason(const struct verdict *v, char *buf, size_t bufsz)
 }
 
 bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const struct verdict *v,
-                    const struct batch_score *sc)
+                    const struct score *sc)
 {
     char reason[BATCH_ROW_FEEDBACK_MAX / 2], line[BATCH_ROW_FEEDBACK_MAX];
     snprintf(line, sizeof line, "%s: %d of %d points. %s", verdict_status_to_str(v->status),

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/input/batch_input.h"
 #include "common/verdict.h"
 
@@ -29,7 +29,7 @@ struct batch_row {
 /* Fills *row for input e, graded to v and scored sc. False on OOM (*row
  * then owns nothing). */
 bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const struct verdict *v,
-                    const struct batch_score *sc);
+                    const struct score *sc);
 
 /* Releases what *row owns. */
 void batch_row_clear(struct batch_row *row);

@@ -15,13 +15,13 @@ static void pre(FILE *f, const char *text)
     fputs("</pre>\n", f);
 }
 
-static void tests(FILE *f, const struct batch_score *sc)
+static void tests(FILE *f, const struct score *sc)
 {
     fputs("<section id=\"tests\"><h2>Tests</h2>\n<div class=\"scroll\"><table><thead><tr>"
           "<th>Test</th><th class=\"n\">Points</th><th>Shown to the student</th><th>Output</th>"
           "</tr></thead><tbody>\n", f);
-    for (int i = 0; i < BATCH_TESTS; i++) {
-        const struct batch_test *t = &sc->tests[i];
+    for (int i = 0; i < SCORE_TESTS; i++) {
+        const struct score_test *t = &sc->tests[i];
         fputs("<tr class=\"keep\"><td>", f);
         batch_html_text(f, t->name);
         fprintf(f, "</td><td class=\"n %s\">%d of %d</td><td>%s</td><td>", t->passed ? "ok" : "bad",
@@ -34,7 +34,7 @@ static void tests(FILE *f, const struct batch_score *sc)
 }
 
 char *batch_student_report_html(const struct batch_input *e, const struct verdict *v,
-                                const struct batch_score *sc, uint64_t seed, const char *sha)
+                                const struct score *sc, uint64_t seed, const char *sha)
 {
     char *buf = NULL;
     size_t size = 0;

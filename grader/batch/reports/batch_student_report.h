@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/input/batch_input.h"
 #include "common/verdict.h"
 
@@ -21,6 +21,6 @@
  * grading). Returns a malloc'd string, NULL on OOM.
  */
 char *batch_student_report_html(const struct batch_input *e, const struct verdict *v,
-                                const struct batch_score *sc, uint64_t seed, const char *sha);
+                                const struct score *sc, uint64_t seed, const char *sha);
 
 #endif

@@ -110,7 +110,7 @@ void batch_summary_normalise(const char *msg, char *out, size_t outsz)
 }
 
 bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
-                       const struct verdict *v, const struct batch_score *sc)
+                       const struct verdict *v, const struct score *sc)
 {
     bool ok = true;
     s->rows++;
@@ -122,10 +122,10 @@ bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
     s->score_sum += sc->score;
     s->full += sc->score == sc->max_score;
     s->zero += sc->score == 0;
-    if (sc->score >= 0 && sc->score <= BATCH_MAX_SCORE)
+    if (sc->score >= 0 && sc->score <= SCORE_MAX)
         s->points[sc->score]++;
     for (int k = 0; k < TASK_NHALVES; k++) {
-        const struct batch_test *vis = &sc->tests[2 * k], *hid = &sc->tests[2 * k + 1];
+        const struct score_test *vis = &sc->tests[2 * k], *hid = &sc->tests[2 * k + 1];
         s->visible_passed[k] += vis->passed;
         s->hidden_passed[k] += hid->passed;
         s->half_passed[k] += vis->passed && hid->passed;
@@ -216,7 +216,7 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
                                                 "hidden_passed", (json_int_t)s->hidden_passed[k],
                                                 "pass_rate", rate(s->half_passed[k], s->rows)));
     json_t *points = json_array();
-    for (int k = 0; points && k <= BATCH_MAX_SCORE; k++)
+    for (int k = 0; points && k <= SCORE_MAX; k++)
         json_array_append_new(points, json_integer((json_int_t)s->points[k]));
     return json_pack("{s:i, s:s, s:I, s:I, s:I, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
                      "schema", 1,
@@ -224,7 +224,7 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
                      "seed", (json_int_t)seed,
                      "inputs", (json_int_t)inputs,
                      "rows", (json_int_t)s->rows,
-                     "max_score", BATCH_MAX_SCORE,
+                     "max_score", SCORE_MAX,
                      "mean_score", s->rows ? rate((size_t)s->score_sum, s->rows) : 0.0,
                      "full_score", (json_int_t)s->full,
                      "zero_score", (json_int_t)s->zero,
@@ -245,7 +245,7 @@ void batch_summary_print(FILE *out, const struct batch_summary *s)
             fprintf(out, "  %-26s %5zu  %5.1f%%\n", verdict_status_to_str(verdict_status_at(i)), s->status[i],
                     100.0 * (double)s->status[i] / (double)s->rows);
     fprintf(out, "Points: mean %.2f of %d; %zu with full points, %zu with none\n",
-            s->rows ? (double)s->score_sum / (double)s->rows : 0.0, BATCH_MAX_SCORE, s->full,
+            s->rows ? (double)s->score_sum / (double)s->rows : 0.0, SCORE_MAX, s->full,
             s->zero);
     fprintf(out, "Pass rate per half (every visible and hidden cell right):\n");
     for (int k = 0; k < TASK_NHALVES; k++)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "batch/input/batch_input.h"
 #include "common/verdict.h"
 
@@ -39,7 +39,7 @@ struct batch_summary {
     size_t rows, status[BATCH_SUMMARY_NSTATUS];
     long score_sum;
     size_t full, zero;
-    size_t points[BATCH_MAX_SCORE + 1];      /* rows with each score */
+    size_t points[SCORE_MAX + 1];      /* rows with each score */
     size_t half_passed[TASK_NHALVES], visible_passed[TASK_NHALVES], hidden_passed[TASK_NHALVES];
     struct batch_summary_list errors, diagnoses;
 };
@@ -57,7 +57,7 @@ void batch_summary_free(struct batch_summary *s);
  * partly counted). Rows added in id order make the first student of each
  * mistake its example, the same on every run. */
 bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
-                       const struct verdict *v, const struct batch_score *sc);
+                       const struct verdict *v, const struct score *sc);
 
 /* Sorts the tallies most common first (ties by key) and returns how many
  * of them to show: at most BATCH_SUMMARY_TOP. */

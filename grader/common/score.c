@@ -1,5 +1,5 @@
-/* batch_score.c - points for a verdict, as tests. */
-#include "batch/batch_score.h"
+/* score.c - points for a verdict, as tests (score.h). */
+#include "common/score.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,19 +64,19 @@ static void describe_hidden(const struct verdict *v, const struct half_result *h
         snprintf(out + len, outsz - len, "\nWhere it fails: %s", v->summary);
 }
 
-void batch_score_verdict(const struct verdict *v, struct batch_score *s)
+void score_verdict(const struct verdict *v, struct score *s)
 {
     memset(s, 0, sizeof *s);
     bool ran = v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
-    s->max_score = BATCH_MAX_SCORE;
+    s->max_score = SCORE_MAX;
     for (int k = 0; k < TASK_NHALVES; k++) {
         int half = task_butterfly.halves[k];
         const struct half_result *h = ran ? find_half(v, half) : NULL;
-        struct batch_test *vis = &s->tests[2 * k], *hid = &s->tests[2 * k + 1];
+        struct score_test *vis = &s->tests[2 * k], *hid = &s->tests[2 * k + 1];
         snprintf(vis->name, sizeof vis->name, "half = %d, visible spectrum", half);
         snprintf(hid->name, sizeof hid->name, "half = %d, hidden spectra", half);
-        vis->max_score = BATCH_VISIBLE_POINTS;
-        hid->max_score = BATCH_HIDDEN_POINTS;
+        vis->max_score = SCORE_VISIBLE_POINTS;
+        hid->max_score = SCORE_HIDDEN_POINTS;
         vis->visibility = "visible";
         hid->visibility = "after_published";
         hid->hidden = true;
@@ -95,8 +95,8 @@ void batch_score_verdict(const struct verdict *v, struct batch_score *s)
         s->halves_passed += h->passed || v->status == VERDICT_ACCEPTED;
         s->hidden_passed += h->hidden_passed;
     }
-    for (int i = 0; i < BATCH_TESTS; i++) {
-        struct batch_test *t = &s->tests[i];
+    for (int i = 0; i < SCORE_TESTS; i++) {
+        struct score_test *t = &s->tests[i];
         t->score = t->passed ? t->max_score : 0;
         s->score += t->score;
     }

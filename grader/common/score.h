@@ -1,5 +1,5 @@
 /*
- * batch_score.h - points for a verdict, as tests a gradebook and
+ * score.h - points for a verdict, as tests a gradebook and
  * Gradescope show.
  *
  * Two tests per half (1, 2, 4): the visible spectrum, 1 point, shown to
@@ -10,20 +10,20 @@
  * depends on the hidden spectra (the verdict, the diagnosis) is in the
  * hidden tests' outputs.
  */
-#ifndef BUTTERFLY_BATCH_SCORE_H
-#define BUTTERFLY_BATCH_SCORE_H
+#ifndef BUTTERFLY_SCORE_H
+#define BUTTERFLY_SCORE_H
 
 #include <stdbool.h>
 
 #include "common/task.h"
 #include "common/verdict.h"
 
-#define BATCH_TESTS          (2 * TASK_NHALVES)
-#define BATCH_VISIBLE_POINTS 1
-#define BATCH_HIDDEN_POINTS  2
-#define BATCH_MAX_SCORE      (TASK_NHALVES * (BATCH_VISIBLE_POINTS + BATCH_HIDDEN_POINTS))
+#define SCORE_TESTS          (2 * TASK_NHALVES)
+#define SCORE_VISIBLE_POINTS 1
+#define SCORE_HIDDEN_POINTS  2
+#define SCORE_MAX      (TASK_NHALVES * (SCORE_VISIBLE_POINTS + SCORE_HIDDEN_POINTS))
 
-struct batch_test {
+struct score_test {
     char name[64];               /* "half = 2, hidden spectra" */
     int score, max_score;
     bool passed;
@@ -32,14 +32,14 @@ struct batch_test {
     char output[2048];           /* what went wrong, or that all is right */
 };
 
-struct batch_score {
+struct score {
     int score, max_score;
     int halves_passed;           /* halves right on every spectrum, 0..3 */
     int hidden_passed;           /* hidden spectra right over all halves, 0..24 */
-    struct batch_test tests[BATCH_TESTS];   /* per half: visible, then hidden */
+    struct score_test tests[SCORE_TESTS];   /* per half: visible, then hidden */
 };
 
 /* Scores a verdict into *s (which needs no release). */
-void batch_score_verdict(const struct verdict *v, struct batch_score *s);
+void score_verdict(const struct verdict *v, struct score *s);
 
 #endif

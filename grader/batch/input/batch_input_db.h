@@ -1,0 +1,68 @@
+/*
+ * batch_input_db.h - a class's inputs from the records a grading server
+ * kept (store.h), for `butterfly-batch --from-database URL`.
+ *
+ * One input per student: the record the policy chooses among those
+ * received at or before --until. The input carries the record's verdict
+ * bytes, seed and SHA-256, so that the gradebooks are written from what
+ * the student was answered, without grading again; with --regrade its
+ * source is graded again. Records of nobody (no one signed in) are
+ * counted and left out: a gradebook has no row to give them.
+ */
+#ifndef BUTTERFLY_BATCH_INPUT_DB_H
+#define BUTTERFLY_BATCH_INPUT_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "batch/input/batch_input.h"
+#include "batch/reports/batch_roster.h"
+
+/* Which of a student's records stands for them. */
+enum batch_policy {
+    BATCH_POLICY_BEST,     /* the most points; the latest of those on a tie */
+    BATCH_POLICY_LAST,     /* the latest */
+};
+
+/* Parses --policy's value ("best", "last"); false when it is neither. */
+bool batch_policy_from_str(const char *s, enum batch_policy *p);
+
+/* "best" or "last"; never NULL. */
+const char *batch_policy_to_str(enum batch_policy p);
+
+/* The marking an unverified name gets wherever it is shown. */
+#define BATCH_UNVERIFIED_MARK "(unverified name)"
+
+/*
+ * Parses --until's value: RFC 3339 ("2026-12-01T23:59:00Z",
+ * "2026-12-01T23:59+01:00", seconds optional) or @UNIX_SECONDS, into
+ * milliseconds since the epoch. False when it is neither.
+ */
+bool batch_until_parse(const char *s, int64_t *ms);
+
+struct batch_db_options {
+    const char *url;                 /* store_open's */
+    int64_t until_ms;                /* INT64_MAX: every record */
+    enum batch_policy policy;
+};
+
+struct batch_db_result {
+    size_t records;                  /* read, at or before until */
+    size_t nobody;                   /* of them, of no signed-in student */
+    size_t unverified;               /* inputs of students with an open lab's name */
+};
+
+/*
+ * Reads the chosen records into *in (format BATCH_FORMAT_DATABASE, sorted
+ * by id as batch_inputs_load sorts), each input with its `stored` part,
+ * and the store's students into *roster (the Student, ID and Section
+ * columns; an unverified name carries BATCH_UNVERIFIED_MARK), for
+ * Canvas's gradebook. False with a reason in err (the store cannot be
+ * opened or read); *in and *roster are then empty.
+ */
+bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *in,
+                         struct batch_roster *roster, struct batch_db_result *res,
+                         char *err, size_t errsz);
+
+#endif

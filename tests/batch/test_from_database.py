@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""test_from_database.py - butterfly-batch --from-database: the gradebooks
+from a grading server's records, without grading again.
+
+usage: test_from_database.py BUTTERFLY_BATCH BUTTERFLY_ADMIN SAMPLES
+
+The records are made as the server makes them: real verdicts (the batch
+grades the samples once, on lavapipe), stored with butterfly-admin's
+store (a roster imported, an open lab's student added unverified). Then
+what an instructor checks: one row per student, the policy's record
+(best: the most points; last: the latest), --until leaves later ones
+out, nothing is graded again (the pool is never started), every row
+keeps the verdict and seed its student was answered, an unverified name
+is marked in every layout (gradebook.csv, Canvas, Moodle, Gradescope's
+results.json, the report pages), and --regrade grades again with one
+fresh seed.
+"""
+import csv
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+BATCH, ADMIN, SAMPLES = sys.argv[1:4]
+MARK = "(unverified name)"
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def run(*args, code=0, env=None):
+    p = subprocess.run(list(args), capture_output=True, text=True,
+                       env=dict(os.environ, TERM="dumb", **(env or {})))
+    check(p.returncode == code, "%s: exit %d, not %d: %s" % (" ".join(args[1:]), p.returncode,
+                                                             code, p.stderr[-800:]))
+    return p
+
+
+def sample(name):
+    with open(os.path.join(SAMPLES, name), "rb") as f:
+        return f.read()
+
+
+def graded_verdicts(tmp):
+    """Real verdicts of three samples, graded once by the batch."""
+    klass = os.path.join(tmp, "class")
+    os.mkdir(klass)
+    for name in ("correct.glsl", "wrong_twiddle_sign.glsl", "compile_error_line3.glsl"):
+        shutil.copy(os.path.join(SAMPLES, name), klass)
+    out = os.path.join(tmp, "graded")
+    run(BATCH, "-q", "-j", "2", "-o", out, klass)
+    verdicts = {}
+    for sid in ("correct", "wrong_twiddle_sign", "compile_error_line3"):
+        with open(os.path.join(out, "students", sid, "results.json")) as f:
+            r = json.load(f)
+        verdicts[sid] = (json.dumps(r["extra_data"]["butterfly"]["verdict"]).encode(),
+                         int(r["score"]))
+    return verdicts
+
+
+def make_store(tmp, verdicts):
+    db = os.path.join(tmp, "state", "records.sqlite")
+    roster = os.path.join(tmp, "roster.csv")
+    with open(roster, "w") as f:
+        f.write("id,name,section,email\ns1,Ada Lovelace,A,ada@example.org\n"
+                "s2,Grace Hopper,B,\n")
+    run(ADMIN, "--database", "sqlite:" + db, "class", "import", roster)
+    c = sqlite3.connect(db)
+    c.execute("INSERT INTO students (id, name, section, email, verified, created_ms) "
+              "VALUES ('u7f3a', 'Visitor', '', '', 0, 0)")
+    rows = [  # id, student, received_ms, sample, seed
+        ("r1" + "0" * 30, "s1", 1000, "wrong_twiddle_sign", 11),
+        ("r2" + "0" * 30, "s1", 2000, "correct", 12),
+        ("r3" + "0" * 30, "s1", 3000, "compile_error_line3", 13),   # last, not best
+        ("r4" + "0" * 30, "s2", 1500, "wrong_twiddle_sign", 14),
+        ("r5" + "0" * 30, "u7f3a", 1700, "correct", 15),
+        ("r6" + "0" * 30, None, 1800, "correct", 16),               # nobody signed in
+        ("r7" + "0" * 30, "s2", 9000, "correct", 17),               # after the deadline
+    ]
+    files = {"correct": "correct.glsl", "wrong_twiddle_sign": "wrong_twiddle_sign.glsl",
+             "compile_error_line3": "compile_error_line3.glsl"}
+    for rid, student, ms, name, seed in rows:
+        src = sample(files[name])
+        verdict, points = verdicts[name]
+        status = json.loads(verdict)["status"]["id"]
+        c.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                  (rid, "butterfly", student, ms, ms + 20, src,
+                   hashlib.sha256(src).hexdigest(), status, points, 9, verdict, seed,
+                   "llvmpipe", "0.1.0"))
+    c.commit()
+    c.close()
+    return "sqlite:" + db
+
+
+def gradebook(out, name="gradebook.csv"):
+    with open(os.path.join(out, name), newline="", encoding="utf-8-sig") as f:
+        return list(csv.DictReader(f))
+
+
+def results(out, sid):
+    with open(os.path.join(out, "students", sid, "results.json")) as f:
+        return json.load(f)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="test_from_db.")
+    try:
+        url = make_store(tmp, graded_verdicts(tmp))
+        # a worker that cannot start: a run that grades nothing never needs one
+        no_worker = {"BUTTERFLY_WORKER": "/nonexistent/butterfly-worker"}
+
+        out = os.path.join(tmp, "best")
+        p = run(BATCH, "--from-database", url, "--until", "1970-01-01T00:00:05Z",
+                "--gradebook", "moodle", "-o", out, env=no_worker)
+        check("Graded 0 now" in p.stdout, p.stdout)
+        check("1 of no signed-in student left out" in p.stdout, p.stdout)
+        rows = {r["id"]: r for r in gradebook(out)}
+        check(sorted(rows) == ["s1", "s2", "u7f3a"], sorted(rows))
+        check(rows.get("s1", {}).get("score") == "9" and rows["s1"]["verdict"] == "Accepted",
+              "best: s1's correct attempt, not its last: %r" % rows.get("s1"))
+        check(rows.get("s2", {}).get("verdict") == "Wrong Answer",
+              "--until leaves s2's late correct attempt out: %r" % rows.get("s2"))
+        check("record r2" in rows.get("s1", {}).get("input", ""), rows.get("s1"))
+        check(MARK in rows.get("u7f3a", {}).get("input", "") and
+              MARK not in rows["s1"]["input"], "gradebook.csv marks the unverified name")
+        r = results(out, "s1")["extra_data"]["butterfly"]
+        check(r["seed"] == 12, "the stored seed: %r" % r["seed"])
+        check(r["source_sha256"] == hashlib.sha256(sample("correct.glsl")).hexdigest(),
+              "the stored source's SHA-256")
+        check(MARK in results(out, "u7f3a")["extra_data"]["butterfly"]["location"],
+              "Gradescope's results.json marks it")
+        moodle = {r["Identifier"]: r for r in gradebook(out, "gradebook-moodle.csv")}
+        check(moodle.get("u7f3a", {}).get("Feedback", "").startswith("Visitor " + MARK),
+              "Moodle's feedback marks it: %r" % moodle.get("u7f3a"))
+        check(MARK not in moodle.get("s1", {}).get("Feedback", MARK), "only that one")
+        reports = os.listdir(os.path.join(out, "reports"))
+        page = open(os.path.join(out, "reports", [f for f in reports if "u7f3a" in f][0]),
+                    encoding="utf-8").read()
+        check(MARK in page, "the report page marks it")
+
+        out = os.path.join(tmp, "last")
+        run(BATCH, "--from-database", url, "--policy", "last", "--gradebook", "canvas",
+            "-o", out, env=no_worker)
+        rows = {r["id"]: r for r in gradebook(out)}
+        check(rows.get("s1", {}).get("verdict") == "Compilation Error", "last: %r" % rows.get("s1"))
+        check(rows.get("s2", {}).get("verdict") == "Accepted", "no --until: the late one counts")
+        canvas = gradebook(out, "gradebook-canvas.csv")
+        names = {r["ID"]: r["Student"] for r in canvas if r["ID"]}
+        check(names.get("u7f3a") == "Visitor " + MARK and names.get("s1") == "Ada Lovelace",
+              "Canvas's roster from the store, the unverified name marked: %r" % names)
+
+        out = os.path.join(tmp, "regrade")
+        p = run(BATCH, "--from-database", url, "--regrade", "-j", "2", "-o", out)
+        seeds = {results(out, s)["extra_data"]["butterfly"]["seed"] for s in ("s1", "s2", "u7f3a")}
+        check(len(seeds) == 1 and not seeds & {11, 12, 13, 14, 15, 16, 17},
+              "--regrade: one fresh seed: %r" % seeds)
+        rows = {r["id"]: r for r in gradebook(out)}
+        check(rows.get("s1", {}).get("verdict") == "Accepted", "regraded: %r" % rows.get("s1"))
+        check("Graded 3 now" in p.stdout, p.stdout)
+
+        for args in (["--from-database", url, "-o", os.path.join(tmp, "x"), SAMPLES],
+                     ["--from-database", url, "--until", "yesterday", "-o", tmp + "/x"],
+                     ["--from-database", url, "--policy", "first", "-o", tmp + "/x"],
+                     ["--from-database", url, "--seed", "5", "-o", tmp + "/x"],
+                     ["--regrade", "-o", tmp + "/x", SAMPLES],
+                     ["--until", "@5", "-o", tmp + "/x", SAMPLES]):
+            run(BATCH, *args, code=64)
+        run(BATCH, "--from-database", "sqlite:/nonexistent/dir/x.sqlite", "-o", tmp + "/y",
+            code=2)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in failures:
+        print("FAIL:", f)
+    print("%d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

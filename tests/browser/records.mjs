@@ -1,0 +1,154 @@
+// records.mjs - the page's records (static/history.mjs) in headless
+// Chromium against a server that keeps them (with_server.py starts one on
+// a SQLite store in a temporary folder).
+//
+//   BUTTERFLY_URL=http://127.0.0.1:PORT/ node tests/browser/records.mjs
+//
+// An open lab's name given with the keyboard alone; a run listed with its
+// verdict and points; an earlier attempt's code loaded back into the
+// editor; "Not saved" plainly when the server could not keep a run; a name
+// of HTML shown as text; readable at a phone's width. Prints one line per
+// check and ends with "N passed, M failed".
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const sample = (name) => readFileSync(path.resolve(here, '..', 'samples', `${name}.glsl`), 'utf8');
+const base = process.env.BUTTERFLY_URL;
+if (!base) {
+  console.error('records: set BUTTERFLY_URL');
+  process.exit(2);
+}
+const root = new URL('/', base).href;
+const results = [];
+let browser;
+let page;
+
+function check(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+async function step(name, fn) {
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`ok   ${name}`);
+  } catch (error) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${error && error.message ? error.message.split('\n')[0] : error}`);
+  }
+}
+
+async function setBody(text) {
+  await page.evaluate((t) => {
+    document.dispatchEvent(new CustomEvent('butterfly:load-source', { detail: { source: t } }));
+  }, text);
+}
+
+async function editorText() {
+  return page.evaluate(() => {
+    const ta = document.querySelector('#editor textarea');
+    if (ta) return ta.value;
+    return [...document.querySelectorAll('#editor .cm-content .cm-line')].map((l) => l.textContent).join('\n');
+  });
+}
+
+async function runAndWait() {
+  await page.evaluate(() => { document.getElementById('record-note').textContent = ''; });
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('record-note').textContent !== '', null, { timeout: 60000 });
+}
+
+async function main() {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+  page = await context.newPage();
+  await page.goto(root);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+
+  await step('an open lab asks for a name; the keyboard alone gives it', async () => {
+    await page.waitForSelector('#history:not([hidden])', { timeout: 10000 });
+    check(await page.isVisible('#history-name-form'), 'the name form shows');
+    await page.focus('#history-name');
+    await page.keyboard.type('<b>Ada</b>');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /Signed in as/.test(document.getElementById('history-who').textContent));
+    const who = await page.textContent('#history-who');
+    check(who.includes('<b>Ada</b>') && who.includes('not checked'), `the name as text, marked unverified: ${who}`);
+    check((await page.$$('#history-who b')).length === 0, 'no HTML made of the name');
+  });
+
+  await step('a run is saved and listed with its verdict and points', async () => {
+    await setBody(sample('correct'));
+    await runAndWait();
+    check((await page.textContent('#record-note')).startsWith('Saved'), 'the note says saved');
+    await page.waitForFunction(() => document.querySelectorAll('#history-list li').length === 1);
+    const row = await page.textContent('#history-list li');
+    check(row.includes('Accepted') && row.includes('9 / 9'), `the row: ${row}`);
+  });
+
+  await step('an earlier attempt\'s code comes back into the editor (keyboard)', async () => {
+    await setBody('return 0.0;\n');
+    await runAndWait();
+    await page.waitForFunction(() => document.querySelectorAll('#history-list li').length === 2);
+    // the older attempt is the second row: newest first
+    await page.focus('#history-list li:nth-child(2) .history-load');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /in the editor/.test(document.getElementById('history-status').textContent));
+    const text = await editorText();
+    check(text.includes('int j = (i / half) % 2;'), `the editor holds the correct body: ${text.slice(0, 60)}`);
+  });
+
+  await step('"Not saved" plainly when the server could not keep the run', async () => {
+    const real = await (await page.request.post(new URL('/api/tasks/butterfly/submissions', root).href, {
+      headers: { 'Content-Type': 'text/plain', 'X-Requested-With': 'butterfly' }, data: 'return 0.0;',
+    })).json();
+    delete real.recorded;
+    await page.route('**/api/tasks/butterfly/submissions', (route) => route.fulfill({
+      status: 200, contentType: 'application/json',
+      body: JSON.stringify({ ...real, recorded: false, record_error: { code: 'full', message: 'the disk is full' } }),
+    }));
+    await page.click('#run');
+    await page.waitForFunction(() => document.getElementById('record-note').textContent.startsWith('Not saved'),
+      null, { timeout: 60000 });
+    await page.unroute('**/api/tasks/butterfly/submissions');
+    const note = await page.textContent('#record-note');
+    check(note.startsWith('Not saved') && note.includes('the disk is full'), `the note: ${note}`);
+    check(await page.isVisible('#record-note'), 'it shows');
+  });
+
+  await step('readable at a phone\'s width', async () => {
+    await page.setViewportSize({ width: 360, height: 800 });
+    const over = await page.evaluate(() => {
+      const s = document.getElementById('history');
+      return s.scrollWidth - s.clientWidth;
+    });
+    check(over <= 1, `the attempts overflow by ${over}px`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step('a personal-link address loses its token; a bad link says so', async () => {
+    await page.goto(new URL('/?k=00ff', root).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    check(!page.url().includes('k='), `the address: ${page.url()}`);
+    await page.waitForFunction(() => /not valid/.test(document.getElementById('history-status').textContent));
+  });
+}
+
+try {
+  await main();
+} catch (error) {
+  console.log(`FAIL setup: ${error && error.message ? error.message.split('\n')[0] : error}`);
+  results.push({ name: 'setup', ok: false });
+} finally {
+  if (browser) await browser.close().catch(() => {});
+}
+const passed = results.filter((r) => r.ok).length;
+console.log(`${passed} passed, ${results.length - passed} failed`);
+process.exit(results.length - passed ? 1 : 0);
