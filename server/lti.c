@@ -155,35 +155,6 @@ bool lti_signing_key(struct store *s, jwk_t **key, char kid[64], char *err, size
     return ok;
 }
 
-bool lti_new_key(struct store *s, bool only_if_none, char kid_out[64], char *err, size_t errsz)
-{
-    char kid[64];
-    if (!store_new_id(kid)) {
-        snprintf(err, errsz, "no random bytes");
-        return false;
-    }
-    kid[16] = '\0';   /* 64 random bits name a key well enough */
-    jwk_t *priv = NULL, *pub = NULL;
-    char *text = NULL;
-    bool ok = r_jwk_init(&priv) == RHN_OK && r_jwk_init(&pub) == RHN_OK &&
-              r_jwk_generate_key_pair(priv, pub, R_KEY_TYPE_RSA, LTI_RSA_BITS, kid) == RHN_OK &&
-              (text = r_jwk_export_to_json_str(priv, 0)) != NULL;
-    struct store_error e = { 0 };
-    bool added = false;
-    if (!ok)
-        snprintf(err, errsz, "could not make an RSA key pair");
-    else if (store_lti_key_add(s, kid, text, only_if_none, &added, &e) != STORE_OK) {
-        snprintf(err, errsz, "the key could not be kept: %s", e.message);
-        ok = false;
-    }
-    if (ok && kid_out)
-        snprintf(kid_out, 64, "%s", added ? kid : "");
-    r_free(text);
-    r_jwk_free(priv);
-    r_jwk_free(pub);
-    return ok;
-}
-
 /* Rereads the public key set from the store into memory. */
 static void refresh_keys(struct lti *l, struct store *s)
 {
@@ -441,9 +412,9 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
                  e.message[0] ? e.message : "none");
         goto fail;
     }
-    char kid[64];
-    if (!lti_new_key(l->store, true, kid, why, sizeof why)) {
-        snprintf(err, errsz, "LTI: %s", why);
+    char kid[STORE_LTI_KID_SIZE];
+    if (store_lti_key_make(l->store, true, kid, &e) != STORE_OK) {
+        snprintf(err, errsz, "LTI: %s", e.message);
         goto fail;
     }
     refresh_keys(l, l->store);

@@ -64,11 +64,6 @@ struct lti {
 /* The newest key's private JWK (for signing) and its kid. */
 bool lti_signing_key(struct store *s, jwk_t **key, char kid[64], char *err, size_t errsz);
 
-/* Makes an RSA key pair and keeps it as the key in use (the old ones
- * retired, still published for LTI_KEY_OVERLAP_S). only_if_none: only
- * when the store has no key yet (kid_out "" when one existed). */
-bool lti_new_key(struct store *s, bool only_if_none, char kid_out[64], char *err, size_t errsz);
-
 /* The score sender (lti_ags.c). */
 bool lti_sender_start(struct lti *l);
 void lti_sender_stop(struct lti *l);

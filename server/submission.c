@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch/batch_score.h"
+#include "common/score.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/report.h"
@@ -45,10 +45,10 @@ static struct store_record *record_of(const char *id, const struct principal *wh
     char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     struct store_record *rec = calloc(1, sizeof *rec);
-    struct batch_score score;
+    struct score score;
     if (!text || !rec)
         goto fail;
-    batch_score_verdict(v, &score);
+    score_verdict(v, &score);
     snprintf(rec->id, sizeof rec->id, "%s", id);
     rec->task = strdup(task_butterfly.id);
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST

@@ -47,6 +47,14 @@ enum store_status store_lti_keys_each(struct store *s,
 enum store_status store_lti_key_add(struct store *s, const char *kid, const char *jwk,
                                     bool only_if_none, bool *added, struct store_error *err);
 
+#define STORE_LTI_KID_SIZE 17     /* 64 random bits in hex, and the NUL */
+
+/* Makes an RSA key pair (LTI_RSA_BITS, rhonabwy) and keeps it with
+ * store_lti_key_add: the new key's kid into kid_out ("" when only_if_none
+ * and a key existed). */
+enum store_status store_lti_key_make(struct store *s, bool only_if_none,
+                                     char kid_out[STORE_LTI_KID_SIZE], struct store_error *err);
+
 /* Deletes keys retired before cutoff_ms. */
 enum store_status store_lti_keys_prune(struct store *s, int64_t cutoff_ms,
                                        struct store_error *err);

@@ -124,6 +124,10 @@ class Platform:
                     time.sleep(30)
                 if m == "slow":
                     time.sleep(15)
+                if m == "401once":
+                    plat.mode.pop(what)   # the platform ended the token: ask again
+                    self.send(401, '{"error":"invalid_token"}')
+                    return True
                 if m == "down" or m == "5xx":
                     self.send(503 if m == "down" else 500, '{"error":"unavailable"}')
                     return True

@@ -1,12 +1,13 @@
 """LTI 1.3 end to end: our server against a platform written for the tests
 (tests/lti/platform.py), the test playing the browser with a cookie jar.
 
-usage: test_lti.py BUTTERFLY_SERVER SAMPLES   (run with /usr/bin/python3)
+usage: test_lti.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN   (run with /usr/bin/python3)
 """
 import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -19,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from serverproc import Server  # noqa: E402
 from platform_lti import CLAIM, INSTRUCTOR, Platform  # noqa: E402
 
-BINARY, SAMPLES = sys.argv[1], sys.argv[2]
+BINARY, SAMPLES, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
 
 
@@ -372,9 +373,26 @@ try:
           not [r for r in plat.refused if r[0].startswith("timestamp")],
           "the scores arrived in order, timestamps strictly increasing")
 
-    # ---- our key rotation: the platform still verifies our assertion -----------------------
+    # ---- our key rotation: the platform verifies our assertion with the new key -------------
     with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
-        check(len(json.load(r)["keys"]) >= 1, "our key set is published after the restart")
+        old = [k["kid"] for k in json.load(r)["keys"]]
+    p = subprocess.run([ADMIN, "--database", "sqlite:" + db, "lti", "rotate-key"],
+                       capture_output=True, text=True, timeout=60)
+    new = re.search(r"new LTI key (\w+)", p.stdout)
+    check(p.returncode == 0 and new, "butterfly-admin lti rotate-key makes a key: " +
+          p.stdout + p.stderr)
+    time.sleep(6)   # the server rereads its keys every LTI_KEYS_REFRESH_S
+    with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
+        now = [k["kid"] for k in json.load(r)["keys"]]
+    check(new and new.group(1) in now and all(k in now for k in old),
+          "after rotate-key both the new and the old key are published: %s" % now)
+    n = len(plat.scores)
+    plat.mode["scores"] = "401once"   # the platform ends our token: a new assertion is signed
+    submit(learner, "correct.glsl")
+    got = wait_for(lambda: len(plat.scores) > n, 30)
+    check(got and new and plat.assertion_kids[-1] == new.group(1),
+          "the next assertion is signed with the new key and the score arrives (%s)"
+          % plat.assertion_kids[-2:])
 finally:
     srv.stop()
     plat.stop()
