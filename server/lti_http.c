@@ -285,7 +285,8 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                 .lineitem = c.lineitem,
             };
             if (ss == STORE_OK)
-                ss = store_lti_launch(s, &ll, student, klass, &e);
+                ss = store_lti_launch(s, &ll, student, klass, q->who.name,
+                                      sizeof q->who.name, &e);
             if (ss != STORE_OK) {
                 q->status = 503;
                 q->code = "store";
@@ -302,8 +303,6 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                     snprintf(q->who.id, sizeof q->who.id, "%s", student);
                     snprintf(q->redirect, sizeof q->redirect, "/");
                 }
-                const char *name = c.name[0] ? c.name : c.email;
-                snprintf(q->who.name, sizeof q->who.name, "%s", name);
             }
         }
     }

@@ -335,7 +335,17 @@ enum store_status store_lti_nonce_use(struct store *s, const char *issuer, const
 struct launch {
     const struct store_lti_launch *l;
     char *student, *class_id;
+    char *name;
+    size_t name_size;
 };
+
+static bool name_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct launch *x = arg;
+    if (n >= 1 && c[0].p)
+        snprintf(x->name, x->name_size, "%.*s", (int)c[0].len, c[0].p);
+    return false;
+}
 
 static bool id_row(const struct store_value *c, size_t n, void *arg)
 {
@@ -385,6 +395,11 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
                      "name = CASE WHEN ?5 = 1 THEN excluded.name ELSE students.name END, "
                      "email = CASE WHEN excluded.email <> '' THEN excluded.email "
                      "ELSE students.email END", p, 5, NULL, NULL, NULL, err);
+        if (st == STORE_OK)
+            st = exec(s, "SELECT name FROM students WHERE id = ?1", p, 1, name_row, x, NULL,
+                      err);
+    } else if (st == STORE_OK) {
+        snprintf(x->name, x->name_size, "%s", l->name[0] ? l->name : l->email);
     }
     /* the class of (issuer, context) */
     struct store_value c[] = { sv_text(l->issuer), sv_text(l->context_id),
@@ -433,7 +448,7 @@ static bool launch_ok(const char *v, bool required)
 
 enum store_status store_lti_launch(struct store *s, const struct store_lti_launch *l,
                                    char student_id[STORE_ID_SIZE], char class_id[STORE_ID_SIZE],
-                                   struct store_error *err)
+                                   char *name_out, size_t name_size, struct store_error *err)
 {
     if (!launch_ok(l->issuer, true) || !launch_ok(l->client_id, true) ||
         !launch_ok(l->sub, true) || !launch_ok(l->name, false) || !launch_ok(l->email, false) ||
@@ -441,7 +456,9 @@ enum store_status store_lti_launch(struct store *s, const struct store_lti_launc
         !launch_ok(l->lineitem, false) || !l->name || !l->email || !l->context_id)
         return store_fail(err, STORE_INVALID, "a launch's field is missing or over %d bytes",
                           STORE_MAX_TEXT);
-    struct launch x = { l, student_id, class_id };
+    struct launch x = { l, student_id, class_id, name_out, name_size };
+    if (name_size)
+        name_out[0] = '\0';
     return in_write(s, do_launch, &x, err);
 }
 

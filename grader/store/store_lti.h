@@ -16,6 +16,7 @@
 #define BUTTERFLY_STORE_LTI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store/store.h"
@@ -100,11 +101,13 @@ struct store_lti_launch {
  * launch (its id into student_id) and named from the launch when it names
  * itself; the class of (issuer, context) into class_id; the membership;
  * and the line item the student's scores go to (removed when the launch
- * has none).
+ * has none). name_out (name_size bytes) gets the name the student goes by:
+ * the launch's, a former launch's, or "Learner" and a short hash of the
+ * sub when no launch gave one (an instructor: the launch's, else "").
  */
 enum store_status store_lti_launch(struct store *s, const struct store_lti_launch *l,
                                    char student_id[STORE_ID_SIZE], char class_id[STORE_ID_SIZE],
-                                   struct store_error *err);
+                                   char *name_out, size_t name_size, struct store_error *err);
 
 /* ---- the outbox ------------------------------------------------------------ */
 

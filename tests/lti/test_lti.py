@@ -196,7 +196,7 @@ try:
         bb = Browser()
         st, h, _ = bb.launch(plat, sub=sub, extra=extra)
         me = json.loads(bb.go("GET", SERVER_URL + "/api/me")[2])
-        check(st == 303 and me.get("kind") == "student",
+        check(st == 303 and me.get("kind") == "student" and me.get("name", "").startswith(want),
               "a launch with %s signs in (%s)" % (extra or "no personal data", me))
 
     # ---- an instructor ---------------------------------------------------------------------
