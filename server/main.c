@@ -92,8 +92,8 @@ static const struct option_def defs[O_COUNT] = {
     [O_LTI_CONFIG] = { "lti-config", "BUTTERFLY_LTI_CONFIG", "FILE",
                        "the LTI 1.3 platforms this tool is registered with (docs/LTI.md); "
                        "needs --public-url", V_TEXT, 0, 0 },
-    [O_LTI_POLICY] = { "lti-score-policy", "BUTTERFLY_LTI_SCORE_POLICY", "best|last",
-                       "the score sent to a platform's gradebook: the best attempt or the "
+    [O_LTI_POLICY] = { "lti-score-policy", "BUTTERFLY_LTI_SCORE_POLICY", "POLICY",
+                       "the score sent to a platform's gradebook: best (the best attempt) or "
                        "last", V_TEXT, 0, 0 },
 };
 
