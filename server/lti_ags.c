@@ -187,14 +187,20 @@ static void iso_ms(int64_t ms, char *out, size_t n)
 }
 
 /* Sends one score; true when the platform took it. *timestamp gets the
- * one it was sent with. */
+ * one it was sent with; *permanent says a refusal will not change by
+ * trying again (a 4xx other than 401, 408 and 429: an unknown user, say). */
 static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *timestamp,
-                       char *err, size_t errsz)
+                       bool *permanent, char *err, size_t errsz)
 {
+    *permanent = false;
     const char *token = access_token(l, i, err, errsz);
     if (!token)
         return false;
-    int64_t ts = d->graded_ms > d->last_ts ? d->graded_ms : d->last_ts + 1;
+    /* the time of this attempt, after the last sent: a platform refuses a
+     * timestamp not after the last one it has, and an attempt that timed
+     * out here may still have reached it */
+    int64_t now = store_now_ms();
+    int64_t ts = now > d->last_ts ? now : d->last_ts + 1;
     *timestamp = ts;
     bool best = l->policy == LTI_POLICY_BEST;
     int64_t given = best ? d->best : d->points;
@@ -221,6 +227,8 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     free(answer);
     if (ok && (status < 200 || status > 299)) {
         snprintf(err, errsz, "the scores endpoint answered %ld", status);
+        *permanent = status >= 400 && status < 500 && status != 401 && status != 408 &&
+                     status != 429;
         if (status == 401) {
             free(l->tokens[i].token);   /* the platform ended it: ask again */
             l->tokens[i].token = NULL;
@@ -256,12 +264,13 @@ static void send_due(struct lti *l)
             count(l, &l->scores_failed);
             continue;
         }
-        if (send_score(l, (size_t)(p - l->cfg.p), x, &ts, err, sizeof err)) {
+        bool permanent = false;
+        if (send_score(l, (size_t)(p - l->cfg.p), x, &ts, &permanent, err, sizeof err)) {
             store_lti_outbox_sent(l->sender_store, x->seq, ts, &e);
             count(l, &l->scores_sent);
             continue;
         }
-        bool give_up = (unsigned)x->attempts + 1 >= LTI_SEND_ATTEMPTS;
+        bool give_up = permanent || (unsigned)x->attempts + 1 >= LTI_SEND_ATTEMPTS;
         int64_t wait = LTI_RETRY_FIRST_MS;
         for (int a = 0; a < x->attempts && wait < LTI_RETRY_MAX_MS; a++)
             wait *= 2;

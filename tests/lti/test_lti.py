@@ -6,7 +6,6 @@ usage: test_lti.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN   (run with /usr/bin
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ from html import unescape
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from serverproc import Server  # noqa: E402
+from lti_browser import Browser as BaseBrowser, free_port  # noqa: E402
 from platform_lti import CLAIM, INSTRUCTOR, Platform  # noqa: E402
 
 BINARY, SAMPLES, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -28,68 +28,6 @@ def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what, flush=True)
     if not cond:
         failures.append(what)
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *a, **k):
-        return None
-
-
-class Browser:
-    """Follows nothing by itself; keeps cookies by name as a browser would
-    for one host (Max-Age=0 removes one)."""
-
-    def __init__(self):
-        self.jar = {}
-        self.opener = urllib.request.build_opener(NoRedirect)
-
-    def go(self, method, url, data=None, headers=None):
-        h = dict(headers or {})
-        if self.jar and url.startswith(SERVER_URL):
-            h["Cookie"] = "; ".join("%s=%s" % kv for kv in self.jar.items())
-        body = urllib.parse.urlencode(data).encode() if isinstance(data, dict) else data
-        if isinstance(data, dict):
-            h["Content-Type"] = "application/x-www-form-urlencoded"
-        req = urllib.request.Request(url, data=body, method=method, headers=h)
-        try:
-            r = self.opener.open(req, timeout=30)
-        except urllib.error.HTTPError as e:
-            r = e
-        text = r.read().decode("utf-8", "replace")
-        if url.startswith(SERVER_URL):
-            for c in r.headers.get_all("Set-Cookie") or []:
-                name, _, rest = c.partition("=")
-                value = rest.split(";")[0]
-                if "Max-Age=0" in c:
-                    self.jar.pop(name, None)
-                else:
-                    self.jar[name] = value
-        return r.status, r.headers, text
-
-    def launch(self, plat, target=None, **claims):
-        """The whole flow: the platform's login initiation, our 302, the
-        platform's auth answer (the auto-posting form), the post to us."""
-        plat.pending_target = target or SERVER_URL + "/lti/launch"
-        plat.pending_claims = claims
-        st, h, _ = self.go("GET", SERVER_URL + "/lti/login?" + urllib.parse.urlencode({
-            "iss": plat.issuer, "login_hint": "hint-1", "client_id": plat.client_id,
-            "target_link_uri": plat.pending_target, "lti_message_hint": "m+1/2"}))
-        assert st == 302, (st, _)
-        self.login_cookie = self.jar.get("butterfly_lti_state")
-        st, _, form = self.go("GET", h["Location"])
-        assert st == 200, (st, form)
-        action = unescape(re.search(r'action="([^"]*)"', form).group(1))
-        fields = dict((m.group(1), unescape(m.group(2))) for m in
-                      re.finditer(r'name=(\w+) value="([^"]*)"', form))
-        return self.go("POST", action, fields)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def sample(name):
@@ -123,6 +61,11 @@ plat = Platform()
 plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4"})
 port = free_port()
 SERVER_URL = "http://127.0.0.1:%d" % port
+
+
+class Browser(BaseBrowser):
+    def __init__(self):
+        super().__init__(SERVER_URL)
 plat.tool_jwks_url = SERVER_URL + "/lti/jwks.json"
 config = os.path.join(folder, "lti.json")
 with open(config, "w") as f:
@@ -354,6 +297,39 @@ try:
     learner = Browser()
     st, _, _ = learner.launch(plat, sub="learner-1")
     check(st == 303, "a launch after the key set came back works")
+    # slow: past our 10 s bound per call; the student's answer does not wait for it
+    n = len(plat.scores)
+    plat.mode["scores"] = "slow"
+    t0 = time.time()
+    st, _, _ = submit(learner, "correct.glsl")
+    answered = time.time() - t0
+    time.sleep(1)
+    with urllib.request.urlopen(SERVER_URL + "/healthz", timeout=5) as r:
+        healthy = r.status == 200
+    check(st == 200 and answered < 5 and healthy,
+          "with the scores endpoint slow the answer takes %.1f s, /healthz 200" % answered)
+    wait_for(lambda: metric('butterfly_lti_scores_total{outcome="retried"}') >= 1, 20)
+    plat.mode.pop("scores")
+    check(wait_for(lambda: len(plat.scores) > n, 30),
+          "once the scores endpoint is fast again the score arrives")
+    time.sleep(6)   # the slow call's late arrival, after our retry of it
+    # the retry carries a later timestamp: the platform keeps it, and
+    # refuses the timed-out attempt when it comes in late (never the other way)
+    last = plat.last_ts.get("learner-1", "")
+    stale = [r for r in plat.refused if r[0] != "assertion"]
+    check(all(r[0].startswith("timestamp") and r[1]["timestamp"] < last for r in stale),
+          "after a timeout only the stale attempt can be refused, never the retry: %s" % stale)
+    plat.refused.clear()
+
+    # an unknown user: the platform's 400 is final, counted as failed
+    failed = metric('butterfly_lti_scores_total{outcome="failed"}')
+    stranger = Browser()
+    stranger.launch(plat, sub="stranger")
+    submit(stranger, "correct.glsl")
+    check(wait_for(lambda: metric('butterfly_lti_scores_total{outcome="failed"}') > failed, 20)
+          and not [s for s in plat.scores if s["userId"] == "stranger"],
+          "a score for a user the platform does not know is refused and counted as failed")
+    plat.refused.clear()
     n = len(plat.scores)
     plat.mode["token"] = "5xx"
     plat.mode["scores"] = "down"
