@@ -339,7 +339,8 @@ try:
     time.sleep(2)
     check(len(plat.scores) == n and metric('butterfly_lti_scores_total{outcome="retried"}') >= 1,
           "with the platform down nothing arrives, and the retries are counted")
-    srv.stop()
+    rc = srv.stop()
+    check(rc == 0, "the server stops cleanly with scores waiting (exit %s)" % rc)
     srv = Server(BINARY, *args)
     plat.mode.clear()
     got = wait_for(lambda: len(plat.scores) > n, 40)
@@ -370,7 +371,8 @@ try:
           "the next assertion is signed with the new key and the score arrives (%s)"
           % plat.assertion_kids[-2:])
 finally:
-    srv.stop()
+    rc = srv.stop()
+    check(rc == 0, "the server stops cleanly (exit %s; under ASan: no leak)" % rc)
     plat.stop()
 
 print("%d failure(s)" % len(failures))
