@@ -179,8 +179,9 @@ static enum store_status add_key(struct store *s, void *arg, struct store_error 
         return st;
     int64_t now = store_now_ms();
     struct store_value p[] = { sv_text(a->kid), sv_text(a->jwk), sv_int(now) };
-    st = exec(s, "UPDATE lti_keys SET retired_ms = ?3 WHERE retired_ms = 0", p, 3, NULL, NULL,
-              NULL, err);
+    /* PostgreSQL types every parameter of a statement: pass only those used */
+    st = exec(s, "UPDATE lti_keys SET retired_ms = ?1 WHERE retired_ms = 0", &p[2], 1, NULL,
+              NULL, NULL, err);
     if (st == STORE_OK)
         st = exec(s, "INSERT INTO lti_keys (kid, jwk, created_ms) VALUES (?1, ?2, ?3)", p, 3,
                   NULL, NULL, NULL, err);
@@ -227,8 +228,8 @@ static enum store_status put_state(struct store *s, void *arg, struct store_erro
     struct store_value p[] = { sv_text(x->state), sv_text(x->nonce), sv_text(x->issuer),
                                sv_text(x->client_id), sv_text(x->target_link_uri),
                                sv_int(x->expires_ms), sv_int(store_now_ms()) };
-    enum store_status st = exec(s, "DELETE FROM lti_states WHERE expires_ms < ?7", p, 7, NULL,
-                                NULL, NULL, err);
+    enum store_status st = exec(s, "DELETE FROM lti_states WHERE expires_ms < ?1", &p[6], 1,
+                                NULL, NULL, NULL, err);
     if (st == STORE_OK)
         st = exec(s, "INSERT INTO lti_states (state, nonce, issuer, client_id, "
                      "target_link_uri, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", p, 6,
@@ -308,8 +309,8 @@ static enum store_status use_nonce(struct store *s, void *arg, struct store_erro
     struct nonce *x = arg;
     struct store_value p[] = { sv_text(x->issuer), sv_text(x->nonce), sv_int(x->expires_ms),
                                sv_int(store_now_ms()) };
-    enum store_status st = exec(s, "DELETE FROM lti_nonces WHERE expires_ms < ?4", p, 4, NULL,
-                                NULL, NULL, err);
+    enum store_status st = exec(s, "DELETE FROM lti_nonces WHERE expires_ms < ?1", &p[3], 1,
+                                NULL, NULL, NULL, err);
     if (st == STORE_OK)
         st = exec(s, "INSERT INTO lti_nonces (issuer, nonce, expires_ms) VALUES (?1, ?2, ?3) "
                      "ON CONFLICT (issuer, nonce) DO NOTHING", p, 3, NULL, NULL, &x->added,
@@ -532,7 +533,7 @@ static enum store_status mark_sent(struct store *s, void *arg, struct store_erro
     struct mark *m = arg;
     struct store_value p[] = { sv_int(m->seq), sv_int(m->ms) };
     enum store_status st = exec(s, "INSERT INTO lti_sent (issuer, lineitem, sub, last_ms) "
-                                   "SELECT issuer, lineitem, sub, ?2 FROM lti_outbox "
+                                   "SELECT issuer, lineitem, sub, CAST(?2 AS BIGINT) FROM lti_outbox "
                                    "WHERE seq = ?1 ON CONFLICT (issuer, lineitem, sub) DO "
                                    "UPDATE SET last_ms = excluded.last_ms", p, 2, NULL, NULL,
                                 NULL, err);
@@ -553,9 +554,10 @@ static enum store_status mark_retry(struct store *s, void *arg, struct store_err
 {
     struct mark *m = arg;
     struct store_value p[] = { sv_int(m->seq), sv_int(m->ms), sv_text(m->why ? m->why : "") };
+    struct store_value q[] = { p[0], p[2] };
     if (m->give_up)
-        return exec(s, "UPDATE lti_outbox SET state = 2, attempts = attempts + 1, error = ?3"
-                       SAME_PAIR_UP_TO, p, 3, NULL, NULL, NULL, err);
+        return exec(s, "UPDATE lti_outbox SET state = 2, attempts = attempts + 1, error = ?2"
+                       SAME_PAIR_UP_TO, q, 2, NULL, NULL, NULL, err);
     return exec(s, "UPDATE lti_outbox SET attempts = attempts + 1, next_ms = ?2, error = ?3 "
                    "WHERE seq = ?1", p, 3, NULL, NULL, NULL, err);
 }

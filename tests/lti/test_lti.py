@@ -1,7 +1,9 @@
 """LTI 1.3 end to end: our server against a platform written for the tests
 (tests/lti/platform.py), the test playing the browser with a cookie jar.
 
-usage: test_lti.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN   (run with /usr/bin/python3)
+usage: test_lti.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN [DATABASE_URL]
+(run with /usr/bin/python3; the store is a SQLite file in a temporary folder
+unless a URL is given: the lti_pg suite gives a PostgreSQL cluster's)
 """
 import json
 import os
@@ -70,8 +72,8 @@ plat.tool_jwks_url = SERVER_URL + "/lti/jwks.json"
 config = os.path.join(folder, "lti.json")
 with open(config, "w") as f:
     json.dump({"platforms": [plat.registration()]}, f)
-db = os.path.join(folder, "records.sqlite")
-args = ("--port", str(port), "--database", "sqlite:" + db, "--public-url", SERVER_URL,
+DATABASE = sys.argv[4] if len(sys.argv) > 4 else "sqlite:" + os.path.join(folder, "r.sqlite")
+args = ("--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
         "--lti-config", config, "--workers", "1")
 srv = Server(BINARY, *args)
 try:
@@ -353,7 +355,7 @@ try:
     # ---- our key rotation: the platform verifies our assertion with the new key -------------
     with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
         old = [k["kid"] for k in json.load(r)["keys"]]
-    p = subprocess.run([ADMIN, "--database", "sqlite:" + db, "lti", "rotate-key"],
+    p = subprocess.run([ADMIN, "--database", DATABASE, "lti", "rotate-key"],
                        capture_output=True, text=True, timeout=60)
     new = re.search(r"new LTI key (\w+)", p.stdout)
     check(p.returncode == 0 and new, "butterfly-admin lti rotate-key makes a key: " +
