@@ -596,3 +596,45 @@ enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int
     *failed = k.v[2];
     return st;
 }
+
+struct unsent_walk {
+    bool (*fn)(const struct store_lti_unsent *u, void *arg);
+    void *arg;
+};
+
+static bool unsent_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct unsent_walk *w = arg;
+    if (n < 5)
+        return false;
+    char *student = store_memdup(c[0].p ? c[0].p : "", c[0].len);
+    char *klass = store_memdup(c[1].p ? c[1].p : "", c[1].len);
+    char *error = store_memdup(c[4].p ? c[4].p : "", c[4].len);
+    bool more = false;
+    if (student && klass && error)
+        more = w->fn(&(struct store_lti_unsent){ student, klass, c[2].i == 2, (int)c[3].i,
+                                                 error }, w->arg);
+    free(student);
+    free(klass);
+    free(error);
+    return more;
+}
+
+enum store_status store_lti_unsent_each(struct store *s,
+                                        bool (*fn)(const struct store_lti_unsent *u, void *arg),
+                                        void *arg, struct store_error *err)
+{
+    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    if (st != STORE_OK)
+        return st;
+    struct unsent_walk w = { fn, arg };
+    /* per (student, line item) its newest score: unsent when it failed,
+     * or waits after a failed attempt */
+    return exec(s,
+        "SELECT o.student, COALESCE((SELECT MIN(m.class_id) FROM lti_members m "
+        " WHERE m.student = o.student), ''), o.state, o.attempts, o.error "
+        "FROM lti_outbox o WHERE o.seq = (SELECT MAX(x.seq) FROM lti_outbox x "
+        " WHERE x.student = o.student AND x.lineitem = o.lineitem) "
+        "AND (o.state = 2 OR (o.state = 0 AND o.attempts > 0)) ORDER BY o.student, o.seq",
+        NULL, 0, unsent_row, &w, NULL, err);
+}

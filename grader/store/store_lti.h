@@ -139,6 +139,20 @@ enum store_status store_lti_outbox_sent(struct store *s, int64_t seq, int64_t ti
 enum store_status store_lti_outbox_retry(struct store *s, int64_t seq, int64_t next_ms,
                                          bool give_up, const char *why, struct store_error *err);
 
+/* A student whose latest score on a line item did not reach the platform:
+ * failed for good, or waiting after at least one failed attempt. */
+struct store_lti_unsent {
+    const char *student, *class_id;   /* class_id "" when the student is in none */
+    bool failed;                      /* false: still being retried */
+    int attempts;
+    const char *error;                /* the last failure's sentence */
+};
+
+/* Calls fn for each such student (for the class view), ordered by student. */
+enum store_status store_lti_unsent_each(struct store *s,
+                                        bool (*fn)(const struct store_lti_unsent *u, void *arg),
+                                        void *arg, struct store_error *err);
+
 /* Counts of the outbox: waiting, sent, failed. */
 enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int64_t *sent,
                                           int64_t *failed, struct store_error *err);

@@ -132,6 +132,15 @@ static bool take(const struct store_lti_score *sc, void *arg)
     return true;
 }
 
+static bool take_unsent(const struct store_lti_unsent *u, void *arg)
+{
+    int *n = arg;
+    n[0]++;
+    n[1] += u->failed;
+    assert_non_null(strstr(u->error, "unknown user"));
+    return true;
+}
+
 static void test_launch_and_outbox(void **state)
 {
     (void)state;
@@ -200,6 +209,10 @@ static void test_launch_and_outbox(void **state)
                      STORE_OK);
     assert_int_equal(store_lti_outbox_counts(s, &waiting, &sent, &failed, &e), STORE_OK);
     assert_int_equal(failed, 1);
+    int unsent[2] = { 0, 0 };
+    assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
+    assert_int_equal(unsent[0], 1);   /* Ada, whose newest score failed */
+    assert_int_equal(unsent[1], 1);
     for (int i = 0; i < 4; i++)
         store_record_free(r[i]);
     store_record_free(nobody);
