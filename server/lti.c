@@ -251,6 +251,13 @@ bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *t
             if (fetched)
                 key = r_jwks_get_by_kid(ks->set, kid);
         }
+        /* the platform cannot be reached now: a key it published before,
+         * past its cache time, still verifies (a rotation is what the
+         * refetch is for, and a removed key needs the platform's answer) */
+        if (!key && !fetched && ks->set) {
+            key = r_jwks_get_by_kid(ks->set, kid);
+            fetched = key != NULL;
+        }
         unsigned int bits = 0;
         if (!fetched && !key) {
             why->code = "key_set";

@@ -19,7 +19,7 @@
 
 /* A copy of one due score, made during the walk. */
 struct due {
-    int64_t seq, graded_ms, best, last_ts;
+    int64_t seq, graded_ms, best, last_ts, next_ms;
     int points, max_points, status, attempts;
     char *issuer, *client_id, *sub, *lineitem;
 };
@@ -36,7 +36,7 @@ static bool take_due(const struct store_lti_score *sc, void *arg)
         return false;
     struct due *x = &d->v[d->n];
     *x = (struct due){ sc->seq, sc->graded_ms, sc->best_points, sc->last_timestamp_ms,
-                       sc->points, sc->max_points, sc->status, sc->attempts,
+                       sc->next_ms, sc->points, sc->max_points, sc->status, sc->attempts,
                        strdup(sc->issuer), strdup(sc->client_id), strdup(sc->sub),
                        strdup(sc->lineitem) };
     if (x->issuer && x->client_id && x->sub && x->lineitem)
@@ -258,6 +258,13 @@ static void send_due(struct lti *l)
         const struct lti_platform *p = lti_config_find(&l->cfg, x->issuer, x->client_id);
         char err[300];
         int64_t ts = 0;
+        /* several instances share a PostgreSQL outbox: one sends each
+         * score, the others see it taken; the lease outlives a call */
+        bool mine = false;
+        if (store_lti_outbox_claim(l->sender_store, x->seq, x->next_ms,
+                                   store_now_ms() + 3 * (int64_t)LTI_SEND_TIMEOUT_MS, &mine,
+                                   &e) != STORE_OK || !mine)
+            continue;
         if (!p) {
             store_lti_outbox_retry(l->sender_store, x->seq, 0, true,
                                    "the platform is no longer registered", &e);

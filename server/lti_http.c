@@ -334,7 +334,7 @@ static enum MHD_Result launch(struct request *r)
         return refuse_launch(r, 400, "state_cookie", "The browser sent no state cookie: it "
                              "may block cookies inside the course's frame (open the exercise "
                              "in a new window).");
-    if (!session_equal(cookie, q->state, strlen(q->state)) || strlen(cookie) != strlen(q->state))
+    if (strlen(cookie) != strlen(q->state) || !session_equal(cookie, q->state, strlen(q->state)))
         return refuse_launch(r, 400, "state", "The state is not the one this browser's login "
                              "made.");
     MHD_suspend_connection(r->conn);

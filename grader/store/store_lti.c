@@ -473,7 +473,7 @@ struct due_walk {
 static bool due_row(const struct store_value *c, size_t n, void *arg)
 {
     struct due_walk *w = arg;
-    if (n < 14)
+    if (n < 15)
         return false;
     char *t[6];
     bool ok = true;
@@ -488,6 +488,7 @@ static bool due_row(const struct store_value *c, size_t n, void *arg)
             .client_id = t[3], .sub = t[4], .lineitem = t[5], .points = (int)c[7].i,
             .max_points = (int)c[8].i, .status = (int)c[9].i, .graded_ms = c[10].i,
             .attempts = (int)c[11].i, .best_points = c[12].i, .last_timestamp_ms = c[13].i,
+            .next_ms = c[14].i,
         }, w->arg);
     for (int i = 0; i < 6; i++)
         free(t[i]);
@@ -509,11 +510,34 @@ enum store_status store_lti_outbox_due(struct store *s, int64_t now_ms, unsigned
         "(SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
         " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq), "
         "COALESCE((SELECT t.last_ms FROM lti_sent t WHERE t.issuer = o.issuer AND "
-        " t.lineitem = o.lineitem AND t.sub = o.sub), 0) "
+        " t.lineitem = o.lineitem AND t.sub = o.sub), 0), o.next_ms "
         "FROM lti_outbox o WHERE o.state = 0 AND o.next_ms <= ?1 AND NOT EXISTS "
         "(SELECT 1 FROM lti_outbox e WHERE e.state = 0 AND e.issuer = o.issuer AND "
         " e.lineitem = o.lineitem AND e.sub = o.sub AND e.seq > o.seq) "
         "ORDER BY o.seq LIMIT ?2", p, 2, due_row, &w, NULL, err);
+}
+
+struct claim {
+    int64_t seq, was, until;
+    uint64_t changes;
+};
+
+static enum store_status do_claim(struct store *s, void *arg, struct store_error *err)
+{
+    struct claim *c = arg;
+    struct store_value p[] = { sv_int(c->seq), sv_int(c->was), sv_int(c->until) };
+    return exec(s, "UPDATE lti_outbox SET next_ms = ?3 WHERE seq = ?1 AND next_ms = ?2 AND "
+                   "state = 0", p, 3, NULL, NULL, &c->changes, err);
+}
+
+enum store_status store_lti_outbox_claim(struct store *s, int64_t seq, int64_t was_next_ms,
+                                         int64_t lease_until_ms, bool *claimed,
+                                         struct store_error *err)
+{
+    struct claim c = { seq, was_next_ms, lease_until_ms, 0 };
+    enum store_status st = in_write(s, do_claim, &c, err);
+    *claimed = st == STORE_OK && c.changes == 1;
+    return st;
 }
 
 struct mark {

@@ -117,6 +117,7 @@ struct store_lti_score {
     int points, max_points, status;
     int64_t graded_ms;
     int attempts;
+    int64_t next_ms;            /* when it is due (for store_lti_outbox_claim) */
     int64_t best_points;        /* the best points of this student on this line item */
     int64_t last_timestamp_ms;  /* of the score sent last on this line item (0: none) */
 };
@@ -128,6 +129,13 @@ struct store_lti_score {
 enum store_status store_lti_outbox_due(struct store *s, int64_t now_ms, unsigned limit,
                                        bool (*fn)(const struct store_lti_score *sc, void *arg),
                                        void *arg, struct store_error *err);
+
+/* Takes score seq for one sender until lease_until_ms (its next try moves
+ * there), when its next try is still was_next_ms: *claimed false when
+ * another sender (another instance) took it first. */
+enum store_status store_lti_outbox_claim(struct store *s, int64_t seq, int64_t was_next_ms,
+                                         int64_t lease_until_ms, bool *claimed,
+                                         struct store_error *err);
 
 /* The score seq went out with this timestamp: marked sent, and every
  * older score of the pair too (superseded). */

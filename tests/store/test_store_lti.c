@@ -187,6 +187,14 @@ static void test_launch_and_outbox(void **state)
     assert_int_equal(x.v[0].points, 2);
     assert_int_equal(x.v[0].best_points, 9);
     assert_int_equal(x.v[0].last_timestamp_ms, 0);
+    /* one sender takes it; a second (another instance) finds it taken */
+    bool mine = false;
+    assert_int_equal(store_lti_outbox_claim(s, x.v[0].seq, x.v[0].next_ms, store_now_ms() + 30000,
+                                            &mine, &e), STORE_OK);
+    assert_true(mine);
+    assert_int_equal(store_lti_outbox_claim(s, x.v[0].seq, x.v[0].next_ms, store_now_ms() + 30000,
+                                            &mine, &e), STORE_OK);
+    assert_false(mine);
     /* a failure waits for its next try, then sending supersedes the older ones */
     assert_int_equal(store_lti_outbox_retry(s, x.v[0].seq, store_now_ms() + 60000, false,
                                             "down", &e), STORE_OK);
