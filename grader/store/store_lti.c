@@ -55,19 +55,33 @@
     " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms"                         \
     " FROM lti_links l WHERE l.student = NEW.student;"
 
-/* The trigger: a record of a student whose launch gave a line item puts
+/* A forgotten student (butterfly-admin forget) takes their LTI rows
+ * along: a later launch of the same (issuer, sub) is a new student. */
+#define FORGET_DELETE                                                                \
+    "DELETE FROM lti_users WHERE student = OLD.id; "                                 \
+    "DELETE FROM lti_members WHERE student = OLD.id; "                               \
+    "DELETE FROM lti_links WHERE student = OLD.id; "                                 \
+    "DELETE FROM lti_outbox WHERE student = OLD.id;"
+
+/* The triggers: a record of a student whose launch gave a line item puts
  * its score in the outbox, inside the record's own transaction. */
 static const char sqlite_schema[] =
     LTI_TABLES("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT")
     "CREATE TRIGGER IF NOT EXISTS lti_outbox_on_record AFTER INSERT ON records\n"
-    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n";
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n"
+    "CREATE TRIGGER IF NOT EXISTS lti_forget AFTER DELETE ON students\n"
+    "FOR EACH ROW BEGIN " FORGET_DELETE " END;\n";
 
 static const char pg_schema[] =
     LTI_TABLES("BIGINT", "BIGSERIAL PRIMARY KEY")
     "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n"
     "AS $$ BEGIN " OUTBOX_INSERT " RETURN NEW; END $$;\n"
     "CREATE OR REPLACE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"
-    "FOR EACH ROW WHEN (NEW.student IS NOT NULL) EXECUTE FUNCTION lti_outbox_on_record();\n";
+    "FOR EACH ROW WHEN (NEW.student IS NOT NULL) EXECUTE FUNCTION lti_outbox_on_record();\n"
+    "CREATE OR REPLACE FUNCTION lti_forget() RETURNS trigger LANGUAGE plpgsql\n"
+    "AS $$ BEGIN " FORGET_DELETE " RETURN OLD; END $$;\n"
+    "CREATE OR REPLACE TRIGGER lti_forget AFTER DELETE ON students\n"
+    "FOR EACH ROW EXECUTE FUNCTION lti_forget();\n";
 
 /* Runs fn in one write transaction (store.c's in_write, for this file). */
 static enum store_status in_write(struct store *s,

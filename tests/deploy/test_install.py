@@ -81,7 +81,7 @@ def install(tmp):
     sh("meson", "setup", build, src, "--prefix=" + prefix)
     # what the install needs, not the tests and benchmarks
     sh("ninja", "-C", build, "grader/butterfly-worker", "grader/butterfly-grade",
-       "grader/butterfly-batch", "server/butterfly-server")
+       "grader/butterfly-batch", "grader/butterfly-admin", "server/butterfly-server")
     sh("meson", "install", "-C", build, "--no-rebuild", "--quiet")
     shutil.rmtree(src)
     return prefix

@@ -221,6 +221,14 @@ static void test_launch_and_outbox(void **state)
     assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
     assert_int_equal(unsent[0], 1);   /* Ada, whose newest score failed */
     assert_int_equal(unsent[1], 1);
+    /* forgotten: the LTI rows go too, and a new launch is a new student */
+    assert_int_equal(store_student_forget(s, ada, NULL, &e), STORE_OK);
+    unsent[0] = 0;
+    assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
+    assert_int_equal(unsent[0], 0);
+    l.name = "Ada";
+    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_string_not_equal(again, ada);
     for (int i = 0; i < 4; i++)
         store_record_free(r[i]);
     store_record_free(nobody);
