@@ -28,6 +28,8 @@ struct lti_req {
     /* the launch */
     char *id_token;
     char state[STORE_TOKEN_SIZE];
+    bool no_cookie;             /* the browser sent no state cookie */
+    char *relaunch;             /* then: the login again, for a new window */
     /* the answer the job made */
     unsigned status;
     const char *code;           /* a refusal's check, NULL when accepted */
@@ -47,6 +49,8 @@ void lti_http_release(struct request *r)
     free(q->st.issuer);
     free(q->st.client_id);
     free(q->st.target_link_uri);
+    free(q->st.relaunch);
+    free(q->relaunch);
     free(q);
     r->lti = NULL;
 }
@@ -69,23 +73,35 @@ static void html_escape(const char *s, char *out, size_t n)
     out[o] = '\0';
 }
 
-/* A small page: a refusal says which check failed (code) and why. */
-static enum MHD_Result page(struct request *r, unsigned status, const char *title,
-                            const char *code, const char *message)
+/* A small page: a refusal says which check failed (code) and why; with
+ * a relaunch address, a link that opens the login again in a new window
+ * (where the browser keeps the tool's cookies). */
+static enum MHD_Result page_with(struct request *r, unsigned status, const char *title,
+                                 const char *code, const char *message, const char *relaunch)
 {
     char t[256], m[700], c[80];
     html_escape(title, t, sizeof t);
     html_escape(message, m, sizeof m);
     html_escape(code ? code : "", c, sizeof c);
+    size_t ln = relaunch && *relaunch ? 6 * strlen(relaunch) + 1 : 1;
+    char *link = malloc(ln);
+    if (!link)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    html_escape(relaunch ? relaunch : "", link, ln);
     char *body = NULL;
     int n = asprintf(&body,
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<title>%s</title></head><body><main><h1>%s</h1><p>%s</p>%s%s%s"
+        "<title>%s</title></head><body><main><h1>%s</h1><p>%s</p>%s%s%s%s%s%s"
         "<p>Open the exercise again from your course. If it keeps failing, show this page "
         "to your instructor.</p></main></body></html>\n",
         t, t, m, code ? "<p>Check that failed: <code id=\"check\">" : "", c,
-        code ? "</code></p>" : "");
+        code ? "</code></p>" : "",
+        link[0] ? "<p><a id=\"new-window\" href=\"" : "", link,
+        link[0] ? "\" target=\"_blank\" rel=\"noopener\">Open the exercise in a new "
+                  "window</a> (your browser blocks this tool's cookies inside the "
+                  "course's page).</p>" : "");
+    free(link);
     if (n < 0)
         return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
     return response_queue(r, status, response_from_buffer(body, (size_t)n,
@@ -93,11 +109,18 @@ static enum MHD_Result page(struct request *r, unsigned status, const char *titl
                           "text/html; charset=utf-8", "no-store");
 }
 
+static enum MHD_Result page(struct request *r, unsigned status, const char *title,
+                            const char *code, const char *message)
+{
+    return page_with(r, status, title, code, message, NULL);
+}
+
 static enum MHD_Result refuse_launch(struct request *r, unsigned status, const char *code,
                                      const char *message)
 {
     lti_count_launch(r->srv->lti, code);
-    return page(r, status, "The launch was refused", code, message);
+    return page_with(r, status, "The launch was refused", code, message,
+                     r->lti ? r->lti->relaunch : NULL);
 }
 
 /* --- the key set ------------------------------------------------------------------ */
@@ -192,6 +215,18 @@ static enum MHD_Result login(struct request *r)
     q->st.expires_ms = store_now_ms() + (int64_t)LTI_STATE_LIFETIME_S * 1000;
     char redirect_uri[1200];
     snprintf(redirect_uri, sizeof redirect_uri, "%s/lti/launch", pub);
+    /* the same login, for a new window if the frame's cookies are blocked */
+    q->st.relaunch = malloc(strlen(pub) + 16);
+    if (q->st.relaunch) {
+        sprintf(q->st.relaunch, "%s/lti/login", pub);
+        bool kept = add_query(&q->st.relaunch, "iss", p->issuer) &&
+                    add_query(&q->st.relaunch, "client_id", p->client_id) &&
+                    add_query(&q->st.relaunch, "login_hint", hint) &&
+                    (!has_msg_hint || add_query(&q->st.relaunch, "lti_message_hint", msg_hint)) &&
+                    add_query(&q->st.relaunch, "target_link_uri", target);
+        if (!kept || strlen(q->st.relaunch) > STORE_LTI_MAX_RELAUNCH)
+            q->st.relaunch[0] = '\0';   /* too long to keep: no link, the rest works */
+    }
     q->location = strdup(p->auth_login_url);
     bool ok = q->st.issuer && q->st.client_id && q->st.target_link_uri && q->location &&
               add_query(&q->location, "scope", "openid") &&
@@ -257,6 +292,11 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
         q->status = 503;
         q->code = "store";
         snprintf(q->message, sizeof q->message, "The tool cannot read its logins now.");
+    } else if (q->no_cookie) {
+        q->code = "state_cookie";
+        snprintf(q->message, sizeof q->message, "The browser sent no state cookie: it may "
+                 "block cookies inside the course's page.");
+        q->relaunch = st.relaunch && *st.relaunch ? strdup(st.relaunch) : NULL;
     } else if (!(p = lti_config_find(lti_config_of(l), st.issuer, st.client_id))) {
         q->code = "unregistered";
         snprintf(q->message, sizeof q->message, "The platform is no longer registered.");
@@ -330,11 +370,11 @@ static enum MHD_Result launch(struct request *r)
         return refuse_launch(r, 400, "state", "The launch has no state, or not one of ours.");
     const char *cookie = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND,
                                                      LTI_STATE_COOKIE);
-    if (!cookie)
-        return refuse_launch(r, 400, "state_cookie", "The browser sent no state cookie: it "
-                             "may block cookies inside the course's frame (open the exercise "
-                             "in a new window).");
-    if (strlen(cookie) != strlen(q->state) || !session_equal(cookie, q->state, strlen(q->state)))
+    /* no cookie: the state is still taken (used once) and its login
+     * offered again in a new window */
+    q->no_cookie = !cookie;
+    if (cookie && (strlen(cookie) != strlen(q->state) ||
+                   !session_equal(cookie, q->state, strlen(q->state))))
         return refuse_launch(r, 400, "state", "The state is not the one this browser's login "
                              "made.");
     MHD_suspend_connection(r->conn);

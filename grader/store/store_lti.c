@@ -20,7 +20,7 @@
     "CREATE TABLE IF NOT EXISTS lti_states (\n"                                      \
     "    state TEXT PRIMARY KEY, nonce TEXT NOT NULL, issuer TEXT NOT NULL,\n"       \
     "    client_id TEXT NOT NULL, target_link_uri TEXT NOT NULL,\n"                  \
-    "    expires_ms " INT " NOT NULL);\n"                                            \
+    "    relaunch TEXT NOT NULL DEFAULT '', expires_ms " INT " NOT NULL);\n"                                            \
     "CREATE TABLE IF NOT EXISTS lti_nonces (\n"                                      \
     "    issuer TEXT NOT NULL, nonce TEXT NOT NULL, expires_ms " INT " NOT NULL,\n"  \
     "    PRIMARY KEY (issuer, nonce));\n"                                            \
@@ -233,6 +233,7 @@ void store_lti_state_clear(struct store_lti_state *st)
     free(st->issuer);
     free(st->client_id);
     free(st->target_link_uri);
+    free(st->relaunch);
     memset(st, 0, sizeof *st);
 }
 
@@ -241,13 +242,15 @@ static enum store_status put_state(struct store *s, void *arg, struct store_erro
     const struct store_lti_state *x = arg;
     struct store_value p[] = { sv_text(x->state), sv_text(x->nonce), sv_text(x->issuer),
                                sv_text(x->client_id), sv_text(x->target_link_uri),
-                               sv_int(x->expires_ms), sv_int(store_now_ms()) };
+                               sv_int(x->expires_ms), sv_int(store_now_ms()),
+                               sv_text(x->relaunch ? x->relaunch : "") };
     enum store_status st = exec(s, "DELETE FROM lti_states WHERE expires_ms < ?1", &p[6], 1,
                                 NULL, NULL, NULL, err);
+    struct store_value q[] = { p[0], p[1], p[2], p[3], p[4], p[5], p[7] };
     if (st == STORE_OK)
         st = exec(s, "INSERT INTO lti_states (state, nonce, issuer, client_id, "
-                     "target_link_uri, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", p, 6,
-                  NULL, NULL, NULL, err);
+                     "target_link_uri, expires_ms, relaunch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                  q, 7, NULL, NULL, NULL, err);
     return st;
 }
 
@@ -256,7 +259,8 @@ enum store_status store_lti_state_put(struct store *s, const struct store_lti_st
 {
     if (!st->issuer || !st->client_id || !st->target_link_uri ||
         strlen(st->target_link_uri) > STORE_MAX_TEXT || strlen(st->issuer) > STORE_MAX_TEXT ||
-        strlen(st->client_id) > STORE_MAX_TEXT)
+        strlen(st->client_id) > STORE_MAX_TEXT ||
+        (st->relaunch && strlen(st->relaunch) > STORE_LTI_MAX_RELAUNCH))
         return store_fail(err, STORE_INVALID, "a login's issuer, client id or target is "
                           "missing or over %d bytes", STORE_MAX_TEXT);
     return in_write(s, put_state, (void *)st, err);
@@ -272,14 +276,16 @@ struct take {
 static bool state_row(const struct store_value *c, size_t n, void *arg)
 {
     struct take *t = arg;
-    if (n < 5)
+    if (n < 6)
         return false;
     snprintf(t->out->nonce, sizeof t->out->nonce, "%.*s", (int)c[0].len, c[0].p ? c[0].p : "");
     t->out->issuer = store_memdup(c[1].p ? c[1].p : "", c[1].len);
     t->out->client_id = store_memdup(c[2].p ? c[2].p : "", c[2].len);
     t->out->target_link_uri = store_memdup(c[3].p ? c[3].p : "", c[3].len);
     t->out->expires_ms = c[4].i;
-    t->found = t->out->issuer && t->out->client_id && t->out->target_link_uri;
+    t->out->relaunch = store_memdup(c[5].p ? c[5].p : "", c[5].len);
+    t->found = t->out->issuer && t->out->client_id && t->out->target_link_uri &&
+               t->out->relaunch;
     return false;
 }
 
@@ -288,7 +294,7 @@ static enum store_status take_state(struct store *s, void *arg, struct store_err
     struct take *t = arg;
     struct store_value p[] = { sv_text(t->state) };
     enum store_status st = exec(s, "SELECT nonce, issuer, client_id, target_link_uri, "
-                                   "expires_ms FROM lti_states WHERE state = ?1", p, 1,
+                                   "expires_ms, relaunch FROM lti_states WHERE state = ?1", p, 1,
                                 state_row, t, NULL, err);
     if (st == STORE_OK)
         st = exec(s, "DELETE FROM lti_states WHERE state = ?1", p, 1, NULL, NULL, NULL, err);

@@ -66,8 +66,11 @@ struct store_lti_state {
     char state[STORE_TOKEN_SIZE];
     char nonce[STORE_TOKEN_SIZE];
     char *issuer, *client_id, *target_link_uri;   /* owned after a take */
+    char *relaunch;         /* the login again, for a new window ("" or NULL: none) */
     int64_t expires_ms;
 };
+
+#define STORE_LTI_MAX_RELAUNCH 8192   /* bytes of a login's address kept */
 
 void store_lti_state_clear(struct store_lti_state *st);
 

@@ -268,6 +268,19 @@ try:
     dd.jar.pop("butterfly_lti_state")
     st, _, page = dd.go("POST", SERVER_URL + "/lti/launch", fields)
     check(st == 400 and 'id="check">state_cookie' in page, "a missing state cookie is refused")
+    link = re.search(r'<a id="new-window" href="([^"]*)" target="_blank"', page)
+    check(link is not None, "... with an open-in-a-new-window link")
+    if link:
+        # the new window: a fresh top-level context that keeps the cookies
+        nw = Browser()
+        plat.pending_claims = {"sub": "learner-1"}
+        st, h, _ = nw.go("GET", unescape(link.group(1)))
+        st, _, form = nw.go("GET", h["Location"]) if st == 302 else (st, None, "")
+        f2 = dict((m.group(1), unescape(m.group(2))) for m in
+                  re.finditer(r'name=(\w+) value="([^"]*)"', form))
+        st, h, _ = nw.go("POST", SERVER_URL + "/lti/launch", f2) if f2 else (0, {}, "")
+        check(st == 303 and "butterfly_session" in nw.jar,
+              "the link's login in a new window launches and signs in (%s)" % st)
     dd.jar = dict(saved, butterfly_lti_state="0" * 64)
     st, _, page = dd.go("POST", SERVER_URL + "/lti/launch", fields)
     check(st == 400 and 'id="check">state' in page, "a state that is not the cookie's is refused")
