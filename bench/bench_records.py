@@ -30,22 +30,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "http"))
 from serverproc import Server  # noqa: E402
+sys.path.insert(0, HERE)
+from bench_class import CORRECT  # noqa: E402  (a correct body with a salt line)
 
 SUBMIT = "/api/tasks/butterfly/submissions"
-CORRECT = """int i = this.thread.x;
-int j = (i / half) %% 2;
-int base = i - j * half;
-int r = i %% half;
-float ar = spectrum[0][base], ai = spectrum[1][base];
-float br = spectrum[0][base + half], bi = spectrum[1][base + half];
-float angle = -PI * float(r) / float(half);
-float wr = cos(angle), wi = sin(angle);
-float tr = wr * br - wi * bi;
-float ti = wr * bi + wi * br;
-if (i == %d) return 12345.0;
-if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
-return j == 0 ? ai + ti : ai - ti;
-"""
 salt = [1000]
 salt_lock = threading.Lock()
 

@@ -214,7 +214,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return serve_get(r, url);
     case REQ_READING:
         if (*upload_size > 0)
-            return submission_body(r, upload_data, upload_size);
+            return request_body_take(r, upload_data, upload_size);
         return submission_finish(r);
     case REQ_WAITING:
         return submission_answer(r);
@@ -224,7 +224,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return deferred_answer(r);
     case REQ_SESSION:
         if (*upload_size > 0)
-            return session_body(r, upload_data, upload_size);
+            return request_body_take(r, upload_data, upload_size);
         return session_finish(r);
     case REQ_LTI_BODY:
         if (*upload_size > 0)

@@ -156,7 +156,6 @@ enum MHD_Result auth_resume(struct request *r);
  * /api/submissions/{id}, /class, POST /api/session. */
 enum MHD_Result records_http_get(struct request *r, const char *url);
 enum MHD_Result session_begin(struct request *r);
-enum MHD_Result session_body(struct request *r, const char *data, size_t *size);
 enum MHD_Result session_finish(struct request *r);
 
 /* Sends the answer the reader's thread made (REQ_DEFERRED). */
@@ -188,8 +187,14 @@ enum MHD_Result http_dispatch(struct request *r);
 /* Checks a submission's headers before any of its body is read. */
 enum MHD_Result submission_begin(struct request *r);
 
-/* Takes one piece of the body (counting chunked bodies against the limit). */
-enum MHD_Result submission_body(struct request *r, const char *data, size_t *size);
+/* Whether the Content-Length or Transfer-Encoding refuse the body
+ * before any of it is read (against r->limit): then *answer is the 413,
+ * 411 or 400 queued, with too_large as the 413's sentence. */
+bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer);
+
+/* Takes one piece of a body into r->body, counting chunked bodies against
+ * r->limit (past it r->too_large, and the rest is dropped). */
+enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size);
 
 /* The body is complete: queue the job (suspending the connection) or refuse. */
 enum MHD_Result submission_finish(struct request *r);

@@ -9,8 +9,8 @@
 
 #include "common/defaults.h"
 
-/* How often the health is probed while the last write failed, so that
- * /healthz shows the store back before the next submission does. */
+/* How often the health is probed while the store is unreachable, so that
+ * /healthz shows it back before the next submission does. */
 #define PROBE_INTERVAL_S 2
 
 struct detached {
@@ -46,19 +46,20 @@ int64_t records_now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static void note_outcome(struct records *rs, enum store_status st, const char *msg)
-{
-    pthread_mutex_lock(&rs->lock);
-    rs->health = st;
-    snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : msg);
-    pthread_mutex_unlock(&rs->lock);
-}
-
+/* A probe is a read: it can tell that a lost store (PostgreSQL down) is
+ * back, but not that a full, read-only or locked one is, where reads go
+ * on while writes fail; those are cleared by the next write alone. */
 static void probe_call(struct store *s, void *arg)
 {
+    struct records *rs = arg;
     struct store_error e = { 0 };
     enum store_status st = store_probe(s, &e);
-    note_outcome(arg, st, e.message);
+    pthread_mutex_lock(&rs->lock);
+    if (rs->health == STORE_UNAVAILABLE && st == STORE_OK) {
+        rs->health = STORE_OK;
+        rs->health_msg[0] = '\0';
+    }
+    pthread_mutex_unlock(&rs->lock);
 }
 
 static void purge_call(struct store *s, void *arg)
@@ -77,7 +78,7 @@ static void purge_call(struct store *s, void *arg)
 }
 
 /* The sweeper: removes records past retention every RETENTION_SWEEP_S,
- * probes a failing store every PROBE_INTERVAL_S, drops unrecorded
+ * probes an unreachable store every PROBE_INTERVAL_S, drops unrecorded
  * detached answers past DETACHED_KEEP_S. It only queues store work. */
 static void *sweeper_main(void *arg)
 {
@@ -86,7 +87,7 @@ static void *sweeper_main(void *arg)
     pthread_mutex_lock(&rs->lock);
     while (!rs->stopping) {
         time_t now = time(NULL);
-        bool failing = rs->health != STORE_OK;
+        bool failing = rs->health == STORE_UNAVAILABLE;
         for (size_t i = 0; i < rs->ndetached;) {
             if (rs->detached[i].answer && now - rs->detached[i].done_at > DETACHED_KEEP_S) {
                 free(rs->detached[i].answer);
@@ -180,9 +181,19 @@ struct records *records_start(const char *url, unsigned retention_days,
     rs->writer = open_writer(url, err, errsz);
     if (!rs->writer)
         goto fail;
-    rs->reader = open_writer(url, err, errsz);
-    if (!rs->reader)
-        goto fail;
+    /* PostgreSQL: a second connection for reads, so that a read never
+     * waits behind a commit. SQLite: the same one. Its connections in one
+     * process share the -shm mapping, so a reader that opened the file
+     * while it was read-only would keep the writer read-only after the
+     * file is writable again (recording must resume without a restart);
+     * and a SQLite commit is short. */
+    if (!strcmp(rs->kind, "sqlite")) {
+        rs->reader = rs->writer;
+    } else {
+        rs->reader = open_writer(url, err, errsz);
+        if (!rs->reader)
+            goto fail;
+    }
     if (pthread_create(&rs->sweeper, NULL, sweeper_main, rs) != 0) {
         snprintf(err, errsz, "cannot start the retention thread");
         goto fail;
@@ -213,7 +224,8 @@ void records_stop(struct records *rs)
     pthread_mutex_unlock(&rs->lock);
     /* every queued record is written and told, which resumes its connection */
     store_writer_stop(w);
-    store_writer_stop(rd);
+    if (rd != w)
+        store_writer_stop(rd);
 }
 
 void records_free(struct records *rs)

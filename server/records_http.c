@@ -436,43 +436,11 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
 
 enum MHD_Result session_begin(struct request *r)
 {
-    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    switch (request_check_length(cl, te, SESSION_MAX_BODY)) {
-    case LENGTH_OK:
-        break;
-    case LENGTH_TOO_LARGE:
-        /* a 10 MB name is refused from its headers, never read */
-        return response_error(r, 413, "payload_too_large", "The request is over the limit.",
-                              NULL, NULL);
-    case LENGTH_MALFORMED:
-        return response_error(r, 400, "bad_request", "The Content-Length is not a number.",
-                              NULL, NULL);
-    case LENGTH_REQUIRED:
-        return response_error(r, 411, "length_required",
-                              "Send a Content-Length (or a chunked body).", NULL, NULL);
-    }
+    r->limit = SESSION_MAX_BODY;
+    enum MHD_Result refused;
+    if (body_length_refused(r, "The request is over the limit of 4 KiB.", &refused))
+        return refused;
     r->state = REQ_SESSION;
-    return MHD_YES;
-}
-
-enum MHD_Result session_body(struct request *r, const char *data, size_t *size)
-{
-    if (r->too_large || r->len + *size > SESSION_MAX_BODY) {
-        r->too_large = true;
-        r->len += *size;
-        *size = 0;
-        return r->len > SESSION_MAX_BODY + (1u << 20) ? MHD_NO : MHD_YES;
-    }
-    char *grown = realloc(r->body, r->len + *size + 1);
-    if (!grown)
-        return MHD_NO;
-    memcpy(grown + r->len, data, *size);
-    r->body = grown;
-    r->len += *size;
-    *size = 0;
     return MHD_YES;
 }
 
@@ -504,8 +472,8 @@ enum MHD_Result session_finish(struct request *r)
     if (!r->srv->records)
         return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
     if (r->too_large)
-        return response_error(r, 413, "payload_too_large", "The request is over the limit.",
-                              NULL, NULL);
+        return response_error(r, 413, "payload_too_large",
+                              "The request is over the limit of 4 KiB.", NULL, NULL);
     json_t *j = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, NULL);
     json_t *name = json_object_get(j, "name");
     char why[128];

@@ -89,6 +89,31 @@ static bool to_record(const struct pool_result *res)
     return res->graded && !res->cancelled;
 }
 
+bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer)
+{
+    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    switch (request_check_length(cl, te, r->limit)) {
+    case LENGTH_OK:
+        return false;
+    case LENGTH_TOO_LARGE:
+        /* refused from the headers: a 10 MB body is never read */
+        *answer = response_error(r, 413, "payload_too_large", too_large, NULL, NULL);
+        return true;
+    case LENGTH_MALFORMED:
+        *answer = response_error(r, 400, "bad_request", "The Content-Length is not a number.",
+                                 NULL, NULL);
+        return true;
+    case LENGTH_REQUIRED:
+        *answer = response_error(r, 411, "length_required",
+                                 "Send a Content-Length (or a chunked body).", NULL, NULL);
+        return true;
+    }
+    return false;
+}
+
 enum MHD_Result submission_begin(struct request *r)
 {
     const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
@@ -101,29 +126,14 @@ enum MHD_Result submission_begin(struct request *r)
     r->limit = request_body_limit(r->kind);
     const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
     r->format_text = fmt && !strcmp(fmt, "text");
-    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    switch (request_check_length(cl, te, r->limit)) {
-    case LENGTH_OK:
-        break;
-    case LENGTH_TOO_LARGE:
-        /* refused from the headers: a 10 MB body is never read */
-        return response_error(r, 413, "payload_too_large", request_too_large_message(r->kind),
-                              NULL, NULL);
-    case LENGTH_MALFORMED:
-        return response_error(r, 400, "bad_request", "The Content-Length is not a number.",
-                              NULL, NULL);
-    case LENGTH_REQUIRED:
-        return response_error(r, 411, "length_required",
-                              "Send a Content-Length (or a chunked body).", NULL, NULL);
-    }
+    enum MHD_Result refused;
+    if (body_length_refused(r, request_too_large_message(r->kind), &refused))
+        return refused;
     r->state = REQ_READING;
     return MHD_YES;
 }
 
-enum MHD_Result submission_body(struct request *r, const char *data, size_t *size)
+enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size)
 {
     /* Counted for chunked bodies too, whose length is not declared.
      * libmicrohttpd cannot answer in the middle of a body, so the rest is

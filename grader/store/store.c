@@ -975,7 +975,16 @@ enum store_status store_secret(struct store *s, const char *name,
                           STORE_MAX_TEXT);
     unsigned char got[STORE_SECRET_BYTES];
     struct secret sc = { name, got, false };
-    enum store_status st = in_write(s, get_or_make_secret, &sc, err);
+    /* read first: a store that cannot be written (full, read-only) still
+     * gives the secret it has, so sessions outlive a restart there too */
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct store_value p[] = { sv_text(name) };
+    st = s->ops->exec(s, "SELECT value FROM secrets WHERE name = ?1", false, p, 1, take_secret,
+                      &sc, NULL, err);
+    if (st == STORE_OK && !sc.found)
+        st = in_write(s, get_or_make_secret, &sc, err);
     if (st == STORE_OK)
         memcpy(out, got, STORE_SECRET_BYTES);
     return st;

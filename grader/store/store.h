@@ -8,7 +8,11 @@
  * older store forward before anything else, and refuses a newer one.
  *
  * Threads and processes. A struct store is one connection: use it from
- * one thread at a time. Only the server process and butterfly-admin /
+ * one thread at a time. On SQLite, prefer one connection per file per
+ * process: a process's connections to one file share SQLite's locks and
+ * shared memory, so one opened while the file was read-only keeps the
+ * others read-only after the file is writable again (a single connection
+ * recovers by itself: it reopens after a read-only failure). Only the server process and butterfly-admin /
  * butterfly-batch open a store, never a worker, and a store is never
  * used across fork: every call made in a process other than the one that
  * opened it fails with STORE_UNAVAILABLE and touches nothing. The server
@@ -91,9 +95,10 @@ struct store;
 /* ---- opening ---------------------------------------------------------- */
 
 /*
- * Opens the store at url: "sqlite:PATH" (the file is created, with its
- * folder's missing last component, mode 0600), "postgresql://..." (a
- * libpq connection URI), or "none". Runs the migrations up to
+ * Opens the store at url: "sqlite:PATH" (the file is created mode 0600,
+ * the folders missing on its way 0700; PATH may end in
+ * ?max_page_count=N, a cap on its size, and &busy_timeout_ms=N),
+ * "postgresql://..." (a libpq connection URI), or "none". Runs the migrations up to
  * STORE_SCHEMA_VERSION. For "none" returns STORE_OK with *out NULL: the
  * caller keeps no records. Otherwise *out is the new store (free with
  * store_close) or NULL on failure. A PostgreSQL store that cannot be
@@ -368,6 +373,7 @@ enum store_status store_has_roster(struct store *s, bool *yes, struct store_erro
  * STORE_SECRET_BYTES random bytes the first time it is asked for. Several
  * instances asking at once get the same one. For keys that must be the
  * same on every instance of a class (the session cookie's signing key).
+ * A secret that exists is only read: a store that cannot be written gives it.
  */
 enum store_status store_secret(struct store *s, const char *name,
                                unsigned char out[STORE_SECRET_BYTES], struct store_error *err);

@@ -30,7 +30,7 @@ struct store_location {
 /*
  * Resolves the store from the two options (either may be NULL) and the
  * environment, into *loc. Does not touch the file system: store_open
- * creates the file (and the state folder's last component). False with
+ * creates the file (and the folders on its way). False with
  * a reason in err when nothing names a place (no option, no variable, no
  * HOME) or a path is too long; *loc is then untouched. The variables are
  * read with getenv: call before starting threads that change them.

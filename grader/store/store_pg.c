@@ -227,65 +227,76 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
             *p = '$';
     if (multi) {
         res = PQexec(b->conn, text);
-    } else {
-        const char *values[32];
-        int lengths[32], formats[32];
-        Oid types[32];
-        char ints[32][24];
-        for (size_t i = 0; i < n; i++) {
-            types[i] = 0;
-            formats[i] = 0;
-            lengths[i] = 0;
-            switch (params[i].type) {
-            case SV_NULL: values[i] = NULL; break;
-            case SV_INT:
-                snprintf(ints[i], sizeof ints[i], "%lld", (long long)params[i].i);
-                values[i] = ints[i];
-                break;
-            case SV_TEXT: values[i] = params[i].p; break;
-            case SV_BLOB:
-                values[i] = params[i].p;
-                lengths[i] = (int)params[i].len;
-                formats[i] = 1;
-                types[i] = BYTEAOID;
-                break;
-            }
-        }
-        res = PQexecParams(b->conn, text, (int)n, types, values, lengths, formats, 0);
+        free(text);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
+            st = fail_res(s, res, sql, err);
+        PQclear(res);
+        return st;
     }
+    const char *values[32];
+    int lengths[32], formats[32];
+    Oid types[32];
+    char ints[32][24];
+    for (size_t i = 0; i < n; i++) {
+        types[i] = 0;
+        formats[i] = 0;
+        lengths[i] = 0;
+        switch (params[i].type) {
+        case SV_NULL: values[i] = NULL; break;
+        case SV_INT:
+            snprintf(ints[i], sizeof ints[i], "%lld", (long long)params[i].i);
+            values[i] = ints[i];
+            break;
+        case SV_TEXT: values[i] = params[i].p; break;
+        case SV_BLOB:
+            values[i] = params[i].p;
+            lengths[i] = (int)params[i].len;
+            formats[i] = 1;
+            types[i] = BYTEAOID;
+            break;
+        }
+    }
+    /* Rows one at a time (single-row mode): a walk over a whole class's
+     * records holds one row in memory, not the class. */
+    int sent = PQsendQueryParams(b->conn, text, (int)n, types, values, lengths, formats, 0);
     free(text);
-    ExecStatusType es = PQresultStatus(res);
-    if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK) {
-        st = fail_res(s, res, sql, err);
-        goto done;
-    }
-    if (changes) {
-        const char *t = PQcmdTuples(res);
-        *changes = t && *t ? strtoull(t, NULL, 10) : 0;
-    }
-    if (row && es == PGRES_TUPLES_OK) {
-        int nc = PQnfields(res), nr = PQntuples(res);
-        if (nc > 16)
-            nc = 16;
-        for (int r = 0; r < nr; r++) {
-            struct store_value cols[16];
-            unsigned char *owned[16] = { 0 };
-            bool ok = true;
-            for (int c = 0; c < nc && ok; c++)
-                ok = column(res, r, c, &cols[c], &owned[c]);
-            bool go_on = ok && row(cols, (size_t)nc, arg);
-            for (int c = 0; c < nc; c++)
-                PQfreemem(owned[c]);
-            if (!ok) {
-                st = store_fail(err, STORE_NO_MEMORY, "out of memory reading a row");
-                break;
+    if (!sent)
+        return fail_res(s, NULL, sql, err);
+    PQsetSingleRowMode(b->conn);
+    bool go_on = row != NULL;
+    while ((res = PQgetResult(b->conn))) {
+        ExecStatusType es = PQresultStatus(res);
+        if (es == PGRES_SINGLE_TUPLE) {
+            if (go_on && st == STORE_OK) {
+                int nc = PQnfields(res);
+                struct store_value cols[16];
+                unsigned char *owned[16] = { 0 };
+                bool ok = true;
+                if (nc > 16)
+                    nc = 16;
+                for (int c = 0; c < nc && ok; c++)
+                    ok = column(res, 0, c, &cols[c], &owned[c]);
+                go_on = ok && row(cols, (size_t)nc, arg);
+                for (int c = 0; c < nc; c++)
+                    PQfreemem(owned[c]);
+                if (!ok)
+                    st = store_fail(err, STORE_NO_MEMORY, "out of memory reading a row");
             }
-            if (!go_on)
-                break;
+            /* after a stop the rest is read and let go: the connection
+             * must be idle again before the next statement */
+        } else if (es == PGRES_TUPLES_OK || es == PGRES_COMMAND_OK) {
+            if (changes && st == STORE_OK) {
+                const char *t = PQcmdTuples(res);
+                *changes = t && *t ? strtoull(t, NULL, 10) : 0;
+            }
+        } else if (st == STORE_OK) {
+            st = fail_res(s, res, sql, err);
         }
+        PQclear(res);
     }
-done:
-    PQclear(res);
+    /* a connection lost mid-answer leaves no result to say so */
+    if (st == STORE_OK && PQstatus(b->conn) != CONNECTION_OK)
+        st = fail_res(s, NULL, sql, err);
     return st;
 }
 

@@ -201,19 +201,16 @@ static enum store_status prepare_file(struct sqlite_store *b, struct store_error
         *p = '/';
     }
     free(dir);
-    /* Only a file that is not there is made here: closing a descriptor
+    /* Only a file that is not there yet is touched: closing any descriptor
      * of a file drops every POSIX lock this process holds on it, those of
-     * SQLite's connections already open on it included, and another
-     * process would then take itself for the last user and delete the
-     * -wal and -shm files under them. */
-    struct stat sb;
-    if (stat(b->path, &sb) == 0 || errno != ENOENT)
-        return STORE_OK;
-    int fd = open(b->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EACCES && errno != EROFS && errno != EEXIST)
-        return store_fail(err, STORE_UNAVAILABLE, "cannot open %s: %s", b->path, strerror(errno));
+     * its open SQLite connections included, and another process would then
+     * think itself the last user and delete the -wal under them. No
+     * connection can be open on a file that did not exist. */
+    int fd = open(b->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0)
         close(fd);
+    else if (errno != EEXIST && errno != EACCES && errno != EROFS)
+        return store_fail(err, STORE_UNAVAILABLE, "cannot make %s: %s", b->path, strerror(errno));
     return STORE_OK;
 }
 

@@ -157,7 +157,7 @@ def main():
     # --- Containerfile ------------------------------------------------------
     steps = instructions(read("deploy/Containerfile"))
     known = {"FROM", "RUN", "COPY", "ENV", "USER", "EXPOSE", "STOPSIGNAL", "HEALTHCHECK",
-             "ENTRYPOINT", "CMD", "WORKDIR", "ARG", "LABEL"}
+             "ENTRYPOINT", "CMD", "WORKDIR", "ARG", "LABEL", "VOLUME"}
     check(all(w in known for w, _ in steps), "unknown instructions: %r" %
           [w for w, _ in steps if w not in known])
     stages = [rest for w, rest in steps if w == "FROM"]
@@ -197,6 +197,14 @@ def main():
     check(env.get("BUTTERFLY_BIND") in ("0.0.0.0", "::"), "the server would listen on loopback only")
     user = [r for w, r in runtime if w == "USER"]
     check(user and user[-1].split(":")[0] not in ("0", "root"), "runs as root")
+    # the records: the state folder is a volume the server's user owns
+    state = env.get("BUTTERFLY_STATE_DIR")
+    volumes = [r for w, r in runtime if w == "VOLUME"]
+    check(state and volumes == [state], "BUTTERFLY_STATE_DIR %r, VOLUME %r" % (state, volumes))
+    uid = user[-1].split(":")[0] if user else "?"
+    check(any(re.search(r"install -d -m 0700 -o %s\b.* %s\b" % (uid, re.escape(state or "-")), r)
+              for w, r in runtime if w == "RUN"),
+          "the state folder is not made 0700 for user %s" % uid)
     entry = json.loads([r for w, r in runtime if w == "ENTRYPOINT"][0])
     check(entry == ["/usr/local/bin/butterfly-server"], "ENTRYPOINT %r" % entry)
     ignore = read(".dockerignore").split()

@@ -44,7 +44,7 @@ ROOT, SAMPLES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 OPTS = sys.argv[3:]
 SECURITY_OUT = OPTS[OPTS.index("--security") + 1] if "--security" in OPTS else None
 PROGRAMS = ["bin/butterfly-server", "bin/butterfly-grade", "bin/butterfly-batch",
-            "libexec/butterfly-worker"]
+            "bin/butterfly-admin", "libexec/butterfly-worker"]
 UNIT = "lib/systemd/system/butterfly-grader.service"
 SUBMIT = "/api/tasks/butterfly/submissions"
 
@@ -133,7 +133,8 @@ def main():
                 assert os.access(os.path.join(prefix, rel), os.X_OK), rel
             for rel in ["share/butterfly-grader/static/index.html",
                         "share/butterfly-grader/static/course.json", UNIT] + [
-                        "share/man/man1/butterfly-%s.1" % p for p in ("server", "grade", "batch")]:
+                        "share/man/man1/butterfly-%s.1" % p for p in ("server", "grade", "batch",
+                                                                       "admin")]:
                 assert os.path.isfile(os.path.join(prefix, rel)), rel
             assert not os.path.exists(os.path.join(tmp, "src"))
         check("programs, page, manual pages and unit installed", installed_files)

@@ -271,10 +271,37 @@ def t_locked_past_timeout(folder):
             con.execute("ROLLBACK")
             con.close()
         until_recorded(srv.port, True)
-        # /healthz shows it back without a submission too (the probe)
         assert health(srv.port)["status"] == "ok"
     finally:
         srv.stop()
+
+
+def t_retention_days(folder):
+    """--retention-days N: records older than N days leave the store, off
+    the HTTP thread, and /metrics counts them."""
+    db = os.path.join(folder, "retention.sqlite")
+    srv = start(db)
+    try:
+        old = json.loads(post(srv.port, body_with("old0000000000000"))[1])["id"]
+        new = json.loads(post(srv.port, body_with("new0000000000000"))[1])["id"]
+    finally:
+        srv.stop()
+    con = sqlite3.connect(db)
+    con.execute("UPDATE records SET received_ms = received_ms - 3 * 86400000 WHERE id = ?", (old,))
+    con.commit()
+    con.close()
+    srv = start(db, "--retention-days", "2")
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and metric(srv.port, "butterfly_records_purged_total") < 1:
+            time.sleep(0.1)
+        assert metric(srv.port, "butterfly_records_purged_total") == 1
+    finally:
+        srv.stop()
+    con = sqlite3.connect(db)
+    ids = {r[0] for r in con.execute("SELECT id FROM records")}
+    con.close()
+    assert old not in ids and new in ids, ids
 
 
 def main():
@@ -285,6 +312,7 @@ def main():
         checks.run("store read-only, then writable", t_read_only_then_writable, d)
         checks.run("store locked past its timeout", t_locked_past_timeout, d)
         checks.run("small tmpfs full, then grown", t_small_tmpfs_full_then_grown, d)
+        checks.run("--retention-days", t_retention_days, d)
     return checks.finish()
 
 

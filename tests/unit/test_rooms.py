@@ -38,8 +38,7 @@ ALLOWED = {
     "batch": {"common", "pool", "store", "batch"},
     "admin": {"common", "store", "batch", "admin"},
     "cli": {"common", "pool"},
-    # batch: for batch_score.h alone, until the points move to a room both use (issue 20)
-    "server": {"common", "pool", "store", "batch", "server"},
+    "server": {"common", "pool", "store", "server"},
     "tests": None,  # anything
     "bench": None,
     "fuzz": None,

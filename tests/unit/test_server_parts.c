@@ -189,7 +189,7 @@ static void test_session_cookie(void **state)
     assert_false(session_cookie_read(key_a, c, 1060, &out));
     assert_int_equal(out.kind, PRINCIPAL_NONE);
     assert_false(session_cookie_read(key_b, c, 1001, &out));
-    for (size_t i = 0; c[i]; i += 7) {
+    for (size_t i = 0, n = strlen(c); i < n; i += 7) {
         char saved = c[i];
         c[i] = saved == 'a' ? 'b' : 'a';
         assert_false(session_cookie_read(key_a, c, 1001, &out));
