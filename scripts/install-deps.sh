@@ -7,6 +7,7 @@ packages="meson ninja-build pkg-config gcc g++ python3 curl
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   libshaderc-dev glslc glslang-dev spirv-tools spirv-headers
   libjansson-dev libcmocka-dev libmicrohttpd-dev nettle-dev
+  librhonabwy-dev libcurl4-openssl-dev
   libsqlite3-dev libpq-dev
   nodejs npm"
 
@@ -20,7 +21,8 @@ packages="meson ninja-build pkg-config gcc g++ python3 curl
 # systemd, installing nginx and prometheus also starts their services; the
 # tests start their own and need neither.
 [ "${BUTTERFLY_TEST_DEPS:-0}" = 1 ] && packages="$packages chromium python3-pandas
-  python3-jsonschema prometheus nginx systemd python3-seccomp git postgresql"
+  python3-jsonschema prometheus nginx systemd python3-seccomp git postgresql
+  python3-jwt python3-cryptography"
 
 missing=""
 for p in $packages; do

@@ -56,6 +56,19 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
     case ROUTE_METRICS: {
         pool_get_stats(s->pool, &ps);
         char *text = metrics_render(s->metrics, &ps, s->records, s->guard);
+        if (text && s->lti) {
+            /* LTI's counters after the others */
+            char *all = NULL;
+            size_t n = 0;
+            FILE *f = open_memstream(&all, &n);
+            if (f) {
+                fputs(text, f);
+                lti_render_metrics(s->lti, f);
+                fclose(f);
+                free(text);
+                text = all;
+            }
+        }
         if (!text)
             return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
         return response_queue(r, 200, response_from_buffer(text, strlen(text),
@@ -176,8 +189,18 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
     return auth_begin(r);
 }
 
+static bool lti_route(enum route r)
+{
+    return r == ROUTE_LTI_LOGIN || r == ROUTE_LTI_LAUNCH || r == ROUTE_LTI_JWKS;
+}
+
 enum MHD_Result http_dispatch(struct request *r)
 {
+    /* LTI's login and launch are cross-site posts by design (the
+     * platform's form): the id_token, the state and its cookie are what
+     * authenticate them, not the Origin */
+    if (lti_route(r->route))
+        return lti_http_begin(r);
     if (r->srv->records && !strcmp(r->method, "POST")) {
         /* A request that changes state must come from the page's own
          * origin: a cross-site form or fetch carries neither a matching
@@ -226,6 +249,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             *upload_size = 0;
             return r->len > REQUEST_MAX_PLAIN ? MHD_NO : MHD_YES;
         }
+        if (lti_route(r->route))
+            return lti_http_finish(r);
         return serve_get(r, url);
     case REQ_READING:
         if (*upload_size > 0)
@@ -241,6 +266,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (*upload_size > 0)
             return request_body_take(r, upload_data, upload_size);
         return session_finish(r);
+    case REQ_LTI_BODY:
+        if (*upload_size > 0)
+            return lti_http_body(r, upload_data, upload_size);
+        return lti_http_finish(r);
+    case REQ_LTI_WAIT:
+        return lti_http_answer(r);
     case REQ_DONE:
         *upload_size = 0;   /* answered early (413): drop the rest */
         return MHD_YES;
@@ -273,6 +304,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!r)
         return;
     submission_release(r);
+    lti_http_release(r);
     free(r->deferred_body);
     if (r->status == 0) {
         /* answered by libmicrohttpd itself (a 400 or 431 of its own) */

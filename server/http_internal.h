@@ -20,6 +20,7 @@
 #include "server/auth.h"
 #include "server/client_addr.h"
 #include "server/conn_watch.h"
+#include "server/lti.h"
 #include "server/metrics.h"
 #include "server/records.h"
 #include "server/request.h"
@@ -36,6 +37,7 @@ struct server {
     struct conn_watch *watch;
     struct records *records;       /* NULL: no records (--database none) */
     struct class_feed *feed;       /* the live class view; NULL without records */
+    struct lti *lti;               /* NULL: no --lti-config */
     struct token_guard *guard;
     char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;
@@ -46,6 +48,8 @@ enum request_state {
     REQ_LOOKUP,      /* suspended: a token is being looked up on the reader's thread */
     REQ_DEFERRED,    /* suspended: the reader's thread prepares the answer */
     REQ_SESSION,     /* reading the small body of POST /api/session */
+    REQ_LTI_BODY,    /* reading an LTI login's or launch's form (lti_http.c) */
+    REQ_LTI_WAIT,    /* suspended: the LTI thread keeps a login or checks a launch */
 };
 
 /* What a token in a request is for. */
@@ -108,6 +112,7 @@ struct request {
     size_t stored_len;
     enum store_status record_status;
     char record_reason[256];
+    struct lti_req *lti;           /* an LTI route's state (lti_http.c), owned */
 };
 
 /* --- http.c ------------------------------------------------------------------ */
@@ -167,6 +172,16 @@ char *records_answer_text(const char *stored, size_t len, bool recorded, const c
 
 /* The class view's routes: /class and /api/class/... (the instructor's). */
 enum MHD_Result class_http_get(struct request *r, const char *url);
+/* --- lti_http.c ------------------------------------------------------------------- */
+
+/* The LTI routes: headers in (begin), a piece of the form (body), the
+ * request complete (finish), the LTI thread done (answer), the request
+ * over (release, also for any other route). */
+enum MHD_Result lti_http_begin(struct request *r);
+enum MHD_Result lti_http_body(struct request *r, const char *data, size_t *size);
+enum MHD_Result lti_http_finish(struct request *r);
+enum MHD_Result lti_http_answer(struct request *r);
+void lti_http_release(struct request *r);
 
 /* --- http.c (dispatch) ---------------------------------------------------- */
 

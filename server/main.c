@@ -31,7 +31,8 @@ enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
     O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_PROXY_HEADER, O_IPV6_PREFIX, O_SEED, O_MAX_CONN,
     O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION,
-    O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS, O_COUNT
+    O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS,
+    O_LTI_CONFIG, O_LTI_POLICY, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -111,6 +112,12 @@ static const struct option_def defs[O_COUNT] = {
     [O_STUCK_REPEATS] = { "stuck-repeats", "BUTTERFLY_STUCK_REPEATS", "N",
                           "or after the same mistake this many times in a row, 0 never",
                           V_UINT, 0, MAX_STUCK_VALUE },
+    [O_LTI_CONFIG] = { "lti-config", "BUTTERFLY_LTI_CONFIG", "FILE",
+                       "the LTI 1.3 platforms this tool is registered with (docs/LTI.md); "
+                       "needs --public-url", V_TEXT, 0, 0 },
+    [O_LTI_POLICY] = { "lti-score-policy", "BUTTERFLY_LTI_SCORE_POLICY", "POLICY",
+                       "the score sent to a platform's gradebook: best (the best attempt) or "
+                       "last", V_TEXT, 0, 0 },
 };
 
 /* --database and --state-dir as given, resolved by store_location_resolve. */
@@ -157,6 +164,8 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_STUCK_ATTEMPTS: snprintf(buf, n, "%u", c->stuck_attempts); break;
     case O_STUCK_MINUTES: snprintf(buf, n, "%u", c->stuck_minutes); break;
     case O_STUCK_REPEATS: snprintf(buf, n, "%u", c->stuck_repeats); break;
+    case O_LTI_CONFIG: snprintf(buf, n, "%s", c->lti_config ? c->lti_config : "none"); break;
+    case O_LTI_POLICY: snprintf(buf, n, "%s", c->lti_score_last ? "last" : "best"); break;
     default: buf[0] = '\0';
     }
 }
@@ -248,6 +257,15 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
     case O_STUCK_ATTEMPTS: c->stuck_attempts = (unsigned)x; break;
     case O_STUCK_MINUTES: c->stuck_minutes = (unsigned)x; break;
     case O_STUCK_REPEATS: c->stuck_repeats = (unsigned)x; break;
+    case O_LTI_CONFIG: c->lti_config = value; break;
+    case O_LTI_POLICY:
+        if (strcmp(value, "best") && strcmp(value, "last")) {
+            fprintf(stderr, "butterfly-server: bad --lti-score-policy \"%s\" (best or last)\n",
+                    value);
+            return false;
+        }
+        c->lti_score_last = !strcmp(value, "last");
+        break;
     default: break;
     }
     return true;

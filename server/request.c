@@ -28,6 +28,9 @@ static const struct {
     { "/api/class/summary", ROUTE_CLASS_SUMMARY },
     { "/api/class/students", ROUTE_CLASS_STUDENTS },
     { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK },
+    { "/lti/login", ROUTE_LTI_LOGIN },
+    { "/lti/launch", ROUTE_LTI_LAUNCH },
+    { "/lti/jwks.json", ROUTE_LTI_JWKS },
     { NULL, ROUTE_NONE },
 };
 
@@ -58,7 +61,11 @@ const char *request_submission_id(const char *path)
 
 bool request_method_allowed(enum route r, const char *method, const char **allow)
 {
-    if (r == ROUTE_SUBMIT || r == ROUTE_SESSION) {
+    if (r == ROUTE_LTI_LOGIN) {
+        *allow = "GET, HEAD, POST";
+        return !strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "POST");
+    }
+    if (r == ROUTE_SUBMIT || r == ROUTE_SESSION || r == ROUTE_LTI_LAUNCH) {
         *allow = "POST";
         return !strcmp(method, "POST");
     }

@@ -32,6 +32,9 @@ enum route {
     ROUTE_CLASS_STUDENTS,    /* GET /api/class/students */
     ROUTE_CLASS_STUDENT,     /* GET /api/class/students/{id} */
     ROUTE_CLASS_GRADEBOOK,   /* GET /api/class/gradebook.csv */
+    ROUTE_LTI_LOGIN,         /* GET or POST /lti/login: LTI's login initiation */
+    ROUTE_LTI_LAUNCH,        /* POST /lti/launch: the id_token */
+    ROUTE_LTI_JWKS,          /* GET /lti/jwks.json: the tool's public keys */
 };
 
 /* The route of a decoded request path (no query string); ROUTE_NONE when

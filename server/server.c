@@ -79,6 +79,24 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         records_on_commit(s->records, on_committed, s->feed);
     }
 
+    if (c->lti_config) {
+        if (!s->records || !c->public_url) {
+            snprintf(err, errsz, "--lti-config needs the records (a --database or state "
+                     "folder) and --public-url (the address the platforms know)");
+            goto fail;
+        }
+        char base[1024];
+        snprintf(base, sizeof base, "%.*s", (int)strcspn(c->public_url, "?#"), c->public_url);
+        size_t bl = strlen(base);
+        if (bl && base[bl - 1] == '/')
+            base[bl - 1] = '\0';
+        struct lti_options lo = { c->lti_config, c->database_url, base,
+                                  c->lti_score_last ? LTI_POLICY_LAST : LTI_POLICY_BEST };
+        s->lti = lti_start(&lo, err, errsz);
+        if (!s->lti)
+            goto fail;
+    }
+
     struct pool_options po;
     pool_options_init(&po);
     po.workers = c->workers;
@@ -153,6 +171,10 @@ void server_stop(struct server *s, uint32_t drain_ms)
     /* every verdict is in: its record is written and told, which resumes
      * the connection; reads queued are answered */
     records_stop(s->records);
+    /* logins and launches queued are answered; a score in flight ends
+     * within its timeout (and is sent again after the restart) */
+    lti_stop(s->lti);
+    s->lti = NULL;
     if (s->daemon) {
         /* give the resumed connections a moment to send their answers */
         for (int i = 0; i < 100; i++) {

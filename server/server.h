@@ -38,6 +38,9 @@ struct server_config {
     unsigned class_streams;        /* live event streams at once; 503 past it */
     unsigned heartbeat_s;          /* a comment on every stream this often */
     unsigned stuck_attempts, stuck_minutes, stuck_repeats;   /* who is stuck */
+    /* LTI 1.3 (server/lti.h): NULL keeps LTI off */
+    const char *lti_config;        /* --lti-config FILE */
+    bool lti_score_last;           /* --lti-score-policy last (default: best) */
 };
 
 /* Fills *c with the defaults. */

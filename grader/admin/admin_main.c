@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin/admin_lti.h"
 #include "batch/input/csv.h"
 #include "batch/reports/batch_roster.h"
 #include "common/config.h"
@@ -48,6 +49,8 @@ static void usage(FILE *out)
         "  export STUDENT        print all of one student's records as JSON\n"
         "  forget STUDENT        delete one student and all their records\n"
         "  purge --retention-days N  delete the records older than N days (1 to %u)\n"
+        "  lti rotate-key        a new LTI key pair signs from now on; the old one stays\n"
+        "                        published for an overlap (docs/LTI.md)\n"
         "\n"
         "options:\n"
         "      --database URL    the store: sqlite:PATH, postgresql://... (env\n"
@@ -382,6 +385,8 @@ int main(int argc, char **argv)
         ok = nargs == 2;
     else if (!strcmp(cmd, "purge"))
         ok = nargs == 1 && retention_given;
+    else if (!strcmp(cmd, "lti"))
+        ok = admin_lti_shape(nargs, args);
     else
         ok = false;
     if (!ok || ((renew || all) && strcmp(cmd, "links"))
@@ -417,6 +422,8 @@ int main(int argc, char **argv)
         rc = cmd_export(s, args[1]);
     else if (!strcmp(cmd, "forget"))
         rc = cmd_forget(s, args[1]);
+    else if (!strcmp(cmd, "lti"))
+        rc = admin_lti(s, nargs, args);
     else
         rc = cmd_purge(s, retention);
     if (fflush(stdout) != 0 && rc == ADMIN_EXIT_OK) {

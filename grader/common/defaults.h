@@ -104,4 +104,28 @@
 #define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */
 #define CLASS_LISTEN_RETRY_S       3u        /* PostgreSQL listener: reconnect this often */
 
+/* LTI 1.3 (server/lti_*.c, grader/store/store_lti.c). */
+#define LTI_STATE_LIFETIME_S       600u      /* a login's state and nonce are good this long */
+#define LTI_STATE_COOKIE           "butterfly_lti_state"
+#define LTI_MAX_ID_TOKEN           (64u * 1024u)    /* bytes of an id_token */
+#define LTI_MAX_FORM               (80u * 1024u)    /* bytes of a login's or launch's form */
+#define LTI_MAX_KEY_SET            (256u * 1024u)   /* bytes of a platform's key set */
+#define LTI_MAX_ANSWER             (64u * 1024u)    /* bytes of a token or score answer */
+#define LTI_FETCH_TIMEOUT_MS       3000u     /* a key set fetch, all of it */
+#define LTI_CONNECT_TIMEOUT_MS     2000u
+#define LTI_SEND_TIMEOUT_MS        10000u    /* a token request or a score, all of it */
+#define LTI_KEY_SET_TTL_S          300u      /* a platform's key set is kept this long */
+#define LTI_KEY_SET_REFETCH_S      5u        /* an unknown kid refetches at most this often */
+#define LTI_CLOCK_SKEW_S           60u       /* iat may be this far ahead of our clock */
+#define LTI_KEY_OVERLAP_S          (7u * 24u * 3600u)  /* a rotated-out key stays published */
+#define LTI_KEYS_REFRESH_S         5u        /* the server rereads its keys (rotate-key) */
+#define LTI_QUEUE_LENGTH           256u      /* logins and launches waiting for the LTI thread */
+#define LTI_ASSERTION_LIFETIME_S   300u      /* the exp of our client assertion */
+#define LTI_RETRY_FIRST_MS         1000u     /* a score that failed is tried again after ... */
+#define LTI_RETRY_MAX_MS           60000u    /* ... doubling up to this */
+#define LTI_SEND_ATTEMPTS          50u       /* then it is marked failed */
+#define LTI_SENDER_POLL_MS         500u      /* the outbox is read this often when idle */
+#define LTI_RSA_BITS               2048u
+#define DEFAULT_LTI_SCORE_POLICY   "best"
+
 #endif

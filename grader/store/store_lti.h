@@ -1,0 +1,171 @@
+/*
+ * store_lti.h - what LTI 1.3 keeps (issue 22): the tool's own keys, the
+ * logins in flight (state and nonce, used once), the nonces seen, who a
+ * platform's (issuer, sub) is, each (issuer, context) as a class, and
+ * the outbox of scores to send back.
+ *
+ * The tables are LTI's own and carry their own version (lti_schema), so
+ * they are added without touching the records' migrations:
+ * store_lti_prepare creates or migrates them, forward only. The outbox is
+ * filled by a trigger on the records table, so a score to send is
+ * committed in the same transaction as its record, whoever writes it.
+ *
+ * Same rules as store.h: one connection, one thread; errors in err.
+ */
+#ifndef BUTTERFLY_STORE_LTI_H
+#define BUTTERFLY_STORE_LTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+#define STORE_LTI_SCHEMA_VERSION 1
+
+/* Creates LTI's tables and the outbox trigger when missing (several
+ * processes at once make them once). */
+enum store_status store_lti_prepare(struct store *s, struct store_error *err);
+
+/* ---- the tool's keys --------------------------------------------------- */
+
+struct store_lti_key {
+    const char *kid;
+    const char *jwk;        /* the private key as a JWK (JSON text) */
+    int64_t created_ms;
+    int64_t retired_ms;     /* 0: the key in use (the newest) */
+};
+
+/* Calls fn for each key, newest first; fn returns false to stop. The
+ * strings are valid during the call only. */
+enum store_status store_lti_keys_each(struct store *s,
+                                      bool (*fn)(const struct store_lti_key *k, void *arg),
+                                      void *arg, struct store_error *err);
+
+/* Adds a key, which becomes the one in use: the others are retired now
+ * (and stay published for LTI_KEY_OVERLAP_S). When only_if_none, adds
+ * nothing if a key exists (a first start; *added says which). */
+enum store_status store_lti_key_add(struct store *s, const char *kid, const char *jwk,
+                                    bool only_if_none, bool *added, struct store_error *err);
+
+#define STORE_LTI_KID_SIZE 17     /* 64 random bits in hex, and the NUL */
+
+/* Makes an RSA key pair (LTI_RSA_BITS, rhonabwy) and keeps it with
+ * store_lti_key_add: the new key's kid into kid_out ("" when only_if_none
+ * and a key existed). */
+enum store_status store_lti_key_make(struct store *s, bool only_if_none,
+                                     char kid_out[STORE_LTI_KID_SIZE], struct store_error *err);
+
+/* Deletes keys retired before cutoff_ms. */
+enum store_status store_lti_keys_prune(struct store *s, int64_t cutoff_ms,
+                                       struct store_error *err);
+
+/* ---- logins in flight ------------------------------------------------------ */
+
+struct store_lti_state {
+    char state[STORE_TOKEN_SIZE];
+    char nonce[STORE_TOKEN_SIZE];
+    char *issuer, *client_id, *target_link_uri;   /* owned after a take */
+    char *relaunch;         /* the login again, for a new window ("" or NULL: none) */
+    int64_t expires_ms;
+};
+
+#define STORE_LTI_MAX_RELAUNCH 8192   /* bytes of a login's address kept */
+
+void store_lti_state_clear(struct store_lti_state *st);
+
+/* Keeps a login's state (and drops the expired ones). */
+enum store_status store_lti_state_put(struct store *s, const struct store_lti_state *st,
+                                      struct store_error *err);
+
+/* Takes the state: deleted whatever the answer, so it is used once.
+ * STORE_NOT_FOUND when absent or expired at now_ms. */
+enum store_status store_lti_state_take(struct store *s, const char *state, int64_t now_ms,
+                                       struct store_lti_state *out, struct store_error *err);
+
+/* Marks (issuer, nonce) seen until expires_ms: STORE_CONFLICT when it was. */
+enum store_status store_lti_nonce_use(struct store *s, const char *issuer, const char *nonce,
+                                      int64_t expires_ms, struct store_error *err);
+
+/* ---- who a launch makes ---------------------------------------------------- */
+
+struct store_lti_launch {
+    const char *issuer, *client_id, *sub;
+    const char *name;           /* "" when the launch gave none */
+    const char *email;          /* "" when none */
+    const char *context_id;     /* "" when none: the class is the deployment's */
+    const char *context_title;
+    bool instructor;            /* an instructor or teaching assistant of the context */
+    const char *lineitem;       /* the AGS line item; NULL: no score is sent */
+};
+
+/*
+ * In one transaction: the student of (issuer, sub), made on the first
+ * launch (its id into student_id) and named from the launch when it names
+ * itself; the class of (issuer, context) into class_id; the membership;
+ * and the line item the student's scores go to (removed when the launch
+ * has none). name_out (name_size bytes) gets the name the student goes by:
+ * the launch's, a former launch's, or "Learner" and a short hash of the
+ * sub when no launch gave one (an instructor: the launch's, else "").
+ */
+enum store_status store_lti_launch(struct store *s, const struct store_lti_launch *l,
+                                   char student_id[STORE_ID_SIZE], char class_id[STORE_ID_SIZE],
+                                   char *name_out, size_t name_size, struct store_error *err);
+
+/* ---- the outbox ------------------------------------------------------------ */
+
+struct store_lti_score {
+    int64_t seq;
+    const char *record_id, *student, *issuer, *client_id, *sub, *lineitem;
+    int points, max_points, status;
+    int64_t graded_ms;
+    int attempts;
+    int64_t next_ms;            /* when it is due (for store_lti_outbox_claim) */
+    int64_t best_points;        /* the best points of this student on this line item */
+    int64_t last_timestamp_ms;  /* of the score sent last on this line item (0: none) */
+};
+
+/* Calls fn for each score due at now_ms, at most limit, oldest first:
+ * per (issuer, line item, sub) only the newest waiting one (it carries
+ * the best so far, and sending it supersedes the older ones), when its
+ * next try is not later than now_ms. Valid during the call. */
+enum store_status store_lti_outbox_due(struct store *s, int64_t now_ms, unsigned limit,
+                                       bool (*fn)(const struct store_lti_score *sc, void *arg),
+                                       void *arg, struct store_error *err);
+
+/* Takes score seq for one sender until lease_until_ms (its next try moves
+ * there), when its next try is still was_next_ms: *claimed false when
+ * another sender (another instance) took it first. */
+enum store_status store_lti_outbox_claim(struct store *s, int64_t seq, int64_t was_next_ms,
+                                         int64_t lease_until_ms, bool *claimed,
+                                         struct store_error *err);
+
+/* The score seq went out with this timestamp: marked sent, and every
+ * older score of the pair too (superseded). */
+enum store_status store_lti_outbox_sent(struct store *s, int64_t seq, int64_t timestamp_ms,
+                                        struct store_error *err);
+
+/* The score seq failed: tried again at next_ms, or marked failed for good
+ * when give_up; why is kept for the class view. */
+enum store_status store_lti_outbox_retry(struct store *s, int64_t seq, int64_t next_ms,
+                                         bool give_up, const char *why, struct store_error *err);
+
+/* A student whose latest score on a line item did not reach the platform:
+ * failed for good, or waiting after at least one failed attempt. */
+struct store_lti_unsent {
+    const char *student, *class_id;   /* class_id "" when the student is in none */
+    bool failed;                      /* false: still being retried */
+    int attempts;
+    const char *error;                /* the last failure's sentence */
+};
+
+/* Calls fn for each such student (for the class view), ordered by student. */
+enum store_status store_lti_unsent_each(struct store *s,
+                                        bool (*fn)(const struct store_lti_unsent *u, void *arg),
+                                        void *arg, struct store_error *err);
+
+/* Counts of the outbox: waiting, sent, failed. */
+enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int64_t *sent,
+                                          int64_t *failed, struct store_error *err);
+
+#endif

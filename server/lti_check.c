@@ -1,0 +1,179 @@
+/*
+ * lti_check.c - the claims of a launch, checked one by one as 1EdTech's
+ * Security Framework (5.1.3) and LTI Core 1.3 ask; and the small parsers
+ * of a launch's form and cookie. Pure functions: no network, no store.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/defaults.h"
+#include "server/lti.h"
+
+#define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
+#define AGS_CLAIM "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+#define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+#define ROLE_MEMBERSHIP "http://purl.imsglobal.org/vocab/lis/v2/membership#"
+
+static bool refuse(struct lti_refusal *why, const char *code, const char *msg)
+{
+    why->code = code;
+    snprintf(why->message, sizeof why->message, "%s", msg);
+    return false;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && strlen(s) <= 1024 ? s : NULL;
+}
+
+/* Whether a role names an instructor or a teaching assistant of the
+ * context (LIS v2 membership roles; the short forms LTI allows too). */
+static bool teaches(const char *role)
+{
+    return !strcmp(role, ROLE_MEMBERSHIP "Instructor") ||
+           !strcmp(role, ROLE_MEMBERSHIP "ContentDeveloper") ||
+           !strcmp(role, ROLE_MEMBERSHIP "Administrator") ||
+           !strncmp(role, "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#", 61) ||
+           !strcmp(role, "Instructor") || !strcmp(role, "TeachingAssistant");
+}
+
+bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const char *nonce,
+                      const char *target_link_uri, time_t now, struct lti_claims *out,
+                      struct lti_refusal *why)
+{
+    memset(out, 0, sizeof *out);
+    why->code = NULL;
+    why->message[0] = '\0';
+    if (!json_is_object(claims))
+        return refuse(why, "not_a_jwt", "The id_token's claims are not a JSON object.");
+    const char *iss = str(claims, "iss");
+    if (!iss || strcmp(iss, p->issuer))
+        return refuse(why, "iss", "The issuer (iss) is not the registered platform's.");
+    json_t *aud = json_object_get(claims, "aud");
+    bool has = false;
+    if (json_is_string(aud)) {
+        has = !strcmp(json_string_value(aud), p->client_id);
+    } else if (json_is_array(aud)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(aud, i, v)
+            has = has || (json_is_string(v) && !strcmp(json_string_value(v), p->client_id));
+    }
+    if (!has)
+        return refuse(why, "aud", "The audience (aud) does not hold this tool's client_id.");
+    const char *azp = str(claims, "azp");
+    if (json_is_array(aud) && (!azp || strcmp(azp, p->client_id)))
+        return refuse(why, "azp", "The audience is a list, and azp is not this tool's "
+                                  "client_id.");
+    if (azp && strcmp(azp, p->client_id))
+        return refuse(why, "azp", "The authorised party (azp) is not this tool's client_id.");
+    json_t *exp = json_object_get(claims, "exp"), *iat = json_object_get(claims, "iat");
+    if (!json_is_number(exp) || json_number_value(exp) <= (double)now)
+        return refuse(why, "exp", "The id_token has expired (exp), or has no exp.");
+    if (!json_is_number(iat) || json_number_value(iat) > (double)now + LTI_CLOCK_SKEW_S)
+        return refuse(why, "iat", "The id_token was issued in the future (iat, beyond 60 s "
+                                  "of skew), or has no iat.");
+    const char *n = str(claims, "nonce");
+    if (!n || !nonce || strcmp(n, nonce))
+        return refuse(why, "nonce", "The nonce is not the one this login made.");
+    const char *version = str(claims, CLAIM "version");
+    if (!version || strcmp(version, "1.3.0"))
+        return refuse(why, "version", "The LTI version is missing or not 1.3.0.");
+    const char *mt = str(claims, CLAIM "message_type");
+    if (!mt)
+        return refuse(why, "message_type", "The message_type is missing.");
+    if (strcmp(mt, "LtiResourceLinkRequest"))
+        return refuse(why, "message_type", "Only LtiResourceLinkRequest launches are taken.");
+    const char *dep = str(claims, CLAIM "deployment_id");
+    if (!dep)
+        return refuse(why, "deployment_id", "The deployment_id is missing.");
+    bool known = false;
+    for (size_t i = 0; i < p->n_deployments; i++)
+        known = known || !strcmp(p->deployment_ids[i], dep);
+    if (!known)
+        return refuse(why, "deployment_id", "The deployment_id is not registered with this "
+                                            "tool.");
+    const char *sub = str(claims, "sub");
+    if (!sub || !*sub)
+        return refuse(why, "sub", "The subject (sub) is missing.");
+    json_t *roles = json_object_get(claims, CLAIM "roles");
+    if (!json_is_array(roles))
+        return refuse(why, "roles", "The roles claim is missing.");
+    const char *rl = str(json_object_get(claims, CLAIM "resource_link"), "id");
+    if (!rl || !*rl)
+        return refuse(why, "resource_link", "The resource_link id is missing.");
+    const char *target = str(claims, CLAIM "target_link_uri");
+    if (!target || !target_link_uri || strcmp(target, target_link_uri))
+        return refuse(why, "target_link_uri", "The target_link_uri is not the login's.");
+    size_t i;
+    json_t *v;
+    json_array_foreach(roles, i, v)
+        if (json_is_string(v) && teaches(json_string_value(v)))
+            out->instructor = true;
+    out->sub = sub;
+    out->deployment_id = dep;
+    out->resource_link_id = rl;
+    out->name = str(claims, "name");
+    if (!out->name || !*out->name)
+        out->name = "";
+    out->email = str(claims, "email");
+    if (!out->email)
+        out->email = "";
+    json_t *ctx = json_object_get(claims, CLAIM "context");
+    out->context_id = str(ctx, "id");
+    if (!out->context_id)
+        out->context_id = "";
+    out->context_title = str(ctx, "title");
+    if (!out->context_title)
+        out->context_title = "";
+    json_t *ags = json_object_get(claims, AGS_CLAIM);
+    json_t *scopes = json_object_get(ags, "scope");
+    const char *li = str(ags, "lineitem");
+    json_array_foreach(scopes, i, v)
+        if (li && json_is_string(v) && !strcmp(json_string_value(v), AGS_SCORE_SCOPE) &&
+            (!strncmp(li, "https://", 8) || !strncmp(li, "http://", 7)))
+            out->lineitem = li;
+    return true;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool lti_form_value(const char *body, size_t len, const char *name, char *out, size_t outsz)
+{
+    size_t nl = strlen(name), i = 0;
+    while (i < len) {
+        size_t end = i;
+        while (end < len && body[end] != '&')
+            end++;
+        if (end - i > nl && !memcmp(body + i, name, nl) && body[i + nl] == '=') {
+            size_t o = 0;
+            for (size_t k = i + nl + 1; k < end; k++) {
+                char c = body[k];
+                if (c == '+') {
+                    c = ' ';
+                } else if (c == '%' && k + 2 < end && hexval(body[k + 1]) >= 0 &&
+                           hexval(body[k + 2]) >= 0) {
+                    c = (char)(hexval(body[k + 1]) * 16 + hexval(body[k + 2]));
+                    k += 2;
+                }
+                if (c == '\0' || o + 1 >= outsz)
+                    return false;
+                out[o++] = c;
+            }
+            out[o] = '\0';
+            return true;
+        }
+        i = end + 1;
+    }
+    return false;
+}

@@ -1,0 +1,142 @@
+/* lti_config.c - --lti-config FILE: the platforms the tool is registered with. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/lti.h"
+
+#define LTI_MAX_CONFIG (1024 * 1024)   /* bytes of a config file */
+
+/* A required string member that is a non-empty string of at most 1024 bytes. */
+static bool take(json_t *o, const char *key, char **out, size_t i, bool url, char *err,
+                 size_t errsz)
+{
+    json_t *v = json_object_get(o, key);
+    const char *s = json_string_value(v);
+    if (!s || !*s || strlen(s) > 1024) {
+        snprintf(err, errsz, "platform %zu: \"%s\" must be a non-empty string", i + 1, key);
+        return false;
+    }
+    if (url && strncmp(s, "https://", 8) && strncmp(s, "http://", 7)) {
+        snprintf(err, errsz, "platform %zu: \"%s\" must be an http(s):// address", i + 1, key);
+        return false;
+    }
+    *out = strdup(s);
+    if (!*out)
+        snprintf(err, errsz, "out of memory");
+    return *out != NULL;
+}
+
+bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char *err,
+                      size_t errsz)
+{
+    memset(out, 0, sizeof *out);
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *list = json_object_get(root, "platforms");
+    if (!root) {
+        snprintf(err, errsz, "not JSON (line %d: %s)", je.line, je.text);
+        return false;
+    }
+    bool ok = json_is_array(list) && json_array_size(list) >= 1 &&
+              json_array_size(list) <= LTI_MAX_PLATFORMS;
+    if (!ok)
+        snprintf(err, errsz, "\"platforms\" must be a list of 1 to %d platforms",
+                 LTI_MAX_PLATFORMS);
+    for (size_t i = 0; ok && i < json_array_size(list); i++) {
+        json_t *o = json_array_get(list, i);
+        struct lti_platform *p = &out->p[i];
+        out->n = i + 1;
+        json_t *deps = json_object_get(o, "deployment_ids");
+        ok = json_is_object(o) && take(o, "name", &p->name, i, false, err, errsz) &&
+             take(o, "issuer", &p->issuer, i, false, err, errsz) &&
+             take(o, "client_id", &p->client_id, i, false, err, errsz) &&
+             take(o, "auth_login_url", &p->auth_login_url, i, true, err, errsz) &&
+             take(o, "auth_token_url", &p->auth_token_url, i, true, err, errsz) &&
+             take(o, "key_set_url", &p->key_set_url, i, true, err, errsz);
+        if (ok && (!json_is_array(deps) || json_array_size(deps) < 1 ||
+                   json_array_size(deps) > LTI_MAX_DEPLOYMENTS)) {
+            snprintf(err, errsz, "platform %zu: \"deployment_ids\" must be a list of 1 to %d "
+                     "strings", i + 1, LTI_MAX_DEPLOYMENTS);
+            ok = false;
+        }
+        for (size_t k = 0; ok && k < json_array_size(deps); k++) {
+            const char *d = json_string_value(json_array_get(deps, k));
+            if (!d || !*d || strlen(d) > 1024) {
+                snprintf(err, errsz, "platform %zu: deployment %zu is not a string", i + 1,
+                         k + 1);
+                ok = false;
+            } else if (!(p->deployment_ids[p->n_deployments++] = strdup(d))) {
+                ok = false;
+            }
+        }
+        for (size_t k = 0; ok && k < i; k++) {
+            if (!strcmp(out->p[k].issuer, p->issuer) &&
+                !strcmp(out->p[k].client_id, p->client_id)) {
+                snprintf(err, errsz, "platforms %zu and %zu have the same issuer and client_id",
+                         k + 1, i + 1);
+                ok = false;
+            }
+        }
+    }
+    json_decref(root);
+    if (!ok)
+        lti_config_free(out);
+    return ok;
+}
+
+bool lti_config_load(const char *path, struct lti_config *out, char *err, size_t errsz)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errsz, "cannot read %s", path);
+        return false;
+    }
+    char *buf = malloc(LTI_MAX_CONFIG + 1);
+    size_t n = buf ? fread(buf, 1, LTI_MAX_CONFIG + 1, f) : 0;
+    fclose(f);
+    bool ok = false;
+    if (!buf)
+        snprintf(err, errsz, "out of memory");
+    else if (n > LTI_MAX_CONFIG)
+        snprintf(err, errsz, "%s is over 1 MiB", path);
+    else
+        ok = lti_config_parse(buf, n, out, err, errsz);
+    free(buf);
+    return ok;
+}
+
+void lti_config_free(struct lti_config *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        struct lti_platform *p = &c->p[i];
+        free(p->name);
+        free(p->issuer);
+        free(p->client_id);
+        free(p->auth_login_url);
+        free(p->auth_token_url);
+        free(p->key_set_url);
+        for (size_t k = 0; k < p->n_deployments; k++)
+            free(p->deployment_ids[k]);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+const struct lti_platform *lti_config_find(const struct lti_config *c, const char *issuer,
+                                           const char *client_id)
+{
+    const struct lti_platform *found = NULL;
+    for (size_t i = 0; issuer && i < c->n; i++) {
+        if (strcmp(c->p[i].issuer, issuer))
+            continue;
+        if (client_id && *client_id) {
+            if (!strcmp(c->p[i].client_id, client_id))
+                return &c->p[i];
+        } else if (found) {
+            return NULL;   /* several registrations: the login must say which */
+        } else {
+            found = &c->p[i];
+        }
+    }
+    return client_id && *client_id ? NULL : found;
+}

@@ -1,0 +1,230 @@
+"""An LTI 1.3 platform for the tests (Debian's python3-jwt and python3-cryptography).
+
+It has its own RSA keys and key set, an authorisation endpoint that answers
+with the auto-posting form, a token endpoint that checks the tool's client
+assertion against the tool's own key set, and a scores endpoint that refuses
+what Moodle refuses: missing fields, a timestamp not after the last one for
+the user, an unknown user.
+"""
+import json
+import threading
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from html import escape
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+
+
+def new_key():
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key, uuid.uuid4().hex[:12]
+
+
+class Platform:
+    def __init__(self, client_id="tool-1", deployment="dep-1"):
+        self.client_id = client_id
+        self.deployment = deployment
+        self.keys = [new_key()]            # the first signs; all are published
+        self.mode = {}                     # "jwks": "hang"; "token"/"scores": "down"/"slow"/"5xx"
+        self.users = set()                 # subs the gradebook knows
+        self.scores = []                   # accepted, in order
+        self.refused = []                  # (reason, body)
+        self.tokens_issued = 0
+        self.last_ts = {}
+        self.tool_jwks_url = None
+        self.claims_hook = None            # f(claims, header) -> (claims, header, token or None)
+        self.lock = threading.Lock()
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        srv.daemon_threads = True
+        self.httpd = srv
+        self.url = "http://127.0.0.1:%d" % srv.server_address[1]
+        self.issuer = self.url
+        self.lineitem = self.url + "/lineitems/7"
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+
+    def registration(self):
+        return {"name": "Test platform", "issuer": self.issuer, "client_id": self.client_id,
+                "deployment_ids": [self.deployment], "auth_login_url": self.url + "/auth",
+                "auth_token_url": self.url + "/token", "key_set_url": self.url + "/jwks"}
+
+    def jwks(self):
+        out = []
+        for key, kid in self.keys:
+            j = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+            j.update(kid=kid, alg="RS256", use="sig")
+            out.append(j)
+        return {"keys": out}
+
+    def rotate(self, keep_old=True):
+        self.keys.insert(0, new_key())
+        if not keep_old:
+            del self.keys[1:]
+
+    def public_pem(self):
+        return self.keys[0][0].public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+    def claims(self, nonce, target, sub="learner-1", roles=(LEARNER,), extra=None, ags=True):
+        now = int(time.time())
+        c = {"iss": self.issuer, "aud": self.client_id, "sub": sub, "nonce": nonce,
+             "iat": now, "exp": now + 300,
+             CLAIM + "version": "1.3.0", CLAIM + "message_type": "LtiResourceLinkRequest",
+             CLAIM + "deployment_id": self.deployment, CLAIM + "roles": list(roles),
+             CLAIM + "resource_link": {"id": "link-1"}, CLAIM + "target_link_uri": target,
+             CLAIM + "context": {"id": "course-1", "title": "FFT course"}}
+        if ags:
+            c[AGS] = {"scope": [SCORE_SCOPE], "lineitem": self.lineitem}
+        c.update(extra or {})
+        return c
+
+    def sign(self, claims, header=None):
+        key, kid = self.keys[0]
+        h = {"kid": kid}
+        h.update(header or {})
+        if h.get("kid") is None:
+            del h["kid"]
+        return jwt.encode(claims, key, algorithm="RS256", headers=h)
+
+    def _handler(self):
+        plat = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def send(self, code, body, ctype="application/json"):
+                data = body.encode() if isinstance(body, str) else body
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def body(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                return self.rfile.read(n)
+
+            def fault(self, what):
+                m = plat.mode.get(what)
+                if m == "hang":
+                    time.sleep(30)
+                if m == "slow":
+                    time.sleep(15)
+                if m == "401once":
+                    plat.mode.pop(what)   # the platform ended the token: ask again
+                    self.send(401, '{"error":"invalid_token"}')
+                    return True
+                if m == "down" or m == "5xx":
+                    self.send(503 if m == "down" else 500, '{"error":"unavailable"}')
+                    return True
+                return False
+
+            def do_GET(self):
+                u = urllib.parse.urlparse(self.path)
+                if u.path == "/jwks":
+                    if not self.fault("jwks"):
+                        self.send(200, json.dumps(plat.jwks()))
+                elif u.path == "/auth":
+                    q = dict(urllib.parse.parse_qsl(u.query))
+                    for k, v in (("scope", "openid"), ("response_type", "id_token"),
+                                 ("response_mode", "form_post"), ("prompt", "none"),
+                                 ("client_id", plat.client_id)):
+                        if q.get(k) != v:
+                            return self.send(400, "bad %s" % k, "text/plain")
+                    target = q.get("login_hint_target") or plat.pending_target
+                    claims = plat.claims(q["nonce"], target, **plat.pending_claims)
+                    header = {}
+                    token = None
+                    if plat.claims_hook:
+                        claims, header, token = plat.claims_hook(claims, header)
+                    if token is None:
+                        token = plat.sign(claims, header)
+                    plat.last_auth = q
+                    form = ("<form method=post action=\"%s\"><input type=hidden name=id_token "
+                            "value=\"%s\"><input type=hidden name=state value=\"%s\"></form>"
+                            "<script>document.forms[0].submit()</script>"
+                            % (escape(q["redirect_uri"]), escape(token), escape(q["state"])))
+                    self.send(200, form, "text/html")
+                else:
+                    self.send(404, "{}")
+
+            def do_POST(self):
+                u = urllib.parse.urlparse(self.path)
+                raw = self.body()
+                if u.path == "/token":
+                    if self.fault("token"):
+                        return
+                    f = dict(urllib.parse.parse_qsl(raw.decode()))
+                    try:
+                        assert f["grant_type"] == "client_credentials"
+                        assert f["client_assertion_type"] == \
+                            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+                        assert SCORE_SCOPE in f["scope"].split()
+                        a = f["client_assertion"]
+                        kid = jwt.get_unverified_header(a)["kid"]
+                        with urllib.request.urlopen(plat.tool_jwks_url, timeout=5) as r:
+                            keys = json.load(r)["keys"]
+                        k = [x for x in keys if x["kid"] == kid][0]
+                        pub = jwt.algorithms.RSAAlgorithm.from_jwk(json.dumps(k))
+                        c = jwt.decode(a, pub, algorithms=["RS256"], audience=self.url_token())
+                        assert c["iss"] == c["sub"] == plat.client_id and c["jti"]
+                        assert c["exp"] - time.time() <= 3600
+                    except Exception as e:   # noqa: BLE001 - any failure is a refusal
+                        plat.refused.append(("assertion", repr(e)))
+                        return self.send(401, '{"error":"invalid_client"}')
+                    with plat.lock:
+                        plat.tokens_issued += 1
+                        plat.assertion_kids = getattr(plat, "assertion_kids", []) + [kid]
+                    self.send(200, json.dumps({"access_token": "tok-%d" % plat.tokens_issued,
+                                               "token_type": "Bearer", "expires_in": 3600,
+                                               "scope": SCORE_SCOPE}))
+                elif u.path == "/lineitems/7/scores":
+                    if self.fault("scores"):
+                        return
+                    if not (self.headers.get("Authorization") or "").startswith("Bearer tok-"):
+                        return self.send(401, "{}")
+                    if self.headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
+                        return self.send(415, "{}")
+                    s = json.loads(raw)
+                    need = ("userId", "scoreGiven", "scoreMaximum", "activityProgress",
+                            "gradingProgress", "timestamp")
+                    why = None
+                    if any(k not in s for k in need):
+                        why = "missing field"
+                    elif s["userId"] not in plat.users:
+                        why = "unknown user"
+                    elif s["timestamp"] <= plat.last_ts.get(s["userId"], ""):
+                        why = "timestamp not after the last"
+                    elif not (0 <= s["scoreGiven"] <= s["scoreMaximum"]):
+                        why = "score out of range"
+                    if why:
+                        plat.refused.append((why, s))
+                        return self.send(400, json.dumps({"error": why}))
+                    with plat.lock:
+                        plat.last_ts[s["userId"]] = s["timestamp"]
+                        plat.scores.append(s)
+                    self.send(200, "{}")
+                else:
+                    self.send(404, "{}")
+
+            def url_token(self):
+                return plat.url + "/token"
+
+        return H
+
+    pending_target = None
+    pending_claims = {}

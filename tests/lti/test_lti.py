@@ -1,0 +1,394 @@
+"""LTI 1.3 end to end: our server against a platform written for the tests
+(tests/lti/platform.py), the test playing the browser with a cookie jar.
+
+usage: test_lti.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN [DATABASE_URL]
+(run with /usr/bin/python3; the store is a SQLite file in a temporary folder
+unless a URL is given: the lti_pg suite gives a PostgreSQL cluster's)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from html import unescape
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
+from serverproc import Server  # noqa: E402
+from lti_browser import Browser as BaseBrowser, free_port  # noqa: E402
+from platform_lti import CLAIM, INSTRUCTOR, Platform  # noqa: E402
+
+BINARY, SAMPLES, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def sample(name):
+    with open(os.path.join(SAMPLES, name), "rb") as f:
+        return f.read()
+
+
+def submit(b, name):
+    return b.go("POST", SERVER_URL + "/api/tasks/butterfly/submissions", sample(name),
+                {"Content-Type": "text/plain", "X-Requested-With": "butterfly"})
+
+
+def wait_for(cond, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def metric(name):
+    with urllib.request.urlopen(SERVER_URL + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    m = re.search(r"^%s (\d+)$" % re.escape(name), text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+folder = tempfile.mkdtemp(prefix="lti-")
+plat = Platform()
+plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4"})
+port = free_port()
+SERVER_URL = "http://127.0.0.1:%d" % port
+
+
+class Browser(BaseBrowser):
+    def __init__(self):
+        super().__init__(SERVER_URL)
+plat.tool_jwks_url = SERVER_URL + "/lti/jwks.json"
+config = os.path.join(folder, "lti.json")
+with open(config, "w") as f:
+    json.dump({"platforms": [plat.registration()]}, f)
+DATABASE = sys.argv[4] if len(sys.argv) > 4 else "sqlite:" + os.path.join(folder, "r.sqlite")
+args = ("--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
+        "--lti-config", config, "--workers", "1")
+srv = Server(BINARY, *args)
+try:
+    # ---- keys ---------------------------------------------------------------
+    with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
+        keys = json.load(r)["keys"]
+    check(len(keys) == 1 and keys[0]["kty"] == "RSA" and keys[0]["kid"] and
+          keys[0]["alg"] == "RS256" and "d" not in keys[0],
+          "GET /lti/jwks.json publishes one public RSA key with its kid")
+
+    # ---- login ------------------------------------------------------------------
+    b = Browser()
+    st, h, _ = b.go("POST", SERVER_URL + "/lti/login", {
+        "iss": plat.issuer, "login_hint": "h", "target_link_uri": SERVER_URL + "/lti/launch",
+        "lti_message_hint": "a b&c"})
+    q = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(h.get("Location", "")).query))
+    check(st == 302 and q.get("scope") == "openid" and q.get("response_type") == "id_token"
+          and q.get("response_mode") == "form_post" and q.get("prompt") == "none"
+          and q.get("client_id") == plat.client_id
+          and q.get("redirect_uri") == SERVER_URL + "/lti/launch"
+          and q.get("login_hint") == "h" and q.get("lti_message_hint") == "a b&c"
+          and len(q.get("state", "")) >= 32 and len(q.get("nonce", "")) >= 32,
+          "POST /lti/login redirects to the platform with every parameter")
+    check(b.jar.get("butterfly_lti_state") == q.get("state"), "the login sets the state cookie")
+    st, _, page = Browser().go("GET", SERVER_URL + "/lti/login?iss=http://nobody&login_hint=x"
+                               "&target_link_uri=" + SERVER_URL)
+    check(st == 400 and "unregistered" in page, "a login from an unregistered issuer is refused")
+
+    # ---- a learner -----------------------------------------------------------------
+    learner = Browser()
+    st, h, page = learner.launch(plat, sub="learner-1", extra={"name": "Ada Lovelace",
+                                                                "email": "ada@example.org"})
+    check(st == 303 and h["Location"] == "/" and "butterfly_session" in learner.jar,
+          "a learner's launch lands on the exercise page signed in (%s)" % st)
+    st, _, me = learner.go("GET", SERVER_URL + "/api/me")
+    me = json.loads(me)
+    check(me.get("kind") == "student" and me.get("name") == "Ada Lovelace",
+          "the learner is a student named from the launch")
+    st, _, v1 = submit(learner, "wrong_twiddle_sign.glsl" if os.path.exists(
+        os.path.join(SAMPLES, "wrong_twiddle_sign.glsl")) else "compile_error_line3.glsl")
+    st2, _, v2 = submit(learner, "correct.glsl")
+    check(st == 200 and st2 == 200 and json.loads(v2).get("recorded") is True,
+          "a wrong then a correct submission are graded and recorded")
+    got = wait_for(lambda: len(plat.scores) >= 1 and
+                   plat.scores[-1]["scoreGiven"] == plat.scores[-1]["scoreMaximum"])
+    check(got, "the platform records the full score (best policy): %s" % plat.scores[-1:])
+    if plat.scores:
+        s = plat.scores[-1]
+        check(s["userId"] == "learner-1" and s["gradingProgress"] == "FullyGraded" and
+              s["activityProgress"] == "Completed" and
+              re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", s["timestamp"]),
+              "the score carries userId, FullyGraded, Completed and a ms timestamp")
+    check(not [r for r in plat.refused if r[0] != "assertion"] and plat.tokens_issued >= 1,
+          "the platform refused no score, and issued a token for our signed assertion")
+    n_before = len(plat.scores)
+    submit(learner, "compile_error_line3.glsl")
+    wait_for(lambda: len(plat.scores) > n_before, 15)
+    check(plat.scores[-1]["scoreGiven"] == plat.scores[-1]["scoreMaximum"],
+          "best policy: a worse attempt after the best sends the best again")
+
+    # ---- no name, email only, no personal data ------------------------------------------
+    for sub, extra, want in (("learner-2", {}, "Learner "), ("learner-3",
+                             {"email": "only@example.org"}, "only@example.org"),
+                             ("learner-4", {"name": ""}, "Learner ")):
+        bb = Browser()
+        st, h, _ = bb.launch(plat, sub=sub, extra=extra)
+        me = json.loads(bb.go("GET", SERVER_URL + "/api/me")[2])
+        check(st == 303 and me.get("kind") == "student" and me.get("name", "").startswith(want),
+              "a launch with %s signs in (%s)" % (extra or "no personal data", me))
+
+    # ---- an instructor ---------------------------------------------------------------------
+    ins = Browser()
+    st, h, _ = ins.launch(plat, sub="teacher-1", roles=(INSTRUCTOR,))
+    check(st == 303 and h["Location"].startswith("/class"),
+          "an instructor's launch lands on the class view (%s)" % h.get("Location"))
+    st, _, _ = ins.go("GET", SERVER_URL + "/class")
+    check(st == 200, "the instructor is signed in to /class")
+
+    # ---- no AGS claim: nothing sent -------------------------------------------------------
+    n = len(plat.scores)
+    nb = Browser()
+    nb.launch(plat, sub="learner-2", ags=False)
+    submit(nb, "correct.glsl")
+    time.sleep(2)
+    check(len(plat.scores) == n, "a launch without the grades claim sends nothing")
+
+    # ---- known-bad payloads ------------------------------------------------------------------
+    def bad(name, code, hook=None, target=None, **kw):
+        plat.claims_hook = hook
+        bb = Browser()
+        try:
+            st, _, page = bb.launch(plat, target=target, **kw)
+        finally:
+            plat.claims_hook = None
+        m = re.search(r'<code id="check">([^<]*)</code>', page)
+        codes = code if isinstance(code, tuple) else (code,)
+        check(400 <= st < 500 and m and m.group(1) in codes and "butterfly_session" not in bb.jar,
+              "refused: %s -> %s (%s %s)" % (name, code, st, m and m.group(1)))
+
+    def drop(key):
+        def f(c, h):
+            c.pop(key, None)
+            return c, h, None
+        return f
+
+    def setc(key, value):
+        def f(c, h):
+            c[key] = value
+            return c, h, None
+        return f
+
+    def header(**hh):
+        def f(c, h):
+            h.update(hh)
+            return c, h, None
+        return f
+
+    import jwt as pyjwt
+
+    bad("no kid", "kid", header(kid=None))
+    bad("a wrong kid", "kid", header(kid="nope"))
+    bad("a wrong version", "version", setc(CLAIM + "version", "1.1"))
+    bad("no version", "version", drop(CLAIM + "version"))
+    bad("not a JWT", "not_a_jwt", lambda c, h: (c, h, "not.a.jwt"))
+    bad("no message_type", "message_type", drop(CLAIM + "message_type"))
+    bad("another message_type", "message_type",
+        setc(CLAIM + "message_type", "LtiDeepLinkingRequest"))
+    bad("no roles", "roles", drop(CLAIM + "roles"))
+    bad("no deployment_id", "deployment_id", drop(CLAIM + "deployment_id"))
+    bad("an unregistered deployment", "deployment_id", setc(CLAIM + "deployment_id", "x"))
+    bad("no resource_link id", "resource_link", setc(CLAIM + "resource_link", {}))
+    bad("no sub", "sub", drop("sub"))
+    bad("iat in the future", "iat", setc("iat", int(time.time()) + 3600))
+    bad("exp in the past", "exp", setc("exp", int(time.time()) - 10))
+    bad("a wrong iss", "iss", setc("iss", "http://evil.example"))
+    bad("a wrong aud", "aud", setc("aud", "someone-else"))
+    bad("a list aud without azp", "azp", setc("aud", [plat.client_id, "other"]))
+    bad("a different target_link_uri", "target_link_uri",
+        setc(CLAIM + "target_link_uri", SERVER_URL + "/elsewhere"))
+    bad("a bad signature", "signature",
+        lambda c, h: (c, h, plat.sign(c, h)[:-6] + ("AAAAAA" if not plat.sign(c, h).endswith(
+            "AAAAAA") else "BBBBBB")))
+    bad("alg none", ("alg", "not_a_jwt"), lambda c, h: (c, h, pyjwt.encode(c, None, algorithm="none",
+                                                             headers={"kid": plat.keys[0][1]})))
+
+    def hs256(c, h):
+        # PyJWT refuses a PEM as an HMAC secret: sign by hand
+        import base64
+        import hashlib
+        import hmac
+
+        def b64(x):
+            return base64.urlsafe_b64encode(x).rstrip(b"=")
+        head = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": plat.keys[0][1]}).encode())
+        body = b64(json.dumps(c).encode())
+        sig = b64(hmac.new(plat.public_pem(), head + b"." + body, hashlib.sha256).digest())
+        return c, h, (head + b"." + body + b"." + sig).decode()
+    bad("HS256 with the public key as the secret", "alg", hs256)
+    bad("an id_token over 64 KiB", "too_large", setc("pad", "x" * 70000))
+
+    def replay():
+        bb = Browser()
+        st, _, form = None, None, None
+        plat.pending_target = SERVER_URL + "/lti/launch"
+        plat.pending_claims = {}
+        st, h, _ = bb.go("GET", SERVER_URL + "/lti/login?" + urllib.parse.urlencode({
+            "iss": plat.issuer, "login_hint": "h", "target_link_uri": plat.pending_target}))
+        st, _, form = bb.go("GET", h["Location"])
+        fields = dict((m.group(1), unescape(m.group(2))) for m in
+                      re.finditer(r'name=(\w+) value="([^"]*)"', form))
+        st1, _, _ = bb.go("POST", SERVER_URL + "/lti/launch", fields)
+        st2, _, page = bb.go("POST", SERVER_URL + "/lti/launch", fields)
+        return st1, st2, page, fields
+    st1, st2, page, fields = replay()
+    check(st1 == 303 and st2 == 400 and 'id="check">state' in page,
+          "a launch posted twice is refused the second time (state used once)")
+    # the old id_token with a fresh login: its nonce is not the new login's
+    cc = Browser()
+    st, h, _ = cc.go("GET", SERVER_URL + "/lti/login?" + urllib.parse.urlencode({
+        "iss": plat.issuer, "login_hint": "h", "target_link_uri": SERVER_URL + "/lti/launch"}))
+    new_state = cc.jar["butterfly_lti_state"]
+    st, _, page = cc.go("POST", SERVER_URL + "/lti/launch",
+                        {"id_token": fields["id_token"], "state": new_state})
+    check(st == 400 and 'id="check">nonce' in page, "a replayed nonce is refused")
+    dd = Browser()
+    st, h, _ = dd.go("GET", SERVER_URL + "/lti/login?" + urllib.parse.urlencode({
+        "iss": plat.issuer, "login_hint": "h", "target_link_uri": SERVER_URL + "/lti/launch"}))
+    st, _, form = dd.go("GET", h["Location"])
+    fields = dict((m.group(1), unescape(m.group(2))) for m in
+                  re.finditer(r'name=(\w+) value="([^"]*)"', form))
+    saved = dict(dd.jar)
+    dd.jar.pop("butterfly_lti_state")
+    st, _, page = dd.go("POST", SERVER_URL + "/lti/launch", fields)
+    check(st == 400 and 'id="check">state_cookie' in page, "a missing state cookie is refused")
+    link = re.search(r'<a id="new-window" href="([^"]*)" target="_blank"', page)
+    check(link is not None, "... with an open-in-a-new-window link")
+    if link:
+        # the new window: a fresh top-level context that keeps the cookies
+        nw = Browser()
+        plat.pending_claims = {"sub": "learner-1"}
+        st, h, _ = nw.go("GET", unescape(link.group(1)))
+        st, _, form = nw.go("GET", h["Location"]) if st == 302 else (st, None, "")
+        f2 = dict((m.group(1), unescape(m.group(2))) for m in
+                  re.finditer(r'name=(\w+) value="([^"]*)"', form))
+        st, h, _ = nw.go("POST", SERVER_URL + "/lti/launch", f2) if f2 else (0, {}, "")
+        check(st == 303 and "butterfly_session" in nw.jar,
+              "the link's login in a new window launches and signs in (%s)" % st)
+    dd.jar = dict(saved, butterfly_lti_state="0" * 64)
+    st, _, page = dd.go("POST", SERVER_URL + "/lti/launch", fields)
+    check(st == 400 and 'id="check">state' in page, "a state that is not the cookie's is refused")
+    text = urllib.request.urlopen(SERVER_URL + "/metrics", timeout=10).read().decode()
+    check('butterfly_lti_launches_refused_total{reason="kid"}' in text and
+          metric("butterfly_lti_launches_total") >= 6, "/metrics counts launches and refusals")
+
+    # ---- the platform rotates its key ----------------------------------------------------
+    plat.rotate()
+    time.sleep(5.5)   # an unknown kid refetches at most every LTI_KEY_SET_REFETCH_S
+    st, h, _ = Browser().launch(plat, sub="learner-1")
+    check(st == 303, "after the platform rotates its key, a launch with the new kid works")
+
+    # ---- the platform's key set hangs ------------------------------------------------------
+    plat.rotate()          # a kid we have not seen: we must fetch
+    plat.mode["jwks"] = "hang"
+    time.sleep(5.5)
+    t0 = time.time()
+    st, _, page = Browser().launch(plat, sub="learner-1")
+    took = time.time() - t0
+    with urllib.request.urlopen(SERVER_URL + "/healthz", timeout=5) as r:
+        healthy = r.status == 200
+    check(400 <= st < 600 and 'id="check">key_set' in page and took < 10 and healthy,
+          "a hanging key set fails the launch in %.1f s, /healthz stays 200" % took)
+    plat.mode.pop("jwks")
+
+    # ---- the token and score endpoints down, then back, across a restart ---------------------
+    time.sleep(5.5)   # the key set's refetch bound
+    learner = Browser()
+    st, _, _ = learner.launch(plat, sub="learner-1")
+    check(st == 303, "a launch after the key set came back works")
+    # slow: past our 10 s bound per call; the student's answer does not wait for it
+    n = len(plat.scores)
+    plat.mode["scores"] = "slow"
+    t0 = time.time()
+    st, _, _ = submit(learner, "correct.glsl")
+    answered = time.time() - t0
+    time.sleep(1)
+    with urllib.request.urlopen(SERVER_URL + "/healthz", timeout=5) as r:
+        healthy = r.status == 200
+    check(st == 200 and answered < 5 and healthy,
+          "with the scores endpoint slow the answer takes %.1f s, /healthz 200" % answered)
+    wait_for(lambda: metric('butterfly_lti_scores_total{outcome="retried"}') >= 1, 20)
+    plat.mode.pop("scores")
+    check(wait_for(lambda: len(plat.scores) > n, 30),
+          "once the scores endpoint is fast again the score arrives")
+    time.sleep(6)   # the slow call's late arrival, after our retry of it
+    # the retry carries a later timestamp: the platform keeps it, and
+    # refuses the timed-out attempt when it comes in late (never the other way)
+    last = plat.last_ts.get("learner-1", "")
+    stale = [r for r in plat.refused if r[0] != "assertion"]
+    check(all(r[0].startswith("timestamp") and r[1]["timestamp"] < last for r in stale),
+          "after a timeout only the stale attempt can be refused, never the retry: %s" % stale)
+    plat.refused.clear()
+
+    # an unknown user: the platform's 400 is final, counted as failed
+    failed = metric('butterfly_lti_scores_total{outcome="failed"}')
+    stranger = Browser()
+    stranger.launch(plat, sub="stranger")
+    submit(stranger, "correct.glsl")
+    check(wait_for(lambda: metric('butterfly_lti_scores_total{outcome="failed"}') > failed, 20)
+          and not [s for s in plat.scores if s["userId"] == "stranger"],
+          "a score for a user the platform does not know is refused and counted as failed")
+    plat.refused.clear()
+    n = len(plat.scores)
+    plat.mode["token"] = "5xx"
+    plat.mode["scores"] = "down"
+    # a fresh token is needed after the restart; the one cached dies with it
+    submit(learner, "compile_error_line3.glsl")
+    submit(learner, "correct.glsl")
+    time.sleep(2)
+    check(len(plat.scores) == n and metric('butterfly_lti_scores_total{outcome="retried"}') >= 1,
+          "with the platform down nothing arrives, and the retries are counted")
+    rc = srv.stop()
+    check(rc == 0, "the server stops cleanly with scores waiting (exit %s)" % rc)
+    srv = Server(BINARY, *args)
+    plat.mode.clear()
+    got = wait_for(lambda: len(plat.scores) > n, 40)
+    check(got, "after our restart and the platform's return, the score arrives")
+    ts = [s["timestamp"] for s in plat.scores if s["userId"] == "learner-1"]
+    check(ts == sorted(ts) and len(set(ts)) == len(ts) and
+          not [r for r in plat.refused if r[0].startswith("timestamp")],
+          "the scores arrived in order, timestamps strictly increasing")
+
+    # ---- our key rotation: the platform verifies our assertion with the new key -------------
+    with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
+        old = [k["kid"] for k in json.load(r)["keys"]]
+    p = subprocess.run([ADMIN, "--database", DATABASE, "lti", "rotate-key"],
+                       capture_output=True, text=True, timeout=60)
+    new = re.search(r"new LTI key (\w+)", p.stdout)
+    check(p.returncode == 0 and new, "butterfly-admin lti rotate-key makes a key: " +
+          p.stdout + p.stderr)
+    time.sleep(6)   # the server rereads its keys every LTI_KEYS_REFRESH_S
+    with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
+        now = [k["kid"] for k in json.load(r)["keys"]]
+    check(new and new.group(1) in now and all(k in now for k in old),
+          "after rotate-key both the new and the old key are published: %s" % now)
+    n = len(plat.scores)
+    plat.mode["scores"] = "401once"   # the platform ends our token: a new assertion is signed
+    submit(learner, "correct.glsl")
+    got = wait_for(lambda: len(plat.scores) > n, 30)
+    check(got and new and plat.assertion_kids[-1] == new.group(1),
+          "the next assertion is signed with the new key and the score arrives (%s)"
+          % plat.assertion_kids[-2:])
+finally:
+    rc = srv.stop()
+    check(rc == 0, "the server stops cleanly (exit %s; under ASan: no leak)" % rc)
+    plat.stop()
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)

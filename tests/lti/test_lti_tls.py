@@ -1,0 +1,123 @@
+"""LTI 1.3 through nginx with TLS (a self-signed certificate on loopback):
+the state and session cookies are Secure and SameSite=None, as a launch
+inside the course's frame needs, and the whole flow works over https.
+
+usage: test_lti_tls.py BUTTERFLY_SERVER SAMPLES   (run with /usr/bin/python3)
+Exit 77 (skipped) without nginx or openssl.
+"""
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
+from lti_browser import Browser, free_port  # noqa: E402
+from platform_lti import Platform  # noqa: E402
+from serverproc import Server  # noqa: E402
+
+BINARY, SAMPLES = sys.argv[1], sys.argv[2]
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx")
+                                  else None)
+if not NGINX or not shutil.which("openssl"):
+    print("nginx or openssl missing: skipped")
+    sys.exit(77)
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+tmp = tempfile.mkdtemp(prefix="lti-tls-")
+cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-keyout", key, "-out", cert], check=True, capture_output=True)
+tls_port, port = free_port(), free_port()
+conf = os.path.join(tmp, "nginx.conf")
+with open(conf, "w") as f:
+    f.write("""daemon off;
+master_process off;
+worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    client_body_temp_path {t}/body;
+    proxy_temp_path {t}/proxy;
+    fastcgi_temp_path {t}/fastcgi;
+    uwsgi_temp_path {t}/uwsgi;
+    scgi_temp_path {t}/scgi;
+    access_log off;
+    server {{
+        listen 127.0.0.1:{tls} ssl;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        location / {{
+            proxy_pass http://127.0.0.1:{port};
+            proxy_set_header Host $host:$server_port;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto https;
+        }}
+    }}
+}}
+""".format(t=tmp, tls=tls_port, cert=cert, key=key, port=port))
+nginx = subprocess.Popen([NGINX, "-p", tmp, "-e", os.path.join(tmp, "error.log"), "-c", conf],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+PUBLIC = "https://127.0.0.1:%d" % tls_port
+plat = Platform()
+plat.users.add("tls-learner")
+plat.tool_jwks_url = "http://127.0.0.1:%d/lti/jwks.json" % port
+config = os.path.join(tmp, "lti.json")
+with open(config, "w") as f:
+    json.dump({"platforms": [plat.registration()]}, f)
+srv = Server(BINARY, "--port", str(port), "--database", "sqlite:" + os.path.join(tmp, "r.sqlite"),
+             "--public-url", PUBLIC, "--lti-config", config, "--trusted-proxy", "127.0.0.1",
+             "--workers", "1")
+ctx = ssl.create_default_context(cafile=cert)
+try:
+    for _ in range(50):   # nginx up
+        try:
+            Browser(PUBLIC, ctx).go("GET", PUBLIC + "/healthz")
+            break
+        except OSError:
+            time.sleep(0.1)
+    b = Browser(PUBLIC, ctx)
+    st, h, _ = b.launch(plat, sub="tls-learner", extra={"name": "Grace Hopper"})
+    state_attrs = b.attrs.get("butterfly_lti_state", "")
+    session = b.attrs.get("butterfly_session", "")
+    check(st == 303 and h["Location"] == "/", "a learner's launch over https is accepted (%s)" % st)
+    check("SameSite=None" in state_attrs and "Secure" in state_attrs and "HttpOnly" in state_attrs,
+          "the state cookie is Secure, SameSite=None, HttpOnly: " + state_attrs)
+    check("SameSite=None" in session and "Secure" in session and "HttpOnly" in session,
+          "the session cookie is Secure, SameSite=None, HttpOnly: " + session.split(";", 1)[-1])
+    st, _, me = b.go("GET", PUBLIC + "/api/me")
+    check(st == 200 and json.loads(me).get("name") == "Grace Hopper",
+          "signed in through nginx: " + me)
+    with open(os.path.join(SAMPLES, "correct.glsl"), "rb") as f:
+        body = f.read()
+    st, _, v = b.go("POST", PUBLIC + "/api/tasks/butterfly/submissions", body,
+                    {"Content-Type": "text/plain", "Origin": PUBLIC})
+    check(st == 200 and json.loads(v).get("recorded") is True,
+          "a submission from the page's own https origin is graded and recorded")
+    end = time.time() + 30
+    while time.time() < end and not plat.scores:
+        time.sleep(0.2)
+    check(plat.scores and plat.scores[-1]["userId"] == "tls-learner" and
+          plat.scores[-1]["scoreGiven"] == plat.scores[-1]["scoreMaximum"],
+          "its score reaches the platform")
+finally:
+    srv.stop()
+    nginx.terminate()
+    nginx.wait(10)
+    plat.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)

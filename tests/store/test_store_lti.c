@@ -1,0 +1,256 @@
+/*
+ * test_store_lti.c - LTI's tables (grader/store/store_lti.h) on a SQLite
+ * store: keys retired and pruned, a login's state used once, nonces,
+ * who a launch makes, and the outbox the records' trigger fills: a score
+ * per record of a launched student, in the record's own transaction,
+ * the newest per pair carrying the best so far, sent in order.
+ * (On PostgreSQL the lti_pg suite runs the whole flow.)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "store/store_lti.h"
+
+static char tmpdir[] = "/tmp/test_store_lti.XXXXXX";
+static int serial;
+
+static struct store *fresh(void)
+{
+    char url[300];
+    snprintf(url, sizeof url, "sqlite:%s/s%d.sqlite", tmpdir, ++serial);
+    struct store *s = NULL;
+    struct store_error e;
+    assert_int_equal(store_open(url, &s, &e), STORE_OK);
+    assert_int_equal(store_lti_prepare(s, &e), STORE_OK);
+    assert_int_equal(store_lti_prepare(s, &e), STORE_OK);   /* twice: nothing changes */
+    return s;
+}
+
+static bool count_key(const struct store_lti_key *k, void *arg)
+{
+    int *n = arg;
+    if (k->retired_ms == 0)
+        n[1]++;
+    n[0]++;
+    return true;
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char kid[STORE_LTI_KID_SIZE];
+    assert_int_equal(store_lti_key_make(s, true, kid, &e), STORE_OK);
+    assert_int_equal(strlen(kid), 16);
+    assert_int_equal(store_lti_key_make(s, true, kid, &e), STORE_OK);
+    assert_string_equal(kid, "");   /* a key exists: a second start makes none */
+    assert_int_equal(store_lti_key_make(s, false, kid, &e), STORE_OK);   /* rotate */
+    int n[2] = { 0, 0 };
+    assert_int_equal(store_lti_keys_each(s, count_key, n, &e), STORE_OK);
+    assert_int_equal(n[0], 2);
+    assert_int_equal(n[1], 1);   /* one in use, the other retired */
+    assert_int_equal(store_lti_keys_prune(s, store_now_ms() + 1000, &e), STORE_OK);
+    n[0] = n[1] = 0;
+    assert_int_equal(store_lti_keys_each(s, count_key, n, &e), STORE_OK);
+    assert_int_equal(n[0], 1);   /* the retired one is gone, the one in use stays */
+    assert_int_equal(n[1], 1);
+    store_close(s);
+}
+
+static void test_state_once_and_nonces(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    struct store_lti_state st = { .issuer = "https://p", .client_id = "c",
+                                  .target_link_uri = "https://t/lti/launch" };
+    assert_true(store_new_token(st.state));
+    assert_true(store_new_token(st.nonce));
+    int64_t now = store_now_ms();
+    st.expires_ms = now + 600000;
+    assert_int_equal(store_lti_state_put(s, &st, &e), STORE_OK);
+    struct store_lti_state got;
+    assert_int_equal(store_lti_state_take(s, st.state, now, &got, &e), STORE_OK);
+    assert_string_equal(got.nonce, st.nonce);
+    assert_string_equal(got.target_link_uri, "https://t/lti/launch");
+    store_lti_state_clear(&got);
+    assert_int_equal(store_lti_state_take(s, st.state, now, &got, &e), STORE_NOT_FOUND);
+    /* an expired one is not found, and gone */
+    assert_true(store_new_token(st.state));
+    st.expires_ms = now - 1;
+    assert_int_equal(store_lti_state_put(s, &st, &e), STORE_OK);
+    assert_int_equal(store_lti_state_take(s, st.state, now, &got, &e), STORE_NOT_FOUND);
+    assert_int_equal(store_lti_nonce_use(s, "https://p", "n1", now + 1000, &e), STORE_OK);
+    assert_int_equal(store_lti_nonce_use(s, "https://p", "n1", now + 1000, &e), STORE_CONFLICT);
+    assert_int_equal(store_lti_nonce_use(s, "https://q", "n1", now + 1000, &e), STORE_OK);
+    store_close(s);
+}
+
+/* A record of student with points (of 9), graded at ms. */
+static struct store_record *record(const char *student, int points, int64_t ms)
+{
+    struct store_record *r = calloc(1, sizeof *r);
+    assert_true(store_new_id(r->id));
+    r->task = strdup("butterfly");
+    r->student = student ? strdup(student) : NULL;
+    r->received_ms = ms;
+    r->graded_ms = ms + 1;
+    r->source = strdup("return 0.0;");
+    r->source_len = strlen(r->source);
+    store_sha256_hex(r->source, r->source_len, r->sha256);
+    r->status = points == 9 ? 3 : 4;
+    r->points = points;
+    r->max_points = 9;
+    r->verdict = strdup("{}");
+    r->verdict_len = 2;
+    r->grader_version = strdup("0.1.0");
+    return r;
+}
+
+struct seen {
+    struct store_lti_score v[8];
+    char sub[8][32];
+    size_t n;
+};
+
+static bool take(const struct store_lti_score *sc, void *arg)
+{
+    struct seen *x = arg;
+    if (x->n < 8) {
+        x->v[x->n] = *sc;
+        snprintf(x->sub[x->n], sizeof x->sub[x->n], "%s", sc->sub);
+        x->n++;
+    }
+    return true;
+}
+
+static bool take_unsent(const struct store_lti_unsent *u, void *arg)
+{
+    int *n = arg;
+    n[0]++;
+    n[1] += u->failed;
+    assert_non_null(strstr(u->error, "unknown user"));
+    return true;
+}
+
+static void test_launch_and_outbox(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char ada[STORE_ID_SIZE], klass[STORE_ID_SIZE], k2[STORE_ID_SIZE], bob[STORE_ID_SIZE],
+        again[STORE_ID_SIZE], name[64];
+    struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-ada",
+                                  .name = "Ada", .email = "", .context_id = "course-1",
+                                  .context_title = "FFT", .lineitem = "https://p/li/1" };
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, name, sizeof name, &e), STORE_OK);
+    assert_string_equal(name, "Ada");
+    /* a later launch naming no one keeps the name; the same (issuer, sub) is the same student */
+    l.name = "";
+    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_string_equal(again, ada);
+    assert_string_equal(k2, klass);
+    assert_string_equal(name, "Ada");
+    /* another context is another class; no personal data at all still works */
+    struct store_lti_launch b = { .issuer = "https://p", .client_id = "c", .sub = "s-bob",
+                                  .name = "", .email = "", .context_id = "course-2",
+                                  .context_title = "", .lineitem = NULL };
+    assert_int_equal(store_lti_launch(s, &b, bob, k2, name, sizeof name, &e), STORE_OK);
+    assert_string_not_equal(k2, klass);
+    assert_int_equal(strncmp(name, "Learner ", 8), 0);
+
+    /* records: Ada's fill the outbox (in the records' own commit), Bob's
+     * (no line item) and nobody's do not */
+    int64_t t = store_now_ms();
+    struct store_record *r[4] = { record(ada, 4, t), record(ada, 9, t + 10),
+                                  record(ada, 2, t + 20), record(bob, 9, t + 30) };
+    assert_int_equal(store_records_insert(s, (const struct store_record *const *)r, 4, &e),
+                     STORE_OK);
+    struct store_record *nobody = record(NULL, 9, t + 40);
+    assert_int_equal(store_record_insert(s, nobody, &e), STORE_OK);
+    int64_t waiting, sent, failed;
+    assert_int_equal(store_lti_outbox_counts(s, &waiting, &sent, &failed, &e), STORE_OK);
+    assert_int_equal(waiting, 3);
+    /* due: only the newest of the pair, with the best so far */
+    struct seen x = { .n = 0 };
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take, &x, &e), STORE_OK);
+    assert_int_equal(x.n, 1);
+    assert_string_equal(x.sub[0], "s-ada");
+    assert_int_equal(x.v[0].points, 2);
+    assert_int_equal(x.v[0].best_points, 9);
+    assert_int_equal(x.v[0].last_timestamp_ms, 0);
+    /* one sender takes it; a second (another instance) finds it taken */
+    bool mine = false;
+    assert_int_equal(store_lti_outbox_claim(s, x.v[0].seq, x.v[0].next_ms, store_now_ms() + 30000,
+                                            &mine, &e), STORE_OK);
+    assert_true(mine);
+    assert_int_equal(store_lti_outbox_claim(s, x.v[0].seq, x.v[0].next_ms, store_now_ms() + 30000,
+                                            &mine, &e), STORE_OK);
+    assert_false(mine);
+    /* a failure waits for its next try, then sending supersedes the older ones */
+    assert_int_equal(store_lti_outbox_retry(s, x.v[0].seq, store_now_ms() + 60000, false,
+                                            "down", &e), STORE_OK);
+    struct seen y = { .n = 0 };
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take, &y, &e), STORE_OK);
+    assert_int_equal(y.n, 0);
+    assert_int_equal(store_lti_outbox_sent(s, x.v[0].seq, t + 99, &e), STORE_OK);
+    assert_int_equal(store_lti_outbox_counts(s, &waiting, &sent, &failed, &e), STORE_OK);
+    assert_int_equal(waiting, 0);
+    assert_int_equal(sent, 3);
+    /* the next score knows the last timestamp sent */
+    struct store_record *later = record(ada, 5, t + 200);
+    assert_int_equal(store_record_insert(s, later, &e), STORE_OK);
+    struct seen z = { .n = 0 };
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take, &z, &e), STORE_OK);
+    assert_int_equal(z.n, 1);
+    assert_int_equal(z.v[0].last_timestamp_ms, t + 99);
+    assert_int_equal(z.v[0].best_points, 9);
+    assert_int_equal(store_lti_outbox_retry(s, z.v[0].seq, 0, true, "unknown user", &e),
+                     STORE_OK);
+    assert_int_equal(store_lti_outbox_counts(s, &waiting, &sent, &failed, &e), STORE_OK);
+    assert_int_equal(failed, 1);
+    int unsent[2] = { 0, 0 };
+    assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
+    assert_int_equal(unsent[0], 1);   /* Ada, whose newest score failed */
+    assert_int_equal(unsent[1], 1);
+    /* forgotten: the LTI rows go too, and a new launch is a new student */
+    assert_int_equal(store_student_forget(s, ada, NULL, &e), STORE_OK);
+    unsent[0] = 0;
+    assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
+    assert_int_equal(unsent[0], 0);
+    l.name = "Ada";
+    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_string_not_equal(again, ada);
+    for (int i = 0; i < 4; i++)
+        store_record_free(r[i]);
+    store_record_free(nobody);
+    store_record_free(later);
+    store_close(s);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_state_once_and_nonces),
+        cmocka_unit_test(test_launch_and_outbox),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return rc;
+}

@@ -1,0 +1,195 @@
+/*
+ * test_lti_check.c - the pure parts of LTI 1.3 (server/lti_check.c,
+ * server/lti_config.c): every claim check on its own, the registration
+ * file, and the launch form's parser. The signature and the whole flow
+ * are the lti suite's (tests/lti/test_lti.py, against a platform).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "server/lti.h"
+
+#define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
+#define NOW 1800000000
+
+static const char config_text[] =
+    "{\"platforms\": [{\"name\": \"Canvas\", \"issuer\": \"https://canvas.instructure.com\","
+    " \"client_id\": \"10000000000001\", \"deployment_ids\": [\"1:abc\", \"2:def\"],"
+    " \"auth_login_url\": \"https://sso.canvaslms.com/api/lti/authorize_redirect\","
+    " \"auth_token_url\": \"https://sso.canvaslms.com/login/oauth2/token\","
+    " \"key_set_url\": \"https://sso.canvaslms.com/api/lti/security/jwks\"},"
+    " {\"name\": \"Other Canvas\", \"issuer\": \"https://canvas.instructure.com\","
+    " \"client_id\": \"10000000000002\", \"deployment_ids\": [\"9:x\"],"
+    " \"auth_login_url\": \"https://a.example/auth\", \"auth_token_url\": \"https://a.example/t\","
+    " \"key_set_url\": \"https://a.example/k\"}]}";
+
+static struct lti_config cfg;
+
+static json_t *good_claims(void)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:[s], s:{s:s}, s:s,"
+                     " s:{s:s, s:s}, s:{s:[s], s:s}}",
+                     "iss", "https://canvas.instructure.com", "aud", "10000000000001",
+                     "sub", "u-1", "nonce", "N1", "iat", NOW, "exp", NOW + 300,
+                     CLAIM "version", "1.3.0", CLAIM "message_type", "LtiResourceLinkRequest",
+                     CLAIM "deployment_id", "2:def",
+                     CLAIM "roles", "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner",
+                     CLAIM "resource_link", "id", "rl-1",
+                     CLAIM "target_link_uri", "https://tool.example/lti/launch",
+                     CLAIM "context", "id", "c-1", "title", "FFT",
+                     "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint", "scope",
+                     "https://purl.imsglobal.org/spec/lti-ags/scope/score", "lineitem",
+                     "https://canvas.example/li/1");
+}
+
+/* The check that fails once the claims are changed by fn, NULL if none. */
+static const char *failing(void (*fn)(json_t *c))
+{
+    json_t *c = good_claims();
+    if (fn)
+        fn(c);
+    struct lti_claims out;
+    struct lti_refusal why;
+    bool ok = lti_check_claims(c, &cfg.p[0], "N1", "https://tool.example/lti/launch", NOW,
+                               &out, &why);
+    json_decref(c);
+    return ok ? NULL : why.code;
+}
+
+#define MUTATION(name, body) static void name(json_t *c) { body; }
+MUTATION(no_iss, json_object_del(c, "iss"))
+MUTATION(bad_iss, json_object_set_new(c, "iss", json_string("https://canvas.instructure.co")))
+MUTATION(bad_aud, json_object_set_new(c, "aud", json_string("10000000000002")))
+MUTATION(list_aud, json_object_set_new(c, "aud", json_pack("[s, s]", "10000000000001", "x")))
+MUTATION(list_aud_azp, json_object_set_new(c, "aud", json_pack("[s, s]", "10000000000001", "x"));
+         json_object_set_new(c, "azp", json_string("10000000000001")))
+MUTATION(bad_azp, json_object_set_new(c, "azp", json_string("x")))
+MUTATION(expired, json_object_set_new(c, "exp", json_integer(NOW)))
+MUTATION(no_exp, json_object_del(c, "exp"))
+MUTATION(iat_ahead, json_object_set_new(c, "iat", json_integer(NOW + 61)))
+MUTATION(iat_skew, json_object_set_new(c, "iat", json_integer(NOW + 60)))
+MUTATION(bad_nonce, json_object_set_new(c, "nonce", json_string("N2")))
+MUTATION(bad_version, json_object_set_new(c, CLAIM "version", json_string("1.3.1")))
+MUTATION(no_type, json_object_del(c, CLAIM "message_type"))
+MUTATION(deep_link, json_object_set_new(c, CLAIM "message_type",
+                                        json_string("LtiDeepLinkingRequest")))
+MUTATION(other_deployment, json_object_set_new(c, CLAIM "deployment_id", json_string("9:x")))
+MUTATION(no_sub, json_object_set_new(c, "sub", json_string("")))
+MUTATION(no_roles, json_object_del(c, CLAIM "roles"))
+MUTATION(empty_roles, json_object_set_new(c, CLAIM "roles", json_array()))
+MUTATION(no_link, json_object_set_new(c, CLAIM "resource_link", json_object()))
+MUTATION(other_target, json_object_set_new(c, CLAIM "target_link_uri",
+                                           json_string("https://tool.example/")))
+
+static void each_check(void **state)
+{
+    (void)state;
+    assert_null(failing(NULL));
+    assert_string_equal(failing(no_iss), "iss");
+    assert_string_equal(failing(bad_iss), "iss");
+    assert_string_equal(failing(bad_aud), "aud");
+    assert_string_equal(failing(list_aud), "azp");
+    assert_null(failing(list_aud_azp));
+    assert_string_equal(failing(bad_azp), "azp");
+    assert_string_equal(failing(expired), "exp");
+    assert_string_equal(failing(no_exp), "exp");
+    assert_string_equal(failing(iat_ahead), "iat");
+    assert_null(failing(iat_skew));   /* LTI_CLOCK_SKEW_S is 60 */
+    assert_string_equal(failing(bad_nonce), "nonce");
+    assert_string_equal(failing(bad_version), "version");
+    assert_string_equal(failing(no_type), "message_type");
+    assert_string_equal(failing(deep_link), "message_type");
+    assert_string_equal(failing(other_deployment), "deployment_id");
+    assert_string_equal(failing(no_sub), "sub");
+    assert_string_equal(failing(no_roles), "roles");
+    assert_null(failing(empty_roles));   /* present, even empty: an anonymous learner */
+    assert_string_equal(failing(no_link), "resource_link");
+    assert_string_equal(failing(other_target), "target_link_uri");
+}
+
+static void what_a_launch_says(void **state)
+{
+    (void)state;
+    json_t *c = good_claims();
+    struct lti_claims out;
+    struct lti_refusal why;
+    assert_true(lti_check_claims(c, &cfg.p[0], "N1", "https://tool.example/lti/launch", NOW,
+                                 &out, &why));
+    assert_string_equal(out.sub, "u-1");
+    assert_string_equal(out.name, "");
+    assert_string_equal(out.context_id, "c-1");
+    assert_string_equal(out.lineitem, "https://canvas.example/li/1");
+    assert_false(out.instructor);
+    json_object_set_new(c, CLAIM "roles", json_pack("[s]",
+        "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"));
+    json_object_del(c, "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint");
+    assert_true(lti_check_claims(c, &cfg.p[0], "N1", "https://tool.example/lti/launch", NOW,
+                                 &out, &why));
+    assert_true(out.instructor);
+    assert_null(out.lineitem);
+    json_decref(c);
+}
+
+static void registrations(void **state)
+{
+    (void)state;
+    const struct lti_platform *p;
+    p = lti_config_find(&cfg, "https://canvas.instructure.com", "10000000000002");
+    assert_non_null(p);
+    assert_string_equal(p->name, "Other Canvas");
+    /* one issuer for every hosted Canvas: the client_id decides */
+    assert_null(lti_config_find(&cfg, "https://canvas.instructure.com", NULL));
+    assert_null(lti_config_find(&cfg, "https://canvas.instructure.com", "3"));
+    assert_null(lti_config_find(&cfg, "https://other.example", "10000000000001"));
+    struct lti_config c;
+    char err[200];
+    assert_false(lti_config_parse("{\"platforms\": []}", 16, &c, err, sizeof err));
+    assert_false(lti_config_parse("{\"platforms\": [{\"name\": \"x\"}]}", 30, &c, err,
+                                  sizeof err));
+    assert_non_null(strstr(err, "issuer"));
+    assert_false(lti_config_parse("nope", 4, &c, err, sizeof err));
+}
+
+static void form_values(void **state)
+{
+    (void)state;
+    const char body[] = "state=ab%2Fc&id_token=x.y.z&name=a+b%26c&bad=%zz&empty=";
+    char out[32];
+    assert_true(lti_form_value(body, strlen(body), "state", out, sizeof out));
+    assert_string_equal(out, "ab/c");
+    assert_true(lti_form_value(body, strlen(body), "id_token", out, sizeof out));
+    assert_string_equal(out, "x.y.z");
+    assert_true(lti_form_value(body, strlen(body), "name", out, sizeof out));
+    assert_string_equal(out, "a b&c");
+    assert_true(lti_form_value(body, strlen(body), "bad", out, sizeof out));
+    assert_string_equal(out, "%zz");
+    assert_true(lti_form_value(body, strlen(body), "empty", out, sizeof out));
+    assert_string_equal(out, "");
+    assert_false(lti_form_value(body, strlen(body), "stat", out, sizeof out));
+    assert_false(lti_form_value(body, strlen(body), "id_token", out, 4));   /* too long */
+    const char nul[] = "a=x%00y";
+    assert_false(lti_form_value(nul, strlen(nul), "a", out, sizeof out));
+}
+
+int main(void)
+{
+    char err[200];
+    if (!lti_config_parse(config_text, strlen(config_text), &cfg, err, sizeof err)) {
+        fprintf(stderr, "config: %s\n", err);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_check),
+        cmocka_unit_test(what_a_launch_says),
+        cmocka_unit_test(registrations),
+        cmocka_unit_test(form_values),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    lti_config_free(&cfg);
+    return rc;
+}
