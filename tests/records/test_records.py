@@ -357,6 +357,18 @@ def refresh_s():
         return int(re.search(r"#define CREDENTIALS_REFRESH_S\s+(\d+)u", f.read()).group(1))
 
 
+def t_docs_state_the_bound(w):
+    r = refresh_s()
+    root = os.path.join(HERE, "..", "..", "docs")
+    with open(os.path.join(root, "DEPLOY.md")) as f:
+        deploy = f.read()
+    assert "every %d s (`CREDENTIALS_REFRESH_S`)" % r in deploy
+    assert deploy.count("within %d s" % (2 * r)) >= 3
+    with open(os.path.join(root, "man", "butterfly-admin.1")) as f:
+        man = f.read()
+    assert man.count("within %d seconds" % (2 * r)) >= 3 and "%d-second" % r in man
+
+
 def kind_with(w, cookie):
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
     assert st == 200, (st, data)
@@ -477,6 +489,7 @@ CHECKS = [
     ("wrong bearer is 401", t_bearer_wrong_is_401),
     ("roster, links, bearer, renewal", t_roster_links_and_bearer),
     ("sessions end with their token", t_sessions_end_with_their_token),
+    ("docs state the sessions' bound", t_docs_state_the_bound),
     ("metrics count records", t_metrics_count_records),
     ("token guessing bounded", t_token_guessing_bounded),
     ("no token in access log", t_no_token_in_access_log),
