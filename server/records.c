@@ -129,10 +129,13 @@ static void *sweeper_main(void *arg)
                              STORE_WRITER_QUEUED;
             next_refresh = now + CREDENTIALS_REFRESH_S;
         }
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += PROBE_INTERVAL_S < CREDENTIALS_REFRESH_S ? PROBE_INTERVAL_S
-                                                                 : CREDENTIALS_REFRESH_S;
+        /* wake for the next read due, and every PROBE_INTERVAL_S to see
+         * whether the store has failed (a second on while a read is in
+         * flight) */
+        time_t wake = now + PROBE_INTERVAL_S;
+        if (next_refresh < wake)
+            wake = next_refresh > now ? next_refresh : now + 1;
+        struct timespec until = { .tv_sec = wake, .tv_nsec = 0 };
         if (!rs->stopping)
             pthread_cond_timedwait(&rs->wake, &rs->lock, &until);
     }
