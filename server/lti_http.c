@@ -337,6 +337,9 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                 q->code = NULL;
                 if (c.instructor) {
                     q->who.kind = PRINCIPAL_INSTRUCTOR;
+                    /* vouched for by the platform, not by the instructor's token:
+                     * the credentials table must not end it (credentials.c) */
+                    snprintf(q->who.id, sizeof q->who.id, "%s%s", PRINCIPAL_LTI_PREFIX, klass);
                     snprintf(q->redirect, sizeof q->redirect, "/class?class=%s", klass);
                 } else {
                     q->who.kind = PRINCIPAL_STUDENT;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/defaults.h"
+#include "server/credentials.h"
 
 /* How often the health is probed while the store is unreachable, so that
  * /healthz shows it back before the next submission does. */
@@ -40,6 +41,8 @@ struct records {
     /* issue 21's hook: told of every committed record (records_on_commit) */
     void (*committed)(const char *id, void *arg);
     void *committed_arg;
+    struct credentials *credentials;
+    bool refreshing;           /* a read of the credentials is queued */
 };
 
 int64_t records_now_ms(void)
@@ -80,13 +83,28 @@ static void purge_call(struct store *s, void *arg)
     }
 }
 
-/* The sweeper: removes records past retention every RETENTION_SWEEP_S,
+/* Reads the current tokens into the table; a failure keeps the last one. */
+static void refresh_call(struct store *s, void *arg)
+{
+    struct records *rs = arg;
+    struct store_error e = { 0 };
+    enum store_status st = credentials_load(rs->credentials, s, time(NULL), &e);
+    if (st == STORE_UNAVAILABLE)   /* a lost connection is made again once */
+        st = credentials_load(rs->credentials, s, time(NULL), &e);
+    pthread_mutex_lock(&rs->lock);
+    rs->refreshing = false;
+    pthread_mutex_unlock(&rs->lock);
+}
+
+/* The sweeper: reads the current tokens every CREDENTIALS_REFRESH_S (one
+ * read at a time, so a slow store is not asked again and again), removes
+ * records past retention every RETENTION_SWEEP_S,
  * probes an unreachable store every PROBE_INTERVAL_S, drops unrecorded
  * detached answers past DETACHED_KEEP_S. It only queues store work. */
 static void *sweeper_main(void *arg)
 {
     struct records *rs = arg;
-    time_t next_purge = 0;
+    time_t next_purge = 0, next_probe = 0, next_refresh = 0;
     pthread_mutex_lock(&rs->lock);
     while (!rs->stopping) {
         time_t now = time(NULL);
@@ -105,11 +123,22 @@ static void *sweeper_main(void *arg)
             store_writer_call(rs->writer, purge_call, rs);
             next_purge = now + RETENTION_SWEEP_S;
         }
-        if (failing)
+        if (failing && now >= next_probe) {
             store_writer_call(rs->reader, probe_call, rs);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += PROBE_INTERVAL_S;
+            next_probe = now + PROBE_INTERVAL_S;
+        }
+        if (now >= next_refresh && !rs->refreshing) {
+            rs->refreshing = store_writer_call(rs->reader, refresh_call, rs) ==
+                             STORE_WRITER_QUEUED;
+            next_refresh = now + CREDENTIALS_REFRESH_S;
+        }
+        /* wake for the next read due, and every PROBE_INTERVAL_S to see
+         * whether the store has failed (a second on while a read is in
+         * flight) */
+        time_t wake = now + PROBE_INTERVAL_S;
+        if (next_refresh < wake)
+            wake = next_refresh > now ? next_refresh : now + 1;
+        struct timespec until = { .tv_sec = wake, .tv_nsec = 0 };
         if (!rs->stopping)
             pthread_cond_timedwait(&rs->wake, &rs->lock, &until);
     }
@@ -168,6 +197,12 @@ struct records *records_start(const char *url, unsigned retention_days,
             goto fail;
         }
     }
+    rs->credentials = credentials_new();
+    if (!rs->credentials) {
+        snprintf(err, errsz, "out of memory");
+        store_close(s);
+        goto fail;
+    }
     snprintf(rs->kind, sizeof rs->kind, "%s", store_kind_to_str(store_kind(s)));
     snprintf(rs->display_url, sizeof rs->display_url, "%s", store_display_url(s));
     bool created = false;
@@ -180,6 +215,11 @@ struct records *records_start(const char *url, unsigned retention_days,
         rs->health = st;
         snprintf(rs->health_msg, sizeof rs->health_msg, "%s", e.message);
     }
+    /* the table before the first request; a failure here leaves it
+     * empty (signatures and expiries only) until the sweeper's next read */
+    if (credentials_load(rs->credentials, s, time(NULL), &e) != STORE_OK)
+        fprintf(stderr, "butterfly-server: the current tokens cannot be read (%s); "
+                        "renewed tokens end sessions once they can\n", e.message);
     store_close(s);
     rs->writer = open_writer(url, err, errsz);
     if (!rs->writer)
@@ -239,6 +279,7 @@ void records_free(struct records *rs)
     for (size_t i = 0; i < rs->ndetached; i++)
         free(rs->detached[i].answer);
     free(rs->detached);
+    credentials_free(rs->credentials);
     pthread_cond_destroy(&rs->wake);
     pthread_mutex_destroy(&rs->lock);
     free(rs);
@@ -247,6 +288,11 @@ void records_free(struct records *rs)
 const uint8_t *records_session_key(const struct records *rs)
 {
     return rs->key;
+}
+
+bool records_session_current(struct records *rs, const struct principal *who)
+{
+    return !rs->credentials || credentials_current(rs->credentials, who);
 }
 
 const char *records_kind(const struct records *rs)
@@ -350,6 +396,8 @@ void records_render_metrics(struct records *rs, FILE *f)
                "# TYPE butterfly_records_purged_total counter\nbutterfly_records_purged_total %llu\n",
             rs->health == STORE_OK, (unsigned long long)rs->purged);
     pthread_mutex_unlock(&rs->lock);
+    if (rs->credentials)
+        credentials_render_metrics(rs->credentials, time(NULL), f);
 }
 
 /* --- detached ---------------------------------------------------------------- */

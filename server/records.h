@@ -44,6 +44,10 @@ void records_free(struct records *rs);
 /* The key that signs session cookies. */
 const uint8_t *records_session_key(const struct records *rs);
 
+/* Whether who's session (from its cookie) is still current: its token not
+ * renewed, its student not forgotten (server/credentials.h). Reads memory. */
+bool records_session_current(struct records *rs, const struct principal *who);
+
 /* The backend ("sqlite", "postgresql") and its URL for a log line. */
 const char *records_kind(const struct records *rs);
 const char *records_display_url(const struct records *rs);

@@ -164,8 +164,12 @@ static void lookup_call(struct store *s, void *arg)
         store_student_clear(&st);
     }
     r->lookup_status = status;
-    if (status == STORE_OK)
+    if (status == STORE_OK) {
+        /* the session made from this token ends when the token is renewed */
+        session_fingerprint_token(r->token, found.cred);
+        found.has_cred = true;
         r->who = found;
+    }
     MHD_resume_connection(r->conn);
 }
 
@@ -176,8 +180,11 @@ enum MHD_Result auth_begin(struct request *r)
         return http_dispatch(r);   /* no records: today's server, no sessions */
     const char *cookie = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, SESSION_COOKIE);
     r->has_cookie = cookie != NULL;
-    /* a forged, altered or expired cookie is simply no session */
-    session_cookie_read(records_session_key(s->records), cookie, time(NULL), &r->who);
+    /* a forged, altered or expired cookie is simply no session, and so is
+     * one made from a token since renewed or for a student forgotten */
+    if (session_cookie_read(records_session_key(s->records), cookie, time(NULL), &r->who) &&
+        !records_session_current(s->records, &r->who))
+        memset(&r->who, 0, sizeof r->who);
     const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_AUTHORIZATION);
     const char *q = NULL;

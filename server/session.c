@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,33 @@ static bool from_hex(const char *in, size_t n, uint8_t *out)
     return true;
 }
 
+bool session_fingerprint_hex(const char *sha256_hex, uint8_t out[SESSION_CRED_BYTES])
+{
+    return sha256_hex && strnlen(sha256_hex, 2 * SHA256_DIGEST_SIZE + 1) == 2 * SHA256_DIGEST_SIZE &&
+           from_hex(sha256_hex, SESSION_CRED_BYTES, out);
+}
+
+void session_fingerprint_token(const char *token, uint8_t out[SESSION_CRED_BYTES])
+{
+    struct sha256_ctx ctx;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_init(&ctx);
+    sha256_update(&ctx, strlen(token), (const uint8_t *)token);
+    sha256_digest(&ctx, sizeof d, d);
+    memcpy(out, d, SESSION_CRED_BYTES);
+}
+
 char *session_cookie_make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
                           time_t now, unsigned lifetime_s)
 {
     if (strlen(p->id) >= PRINCIPAL_ID_MAX || strlen(p->name) >= PRINCIPAL_NAME_MAX)
         return NULL;
-    json_t *j = json_pack("{s:s, s:I, s:s, s:s}", "k", principal_kind_to_str(p->kind),
-                          "e", (json_int_t)(now + (time_t)lifetime_s), "i", p->id, "n", p->name);
+    char cred[2 * SESSION_CRED_BYTES + 1] = "";
+    if (p->has_cred)
+        to_hex(p->cred, SESSION_CRED_BYTES, cred);
+    json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "k", principal_kind_to_str(p->kind),
+                          "t", (json_int_t)now, "e", (json_int_t)(now + (time_t)lifetime_s),
+                          "i", p->id, "n", p->name, "f", cred);
     char *payload = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!payload)
@@ -129,18 +150,25 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
         return false;
     payload[hex_len / 2] = '\0';
     json_t *j = json_loads(payload, JSON_REJECT_DUPLICATES, NULL);
-    const char *k = NULL, *id = NULL, *name = NULL;
-    json_int_t expiry = 0;
-    bool ok = j && json_unpack(j, "{s:s, s:I, s:s, s:s}", "k", &k, "e", &expiry, "i", &id,
-                               "n", &name) == 0 &&
+    const char *k = NULL, *id = NULL, *name = NULL, *cred = "";
+    json_int_t expiry = 0, issued = 0;
+    /* "t" and "f" are absent from a cookie made before they were carried */
+    bool ok = j && json_unpack(j, "{s:s, s?I, s:I, s:s, s:s, s?s}", "k", &k, "t", &issued,
+                               "e", &expiry, "i", &id, "n", &name, "f", &cred) == 0 &&
               expiry > (json_int_t)now && kind_of(k) != PRINCIPAL_NONE &&
-              strlen(id) < sizeof out->id && strlen(name) < sizeof out->name;
+              strlen(id) < sizeof out->id && strlen(name) < sizeof out->name &&
+              (!*cred || (strlen(cred) == 2 * SESSION_CRED_BYTES &&
+                          from_hex(cred, SESSION_CRED_BYTES, out->cred)));
     if (ok) {
         out->kind = kind_of(k);
+        out->has_cred = *cred != '\0';
+        out->issued = issued > 0 ? (time_t)issued : 0;
         snprintf(out->id, sizeof out->id, "%s", id);
         snprintf(out->name, sizeof out->name, "%s", name);
     }
     json_decref(j);
+    if (!ok)
+        memset(out, 0, sizeof *out);
     return ok;
 }
 

@@ -2,11 +2,14 @@
  * session.h - who a request is: the principal, the signed session cookie
  * that carries it, and the checks on an open lab's display name.
  *
- * A cookie is the principal and its expiry, signed with HMAC-SHA256 under
- * a key the server holds (from the store, so that several instances share
- * sessions). Nothing is looked up to read one: a forged, altered or
+ * A cookie is the principal, when it was issued, its expiry and the
+ * fingerprint of the token it was made from, signed with HMAC-SHA256
+ * under a key the server holds (from the store, so that several instances
+ * share sessions). Nothing is looked up to read one: a forged, altered or
  * expired cookie fails the signature or the clock and the request is
- * simply signed out. Pure functions: no sockets, no store.
+ * simply signed out. Whether the fingerprint is still current (a renewed
+ * token, a forgotten student) is server/credentials.h's question, asked
+ * of memory. Pure functions: no sockets, no store.
  */
 #ifndef BUTTERFLY_SESSION_H
 #define BUTTERFLY_SESSION_H
@@ -19,6 +22,8 @@
 #define SESSION_KEY_BYTES 32
 #define PRINCIPAL_ID_MAX 160     /* a roster id, or "guest-" and 32 hex digits */
 #define PRINCIPAL_NAME_MAX 260   /* a roster name or a display name, UTF-8 */
+#define PRINCIPAL_LTI_PREFIX "lti:" /* an instructor's id when a launch made the session */
+#define SESSION_CRED_BYTES 8     /* a token's fingerprint: its SHA-256's first bytes */
 
 enum principal_kind {
     PRINCIPAL_NONE,          /* signed out: grading as before, nothing attributed */
@@ -32,12 +37,30 @@ const char *principal_kind_to_str(enum principal_kind k);
 
 struct principal {
     enum principal_kind kind;
-    char id[PRINCIPAL_ID_MAX];      /* the student's id; "" for none and the instructor */
+    char id[PRINCIPAL_ID_MAX];      /* the student's id; "" for none and the instructor of
+                                       the token, PRINCIPAL_LTI_PREFIX and the class id for
+                                       an instructor an LTI launch signed in */
     char name[PRINCIPAL_NAME_MAX];  /* shown on the page; "" when none */
+    /* The token the session was made from (session_fingerprint): a session
+     * ends when its token is no longer the current one. has_cred false:
+     * made without a token (an open lab's name, an LTI launch), valid while
+     * the student exists. */
+    bool has_cred;
+    uint8_t cred[SESSION_CRED_BYTES];
+    time_t issued;                  /* set by session_cookie_read; 0: not known */
 };
 
+/* The fingerprint of a token from the store's hex SHA-256 of it (its
+ * first SESSION_CRED_BYTES bytes). False when hex is not such a hash. */
+bool session_fingerprint_hex(const char *sha256_hex, uint8_t out[SESSION_CRED_BYTES]);
+
+/* The fingerprint of a token itself, as session_fingerprint_hex gives it
+ * for the hash the store keeps of token. */
+void session_fingerprint_token(const char *token, uint8_t out[SESSION_CRED_BYTES]);
+
 /*
- * The cookie's value for p, valid until now + lifetime_s, signed with key:
+ * The cookie's value for p (with its fingerprint when p->has_cred),
+ * issued now, valid until now + lifetime_s, signed with key:
  * a NUL-terminated string the caller frees. NULL when out of memory or
  * when p's id or name is too long.
  */
@@ -45,9 +68,11 @@ char *session_cookie_make(const uint8_t key[SESSION_KEY_BYTES], const struct pri
                           time_t now, unsigned lifetime_s);
 
 /*
- * Reads a cookie's value: true with *out filled when the signature is the
- * key's and the expiry is after now. False otherwise (forged, altered,
- * expired, malformed, NULL), *out then left signed out.
+ * Reads a cookie's value: true with *out filled (issued and the
+ * fingerprint too) when the signature is the key's and the expiry is
+ * after now. False otherwise (forged, altered, expired, malformed, NULL),
+ * *out then left signed out. A cookie made before fingerprints were
+ * carried reads with has_cred false and issued 0.
  */
 bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value, time_t now,
                          struct principal *out);

@@ -75,6 +75,9 @@
 #define RETENTION_SWEEP_S          3600u     /* how often old records are removed */
 #define SESSION_COOKIE             "butterfly_session"
 #define SESSION_LIFETIME_S         (14u * 24u * 3600u)   /* a cookie lasts two weeks */
+#define CREDENTIALS_REFRESH_S      3u        /* the current tokens are read this often: a renewal
+                                                ends old sessions within twice this */
+#define CREDENTIALS_MAX_STUDENTS   1000000u  /* students the table of current tokens holds */
 #define MAX_DISPLAY_NAME_BYTES     64u       /* an open lab's display name, UTF-8 */
 #define TOKEN_FAILURES_PER_WINDOW  20u       /* wrong tokens one client may send ... */
 #define TOKEN_FAILURE_WINDOW_S     600u      /* ... in this many seconds, then 429 */

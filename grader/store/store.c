@@ -915,6 +915,51 @@ enum store_status store_instructor_check(struct store *s, const char *token,
     return STORE_OK;
 }
 
+/* ---- credentials ------------------------------------------------------------ */
+
+struct each_credential {
+    bool (*fn)(const struct store_credential *c, void *arg);
+    void *arg;
+    bool oom;
+};
+
+static bool each_credential_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct each_credential *e = arg;
+    if (n < 2)
+        return false;
+    char *id = col_text(&c[0]), *hash = col_text(&c[1]);
+    bool go_on = false;
+    if ((c[0].type != SV_NULL && !id) || (c[1].type != SV_NULL && !hash)) {
+        e->oom = true;
+    } else {
+        struct store_credential cr = { .instructor = id == NULL, .id = id, .token_sha256 = hash };
+        go_on = e->fn(&cr, e->arg);
+    }
+    free(id);
+    free(hash);
+    return go_on;
+}
+
+enum store_status store_credentials_each(struct store *s,
+                                         bool (*fn)(const struct store_credential *c, void *arg),
+                                         void *arg, struct store_error *err)
+{
+    enum store_status st = ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct each_credential e = { fn, arg, false };
+    /* one statement: a renewal is either wholly in the walk or not */
+    st = s->ops->exec(s, "SELECT id, token_sha256 FROM students UNION ALL "
+                         "SELECT CAST(NULL AS TEXT), token_sha256 FROM instructor",
+                      false, NULL, 0, each_credential_row, &e, NULL, err);
+    if (st == STORE_OK && e.oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the credentials");
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
 /* ---- the class ---------------------------------------------------------------- */
 
 enum store_status store_has_roster(struct store *s, bool *yes, struct store_error *err)

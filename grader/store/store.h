@@ -358,6 +358,28 @@ enum store_status store_instructor_ensure(struct store *s, char token[STORE_TOKE
 enum store_status store_instructor_check(struct store *s, const char *token,
                                          struct store_error *err);
 
+/* ---- credentials ------------------------------------------------------------ */
+
+/* One credential that signs someone in now, as store_credentials_each
+ * gives it: valid during the call only. */
+struct store_credential {
+    bool instructor;            /* the instructor's token (id NULL) */
+    const char *id;             /* the student's id; NULL for the instructor */
+    const char *token_sha256;   /* its stored SHA-256 (hex); NULL: a student without
+                                   a token (an open lab's name, an LTI student) */
+};
+
+/*
+ * Calls fn for every student (with their token's hash or none) and for
+ * the instructor's token, in one statement, so the walk sees one moment
+ * of the store; fn returns false to stop (the call then returns
+ * STORE_OK). What the server reads every CREDENTIALS_REFRESH_S to end the
+ * sessions of renewed tokens and forgotten students (server/credentials.h).
+ */
+enum store_status store_credentials_each(struct store *s,
+                                         bool (*fn)(const struct store_credential *c, void *arg),
+                                         void *arg, struct store_error *err);
+
 /* ---- the class ---------------------------------------------------------------- */
 
 /*

@@ -151,6 +151,7 @@ try:
           "an instructor's launch lands on the class view (%s)" % h.get("Location"))
     st, _, _ = ins.go("GET", SERVER_URL + "/class")
     check(st == 200, "the instructor is signed in to /class")
+    launched_at = time.time()
 
     # ---- no AGS claim: nothing sent -------------------------------------------------------
     n = len(plat.scores)
@@ -159,6 +160,12 @@ try:
     submit(nb, "correct.glsl")
     time.sleep(2)
     check(len(plat.scores) == n, "a launch without the grades claim sends nothing")
+
+    # the credentials table (read every 3 s) must not end a launched
+    # instructor's session: no token of ours made it
+    time.sleep(max(0.0, launched_at + 7.5 - time.time()))
+    st, _, _ = ins.go("GET", SERVER_URL + "/class")
+    check(st == 200, "a launched instructor is still signed in after the credentials are reread")
 
     # ---- known-bad payloads ------------------------------------------------------------------
     def bad(name, code, hook=None, target=None, **kw):

@@ -350,6 +350,90 @@ def t_roster_links_and_bearer(w):
     w.instructor = fresh
 
 
+def refresh_s():
+    """CREDENTIALS_REFRESH_S, from the one place it is set."""
+    path = os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")
+    with open(path) as f:
+        return int(re.search(r"#define CREDENTIALS_REFRESH_S\s+(\d+)u", f.read()).group(1))
+
+
+def t_docs_state_the_bound(w):
+    r = refresh_s()
+    root = os.path.join(HERE, "..", "..", "docs")
+    with open(os.path.join(root, "DEPLOY.md")) as f:
+        deploy = f.read()
+    assert "every %d s (`CREDENTIALS_REFRESH_S`)" % r in deploy
+    assert deploy.count("within %d s" % (2 * r)) >= 3
+    with open(os.path.join(root, "man", "butterfly-admin.1")) as f:
+        man = f.read()
+    assert man.count("within %d seconds" % (2 * r)) >= 3 and "%d-second" % r in man
+
+
+def kind_with(w, cookie):
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
+    assert st == 200, (st, data)
+    return json.loads(data)["kind"]
+
+
+def signed_out_within(w, cookie, bound_s):
+    """Seconds until cookie reads as signed out; fails past bound_s."""
+    t0 = time.monotonic()
+    while kind_with(w, cookie) != "none":
+        assert time.monotonic() - t0 < bound_s, "still signed in after %ss" % bound_s
+        time.sleep(0.2)
+    return time.monotonic() - t0
+
+
+def link_cookie(w, token):
+    st, h, _ = call(w.srv, "GET", "/?k=" + token)
+    assert st == 303 and h["location"] == "/", (st, h)
+    return cookie_of(h)[0]
+
+
+def t_sessions_end_with_their_token(w):
+    # the bound docs/DEPLOY.md states: a read every CREDENTIALS_REFRESH_S,
+    # and a session issued just before a read is judged by the next one
+    bound = 2 * refresh_s() + 2
+    roster = os.path.join(w.folder, "roster2.csv")
+    with open(roster, "w") as f:
+        f.write("id,name,section\nr1,Rae One,A\nr2,Rob Two,B\n")
+    admin(w, "class", "import", roster)
+    links = dict((l.split(",")[0], l.split("?k=")[1])
+                 for l in admin(w, "links").splitlines()[1:])
+    old = link_cookie(w, links["r1"])
+    other = link_cookie(w, links["r2"])
+    st, h, _ = call(w.srv, "GET", "/class?token=" + w.instructor)
+    assert st == 303, st
+    teacher = cookie_of(h)[0]
+    assert kind_with(w, old) == "student" and kind_with(w, teacher) == "instructor"
+    assert kind_with(w, w.a_cookie) == "guest"
+    # the cookies are older than the server's next read of the tokens
+    time.sleep(refresh_s() + 0.5)
+    # a leaked link renewed: the session made with it ends, the new link works
+    new = admin(w, "links", "--renew", "r1").splitlines()[1].split("?k=")[1]
+    took = signed_out_within(w, old, bound)
+    fresh = link_cookie(w, new)
+    assert kind_with(w, fresh) == "student"
+    # a new instructor token ends the sessions made with the old one
+    out = admin(w, "token")
+    w.instructor = re.search(r"token=([0-9a-f]+)", out).group(1)
+    signed_out_within(w, teacher, bound)
+    st, _, _ = call(w.srv, "GET", "/class", headers={"Cookie": teacher})
+    assert st == 401, st
+    # a forgotten student's session ends
+    assert kind_with(w, other) == "student"
+    admin(w, "forget", "r2")
+    signed_out_within(w, other, bound)
+    # what no renewal touched goes on: a guest's session, and the new link's
+    # once the server has read the tokens since it was made
+    time.sleep(refresh_s() * 2 + 0.5)
+    assert kind_with(w, w.a_cookie) == "guest"
+    assert kind_with(w, fresh) == "student"
+    st, h, _ = call(w.srv, "GET", "/class?token=" + w.instructor)
+    assert kind_with(w, cookie_of(h)[0]) == "instructor"
+    print("  renewal ended the old session after %.1f s (bound %d s)" % (took, bound))
+
+
 def metric(w, name):
     _, _, data = call(w.srv, "GET", "/metrics")
     for line in data.decode().splitlines():
@@ -404,6 +488,8 @@ CHECKS = [
     ("display names", t_display_names),
     ("wrong bearer is 401", t_bearer_wrong_is_401),
     ("roster, links, bearer, renewal", t_roster_links_and_bearer),
+    ("sessions end with their token", t_sessions_end_with_their_token),
+    ("docs state the sessions' bound", t_docs_state_the_bound),
     ("metrics count records", t_metrics_count_records),
     ("token guessing bounded", t_token_guessing_bounded),
     ("no token in access log", t_no_token_in_access_log),
@@ -416,7 +502,7 @@ def run_all(checks, folder, url=None, extra=()):
     w = World(folder, url)
     try:
         for name, fn in CHECKS:
-            if fn is t_roster_links_and_bearer and not ADMIN:
+            if fn in (t_roster_links_and_bearer, t_sessions_end_with_their_token) and not ADMIN:
                 continue
             if fn is t_token_guessing_bounded:
                 for xname, xfn in extra:

@@ -476,6 +476,72 @@ static void test_instructor(void **state)
     store_close(s);
 }
 
+struct seen_credentials {
+    int students, instructors, tokenless;
+    char s1_hash[STORE_SHA256_SIZE], instructor_hash[STORE_SHA256_SIZE];
+    bool s2_seen;
+};
+
+static bool note_credential(const struct store_credential *c, void *arg)
+{
+    struct seen_credentials *w = arg;
+    if (c->instructor) {
+        w->instructors++;
+        assert_null(c->id);
+        assert_non_null(c->token_sha256);
+        snprintf(w->instructor_hash, sizeof w->instructor_hash, "%s", c->token_sha256);
+        return true;
+    }
+    w->students++;
+    if (!c->token_sha256)
+        w->tokenless++;
+    if (!strcmp(c->id, "s1") && c->token_sha256)
+        snprintf(w->s1_hash, sizeof w->s1_hash, "%s", c->token_sha256);
+    if (!strcmp(c->id, "s2"))
+        w->s2_seen = true;
+    return true;
+}
+
+/* What the server's table of current credentials is made from: every
+ * student with the hash of the token they have now (or none), the
+ * instructor's hash; a renewal or a forget shows at the next walk. */
+static void test_credentials(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    struct seen_credentials w = { 0 };
+    assert_int_equal(store_credentials_each(s, note_credential, &w, &err), STORE_OK);
+    assert_int_equal(w.students + w.instructors, 0);
+    add_student(s, "s1", "Ada", true);
+    add_student(s, "s2", "Guest", false);
+    char t1[STORE_TOKEN_SIZE], t2[STORE_TOKEN_SIZE], it[STORE_TOKEN_SIZE];
+    bool created;
+    assert_int_equal(store_student_new_token(s, "s1", t1, &err), STORE_OK);
+    assert_int_equal(store_instructor_ensure(s, it, &created, &err), STORE_OK);
+    assert_int_equal(store_credentials_each(s, note_credential, &w, &err), STORE_OK);
+    char h[STORE_SHA256_SIZE];
+    store_sha256_hex(t1, strlen(t1), h);
+    assert_int_equal(w.students, 2);
+    assert_int_equal(w.tokenless, 1);
+    assert_int_equal(w.instructors, 1);
+    assert_string_equal(w.s1_hash, h);
+    store_sha256_hex(it, strlen(it), h);
+    assert_string_equal(w.instructor_hash, h);
+    /* renewed and forgotten: the walk shows the new hash and no s2 */
+    assert_int_equal(store_student_new_token(s, "s1", t2, &err), STORE_OK);
+    assert_int_equal(store_instructor_new_token(s, it, &err), STORE_OK);
+    assert_int_equal(store_student_forget(s, "s2", NULL, &err), STORE_OK);
+    memset(&w, 0, sizeof w);
+    assert_int_equal(store_credentials_each(s, note_credential, &w, &err), STORE_OK);
+    store_sha256_hex(t2, strlen(t2), h);
+    assert_string_equal(w.s1_hash, h);
+    store_sha256_hex(it, strlen(it), h);
+    assert_string_equal(w.instructor_hash, h);
+    assert_false(w.s2_seen);
+    assert_int_equal(w.students, 1);
+    store_close(s);
+}
+
 static void test_export_and_forget(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
@@ -1156,6 +1222,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_students_and_tokens),
         cmocka_unit_test(test_tokens_are_hashed),
         cmocka_unit_test(test_instructor),
+        cmocka_unit_test(test_credentials),
         cmocka_unit_test(test_export_and_forget),
         cmocka_unit_test(test_retention),
         cmocka_unit_test(test_class_secret_and_roster),

@@ -17,6 +17,9 @@
 #include "server/client_addr.h"
 #include "server/request.h"
 #include "server/session.h"
+#include "store/store.h"
+
+#include <nettle/hmac.h>
 
 static void test_routes_and_methods(void **state)
 {
@@ -282,6 +285,80 @@ static void test_session_cookie(void **state)
     assert_non_null(strstr(header, "Max-Age=0"));
 }
 
+/* A cookie signed as session.c signs one, from a payload given whole: the
+ * shape a server wrote before fingerprints were carried. */
+static char *signed_cookie(const uint8_t key[SESSION_KEY_BYTES], const char *payload)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t n = strlen(payload);
+    char *out = malloc(2 * n + 1 + 2 * SHA256_DIGEST_SIZE + 1);
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[(uint8_t)payload[i] >> 4];
+        out[2 * i + 1] = digits[payload[i] & 15];
+    }
+    uint8_t mac[SHA256_DIGEST_SIZE];
+    struct hmac_sha256_ctx ctx;
+    hmac_sha256_set_key(&ctx, SESSION_KEY_BYTES, key);
+    hmac_sha256_update(&ctx, 2 * n, (const uint8_t *)out);
+    hmac_sha256_digest(&ctx, sizeof mac, mac);
+    out[2 * n] = '.';
+    for (size_t i = 0; i < sizeof mac; i++) {
+        out[2 * n + 1 + 2 * i] = digits[mac[i] >> 4];
+        out[2 * n + 2 + 2 * i] = digits[mac[i] & 15];
+    }
+    out[2 * n + 1 + 2 * SHA256_DIGEST_SIZE] = '\0';
+    return out;
+}
+
+/* The cookie carries the fingerprint of the token it was made from and
+ * when it was issued, both under the signature; the fingerprint of a
+ * token is the one of the hash the store keeps of it. */
+static void test_session_cookie_fingerprint(void **state)
+{
+    const char *token = "00112233445566778899aabbccddeeff";
+    char hex[STORE_SHA256_SIZE];
+    store_sha256_hex(token, strlen(token), hex);
+    uint8_t from_token[SESSION_CRED_BYTES], from_hash[SESSION_CRED_BYTES];
+    session_fingerprint_token(token, from_token);
+    assert_true(session_fingerprint_hex(hex, from_hash));
+    assert_memory_equal(from_token, from_hash, SESSION_CRED_BYTES);
+    assert_false(session_fingerprint_hex("abc", from_hash));
+    assert_false(session_fingerprint_hex(NULL, from_hash));
+
+    struct principal p = { .kind = PRINCIPAL_STUDENT, .id = "s1", .name = "Sam",
+                           .has_cred = true };
+    memcpy(p.cred, from_token, sizeof p.cred);
+    struct principal out;
+    char *c = session_cookie_make(key_a, &p, 5000, 60);
+    assert_true(session_cookie_read(key_a, c, 5001, &out));
+    assert_true(out.has_cred);
+    assert_memory_equal(out.cred, p.cred, SESSION_CRED_BYTES);
+    assert_int_equal(out.issued, 5000);
+    free(c);
+    /* made without a token (an open lab's name, an LTI launch): none carried */
+    struct principal g = { .kind = PRINCIPAL_GUEST, .id = "g1", .name = "Ada" };
+    c = session_cookie_make(key_a, &g, 5000, 60);
+    assert_true(session_cookie_read(key_a, c, 5001, &out));
+    assert_false(out.has_cred);
+    assert_int_equal(out.issued, 5000);
+    free(c);
+    /* a cookie from before: no fingerprint, issued unknown (so judged by
+     * every table of current tokens) */
+    c = signed_cookie(key_a, "{\"k\":\"student\",\"e\":9000,\"i\":\"s1\",\"n\":\"Sam\"}");
+    assert_true(session_cookie_read(key_a, c, 5001, &out));
+    assert_int_equal(out.kind, PRINCIPAL_STUDENT);
+    assert_false(out.has_cred);
+    assert_int_equal(out.issued, 0);
+    free(c);
+    /* a fingerprint of another shape, even signed, is no session */
+    c = signed_cookie(key_a, "{\"k\":\"student\",\"t\":1,\"e\":9000,\"i\":\"s1\","
+                             "\"n\":\"Sam\",\"f\":\"00zz\"}");
+    assert_false(session_cookie_read(key_a, c, 5001, &out));
+    assert_int_equal(out.kind, PRINCIPAL_NONE);
+    assert_false(out.has_cred);
+    free(c);
+}
+
 static void test_display_names(void **state)
 {
     char out[80], why[128];
@@ -350,6 +427,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_session_cookie),
+        cmocka_unit_test(test_session_cookie_fingerprint),
         cmocka_unit_test(test_display_names),
         cmocka_unit_test(test_bearer_and_origin),
         cmocka_unit_test(test_token_guard),
