@@ -28,6 +28,7 @@
 #include "common/defaults.h"
 #include "server/records.h"
 #include "store/store_class.h"
+#include "store/store_lti.h"
 
 #define ID_QUEUE_MAX 8192   /* committed ids waiting for the feed's thread */
 
@@ -40,6 +41,7 @@ struct stream {
     bool suspended;     /* by the reader, waiting for bytes */
     bool ended;         /* shutdown: finish once the buffer is sent */
     bool dead;          /* fell too far behind: close */
+    char klass[STORE_ID_SIZE];   /* only this class's records; "": every record */
     struct stream *prev, *next;
 };
 
@@ -66,7 +68,43 @@ struct class_feed {
     bool pg;
     bool loaded;            /* the class is read from the store */
     uint64_t events;
+    /* LTI, read by the thread every CLASS_LTI_REFRESH_MS and after a
+     * launch (class_feed_lti_changed); NULL until read, and while the
+     * store has no LTI tables (a server without --lti-config) */
+    json_t *classes;        /* class_id -> { student id: true } of its learners */
+    json_t *unsent;         /* student -> { failed, attempts, error } */
+    uint64_t lti_asked, lti_read;   /* launches told, and the last one read after */
+    json_t *nobody;         /* {}: the learners of a class not known */
 };
+
+/* The learners of class klass ("" or NULL: NULL, everyone), an empty
+ * object for an unknown class (nobody). Under f->lock. */
+static const json_t *members_of(struct class_feed *f, const char *klass)
+{
+    if (!klass || !*klass)
+        return NULL;
+    const json_t *m = f->classes ? json_object_get(f->classes, klass) : NULL;
+    if (m)
+        return m;
+    if (!f->nobody)
+        f->nobody = json_object();
+    return f->nobody;   /* NULL only out of memory: then every student, never a crash */
+}
+
+/* Whether a stream of class klass is sent student's records. Under f->lock. */
+static bool stream_wants(struct class_feed *f, const char *klass, const char *student)
+{
+    const json_t *m = members_of(f, klass);
+    return !m || (student && json_object_get(m, student));
+}
+
+/* Adds the "score not sent" marker to one tile. Under f->lock. */
+static void mark_unsent(struct class_feed *f, json_t *tile)
+{
+    const char *id = json_string_value(json_object_get(tile, "id"));
+    json_t *u = f->unsent && id ? json_object_get(f->unsent, id) : NULL;
+    json_object_set(tile, "score_not_sent", u ? u : json_null());
+}
 
 static int64_t now_ms(void)
 {
@@ -184,13 +222,15 @@ static void event_text(struct class_feed *f, size_t i, int64_t now, FILE *mem)
 }
 
 struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connection *conn,
-                                       const char *after_id, enum class_stream_open *why)
+                                       const char *after_id, const char *klass,
+                                       enum class_stream_open *why)
 {
     struct stream *s = calloc(1, sizeof *s);
     if (!s) {
         *why = CLASS_STREAM_NO_MEMORY;
         return NULL;
     }
+    snprintf(s->klass, sizeof s->klass, "%s", klass ? klass : "");
     pthread_mutex_init(&s->mu, NULL);
     s->conn = conn;
     s->f = f;
@@ -224,7 +264,8 @@ struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connecti
             } else {
                 int64_t now = now_ms();
                 for (size_t k = from; k < n; k++)
-                    if ((long)k != at)
+                    if ((long)k != at &&
+                        stream_wants(f, s->klass, class_model_record_student(f->m, k)))
                         event_text(f, k, now, mem);
             }
         }
@@ -263,6 +304,16 @@ static void broadcast(struct class_feed *f, const char *text, size_t n)
         stream_push(s, text, n);
 }
 
+/* Writes the event of a record of student (NULL: nobody's) to every
+ * stream of a class it is in. Under f->lock. */
+static void broadcast_record(struct class_feed *f, const char *text, size_t n,
+                             const char *student)
+{
+    for (struct stream *s = f->streams; s; s = s->next)
+        if (stream_wants(f, s->klass, student))
+            stream_push(s, text, n);
+}
+
 void class_feed_end_streams(struct class_feed *f)
 {
     if (!f)
@@ -299,36 +350,63 @@ unsigned class_feed_streams(struct class_feed *f)
 
 /* --- answers from memory ------------------------------------------------------ */
 
-json_t *class_feed_summary(struct class_feed *f)
+enum class_known class_feed_has_class(struct class_feed *f, const char *klass)
 {
     pthread_mutex_lock(&f->lock);
-    json_t *j = class_model_summary(f->m, now_ms());
+    enum class_known k = f->classes && json_object_get(f->classes, klass) ? CLASS_KNOWN
+                       : f->lti_asked != f->lti_read ? CLASS_PENDING : CLASS_UNKNOWN;
+    pthread_mutex_unlock(&f->lock);
+    return k;
+}
+
+void class_feed_lti_changed(struct class_feed *f)
+{
+    if (!f)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->lti_asked++;
+    pthread_mutex_unlock(&f->lock);
+    uint64_t one = 1;
+    ssize_t w = write(f->wake, &one, sizeof one);
+    (void)w;
+}
+
+json_t *class_feed_summary(struct class_feed *f, const char *klass)
+{
+    pthread_mutex_lock(&f->lock);
+    json_t *j = class_model_summary(f->m, members_of(f, klass), now_ms());
     if (j)
         json_object_set_new(j, "streams", json_integer(f->nstreams));
     pthread_mutex_unlock(&f->lock);
     return j;
 }
 
-json_t *class_feed_students(struct class_feed *f)
+json_t *class_feed_students(struct class_feed *f, const char *klass)
 {
     pthread_mutex_lock(&f->lock);
-    json_t *j = class_model_students(f->m, now_ms());
+    json_t *j = class_model_students(f->m, members_of(f, klass), now_ms());
+    json_t *a = json_object_get(j, "students");
+    for (size_t i = 0; i < json_array_size(a); i++)
+        mark_unsent(f, json_array_get(a, i));
     pthread_mutex_unlock(&f->lock);
     return j;
 }
 
-json_t *class_feed_tile(struct class_feed *f, const char *student)
+json_t *class_feed_tile(struct class_feed *f, const char *klass, const char *student)
 {
     pthread_mutex_lock(&f->lock);
-    json_t *j = class_model_tile(f->m, student, now_ms());
+    json_t *j = stream_wants(f, klass, student) ? class_model_tile(f->m, student, now_ms())
+                                                : NULL;
+    if (j)
+        mark_unsent(f, j);
     pthread_mutex_unlock(&f->lock);
     return j;
 }
 
-char *class_feed_gradebook_csv(struct class_feed *f, size_t *len)
+char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *len)
 {
     pthread_mutex_lock(&f->lock);
-    char *t = class_model_gradebook_csv(f->m, len);
+    char *t = class_model_gradebook_csv(f->m, members_of(f, klass), len);
     pthread_mutex_unlock(&f->lock);
     return t;
 }
@@ -439,7 +517,7 @@ static void learn(struct class_feed *f, const char *id, bool notify)
         if (mem) {
             event_text(f, (size_t)i, now_ms(), mem);
             fclose(mem);
-            broadcast(f, text, n);
+            broadcast_record(f, text, n, l.rec.student);
             f->events++;
         }
     }
@@ -502,6 +580,72 @@ static enum store_status catch_up(struct class_feed *f, bool initial, struct sto
     return e->status;
 }
 
+/* --- LTI: the classes, their learners, the scores not sent ------------------- */
+
+struct lti_read {
+    json_t *classes, *unsent;
+    bool ok;
+};
+
+static bool lti_member(const char *klass, const char *student, void *arg)
+{
+    struct lti_read *r = arg;
+    json_t *m = json_object_get(r->classes, klass);
+    if (!m) {
+        m = json_object();
+        json_object_set_new(r->classes, klass, m);
+    }
+    if (m && student)
+        json_object_set_new(m, student, json_true());
+    return true;
+}
+
+static bool lti_unsent(const struct store_lti_unsent *u, void *arg)
+{
+    struct lti_read *r = arg;
+    json_t *had = json_object_get(r->unsent, u->student);
+    /* a student unsent on two line items: failed for good wins */
+    if (!had || (u->failed && !json_is_true(json_object_get(had, "failed"))))
+        json_object_set_new(r->unsent, u->student,
+                            json_pack("{s:b, s:s, s:i, s:s}", "failed", u->failed, "state",
+                                      u->failed ? "failed" : "retrying", "attempts",
+                                      u->attempts, "error", u->error));
+    return true;
+}
+
+static void lti_call(struct class_feed *f, struct store *s, void *arg)
+{
+    (void)f;
+    struct lti_read *r = arg;
+    /* any failure (most often: no LTI tables, a server without
+     * --lti-config) reads as "no LTI": no classes, no markers */
+    r->ok = r->classes && r->unsent &&
+            store_lti_members_each(s, lti_member, r, NULL) == STORE_OK &&
+            store_lti_unsent_each(s, lti_unsent, r, NULL) == STORE_OK;
+}
+
+/* Reads the LTI classes and the scores not sent, and keeps them. */
+static void lti_refresh(struct class_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    uint64_t asked = f->lti_asked;
+    pthread_mutex_unlock(&f->lock);
+    struct lti_read r = { json_object(), json_object(), false };
+    if (!on_store(f, lti_call, &r))
+        r.ok = false;
+    pthread_mutex_lock(&f->lock);
+    json_decref(f->classes);
+    json_decref(f->unsent);
+    f->classes = r.ok ? r.classes : NULL;
+    f->unsent = r.ok ? r.unsent : NULL;
+    f->lti_read = asked;
+    pthread_mutex_unlock(&f->lock);
+    if (!r.ok) {
+        json_decref(r.classes);
+        json_decref(r.unsent);
+    }
+}
+
 static void heartbeat(struct class_feed *f)
 {
     static const char beat[] = ": heartbeat\n\n";
@@ -548,6 +692,8 @@ static void *feed_main(void *arg)
         return NULL;
     double next_beat = mono_ms() + f->o.heartbeat_s * 1000.0;
     double next_listen = 0;
+    lti_refresh(f);
+    double next_lti = mono_ms() + CLASS_LTI_REFRESH_MS;
     for (;;) {
         struct pollfd p[2] = { { .fd = f->wake, .events = POLLIN },
                                { .fd = store_listener_fd(f->listener), .events = POLLIN } };
@@ -555,6 +701,8 @@ static void *feed_main(void *arg)
         double until = next_beat - now;
         if (f->pg && !f->listener && next_listen - now < until)
             until = next_listen - now;
+        if (next_lti - now < until)
+            until = next_lti - now;
         int timeout = until < 0 ? 0 : (int)until + 1;
         int np = p[1].fd >= 0 ? 2 : 1;
         if (poll(p, (nfds_t)np, timeout) < 0 && errno != EINTR)
@@ -597,6 +745,13 @@ static void *feed_main(void *arg)
                 catch_up(f, false, NULL);   /* what came while deaf */
             else
                 next_listen = mono_ms() + CLASS_LISTEN_RETRY_S * 1000.0;
+        }
+        pthread_mutex_lock(&f->lock);
+        bool launched = f->lti_asked != f->lti_read;
+        pthread_mutex_unlock(&f->lock);
+        if (launched || mono_ms() >= next_lti) {
+            lti_refresh(f);
+            next_lti = mono_ms() + CLASS_LTI_REFRESH_MS;
         }
         if (mono_ms() >= next_beat) {
             heartbeat(f);
@@ -664,6 +819,9 @@ void class_feed_free(struct class_feed *f, unsigned wait_ms)
     if (f->wake >= 0)
         close(f->wake);
     class_model_free(f->m);
+    json_decref(f->classes);
+    json_decref(f->unsent);
+    json_decref(f->nobody);
     free(f->queue);
     free(f->url);
     pthread_mutex_destroy(&f->lock);

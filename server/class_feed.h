@@ -51,13 +51,28 @@ enum class_stream_open { CLASS_STREAM_OK, CLASS_STREAM_FULL, CLASS_STREAM_STOPPI
  * when refused.
  */
 struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connection *conn,
-                                       const char *after_id, enum class_stream_open *why);
+                                       const char *after_id, const char *klass,
+                                       enum class_stream_open *why);
 
-/* The answers of the class routes, from memory (new references). */
-json_t *class_feed_summary(struct class_feed *f);
-json_t *class_feed_students(struct class_feed *f);
-json_t *class_feed_tile(struct class_feed *f, const char *student);
-char *class_feed_gradebook_csv(struct class_feed *f, size_t *len);
+/*
+ * The answers of the class routes, from memory (new references). klass:
+ * an LTI class id (lti_classes.class_id), only its learners; NULL or "":
+ * every student (the roster, an open lab). A tile carries score_not_sent
+ * (null, or {failed, state, attempts, error}) from the LTI outbox.
+ */
+json_t *class_feed_summary(struct class_feed *f, const char *klass);
+json_t *class_feed_students(struct class_feed *f, const char *klass);
+json_t *class_feed_tile(struct class_feed *f, const char *klass, const char *student);
+char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *len);
+
+/* Whether klass is an LTI class the feed knows (read from the store on
+ * its thread every CLASS_LTI_REFRESH_MS and after each launch). */
+enum class_known { CLASS_KNOWN, CLASS_UNKNOWN, CLASS_PENDING /* a launch not read yet */ };
+enum class_known class_feed_has_class(struct class_feed *f, const char *klass);
+
+/* A launch may have made a class or a member: the thread reads them
+ * again now (any thread; never blocks on the store). Accepts NULL. */
+void class_feed_lti_changed(struct class_feed *f);
 
 /* Whether the class is loaded from the store (the thread reads it after
  * the start); until then the class routes answer 503 "loading". */

@@ -43,7 +43,7 @@ static enum MHD_Result refuse(struct request *r, bool *refused)
     return MHD_YES;
 }
 
-static enum MHD_Result events(struct request *r)
+static enum MHD_Result events(struct request *r, const char *klass)
 {
     const char *last = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
     if (!last)
@@ -51,7 +51,8 @@ static enum MHD_Result events(struct request *r)
     if (last && strlen(last) >= STORE_ID_SIZE)
         last = "-";   /* not an id this server gave: the view resets */
     enum class_stream_open why;
-    struct MHD_Response *resp = class_feed_stream(r->srv->feed, r->conn, last, &why);
+    struct MHD_Response *resp = class_feed_stream(r->srv->feed, r->conn, last, klass,
+                                                   &why);
     if (!resp) {
         char msg[160];
         switch (why) {
@@ -114,7 +115,7 @@ static void student_call(struct store *s, void *arg)
         store_record_clear(&x);
     }
     if (st == STORE_OK) {
-        json_t *tile = class_feed_tile(r->srv->feed, r->list.student);
+        json_t *tile = class_feed_tile(r->srv->feed, r->list.klass, r->list.student);
         json_t *j = json_pack("{s:o, s:o, s:b}", "student", tile ? tile : json_null(),
                               "attempts", attempts, "more", l.more);
         r->deferred_status = 200;
@@ -132,16 +133,17 @@ static void student_call(struct store *s, void *arg)
     MHD_resume_connection(r->conn);
 }
 
-static enum MHD_Result one_student(struct request *r, const char *url)
+static enum MHD_Result one_student(struct request *r, const char *url, const char *klass)
 {
     const char *id = url + strlen("/api/class/students/");
-    json_t *tile = strlen(id) < sizeof r->list.student ? class_feed_tile(r->srv->feed, id)
-                                                       : NULL;
+    json_t *tile = strlen(id) < sizeof r->list.student
+                       ? class_feed_tile(r->srv->feed, klass, id) : NULL;
     if (!tile)
         return response_error(r, 404, "not_found", "No such student in this class.", NULL,
                               NULL);
     json_decref(tile);
     snprintf(r->list.student, sizeof r->list.student, "%s", id);
+    snprintf(r->list.klass, sizeof r->list.klass, "%s", klass ? klass : "");
     MHD_suspend_connection(r->conn);
     r->state = REQ_DEFERRED;
     if (!records_read(r->srv->records, student_call, r)) {
@@ -170,29 +172,39 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
     enum MHD_Result ret = refuse(r, &refused);
     if (refused)
         return ret;
-    /* issue 22's hook: a launch names its class (?context=ID). The store
-     * holds one class today, the one with no ID; any other is not here. */
-    const char *context = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "context");
-    if (context && *context)
-        return response_error(r, 404, "not_found",
-                              "No such class here: this server keeps one class.", NULL, NULL);
+    /* an LTI launch names its class (?class=ID, lti_classes.class_id;
+     * ?context= is the older name); none: every student of the store */
+    const char *klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "class");
+    if (!klass || !*klass)
+        klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "context");
+    if (klass && !*klass)
+        klass = NULL;
     struct class_feed *f = r->srv->feed;
     if (!class_feed_ready(f))
         return response_error(r, 503, "loading",
                               "The class is being read from the records; try again shortly.",
                               MHD_HTTP_HEADER_RETRY_AFTER, "2");
+    enum class_known known = klass && strlen(klass) < STORE_ID_SIZE
+                                 ? class_feed_has_class(f, klass) : CLASS_UNKNOWN;
+    if (klass && known == CLASS_PENDING)
+        return response_error(r, 503, "loading", "The class of a launch is being read; "
+                              "try again shortly.", MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (klass && known != CLASS_KNOWN)
+        return response_error(r, 404, "not_found",
+                              "No such class here: open the class view from the course's "
+                              "platform again.", NULL, NULL);
     switch (r->route) {
     case ROUTE_CLASS_EVENTS:
-        return events(r);
+        return events(r, klass);
     case ROUTE_CLASS_SUMMARY:
-        return response_json(r, 200, class_feed_summary(f));
+        return response_json(r, 200, class_feed_summary(f, klass));
     case ROUTE_CLASS_STUDENTS:
-        return response_json(r, 200, class_feed_students(f));
+        return response_json(r, 200, class_feed_students(f, klass));
     case ROUTE_CLASS_STUDENT:
-        return one_student(r, url);
+        return one_student(r, url, klass);
     case ROUTE_CLASS_GRADEBOOK: {
         size_t n = 0;
-        char *csv = class_feed_gradebook_csv(f, &n);
+        char *csv = class_feed_gradebook_csv(f, klass, &n);
         if (!csv)
             return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
         struct MHD_Response *resp = response_from_buffer(csv, n, MHD_RESPMEM_MUST_FREE);

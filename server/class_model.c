@@ -442,7 +442,15 @@ static int tally_cmp(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
+/* Whether s is in the class: a student's tile (not the signed-out
+ * submissions) and, when members is given, one of its keys. */
+static bool in_class(const struct class_student *s, const json_t *members)
+{
+    return s->id[0] && (!members || json_object_get(members, s->id));
+}
+
+json_t *class_model_summary(const struct class_model *m, const json_t *members,
+                            int64_t now_ms)
 {
     unsigned submitted = 0, accepted = 0, stuck = 0, quiet = 0, students = 0;
     unsigned half_pass[3] = { 0 }, half_run[3] = { 0 };
@@ -452,8 +460,8 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
         return NULL;
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
-        if (!s->id[0])
-            continue;   /* signed-out submissions: nobody's tile */
+        if (!in_class(s, members))
+            continue;   /* signed-out submissions: nobody's tile; another class's */
         students++;
         submitted += s->attempts > 0;
         accepted += s->accepted;
@@ -471,7 +479,7 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
     /* the pass rate per half over every student's latest attempt */
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
-        long r = s->id[0] && s->last_id[0] ? class_model_find(m, s->last_id) : -1;
+        long r = in_class(s, members) && s->last_id[0] ? class_model_find(m, s->last_id) : -1;
         for (int k = 0; r >= 0 && k < 3; k++) {
             if (m->rec[r].halves[k] >= 0) {
                 half_run[k]++;
@@ -503,7 +511,7 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
         for (size_t i = 0; seen && i < m->nrec; i++) {
             const struct class_rec *x = &m->rec[i];
             if (x->status == VERDICT_ACCEPTED && !seen[x->student] &&
-                m->st[x->student].id[0]) {
+                in_class(&m->st[x->student], members)) {
                 seen[x->student] = 1;
                 done++;
             }
@@ -523,11 +531,12 @@ json_t *class_model_summary(const struct class_model *m, int64_t now_ms)
                      class_model_last_id(m), "now_ms", (json_int_t)now_ms);
 }
 
-json_t *class_model_students(const struct class_model *m, int64_t now_ms)
+json_t *class_model_students(const struct class_model *m, const json_t *members,
+                             int64_t now_ms)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < m->nst; i++) {
-        if (!m->st[i].id[0])
+        if (!in_class(&m->st[i], members))
             continue;
         json_array_append_new(a, tile_json(m, &m->st[i], now_ms));
     }
@@ -554,7 +563,8 @@ static void csv_field(FILE *f, const char *s, bool last)
     fputc(last ? '\n' : ',', f);
 }
 
-char *class_model_gradebook_csv(const struct class_model *m, size_t *len)
+char *class_model_gradebook_csv(const struct class_model *m, const json_t *members,
+                                size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -564,7 +574,7 @@ char *class_model_gradebook_csv(const struct class_model *m, size_t *len)
           "latest_verdict\n", f);
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
-        if (!s->id[0])
+        if (!in_class(s, members))
             continue;
         char num[3][16];
         snprintf(num[0], sizeof num[0], "%u", s->attempts);
@@ -586,4 +596,10 @@ char *class_model_gradebook_csv(const struct class_model *m, size_t *len)
         return NULL;
     }
     return buf;
+}
+
+const char *class_model_record_student(const struct class_model *m, size_t i)
+{
+    const char *id = i < m->nrec ? m->st[m->rec[i].student].id : "";
+    return *id ? id : NULL;
 }

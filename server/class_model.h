@@ -96,6 +96,9 @@ json_t *class_model_event(const struct class_model *m, size_t i, int64_t now_ms)
 /* The id of record i. */
 const char *class_model_record_id(const struct class_model *m, size_t i);
 
+/* The student id of record i, NULL when nobody signed in. */
+const char *class_model_record_student(const struct class_model *m, size_t i);
+
 /* Orders the records by graded_ms, then id (after a load from the store,
  * whose walk is by student). */
 void class_model_sort(struct class_model *m);
@@ -103,18 +106,24 @@ void class_model_sort(struct class_model *m);
 /* The id of the latest record, "" when none. */
 const char *class_model_last_id(const struct class_model *m);
 
+/* members, in the three below: a JSON object whose keys are the ids of
+ * the students of one class (the others are left out); NULL: everyone. */
+
 /* The at-a-glance numbers of GET /api/class/summary. */
-json_t *class_model_summary(const struct class_model *m, int64_t now_ms);
+json_t *class_model_summary(const struct class_model *m, const json_t *members,
+                            int64_t now_ms);
 
 /* Every student's tile, for GET /api/class/students. */
-json_t *class_model_students(const struct class_model *m, int64_t now_ms);
+json_t *class_model_students(const struct class_model *m, const json_t *members,
+                             int64_t now_ms);
 
 /* One student's tile, NULL when unknown. */
 json_t *class_model_tile(const struct class_model *m, const char *id, int64_t now_ms);
 
 /* The gradebook from the records (best points per student) as CSV text;
  * the caller frees. */
-char *class_model_gradebook_csv(const struct class_model *m, size_t *len);
+char *class_model_gradebook_csv(const struct class_model *m, const json_t *members,
+                                size_t *len);
 
 /* Whether the student at index s is stuck now. */
 bool class_model_stuck(const struct class_model *m, const struct class_student *s);

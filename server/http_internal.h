@@ -61,6 +61,7 @@ struct list_args {
     int64_t before_ms;
     char before_id[STORE_ID_SIZE];
     unsigned limit;
+    char klass[STORE_ID_SIZE];   /* the class view's class ("": every student) */
 };
 
 /* Per request; created by the URI log callback, freed when it completes. */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "common/defaults.h"
+#include "server/class_feed.h"
 #include "server/http_internal.h"
 #include "server/lti.h"
 #include "store/store_lti.h"
@@ -335,6 +336,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
             } else {
                 q->status = 303;
                 q->code = NULL;
+                class_feed_lti_changed(r->srv->feed);   /* a class or a learner may be new */
                 if (c.instructor) {
                     q->who.kind = PRINCIPAL_INSTRUCTOR;
                     /* vouched for by the platform, not by the instructor's token:

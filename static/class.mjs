@@ -23,12 +23,13 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
-// The class this view shows: /class?context=ID (a learning system's
-// launch names it; issue 22), passed on to every request of the view.
-const context = new URLSearchParams(window.location.search).get('context') || '';
+// The class this view shows: /class?class=ID (an LTI launch names it;
+// ?context= is the older name), passed on to every request of the view.
+const params = new URLSearchParams(window.location.search);
+const context = params.get('class') || params.get('context') || '';
 function withContext(path) {
   if (!context) return path;
-  return path + (path.includes('?') ? '&' : '?') + `context=${encodeURIComponent(context)}`;
+  return path + (path.includes('?') ? '&' : '?') + `class=${encodeURIComponent(context)}`;
 }
 const serverNow = () => Date.now() + state.skewMs;
 

@@ -105,6 +105,8 @@
 #define CLASS_TOP_MISTAKES         5u        /* mistakes and compile errors in the summary */
 #define CLASS_SERIES_POINTS        120u      /* points of the share-Accepted chart */
 #define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */
+#define CLASS_LTI_REFRESH_MS       3000u     /* the class view reads the LTI classes and the
+                                              * scores not sent this often (and on a launch) */
 #define CLASS_LISTEN_RETRY_S       3u        /* PostgreSQL listener: reconnect this often */
 
 /* LTI 1.3 (server/lti_*.c, grader/store/store_lti.c). */

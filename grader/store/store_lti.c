@@ -682,3 +682,38 @@ enum store_status store_lti_unsent_each(struct store *s,
         "AND (o.state = 2 OR (o.state = 0 AND o.attempts > 0)) ORDER BY o.student, o.seq",
         NULL, 0, unsent_row, &w, NULL, err);
 }
+
+struct members_walk {
+    bool (*fn)(const char *class_id, const char *student, void *arg);
+    void *arg;
+};
+
+static bool members_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct members_walk *w = arg;
+    if (n < 2)
+        return false;
+    char *klass = store_memdup(c[0].p ? c[0].p : "", c[0].len);
+    bool none = c[1].type == SV_NULL;
+    char *student = none ? NULL : store_memdup(c[1].p ? c[1].p : "", c[1].len);
+    bool more = klass && (none || student) && w->fn(klass, student, w->arg);
+    free(klass);
+    free(student);
+    return more;
+}
+
+enum store_status store_lti_members_each(struct store *s,
+                                         bool (*fn)(const char *class_id, const char *student,
+                                                    void *arg),
+                                         void *arg, struct store_error *err)
+{
+    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    if (st != STORE_OK)
+        return st;
+    struct members_walk w = { fn, arg };
+    /* a class with no learner yet is still a class (its instructor's view is empty) */
+    return exec(s,
+        "SELECT c.class_id, NULL FROM lti_classes c UNION ALL "
+        "SELECT m.class_id, m.student FROM lti_members m WHERE m.role = 'learner'",
+        NULL, 0, members_row, &w, NULL, err);
+}

@@ -164,6 +164,14 @@ enum store_status store_lti_unsent_each(struct store *s,
                                         bool (*fn)(const struct store_lti_unsent *u, void *arg),
                                         void *arg, struct store_error *err);
 
+/* Calls fn(class_id, student, arg) for each class of every (issuer,
+ * context), student NULL for the class itself, then once per learner of
+ * it (the class view's membership), ordered by class. */
+enum store_status store_lti_members_each(struct store *s,
+                                         bool (*fn)(const char *class_id, const char *student,
+                                                    void *arg),
+                                         void *arg, struct store_error *err);
+
 /* Counts of the outbox: waiting, sent, failed. */
 enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int64_t *sent,
                                           int64_t *failed, struct store_error *err);

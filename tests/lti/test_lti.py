@@ -60,7 +60,7 @@ def metric(name):
 
 folder = tempfile.mkdtemp(prefix="lti-")
 plat = Platform()
-plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4"})
+plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4", "learner-5"})
 port = free_port()
 SERVER_URL = "http://127.0.0.1:%d" % port
 
@@ -152,6 +152,50 @@ try:
     st, _, _ = ins.go("GET", SERVER_URL + "/class")
     check(st == 200, "the instructor is signed in to /class")
     launched_at = time.time()
+
+    # ---- two contexts: each instructor's class view holds its own learners ---------------------
+    def class_of(hh):
+        return urllib.parse.parse_qs(urllib.parse.urlparse(hh.get("Location", "")).query).get(
+            "class", [""])[0]
+
+    def roster(b, klass):
+        for _ in range(50):   # 503 "loading" while the feed reads a launch
+            st, _, body = b.go("GET", SERVER_URL + "/api/class/students?class=" + klass)
+            if st != 503:
+                break
+            time.sleep(0.2)
+        return st, (json.loads(body)["students"] if st == 200 else [])
+
+    course2 = {CLAIM + "context": {"id": "course-2", "title": "Second course"}}
+    class1 = class_of(h)
+    ins2 = Browser()
+    _, h2, _ = ins2.launch(plat, sub="teacher-2", roles=(INSTRUCTOR,), extra=course2)
+    class2 = class_of(h2)
+    grace = Browser()
+    grace.launch(plat, sub="learner-5", extra=dict(course2, name="Grace Hopper"))
+    plat.mode["scores"] = "5xx"
+    submit(grace, "correct.glsl")
+
+    def names(b, klass):
+        return sorted(t["name"] for t in roster(b, klass)[1])
+    check(class1 and class2 and class1 != class2 and
+          wait_for(lambda: names(ins2, class2) == ["Grace Hopper"], 10) and
+          "Ada Lovelace" in names(ins, class1) and "Grace Hopper" not in names(ins, class1),
+          "each context's class view lists only its learners: %s / %s"
+          % (names(ins, class1), names(ins2, class2)))
+    st, _, _ = ins.go("GET", SERVER_URL + "/api/class/students?class=" + "0" * 32)
+    check(st == 404, "an unknown class answers 404 (%s)" % st)
+
+    def flag(b, klass):
+        t = roster(b, klass)[1]
+        return t[0].get("score_not_sent", "missing") if t else "missing"
+    check(wait_for(lambda: isinstance(flag(ins2, class2), dict) and
+                   flag(ins2, class2)["state"] == "retrying", 30),
+          "with the scores endpoint failing the tile says the score was not sent: %s"
+          % flag(ins2, class2))
+    plat.mode.pop("scores")
+    check(wait_for(lambda: flag(ins2, class2) is None, 60),
+          "once the score is sent the marker clears: %s" % flag(ins2, class2))
 
     # ---- no AGS claim: nothing sent -------------------------------------------------------
     n = len(plat.scores)

@@ -104,7 +104,7 @@ static void test_summary_counts_and_mistakes(void **state)
     add(m, "c", 53, VERDICT_ACCEPTED, right_verdict);
     add(m, NULL, 53, VERDICT_ACCEPTED, right_verdict);   /* signed out: nobody's */
     assert_true(c1 >= 0);
-    json_t *s = class_model_summary(m, 1000000 + 55 * 60000);
+    json_t *s = class_model_summary(m, NULL, 1000000 + 55 * 60000);
     assert_int_equal(json_integer_value(json_object_get(s, "students")), 4);
     assert_int_equal(json_integer_value(json_object_get(s, "submitted")), 3);
     assert_int_equal(json_integer_value(json_object_get(s, "accepted")), 1);
@@ -160,7 +160,7 @@ static void test_gradebook_marks_unverified_and_defuses_formulas(void **state)
     class_model_put_student(m, "g1", "=HYPERLINK(\"x\")", "", false);
     add(m, "g1", 0, VERDICT_ACCEPTED, right_verdict);
     size_t n = 0;
-    char *csv = class_model_gradebook_csv(m, &n);
+    char *csv = class_model_gradebook_csv(m, NULL, &n);
     assert_non_null(csv);
     assert_non_null(strstr(csv, "no (unverified name)"));
     assert_null(strstr(csv, ",=HYPERLINK"));
