@@ -41,6 +41,7 @@
 #include "common/clock.h"
 #include "common/defaults.h"
 #include "common/task.h"
+#include "gradebook/default_layout.h"
 #include "pool/pool.h"
 
 /* One input on its way through the pool; its verdict comes back here. */
@@ -557,7 +558,7 @@ static int rebuild(struct run *r, double seconds)
         goto out;
     }
     bool ok = batch_output_reports_begin(&r->out, err, sizeof err);
-    batch_gradebook_header(m);
+    gradebook_default_header(m);
     for (size_t i = 0; ok && i < r->in.n; i++) {
         bool lost, graded;
         struct verdict *v = row_verdict(r, i, &lost, &graded);
@@ -568,7 +569,7 @@ static int rebuild(struct run *r, double seconds)
         }
         struct score sc;
         score_verdict(v, &sc);
-        batch_gradebook_row(m, &r->in.v[i], v, &sc);
+        gradebook_default_row(m, r->in.v[i].id, r->in.v[i].location, v, &sc);
         ok = batch_summary_add(sum, &r->in.v[i], v, &sc) &&
              batch_row_fill(&rows[i], &r->in.v[i], v, &sc) &&
              write_report(r, i, v, &sc, graded, err, sizeof err);

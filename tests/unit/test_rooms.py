@@ -42,7 +42,7 @@ ALLOWED = {
     "batch": {"common", "pool", "store", "gradebook", "batch"},
     "admin": {"common", "store", "gradebook", "batch", "admin"},
     "cli": {"common", "pool"},
-    "server": {"common", "pool", "store", "server"},
+    "server": {"common", "pool", "store", "gradebook", "server"},
     "tests": None,  # anything
     "bench": None,
     "fuzz": None,
