@@ -12,6 +12,8 @@
 
 #include "common/defaults.h"
 #include "common/verdict.h"
+#include "gradebook/csv_write.h"
+#include "gradebook/layout.h"
 
 /* An open-address index of ids to positions (position + 1; 0 empty). */
 struct index {
@@ -544,25 +546,6 @@ json_t *class_model_students(const struct class_model *m, const json_t *members,
                      class_model_thresholds(m), "last_event_id", class_model_last_id(m));
 }
 
-/* One CSV field, quoted (RFC 4180) when it needs it; a leading = + - @
- * would be a formula to a spreadsheet, so such a field starts with '. */
-static void csv_field(FILE *f, const char *s, bool last)
-{
-    bool quote = strpbrk(s, ",\"\r\n") != NULL;
-    if (quote)
-        fputc('"', f);
-    if (*s && strchr("=+-@", *s))
-        fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    if (quote)
-        fputc('"', f);
-    fputc(last ? '\n' : ',', f);
-}
-
 char *class_model_gradebook_csv(const struct class_model *m, const json_t *members,
                                 size_t *len)
 {
@@ -570,8 +553,11 @@ char *class_model_gradebook_csv(const struct class_model *m, const json_t *membe
     FILE *f = open_memstream(&buf, len);
     if (!f)
         return NULL;
-    fputs("student_id,name,section,verified,attempts,best_points,max_points,accepted,"
-          "latest_verdict\n", f);
+    static const char *const header[] = {
+        "student_id", "name", "section", "verified", "attempts", "best_points", "max_points",
+        "accepted", "latest_verdict",
+    };
+    csv_write_row(f, header, 9, 0);
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
@@ -580,16 +566,14 @@ char *class_model_gradebook_csv(const struct class_model *m, const json_t *membe
         snprintf(num[0], sizeof num[0], "%u", s->attempts);
         snprintf(num[1], sizeof num[1], "%d", s->best_points);
         snprintf(num[2], sizeof num[2], "%d", s->max_points);
-        csv_field(f, s->id, false);
-        csv_field(f, s->name, false);
-        csv_field(f, s->section, false);
-        csv_field(f, s->verified ? "yes" : "no (unverified name)", false);
-        csv_field(f, num[0], false);
-        csv_field(f, num[1], false);
-        csv_field(f, num[2], false);
-        csv_field(f, s->accepted ? "yes" : "no", false);
-        csv_field(f, s->last_status < 0 ? ""
-                     : verdict_status_to_str((enum verdict_status)s->last_status), true);
+        const char *cells[9] = {
+            s->id, s->name, s->section,
+            s->verified ? "yes" : "no " GRADEBOOK_UNVERIFIED_MARK,
+            num[0], num[1], num[2], s->accepted ? "yes" : "no",
+            s->last_status < 0 ? "" : verdict_status_to_str((enum verdict_status)s->last_status),
+        };
+        /* the id, the name and the section come from outside: guarded */
+        csv_write_row(f, cells, 9, 1ul << 0 | 1ul << 1 | 1ul << 2);
     }
     if (fclose(f) != 0) {
         free(buf);

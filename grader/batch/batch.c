@@ -41,6 +41,7 @@
 #include "common/clock.h"
 #include "common/defaults.h"
 #include "common/task.h"
+#include "gradebook/default_layout.h"
 #include "pool/pool.h"
 
 /* One input on its way through the pool; its verdict comes back here. */
@@ -79,7 +80,7 @@ void batch_options_init(struct batch_options *o)
     memset(o, 0, sizeof *o);
     o->format = BATCH_FORMAT_AUTO;
     o->deadline_ms = DEFAULT_DEADLINE_MS;
-    o->gradebook = BATCH_LAYOUT_DEFAULT;
+    o->gradebook = GRADEBOOK_LAYOUT_DEFAULT;
     o->until_ms = INT64_MAX;
     o->policy = BATCH_POLICY_BEST;
 }
@@ -99,12 +100,12 @@ const char *batch_options_problem(const struct batch_options *o)
         return "--seed is for --regrade: without it every record keeps the seed it was "
                "graded with";
     /* from the records, the store's students are the roster unless one is given */
-    if (o->gradebook == BATCH_LAYOUT_CANVAS && !o->roster && !o->from_database)
+    if (o->gradebook == GRADEBOOK_LAYOUT_CANVAS && !o->roster && !o->from_database)
         return "--gradebook canvas needs --roster ROSTER.csv: Canvas matches rows on its own "
                "ids, and the roster holds them (export the gradebook from Canvas)";
-    if (o->gradebook != BATCH_LAYOUT_CANVAS && o->roster)
+    if (o->gradebook != GRADEBOOK_LAYOUT_CANVAS && o->roster)
         return "--roster is for --gradebook canvas";
-    if (o->gradebook != BATCH_LAYOUT_CANVAS && o->assignment)
+    if (o->gradebook != GRADEBOOK_LAYOUT_CANVAS && o->assignment)
         return "--assignment is for --gradebook canvas";
     return NULL;
 }
@@ -485,7 +486,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_
                       char *err, size_t errsz)
 {
     const struct batch_options *o = r->o;
-    if (o->gradebook == BATCH_LAYOUT_DEFAULT)
+    if (o->gradebook == GRADEBOOK_LAYOUT_DEFAULT)
         return true;
     char *buf = NULL;
     size_t len = 0;
@@ -495,7 +496,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_
         return false;
     }
     bool ok = true;
-    if (o->gradebook == BATCH_LAYOUT_CANVAS)
+    if (o->gradebook == GRADEBOOK_LAYOUT_CANVAS)
         ok = batch_lms_write_canvas(m, rows, r->in.n, &r->roster,
                                     o->assignment ? o->assignment : task_butterfly.title, res);
     else
@@ -506,7 +507,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_
         snprintf(err, errsz, "out of memory");
         return false;
     }
-    return write_stream(r, m, &buf, &len, batch_layout_file(o->gradebook), err, errsz);
+    return write_stream(r, m, &buf, &len, gradebook_layout_file(o->gradebook), err, errsz);
 }
 
 /* Writes input i's report page, once per usable id (a duplicated id's
@@ -528,10 +529,10 @@ static bool write_report(struct run *r, size_t i, const struct verdict *v,
 static void print_lms(const struct run *r, const struct batch_lms_result *res)
 {
     const struct batch_options *o = r->o;
-    if (o->gradebook == BATCH_LAYOUT_CANVAS) {
+    if (o->gradebook == GRADEBOOK_LAYOUT_CANVAS) {
         printf("Canvas: %zu roster students, %zu with points (ids matched on %s)\n", res->rows,
                res->with_points, res->matched_on);
-    } else if (o->gradebook == BATCH_LAYOUT_MOODLE) {
+    } else if (o->gradebook == GRADEBOOK_LAYOUT_MOODLE) {
         printf("Moodle: %zu students with points", res->rows);
         if (res->left_out)
             printf("; %zu rows left out (Internal Errors, duplicated or unusable ids)",
@@ -557,7 +558,7 @@ static int rebuild(struct run *r, double seconds)
         goto out;
     }
     bool ok = batch_output_reports_begin(&r->out, err, sizeof err);
-    batch_gradebook_header(m);
+    gradebook_default_header(m);
     for (size_t i = 0; ok && i < r->in.n; i++) {
         bool lost, graded;
         struct verdict *v = row_verdict(r, i, &lost, &graded);
@@ -568,7 +569,7 @@ static int rebuild(struct run *r, double seconds)
         }
         struct score sc;
         score_verdict(v, &sc);
-        batch_gradebook_row(m, &r->in.v[i], v, &sc);
+        gradebook_default_row(m, r->in.v[i].id, r->in.v[i].location, v, &sc);
         ok = batch_summary_add(sum, &r->in.v[i], v, &sc) &&
              batch_row_fill(&rows[i], &r->in.v[i], v, &sc) &&
              write_report(r, i, v, &sc, graded, err, sizeof err);
@@ -637,8 +638,8 @@ static int rebuild(struct run *r, double seconds)
         batch_summary_print(stdout, sum);
         print_lms(r, &lms);
         printf("Wrote %s/gradebook.csv", o->output);
-        if (o->gradebook != BATCH_LAYOUT_DEFAULT)
-            printf(", %s/%s", o->output, batch_layout_file(o->gradebook));
+        if (o->gradebook != GRADEBOOK_LAYOUT_DEFAULT)
+            printf(", %s/%s", o->output, gradebook_layout_file(o->gradebook));
         printf(", %s/summary.json, %s/summary.html, %s/%s/*.html and "
                "%s/students/*/results.json\n", o->output, o->output, o->output,
                BATCH_REPORTS_DIR, o->output);

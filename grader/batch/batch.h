@@ -31,7 +31,7 @@ struct batch_options {
     const char *device;           /* NULL: the best */
     bool force;                   /* regrade what an earlier run recorded, with a new seed */
     bool quiet;                   /* no progress, no printed summary */
-    enum batch_layout gradebook;  /* a learning system's gradebook besides gradebook.csv */
+    enum gradebook_layout gradebook;  /* a learning system's gradebook besides gradebook.csv */
     const char *roster;           /* Canvas: the roster CSV */
     const char *assignment;       /* Canvas: the points column's header; NULL: the task's title */
     bool excel;                   /* CSV files start with a UTF-8 byte-order mark */

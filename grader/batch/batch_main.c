@@ -69,8 +69,8 @@ static void usage(FILE *out)
         "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
         "             128+signal interrupted (run the same command again to go on)\n",
         BATCH_REPORTS_DIR, POOL_MAX_WORKERS, (unsigned long long)MAX_SEED,
-        DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, batch_layout_file(BATCH_LAYOUT_CANVAS),
-        batch_layout_file(BATCH_LAYOUT_MOODLE));
+        DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, gradebook_layout_file(GRADEBOOK_LAYOUT_CANVAS),
+        gradebook_layout_file(GRADEBOOK_LAYOUT_MOODLE));
 }
 
 int main(int argc, char **argv)
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
         case OPT_ID_COLUMN: o.id_column = optarg; break;
         case OPT_SOURCE_COLUMN: o.source_column = optarg; break;
         case OPT_GRADEBOOK:
-            if (!batch_layout_from_str(optarg, &o.gradebook)) {
+            if (!gradebook_layout_from_str(optarg, &o.gradebook)) {
                 fprintf(stderr, "butterfly-batch: bad --gradebook '%s' (canvas or moodle)\n",
                         optarg);
                 return BATCH_EXIT_USAGE;

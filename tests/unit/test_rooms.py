@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-GRADER_ROOMS = ("common", "engine", "worker", "pool", "store", "batch", "admin", "cli")
+GRADER_ROOMS = ("common", "engine", "worker", "pool", "store", "gradebook", "batch", "admin",
+                "cli")
 OTHER_ROOMS = ("server", "tests", "bench", "fuzz")
 # What a file in each room may include, by room.
 ALLOWED = {
@@ -37,10 +38,11 @@ ALLOWED = {
     "worker": {"common", "engine", "worker"},
     "pool": {"common", "pool"},
     "store": {"common", "store"},
-    "batch": {"common", "pool", "store", "batch"},
-    "admin": {"common", "store", "batch", "admin"},
+    "gradebook": {"common", "gradebook"},
+    "batch": {"common", "pool", "store", "gradebook", "batch"},
+    "admin": {"common", "store", "gradebook", "batch", "admin"},
     "cli": {"common", "pool"},
-    "server": {"common", "pool", "store", "server"},
+    "server": {"common", "pool", "store", "gradebook", "server"},
     "tests": None,  # anything
     "bench": None,
     "fuzz": None,

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gradebook/feedback.h"
+
 /* Length of the valid UTF-8 sequence at s (n bytes left) and its code
  * point, or 0 when it is not valid (overlong, surrogate, beyond U+10FFFF). */
 static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
@@ -108,11 +110,5 @@ char *batch_display(const char *s, size_t len)
 
 void batch_display_cut(char *s, size_t max)
 {
-    size_t len = strlen(s);
-    if (len <= max)
-        return;
-    /* back to the first byte of the sequence the cut falls in */
-    while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
-        max--;
-    s[max] = '\0';
+    gradebook_text_cut(s, max);
 }

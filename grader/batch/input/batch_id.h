@@ -32,11 +32,8 @@ void batch_id_key(const char *id, size_t len, char key[BATCH_KEY_MAX]);
  */
 char *batch_display(const char *s, size_t len);
 
-/*
- * Shortens s in place, if it is longer, to at most max bytes without
- * splitting a UTF-8 sequence: for text cut to fit a buffer (snprintf cuts
- * at a byte), which a CSV or JSON reader must still take as UTF-8.
- */
+/* Shortens s in place to at most max bytes without splitting a UTF-8
+ * sequence (gradebook_text_cut, gradebook/feedback.h). */
 void batch_display_cut(char *s, size_t max);
 
 #endif

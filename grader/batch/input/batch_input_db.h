@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "batch/input/batch_input.h"
+#include "gradebook/layout.h"
 #include "batch/reports/batch_roster.h"
 
 /* Which of a student's records stands for them. */
@@ -32,7 +33,7 @@ bool batch_policy_from_str(const char *s, enum batch_policy *p);
 const char *batch_policy_to_str(enum batch_policy p);
 
 /* The marking an unverified name gets wherever it is shown. */
-#define BATCH_UNVERIFIED_MARK "(unverified name)"
+#define BATCH_UNVERIFIED_MARK GRADEBOOK_UNVERIFIED_MARK
 
 /*
  * Parses --until's value: RFC 3339 ("2026-12-01T23:59:00Z",

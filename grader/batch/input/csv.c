@@ -1,7 +1,6 @@
-/* csv.c - a small RFC 4180 reader and writer. */
+/* csv.c - a small RFC 4180 reader (the writer: gradebook/csv_write.c). */
 #include "batch/input/csv.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -261,76 +260,6 @@ char csv_sniff_file(FILE *f)
     if (fseek(f, at, SEEK_SET) != 0)
         return ',';
     return d;
-}
-
-/* A plain decimal number a spreadsheet reads as a value, not a formula:
- * a sign, digits with at most one point, an optional exponent. */
-static bool plain_number(const char *s)
-{
-    const char *p = s + (*s == '+' || *s == '-');
-    bool digits = false, point = false;
-    for (; *p; p++) {
-        if (isdigit((unsigned char)*p))
-            digits = true;
-        else if (*p == '.' && !point)
-            point = true;
-        else
-            break;
-    }
-    if (!digits)
-        return false;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        p += *p == '+' || *p == '-';
-        if (!isdigit((unsigned char)*p))
-            return false;
-        while (isdigit((unsigned char)*p))
-            p++;
-    }
-    return *p == '\0';
-}
-
-bool csv_is_formula(const char *s)
-{
-    switch (s[0]) {
-    case '=': case '@': case '\t': case '\r':
-        return true;
-    case '+': case '-':
-        return !plain_number(s);
-    default:
-        return false;
-    }
-}
-
-static bool needs_quotes(const char *s)
-{
-    size_t len = strlen(s);
-    if (len && (s[0] == ' ' || s[len - 1] == ' '))
-        return true;
-    return strpbrk(s, ",\"\r\n") != NULL;
-}
-
-void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *s = fields[i] ? fields[i] : "";
-        bool guard = i < 64 && (guard_mask >> i & 1) && csv_is_formula(s);
-        bool quote = needs_quotes(s);
-        if (i)
-            fputc(',', f);
-        if (quote)
-            fputc('"', f);
-        if (guard)
-            fputc('\'', f);
-        for (const char *p = s; *p; p++) {
-            if (*p == '"' && quote)
-                fputc('"', f);
-            fputc(*p, f);
-        }
-        if (quote)
-            fputc('"', f);
-    }
-    fputs("\r\n", f);
 }
 
 const char *csv_trim(const char *s, size_t *len)

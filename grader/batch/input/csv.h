@@ -1,10 +1,13 @@
-/* csv.h - a small RFC 4180 reader (streaming, bounded) and writer. */
+/* csv.h - a small RFC 4180 reader (streaming, bounded); the writer is
+ * gradebook/csv_write.h, included here for the batch's callers. */
 #ifndef BUTTERFLY_CSV_H
 #define BUTTERFLY_CSV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "gradebook/csv_write.h"
 
 #define CSV_SNIFF_BYTES (64 * 1024)   /* read to guess the delimiter */
 
@@ -74,24 +77,5 @@ char csv_sniff_file(FILE *f);
  */
 const char *csv_trim(const char *s, size_t *len);
 
-/*
- * Whether a spreadsheet that opens the file would evaluate cell s as a
- * formula: it starts with '=' or '@', or with '+' or '-' and is not a
- * plain number ("-3" and "+1.5" are numbers, "-2+3" and "+cmd|..." are
- * not), or with a TAB or CR (some programs strip those, then see the
- * rest). Those are the cells worth guarding (CSV injection).
- */
-bool csv_is_formula(const char *s);
-
-/*
- * Writes one row of n NUL-terminated fields, separated by commas, and a
- * CRLF. A field is quoted when it holds a comma, a quote, CR or LF, or
- * starts or ends with a space; quotes inside are doubled. A field whose
- * bit is set in `guard_mask` (bit i for field i) is display text from
- * outside: when csv_is_formula says a spreadsheet would run it, it gets
- * a leading apostrophe. Leave the bit clear for identifiers another
- * program matches on: they are written exactly as they are.
- */
-void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask);
 
 #endif

@@ -7,26 +7,7 @@
 
 #include "batch/input/batch_input_db.h"
 #include "batch/input/csv.h"
-
-static const char *const layout_names[] = { "default", "canvas", "moodle" };
-static const char *const layout_files[] = {
-    "gradebook.csv", "gradebook-canvas.csv", "gradebook-moodle.csv",
-};
-
-bool batch_layout_from_str(const char *s, enum batch_layout *l)
-{
-    for (int i = 0; i <= BATCH_LAYOUT_MOODLE; i++)
-        if (!strcmp(s, layout_names[i])) {
-            *l = (enum batch_layout)i;
-            return true;
-        }
-    return false;
-}
-
-const char *batch_layout_file(enum batch_layout l)
-{
-    return l <= BATCH_LAYOUT_MOODLE ? layout_files[l] : "gradebook.csv";
-}
+#include "gradebook/moodle.h"
 
 static int compare_strings(const void *a, const void *b)
 {
@@ -141,27 +122,20 @@ bool batch_lms_write_canvas(FILE *f, const struct batch_row *rows, size_t n,
 void batch_lms_write_moodle(FILE *f, const struct batch_row *rows, size_t n,
                             struct batch_lms_result *res)
 {
-    static const char *const header[] = { "Identifier", "Grade", "Feedback" };
     memset(res, 0, sizeof *res);
-    csv_write_row(f, header, 3, 0);
+    gradebook_moodle_header(f);
     for (size_t i = 0; i < n; i++) {
         const struct batch_row *row = &rows[i];
-        if (!row->grade || !row->e->id_ok) {
-            res->left_out++;
-            continue;
-        }
-        char score[16];
-        snprintf(score, sizeof score, "%d", row->score);
-        /* an open lab's name says who it may be: marked as unchecked */
         const struct batch_stored *st = row->e->stored;
-        char *marked = NULL;
-        if (st && st->unverified
-            && asprintf(&marked, "%s " BATCH_UNVERIFIED_MARK ". %s", st->name, row->feedback) < 0)
-            marked = NULL;
-        const char *cells[3] = { row->e->id, score, marked ? marked : row->feedback };
-        csv_write_row(f, cells, 3, 1ul << 2);
-        free(marked);
-        res->rows++;
-        res->with_points++;
+        const struct gradebook_entry e = {
+            .id = row->e->id, .gradable = row->grade && row->e->id_ok, .score = row->score,
+            .feedback = row->feedback, .unverified_name = st && st->unverified ? st->name : NULL,
+        };
+        if (gradebook_moodle_row(f, &e)) {
+            res->rows++;
+            res->with_points++;
+        } else {
+            res->left_out++;
+        }
     }
 }

@@ -7,10 +7,9 @@
  *           one row per roster student, in the roster's order, after
  *           Canvas's "Points Possible" row. Names, sections and Canvas's
  *           ids come from the roster (batch_roster.h).
- *   moodle  OUT/gradebook-moodle.csv: Identifier, Grade, Feedback; one row
- *           per student id, for Moodle's "Import grades from CSV" (map
- *           Identifier to the user field the ids are, Grade to the grade
- *           item, Feedback to its feedback).
+ *   moodle  OUT/gradebook-moodle.csv, written by gradebook/moodle.h.
+ *
+ * The layouts' names and files are gradebook/layout.h's.
  *
  * Identifiers a learning system matches on are written exactly as they
  * are, never guarded; display text (names, sections, feedback) is guarded
@@ -28,14 +27,7 @@
 
 #include "batch/reports/batch_roster.h"
 #include "batch/reports/batch_row.h"
-
-enum batch_layout { BATCH_LAYOUT_DEFAULT, BATCH_LAYOUT_CANVAS, BATCH_LAYOUT_MOODLE };
-
-/* Parses --gradebook's value; false when it names no layout. */
-bool batch_layout_from_str(const char *s, enum batch_layout *l);
-
-/* The file a layout writes in OUT ("gradebook-canvas.csv"); never NULL. */
-const char *batch_layout_file(enum batch_layout l);
+#include "gradebook/layout.h"
 
 #define BATCH_LMS_LIST_MAX 512   /* bytes of the list of ids named in a message */
 

@@ -5,31 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first error of a compile log, or the verdict's own sentence. */
-static const char *main_reason(const struct verdict *v, char *buf, size_t bufsz)
-{
-    if (v->diagnosis && v->diagnosis->title)
-        return v->diagnosis->title;
-    if (v->status == VERDICT_COMPILATION_ERROR)
-        for (size_t i = 0; i < v->ndiags; i++)
-            if (v->diags[i].severity == DIAG_ERROR) {
-                snprintf(buf, bufsz, "line %d: %s", v->diags[i].line, v->diags[i].message);
-                return buf;
-            }
-    return v->message ? v->message : "";
-}
+#include "gradebook/feedback.h"
 
 bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const struct verdict *v,
                     const struct score *sc)
 {
-    char reason[BATCH_ROW_FEEDBACK_MAX / 2], line[BATCH_ROW_FEEDBACK_MAX];
-    snprintf(line, sizeof line, "%s: %d of %d points. %s", verdict_status_to_str(v->status),
-             sc->score, sc->max_score, main_reason(v, reason, sizeof reason));
-    batch_display_cut(line, sizeof line - 4);
-    /* one line: a learning system shows feedback as a paragraph */
-    for (char *p = line; *p; p++)
-        if (*p == '\n' || *p == '\r' || *p == '\t')
-            *p = ' ';
+    char line[GRADEBOOK_FEEDBACK_MAX];
+    gradebook_feedback(v, sc, line);
     *row = (struct batch_row){
         .e = e, .status = v->status, .score = sc->score, .max_score = sc->max_score,
         .halves_passed = sc->halves_passed, .hidden_passed = sc->hidden_passed,

@@ -12,8 +12,9 @@
 #include "common/score.h"
 #include "batch/input/batch_input.h"
 #include "common/verdict.h"
+#include "gradebook/feedback.h"
 
-#define BATCH_ROW_FEEDBACK_MAX 600   /* bytes of the one-line feedback */
+#define BATCH_ROW_FEEDBACK_MAX GRADEBOOK_FEEDBACK_MAX   /* gradebook/feedback.h */
 
 struct batch_row {
     const struct batch_input *e;     /* the input: id, key, location (not owned) */

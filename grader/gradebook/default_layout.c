@@ -1,0 +1,77 @@
+/* default_layout.c - gradebook.csv's rows (default_layout.h). */
+#include "gradebook/default_layout.h"
+
+#include <stdlib.h>
+
+#include "gradebook/csv_write.h"
+
+static const char *const columns[GRADEBOOK_DEFAULT_COLUMNS] = {
+    "id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
+    "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms",
+};
+
+/* Columns that hold text from outside (ids, file names, compiler
+ * messages): guarded against formula injection. */
+#define TEXT_COLUMNS (1ul << 0 | 1ul << 7 | 1ul << 8 | 1ul << 9)
+
+const char *gradebook_default_column(size_t i)
+{
+    return i < GRADEBOOK_DEFAULT_COLUMNS ? columns[i] : "";
+}
+
+void gradebook_default_header(FILE *f)
+{
+    csv_write_row(f, columns, GRADEBOOK_DEFAULT_COLUMNS, 0);
+}
+
+/* The message column; malloc'd, NULL on OOM. */
+static char *message_of(const struct verdict *v)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+    if (!m)
+        return NULL;
+    if (v->status == VERDICT_COMPILATION_ERROR && v->ndiags) {
+        /* every error, one per line: the first alone often hides the cause */
+        int shown = 0;
+        for (size_t i = 0; i < v->ndiags && shown < 5; i++) {
+            const struct diagnostic *d = &v->diags[i];
+            if (d->severity != DIAG_ERROR)
+                continue;
+            fprintf(m, "%sline %d: %s", shown++ ? "\n" : "", d->line, d->message);
+        }
+        if (!shown && v->message)
+            fputs(v->message, m);
+    } else {
+        if (v->message)
+            fputs(v->message, m);
+        if (!v->diagnosis && v->summary)
+            fprintf(m, "%sWhere it fails: %s", v->message ? " " : "", v->summary);
+    }
+    if (fclose(m) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+void gradebook_default_row(FILE *f, const char *id, const char *input, const struct verdict *v,
+                           const struct score *sc)
+{
+    char score[16], max[16], halves[16], hidden[16], ms[32] = "";
+    snprintf(score, sizeof score, "%d", sc->score);
+    snprintf(max, sizeof max, "%d", sc->max_score);
+    snprintf(halves, sizeof halves, "%d", sc->halves_passed);
+    snprintf(hidden, sizeof hidden, "%d", sc->hidden_passed);
+    if (v->timings.total_ms >= 0)
+        snprintf(ms, sizeof ms, "%.1f", v->timings.total_ms);
+    char *message = message_of(v);
+    const char *row[GRADEBOOK_DEFAULT_COLUMNS] = {
+        id, verdict_status_to_str(v->status), score, max, halves, hidden,
+        v->diagnosis ? v->diagnosis->id : "", v->diagnosis ? v->diagnosis->title : "",
+        message ? message : (v->message ? v->message : ""), input, ms,
+    };
+    csv_write_row(f, row, GRADEBOOK_DEFAULT_COLUMNS, TEXT_COLUMNS);
+    free(message);
+}

@@ -1,0 +1,31 @@
+/* moodle.c - Moodle's grade import file (moodle.h). */
+#include "gradebook/moodle.h"
+
+#include <stdlib.h>
+
+#include "gradebook/csv_write.h"
+#include "gradebook/layout.h"
+
+void gradebook_moodle_header(FILE *f)
+{
+    static const char *const header[] = { "Identifier", "Grade", "Feedback" };
+    csv_write_row(f, header, 3, 0);
+}
+
+bool gradebook_moodle_row(FILE *f, const struct gradebook_entry *e)
+{
+    if (!e->gradable)
+        return false;
+    char score[16];
+    snprintf(score, sizeof score, "%d", e->score);
+    /* an open lab's name says who it may be: marked as unchecked */
+    char *marked = NULL;
+    if (e->unverified_name
+        && asprintf(&marked, "%s " GRADEBOOK_UNVERIFIED_MARK ". %s", e->unverified_name,
+                    e->feedback) < 0)
+        marked = NULL;
+    const char *cells[3] = { e->id, score, marked ? marked : e->feedback };
+    csv_write_row(f, cells, 3, 1ul << 2);   /* the feedback is display text */
+    free(marked);
+    return true;
+}
