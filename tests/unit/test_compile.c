@@ -405,6 +405,8 @@ static void test_columns_point_at_the_token(void **state)
         { "int h = this.thread.z;\nreturn 1.0;\n", 1, 21, "z" },
         /* a comment before the token keeps its place; é is one unit */
         { "/* é */ float y = foo;\nreturn y;\n", 1, 19, "foo" },
+        /* a character past U+FFFF is two units */
+        { "/* \xf0\x9f\x98\x80 */ float y = foo;\nreturn y;\n", 1, 20, NULL },
         /* the missing ';': just past the line's code, before its comment */
         { "float x = 1.0  // one\nreturn x;\n", 1, 14, NULL },
         /* two '=' on the line, two '[' in spectrum[0][9]: no column */
