@@ -8,8 +8,9 @@
  *   {line, column, severity, message, original, afterCode, from, to, text}
  * where line is clamped into the body (1..lines), from/to are character
  * offsets into the body for an editor mark (the rest of the word at the
- * column, or the whole line when no column is known; the end of the body
- * for afterCode), text is the sentence shown in the list, and original is
+ * column, a point for the column just past the line's end, or the whole
+ * line when no column is known; the end of the body for afterCode;
+ * columns count UTF-16 code units, as the grader does), text is the sentence shown in the list, and original is
  * the compiler's own words when the grader rewrote them (else null).
  */
 export function placeDiagnostics(diagnostics, body) {
@@ -45,7 +46,11 @@ export function placeDiagnostics(diagnostics, body) {
     } else {
       const lineText = lines[line - 1];
       const start = starts[line - 1];
-      if (column !== null && column <= lineText.length) {
+      if (column !== null && column === lineText.length + 1) {
+        // Just past the line's code (a missing ';'): a point at its end.
+        from = start + lineText.length;
+        to = from;
+      } else if (column !== null && column <= lineText.length) {
         const rest = lineText.slice(column - 1);
         const word = /^[A-Za-z0-9_.]+/.exec(rest);
         from = start + column - 1;

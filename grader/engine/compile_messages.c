@@ -8,6 +8,8 @@
  * reads is written in this file. */
 #include "engine/compile_messages.h"
 
+#include "engine/compile_column.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -464,6 +466,7 @@ void compile_messages_apply(struct diagnostic *diags, size_t *n, const char *bod
     char *code = strip_comments(body, len);
     if (!code)
         return;
+    bool columns = compile_columns_trusted(code, body, len);
     int swallowing = 0;     /* the line whose follow-on errors are dropped */
     for (size_t k = 0; k < *n;) {
         struct diagnostic *d = &diags[k];
@@ -475,14 +478,18 @@ void compile_messages_apply(struct diagnostic *diags, size_t *n, const char *bod
         const char *line_text =
             d->line <= body_lines && line_of(code, d->line, text, sizeof text) ? text : NULL;
         int moved = semicolon_line(d->message, d->line, code, body_lines);
+        if (columns && !moved && d->line <= body_lines)
+            d->column = compile_column_of_token(d->message, code, body, len, d->line);
         char *words = moved ? strdup(compile_missing_semicolon)
                             : compile_message_rewrite(d->message, line_text);
         if (words) {
             swallowing = swallows_line(d->message) ? d->line : 0;
             d->original = d->message;
             d->message = words;
-            if (moved)
+            if (moved) {
                 d->line = moved;
+                d->column = columns ? compile_column_after_code(code, body, len, moved) : 0;
+            }
         }
         /* glslang repeats itself ("unknown swizzle selection" twice) */
         if (k > 0 && diags[k - 1].line == d->line && !strcmp(diags[k - 1].message, d->message)) {

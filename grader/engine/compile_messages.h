@@ -29,7 +29,9 @@ char *compile_message_rewrite(const char *raw, const char *line_text);
  *  - a diagnostic the same as the one before it (line and words) is
  *    dropped, as are follow-on errors of a JavaScript name on its line.
  * A rewritten diagnostic keeps glslang's text in `original`. *n is updated;
- * dropped messages are freed. On OOM a diagnostic is left as it was.
+ * dropped messages are freed. Each diagnostic gets its column where
+ * glslang's words prove it (compile_column.h), the missing ';' the column
+ * just past its line's code. On OOM a diagnostic is left as it was.
  */
 void compile_messages_apply(struct diagnostic *diags, size_t *n, const char *body, size_t len,
                             int body_lines);

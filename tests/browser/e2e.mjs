@@ -486,7 +486,7 @@ async function main() {
       original: "'undefined_name' : undeclared identifier" };
     await runAnswered(JSON.stringify(v));
     const item = await page.textContent('#diagnostics-list li');
-    check(item.includes('Line 4: undefined_name is not declared') && item.includes("The compiler’s own words: 'undefined_name' : undeclared identifier"), `listed: ${item}`);
+    check(item.includes('Line 4, column 11: undefined_name is not declared') && item.includes("The compiler’s own words: 'undefined_name' : undeclared identifier"), `listed: ${item}`);
     check(await page.$eval('#diagnostics-list li details.diag-original', (d) => !d.open), "glslang's own words are behind More");
   });
 
@@ -499,7 +499,9 @@ async function main() {
     const marked = await page.$$eval('#editor .cm-content .cm-line', (lines) => lines
       .map((l, k) => (l.classList.contains('cm-errorLine') ? k + 1 : 0)).filter(Boolean));
     check(marked.length === 1 && marked[0] === line, `error line marked: ${marked} (want ${line})`);
-    check(await page.$('#editor .cm-lintRange-error') !== null, 'the error range is underlined');
+    // The grader's column: the undeclared name underlined, not the line.
+    const underlined = await page.$$eval('#editor .cm-lintRange-error', (rs) => rs.map((r) => r.textContent).join(''));
+    check(underlined === 'undefined_name', `the error's token is underlined: ${underlined}`);
     check((await page.$$('#editor .cm-gutter-lint .cm-lint-marker-error')).length === 1, 'one marker in the gutter');
     const gutterLine = await page.evaluate(() => {
       const m = document.querySelector('#editor .cm-lint-marker-error').getBoundingClientRect();

@@ -7,13 +7,35 @@ import { fixture } from './helpers.mjs';
 
 const sample = readFileSync(new URL('../samples/compile_error_line3.glsl', import.meta.url), 'utf8');
 
-test('the grader\'s line 4 is the body\'s line 4, marked across the whole line', () => {
+test('the grader\'s line 4, column 11 is the undeclared name on the body\'s line 4', () => {
   const [d] = placeDiagnostics(fixture('compile_error_line3').diagnostics, sample);
   assert.equal(d.line, 4);
+  assert.equal(d.column, 11);
   assert.equal(d.afterCode, false);
-  assert.equal(sample.slice(d.from, d.to), 'float x = undefined_name * 2.0;');
-  assert.match(d.text, /^Line 4: 'undefined_name' is not declared: declare it with its type/);
+  assert.equal(sample.slice(d.from, d.to), 'undefined_name');
+  assert.match(d.text, /^Line 4, column 11: 'undefined_name' is not declared: declare it with its type/);
   assert.equal(d.severity, 'error');
+});
+
+test('without a column the whole line is marked, less its indentation', () => {
+  const body = 'int i = 0;\n  float x = nope + 1.0;\nreturn x;';
+  const [d] = placeDiagnostics([{ line: 2, column: null, severity: 'error', message: 'm' }], body);
+  assert.equal(body.slice(d.from, d.to), 'float x = nope + 1.0;');
+  assert.equal(d.text, 'Line 2: m');
+});
+
+test('the column just past a line (a missing \';\') is a point at its end', () => {
+  const body = 'float x = 1.0\nreturn x;';
+  const [d] = placeDiagnostics([{ line: 1, column: 14, severity: 'error', message: 'missing' }], body);
+  assert.equal(d.from, 13);
+  assert.equal(d.to, 13);
+  assert.equal(d.text, 'Line 1, column 14: missing');
+});
+
+test('a column counts UTF-16 units, as the grader does', () => {
+  const body = '/* é 😀 */ float y = foo;';
+  const [d] = placeDiagnostics([{ line: 1, column: 22, severity: 'error', message: 'm' }], body);
+  assert.equal(body.slice(d.from, d.to), 'foo');
 });
 
 test('a column marks the word that starts there', () => {

@@ -380,6 +380,80 @@ static void test_rewrite_leaves_unknown_messages(void **state)
     free(s);
 }
 
+/* The column of each case's first diagnostic, on real compiles: glslang
+ * quotes a token, and the column is where that token stands (0 where the
+ * line cannot say which occurrence glslang meant). */
+static void test_columns_point_at_the_token(void **state)
+{
+    static const struct {
+        const char *body;
+        int line, column;
+        const char *at;        /* the text the column points at, or NULL */
+    } cases[] = {
+        { "int i = this.thread.x;\nfloat y = foo + 1.0;\nreturn y;\n", 2, 11, "foo" },
+        /* the first use, not the declaration nor a swizzle of the name */
+        { "float foo = 1.0 + foo;\nreturn foo;\n", 1, 19, "foo" },
+        { "float a = 1.0;\nfloat y = a.x + x;\nreturn y;\n", 2, 17, "x" },
+        { "float y = bar(1.0) + bar;\nreturn y;\n", 1, 11, "bar" },
+        { "int j = 1.5;\nreturn 1.0;\n", 1, 7, "=" },
+        { "int k = 2;\n  k += 1.5;\nreturn 1.0;\n", 2, 5, "+=" },
+        { "int i = this.thread.x;\nreturn vec2(1.0);\n", 2, 1, "return" },
+        { "half = 2;\nreturn 1.0;\n", 1, 6, "=" },
+        { "float x = cos(1.0, 2.0);\nreturn x;\n", 1, 11, "cos" },
+        { "float x = 1.0 % 2.0;\nreturn x;\n", 1, 15, "%" },
+        { "int x = 1;\nint x = 2;\nreturn 1.0;\n", 2, 5, "x" },
+        { "int h = this.thread.z;\nreturn 1.0;\n", 1, 21, "z" },
+        /* a comment before the token keeps its place; é is one unit */
+        { "/* é */ float y = foo;\nreturn y;\n", 1, 19, "foo" },
+        /* a character past U+FFFF is two units */
+        { "/* \xf0\x9f\x98\x80 */ float y = foo;\nreturn y;\n", 1, 20, NULL },
+        /* the missing ';': just past the line's code, before its comment */
+        { "float x = 1.0  // one\nreturn x;\n", 1, 14, NULL },
+        /* two '=' on the line, two '[' in spectrum[0][9]: no column */
+        { "int j = 0; j = 1.5;\nreturn 1.0;\n", 1, 0, NULL },
+        { "float x = spectrum[0][9];\nreturn x;\n", 1, 0, NULL },
+        { "float x = 1.0 +* 2.0;\nreturn x;\n", 1, 0, NULL },
+        /* a macro can move a token: no column at all */
+        { "#define F foo\nfloat y = F + foo;\nreturn y;\n", 2, 0, NULL },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct compile_result r;
+        assert_true(compiler_compile(*state, cases[k].body, strlen(cases[k].body), &r));
+        assert_false(r.ok);
+        assert_true(r.ndiags >= 1);
+        if (r.diags[0].line != cases[k].line || r.diags[0].column != cases[k].column)
+            fail_msg("case %zu: line %d column %d, want %d:%d (%s)", k, r.diags[0].line,
+                     r.diags[0].column, cases[k].line, cases[k].column, r.diags[0].message);
+        if (cases[k].at) {
+            const char *line = cases[k].body;
+            for (int n = 1; n < cases[k].line; n++)
+                line = strchr(line, '\n') + 1;
+            /* the column counts UTF-16 units: step over é's second byte */
+            size_t off = 0;
+            for (int col = 1; col < cases[k].column;) {
+                off++;
+                if (((unsigned char)line[off] & 0xC0) != 0x80)
+                    col++;
+            }
+            assert_memory_equal(line + off, cases[k].at, strlen(cases[k].at));
+        }
+        compile_result_clear(&r);
+    }
+}
+
+/* The missing ';' is given the column just past the code of its line. */
+static void test_missing_semicolon_column(void **state)
+{
+    const char *body = "float x = 1.0;\nfloat y = x * 2.0   \nreturn y;\n";
+    struct compile_result r;
+    assert_true(compiler_compile(*state, body, strlen(body), &r));
+    assert_true(r.ndiags >= 1);
+    assert_string_equal(r.diags[0].message, compile_missing_semicolon);
+    assert_int_equal(r.diags[0].line, 2);
+    assert_int_equal(r.diags[0].column, (int)strlen("float y = x * 2.0") + 1);
+    compile_result_clear(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +470,8 @@ int main(void)
         cmocka_unit_test(test_echoed_source_is_bounded),
         cmocka_unit_test(test_messages_in_plain_words),
         cmocka_unit_test(test_rewrite_leaves_unknown_messages),
+        cmocka_unit_test(test_columns_point_at_the_token),
+        cmocka_unit_test(test_missing_semicolon_column),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
