@@ -3,6 +3,7 @@
 
 import { h } from '/static/dom.mjs';
 import { lineDiff } from '/static/class-diff.mjs';
+import { scoreNote } from '/static/class-score.mjs';
 
 // The verdict in words and an icon (never colour alone).
 const ICONS = {
@@ -43,7 +44,11 @@ export function tile(t, nowMs, onOpen) {
       `${t.attempts} attempt${t.attempts === 1 ? '' : 's'} · last ${since(t.last_ms, nowMs)}`
       + ` · best ${t.best_points}/${t.max_points || '–'}`),
     t.mistake ? h('span', { className: 'tile-mistake' }, t.mistake) : null,
-    t.section ? h('span', { className: 'tile-section' }, `Section ${t.section}`) : null);
+    t.section ? h('span', { className: 'tile-section' }, `Section ${t.section}`) : null,
+    // in words and an icon, never colour alone
+    scoreNote(t.score_not_sent) ? h('span', { className: 'tile-score-unsent' },
+      h('span', { 'aria-hidden': 'true', className: 'icon' }, '⚠'), ' ',
+      scoreNote(t.score_not_sent)) : null);
   button.addEventListener('click', () => onOpen(t.id));
   return h('li', { className: `tile ${state}`, 'data-student': t.id }, button);
 }
