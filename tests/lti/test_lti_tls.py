@@ -18,6 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from lti_browser import Browser, free_port  # noqa: E402
 from platform_lti import Platform  # noqa: E402
 from serverproc import Server  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "deploy"))
+from nginxproc import top_config  # noqa: E402
 
 BINARY, SAMPLES = sys.argv[1], sys.argv[2]
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx")
@@ -40,34 +42,25 @@ subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-da
                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                 "-keyout", key, "-out", cert], check=True, capture_output=True)
 tls_port, port = free_port(), free_port()
-conf = os.path.join(tmp, "nginx.conf")
-with open(conf, "w") as f:
-    f.write("""daemon off;
-master_process off;
-worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    client_body_temp_path {t}/body;
-    proxy_temp_path {t}/proxy;
-    fastcgi_temp_path {t}/fastcgi;
-    uwsgi_temp_path {t}/uwsgi;
-    scgi_temp_path {t}/scgi;
-    access_log off;
-    server {{
-        listen 127.0.0.1:{tls} ssl;
-        ssl_certificate {cert};
-        ssl_certificate_key {key};
-        location / {{
-            proxy_pass http://127.0.0.1:{port};
-            proxy_set_header Host $host:$server_port;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto https;
-        }}
+# the site alone; nginxproc.top_config gives the process its folders
+site = os.path.join(tmp, "site.conf")
+with open(site, "w") as f:
+    f.write("""access_log off;
+server {{
+    listen 127.0.0.1:{tls} ssl;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    location / {{
+        proxy_pass http://127.0.0.1:{port};
+        proxy_set_header Host $host:$server_port;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Proto https;
     }}
 }}
-""".format(t=tmp, tls=tls_port, cert=cert, key=key, port=port))
+""".format(tls=tls_port, cert=cert, key=key, port=port))
+conf = os.path.join(tmp, "nginx.conf")
+with open(conf, "w") as f:
+    f.write(top_config(tmp, site))
 nginx = subprocess.Popen([NGINX, "-p", tmp, "-e", os.path.join(tmp, "error.log"), "-c", conf],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 PUBLIC = "https://127.0.0.1:%d" % tls_port
