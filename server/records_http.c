@@ -419,17 +419,6 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
     if (!r->srv->records)
         return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
     switch (r->route) {
-    case ROUTE_CLASS:
-        /* the class view is issue 21's; until then the address signs the
-         * instructor in and says where the records are */
-        if (r->who.kind != PRINCIPAL_INSTRUCTOR)
-            return response_error(r, 401, "unauthorized",
-                                  "Open the instructor's address the server printed at start.",
-                                  NULL, NULL);
-        return response_json(r, 200, json_pack("{s:s, s:s, s:s}", "kind", "instructor",
-                                               "records", "/api/submissions/{id}",
-                                               "student_records",
-                                               "/api/me/submissions?student=ID"));
     case ROUTE_MY_SUBMISSIONS:
         return my_submissions(r);
     case ROUTE_SUBMISSION:
