@@ -44,6 +44,17 @@ void credentials_free(struct credentials *c);
 enum store_status credentials_load(struct credentials *c, struct store *s, time_t now,
                                    struct store_error *err);
 
+/*
+ * Keeps the instructor's sessions made with the token of the table read
+ * last current under the token the next credentials_load reads, for as
+ * long as the store's token stays that one. A start that renews the token
+ * only to print a working address (SQLite) calls it between its two
+ * reads: a restart must not sign out the instructor watching the class,
+ * while butterfly-admin's renewal, a later change of the token, still
+ * ends those sessions.
+ */
+void credentials_carry_instructor(struct credentials *c);
+
 /* Whether the session p (as session_cookie_read gave it) is current. */
 bool credentials_current(struct credentials *c, const struct principal *p);
 

@@ -207,8 +207,12 @@ struct records *records_start(const char *url, unsigned retention_days,
     snprintf(rs->display_url, sizeof rs->display_url, "%s", store_display_url(s));
     bool created = false;
     enum store_status st = store_instructor_ensure(s, instructor_token, &created, &e);
-    if (st == STORE_OK && !created && rotate_token)
+    if (st == STORE_OK && !created && rotate_token) {
+        /* the token before this start: its sessions go on under the new one */
+        if (credentials_load(rs->credentials, s, time(NULL), &e) == STORE_OK)
+            credentials_carry_instructor(rs->credentials);
         st = store_instructor_new_token(s, instructor_token, &e);
+    }
     if (st != STORE_OK) {
         instructor_token[0] = '\0';
         fprintf(stderr, "butterfly-server: no new instructor's token (%s)\n", e.message);

@@ -208,6 +208,9 @@ async function main() {
   await step('the view survives a restart and fills in what it missed', async () => {
     // the view cannot reconnect until the submission made meanwhile is in
     await page.route('**/api/class/events*', (route) => route.abort());
+    // the sign-in older than the new server's first read of the tokens
+    // (CREDENTIALS_REFRESH_S): the restart's new token must not end it
+    await page.waitForTimeout(4000);
     await stopServer();
     await page.waitForFunction(() => /Reconnecting/.test(document.getElementById('live').textContent));
     await startServer();

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The live class view's API over HTTP, against a real server on a SQLite
 store: the events (Server-Sent Events: live, heartbeat, Last-Event-ID
-replay, after a restart too, the bound on streams, a client that left,
+replay, after a restart too, the instructor still signed in after it, the bound on streams, a client that left,
 the end at shutdown), the summary, the roster and one student, the
 gradebook, and who may read them (no token, a student's cookie, another
 server's token, a cross-site request; the token never in the access log).
 
-usage: test_class.py SERVER_BINARY SAMPLES_DIR
+usage: test_class.py SERVER_BINARY SAMPLES_DIR ADMIN_BINARY
 
 Prints one line per check and ends with "N passed, M failed".
 """
@@ -15,6 +15,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +28,7 @@ from common import Checks  # noqa: E402
 from serverproc import Server  # noqa: E402
 from sse import Stream  # noqa: E402
 
-BINARY, SAMPLES = sys.argv[1], sys.argv[2]
+BINARY, SAMPLES, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
 SUBMIT = "/api/tasks/butterfly/submissions"
 PAGE = {"X-Requested-With": "butterfly"}
 ROUTES = ["/api/class/events", "/api/class/summary", "/api/class/students",
@@ -107,6 +108,12 @@ def wait_loaded(port, bearer, timeout=60):
         assert json.loads(data)["error"]["code"] == "loading" and "retry-after" in h, data
         time.sleep(0.05)
     raise AssertionError("the class never loaded")
+
+
+def refresh_s():
+    """CREDENTIALS_REFRESH_S, from the one place it is set."""
+    with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
+        return int(re.search(r"#define CREDENTIALS_REFRESH_S\s+(\d+)u", f.read()).group(1))
 
 
 def token_of(srv):
@@ -305,6 +312,12 @@ def t_restart_fills_in(w):
     """A view that saw up to `seen` before the restart gets, from the new
     server, what was graded while it was down."""
     seen = w.submit("Eve", sample("wrong_twiddle_sign.glsl"))["id"]
+    # an instructor signed in with the old address, long enough ago that
+    # the new server's first read of the tokens judges the cookie
+    st, h, _ = call(w.port, "GET", "/class?token=" + w.token)
+    assert st == 303, st
+    teacher = {"Cookie": h["set-cookie"].split(";")[0]}
+    time.sleep(refresh_s() + 1)
     s = Stream(w.port, w.token)
     t0 = time.time()
     assert w.stop() == 0
@@ -313,7 +326,15 @@ def t_restart_fills_in(w):
     assert s.closed or s.ended, "the stream outlived the server"
     ended = time.time() - t0
     s.close()
+    old_token = w.token
     w.start()
+    # the start made a new token: the old address no longer signs in, but
+    # the view signed in with it goes on (a restart is no sign-out)
+    assert w.token != old_token
+    st, _, _ = call(w.port, "GET", "/class?token=" + old_token)
+    assert st == 401, st
+    st, _, _ = call(w.port, "GET", "/api/class/students", headers=teacher)
+    assert st == 200, ("the instructor was signed out by the restart", st)
     # the class as the new server read it from the store: the same tiles
     st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
     tiles = {t["name"]: t for t in json.loads(data)["students"]}
@@ -330,7 +351,18 @@ def t_restart_fills_in(w):
         assert s.wait_for(lambda b: missed.encode() in b, 5) is not None, s.body
     finally:
         s.close()
-    return "stream ended %.1f s after SIGTERM" % ended
+    # a renewal by butterfly-admin still ends that session (a leaked address)
+    r = subprocess.run([ADMIN, "--database", "sqlite:" + w.db, "token"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    w.token = re.search(r"token=([0-9a-f]+)", r.stdout).group(1)
+    w.bearer = {"Authorization": "Bearer " + w.token}
+    t1 = time.time()
+    while call(w.port, "GET", "/api/class/students", headers=teacher)[0] == 200:
+        assert time.time() - t1 < 2 * refresh_s() + 2, "the renewal did not end the session"
+        time.sleep(0.2)
+    return "stream ended %.1f s after SIGTERM; the renewal ended the kept session in %.1f s" % (
+        ended, time.time() - t1)
 
 
 def main():
