@@ -42,6 +42,7 @@ struct sqlite_store {
     unsigned busy_ms;
     uint64_t max_pages;         /* 0: no cap */
     bool reopen;                /* the connection must be made again */
+    bool read_only;             /* SQLite opened the file read-only (its mode) */
     struct cached cache[CACHED_STATEMENTS];
     size_t ncached;
 };
@@ -135,6 +136,7 @@ static enum store_status connect_db(struct store *s, struct store_error *err)
             goto fail;
     }
     b->reopen = false;
+    b->read_only = sqlite3_db_readonly(b->db, "main") == 1;
     return STORE_OK;
 fail:;
     enum store_status st = fail_rc(s, rc, "open", err);
@@ -245,6 +247,20 @@ static enum store_status sqlite_connect(struct store *s, struct store_error *err
     return STORE_OK;
 }
 
+/* A connection SQLite opened read-only (the file's mode) is closed as soon
+ * as no transaction is open on it: the connections of one process to one
+ * file share its -shm mapping, so an idle read-only one (LTI's, waiting
+ * for a launch) would keep every other connection read-only after the
+ * file is writable again, and recording would never resume. The next
+ * call opens it again and finds out. */
+static void release_if_read_only(struct sqlite_store *b)
+{
+    if (b->db && b->read_only && sqlite3_get_autocommit(b->db)) {
+        disconnect(b);
+        b->reopen = true;
+    }
+}
+
 static int prepare(struct sqlite_store *b, const char *sql, sqlite3_stmt **out)
 {
     for (size_t i = 0; i < b->ncached; i++)
@@ -275,9 +291,14 @@ static enum store_status sqlite_exec(struct store *s, const char *sql, bool mult
     int rc;
     if (changes)
         *changes = 0;
+    enum store_status cst = b->db ? STORE_OK : connect_db(s, err);   /* release_if_read_only closed it */
+    if (cst != STORE_OK)
+        return cst;
     if (multi) {
         rc = sqlite3_exec(b->db, sql, NULL, NULL, NULL);
-        return rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, sql, err);
+        enum store_status st = rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, sql, err);
+        release_if_read_only(b);
+        return st;
     }
     if ((rc = prepare(b, sql, &stmt)) != SQLITE_OK)
         return fail_rc(s, rc, sql, err);
@@ -347,20 +368,31 @@ done:;
     } else {
         sqlite3_finalize(stmt);
     }
+    release_if_read_only(b);
     return st;
 }
 
 static enum store_status sqlite_begin(struct store *s, bool write, struct store_error *err)
 {
     const char *sql = write ? "BEGIN IMMEDIATE" : "BEGIN";
+    enum store_status st = B(s)->db ? STORE_OK : connect_db(s, err);
+    if (st != STORE_OK)
+        return st;
     int rc = sqlite3_exec(B(s)->db, sql, NULL, NULL, NULL);
-    return rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, sql, err);
+    st = rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, sql, err);
+    release_if_read_only(B(s));
+    return st;
 }
 
 static enum store_status sqlite_commit(struct store *s, struct store_error *err)
 {
-    int rc = sqlite3_exec(B(s)->db, "COMMIT", NULL, NULL, NULL);
-    return rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, "COMMIT", err);
+    struct sqlite_store *b = B(s);
+    if (!b->db)
+        return store_fail(err, STORE_UNAVAILABLE, "COMMIT without a connection");
+    int rc = sqlite3_exec(b->db, "COMMIT", NULL, NULL, NULL);
+    enum store_status st = rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, "COMMIT", err);
+    release_if_read_only(b);
+    return st;
 }
 
 static void sqlite_rollback(struct store *s)
@@ -368,6 +400,7 @@ static void sqlite_rollback(struct store *s)
     struct sqlite_store *b = B(s);
     if (b->db && !sqlite3_get_autocommit(b->db))
         sqlite3_exec(b->db, "ROLLBACK", NULL, NULL, NULL);
+    release_if_read_only(b);
 }
 
 static enum store_status sqlite_lock_schema(struct store *s, struct store_error *err)

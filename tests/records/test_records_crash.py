@@ -18,10 +18,11 @@ The answer is sent after the commit, so a client told `recorded: true`
 can always find its row; the converse cannot hold for an answer cut by
 the kill, which is why a row whose client got no answer is allowed.
 
-Store failures: the store full (SQLite's max_page_count), read-only, and
-locked past its busy timeout: grading goes on, the answer says
-`recorded: false` with the reason, /metrics counts it, /healthz reports
-it, and once the cause is gone recording resumes without a restart.
+Store failures: the store full (SQLite's max_page_count), read-only (also
+with LTI's idle connections open), and locked past its busy timeout:
+grading goes on, the answer says `recorded: false` with the reason,
+/metrics counts it, /healthz reports it, and once the cause is gone
+recording resumes without a restart.
 Prints one line per check and ends with "N passed, M failed".
 """
 import hashlib
@@ -201,9 +202,23 @@ def t_full_then_frees(folder):
         srv.stop()
 
 
-def t_read_only_then_writable(folder):
+def lti_config(folder):
+    """Args for a server with LTI on: its connections to the store are open
+    all along, waiting for a launch (the platform is never called here)."""
+    path = os.path.join(folder, "lti.json")
+    with open(path, "w") as f:
+        json.dump({"platforms": [{
+            "name": "P", "issuer": "https://platform.example", "client_id": "c1",
+            "deployment_ids": ["d1"], "auth_login_url": "http://127.0.0.1:9/auth",
+            "auth_token_url": "http://127.0.0.1:9/token",
+            "key_set_url": "http://127.0.0.1:9/jwks"}]}, f)
+    os.chmod(path, 0o644)
+    return ("--lti-config", path, "--public-url", "http://127.0.0.1:9")
+
+
+def t_read_only_then_writable(folder, with_lti=False):
     # root writes through a file's mode: as root, the server runs as nobody
-    sub = os.path.join(folder, "ro")
+    sub = os.path.join(folder, "ro-lti" if with_lti else "ro")
     os.mkdir(sub)
     wrapper = ()
     if os.geteuid() == 0:
@@ -216,11 +231,12 @@ def t_read_only_then_writable(folder):
     db = os.path.join(sub, "ro.sqlite")
     # a store made, then made read-only (a file's mode binds only when it
     # is opened, so the server starts on it): it starts and grades
-    start(db, wrapper=wrapper).stop()
+    extra = lti_config(folder) if with_lti else ()
+    start(db, *extra, wrapper=wrapper).stop()
     files = [p for p in (db, db + "-wal", db + "-shm") if os.path.exists(p)]
     for p in files:
         os.chmod(p, 0o444)
-    srv = start(db, wrapper=wrapper)
+    srv = start(db, *extra, wrapper=wrapper)
     try:
         v = until_recorded(srv.port, False)
         assert v["record_error"]["code"] == "read_only", v["record_error"]
@@ -311,6 +327,7 @@ def main():
         checks.run("SIGKILL under load, %d times" % ROUNDS, t_sigkill_many_times, d)
         checks.run("store full, then space freed", t_full_then_frees, d)
         checks.run("store read-only, then writable", t_read_only_then_writable, d)
+        checks.run("the same with LTI's connections open", t_read_only_then_writable, d, True)
         checks.run("store locked past its timeout", t_locked_past_timeout, d)
         checks.run("small tmpfs full, then grown", t_small_tmpfs_full_then_grown, d)
         checks.run("--retention-days", t_retention_days, d)
