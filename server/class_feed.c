@@ -403,6 +403,17 @@ json_t *class_feed_tile(struct class_feed *f, const char *klass, const char *stu
     return j;
 }
 
+bool class_feed_in_class(struct class_feed *f, const char *klass, const char *student)
+{
+    if (!f || !klass || !*klass || !student || !*student)
+        return false;
+    pthread_mutex_lock(&f->lock);
+    const json_t *m = f->classes ? json_object_get(f->classes, klass) : NULL;
+    bool in = m && json_object_get(m, student);
+    pthread_mutex_unlock(&f->lock);
+    return in;
+}
+
 char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *len)
 {
     pthread_mutex_lock(&f->lock);

@@ -65,6 +65,10 @@ json_t *class_feed_students(struct class_feed *f, const char *klass);
 json_t *class_feed_tile(struct class_feed *f, const char *klass, const char *student);
 char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *len);
 
+/* Whether student is a learner of the LTI class klass, as the feed read
+ * the membership last; false for "" or NULL, and when not known. */
+bool class_feed_in_class(struct class_feed *f, const char *klass, const char *student);
+
 /* Whether klass is an LTI class the feed knows (read from the store on
  * its thread every CLASS_LTI_REFRESH_MS and after each launch). */
 enum class_known { CLASS_KNOWN, CLASS_UNKNOWN, CLASS_PENDING /* a launch not read yet */ };

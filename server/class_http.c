@@ -179,6 +179,15 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "context");
     if (klass && !*klass)
         klass = NULL;
+    /* a launch's session reads its own class: asked for none, it gets
+     * that one; asked for another, it is refused */
+    const char *scope = principal_class_scope(&r->who);
+    if (scope && (!*scope || (klass && strcmp(klass, scope))))
+        return response_error(r, 403, "forbidden",
+                              "This session was opened from one course's platform and reads "
+                              "that class only.", NULL, NULL);
+    if (scope)
+        klass = scope;
     struct class_feed *f = r->srv->feed;
     if (!class_feed_ready(f))
         return response_error(r, 503, "loading",

@@ -449,11 +449,13 @@ void records_detached_done(struct records *rs, const char *id, bool recorded, ch
     pthread_mutex_unlock(&rs->lock);
 }
 
-/* Whether who may read what owner made: the instructor reads all, a
- * student or guest their own. */
+/* Whether who may read what owner made: the instructor of the server's
+ * token reads all, a student or guest their own. (A launch's instructor,
+ * limited to one class, reads its learners' records once they are in the
+ * store, where the membership is known.) */
 static bool may_read(const struct principal *who, const struct principal *owner)
 {
-    if (who->kind == PRINCIPAL_INSTRUCTOR)
+    if (who->kind == PRINCIPAL_INSTRUCTOR && !principal_class_scope(who))
         return true;
     return who->kind != PRINCIPAL_NONE && owner->kind == who->kind && owner->id[0] &&
            !strcmp(owner->id, who->id);

@@ -13,6 +13,7 @@
 
 #include "common/defaults.h"
 #include "server/http_internal.h"
+#include "server/class_feed.h"
 #include "common/parse_num.h"
 #include "server/request.h"
 
@@ -278,6 +279,10 @@ static void get_call(struct store *s, void *arg)
     enum store_status st;
     READ_TWICE(st, store_record_get(s, id, reader_id(&r->who),
                                     r->who.kind == PRINCIPAL_INSTRUCTOR, &rec, &e));
+    /* a launch's instructor reads the records of their class's learners */
+    const char *scope = principal_class_scope(&r->who);
+    if (st == STORE_OK && scope && !class_feed_in_class(r->srv->feed, scope, rec.student))
+        st = STORE_NOT_FOUND;
     if (st == STORE_OK) {
         size_t n;
         char *text = records_answer_text(rec.verdict, rec.verdict_len, true, NULL, NULL, &n);
@@ -365,6 +370,11 @@ static enum MHD_Result my_submissions(struct request *r)
         if (!student || !*student || strlen(student) >= sizeof a->student)
             return response_error(r, 400, "bad_request",
                                   "The instructor names the student: ?student=ID.", NULL, NULL);
+        const char *scope = principal_class_scope(&r->who);
+        if (scope && !class_feed_in_class(r->srv->feed, scope, student))
+            return response_error(r, 403, "forbidden",
+                                  "That student is not a learner of the class this session "
+                                  "was opened from.", NULL, NULL);
     }
     snprintf(a->student, sizeof a->student, "%s", student);
     const char *lim = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "limit");

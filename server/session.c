@@ -14,6 +14,14 @@
 /* Bounds the work a hostile cookie can cause before its signature fails. */
 #define COOKIE_MAX 2048
 
+const char *principal_class_scope(const struct principal *p)
+{
+    size_t n = strlen(PRINCIPAL_LTI_PREFIX);
+    if (p->kind != PRINCIPAL_INSTRUCTOR || strncmp(p->id, PRINCIPAL_LTI_PREFIX, n))
+        return NULL;
+    return p->id + n;
+}
+
 const char *principal_kind_to_str(enum principal_kind k)
 {
     switch (k) {

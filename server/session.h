@@ -35,6 +35,14 @@ enum principal_kind {
 /* "none", "student", "guest" or "instructor"; never NULL. */
 const char *principal_kind_to_str(enum principal_kind k);
 
+struct principal;
+
+/* The one class an instructor's session may read: the class id of the LTI
+ * launch that made it (a teacher of one course sees that course's learners,
+ * never the store's other classes); NULL for the instructor of the
+ * server's own token (every student) and for anyone else. */
+const char *principal_class_scope(const struct principal *p);
+
 struct principal {
     enum principal_kind kind;
     char id[PRINCIPAL_ID_MAX];      /* the student's id; "" for none and the instructor of
