@@ -267,8 +267,18 @@ try:
     bad("a bad signature", "signature",
         lambda c, h: (c, h, plat.sign(c, h)[:-6] + ("AAAAAA" if not plat.sign(c, h).endswith(
             "AAAAAA") else "BBBBBB")))
-    bad("alg none", ("alg", "not_a_jwt"), lambda c, h: (c, h, pyjwt.encode(c, None, algorithm="none",
-                                                             headers={"kid": plat.keys[0][1]})))
+    bad("alg none", "alg_none", lambda c, h: (c, h, pyjwt.encode(
+        c, None, algorithm="none", headers={"kid": plat.keys[0][1]})))
+
+    def none_signed(c, h):
+        # "NONE" with the platform's real signature kept: still unsigned
+        import base64
+
+        def b64(x):
+            return base64.urlsafe_b64encode(x).rstrip(b"=").decode()
+        head = b64(json.dumps({"alg": "NONE", "typ": "JWT", "kid": plat.keys[0][1]}).encode())
+        return c, h, head + "." + plat.sign(c, h).split(".", 1)[1]
+    bad("alg NONE with a signature", "alg_none", none_signed)
 
     def hs256(c, h):
         # PyJWT refuses a PEM as an HMAC secret: sign by hand
@@ -336,7 +346,9 @@ try:
     st, _, page = dd.go("POST", SERVER_URL + "/lti/launch", fields)
     check(st == 400 and 'id="check">state' in page, "a state that is not the cookie's is refused")
     text = urllib.request.urlopen(SERVER_URL + "/metrics", timeout=10).read().decode()
-    check('butterfly_lti_launches_refused_total{reason="kid"}' in text and
+    check(metric('butterfly_lti_launches_refused_total{reason="kid"}') >= 2 and
+          metric('butterfly_lti_launches_refused_total{reason="alg_none"}') >= 2 and
+          'butterfly_lti_launches_refused_total{reason="iss"} 1\n' in text and
           metric("butterfly_lti_launches_total") >= 6, "/metrics counts launches and refusals")
 
     # ---- the platform rotates its key ----------------------------------------------------
