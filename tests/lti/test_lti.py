@@ -60,7 +60,8 @@ def metric(name):
 
 folder = tempfile.mkdtemp(prefix="lti-")
 plat = Platform()
-plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4", "learner-5"})
+plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4", "learner-5",
+                   "learner-6"})
 port = free_port()
 SERVER_URL = "http://127.0.0.1:%d" % port
 
@@ -397,6 +398,49 @@ try:
     stale = [r for r in plat.refused if r[0] != "assertion"]
     check(all(r[0].startswith("timestamp") and r[1]["timestamp"] < last for r in stale),
           "after a timeout only the stale attempt can be refused, never the retry: %s" % stale)
+    plat.refused.clear()
+
+    # ---- the token endpoint slow alone (the scores endpoint fine) ------------------------------
+    # the platform ends our token (a 401), so the retry must ask the token
+    # endpoint, which answers past our 10 s bound per call
+    retried = metric('butterfly_lti_scores_total{outcome="retried"}')
+    plat.mode["scores"] = "401once"
+    plat.mode["token"] = "slow"
+    slow_at = time.time()
+    six = Browser()
+    st, _, _ = six.launch(plat, sub="learner-6")
+    submit(six, "compile_error_line3.glsl")
+    st2, _, _ = submit(six, "correct.glsl")
+    check(st == 303 and st2 == 200, "a learner launches and submits twice with the token "
+          "endpoint slow")
+    time.sleep(2)   # the sender is now in a token call that will time out
+    t0 = time.time()
+    bystander = Browser()
+    st, _, _ = bystander.launch(plat, sub="learner-2", ags=False)
+    st2, _, v = submit(bystander, "correct.glsl")
+    with urllib.request.urlopen(SERVER_URL + "/healthz", timeout=5) as r:
+        healthy = r.status == 200
+    took = time.time() - t0
+    check(st == 303 and st2 == 200 and json.loads(v).get("recorded") is True and healthy and
+          took < 5, "meanwhile a bystander's launch, submission and /healthz answer in %.1f s"
+          % took)
+    check(wait_for(lambda: metric('butterfly_lti_scores_total{outcome="retried"}') >=
+                   retried + 2, 25),
+          "the 401 and the token call past its bound are counted as retried (%d -> %d)"
+          % (retried, metric('butterfly_lti_scores_total{outcome="retried"}')))
+    six_scores = lambda: [x for x in plat.scores if x["userId"] == "learner-6"]  # noqa: E731
+    check(not six_scores() and time.time() - slow_at < 28,
+          "while the token endpoint is slow no score arrives: %s" % six_scores())
+    plat.mode.pop("token")
+    check(wait_for(lambda: six_scores(), 30),
+          "once the token endpoint is fast again the score arrives")
+    time.sleep(1)
+    got = six_scores()
+    ts = [x["timestamp"] for x in got]
+    check(got and got[-1]["scoreGiven"] == got[-1]["scoreMaximum"] and ts == sorted(ts) and
+          len(set(ts)) == len(ts) and not [r for r in plat.refused if r[0] != "assertion"],
+          "in order: the newest (full marks) last, timestamps increasing: %s"
+          % [(x["scoreGiven"], x["timestamp"]) for x in got])
     plat.refused.clear()
 
     # an unknown user: the platform's 400 is final, counted as failed
