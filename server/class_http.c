@@ -179,6 +179,15 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "context");
     if (klass && !*klass)
         klass = NULL;
+    /* an instructor a launch signed in is the platform's instructor of one
+     * context: that class alone, the one it reads when it names none */
+    size_t pl = strlen(PRINCIPAL_LTI_PREFIX);
+    const char *own = !strncmp(r->who.id, PRINCIPAL_LTI_PREFIX, pl) ? r->who.id + pl : NULL;
+    if (own && klass && strcmp(klass, own))
+        return response_error(r, 403, "forbidden", "This session is for another class: open "
+                              "this class's view from its course on the platform.", NULL, NULL);
+    if (own)
+        klass = own;
     struct class_feed *f = r->srv->feed;
     if (!class_feed_ready(f))
         return response_error(r, 503, "loading",

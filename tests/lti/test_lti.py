@@ -19,6 +19,7 @@ from html import unescape
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from serverproc import Server  # noqa: E402
+from sse import Stream  # noqa: E402
 from lti_browser import Browser as BaseBrowser, free_port  # noqa: E402
 from platform_lti import CLAIM, INSTRUCTOR, Platform  # noqa: E402
 
@@ -77,7 +78,31 @@ DATABASE = sys.argv[4] if len(sys.argv) > 4 else "sqlite:" + os.path.join(folder
 args = ("--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
         "--lti-config", config, "--workers", "1")
 srv = Server(BINARY, *args)
+
+
+def banner_token():
+    for line in srv.read_banner():
+        m = re.search(r"/class\?token=([0-9a-f]+)", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+instructor_token = banner_token()
+
+
+def bearer_get(path):
+    req = urllib.request.Request(SERVER_URL + path,
+                                 headers={"Authorization": "Bearer %s" % instructor_token})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
 try:
+    check(instructor_token is not None, "the server prints the instructor's address")
     # ---- keys ---------------------------------------------------------------
     with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
         keys = json.load(r)["keys"]
@@ -185,7 +210,16 @@ try:
           "each context's class view lists only its learners: %s / %s"
           % (names(ins, class1), names(ins2, class2)))
     st, _, _ = ins.go("GET", SERVER_URL + "/api/class/students?class=" + "0" * 32)
-    check(st == 404, "an unknown class answers 404 (%s)" % st)
+    st2, _, _ = ins.go("GET", SERVER_URL + "/api/class/students?class=" + class2)
+    st3, _, body = ins.go("GET", SERVER_URL + "/api/class/students")
+    check(st == 403 and st2 == 403 and st3 == 200 and
+          [t["name"] for t in json.loads(body)["students"]] == ["Ada Lovelace"],
+          "a launch's instructor reads its class alone: another class %s, an unknown one %s, "
+          "none named: its own (%s)" % (st2, st, body[:80]))
+    st = bearer_get("/api/class/students?class=" + "0" * 32)[0]
+    st2, body = bearer_get("/api/class/students?class=" + class2)
+    check(st == 404 and st2 == 200 and "Grace Hopper" in body,
+          "the instructor's token reads any class; an unknown class answers 404 (%s)" % st)
 
     def flag(b, klass):
         t = roster(b, klass)[1]
@@ -197,6 +231,40 @@ try:
     plat.mode.pop("scores")
     check(wait_for(lambda: flag(ins2, class2) is None, 60),
           "once the score is sent the marker clears: %s" % flag(ins2, class2))
+
+    # ---- a class's events: its learners' records only -------------------------------------
+    def cookie(b):
+        return {"Cookie": "butterfly_session=" + b.jar["butterfly_session"]}
+    ids = dict((t["name"], t["id"]) for t in roster(ins, class1)[1] + roster(ins2, class2)[1])
+    ada, grace_id = ids.get("Ada Lovelace"), ids.get("Grace Hopper")
+    one = Stream(port, headers=cookie(ins), path="/api/class/events?class=" + class1)
+    two = Stream(port, headers=cookie(ins2), path="/api/class/events?class=" + class2)
+    own = Stream(port, headers=cookie(ins), path="/api/class/events")   # names no class
+    other = Stream(port, headers=cookie(ins), path="/api/class/events?class=" + class2)
+    every = Stream(port, token=instructor_token, path="/api/class/events")
+    n_ada = len([x for x in plat.scores if x["userId"] == "learner-1"])
+    n_grace = len([x for x in plat.scores if x["userId"] == "learner-5"])
+    submit(grace, "compile_error_line3.glsl")
+    submit(learner, "compile_error_line3.glsl")
+
+    def students(stream):
+        return [d.get("student") for ev, _, d in stream.events() if ev == "record"]
+    for stream in (one, two, own, every):
+        stream.wait_for(lambda b: b.count(b"event: record") >= (2 if stream is every else 1), 20)
+    for stream in (one, two, own):
+        stream.wait_for(lambda b: False, 1)   # what else comes (nothing should)
+    check(one.status == 200 and students(one) == [ada] and students(own) == [ada] and
+          two.status == 200 and students(two) == [grace_id],
+          "each instructor's stream (?class=, or none named) carries its class's records "
+          "only: %s / %s / %s" % (students(one), students(own), students(two)))
+    check(other.status == 403 and sorted(students(every)) == sorted([ada, grace_id]),
+          "another class's stream is refused (%s); the token's carries both (%s)"
+          % (other.status, students(every)))
+    for stream in (one, two, own, other, every):
+        stream.close()
+    check(wait_for(lambda: len([x for x in plat.scores if x["userId"] == "learner-1"]) > n_ada
+                   and len([x for x in plat.scores if x["userId"] == "learner-5"]) > n_grace,
+                   30), "their scores are sent")
 
     # ---- no AGS claim: nothing sent -------------------------------------------------------
     n = len(plat.scores)
