@@ -234,11 +234,9 @@ bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *t
     const char *kid = r_jwt_get_header_str_value(jwt, "kid");
     bool ok = false;
     if (!alg || strcmp(alg, "RS256") || r_jwt_get_sign_alg(jwt) != R_JWA_ALG_RS256) {
-        why->code = "alg";
-        snprintf(why->message, sizeof why->message, "The id_token is not signed with RS256.");
+        lti_refuse(why, "alg", NULL);
     } else if (!kid || !*kid) {
-        why->code = "kid";
-        snprintf(why->message, sizeof why->message, "The id_token's header names no key (kid).");
+        lti_refuse(why, "kid", "The id_token's header names no key (kid).");
     } else {
         struct keyset *ks = &l->keysets[i];
         time_t now = time(NULL);
@@ -262,27 +260,18 @@ bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *t
         }
         unsigned int bits = 0;
         if (!fetched && !key) {
-            why->code = "key_set";
-            snprintf(why->message, sizeof why->message, "%s", fetch.message);
+            lti_refuse(why, "key_set", fetch.message[0] ? fetch.message : NULL);
         } else if (!key) {
-            why->code = "kid";
-            snprintf(why->message, sizeof why->message, "The key the id_token names (kid) is "
-                     "not in the platform's key set.");
+            lti_refuse(why, "kid", NULL);
         } else if (!(r_jwk_key_type(key, &bits, R_FLAG_IGNORE_REMOTE) & R_KEY_TYPE_RSA)) {
-            why->code = "kid";
-            snprintf(why->message, sizeof why->message, "The key the id_token names is not "
-                     "an RSA key.");
+            lti_refuse(why, "kid", "The key the id_token names is not an RSA key.");
         } else if (r_jwt_verify_signature(jwt, key, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
-            why->code = "signature";
-            snprintf(why->message, sizeof why->message, "The id_token's signature is not the "
-                     "platform key's.");
+            lti_refuse(why, "signature", NULL);
         } else {
             *claims = r_jwt_get_full_claims_json_t(jwt);
             ok = *claims != NULL;
-            if (!ok) {
-                why->code = "not_a_jwt";
-                snprintf(why->message, sizeof why->message, "The id_token has no claims.");
-            }
+            if (!ok)
+                lti_refuse(why, "not_a_jwt", "The id_token has no claims.");
         }
         r_jwk_free(key);
     }
