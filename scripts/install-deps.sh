@@ -7,7 +7,7 @@ packages="meson ninja-build pkg-config gcc g++ python3 curl
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   libshaderc-dev glslc glslang-dev spirv-tools spirv-headers
   libjansson-dev libcmocka-dev libmicrohttpd-dev nettle-dev
-  librhonabwy-dev libcurl4-openssl-dev
+  librhonabwy-dev liborcania-dev libcurl4-openssl-dev
   libsqlite3-dev libpq-dev
   nodejs npm"
 

@@ -183,9 +183,8 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
      * that one; asked for another, it is refused */
     const char *scope = principal_class_scope(&r->who);
     if (scope && (!*scope || (klass && strcmp(klass, scope))))
-        return response_error(r, 403, "forbidden",
-                              "This session was opened from one course's platform and reads "
-                              "that class only.", NULL, NULL);
+        return response_error(r, 403, "forbidden", "This session is for another class: open "
+                              "this class's view from its course on the platform.", NULL, NULL);
     if (scope)
         klass = scope;
     struct class_feed *f = r->srv->feed;

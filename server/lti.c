@@ -219,24 +219,24 @@ bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *t
     size_t i = (size_t)(p - l->cfg.p);
     *claims = NULL;
     why->code = NULL;
+    /* an unsigned token is a forgery with a name of its own; rhonabwy
+     * parses none ("NONE" not even as a JWT), so its header is read here */
+    if (lti_token_unsigned(token))
+        return lti_refuse(why, "alg_none", NULL);
     jwt_t *jwt = NULL;
     if (r_jwt_init(&jwt) != RHN_OK || r_jwt_parse(jwt, token, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
         r_jwt_free(jwt);
-        why->code = "not_a_jwt";
-        snprintf(why->message, sizeof why->message, "The id_token is not a signed JWT.");
-        return false;
+        return lti_refuse(why, "not_a_jwt", NULL);
     }
-    /* RS256 only, whatever the header says: alg none and HS256 signed
-     * with the platform's public key end here */
+    /* RS256 only, whatever the header says: HS256 signed with the
+     * platform's public key ends here */
     const char *alg = r_jwt_get_header_str_value(jwt, "alg");
     const char *kid = r_jwt_get_header_str_value(jwt, "kid");
     bool ok = false;
     if (!alg || strcmp(alg, "RS256") || r_jwt_get_sign_alg(jwt) != R_JWA_ALG_RS256) {
-        why->code = "alg";
-        snprintf(why->message, sizeof why->message, "The id_token is not signed with RS256.");
+        lti_refuse(why, "alg", NULL);
     } else if (!kid || !*kid) {
-        why->code = "kid";
-        snprintf(why->message, sizeof why->message, "The id_token's header names no key (kid).");
+        lti_refuse(why, "kid", "The id_token's header names no key (kid).");
     } else {
         struct keyset *ks = &l->keysets[i];
         time_t now = time(NULL);
@@ -260,27 +260,18 @@ bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *t
         }
         unsigned int bits = 0;
         if (!fetched && !key) {
-            why->code = "key_set";
-            snprintf(why->message, sizeof why->message, "%s", fetch.message);
+            lti_refuse(why, "key_set", fetch.message[0] ? fetch.message : NULL);
         } else if (!key) {
-            why->code = "kid";
-            snprintf(why->message, sizeof why->message, "The key the id_token names (kid) is "
-                     "not in the platform's key set.");
+            lti_refuse(why, "kid", NULL);
         } else if (!(r_jwk_key_type(key, &bits, R_FLAG_IGNORE_REMOTE) & R_KEY_TYPE_RSA)) {
-            why->code = "kid";
-            snprintf(why->message, sizeof why->message, "The key the id_token names is not "
-                     "an RSA key.");
+            lti_refuse(why, "kid", "The key the id_token names is not an RSA key.");
         } else if (r_jwt_verify_signature(jwt, key, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
-            why->code = "signature";
-            snprintf(why->message, sizeof why->message, "The id_token's signature is not the "
-                     "platform key's.");
+            lti_refuse(why, "signature", NULL);
         } else {
             *claims = r_jwt_get_full_claims_json_t(jwt);
             ok = *claims != NULL;
-            if (!ok) {
-                why->code = "not_a_jwt";
-                snprintf(why->message, sizeof why->message, "The id_token has no claims.");
-            }
+            if (!ok)
+                lti_refuse(why, "not_a_jwt", "The id_token has no claims.");
         }
         r_jwk_free(key);
     }
@@ -317,9 +308,19 @@ void lti_render_metrics(struct lti *l, FILE *f)
                "butterfly_lti_launches_total %llu\n", (unsigned long long)l->launches_ok);
     fprintf(f, "# HELP butterfly_lti_launches_refused_total LTI launches refused, by the "
                "check that failed.\n# TYPE butterfly_lti_launches_refused_total counter\n");
-    for (size_t i = 0; i < l->n_refusals; i++)
+    /* every reason from 0, so that a rate over one is never "no data" */
+    for (size_t k = 0; k < lti_n_reasons; k++) {
+        uint64_t n = 0;
+        for (size_t i = 0; i < l->n_refusals; i++)
+            if (!strcmp(l->refusals[i].code, lti_reasons[k].code))
+                n = l->refusals[i].count;
         fprintf(f, "butterfly_lti_launches_refused_total{reason=\"%s\"} %llu\n",
-                l->refusals[i].code, (unsigned long long)l->refusals[i].count);
+                lti_reasons[k].code, (unsigned long long)n);
+    }
+    for (size_t i = 0; i < l->n_refusals; i++)   /* none: every code is listed */
+        if (!lti_reason_find(l->refusals[i].code))
+            fprintf(f, "butterfly_lti_launches_refused_total{reason=\"%s\"} %llu\n",
+                    l->refusals[i].code, (unsigned long long)l->refusals[i].count);
     fprintf(f, "# HELP butterfly_lti_scores_total Scores sent back to platforms, by outcome "
                "(sent, retried, failed).\n# TYPE butterfly_lti_scores_total counter\n"
                "butterfly_lti_scores_total{outcome=\"sent\"} %llu\n"

@@ -60,6 +60,28 @@ struct lti_refusal {
     char message[256];
 };
 
+/* A reason a launch is refused for: the metric's label (and the page's
+ * <code id="check">) and its sentence. */
+struct lti_reason {
+    const char *code, *message;
+};
+
+/* Every reason, in docs/LTI.md's order (tests/unit/test_lti_docs.py
+ * holds the doc to it); /metrics lists each, refused or not. */
+extern const struct lti_reason lti_reasons[];
+extern const size_t lti_n_reasons;
+
+/* The reason of code, NULL when none is listed. */
+const struct lti_reason *lti_reason_find(const char *code);
+
+/* Fills *why with code and message (NULL: the reason's own sentence);
+ * returns false, for "return lti_refuse(...)". */
+bool lti_refuse(struct lti_refusal *why, const char *code, const char *message);
+
+/* Whether token is a JWT whose header's alg says it is unsigned ("none",
+ * in any case), with or without a signature part. */
+bool lti_token_unsigned(const char *token);
+
 /* What an accepted launch says. Pointers into the claims (valid while
  * they are). */
 struct lti_claims {

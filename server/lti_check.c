@@ -5,6 +5,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+#include <orcania.h>
 
 #include "common/defaults.h"
 #include "server/lti.h"
@@ -14,11 +17,71 @@
 #define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 #define ROLE_MEMBERSHIP "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 
-static bool refuse(struct lti_refusal *why, const char *code, const char *msg)
+/* Every reason a launch is refused for, each with the page's sentence
+ * when its check has no more precise one. The order is docs/LTI.md's. */
+const struct lti_reason lti_reasons[] = {
+    { "too_large", "The id_token is over 64 KiB." },
+    { "not_a_jwt", "The id_token is not a signed JWT." },
+    { "state_cookie", "The browser sent no state cookie: it may block cookies inside the "
+                      "course's page." },
+    { "state", "The state is not one of this tool's logins, was used already, or expired." },
+    { "alg_none", "The id_token is unsigned (alg none): an unsigned token is refused." },
+    { "alg", "The id_token is not signed with RS256." },
+    { "kid", "The key the id_token names (kid) is not in the platform's key set." },
+    { "key_set", "The platform's key set could not be fetched." },
+    { "signature", "The id_token's signature is not the platform key's." },
+    { "iss", "The issuer (iss) is not the registered platform's." },
+    { "aud", "The audience (aud) does not hold this tool's client_id." },
+    { "azp", "The authorised party (azp) is not this tool's client_id." },
+    { "exp", "The id_token has expired (exp), or has no exp." },
+    { "iat", "The id_token was issued in the future (iat, beyond 60 s of skew), or has no "
+             "iat." },
+    { "nonce", "The nonce is not the one this login made." },
+    { "version", "The LTI version is missing or not 1.3.0." },
+    { "message_type", "Only LtiResourceLinkRequest launches are taken." },
+    { "deployment_id", "The deployment_id is not registered with this tool." },
+    { "sub", "The subject (sub) is missing." },
+    { "roles", "The roles claim is missing." },
+    { "resource_link", "The resource_link id is missing." },
+    { "target_link_uri", "The target_link_uri is not the login's." },
+    { "unregistered", "The platform is no longer registered." },
+    { "store", "The tool cannot keep the launch now." },
+    { "busy", "The tool is too busy; try again shortly." },
+};
+const size_t lti_n_reasons = sizeof lti_reasons / sizeof *lti_reasons;
+
+const struct lti_reason *lti_reason_find(const char *code)
 {
-    why->code = code;
-    snprintf(why->message, sizeof why->message, "%s", msg);
+    for (size_t i = 0; code && i < lti_n_reasons; i++)
+        if (!strcmp(lti_reasons[i].code, code))
+            return &lti_reasons[i];
+    return NULL;
+}
+
+bool lti_refuse(struct lti_refusal *why, const char *code, const char *message)
+{
+    const struct lti_reason *r = lti_reason_find(code);
+    why->code = r ? r->code : code;
+    snprintf(why->message, sizeof why->message, "%s",
+             message ? message : r ? r->message : "The launch was refused.");
     return false;
+}
+
+bool lti_token_unsigned(const char *token)
+{
+    size_t n = strcspn(token, ".");
+    unsigned char head[1024];
+    size_t len = 0;
+    if (!token[n] || n == 0 || n > 4 * (sizeof head - 8) / 3 ||
+        !o_base64url_decode((const unsigned char *)token, n, head, &len))
+        return false;
+    json_t *h = json_loadb((const char *)head, len, 0, NULL);
+    const char *alg = json_string_value(json_object_get(h, "alg"));
+    /* "None" and "NONE" are the same forgery, tried on libraries that
+     * compare case-sensitively */
+    bool none = alg && !strcasecmp(alg, "none");
+    json_decref(h);
+    return none;
 }
 
 static const char *str(const json_t *o, const char *key)
@@ -46,10 +109,10 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     why->code = NULL;
     why->message[0] = '\0';
     if (!json_is_object(claims))
-        return refuse(why, "not_a_jwt", "The id_token's claims are not a JSON object.");
+        return lti_refuse(why, "not_a_jwt", "The id_token's claims are not a JSON object.");
     const char *iss = str(claims, "iss");
     if (!iss || strcmp(iss, p->issuer))
-        return refuse(why, "iss", "The issuer (iss) is not the registered platform's.");
+        return lti_refuse(why, "iss", NULL);
     json_t *aud = json_object_get(claims, "aud");
     bool has = false;
     if (json_is_string(aud)) {
@@ -61,51 +124,49 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
             has = has || (json_is_string(v) && !strcmp(json_string_value(v), p->client_id));
     }
     if (!has)
-        return refuse(why, "aud", "The audience (aud) does not hold this tool's client_id.");
+        return lti_refuse(why, "aud", NULL);
     const char *azp = str(claims, "azp");
     if (json_is_array(aud) && (!azp || strcmp(azp, p->client_id)))
-        return refuse(why, "azp", "The audience is a list, and azp is not this tool's "
-                                  "client_id.");
+        return lti_refuse(why, "azp", "The audience is a list, and azp is not this tool's "
+                                      "client_id.");
     if (azp && strcmp(azp, p->client_id))
-        return refuse(why, "azp", "The authorised party (azp) is not this tool's client_id.");
+        return lti_refuse(why, "azp", NULL);
     json_t *exp = json_object_get(claims, "exp"), *iat = json_object_get(claims, "iat");
     if (!json_is_number(exp) || json_number_value(exp) <= (double)now)
-        return refuse(why, "exp", "The id_token has expired (exp), or has no exp.");
+        return lti_refuse(why, "exp", NULL);
     if (!json_is_number(iat) || json_number_value(iat) > (double)now + LTI_CLOCK_SKEW_S)
-        return refuse(why, "iat", "The id_token was issued in the future (iat, beyond 60 s "
-                                  "of skew), or has no iat.");
+        return lti_refuse(why, "iat", NULL);
     const char *n = str(claims, "nonce");
     if (!n || !nonce || strcmp(n, nonce))
-        return refuse(why, "nonce", "The nonce is not the one this login made.");
+        return lti_refuse(why, "nonce", NULL);
     const char *version = str(claims, CLAIM "version");
     if (!version || strcmp(version, "1.3.0"))
-        return refuse(why, "version", "The LTI version is missing or not 1.3.0.");
+        return lti_refuse(why, "version", NULL);
     const char *mt = str(claims, CLAIM "message_type");
     if (!mt)
-        return refuse(why, "message_type", "The message_type is missing.");
+        return lti_refuse(why, "message_type", "The message_type is missing.");
     if (strcmp(mt, "LtiResourceLinkRequest"))
-        return refuse(why, "message_type", "Only LtiResourceLinkRequest launches are taken.");
+        return lti_refuse(why, "message_type", NULL);
     const char *dep = str(claims, CLAIM "deployment_id");
     if (!dep)
-        return refuse(why, "deployment_id", "The deployment_id is missing.");
+        return lti_refuse(why, "deployment_id", "The deployment_id is missing.");
     bool known = false;
     for (size_t i = 0; i < p->n_deployments; i++)
         known = known || !strcmp(p->deployment_ids[i], dep);
     if (!known)
-        return refuse(why, "deployment_id", "The deployment_id is not registered with this "
-                                            "tool.");
+        return lti_refuse(why, "deployment_id", NULL);
     const char *sub = str(claims, "sub");
     if (!sub || !*sub)
-        return refuse(why, "sub", "The subject (sub) is missing.");
+        return lti_refuse(why, "sub", NULL);
     json_t *roles = json_object_get(claims, CLAIM "roles");
     if (!json_is_array(roles))
-        return refuse(why, "roles", "The roles claim is missing.");
+        return lti_refuse(why, "roles", NULL);
     const char *rl = str(json_object_get(claims, CLAIM "resource_link"), "id");
     if (!rl || !*rl)
-        return refuse(why, "resource_link", "The resource_link id is missing.");
+        return lti_refuse(why, "resource_link", NULL);
     const char *target = str(claims, CLAIM "target_link_uri");
     if (!target || !target_link_uri || strcmp(target, target_link_uri))
-        return refuse(why, "target_link_uri", "The target_link_uri is not the login's.");
+        return lti_refuse(why, "target_link_uri", NULL);
     size_t i;
     json_t *v;
     json_array_foreach(roles, i, v)

@@ -274,6 +274,14 @@ static enum MHD_Result login_answer(struct request *r)
 
 /* --- the launch ------------------------------------------------------------------ */
 
+/* The job's refusal: code with its reason's sentence (lti_reasons). */
+static void refusal(struct lti_req *q, const char *code)
+{
+    const struct lti_reason *why = lti_reason_find(code);
+    q->code = why ? why->code : code;
+    snprintf(q->message, sizeof q->message, "%s", why ? why->message : "");
+}
+
 static void launch_job(struct lti *l, struct store *s, void *arg)
 {
     struct request *r = arg;
@@ -286,21 +294,16 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
     enum store_status ss = store_lti_state_take(s, q->state, store_now_ms(), &st, &e);
     const struct lti_platform *p = NULL;
     if (ss == STORE_NOT_FOUND) {
-        q->code = "state";
-        snprintf(q->message, sizeof q->message, "The state is not one of this tool's logins, "
-                 "was used already, or expired.");
+        refusal(q, "state");
     } else if (ss != STORE_OK) {
         q->status = 503;
         q->code = "store";
         snprintf(q->message, sizeof q->message, "The tool cannot read its logins now.");
     } else if (q->no_cookie) {
-        q->code = "state_cookie";
-        snprintf(q->message, sizeof q->message, "The browser sent no state cookie: it may "
-                 "block cookies inside the course's page.");
+        refusal(q, "state_cookie");
         q->relaunch = st.relaunch && *st.relaunch ? strdup(st.relaunch) : NULL;
     } else if (!(p = lti_config_find(lti_config_of(l), st.issuer, st.client_id))) {
-        q->code = "unregistered";
-        snprintf(q->message, sizeof q->message, "The platform is no longer registered.");
+        refusal(q, "unregistered");
     } else if (!lti_verify_token(l, p, q->id_token, &claims, &why)) {
         q->code = why.code;
         if (!strcmp(why.code, "key_set"))
@@ -386,8 +389,7 @@ static enum MHD_Result launch(struct request *r)
     r->state = REQ_LTI_WAIT;
     if (!lti_submit(r->srv->lti, launch_job, r)) {
         q->status = 503;
-        q->code = "busy";
-        snprintf(q->message, sizeof q->message, "The tool is too busy; try again shortly.");
+        refusal(q, "busy");
         MHD_resume_connection(r->conn);
     }
     return MHD_YES;

@@ -10,9 +10,9 @@ class Stream:
     """A raw Server-Sent Events connection: its status, headers, and the
     events read so far (chunked framing undone)."""
 
-    def __init__(self, port, token=None, last_id=None, headers=None):
+    def __init__(self, port, token=None, last_id=None, headers=None, path="/api/class/events"):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        lines = ["GET /api/class/events HTTP/1.1", "Host: 127.0.0.1:%d" % port]
+        lines = ["GET %s HTTP/1.1" % path, "Host: 127.0.0.1:%d" % port]
         if token:
             lines.append("Authorization: Bearer " + token)
         if last_id:

@@ -19,6 +19,7 @@ from html import unescape
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from serverproc import Server  # noqa: E402
+from sse import Stream  # noqa: E402
 from lti_browser import Browser as BaseBrowser, free_port  # noqa: E402
 from platform_lti import CLAIM, INSTRUCTOR, Platform  # noqa: E402
 
@@ -60,7 +61,8 @@ def metric(name):
 
 folder = tempfile.mkdtemp(prefix="lti-")
 plat = Platform()
-plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4", "learner-5"})
+plat.users.update({"learner-1", "learner-2", "learner-3", "learner-4", "learner-5",
+                   "learner-6"})
 port = free_port()
 SERVER_URL = "http://127.0.0.1:%d" % port
 
@@ -76,7 +78,31 @@ DATABASE = sys.argv[4] if len(sys.argv) > 4 else "sqlite:" + os.path.join(folder
 args = ("--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
         "--lti-config", config, "--workers", "1")
 srv = Server(BINARY, *args)
+
+
+def banner_token():
+    for line in srv.read_banner():
+        m = re.search(r"/class\?token=([0-9a-f]+)", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+instructor_token = banner_token()
+
+
+def bearer_get(path):
+    req = urllib.request.Request(SERVER_URL + path,
+                                 headers={"Authorization": "Bearer %s" % instructor_token})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
 try:
+    check(instructor_token is not None, "the server prints the instructor's address")
     # ---- keys ---------------------------------------------------------------
     with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
         keys = json.load(r)["keys"]
@@ -184,7 +210,16 @@ try:
           "each context's class view lists only its learners: %s / %s"
           % (names(ins, class1), names(ins2, class2)))
     st, _, _ = ins.go("GET", SERVER_URL + "/api/class/students?class=" + "0" * 32)
-    check(st == 404, "an unknown class answers 404 (%s)" % st)
+    st2, _, _ = ins.go("GET", SERVER_URL + "/api/class/students?class=" + class2)
+    st3, _, body = ins.go("GET", SERVER_URL + "/api/class/students")
+    check(st == 403 and st2 == 403 and st3 == 200 and
+          [t["name"] for t in json.loads(body)["students"]] == ["Ada Lovelace"],
+          "a launch's instructor reads its class alone: another class %s, an unknown one %s, "
+          "none named: its own (%s)" % (st2, st, body[:80]))
+    st = bearer_get("/api/class/students?class=" + "0" * 32)[0]
+    st2, body = bearer_get("/api/class/students?class=" + class2)
+    check(st == 404 and st2 == 200 and "Grace Hopper" in body,
+          "the instructor's token reads any class; an unknown class answers 404 (%s)" % st)
 
     def flag(b, klass):
         t = roster(b, klass)[1]
@@ -196,6 +231,53 @@ try:
     plat.mode.pop("scores")
     check(wait_for(lambda: flag(ins2, class2) is None, 60),
           "once the score is sent the marker clears: %s" % flag(ins2, class2))
+
+    # ---- a class's events: its learners' records only -------------------------------------
+    def cookie(b):
+        return {"Cookie": "butterfly_session=" + b.jar["butterfly_session"]}
+    ids = dict((t["name"], t["id"]) for t in roster(ins, class1)[1] + roster(ins2, class2)[1])
+    ada, grace_id = ids.get("Ada Lovelace"), ids.get("Grace Hopper")
+    one = Stream(port, headers=cookie(ins), path="/api/class/events?class=" + class1)
+    two = Stream(port, headers=cookie(ins2), path="/api/class/events?class=" + class2)
+    own = Stream(port, headers=cookie(ins), path="/api/class/events")   # names no class
+    other = Stream(port, headers=cookie(ins), path="/api/class/events?class=" + class2)
+    every = Stream(port, token=instructor_token, path="/api/class/events")
+    n_ada = len([x for x in plat.scores if x["userId"] == "learner-1"])
+    n_grace = len([x for x in plat.scores if x["userId"] == "learner-5"])
+    submit(grace, "compile_error_line3.glsl")
+    submit(learner, "compile_error_line3.glsl")
+
+    def students(stream):
+        return [d.get("student") for ev, _, d in stream.events() if ev == "record"]
+    for stream in (one, two, own, every):
+        stream.wait_for(lambda b: b.count(b"event: record") >= (2 if stream is every else 1), 20)
+    for stream in (one, two, own):
+        stream.wait_for(lambda b: False, 1)   # what else comes (nothing should)
+    check(one.status == 200 and students(one) == [ada] and students(own) == [ada] and
+          two.status == 200 and students(two) == [grace_id],
+          "each instructor's stream (?class=, or none named) carries its class's records "
+          "only: %s / %s / %s" % (students(one), students(own), students(two)))
+    check(other.status == 403 and sorted(students(every)) == sorted([ada, grace_id]),
+          "another class's stream is refused (%s); the token's carries both (%s)"
+          % (other.status, students(every)))
+    for stream in (one, two, own, other, every):
+        stream.close()
+
+    # ---- a class's records: its learners' only -----------------------------------------------
+    st, body = bearer_get("/api/me/submissions?student=" + urllib.parse.quote(grace_id))
+    grace_rec = json.loads(body)["submissions"][0]["id"] if st == 200 else ""
+    mine = ins.go("GET", SERVER_URL + "/api/me/submissions?student=" + urllib.parse.quote(ada))[0]
+    theirs = ins.go("GET", SERVER_URL + "/api/me/submissions?student=" +
+                    urllib.parse.quote(grace_id))[0]
+    rec_other = ins.go("GET", SERVER_URL + "/api/submissions/" + grace_rec)[0]
+    rec_own = ins2.go("GET", SERVER_URL + "/api/submissions/" + grace_rec)[0]
+    check(grace_rec and mine == 200 and theirs == 403 and rec_other == 404 and rec_own == 200,
+          "a launch's instructor reads its learners' records only: own list %s, another class's "
+          "%s, another class's record %s, its own instructor's %s"
+          % (mine, theirs, rec_other, rec_own))
+    check(wait_for(lambda: len([x for x in plat.scores if x["userId"] == "learner-1"]) > n_ada
+                   and len([x for x in plat.scores if x["userId"] == "learner-5"]) > n_grace,
+                   30), "their scores are sent")
 
     # ---- no AGS claim: nothing sent -------------------------------------------------------
     n = len(plat.scores)
@@ -267,8 +349,18 @@ try:
     bad("a bad signature", "signature",
         lambda c, h: (c, h, plat.sign(c, h)[:-6] + ("AAAAAA" if not plat.sign(c, h).endswith(
             "AAAAAA") else "BBBBBB")))
-    bad("alg none", ("alg", "not_a_jwt"), lambda c, h: (c, h, pyjwt.encode(c, None, algorithm="none",
-                                                             headers={"kid": plat.keys[0][1]})))
+    bad("alg none", "alg_none", lambda c, h: (c, h, pyjwt.encode(
+        c, None, algorithm="none", headers={"kid": plat.keys[0][1]})))
+
+    def none_signed(c, h):
+        # "NONE" with the platform's real signature kept: still unsigned
+        import base64
+
+        def b64(x):
+            return base64.urlsafe_b64encode(x).rstrip(b"=").decode()
+        head = b64(json.dumps({"alg": "NONE", "typ": "JWT", "kid": plat.keys[0][1]}).encode())
+        return c, h, head + "." + plat.sign(c, h).split(".", 1)[1]
+    bad("alg NONE with a signature", "alg_none", none_signed)
 
     def hs256(c, h):
         # PyJWT refuses a PEM as an HMAC secret: sign by hand
@@ -336,7 +428,9 @@ try:
     st, _, page = dd.go("POST", SERVER_URL + "/lti/launch", fields)
     check(st == 400 and 'id="check">state' in page, "a state that is not the cookie's is refused")
     text = urllib.request.urlopen(SERVER_URL + "/metrics", timeout=10).read().decode()
-    check('butterfly_lti_launches_refused_total{reason="kid"}' in text and
+    check(metric('butterfly_lti_launches_refused_total{reason="kid"}') >= 2 and
+          metric('butterfly_lti_launches_refused_total{reason="alg_none"}') >= 2 and
+          'butterfly_lti_launches_refused_total{reason="iss"} 1\n' in text and
           metric("butterfly_lti_launches_total") >= 6, "/metrics counts launches and refusals")
 
     # ---- the platform rotates its key ----------------------------------------------------
@@ -385,6 +479,49 @@ try:
     stale = [r for r in plat.refused if r[0] != "assertion"]
     check(all(r[0].startswith("timestamp") and r[1]["timestamp"] < last for r in stale),
           "after a timeout only the stale attempt can be refused, never the retry: %s" % stale)
+    plat.refused.clear()
+
+    # ---- the token endpoint slow alone (the scores endpoint fine) ------------------------------
+    # the platform ends our token (a 401), so the retry must ask the token
+    # endpoint, which answers past our 10 s bound per call
+    retried = metric('butterfly_lti_scores_total{outcome="retried"}')
+    plat.mode["scores"] = "401once"
+    plat.mode["token"] = "slow"
+    slow_at = time.time()
+    six = Browser()
+    st, _, _ = six.launch(plat, sub="learner-6")
+    submit(six, "compile_error_line3.glsl")
+    st2, _, _ = submit(six, "correct.glsl")
+    check(st == 303 and st2 == 200, "a learner launches and submits twice with the token "
+          "endpoint slow")
+    time.sleep(2)   # the sender is now in a token call that will time out
+    t0 = time.time()
+    bystander = Browser()
+    st, _, _ = bystander.launch(plat, sub="learner-2", ags=False)
+    st2, _, v = submit(bystander, "correct.glsl")
+    with urllib.request.urlopen(SERVER_URL + "/healthz", timeout=5) as r:
+        healthy = r.status == 200
+    took = time.time() - t0
+    check(st == 303 and st2 == 200 and json.loads(v).get("recorded") is True and healthy and
+          took < 5, "meanwhile a bystander's launch, submission and /healthz answer in %.1f s"
+          % took)
+    check(wait_for(lambda: metric('butterfly_lti_scores_total{outcome="retried"}') >=
+                   retried + 2, 25),
+          "the 401 and the token call past its bound are counted as retried (%d -> %d)"
+          % (retried, metric('butterfly_lti_scores_total{outcome="retried"}')))
+    six_scores = lambda: [x for x in plat.scores if x["userId"] == "learner-6"]  # noqa: E731
+    check(not six_scores() and time.time() - slow_at < 28,
+          "while the token endpoint is slow no score arrives: %s" % six_scores())
+    plat.mode.pop("token")
+    check(wait_for(lambda: six_scores(), 30),
+          "once the token endpoint is fast again the score arrives")
+    time.sleep(1)
+    got = six_scores()
+    ts = [x["timestamp"] for x in got]
+    check(got and got[-1]["scoreGiven"] == got[-1]["scoreMaximum"] and ts == sorted(ts) and
+          len(set(ts)) == len(ts) and not [r for r in plat.refused if r[0] != "assertion"],
+          "in order: the newest (full marks) last, timestamps increasing: %s"
+          % [(x["scoreGiven"], x["timestamp"]) for x in got])
     plat.refused.clear()
 
     # an unknown user: the platform's 400 is final, counted as failed

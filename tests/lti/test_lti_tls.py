@@ -1,6 +1,8 @@
 """LTI 1.3 through nginx with TLS (a self-signed certificate on loopback):
 the state and session cookies are Secure and SameSite=None, as a launch
-inside the course's frame needs, and the whole flow works over https.
+inside the course's frame needs, and the whole flow works over https: a
+learner's (graded, her score sent) and an instructor's (the class view of
+the context: its page, its API and its events with the launch's session).
 
 usage: test_lti_tls.py BUTTERFLY_SERVER SAMPLES   (run with /usr/bin/python3)
 Exit 77 (skipped) without nginx or openssl.
@@ -13,10 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from lti_browser import Browser, free_port  # noqa: E402
-from platform_lti import Platform  # noqa: E402
+from platform_lti import INSTRUCTOR, Platform  # noqa: E402
 from serverproc import Server  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "deploy"))
 from nginxproc import top_config  # noqa: E402
@@ -28,6 +32,11 @@ if not NGINX or not shutil.which("openssl"):
     print("nginx or openssl missing: skipped")
     sys.exit(77)
 failures = []
+
+
+def body_of(name):
+    with open(os.path.join(SAMPLES, name), "rb") as f:
+        return f.read()
 
 
 def check(cond, what):
@@ -55,6 +64,17 @@ server {{
         proxy_set_header Host $host:$server_port;
         proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
         proxy_set_header X-Forwarded-Proto https;
+    }}
+    # the class view's events, unbuffered as deploy/nginx.conf has them
+    location = /api/class/events {{
+        proxy_pass http://127.0.0.1:{port};
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_set_header Host $host:$server_port;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Proto https;
+        proxy_buffering off;
+        proxy_read_timeout 1h;
     }}
 }}
 """.format(tls=tls_port, cert=cert, key=key, port=port))
@@ -93,9 +113,7 @@ try:
     st, _, me = b.go("GET", PUBLIC + "/api/me")
     check(st == 200 and json.loads(me).get("name") == "Grace Hopper",
           "signed in through nginx: " + me)
-    with open(os.path.join(SAMPLES, "correct.glsl"), "rb") as f:
-        body = f.read()
-    st, _, v = b.go("POST", PUBLIC + "/api/tasks/butterfly/submissions", body,
+    st, _, v = b.go("POST", PUBLIC + "/api/tasks/butterfly/submissions", body_of("correct.glsl"),
                     {"Content-Type": "text/plain", "Origin": PUBLIC})
     check(st == 200 and json.loads(v).get("recorded") is True,
           "a submission from the page's own https origin is graded and recorded")
@@ -105,6 +123,68 @@ try:
     check(plat.scores and plat.scores[-1]["userId"] == "tls-learner" and
           plat.scores[-1]["scoreGiven"] == plat.scores[-1]["scoreMaximum"],
           "its score reaches the platform")
+
+    # ---- the instructor of the same context, through nginx with TLS ----------------------
+    ins = Browser(PUBLIC, ctx)
+    st, h, _ = ins.launch(plat, sub="tls-teacher", roles=(INSTRUCTOR,))
+    where = h.get("Location", "")
+    klass = urllib.parse.parse_qs(urllib.parse.urlparse(where).query).get("class", [""])[0]
+    state_attrs = ins.attrs.get("butterfly_lti_state", "")
+    session = ins.attrs.get("butterfly_session", "")
+    check(st == 303 and where == "/class?class=" + klass and len(klass) == 32,
+          "an instructor's launch over https lands on the class view of its class (%s %s)"
+          % (st, where))
+    check("SameSite=None" in state_attrs and "Secure" in state_attrs and "HttpOnly" in state_attrs
+          and "SameSite=None" in session and "Secure" in session and "HttpOnly" in session,
+          "the instructor's state and session cookies are Secure, SameSite=None, HttpOnly: "
+          + session.split(";", 1)[-1])
+    st, _, me = ins.go("GET", PUBLIC + "/api/me")
+    check(st == 200 and json.loads(me).get("kind") == "instructor",
+          "signed in through nginx as the instructor: " + me)
+    st, hh, page = ins.go("GET", PUBLIC + where)
+    check(st == 200 and "text/html" in hh.get("Content-Type", "") and "<html" in page,
+          "the class view's page answers through nginx (%s)" % st)
+    own = {"Sec-Fetch-Site": "same-origin"}
+    roster = []
+    for _ in range(50):   # 503 "loading" while the feed reads the launch
+        st, _, body = ins.go("GET", PUBLIC + "/api/class/students?class=" + klass, None, own)
+        if st != 503:
+            break
+        time.sleep(0.2)
+    if st == 200:
+        roster = json.loads(body)["students"]
+    check(st == 200 and [t["name"] for t in roster] == ["Grace Hopper"] and
+          roster[0]["score_not_sent"] is None,
+          "the class view's roster answers through nginx with the session: its learner, "
+          "her score sent (%s %s)" % (st, body[:120]))
+    st, _, body = ins.go("GET", PUBLIC + "/api/class/summary", None, own)
+    check(st == 200 and json.loads(body).get("students") == 1,
+          "the summary with no class named is the launch's class (%s %s)" % (st, body[:80]))
+    st, _, _ = ins.go("GET", PUBLIC + "/api/class/students?class=" + "0" * 32, None, own)
+    st2, _, _ = ins.go("GET", PUBLIC + "/api/class/students?class=" + klass, None,
+                       {"Origin": "https://evil.example"})
+    check(st == 403 and st2 == 403, "another class (%s) and a cross-site read (%s) are refused"
+          % (st, st2))
+    # the events through nginx: the stream's first bytes at once, then a
+    # learner's new record
+    req = urllib.request.Request(PUBLIC + "/api/class/events?class=" + klass, headers=dict(
+        own, Cookie="butterfly_session=" + ins.jar.get("butterfly_session", "")))
+    events = urllib.request.urlopen(req, timeout=10, context=ctx)
+    first = events.readline().decode()
+    check(events.status == 200 and first.startswith("retry:") and
+          events.headers.get("Content-Type", "").startswith("text/event-stream"),
+          "the class view's events answer through nginx: " + first.strip())
+    st, _, _ = b.go("POST", PUBLIC + "/api/tasks/butterfly/submissions", body_of("correct.glsl"),
+                    {"Content-Type": "text/plain", "Origin": PUBLIC})
+    record = ""
+    end = time.time() + 20
+    while time.time() < end and not ("event: record" in record and record.endswith("\n\n")):
+        record += events.readline().decode()   # to the blank line that ends the event
+    data = [line[6:] for line in record.splitlines() if line.startswith("data: ")]
+    check("event: record" in record and data and
+          json.loads(data[-1]).get("student") == roster[0]["id"] if roster else False,
+          "the learner's next submission reaches the instructor's stream through nginx")
+    events.close()
 finally:
     srv.stop()
     nginx.terminate()

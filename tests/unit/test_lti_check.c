@@ -58,6 +58,8 @@ static const char *failing(void (*fn)(json_t *c))
     bool ok = lti_check_claims(c, &cfg.p[0], "N1", "https://tool.example/lti/launch", NOW,
                                &out, &why);
     json_decref(c);
+    if (!ok)
+        assert_non_null(lti_reason_find(why.code));   /* every code is a listed reason */
     return ok ? NULL : why.code;
 }
 
@@ -176,6 +178,39 @@ static void form_values(void **state)
     assert_false(lti_form_value(nul, strlen(nul), "a", out, sizeof out));
 }
 
+/* An unsigned token is told apart from what is no JWT at all. */
+static void unsigned_tokens(void **state)
+{
+    (void)state;
+    /* {"alg":"none","typ":"JWT"}, {"alg":"NONE"}, {"alg":"RS256"}: each with a body */
+    assert_true(lti_token_unsigned("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ4In0."));
+    assert_true(lti_token_unsigned("eyJhbGciOiJOT05FIn0.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"));
+    assert_false(lti_token_unsigned("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"));
+    assert_false(lti_token_unsigned("not.a.jwt"));
+    assert_false(lti_token_unsigned("eyJhbGciOiJub25lIn0"));   /* no body */
+    assert_false(lti_token_unsigned(""));
+    assert_false(lti_token_unsigned(".x.y"));
+}
+
+/* Every reason is listed once; a refusal takes the reason's sentence
+ * unless its check says more. */
+static void reasons(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < lti_n_reasons; i++) {
+        assert_ptr_equal(lti_reason_find(lti_reasons[i].code), &lti_reasons[i]);
+        assert_true(strlen(lti_reasons[i].message) > 10);
+    }
+    assert_non_null(lti_reason_find("alg_none"));
+    assert_null(lti_reason_find("no_such_reason"));
+    struct lti_refusal why;
+    assert_false(lti_refuse(&why, "alg_none", NULL));
+    assert_string_equal(why.code, "alg_none");
+    assert_non_null(strstr(why.message, "unsigned"));
+    assert_false(lti_refuse(&why, "kid", "More precise."));
+    assert_string_equal(why.message, "More precise.");
+}
+
 int main(void)
 {
     char err[200];
@@ -188,6 +223,8 @@ int main(void)
         cmocka_unit_test(what_a_launch_says),
         cmocka_unit_test(registrations),
         cmocka_unit_test(form_values),
+        cmocka_unit_test(unsigned_tokens),
+        cmocka_unit_test(reasons),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     lti_config_free(&cfg);
