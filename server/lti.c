@@ -437,14 +437,15 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     }
     return l;
 fail:
-    lti_stop(l);
+    lti_free(l);
     return NULL;
 }
 
-void lti_stop(struct lti *l)
+void lti_quiesce(struct lti *l)
 {
-    if (!l)
+    if (!l || l->quiesced)
         return;
+    l->quiesced = true;
     pthread_mutex_lock(&l->lock);
     l->stopping = true;
     pthread_cond_broadcast(&l->wake);
@@ -452,6 +453,13 @@ void lti_stop(struct lti *l)
     if (l->thread_started)
         pthread_join(l->thread, NULL);
     lti_sender_stop(l);
+}
+
+void lti_free(struct lti *l)
+{
+    if (!l)
+        return;
+    lti_quiesce(l);
     for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++)
         r_jwks_free(l->keysets[i].set);
     store_close(l->store);

@@ -122,9 +122,16 @@ struct store;
  * first start, starts the threads. NULL with a reason in err. */
 struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz);
 
-/* Stops the threads (a send in flight finishes within its timeout) and
- * frees everything. Accepts NULL. */
-void lti_stop(struct lti *l);
+/* Stops the threads: the launches queued are answered (their connections
+ * resumed), a send in flight finishes within its timeout; from then on
+ * lti_submit refuses. The HTTP threads may still use l (their answers to
+ * those launches count in its metrics) until the daemon has stopped.
+ * Accepts NULL; a second call does nothing. */
+void lti_quiesce(struct lti *l);
+
+/* lti_quiesce, then frees everything: call after the HTTP daemon has
+ * stopped. Accepts NULL. */
+void lti_free(struct lti *l);
 
 const struct lti_config *lti_config_of(const struct lti *l);
 const char *lti_public_url(const struct lti *l);

@@ -46,6 +46,7 @@ struct lti {
     struct lti_job jobs[LTI_QUEUE_LENGTH];
     size_t head, n_jobs;
     bool stopping, thread_started, curl_ready;
+    bool quiesced;              /* lti_quiesce ran (only the stopping thread reads it) */
     pthread_t thread;
     char *jwks;                   /* the public key set, JSON text */
     struct keyset keysets[LTI_MAX_PLATFORMS];   /* the LTI thread's only */

@@ -172,9 +172,10 @@ void server_stop(struct server *s, uint32_t drain_ms)
      * the connection; reads queued are answered */
     records_stop(s->records);
     /* logins and launches queued are answered; a score in flight ends
-     * within its timeout (and is sent again after the restart) */
-    lti_stop(s->lti);
-    s->lti = NULL;
+     * within its timeout (and is sent again after the restart). The
+     * answers are sent by the HTTP threads, which still read s->lti: it
+     * is freed once the daemon has stopped */
+    lti_quiesce(s->lti);
     if (s->daemon) {
         /* give the resumed connections a moment to send their answers */
         for (int i = 0; i < 100; i++) {
@@ -186,6 +187,8 @@ void server_stop(struct server *s, uint32_t drain_ms)
         }
         MHD_stop_daemon(s->daemon);
     }
+    lti_free(s->lti);
+    s->lti = NULL;
     conn_watch_free(s->watch);
     class_feed_free(s->feed, 0);
     records_free(s->records);
