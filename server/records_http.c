@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/defaults.h"
@@ -189,6 +190,10 @@ enum MHD_Result auth_begin(struct request *r)
     const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_AUTHORIZATION);
     const char *q = NULL;
+    /* another scheme is another layer's credential (nginx's auth_basic in
+     * front of a lab): no token of ours, and the request goes on */
+    if (authz && strncasecmp(authz, "Bearer", 6) != 0)
+        authz = NULL;
     if (authz) {
         if (!auth_bearer(authz, r->token, sizeof r->token))
             return response_error(r, 401, "unauthorized",
