@@ -322,15 +322,22 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
             snprintf(q->message, sizeof q->message, "The nonce was used before (a replay).");
         } else {
             char student[STORE_ID_SIZE], klass[STORE_ID_SIZE];
+            /* the platform's names are shown on the class view and written
+             * in gradebooks: no control character, no bidi override */
+            char name[PRINCIPAL_NAME_MAX], email[PRINCIPAL_NAME_MAX];
+            session_clean_name(c.name, name, sizeof name);
+            session_clean_name(c.email, email, sizeof email);
             struct store_lti_launch ll = {
                 .issuer = p->issuer, .client_id = p->client_id, .sub = c.sub,
-                .name = c.name, .email = c.email, .context_id = c.context_id,
+                .name = name, .email = email, .context_id = c.context_id,
                 .context_title = c.context_title, .instructor = c.instructor,
                 .lineitem = c.lineitem,
             };
             if (ss == STORE_OK)
                 ss = store_lti_launch(s, &ll, student, klass, q->who.name,
                                       sizeof q->who.name, &e);
+            /* the store's name (a roster's, maybe long) cut to a character */
+            session_clean_name(q->who.name, q->who.name, sizeof q->who.name);
             if (ss != STORE_OK) {
                 q->status = 503;
                 q->code = "store";

@@ -215,6 +215,40 @@ static size_t utf8_next(const unsigned char *s, size_t n, unsigned *cp)
     return len;
 }
 
+/* A control character would rewrite a log line or a terminal; a
+ * bidirectional override would reorder the name on the class view. */
+static bool unshowable(unsigned cp)
+{
+    return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void session_clean_name(const char *in, char *out, size_t outsz)
+{
+    if (!outsz)
+        return;
+    const unsigned char *s = (const unsigned char *)(in ? in : "");
+    size_t len = strlen((const char *)s), n = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned cp;
+        size_t step = utf8_next(s + i, len - i, &cp);
+        if (!step) {
+            i++;   /* a byte of no character */
+            continue;
+        }
+        if (!unshowable(cp) && !(n == 0 && cp == ' ')) {
+            if (n + step >= outsz)
+                break;
+            memmove(out + n, s + i, step);   /* n <= i: in place is safe */
+            n += step;
+        }
+        i += step;
+    }
+    while (n && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+}
+
 bool session_check_name(const char *name, size_t len, size_t max_bytes, char *out,
                         size_t outsz, char *why, size_t whysz)
 {
@@ -240,10 +274,7 @@ bool session_check_name(const char *name, size_t len, size_t max_bytes, char *ou
             snprintf(why, whysz, "The name is not valid UTF-8.");
             return false;
         }
-        /* a control character would rewrite a log line or a terminal; a
-         * bidirectional override would reorder the name on the class view */
-        if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
-            (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+        if (unshowable(cp)) {
             snprintf(why, whysz, "The name holds a control character.");
             return false;
         }

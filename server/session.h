@@ -94,6 +94,15 @@ bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char
                         size_t outsz);
 
 /*
+ * A name someone else vouches for (a learning system's `name` claim, a
+ * name the store kept), made fit to show: invalid UTF-8, control
+ * characters and bidirectional overrides dropped, surrounding spaces
+ * trimmed, cut at a character's boundary to fit outsz - 1 bytes. out may
+ * be in (in place). "" when nothing is left.
+ */
+void session_clean_name(const char *in, char *out, size_t outsz);
+
+/*
  * Checks an open lab's display name of len bytes: valid UTF-8, at most
  * max_bytes, no control character (C0, DEL, C1) and not blank. Writes
  * it with surrounding spaces trimmed into out (outsz > max_bytes).

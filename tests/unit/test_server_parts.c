@@ -376,6 +376,22 @@ static void test_display_names(void **state)
     assert_non_null(strstr(why, "64"));
 }
 
+/* A learning system's name: shown as it can be, never refused. */
+static void test_vouched_names_cleaned(void **state)
+{
+    char out[8];
+    session_clean_name("  \xe2\x80\xae" "Ev\x07il\xff  ", out, sizeof out);
+    assert_string_equal(out, "Evil");
+    /* cut at a character: "Zoë" is 4 bytes, a fifth would not fit "ë" */
+    session_clean_name("abcdZo\xc3\xabq", out, sizeof out);
+    assert_string_equal(out, "abcdZo");
+    session_clean_name(NULL, out, sizeof out);
+    assert_string_equal(out, "");
+    char in_place[] = "\x1b[31mRed";
+    session_clean_name(in_place, in_place, sizeof in_place);
+    assert_string_equal(in_place, "[31mRed");
+}
+
 static void test_bearer_and_origin(void **state)
 {
     char t[AUTH_TOKEN_MAX + 1];
@@ -429,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_session_cookie),
         cmocka_unit_test(test_session_cookie_fingerprint),
         cmocka_unit_test(test_display_names),
+        cmocka_unit_test(test_vouched_names_cleaned),
         cmocka_unit_test(test_bearer_and_origin),
         cmocka_unit_test(test_token_guard),
         cmocka_unit_test(test_uri_inspection),
