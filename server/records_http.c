@@ -20,6 +20,8 @@
 
 #define SESSION_MAX_BODY 4096   /* {"name": ...}: a name is MAX_DISPLAY_NAME_BYTES */
 
+_Static_assert(STORE_MAX_STUDENT_ID < PRINCIPAL_ID_MAX, "a session holds a roster id whole");
+
 static const char not_found_msg[] = "No such submission.";
 
 /* --- answers ------------------------------------------------------------------ */

@@ -20,7 +20,8 @@
 #include <time.h>
 
 #define SESSION_KEY_BYTES 32
-#define PRINCIPAL_ID_MAX 160     /* a roster id, or "guest-" and 32 hex digits */
+#define PRINCIPAL_ID_MAX 160     /* a roster id (STORE_MAX_STUDENT_ID), or "guest-" and 32
+                                    hex digits, or PRINCIPAL_LTI_PREFIX and a class id */
 #define PRINCIPAL_NAME_MAX 260   /* a roster name or a display name, UTF-8 */
 #define PRINCIPAL_LTI_PREFIX "lti:" /* an instructor's id when a launch made the session */
 #define SESSION_CRED_BYTES 8     /* a token's fingerprint: its SHA-256's first bytes */

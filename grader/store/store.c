@@ -613,6 +613,9 @@ enum store_status store_student_put(struct store *s, const struct store_student 
         return store_fail(err, STORE_INVALID,
                           "a student needs an id and a name, each of 1 to %d bytes",
                           STORE_MAX_TEXT);
+    if (strlen(st->id) > STORE_MAX_STUDENT_ID)
+        return store_fail(err, STORE_INVALID, "a student's id is at most %d bytes",
+                          STORE_MAX_STUDENT_ID);
     struct put pu = { st, false };
     enum store_status r = in_write(s, put_student, &pu, err);
     if (created)

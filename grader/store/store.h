@@ -49,6 +49,8 @@
 #define STORE_MAX_SOURCE      (1024 * 1024)            /* bytes of source kept */
 #define STORE_MAX_VERDICT     (4 * 1024 * 1024)        /* bytes of verdict JSON kept */
 #define STORE_MAX_TEXT        1024                     /* a name, id, section, email, ... */
+#define STORE_MAX_STUDENT_ID  159                      /* a roster's id: a session carries it
+                                                          whole (server/session.h) */
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */

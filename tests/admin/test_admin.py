@@ -85,6 +85,15 @@ def functional(tmp):
     check(rows == [("s1", "Ada Lovelace", "A", "ada@example.org", 1),
                    ("s2", '=HYPERLINK("http://x")', "B", "", 1)], rows)
 
+    # an id longer than a session can carry is refused, naming the row
+    with open(os.path.join(ROOT, "grader", "store", "store.h")) as f:
+        most = int(re.search(r"#define STORE_MAX_STUDENT_ID\s+(\d+)", f.read()).group(1))
+    long_roster = os.path.join(tmp, "long.csv")
+    with open(long_roster, "w") as f:
+        f.write("id,name\n" + "x" * (most + 1) + ",Too Long\n")
+    p = run(*D, "class", "import", long_roster, code=1)
+    check("row 2" in p.stderr and "at most %d bytes" % most in p.stderr, p.stderr)
+
     # links: one per student, 256 random bits, only the hash kept
     p = run(*D, "links", "--public-url", "https://lab.example.org/")
     links = list(csv.DictReader(io.StringIO(p.stdout)))
