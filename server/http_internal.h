@@ -39,6 +39,7 @@ struct server {
     struct class_feed *feed;       /* the live class view; NULL without records */
     struct lti *lti;               /* NULL: no --lti-config */
     struct token_guard *guard;
+    char *page_csp;                /* the pages' Content-Security-Policy (server_start) */
     char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;
 };

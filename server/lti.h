@@ -22,6 +22,7 @@
 
 #define LTI_MAX_PLATFORMS 64
 #define LTI_MAX_DEPLOYMENTS 32
+#define LTI_MAX_FRAME_ORIGINS 8     /* a platform's frame_origins */
 
 /* One registration: what --lti-config's "platforms" holds. */
 struct lti_platform {
@@ -34,6 +35,10 @@ struct lti_platform {
 struct lti_config {
     struct lti_platform p[LTI_MAX_PLATFORMS];
     size_t n;
+    /* The origins every platform's frame_origins names, space-separated,
+     * for the pages' Content-Security-Policy frame-ancestors; NULL: none
+     * (the pages refuse every frame) */
+    char *frame_ancestors;
 };
 
 /* Reads --lti-config FILE: false with a sentence in err (which field of

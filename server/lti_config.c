@@ -27,6 +27,57 @@ static bool take(json_t *o, const char *key, char **out, size_t i, bool url, cha
     return *out != NULL;
 }
 
+/* Whether s is an origin a Content-Security-Policy may list as it is:
+ * http(s)://host[:port], the host's first label "*" allowed, nothing that
+ * could end the directive (a space, ';', a quote). */
+static bool origin_ok(const char *s)
+{
+    const char *h = !strncmp(s, "https://", 8) ? s + 8 : !strncmp(s, "http://", 7) ? s + 7 : NULL;
+    if (!h || !*h || strlen(s) > 255)
+        return false;
+    if (!strncmp(h, "*.", 2))
+        h += 2;
+    size_t n = strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
+    if (n == 0 || h[0] == '.' || h[0] == '-')
+        return false;
+    if (h[n] == ':') {
+        size_t d = strspn(h + n + 1, "0123456789");
+        return d >= 1 && d <= 5 && h[n + 1 + d] == '\0';
+    }
+    return h[n] == '\0';
+}
+
+/* A platform's optional frame_origins, appended to out->frame_ancestors. */
+static bool take_frame_origins(json_t *o, size_t i, struct lti_config *out, char *err,
+                               size_t errsz)
+{
+    json_t *list = json_object_get(o, "frame_origins");
+    if (!list)
+        return true;
+    if (!json_is_array(list) || json_array_size(list) > LTI_MAX_FRAME_ORIGINS) {
+        snprintf(err, errsz, "platform %zu: \"frame_origins\" must be a list of at most %d "
+                 "origins", i + 1, LTI_MAX_FRAME_ORIGINS);
+        return false;
+    }
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        const char *s = json_string_value(json_array_get(list, k));
+        if (!s || !origin_ok(s)) {
+            snprintf(err, errsz, "platform %zu: frame origin %zu is not https://host[:port]",
+                     i + 1, k + 1);
+            return false;
+        }
+        size_t had = out->frame_ancestors ? strlen(out->frame_ancestors) : 0;
+        char *t = realloc(out->frame_ancestors, had + strlen(s) + 2);
+        if (!t) {
+            snprintf(err, errsz, "out of memory");
+            return false;
+        }
+        sprintf(t + had, "%s%s", had ? " " : "", s);
+        out->frame_ancestors = t;
+    }
+    return true;
+}
+
 bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char *err,
                       size_t errsz)
 {
@@ -53,7 +104,8 @@ bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char
              take(o, "client_id", &p->client_id, i, false, err, errsz) &&
              take(o, "auth_login_url", &p->auth_login_url, i, true, err, errsz) &&
              take(o, "auth_token_url", &p->auth_token_url, i, true, err, errsz) &&
-             take(o, "key_set_url", &p->key_set_url, i, true, err, errsz);
+             take(o, "key_set_url", &p->key_set_url, i, true, err, errsz) &&
+             take_frame_origins(o, i, out, err, errsz);
         if (ok && (!json_is_array(deps) || json_array_size(deps) < 1 ||
                    json_array_size(deps) > LTI_MAX_DEPLOYMENTS)) {
             snprintf(err, errsz, "platform %zu: \"deployment_ids\" must be a list of 1 to %d "
@@ -119,6 +171,7 @@ void lti_config_free(struct lti_config *c)
         for (size_t k = 0; k < p->n_deployments; k++)
             free(p->deployment_ids[k]);
     }
+    free(c->frame_ancestors);
     memset(c, 0, sizeof *c);
 }
 

@@ -84,11 +84,7 @@ enum MHD_Result response_file(struct request *r, const char *name)
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, f->etag);
-    /* The page may talk to this server only: no CDN, no other host. */
-    MHD_add_response_header(resp, "Content-Security-Policy",
-                            "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-                            "img-src 'self' data:; connect-src 'self'; "
-                            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    MHD_add_response_header(resp, "Content-Security-Policy", r->srv->page_csp);
     /* Revalidate every time: the page changes with the server, and a 304
      * costs one round trip. */
     return response_queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");

@@ -96,6 +96,16 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         if (!s->lti)
             goto fail;
     }
+    /* The pages may talk to this server only: no CDN, no other host. Only
+     * the learning systems' frames that --lti-config names may embed them. */
+    const char *frames = s->lti ? lti_config_of(s->lti)->frame_ancestors : NULL;
+    if (asprintf(&s->page_csp, "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                 "img-src 'self' data:; connect-src 'self'; frame-ancestors %s; "
+                 "base-uri 'none'; form-action 'self'", frames ? frames : "'none'") < 0) {
+        s->page_csp = NULL;
+        snprintf(err, errsz, "out of memory");
+        goto fail;
+    }
 
     struct pool_options po;
     pool_options_init(&po);
@@ -194,6 +204,7 @@ void server_stop(struct server *s, uint32_t drain_ms)
     records_free(s->records);
     token_guard_free(s->guard);
     static_files_free(s->files);
+    free(s->page_csp);
     metrics_free(s->metrics);
     free(s);
 }

@@ -198,6 +198,8 @@ def t_static_and_traversal(srv):
     assert resp.status == 200 and resp.getheader("Content-Type").startswith("text/html")
     assert resp.getheader("ETag") and "no-cache" in resp.getheader("Cache-Control")
     assert "default-src 'self'" in resp.getheader("Content-Security-Policy")
+    # no frame may embed the page unless --lti-config names one
+    assert "frame-ancestors 'none'" in resp.getheader("Content-Security-Policy")
     etag = resp.getheader("ETag")
     resp, _ = request(srv, "GET", "/", headers={"If-None-Match": etag})
     assert resp.status == 304

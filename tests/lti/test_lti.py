@@ -72,8 +72,9 @@ class Browser(BaseBrowser):
         super().__init__(SERVER_URL)
 plat.tool_jwks_url = SERVER_URL + "/lti/jwks.json"
 config = os.path.join(folder, "lti.json")
+FRAME = "https://lms.example.edu"   # the course's frame, which may embed the pages
 with open(config, "w") as f:
-    json.dump({"platforms": [plat.registration()]}, f)
+    json.dump({"platforms": [dict(plat.registration(), frame_origins=[FRAME])]}, f)
 DATABASE = sys.argv[4] if len(sys.argv) > 4 else "sqlite:" + os.path.join(folder, "r.sqlite")
 args = ("--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
         "--lti-config", config, "--workers", "1")
@@ -103,6 +104,10 @@ def bearer_get(path):
 
 try:
     check(instructor_token is not None, "the server prints the instructor's address")
+    with urllib.request.urlopen(SERVER_URL + "/", timeout=10) as r:
+        csp = r.headers.get("Content-Security-Policy", "")
+    check("frame-ancestors %s;" % FRAME in csp,
+          "the page may be embedded by the frame_origins of --lti-config only: %s" % csp)
     # ---- keys ---------------------------------------------------------------
     with urllib.request.urlopen(SERVER_URL + "/lti/jwks.json", timeout=10) as r:
         keys = json.load(r)["keys"]

@@ -22,7 +22,8 @@ static const char config_text[] =
     " \"client_id\": \"10000000000001\", \"deployment_ids\": [\"1:abc\", \"2:def\"],"
     " \"auth_login_url\": \"https://sso.canvaslms.com/api/lti/authorize_redirect\","
     " \"auth_token_url\": \"https://sso.canvaslms.com/login/oauth2/token\","
-    " \"key_set_url\": \"https://sso.canvaslms.com/api/lti/security/jwks\"},"
+    " \"key_set_url\": \"https://sso.canvaslms.com/api/lti/security/jwks\","
+    " \"frame_origins\": [\"https://school.instructure.com\", \"https://*.example.edu:8443\"]},"
     " {\"name\": \"Other Canvas\", \"issuer\": \"https://canvas.instructure.com\","
     " \"client_id\": \"10000000000002\", \"deployment_ids\": [\"9:x\"],"
     " \"auth_login_url\": \"https://a.example/auth\", \"auth_token_url\": \"https://a.example/t\","
@@ -155,6 +156,23 @@ static void registrations(void **state)
                                   sizeof err));
     assert_non_null(strstr(err, "issuer"));
     assert_false(lti_config_parse("nope", 4, &c, err, sizeof err));
+    /* the frames that may embed the pages: every platform's, as CSP lists them */
+    assert_string_equal(cfg.frame_ancestors,
+                        "https://school.instructure.com https://*.example.edu:8443");
+    /* nothing that could end the directive or name a path */
+    const char *bad[] = { "https://a.example; script-src *", "'self'", "https://a.example/x",
+                          "ftp://a.example", "https://", "https://a.example:123456",
+                          "https://a b" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[600];
+        int n = snprintf(text, sizeof text,
+                         "{\"platforms\": [{\"name\": \"x\", \"issuer\": \"i\", \"client_id\": \"c\","
+                         " \"deployment_ids\": [\"d\"], \"auth_login_url\": \"https://a/\","
+                         " \"auth_token_url\": \"https://a/\", \"key_set_url\": \"https://a/\","
+                         " \"frame_origins\": [\"%s\"]}]}", bad[i]);
+        assert_false(lti_config_parse(text, (size_t)n, &c, err, sizeof err));
+        assert_non_null(strstr(err, "frame origin"));
+    }
 }
 
 static void form_values(void **state)
