@@ -196,6 +196,10 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
 {
     j->result.run_ms = clock_now_ms() - j->started_ms;
     if (j->abandoned) {
+        /* counted here, not where the supervisor stops it: the deadline
+         * may stop an abandoned job first (when a worker's start takes
+         * longer than the deadline, the kill is due after it) */
+        p->stats.cancelled_running++;
         pool_finish_verdict(p, j, verdict_new(VERDICT_INTERNAL_ERROR, POOL_CANCELLED_MESSAGE),
                             false);
         return;
@@ -465,10 +469,8 @@ static void check_timers(struct pool *p)
         pthread_mutex_lock(&p->lock);
         bool stop_abandoned = w->state == W_BUSY && w->job && w->job->abandoned &&
                               t >= w->job->kill_at_ms;
-        if (stop_abandoned) {
-            p->stats.cancelled_running++;
+        if (stop_abandoned)
             w->planned = true;
-        }
         pthread_mutex_unlock(&p->lock);
         if (stop_abandoned) {
             lose_worker(p, w, LOSS_DEADLINE, true);
