@@ -172,10 +172,11 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct reco
                "# TYPE butterfly_workers_ready gauge\nbutterfly_workers_ready %u\n", ps->ready);
     fprintf(f, "# HELP butterfly_workers_busy Workers grading right now.\n"
                "# TYPE butterfly_workers_busy gauge\nbutterfly_workers_busy %u\n", ps->busy);
-    fprintf(f, "# HELP butterfly_worker_restarts_total Workers replaced after a timeout, a crash or a failed start.\n"
+    fprintf(f, "# HELP butterfly_worker_restarts_total Workers replaced after a fault: a timeout, a crash, a bad frame, "
+               "an Internal Error, a failed start (not a recycle, not a cancelled job).\n"
                "# TYPE butterfly_worker_restarts_total counter\nbutterfly_worker_restarts_total %llu\n",
             (unsigned long long)ps->worker_restarts);
-    fprintf(f, "# HELP butterfly_worker_recycles_total Workers replaced after their job quota.\n"
+    fprintf(f, "# HELP butterfly_worker_recycles_total Workers replaced by plan after their job quota (--recycle-after).\n"
                "# TYPE butterfly_worker_recycles_total counter\nbutterfly_worker_recycles_total %llu\n",
             (unsigned long long)ps->recycles);
     fprintf(f, "# HELP butterfly_queue_refusals_total Submissions refused because the queue was full.\n"

@@ -281,6 +281,15 @@ static char *strip_comments(const char *body, size_t len)
         return NULL;
     enum { CODE, LINE_COMMENT, BLOCK_COMMENT } state = CODE;
     for (size_t k = 0; k < len; k++) {
+        if (state == CODE) {
+            /* code up to the next '/' is copied as it is, at memchr's speed */
+            const char *slash = memchr(body + k, '/', len - k);
+            size_t run = slash ? (size_t)(slash - (body + k)) : len - k;
+            memcpy(s + k, body + k, run);
+            k += run;
+            if (k == len)
+                break;
+        }
         char c = body[k], next = k + 1 < len ? body[k + 1] : '\0';
         s[k] = c;
         switch (state) {

@@ -1,4 +1,4 @@
-/* fair_queue.c - per-client FIFOs in a round-robin ring. */
+/* fair_queue.c - per-client FIFOs in a ring ordered by last service. */
 #include "pool/fair_queue.h"
 
 #include <stdlib.h>
@@ -7,11 +7,17 @@
 #include "common/hash.h"
 
 #define BUCKETS 256
+/* Clients whose last service is remembered after their queue emptied. A
+ * closed-loop client (one request, its answer, the next) leaves the queue
+ * after every job; without this it would come back as a newcomer and go
+ * first. Past this many, the oldest is forgotten and counts as new. */
+#define REMEMBERED 64
 
 struct client {
     char key[JOB_CLIENT_MAX];
     struct job *head, *tail;
     unsigned queued;
+    uint64_t served;            /* serial of its last job taken; 0: none remembered */
     struct client *ring_prev, *ring_next;   /* clients with jobs, in turn order */
     struct client *bucket_next;
 };
@@ -20,6 +26,11 @@ struct fair_queue {
     struct client *buckets[BUCKETS];
     struct client *turn;        /* whose job goes next; NULL when empty */
     unsigned total, nclients;
+    uint64_t serial;            /* jobs taken so far */
+    struct {
+        char key[JOB_CLIENT_MAX];
+        uint64_t served;        /* 0: an empty slot */
+    } remembered[REMEMBERED];
 };
 
 static unsigned bucket_of(const char *key)
@@ -48,13 +59,46 @@ void fair_queue_free(struct fair_queue *q)
     free(q);
 }
 
-/* A client joins the round last: just before the one whose turn is next. */
+/* When key's last job was taken, if that is remembered; else 0. */
+static uint64_t last_served(const struct fair_queue *q, const char *key)
+{
+    for (unsigned i = 0; i < REMEMBERED; i++)
+        if (q->remembered[i].served && !strcmp(q->remembered[i].key, key))
+            return q->remembered[i].served;
+    return 0;
+}
+
+/* Remembers c's last service in its own slot, else in the oldest one. */
+static void remember(struct fair_queue *q, const struct client *c)
+{
+    unsigned slot = 0;
+    for (unsigned i = 0; i < REMEMBERED; i++) {
+        if (q->remembered[i].served && !strcmp(q->remembered[i].key, c->key)) {
+            slot = i;
+            break;
+        }
+        if (q->remembered[i].served < q->remembered[slot].served)
+            slot = i;
+    }
+    memcpy(q->remembered[slot].key, c->key, sizeof c->key);
+    q->remembered[slot].served = c->served;
+}
+
+/*
+ * A client joins the round before every client served more recently than
+ * itself, after the others: the round stays ordered by last service, from
+ * q->turn (served longest ago, or never) to q->turn->ring_prev (served
+ * last). A client served long ago, or never, thus goes before the clients
+ * that were just served, and after those already waiting that were served
+ * before it.
+ */
 static struct client *join(struct fair_queue *q, const char *key)
 {
     struct client *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     memcpy(c->key, key, strlen(key) + 1);
+    c->served = last_served(q, key);
     unsigned b = bucket_of(key);
     c->bucket_next = q->buckets[b];
     q->buckets[b] = c;
@@ -62,18 +106,31 @@ static struct client *join(struct fair_queue *q, const char *key)
         c->ring_prev = c->ring_next = c;
         q->turn = c;
     } else {
-        c->ring_next = q->turn;
-        c->ring_prev = q->turn->ring_prev;
-        c->ring_prev->ring_next = c;
-        q->turn->ring_prev = c;
+        /* after the last client served no later than c; if none, c goes
+         * first: after the last of the round, and its turn is next */
+        struct client *after = q->turn->ring_prev;
+        while (after->served > c->served && after != q->turn)
+            after = after->ring_prev;
+        bool first = after->served > c->served;
+        if (first)
+            after = q->turn->ring_prev;
+        c->ring_prev = after;
+        c->ring_next = after->ring_next;
+        after->ring_next->ring_prev = c;
+        after->ring_next = c;
+        if (first)
+            q->turn = c;
     }
     q->nclients++;
     return c;
 }
 
-/* A client with nothing queued leaves the round and the table. */
+/* A client with nothing queued leaves the round and the table; its last
+ * service is remembered. */
 static void leave(struct fair_queue *q, struct client *c)
 {
+    if (c->served)
+        remember(q, c);
     if (c->ring_next == c) {
         q->turn = NULL;
     } else {
@@ -135,6 +192,8 @@ struct job *fair_queue_pop(struct fair_queue *q)
     if (!c)
         return NULL;
     struct job *job = c->head;
+    /* served now, the latest of all: c's place, if it stays, is last */
+    c->served = ++q->serial;
     q->turn = c->ring_next;     /* the next client's turn, whatever happens to c */
     unlink_job(q, c, NULL, job);
     return job;

@@ -1,13 +1,18 @@
 /*
  * fair_queue.h - jobs waiting for a worker, one queue per client, served
- * round-robin.
+ * in turn, the client served longest ago first.
  *
  * A class shares the workers: one client that submits a hundred jobs must
  * not make another client's one job wait behind all hundred. Each client
  * (an address, see server/client_addr.c) has its own FIFO, and the next job
- * always comes from the next client in turn, so a job waits for at most
- * one job of every other client with jobs queued. Not thread-safe: the
- * pool holds its lock around every call.
+ * always comes from the client whose last job was taken longest ago (or
+ * never): clients that keep jobs queued are served round-robin, and a job
+ * waits for at most one job of every other client with jobs queued. A
+ * client that comes back after a while (a student's next submission) goes
+ * before those that were just served (a flood of one request after
+ * another), not behind all of them. The last service of the 64 clients
+ * served most recently is remembered after their queue empties. Not
+ * thread-safe: the pool holds its lock around every call.
  */
 #ifndef BUTTERFLY_FAIR_QUEUE_H
 #define BUTTERFLY_FAIR_QUEUE_H
@@ -27,12 +32,14 @@ void fair_queue_free(struct fair_queue *q);
 
 /*
  * Appends job to the queue of job->client (at its head when `first`, for a
- * retry). A client with nothing queued joins the round at its end. False
+ * retry). A client with nothing queued joins the round before the clients
+ * served after it, after those served before it or never. False
  * when out of memory (the job is then not queued).
  */
 bool fair_queue_push(struct fair_queue *q, struct job *job, bool first);
 
-/* Takes the next job in round-robin order; NULL when all queues are empty. */
+/* Takes the next job: the head of the queue of the client served longest
+ * ago; NULL when all queues are empty. */
 struct job *fair_queue_pop(struct fair_queue *q);
 
 /* Takes the job with this id out of its queue; NULL when it is not queued. */

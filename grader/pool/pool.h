@@ -101,7 +101,12 @@ struct pool_stats {
     uint64_t cancelled_queued;     /* left the queue: their client went away */
     uint64_t cancelled_running;    /* their worker was stopped: their client went away */
     uint64_t retries;              /* graded again after a failure of the grader's */
-    uint64_t worker_starts, worker_restarts, timeouts, crashes, recycles;
+    uint64_t worker_starts;
+    uint64_t worker_restarts;      /* replaced after a fault: a timeout, a crash, a bad
+                                      frame, an Internal Error, a failed start; not a
+                                      recycle, not a cancelled job's stop */
+    uint64_t timeouts, crashes;
+    uint64_t recycles;             /* replaced by plan after max_jobs_per_worker jobs */
     double mean_job_ms;            /* recent mean time of a job on a worker */
     double expected_wait_ms;       /* of a job submitted now */
     char device_name[256];         /* as the last worker to get ready said; "" before */

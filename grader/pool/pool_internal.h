@@ -45,6 +45,8 @@ struct worker {
     double spawned_ms;
     double dying_since_ms;
     enum worker_loss loss;       /* why it is dying */
+    bool planned;                /* its end was chosen, not a fault: a recycle
+                                    after its job quota, or its job cancelled */
     bool job_sent;               /* the job's frame went out */
     unsigned jobs_done;
     /* The bodies whose kernels it says it keeps (job_affinity), as its

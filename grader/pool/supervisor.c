@@ -196,6 +196,10 @@ static void settle_lost_job(struct pool *p, struct worker *w, struct job *j, boo
 {
     j->result.run_ms = clock_now_ms() - j->started_ms;
     if (j->abandoned) {
+        /* counted here, not where the supervisor stops it: the deadline
+         * may stop an abandoned job first (when a worker's start takes
+         * longer than the deadline, the kill is due after it) */
+        p->stats.cancelled_running++;
         pool_finish_verdict(p, j, verdict_new(VERDICT_INTERNAL_ERROR, POOL_CANCELLED_MESSAGE),
                             false);
         return;
@@ -242,7 +246,10 @@ static void reap_dying(struct pool *p)
         w->state = W_EMPTY;
         w->pid = 0;
         w->stage = STAGE_NONE;
-        p->stats.worker_restarts++;
+        /* a recycle and a cancelled job have counters of their own */
+        if (!w->planned)
+            p->stats.worker_restarts++;
+        w->planned = false;
         pthread_cond_broadcast(&p->changed);
         pthread_mutex_unlock(&p->lock);
     }
@@ -395,8 +402,9 @@ static bool on_verdict(struct pool *p, struct worker *w, char **payload, size_t 
     }
     if (job)
         pool_finish_job(p, job, &h, bytes, json_len, true);
-    if (p->opts.max_jobs_per_worker && w->jobs_done >= p->opts.max_jobs_per_worker) {
+    if (keep && p->opts.max_jobs_per_worker && w->jobs_done >= p->opts.max_jobs_per_worker) {
         p->stats.recycles++;
+        w->planned = true;
         keep = false;
     }
     if (keep)
@@ -462,7 +470,7 @@ static void check_timers(struct pool *p)
         bool stop_abandoned = w->state == W_BUSY && w->job && w->job->abandoned &&
                               t >= w->job->kill_at_ms;
         if (stop_abandoned)
-            p->stats.cancelled_running++;
+            w->planned = true;
         pthread_mutex_unlock(&p->lock);
         if (stop_abandoned) {
             lose_worker(p, w, LOSS_DEADLINE, true);

@@ -268,6 +268,29 @@ def t_metrics_standard(srv):
     assert 0 <= m["process_cpu_seconds_total"] < time.time() - srv.started + 1
 
 
+def t_worker_recycles_are_not_restarts():
+    """A worker replaced by plan after its --recycle-after jobs is a recycle,
+    not a restart: butterfly_worker_restarts_total counts faults only, as
+    its help says, and promtool accepts both counters."""
+    srv = Server(BINARY, "--workers", "1", "--recycle-after", "2")
+    try:
+        for k in range(6):
+            resp, data = submit(srv, sample("correct.glsl") + b"// %d\n" % k)
+            assert resp.status == 200 and json.loads(data)["status"]["id"] == 3, resp.status
+        _, data = request(srv, "GET", "/metrics")
+        p = subprocess.run(["promtool", "check", "metrics"], input=data, capture_output=True)
+        assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+        m = parse_metrics(data.decode())
+        # after jobs 2, 4 and 6 (counted with the verdict, before its answer)
+        assert m["butterfly_worker_recycles_total"] == 3, m["butterfly_worker_recycles_total"]
+        assert m["butterfly_worker_restarts_total"] == 0, m["butterfly_worker_restarts_total"]
+        help_of = {l.split()[2]: l for l in data.decode().splitlines() if l.startswith("# HELP")}
+        assert "fault" in help_of["butterfly_worker_restarts_total"], help_of
+        assert "--recycle-after" in help_of["butterfly_worker_recycles_total"], help_of
+    finally:
+        srv.stop()
+
+
 def t_20_concurrent(srv):
     bodies = [sample("correct.glsl"), sample("wrong_twiddle_sign.glsl"),
               sample("compile_error_line3.glsl"), sample("rejected_version.glsl")]
@@ -356,7 +379,8 @@ def main():
     try:
         for name, fn in sorted((n, f) for n, f in globals().items()
                                if n.startswith("t_") and n not in ("t_busy_server",
-                                                                   "t_sigterm_answers_the_job_in_flight")):
+                                                                   "t_sigterm_answers_the_job_in_flight",
+                                                                   "t_worker_recycles_are_not_restarts")):
             check(name, fn, srv)
         check("t_busy_server", t_busy_server, busy)
     finally:
@@ -364,6 +388,7 @@ def main():
     check("graceful exit codes", lambda: (rc1, rc2) == (0, 0) or (_ for _ in ()).throw(
         AssertionError((rc1, rc2))))
     check("t_sigterm_answers_the_job_in_flight", t_sigterm_answers_the_job_in_flight)
+    check("t_worker_recycles_are_not_restarts", t_worker_recycles_are_not_restarts)
     return checks.finish()
 
 

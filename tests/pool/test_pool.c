@@ -333,6 +333,11 @@ static void test_workers_are_recycled(void **state)
     assert_int_equal(s.recycles, 3);   /* after jobs 3, 6 and 9 */
     assert_int_equal(s.crashes, 0);
     assert_int_equal(pool_wait_ready(p, 1, 60000, err, sizeof err), 1);
+    /* a recycle is planned: not a restart (a fault), though the worker was
+     * replaced (the one slot is reaped before each new start) */
+    pool_get_stats(p, &s);
+    assert_int_equal(s.worker_restarts, 0);
+    assert_true(s.worker_starts >= 3);
     pool_worker_pids(p, &last, NULL, 1);
     assert_true(first != last);
     pool_free(p, 1000);
@@ -410,6 +415,10 @@ static void test_cancelled_jobs(void **state)
     wait_result(&c);
     assert_false(c.cancelled);
     assert_int_equal(c.status, VERDICT_ACCEPTED);
+    /* the stopped worker was replaced (c ran on a new one), by plan: no
+     * restart is counted */
+    pool_get_stats(p, &s);
+    assert_int_equal(s.worker_restarts, 0);
     pool_free(p, 1000);
 }
 

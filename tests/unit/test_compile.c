@@ -252,6 +252,38 @@ static void test_echoed_source_is_bounded(void **state)
 }
 
 /*
+ * answer_bound_apply skips writing the verdict out when its compiler
+ * text's worst case fits; that worst case must be a true bound. Texts made
+ * of the characters JSON writes longest (a control as "\u0001", a quote
+ * as two bytes): with the limit one byte under the real size, the text
+ * must still be cut; at the real size, nothing is.
+ */
+static void test_answer_bound_skips_only_what_fits(void **state)
+{
+    (void)state;
+    const char fills[] = { 0x01, '"', '\\', 'x' };
+    for (size_t f = 0; f < sizeof fills; f++) {
+        for (size_t ndiags = 1; ndiags <= 64; ndiags *= 4) {
+            struct verdict *v = verdict_new(VERDICT_COMPILATION_ERROR, "line 1: x");
+            char text[COMPILE_MAX_MESSAGE_BYTES + 1];
+            memset(text, fills[f], COMPILE_MAX_MESSAGE_BYTES);
+            text[COMPILE_MAX_MESSAGE_BYTES] = '\0';
+            for (size_t k = 0; k < ndiags; k++)
+                assert_true(verdict_add_diagnostic(v, (int)k + 1, DIAG_ERROR, text));
+            assert_non_null(v->log = strdup(text));
+            size_t size = answer_bound_size(v);
+            assert_true(answer_bound_apply(v, size));
+            assert_non_null(v->log);
+            assert_int_equal(v->ndiags, ndiags);
+            assert_true(answer_bound_apply(v, size - 1));
+            assert_null(v->log);
+            assert_true(answer_bound_size(v) <= size - 1);
+            verdict_free(v);
+        }
+    }
+}
+
+/*
  * The messages students meet most, from real glslang output: each body is
  * compiled, and its first diagnostic must be on `line`, start with the
  * plain words `words` and keep glslang's text (containing `original`).
@@ -468,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_log_is_capped),
         cmocka_unit_test(test_compiler_text_is_made_visible),
         cmocka_unit_test(test_echoed_source_is_bounded),
+        cmocka_unit_test(test_answer_bound_skips_only_what_fits),
         cmocka_unit_test(test_messages_in_plain_words),
         cmocka_unit_test(test_rewrite_leaves_unknown_messages),
         cmocka_unit_test(test_columns_point_at_the_token),

@@ -1,7 +1,7 @@
 /*
  * The pool's pure parts, without processes or a device: the fair queue
  * (one flooding client delays another's job by at most one job per
- * client), the wait estimate behind admission and Retry-After, and which
+ * client, and a client served long ago goes first), the wait estimate behind admission and Retry-After, and which
  * lost workers blame the student and which the grader.
  */
 #include <setjmp.h>
@@ -80,6 +80,77 @@ static void test_round_robin_order(void **state)
         job_free(j);
     }
     assert_string_equal(order, "abcabcabc");
+    fair_queue_free(q);
+}
+
+static char pop_client(struct fair_queue *q)
+{
+    struct job *j = fair_queue_pop(q);
+    assert_non_null(j);
+    char c = j->client[0];
+    job_free(j);
+    return c;
+}
+
+/* Five closed-loop flooders (each one job at a time, the next as soon as
+ * the last is taken) and a bystander who submits now and then: the
+ * bystander's job is the next taken, not the sixth, because its last job
+ * was taken longer ago than any flooder's. */
+static void test_a_bystander_goes_before_closed_loop_flooders(void **state)
+{
+    struct fair_queue *q = fair_queue_new();
+    const char *flooders[] = { "1", "2", "3", "4", "5" };
+    uint64_t id = 1;
+    assert_true(fair_queue_push(q, job_of("b", id++), false));
+    assert_int_equal(pop_client(q), 'b');
+    for (int i = 0; i < 5; i++)
+        assert_true(fair_queue_push(q, job_of(flooders[i], id++), false));
+    for (int round = 0; round < 50; round++) {
+        /* each flooder's job is taken and it sends its next at once */
+        for (int i = 0; i < 5; i++) {
+            char c = pop_client(q);
+            assert_int_equal(c, flooders[(round * 5 + i) % 5][0]);
+            assert_true(fair_queue_push(q, job_of(flooders[i], id++), false));
+        }
+        if (round % 10 == 9) {
+            assert_true(fair_queue_push(q, job_of("b", id++), false));
+            assert_int_equal(pop_client(q), 'b');
+        }
+    }
+    /* a newcomer goes first as well, and a second newcomer after it */
+    assert_true(fair_queue_push(q, job_of("n", id++), false));
+    assert_true(fair_queue_push(q, job_of("m", id++), false));
+    assert_int_equal(pop_client(q), 'n');
+    assert_int_equal(pop_client(q), 'm');
+    /* the flooders, still in turn */
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(pop_client(q), flooders[i][0]);
+    assert_null(fair_queue_pop(q));
+    fair_queue_free(q);
+}
+
+/* With more clients than the queue remembers, a forgotten one counts as new
+ * and goes first; every job is still taken exactly once. */
+static void test_forgotten_clients_count_as_new(void **state)
+{
+    struct fair_queue *q = fair_queue_new();
+    char key[16];
+    for (uint64_t i = 0; i < 200; i++) {
+        snprintf(key, sizeof key, "c%llu", (unsigned long long)i);
+        assert_true(fair_queue_push(q, job_of(key, i + 1), false));
+        struct job *j = fair_queue_pop(q);
+        assert_int_equal(j->id, i + 1);
+        job_free(j);
+    }
+    assert_true(fair_queue_push(q, job_of("c199", 1000), false));   /* served last */
+    assert_true(fair_queue_push(q, job_of("c0", 1001), false));     /* forgotten */
+    struct job *j = fair_queue_pop(q);
+    assert_int_equal(j->id, 1001);
+    job_free(j);
+    j = fair_queue_pop(q);
+    assert_int_equal(j->id, 1000);
+    job_free(j);
+    assert_int_equal(fair_queue_clients(q), 0);
     fair_queue_free(q);
 }
 
@@ -241,6 +312,8 @@ int main(void)
         cmocka_unit_test(test_one_client_is_a_fifo),
         cmocka_unit_test(test_flood_delays_a_bystander_by_one_job),
         cmocka_unit_test(test_round_robin_order),
+        cmocka_unit_test(test_a_bystander_goes_before_closed_loop_flooders),
+        cmocka_unit_test(test_forgotten_clients_count_as_new),
         cmocka_unit_test(test_remove_and_retry_first),
         cmocka_unit_test(test_wait_estimate),
         cmocka_unit_test(test_loss_blames_only_the_code),
