@@ -323,6 +323,13 @@ enum store_status store_records_insert(struct store *s, const struct store_recor
                                        size_t n, struct store_error *err)
 {
     struct batch b = { r, n };
+    if (n == 1 && s && s->ops->statement_is_transaction) {
+        /* one statement, its own transaction: all there or not at all */
+        enum store_status st = ready(s, err);
+        if (st == STORE_OK && (st = insert_one(s, r[0], err)) == STORE_OK)
+            store_ok(err);
+        return st;
+    }
     return in_write(s, insert_batch, &b, err);
 }
 
