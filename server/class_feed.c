@@ -79,7 +79,6 @@ struct class_feed {
     struct store_listener *listener;
     bool pg;
     bool loaded;            /* the class is read from the store */
-    uint64_t events;
     /* LTI, read by the thread every CLASS_LTI_REFRESH_MS and after a
      * launch (class_feed_lti_changed); NULL until read, and while the
      * store has no LTI tables (a server without --lti-config) */
@@ -551,13 +550,14 @@ static void add_and_send(struct class_feed *f, const struct store_record *r,
     if (st)
         class_model_put_student(f->m, st->id, st->name, st->section, st->verified);
     long i = facts ? class_model_add_facts(f->m, r, facts) : class_model_add(f->m, r);
-    if (i >= 0) {
+    /* with no view open, no event is written (a view that opens later
+     * asks for a replay, made from the model) */
+    if (i >= 0 && f->streams) {
         FILE *mem = open_memstream(&text, &n);
         if (mem) {
             event_text(f, (size_t)i, now_ms(), mem);
             fclose(mem);
             broadcast_record(f, text, n, r->student);
-            f->events++;
         }
     }
     pthread_mutex_unlock(&f->lock);
