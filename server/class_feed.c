@@ -30,7 +30,19 @@
 #include "store/store_class.h"
 #include "store/store_lti.h"
 
-#define ID_QUEUE_MAX 8192   /* committed ids waiting for the feed's thread */
+#define ID_QUEUE_MAX 8192   /* committed records waiting for the feed's thread */
+
+/* A record this instance committed, as the writer told it: what the
+ * model keeps of it, so that the feed need not read it back. */
+struct pending {
+    struct pending *next;
+    char id[STORE_ID_SIZE];
+    char *student;              /* NULL: nobody signed in */
+    int64_t received_ms, graded_ms;
+    int status, points, max_points;
+    bool has_facts;             /* else the record is read from the store */
+    struct class_facts facts;
+};
 
 struct stream {
     pthread_mutex_t mu;
@@ -52,10 +64,10 @@ struct class_feed {
     struct stream *streams;
     unsigned nstreams;
     bool stopping;
-    /* ids from this instance's writer */
-    char (*queue)[STORE_ID_SIZE];
-    size_t qhead, qlen;
-    bool overflow;          /* ids were dropped: catch up from the store */
+    /* records from this instance's writer, oldest first */
+    struct pending *qhead, *qtail;
+    size_t qlen;
+    bool overflow;          /* records were dropped: catch up from the store */
     bool quit;
     int wake;               /* eventfd */
     pthread_t thread;
@@ -67,7 +79,6 @@ struct class_feed {
     struct store_listener *listener;
     bool pg;
     bool loaded;            /* the class is read from the store */
-    uint64_t events;
     /* LTI, read by the thread every CLASS_LTI_REFRESH_MS and after a
      * launch (class_feed_lti_changed); NULL until read, and while the
      * store has no LTI tables (a server without --lti-config) */
@@ -424,16 +435,47 @@ char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *
 
 /* --- the feed's thread ---------------------------------------------------------- */
 
-void class_feed_committed(struct class_feed *f, const char *id)
+static void pending_free(struct pending *e)
 {
+    if (e)
+        free(e->student);
+    free(e);
+}
+
+void class_feed_committed(struct class_feed *f, const struct store_record *r,
+                          const struct class_facts *facts)
+{
+    struct pending *e = calloc(1, sizeof *e);
+    if (e) {
+        snprintf(e->id, sizeof e->id, "%s", r->id);
+        e->student = r->student ? strdup(r->student) : NULL;
+        e->received_ms = r->received_ms;
+        e->graded_ms = r->graded_ms;
+        e->status = r->status;
+        e->points = r->points;
+        e->max_points = r->max_points;
+        e->has_facts = facts != NULL;
+        if (facts)
+            e->facts = *facts;
+        if (r->student && !e->student) {
+            pending_free(e);
+            e = NULL;
+        }
+    }
     pthread_mutex_lock(&f->lock);
-    if (f->qlen < ID_QUEUE_MAX) {
-        snprintf(f->queue[(f->qhead + f->qlen) % ID_QUEUE_MAX], STORE_ID_SIZE, "%s", id);
+    if (e && f->qlen < ID_QUEUE_MAX) {
+        if (f->qtail)
+            f->qtail->next = e;
+        else
+            f->qhead = e;
+        f->qtail = e;
         f->qlen++;
+        e = NULL;
     } else {
-        f->overflow = true;
+        f->overflow = true;   /* found by the next catch-up */
     }
     pthread_mutex_unlock(&f->lock);
+    pending_free(e);
     uint64_t one = 1;
     ssize_t w = write(f->wake, &one, sizeof one);
     (void)w;   /* a full counter still wakes the thread */
@@ -479,69 +521,105 @@ static bool on_store(struct class_feed *f, void (*fn)(struct class_feed *, struc
 
 /* What a new record's read brings back. */
 struct learnt {
-    const char *id;
-    bool notify;                 /* a local commit: tell the other instances */
+    const char *id;             /* the record to read; NULL: only the student */
+    const char *student;        /* with id NULL: the student to read */
     enum store_status status;
     struct store_record rec;
-    struct store_student student;
+    struct store_student student_row;
     bool has_student;
 };
 
 static void learn_call(struct class_feed *f, struct store *s, void *arg)
 {
     struct learnt *l = arg;
-    if (l->notify && f->pg)
-        store_notify_record(s, l->id, NULL);
-    l->status = store_record_get(s, l->id, NULL, true, &l->rec, NULL);
-    if (l->status != STORE_OK || !l->rec.student)
+    const char *student = l->student;
+    if (l->id) {
+        l->status = store_record_get(s, l->id, NULL, true, &l->rec, NULL);
+        if (l->status != STORE_OK)
+            return;
+        student = l->rec.student;
+    } else {
+        l->status = STORE_OK;
+    }
+    if (!student)
         return;
     pthread_mutex_lock(&f->lock);
-    bool known = class_model_has_student(f->m, l->rec.student);
+    bool known = class_model_has_student(f->m, student);
     pthread_mutex_unlock(&f->lock);
     if (!known)
-        l->has_student = store_student_get(s, l->rec.student, &l->student, NULL) == STORE_OK;
+        l->has_student = store_student_get(s, student, &l->student_row, NULL) == STORE_OK;
 }
 
-/* Record id is committed somewhere: read it, add it, send its event. */
-static void learn(struct class_feed *f, const char *id, bool notify)
+/* Adds record r to the model (facts: what its verdict shows; NULL: read
+ * from r's verdict) and sends its event; a student read with it first. */
+static void add_and_send(struct class_feed *f, const struct store_record *r,
+                         const struct class_facts *facts, const struct store_student *st)
 {
-    pthread_mutex_lock(&f->lock);
-    bool have = class_model_has_record(f->m, id);
-    pthread_mutex_unlock(&f->lock);
-    if (have && !notify)
-        return;
-    struct learnt l = { .id = id, .notify = notify, .status = STORE_UNAVAILABLE };
-    if (!on_store(f, learn_call, &l) || l.status != STORE_OK || have) {
-        store_record_clear(&l.rec);
-        store_student_clear(&l.student);
-        return;
-    }
     char *text = NULL;
     size_t n = 0;
     pthread_mutex_lock(&f->lock);
-    if (l.has_student)
-        class_model_put_student(f->m, l.student.id, l.student.name, l.student.section,
-                                l.student.verified);
-    long i = class_model_add(f->m, &l.rec);
-    if (i >= 0) {
+    if (st)
+        class_model_put_student(f->m, st->id, st->name, st->section, st->verified);
+    long i = facts ? class_model_add_facts(f->m, r, facts) : class_model_add(f->m, r);
+    /* with no view open, no event is written (a view that opens later
+     * asks for a replay, made from the model) */
+    if (i >= 0 && f->streams) {
         FILE *mem = open_memstream(&text, &n);
         if (mem) {
             event_text(f, (size_t)i, now_ms(), mem);
             fclose(mem);
-            broadcast_record(f, text, n, l.rec.student);
-            f->events++;
+            broadcast_record(f, text, n, r->student);
         }
     }
     pthread_mutex_unlock(&f->lock);
     free(text);
+}
+
+/* Record id is committed somewhere: read it, add it, send its event. */
+static void learn(struct class_feed *f, const char *id)
+{
+    pthread_mutex_lock(&f->lock);
+    bool have = class_model_has_record(f->m, id);
+    pthread_mutex_unlock(&f->lock);
+    if (have)
+        return;
+    struct learnt l = { .id = id, .status = STORE_UNAVAILABLE };
+    if (on_store(f, learn_call, &l) && l.status == STORE_OK)
+        add_and_send(f, &l.rec, NULL, l.has_student ? &l.student_row : NULL);
     store_record_clear(&l.rec);
-    store_student_clear(&l.student);
+    store_student_clear(&l.student_row);
+}
+
+/* A record this instance committed: added from what the writer told,
+ * with no read of the record (only of its student, the first time). */
+static void learn_committed(struct class_feed *f, const struct pending *e)
+{
+    if (!e->has_facts) {
+        learn(f, e->id);
+        return;
+    }
+    pthread_mutex_lock(&f->lock);
+    bool have = class_model_has_record(f->m, e->id);
+    bool known = !e->student || class_model_has_student(f->m, e->student);
+    pthread_mutex_unlock(&f->lock);
+    if (have)
+        return;
+    struct learnt l = { .student = e->student, .status = STORE_UNAVAILABLE };
+    if (!known)
+        on_store(f, learn_call, &l);   /* unread: the tile says "(unknown)" */
+    struct store_record r = {
+        .student = e->student, .received_ms = e->received_ms, .graded_ms = e->graded_ms,
+        .status = e->status, .points = e->points, .max_points = e->max_points,
+    };
+    snprintf(r.id, sizeof r.id, "%s", e->id);
+    add_and_send(f, &r, &e->facts, l.has_student ? &l.student_row : NULL);
+    store_student_clear(&l.student_row);
 }
 
 /* A notice from another instance (the listener's callback). */
 static void heard(const char *id, void *arg)
 {
-    learn(arg, id, false);
+    learn(arg, id);
 }
 
 static bool load_student(const struct store_student *st, void *arg)
@@ -723,25 +801,30 @@ static void *feed_main(void *arg)
             ssize_t r = read(f->wake, &v, sizeof v);
             (void)r;
         }
-        /* this instance's commits */
+        /* this instance's commits (with PostgreSQL, the other instances
+         * hear of them from the insert's own NOTIFY) */
         for (;;) {
-            char id[STORE_ID_SIZE];
             pthread_mutex_lock(&f->lock);
-            bool quit = f->quit, over = f->overflow, have = f->qlen > 0;
+            bool quit = f->quit, over = f->overflow;
+            struct pending *e = f->qhead;
             f->overflow = false;
-            if (have) {
-                memcpy(id, f->queue[f->qhead], STORE_ID_SIZE);
-                f->qhead = (f->qhead + 1) % ID_QUEUE_MAX;
+            if (e) {
+                f->qhead = e->next;
+                if (!f->qhead)
+                    f->qtail = NULL;
                 f->qlen--;
             }
             pthread_mutex_unlock(&f->lock);
-            if (quit)
+            if (quit) {
+                pending_free(e);
                 return NULL;
+            }
             if (over)
                 catch_up(f, false, NULL);
-            if (!have)
+            if (!e)
                 break;
-            learn(f, id, true);   /* with PostgreSQL, the other instances hear of it too */
+            learn_committed(f, e);
+            pending_free(e);
         }
         /* the other instances' commits */
         if (f->listener && np == 2 && (p[1].revents & (POLLIN | POLLERR | POLLHUP))) {
@@ -787,10 +870,9 @@ struct class_feed *class_feed_start(struct records *rs, const char *url,
     pthread_cond_init(&f->call_cv, NULL);
     struct store_error e = { 0 };
     f->m = class_model_new(&o->stuck);
-    f->queue = calloc(ID_QUEUE_MAX, sizeof *f->queue);
     f->url = strdup(url);
     f->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (!f->m || !f->queue || !f->url || f->wake < 0) {
+    if (!f->m || !f->url || f->wake < 0) {
         snprintf(err, errsz, "the class view cannot start: out of memory or descriptors");
         goto fail;
     }
@@ -833,7 +915,11 @@ void class_feed_free(struct class_feed *f, unsigned wait_ms)
     json_decref(f->classes);
     json_decref(f->unsent);
     json_decref(f->nobody);
-    free(f->queue);
+    while (f->qhead) {
+        struct pending *e = f->qhead;
+        f->qhead = e->next;
+        pending_free(e);
+    }
     free(f->url);
     pthread_mutex_destroy(&f->lock);
     pthread_mutex_destroy(&f->call_mu);

@@ -5,7 +5,7 @@
  * each record's event to every open Server-Sent Events stream.
  *
  * Threads. class_feed_committed is called on the records writer's
- * thread and only queues an id. The stream's reader runs on
+ * thread and only queues what the view keeps of the record. The stream's reader runs on
  * libmicrohttpd's thread and never waits: with nothing to send it
  * suspends the connection, and the feed resumes it when an event or a
  * heartbeat is written. The summary and roster answers are made from
@@ -36,10 +36,13 @@ struct class_feed;
 struct class_feed *class_feed_start(struct records *rs, const char *url,
                                     const struct class_options *o, char *err, size_t errsz);
 
-/* Record id is committed in this instance's store (any thread; never
- * blocks: an id the bounded queue cannot take is found by the next
- * catch-up). */
-void class_feed_committed(struct class_feed *f, const char *id);
+/* Record r is committed in this instance's store (any thread; never
+ * blocks: a record the bounded queue cannot take is found by the next
+ * catch-up). What the view keeps of r is copied: with facts (its
+ * verdict's, class_facts_of), the record is not read back from the store;
+ * without, it is. */
+void class_feed_committed(struct class_feed *f, const struct store_record *r,
+                          const struct class_facts *facts);
 
 enum class_stream_open { CLASS_STREAM_OK, CLASS_STREAM_FULL, CLASS_STREAM_STOPPING,
                          CLASS_STREAM_NO_MEMORY };

@@ -277,6 +277,34 @@ long class_model_add(struct class_model *m, const struct store_record *r)
     return add_rec(m, r->student ? r->student : "", &x);
 }
 
+void class_facts_of(const struct verdict *v, struct class_facts *out)
+{
+    memset(out, 0, sizeof *out);
+    out->halves[0] = out->halves[1] = out->halves[2] = -1;
+    const struct diagnosis *d = v->diagnosis;
+    if (d && d->id && *d->id) {
+        snprintf(out->key, sizeof out->key, "mistake:%s", d->id);
+        copy_text(out->label, d->title && *d->title ? d->title : d->id);
+    } else if (v->status == VERDICT_COMPILATION_ERROR && v->ndiags) {
+        const char *text = v->diags[0].message ? v->diags[0].message : "compile error";
+        snprintf(out->key, sizeof out->key, "compile:%s", text);
+        copy_text(out->label, text);
+    }
+    for (int k = 0; k < 3 && k < v->halves_run; k++)
+        out->halves[k] = v->halves[k].passed ? 1 : 0;
+}
+
+long class_model_add_facts(struct class_model *m, const struct store_record *r,
+                           const struct class_facts *f)
+{
+    struct class_rec x;
+    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    memcpy(x.halves, f->halves, sizeof x.halves);
+    memcpy(x.key, f->key, sizeof x.key);
+    memcpy(x.label, f->label, sizeof x.label);
+    return add_rec(m, r->student ? r->student : "", &x);
+}
+
 /* A JSON true or 1 (SQLite's json_extract gives booleans as numbers). */
 static int8_t passed_of(json_t *v)
 {

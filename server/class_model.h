@@ -76,6 +76,26 @@ bool class_model_has_record(const struct class_model *m, const char *id);
  */
 long class_model_add(struct class_model *m, const struct store_record *r);
 
+/* What the view reads from a verdict: its mistake (key, label) and the
+ * halves passed, as in struct class_rec. */
+struct class_facts {
+    int8_t halves[3];
+    char key[CLASS_TEXT_MAX];
+    char label[CLASS_TEXT_MAX];
+};
+
+struct verdict;
+
+/* The facts of verdict v: the same as class_model_add reads from the
+ * verdict's JSON, from the verdict already parsed (the one parse a
+ * recorded verdict costs, server/submission.c). */
+void class_facts_of(const struct verdict *v, struct class_facts *out);
+
+/* As class_model_add, with the facts given: r's verdict is not read
+ * (it may be NULL). */
+long class_model_add_facts(struct class_model *m, const struct store_record *r,
+                           const struct class_facts *f);
+
 /* The same from the store's light row (store_class_rows: the facts
  * picked out by the backend). */
 long class_model_add_row(struct class_model *m, const struct store_class_row *r);

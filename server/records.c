@@ -39,7 +39,7 @@ struct records {
     struct detached *detached;
     size_t ndetached;
     /* issue 21's hook: told of every committed record (records_on_commit) */
-    void (*committed)(const char *id, void *arg);
+    records_committed_fn committed;
     void *committed_arg;
     struct credentials *credentials;
     bool refreshing;           /* a read of the credentials is queued */
@@ -311,12 +311,15 @@ const char *records_display_url(const struct records *rs)
 
 struct write_ctx {
     struct records *rs;
+    const struct store_record *rec;   /* the writer's, whole until its callback returns */
+    bool has_facts;
+    struct class_facts facts;
     store_written_fn fn;
     void *arg;
 };
 
-/* Counts the outcome and keeps it as the store's health, then tells the
- * submission. */
+/* Counts the outcome and keeps it as the store's health, tells the class
+ * view of a commit, then tells the submission. */
 static void on_written(const char *id, enum store_status st, const char *reason, void *arg)
 {
     struct write_ctx *c = arg;
@@ -330,23 +333,27 @@ static void on_written(const char *id, enum store_status st, const char *reason,
     snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);
     pthread_mutex_unlock(&rs->lock);
     if (st == STORE_OK && rs->committed)
-        rs->committed(id, rs->committed_arg);
+        rs->committed(c->rec, c->has_facts ? &c->facts : NULL, rs->committed_arg);
     c->fn(id, st, reason, c->arg);
     free(c);
 }
 
-void records_on_commit(struct records *rs, void (*fn)(const char *id, void *arg), void *arg)
+void records_on_commit(struct records *rs, records_committed_fn fn, void *arg)
 {
     rs->committed = fn;
     rs->committed_arg = arg;
 }
 
-void records_write(struct records *rs, struct store_record *r, store_written_fn fn, void *arg)
+void records_write(struct records *rs, struct store_record *r, const struct class_facts *facts,
+                   store_written_fn fn, void *arg)
 {
     struct write_ctx *c = malloc(sizeof *c);
     enum store_writer_submit q = STORE_WRITER_NO_MEMORY;
     if (c) {
-        *c = (struct write_ctx){ rs, fn, arg };
+        *c = (struct write_ctx){ .rs = rs, .rec = r, .has_facts = facts != NULL, .fn = fn,
+                                 .arg = arg };
+        if (facts)
+            c->facts = *facts;
         pthread_mutex_lock(&rs->lock);
         q = rs->writer ? store_writer_submit(rs->writer, r, on_written, c)
                        : STORE_WRITER_STOPPING;

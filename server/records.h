@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "server/class_model.h"
 #include "server/session.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -56,13 +57,22 @@ const char *records_display_url(const struct records *rs);
  * Queues r (ownership moves to the writer whatever the answer) for the
  * records writer; fn is called once, from the writer's thread, after the
  * commit or the failure, or from here at once when the queue refuses
- * (status STORE_UNAVAILABLE, reason "the store's queue is full").
+ * (status STORE_UNAVAILABLE, reason "the store's queue is full"). facts:
+ * what the class view shows of r's verdict (class_facts_of), copied; NULL
+ * when not known, and the view then reads the record back.
  */
-void records_write(struct records *rs, struct store_record *r, store_written_fn fn, void *arg);
+void records_write(struct records *rs, struct store_record *r, const struct class_facts *facts,
+                   store_written_fn fn, void *arg);
 
-/* Has fn(id, arg) called on the writer's thread after every record's
- * commit (the live class view's feed); set before the first write. */
-void records_on_commit(struct records *rs, void (*fn)(const char *id, void *arg), void *arg);
+/* Called on the writer's thread after every record's commit, with the
+ * record as written (whole during the call) and its facts (NULL when the
+ * writer was given none). */
+typedef void (*records_committed_fn)(const struct store_record *r,
+                                     const struct class_facts *facts, void *arg);
+
+/* Has fn called after every record's commit (the live class view's
+ * feed); set before the first write. */
+void records_on_commit(struct records *rs, records_committed_fn fn, void *arg);
 
 /* Queues fn on the reader's thread; false (fn not called) when refused. */
 bool records_read(struct records *rs, store_call_fn fn, void *arg);

@@ -36,9 +36,10 @@ void server_config_init(struct server_config *c)
 }
 
 /* The records writer's hook: the class view hears of every commit. */
-static void on_committed(const char *id, void *arg)
+static void on_committed(const struct store_record *r, const struct class_facts *facts,
+                         void *arg)
 {
-    class_feed_committed(arg, id);
+    class_feed_committed(arg, r, facts);
 }
 
 struct server *server_start(const struct server_config *c, char *err, size_t errsz)

@@ -55,14 +55,16 @@ static char *with_id(const char *bytes, size_t len, const char *id, size_t *outl
 
 /*
  * The record of a graded verdict: the stored text is the worker's bytes
- * with the id in front (the bytes answered). The points and the device
- * are read from them once, here: the one parse a recorded verdict costs.
- * A new record the writer will own, NULL on OOM.
+ * with the id in front (the bytes answered). The points, the device and
+ * what the class view shows (*facts) are read from them once, here: the
+ * one parse a recorded verdict costs. A new record the writer will own,
+ * NULL on OOM.
  */
 static struct store_record *record_of(const char *id, const struct principal *who,
                                       const char *source, size_t source_len,
                                       int64_t received_ms, const char *bytes, size_t len,
-                                      char **stored, size_t *stored_len)
+                                      char **stored, size_t *stored_len,
+                                      struct class_facts *facts)
 {
     size_t tl = 0;
     char *text = with_id(bytes, len, id, &tl);
@@ -72,6 +74,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
     if (!text || !v || !rec)
         goto fail;
     score_verdict(v, &score);
+    class_facts_of(v, facts);
     snprintf(rec->id, sizeof rec->id, "%s", id);
     rec->task = strdup(task_butterfly.id);
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
@@ -210,9 +213,10 @@ static void on_job_done(struct pool_result *res, void *arg)
     res->verdict = NULL;
     uint64_t job = res->job_id;
     struct store_record *rec = NULL;
+    struct class_facts facts;
     if (copy && r->id[0] && to_record(copy)) {
         rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms,
-                        copy->verdict, copy->verdict_len, &r->stored, &r->stored_len);
+                        copy->verdict, copy->verdict_len, &r->stored, &r->stored_len, &facts);
         if (!rec) {
             r->record_status = STORE_NO_MEMORY;
             snprintf(r->record_reason, sizeof r->record_reason, "out of memory");
@@ -223,7 +227,7 @@ static void on_job_done(struct pool_result *res, void *arg)
     atomic_store(&r->result, copy);
     conn_watch_handoff(r->srv->watch, &r->watch_handoff, job);
     if (rec)
-        records_write(r->srv->records, rec, on_recorded, r);
+        records_write(r->srv->records, rec, &facts, on_recorded, r);
     else
         MHD_resume_connection(r->conn);
 }
@@ -261,9 +265,10 @@ static void on_detached_done(struct pool_result *res, void *arg)
     struct records *rs = d->srv->records;
     char *stored = NULL;
     size_t len = 0;
+    struct class_facts facts;
     struct store_record *rec = to_record(res)
         ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res->verdict,
-                    res->verdict_len, &stored, &len)
+                    res->verdict_len, &stored, &len, &facts)
         : NULL;
     if (!rec) {
         /* not graded (shut down, no worker) or out of memory: the verdict
@@ -279,7 +284,7 @@ static void on_detached_done(struct pool_result *res, void *arg)
         struct detached_write *w = malloc(sizeof *w);
         if (w) {
             *w = (struct detached_write){ rs, stored };
-            records_write(rs, rec, on_detached_recorded, w);
+            records_write(rs, rec, &facts, on_detached_recorded, w);
         } else {
             free(stored);
             store_record_free(rec);

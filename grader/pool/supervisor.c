@@ -620,10 +620,13 @@ void *pool_supervise(void *arg)
         p->to_deliver = NULL;
         int timeout = poll_timeout(p);
         pthread_mutex_unlock(&p->lock);
+        /* the next jobs go out before the callbacks run: an idle worker
+         * never waits on the front end's work for the last verdict (with
+         * records, the verdict's parse and the record's making) */
+        send_jobs(p, assigned, n);
         pool_deliver(deliver);
         if (stop)
             break;
-        send_jobs(p, assigned, n);
         start_workers(p);
         wait_for_events(p, n > 0 ? 0 : timeout);
         check_timers(p);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/store_class.h"
 #include "store/store_internal.h"
 #include "store/store_schema.h"
 
@@ -284,11 +285,19 @@ static enum store_status insert_one(struct store *s, const struct store_record *
         sv_int(r->graded_ms), sv_bytes(r->source ? r->source : "", r->source_len), sv_text(r->sha256),
         sv_int(r->status), sv_int(r->points), sv_int(r->max_points),
         sv_bytes(r->verdict, r->verdict_len), sv_int(r->seed), sv_text(r->device),
-        sv_text(r->grader_version),
+        sv_text(r->grader_version), sv_text(STORE_CLASS_CHANNEL),
     };
-    st = s->ops->exec(s, "INSERT INTO records (" RECORD_COLUMNS ") VALUES "
-                         "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                      false, p, sizeof p / sizeof p[0], NULL, NULL, NULL, err);
+#define INSERT_RECORD "INSERT INTO records (" RECORD_COLUMNS ") VALUES " \
+                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+    /* PostgreSQL: the other instances' class views are told in the same
+     * statement (store_class.h): NOTIFY is delivered at the commit, and
+     * only if the record commits */
+    bool pg = s->kind == STORE_KIND_POSTGRES;
+    st = s->ops->exec(s, pg ? "WITH r AS (" INSERT_RECORD " RETURNING id) "
+                              "SELECT pg_notify(?15, id) FROM r"
+                            : INSERT_RECORD,
+                      false, p, sizeof p / sizeof p[0] - !pg, NULL, NULL, NULL, err);
+#undef INSERT_RECORD
     if (st == STORE_CONFLICT)
         store_fail(err, st, "a record with id %s exists already", r->id);
     return st;
@@ -314,6 +323,13 @@ enum store_status store_records_insert(struct store *s, const struct store_recor
                                        size_t n, struct store_error *err)
 {
     struct batch b = { r, n };
+    if (n == 1 && s && s->ops->statement_is_transaction) {
+        /* one statement, its own transaction: all there or not at all */
+        enum store_status st = ready(s, err);
+        if (st == STORE_OK && (st = insert_one(s, r[0], err)) == STORE_OK)
+            store_ok(err);
+        return st;
+    }
     return in_write(s, insert_batch, &b, err);
 }
 

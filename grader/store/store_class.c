@@ -1,8 +1,6 @@
 /*
- * store_class.c - NOTIFY and LISTEN for the live class view
- * (store_class.h). The notice goes through the store's own query path,
- * so it is the same call on both backends; the listener is a libpq
- * connection of its own.
+ * store_class.c - LISTEN and the class's rows for the live class view
+ * (store_class.h); the listener is a libpq connection of its own.
  */
 #include "store/store_class.h"
 
@@ -29,21 +27,6 @@ static bool id_shape(const char *id)
         if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
             return false;
     return true;
-}
-
-enum store_status store_notify_record(struct store *s, const char *id, struct store_error *err)
-{
-    if (!s || !id || !id_shape(id))
-        return store_fail(err, STORE_INVALID, "not a record id");
-    if (s->kind != STORE_KIND_POSTGRES) {
-        store_ok(err);
-        return STORE_OK;
-    }
-    const struct store_value p[2] = { sv_text(STORE_CLASS_CHANNEL), sv_text(id) };
-    enum store_status st = s->ops->connect(s, err);
-    if (st != STORE_OK)
-        return st;
-    return s->ops->exec(s, "SELECT pg_notify(?1, ?2)", false, p, 2, NULL, NULL, NULL, err);
 }
 
 /* The facts as one JSON array per row: one parse of the verdict. */

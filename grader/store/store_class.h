@@ -1,11 +1,13 @@
 /*
  * store_class.h - what the live class view needs of the store beyond the
- * records: telling the other instances of a class that a record was
- * committed, and hearing them (PostgreSQL's NOTIFY and LISTEN).
+ * records: hearing that another instance of the class committed a record
+ * (PostgreSQL's LISTEN; the telling is the insert's own: every record
+ * store_records_insert writes is announced with pg_notify on
+ * STORE_CLASS_CHANNEL in its transaction, so it is heard at the commit
+ * and only if it commits).
  *
- * SQLite serves one instance: there the notice is not needed and these
- * calls do nothing (store_notify_record answers STORE_OK, a listener
- * cannot be opened: STORE_UNSUPPORTED).
+ * SQLite serves one instance: there no notice is sent and a listener
+ * cannot be opened (STORE_UNSUPPORTED).
  *
  * A listener is its own libpq connection, apart from any struct store,
  * so that a thread can wait on its socket while the store's connections
@@ -22,11 +24,6 @@
 
 /* The channel every instance of a class listens on. */
 #define STORE_CLASS_CHANNEL "butterfly_records"
-
-/* Tells every listener of the class that record id is committed
- * (pg_notify, delivered at the end of its own transaction). SQLite:
- * STORE_OK, nothing done. */
-enum store_status store_notify_record(struct store *s, const char *id, struct store_error *err);
 
 /* What the class view keeps of a record, read without its source and
  * with only the verdict's few facts it shows (the backend's own JSON

@@ -34,14 +34,31 @@
 
 #define STATEMENT_TIMEOUT_MS 30000   /* no statement of ours takes near this */
 
+#define PREPARED_STATEMENTS 32
+
+/* A statement prepared on this connection: parsed and planned once. */
+struct prepared {
+    char *sql;                  /* the text as store.c wrote it (owned) */
+    char name[16];
+};
+
 struct pg_store {
     PGconn *conn;
     char *url;
+    struct prepared prepared[PREPARED_STATEMENTS];   /* on conn; emptied with it */
+    size_t nprepared;
 };
 
 static struct pg_store *B(struct store *s)
 {
     return s->backend;
+}
+
+static void forget_prepared(struct pg_store *b)
+{
+    for (size_t i = 0; i < b->nprepared; i++)
+        free(b->prepared[i].sql);
+    b->nprepared = 0;
 }
 
 static void quiet_notices(void *arg, const char *message)
@@ -116,6 +133,7 @@ static enum store_status connect_pg(struct store *s, struct store_error *err)
     snprintf(timeout, sizeof timeout, "%u", DEFAULT_STORE_CONNECT_S);
     if (b->conn)
         PQfinish(b->conn);
+    forget_prepared(b);   /* prepared statements die with their connection */
     /* The URL's own settings win over these defaults: expand_dbname reads
      * the URL in place of dbname, and later keywords do not override it. */
     const char *const keys[] = { "connect_timeout", "keepalives", "keepalives_idle",
@@ -157,6 +175,7 @@ static void pg_close(struct store *s)
         close(PQsocket(b->conn));
     if (b->conn)
         PQfinish(b->conn);
+    forget_prepared(b);
     free(b->url);
     free(b);
     s->backend = NULL;
@@ -205,6 +224,41 @@ static bool column(PGresult *res, int r, int c, struct store_value *v, unsigned 
         v->len = (size_t)PQgetlength(res, r, c);
         return true;
     }
+}
+
+/*
+ * The name of sql prepared on this connection (text: it with $N), made
+ * now the first time (one round trip; every later run skips the parse and
+ * the plan). NULL with *st STORE_OK when the cache is full: run it
+ * unprepared; NULL with *st set on a failure.
+ */
+static const char *prepared_name(struct store *s, const char *sql, const char *text, int n,
+                                 const Oid *types, struct store_error *err,
+                                 enum store_status *st)
+{
+    struct pg_store *b = B(s);
+    *st = STORE_OK;
+    for (size_t i = 0; i < b->nprepared; i++)
+        if (!strcmp(b->prepared[i].sql, sql))
+            return b->prepared[i].name;
+    if (b->nprepared == PREPARED_STATEMENTS)
+        return NULL;
+    struct prepared *p = &b->prepared[b->nprepared];
+    if (!(p->sql = strdup(sql))) {
+        *st = store_fail(err, STORE_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    snprintf(p->name, sizeof p->name, "bf%zu", b->nprepared);
+    PGresult *res = PQprepare(b->conn, p->name, text, n, types);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        *st = fail_res(s, res, sql, err);
+        PQclear(res);
+        free(p->sql);
+        return NULL;
+    }
+    PQclear(res);
+    b->nprepared++;
+    return p->name;
 }
 
 static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
@@ -258,8 +312,15 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
     }
     /* Rows one at a time (single-row mode): a walk over a whole class's
      * records holds one row in memory, not the class. */
-    int sent = PQsendQueryParams(b->conn, text, (int)n, types, values, lengths, formats, 0);
+    const char *name = prepared_name(s, sql, text, (int)n, types, err, &st);
+    int sent = 0;
+    if (name)
+        sent = PQsendQueryPrepared(b->conn, name, (int)n, values, lengths, formats, 0);
+    else if (st == STORE_OK)
+        sent = PQsendQueryParams(b->conn, text, (int)n, types, values, lengths, formats, 0);
     free(text);
+    if (st != STORE_OK)
+        return st;
     if (!sent)
         return fail_res(s, NULL, sql, err);
     PQsetSingleRowMode(b->conn);
@@ -360,4 +421,5 @@ const struct store_ops store_pg_ops = {
     .migrations = store_schema_pg,
     .has_version_table = "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() "
                          "AND tablename = 'schema_version'",
+    .statement_is_transaction = true,
 };

@@ -70,8 +70,9 @@ struct store_writer *store_writer_start(struct store *s, const struct store_writ
 
 /*
  * Queues record r for writing. On STORE_WRITER_QUEUED the writer owns r
- * and will call fn(r->id, ...) once; on any other answer r stays the
- * caller's and fn is not called. Never blocks on the store.
+ * and will call fn(r->id, ...) once, r still whole during the call (it is
+ * freed after fn returns); on any other answer r stays the caller's and
+ * fn is not called. Never blocks on the store.
  */
 enum store_writer_submit store_writer_submit(struct store_writer *w, struct store_record *r,
                                              store_written_fn fn, void *arg);

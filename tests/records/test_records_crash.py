@@ -79,17 +79,38 @@ def get(port, path):
 
 
 def start(db, *extra, wrapper=()):
+    return start_url("sqlite:" + db, *extra, wrapper=wrapper)
+
+
+def start_url(url, *extra, wrapper=()):
     return Server(BINARY, "--workers", "1", "--per-client-queue", "0",
-                  "--database", "sqlite:" + db, *extra, wrapper=wrapper)
+                  "--database", url, *extra, wrapper=wrapper)
+
+
+def sqlite_rows(db):
+    """The store's rows by id: (id, source, sha256, verdict, status, points,
+    max_points, grader_version), source and verdict as bytes."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    rows = {r[0]: (r[0], bytes(r[1]), *r[2:3], bytes(r[3]), *r[4:]) for r in con.execute(
+        "SELECT id, source, sha256, verdict, status, points, max_points, grader_version "
+        "FROM records")}
+    con.close()
+    return rows
 
 
 def t_sigkill_many_times(folder):
     db = os.path.join(folder, "crash.sqlite")
+    return sigkill_many_times("sqlite:" + db, lambda: sqlite_rows(db))
+
+
+def sigkill_many_times(url, read_rows):
+    """Kills a server on the store at url ROUNDS times under load, then
+    checks every answer against read_rows() (as sqlite_rows gives them)."""
     sent = {}        # nonce -> source
     told = {}        # nonce -> ("recorded", id) | ("unrecorded", id) | ("lost", None)
     lock = threading.Lock()
     for rnd in range(ROUNDS):
-        srv = start(db)
+        srv = start_url(url)
         stop = threading.Event()
 
         def client():
@@ -121,28 +142,24 @@ def t_sigkill_many_times(folder):
             t.join(60)
         srv.stop()
     # the store after the last kill, opened again by a server first (its
-    # start recovers the WAL as any later use would), then read here
-    srv = start(db)
+    # start recovers SQLite's WAL as any later use would), then read here
+    srv = start_url(url)
     srv.stop()
-    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
-    rows = {r[0]: r for r in con.execute(
-        "SELECT id, source, sha256, verdict, status, points, max_points, grader_version "
-        "FROM records")}
-    con.close()
+    rows = read_rows()
     recorded = {n: o[1] for n, o in told.items() if o[0] == "recorded"}
     assert len(recorded) >= ROUNDS, "too few recorded answers to prove anything: %d" % len(recorded)
     for nonce, rid in recorded.items():
         assert rid in rows, "answered recorded:true but not in the store: %s" % rid
         _, src, sha, verdict, status, points, maxp, version = rows[rid]
-        src = bytes(src).decode()
+        src = src.decode()
         assert src == sent[nonce], rid
         assert sha == hashlib.sha256(src.encode()).hexdigest()
-        v = json.loads(bytes(verdict))
+        v = json.loads(verdict)
         assert v["id"] == rid and v["status"]["id"] == status == 3, v["status"]
         assert points == maxp == 9 and version
     by_nonce = {}
     for rid, row in rows.items():
-        m = re.match(r"// attempt ([0-9a-f]{16})\n", bytes(row[1]).decode())
+        m = re.match(r"// attempt ([0-9a-f]{16})\n", row[1].decode())
         assert m and m.group(1) in sent, "a row no client sent: %s" % rid
         by_nonce[m.group(1)] = rid
     allowed_lost = 0

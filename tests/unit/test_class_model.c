@@ -1,7 +1,7 @@
 /*
  * test_class_model.c - the live class view's class in memory
  * (server/class_model.c): who is stuck, what the summary counts, the
- * order of a replay, the gradebook's marks.
+ * order of a replay, the gradebook's marks, the facts of a verdict.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -169,6 +169,84 @@ static void test_gradebook_marks_unverified_and_defuses_formulas(void **state)
     class_model_free(m);
 }
 
+/* One verdict's record added to m by its JSON (as a record read back from
+ * the store is) or by the facts of the verdict parsed (as a record this
+ * instance commits is); its event. */
+static json_t *event_of(struct class_model *m, const struct verdict *v, bool by_facts)
+{
+    size_t len = 0;
+    char *bytes = verdict_to_bytes(v, &len);
+    assert_non_null(bytes);
+    struct store_record r = { 0 };
+    snprintf(r.id, sizeof r.id, "%032x", 7u);
+    r.student = "ada";
+    r.received_ms = 1000000;
+    r.graded_ms = 1000020;
+    r.status = (int)v->status;
+    r.points = 3;
+    r.max_points = 9;
+    long i;
+    if (by_facts) {
+        struct verdict *parsed = verdict_from_bytes(bytes, len);
+        assert_non_null(parsed);
+        struct class_facts f;
+        class_facts_of(parsed, &f);
+        verdict_free(parsed);
+        i = class_model_add_facts(m, &r, &f);
+    } else {
+        r.verdict = bytes;
+        r.verdict_len = len;
+        i = class_model_add(m, &r);
+    }
+    free(bytes);
+    assert_true(i >= 0);
+    return class_model_event(m, (size_t)i, 1000000 + 60000);
+}
+
+static void test_facts_of_a_parsed_verdict_are_those_of_its_json(void **state)
+{
+    (void)state;
+    struct verdict *wrong = verdict_new(VERDICT_WRONG_ANSWER, "half = 2 is wrong");
+    wrong->diagnosis = diagnosis_new("twiddle_sign", "The twiddle turns the wrong way", "e", "h");
+    wrong->halves_run = 3;
+    wrong->halves[0] = (struct half_result){ .half = 1, .passed = true };
+    wrong->halves[1] = (struct half_result){ .half = 2, .passed = false };
+    wrong->halves[2] = (struct half_result){ .half = 4, .passed = false };
+    struct verdict *compile = verdict_new(VERDICT_COMPILATION_ERROR, "It does not compile.");
+    assert_true(verdict_add_diagnostic(compile, 3, DIAG_ERROR, "'x' : undeclared identifier"));
+    assert_true(verdict_add_diagnostic(compile, 4, DIAG_ERROR, "the second"));
+    struct verdict *right = verdict_new(VERDICT_ACCEPTED, NULL);
+    right->halves_run = 2;   /* a verdict that ran two halves: the third is "not run" */
+    right->halves[0] = (struct half_result){ .half = 1, .passed = true };
+    right->halves[1] = (struct half_result){ .half = 2, .passed = true };
+    const struct verdict *all[] = { wrong, compile, right };
+    struct class_thresholds t = { 5, 10, 3 };
+    for (size_t k = 0; k < 3; k++) {
+        struct class_model *a = class_model_new(&t), *b = class_model_new(&t);
+        json_t *from_json = event_of(a, all[k], false), *from_facts = event_of(b, all[k], true);
+        assert_true(json_equal(from_json, from_facts));
+        json_decref(from_json);
+        json_decref(from_facts);
+        class_model_free(a);
+        class_model_free(b);
+    }
+    /* and they are what the view shows */
+    struct class_facts f;
+    class_facts_of(wrong, &f);
+    assert_string_equal(f.key, "mistake:twiddle_sign");
+    assert_string_equal(f.label, "The twiddle turns the wrong way");
+    assert_int_equal(f.halves[0], 1);
+    assert_int_equal(f.halves[1], 0);
+    class_facts_of(compile, &f);
+    assert_string_equal(f.key, "compile:'x' : undeclared identifier");
+    class_facts_of(right, &f);
+    assert_string_equal(f.key, "");
+    assert_int_equal(f.halves[2], -1);
+    verdict_free(wrong);
+    verdict_free(compile);
+    verdict_free(right);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_summary_counts_and_mistakes),
         cmocka_unit_test(test_replay_order_and_ids),
         cmocka_unit_test(test_gradebook_marks_unverified_and_defuses_formulas),
+        cmocka_unit_test(test_facts_of_a_parsed_verdict_are_those_of_its_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
