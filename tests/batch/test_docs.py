@@ -82,7 +82,7 @@ def main():
         ("grader/batch/input/batch_input.h", "BATCH_MAX_TABLE_SOURCES", mib),
         ("grader/batch/input/batch_input.h", "BATCH_MAX_JSONL_LINE", mib),
         ("grader/batch/input/batch_id.h", "BATCH_ID_MAX", lambda n: "%d bytes" % n),
-        ("grader/batch/reports/batch_roster.h", "BATCH_ROSTER_MAX_ROWS", str),
+        ("grader/gradebook/roster.h", "GRADEBOOK_ROSTER_MAX_ROWS", str),
         ("grader/batch/reports/batch_roster.h", "BATCH_ROSTER_MAX_FIELD", lambda n: "%d bytes" % n),
     ]:
         text = shown(c_define(header, name))
