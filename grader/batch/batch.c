@@ -267,8 +267,7 @@ static void record_stored(struct run *r, size_t i)
     struct verdict *v = j ? verdict_from_json(j) : NULL;
     json_decref(j);
     if (!v)
-        v = verdict_new(VERDICT_INTERNAL_ERROR, "The stored verdict of this record cannot be "
-                        "read; grade it again with --regrade.");
+        v = verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
     snprintf(r->sha[i], sizeof r->sha[i], "%s", st->sha);
     if (v)
         write_record(r, i, r->sha[i], v);

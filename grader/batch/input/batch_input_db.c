@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/task.h"
+#include "gradebook/default_layout.h"
 #include "store/store.h"
 #include "store/store_choose.h"
 
@@ -79,13 +80,14 @@ static bool on_student(const struct store_student *st, void *arg)
 static bool add_input(struct batch_inputs *in, struct store_record *r,
                       const struct store_student *st, bool known, char *err, size_t errsz)
 {
-    char location[STORE_ID_SIZE + STORE_MAX_TEXT + 64];
     const char *name = known ? st->name : r->student;
     bool unverified = known && !st->verified;
-    snprintf(location, sizeof location, "record %s, %s%s%s", r->id, name,
-             unverified ? " " : "", unverified ? BATCH_UNVERIFIED_MARK : "");
+    char *location = gradebook_record_location(r->id, name, unverified);
+    if (!location)
+        goto oom;
     struct batch_input *e = batch_inputs_add(in, r->student, strlen(r->student), location, err,
                                              errsz);
+    free(location);
     if (!e)
         return false;
     struct batch_stored *s = calloc(1, sizeof *s);
