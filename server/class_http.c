@@ -213,6 +213,8 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
                                     "attachment; filename=\"gradebook.csv\"");
         return response_queue(r, 200, resp, "text/csv; charset=utf-8", NULL);
     }
+    case ROUTE_CLASS_GRADEBOOK_LAYOUT:
+        return class_gradebook_get(r, klass);
     default:
         return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
     }
