@@ -123,6 +123,13 @@ def refresh_s():
         return int(re.search(r"#define CREDENTIALS_REFRESH_S\s+(\d+)u", f.read()).group(1))
 
 
+def gradebook_max_mib():
+    """CLASS_GRADEBOOK_MAX_BYTES in MiB, from the one place it is set."""
+    with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
+        m = re.search(r"#define CLASS_GRADEBOOK_MAX_BYTES\s+\((\d+)u << 20\)", f.read())
+    return int(m.group(1))
+
+
 def token_of(srv):
     for line in srv.read_banner():
         m = re.search(r"/class\?token=([0-9a-f]+)", line)
@@ -363,6 +370,11 @@ def t_gradebook_layouts(w):
         err = json.loads(data)["error"]
         assert st == 400 and err["code"] == "bad_layout", (q, st, data)
         assert all(n in err["message"] for n in LAYOUTS), err
+    # the documents state the bound on a download as it is set
+    mib = "%d MiB" % gradebook_max_mib()
+    for doc in ("openapi.json", "DEPLOY.md"):
+        with open(os.path.join(HERE, "..", "..", "docs", doc)) as f:
+            assert mib in f.read(), (doc, "does not state", mib)
     # a class this server does not keep
     st, _, _ = call(w.port, "GET", "/api/class/gradebook?layout=moodle&class=other",
                     headers=w.bearer)
