@@ -264,6 +264,11 @@ async function main() {
       check(w >= 200, `a tile is ${w}px wide`);
       const font = await page.$eval('.tile-facts', (e) => parseFloat(getComputedStyle(e).fontSize));
       check(font >= 13, `facts at ${font}px`);
+      const note = await page.$eval('#gradebooks .note', (e) => parseFloat(getComputedStyle(e).fontSize));
+      check(note >= 13, `the gradebooks' notes at ${note}px`);
+      if (process.env.BUTTERFLY_ARTIFACTS) {
+        await page.screenshot({ path: `${process.env.BUTTERFLY_ARTIFACTS}/class-${width}.png`, fullPage: true });
+      }
     });
   }
 }
