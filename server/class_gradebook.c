@@ -163,7 +163,9 @@ static void gradebook_call(struct store *s, void *arg)
     size_t n = 0;
     char *buf = NULL;
     size_t len = 0;
-    bool ok = store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &e) == STORE_OK;
+    enum store_status st;
+    READ_TWICE(st, store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &e));
+    bool ok = st == STORE_OK;
     if (ok && l == GRADEBOOK_LAYOUT_CANVAS)
         ok = store_students_each(s, on_student, &rw, &e) == STORE_OK && !rw.oom;
     rows = ok ? calloc(c.n ? c.n : 1, sizeof *rows) : NULL;

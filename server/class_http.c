@@ -3,9 +3,10 @@
  * events (/api/class/events), the summary, the roster, one student's
  * attempts and the gradebook. All are the instructor's alone.
  *
- * Everything but one student's attempts is answered from the feed's
- * memory (class_feed.h); the attempts, with their code, are read on the
- * reader's thread (records_read) like every other record.
+ * Everything but one student's attempts and the batch's gradebook layouts
+ * is answered from the feed's memory (class_feed.h); the attempts, with
+ * their code, are read on the reader's thread (records_read) like every
+ * other record, and so are the layouts (class_gradebook.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

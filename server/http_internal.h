@@ -168,6 +168,15 @@ enum MHD_Result records_http_get(struct request *r, const char *url);
 enum MHD_Result session_begin(struct request *r);
 enum MHD_Result session_finish(struct request *r);
 
+/* A read that found the connection lost (PostgreSQL restarted) is made
+ * once more: the store connects again on the next call. */
+#define READ_TWICE(st, call)                                                  \
+    do {                                                                      \
+        (st) = (call);                                                        \
+        if ((st) == STORE_UNAVAILABLE)                                        \
+            (st) = (call);                                                    \
+    } while (0)
+
 /* Makes the deferred answer an error {"error": {code, message}} with status. */
 void defer_error(struct request *r, unsigned status, const char *code, const char *msg);
 

@@ -134,15 +134,6 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
 
 /* --- who is asking ---------------------------------------------------------- */
 
-/* A read that found the connection lost (PostgreSQL restarted) is made
- * once more: the store connects again on the next call. */
-#define READ_TWICE(st, call)                                                  \
-    do {                                                                      \
-        (st) = (call);                                                        \
-        if ((st) == STORE_UNAVAILABLE)                                        \
-            (st) = (call);                                                    \
-    } while (0)
-
 /* On the reader's thread: whose token r->token is. */
 static void lookup_call(struct store *s, void *arg)
 {
