@@ -17,8 +17,9 @@ usage: bench_class_view.py SERVER_BINARY [--students N] [--every S] [--seconds S
 - the summary: a class of 1,000 students with 20,000 records written
   straight into a SQLite store (realistic verdicts from real gradings),
   then GET /api/class/summary 2,000 times, one after another: p50/p99
-  (target: p99 under 50 ms), the roster's too, and the server's start
-  (the class is loaded from the store).
+  (target: p99 under 50 ms), the roster's too, the server's start
+  (the class is loaded from the store), and each gradebook download
+  (/api/class/gradebook?layout=, 5 of each: median and max).
 Students are told apart by X-Forwarded-For from a trusted 127.0.0.1.
 """
 import http.client
@@ -232,6 +233,18 @@ def summary_bench(binary, folder, n_students=1000, n_records=20000):
             times.append(time.perf_counter() - t)
             assert r.status == 200
         out[path] = (pct(times, 50) * 1000, pct(times, 99) * 1000, len(data))
+    # the gradebooks: every record read on the reader's thread, once per download
+    for layout in ("default", "canvas", "moodle"):
+        times = []
+        for _ in range(5):
+            t = time.perf_counter()
+            conn.request("GET", "/api/class/gradebook?layout=" + layout, headers=bearer)
+            r = conn.getresponse()
+            data = r.read()
+            times.append(time.perf_counter() - t)
+            assert r.status == 200, (layout, r.status, data[:200])
+        out["gradebook " + layout] = (statistics.median(times) * 1000, max(times) * 1000,
+                                      len(data))
     s = json.loads(data if False else call(srv.port, "GET", "/api/class/summary",
                                            headers=bearer)[2])
     assert s["students"] == n_students and s["records"] == n_records + 3, (s["students"],
@@ -257,6 +270,10 @@ def main(argv):
                 print("  %s: p50 %.2f ms, p99 %.2f ms (%d bytes)%s" % (
                     path, p50, p99, size, "  [target p99 < 50 ms: %s]" % (
                         "met" if p99 < 50 else "NOT met") if "summary" in path else ""))
+            for layout in ("default", "canvas", "moodle"):
+                p50, worst, size = s["gradebook " + layout]
+                print("  /api/class/gradebook?layout=%s: median %.0f ms, max %.0f ms of 5 "
+                      "(%d bytes)" % (layout, p50, worst, size))
         if "--skip-load" not in argv:
             print("lab: %d students, one distinct kernel each every %d s, %d s, 2 workers" % (
                 opts["--students"], opts["--every"], opts["--seconds"]))

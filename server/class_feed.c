@@ -433,6 +433,19 @@ char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *
     return t;
 }
 
+json_t *class_feed_members(struct class_feed *f, const char *klass, bool *oom)
+{
+    *oom = false;
+    if (!klass || !*klass)
+        return NULL;
+    pthread_mutex_lock(&f->lock);
+    const json_t *m = members_of(f, klass);
+    json_t *copy = m ? json_deep_copy(m) : NULL;
+    pthread_mutex_unlock(&f->lock);
+    *oom = copy == NULL;
+    return copy;
+}
+
 /* --- the feed's thread ---------------------------------------------------------- */
 
 static void pending_free(struct pending *e)

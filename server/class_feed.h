@@ -72,6 +72,11 @@ char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *
  * the membership last; false for "" or NULL, and when not known. */
 bool class_feed_in_class(struct class_feed *f, const char *klass, const char *student);
 
+/* The ids of class klass's students as a new JSON object (its keys), for
+ * a reader that walks the store; NULL for every student (klass NULL or
+ * "") or on OOM (*oom then set). */
+json_t *class_feed_members(struct class_feed *f, const char *klass, bool *oom);
+
 /* Whether klass is an LTI class the feed knows (read from the store on
  * its thread every CLASS_LTI_REFRESH_MS and after each launch). */
 enum class_known { CLASS_KNOWN, CLASS_UNKNOWN, CLASS_PENDING /* a launch not read yet */ };

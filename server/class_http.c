@@ -3,9 +3,10 @@
  * events (/api/class/events), the summary, the roster, one student's
  * attempts and the gradebook. All are the instructor's alone.
  *
- * Everything but one student's attempts is answered from the feed's
- * memory (class_feed.h); the attempts, with their code, are read on the
- * reader's thread (records_read) like every other record.
+ * Everything but one student's attempts and the batch's gradebook layouts
+ * is answered from the feed's memory (class_feed.h); the attempts, with
+ * their code, are read on the reader's thread (records_read) like every
+ * other record, and so are the layouts (class_gradebook.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,9 +219,11 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         struct MHD_Response *resp = response_from_buffer(csv, n, MHD_RESPMEM_MUST_FREE);
         if (resp)
             MHD_add_response_header(resp, "Content-Disposition",
-                                    "attachment; filename=\"gradebook.csv\"");
+                                    "attachment; filename=\"class-summary.csv\"");
         return response_queue(r, 200, resp, "text/csv; charset=utf-8", NULL);
     }
+    case ROUTE_CLASS_GRADEBOOK_LAYOUT:
+        return class_gradebook_get(r, klass);
     default:
         return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
     }

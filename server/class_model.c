@@ -533,19 +533,28 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
                                                 "passed", half_pass[k], "run", half_run[k]));
     /* the share of students with an Accepted, over the session, in at
      * most CLASS_SERIES_POINTS steps of the records' own order */
+    /* the records of the class (of a launch's class: its students' only) */
+    size_t nrec = m->nrec;
+    if (members) {
+        nrec = 0;
+        for (size_t i = 0; i < m->nrec; i++)
+            nrec += in_class(&m->st[m->rec[i].student], members);
+    }
     json_t *series = json_array();
-    if (m->nrec) {
-        size_t step = (m->nrec + CLASS_SERIES_POINTS - 1) / CLASS_SERIES_POINTS;
+    if (nrec) {
+        size_t step = (nrec + CLASS_SERIES_POINTS - 1) / CLASS_SERIES_POINTS, k = 0;
         unsigned char *seen = calloc(m->nst ? m->nst : 1, 1);
         unsigned done = 0;
         for (size_t i = 0; seen && i < m->nrec; i++) {
             const struct class_rec *x = &m->rec[i];
+            if (members && !in_class(&m->st[x->student], members))
+                continue;
             if (x->status == VERDICT_ACCEPTED && !seen[x->student] &&
                 in_class(&m->st[x->student], members)) {
                 seen[x->student] = 1;
                 done++;
             }
-            if ((i + 1) % step == 0 || i + 1 == m->nrec)
+            if (++k % step == 0 || k == nrec)
                 json_array_append_new(series, json_pack("{s:I, s:f}", "t_ms",
                                                         (json_int_t)x->graded_ms, "share",
                                                         students ? (double)done / students
@@ -555,7 +564,7 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
     }
     return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:I}",
                      "students", students, "submitted", submitted, "accepted", accepted,
-                     "stuck", stuck, "silent", quiet, "records", (int)m->nrec,
+                     "stuck", stuck, "silent", quiet, "records", (int)nrec,
                      "halves", halves, "mistakes", top, "accepted_series", series,
                      "thresholds", class_model_thresholds(m), "last_event_id",
                      class_model_last_id(m), "now_ms", (json_int_t)now_ms);

@@ -88,6 +88,7 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
     case ROUTE_CLASS_STUDENTS:
     case ROUTE_CLASS_STUDENT:
     case ROUTE_CLASS_GRADEBOOK:
+    case ROUTE_CLASS_GRADEBOOK_LAYOUT:
         return class_http_get(r, url);
     case ROUTE_ME:
     case ROUTE_MY_SUBMISSIONS:
@@ -306,6 +307,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     submission_release(r);
     lti_http_release(r);
     free(r->deferred_body);
+    json_decref(r->class_members);
     if (r->status == 0) {
         /* answered by libmicrohttpd itself (a 400 or 431 of its own) */
         const union MHD_ConnectionInfo *ci =

@@ -11,6 +11,7 @@
 #ifndef BUTTERFLY_HTTP_INTERNAL_H
 #define BUTTERFLY_HTTP_INTERNAL_H
 
+#include <jansson.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -42,6 +43,7 @@ struct server {
     char *page_csp;                /* the pages' Content-Security-Policy (server_start) */
     char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;
+    atomic_uint gradebooks;        /* gradebook downloads being made (class_gradebook.c) */
 };
 
 enum request_state {
@@ -101,9 +103,14 @@ struct request {
     enum store_status lookup_status;
     /* an answer made on the reader's thread (REQ_DEFERRED) */
     unsigned deferred_status;
-    char *deferred_body;           /* JSON text, owned */
+    char *deferred_body;           /* JSON text, owned (or deferred_len bytes of deferred_type) */
+    size_t deferred_len;           /* 0: strlen(deferred_body) */
+    const char *deferred_type;     /* NULL: application/json */
     char deferred_header[2][1300]; /* "Name: value" pairs, "" when none */
     struct list_args list;
+    /* GET /api/class/gradebook: what the reader's thread writes */
+    int gradebook_layout;          /* enum gradebook_layout */
+    json_t *class_members;         /* owned: the class's students; NULL: every student */
     /* the record of a submission */
     char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
     bool detached;                 /* ?wait=false: answered 202 already */
@@ -162,8 +169,26 @@ enum MHD_Result records_http_get(struct request *r, const char *url);
 enum MHD_Result session_begin(struct request *r);
 enum MHD_Result session_finish(struct request *r);
 
+/* A read that found the connection lost (PostgreSQL restarted) is made
+ * once more: the store connects again on the next call. */
+#define READ_TWICE(st, call)                                                  \
+    do {                                                                      \
+        (st) = (call);                                                        \
+        if ((st) == STORE_UNAVAILABLE)                                        \
+            (st) = (call);                                                    \
+    } while (0)
+
+/* Makes the deferred answer an error {"error": {code, message}} with status. */
+void defer_error(struct request *r, unsigned status, const char *code, const char *msg);
+
 /* Sends the answer the reader's thread made (REQ_DEFERRED). */
 enum MHD_Result deferred_answer(struct request *r);
+
+/* --- class_gradebook.c ------------------------------------------------------- */
+
+/* GET /api/class/gradebook?layout=: the batch's layouts from the records,
+ * written on the reader's thread; klass NULL: every student. */
+enum MHD_Result class_gradebook_get(struct request *r, const char *klass);
 
 /* The verdict answer: the stored JSON with "recorded" (and the reason
  * when false) added as its last members. A new string, NULL on OOM. */

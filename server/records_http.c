@@ -68,7 +68,7 @@ static void defer_json(struct request *r, unsigned status, json_t *j)
     json_decref(j);
 }
 
-static void defer_error(struct request *r, unsigned status, const char *code, const char *msg)
+void defer_error(struct request *r, unsigned status, const char *code, const char *msg)
 {
     defer_json(r, status, json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg));
 }
@@ -87,11 +87,13 @@ enum MHD_Result deferred_answer(struct request *r)
         return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
     char *body = r->deferred_body;
     r->deferred_body = NULL;
-    struct MHD_Response *resp = response_from_buffer(body, strlen(body), MHD_RESPMEM_MUST_FREE);
+    size_t len = r->deferred_len ? r->deferred_len : strlen(body);
+    struct MHD_Response *resp = response_from_buffer(body, len, MHD_RESPMEM_MUST_FREE);
     for (int i = 0; resp && i < 2; i++)
         if (r->deferred_header[i][0])
             response_add_pair(resp, r->deferred_header[i]);
-    return response_queue(r, r->deferred_status, resp, "application/json", NULL);
+    return response_queue(r, r->deferred_status, resp,
+                          r->deferred_type ? r->deferred_type : "application/json", NULL);
 }
 
 /* Suspends r until fn, on the reader's thread, has made its answer. */
@@ -135,15 +137,6 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
 }
 
 /* --- who is asking ---------------------------------------------------------- */
-
-/* A read that found the connection lost (PostgreSQL restarted) is made
- * once more: the store connects again on the next call. */
-#define READ_TWICE(st, call)                                                  \
-    do {                                                                      \
-        (st) = (call);                                                        \
-        if ((st) == STORE_UNAVAILABLE)                                        \
-            (st) = (call);                                                    \
-    } while (0)
 
 /* On the reader's thread: whose token r->token is. */
 static void lookup_call(struct store *s, void *arg)

@@ -28,6 +28,7 @@ static const struct {
     { "/api/class/summary", ROUTE_CLASS_SUMMARY },
     { "/api/class/students", ROUTE_CLASS_STUDENTS },
     { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK },
+    { "/api/class/gradebook", ROUTE_CLASS_GRADEBOOK_LAYOUT },
     { "/lti/login", ROUTE_LTI_LOGIN },
     { "/lti/launch", ROUTE_LTI_LAUNCH },
     { "/lti/jwks.json", ROUTE_LTI_JWKS },

@@ -31,7 +31,8 @@ enum route {
     ROUTE_CLASS_SUMMARY,     /* GET /api/class/summary */
     ROUTE_CLASS_STUDENTS,    /* GET /api/class/students */
     ROUTE_CLASS_STUDENT,     /* GET /api/class/students/{id} */
-    ROUTE_CLASS_GRADEBOOK,   /* GET /api/class/gradebook.csv */
+    ROUTE_CLASS_GRADEBOOK,   /* GET /api/class/gradebook.csv: the view's own sheet */
+    ROUTE_CLASS_GRADEBOOK_LAYOUT,   /* GET /api/class/gradebook?layout=: the batch's layouts */
     ROUTE_LTI_LOGIN,         /* GET or POST /lti/login: LTI's login initiation */
     ROUTE_LTI_LAUNCH,        /* POST /lti/launch: the id_token */
     ROUTE_LTI_JWKS,          /* GET /lti/jwks.json: the tool's public keys */

@@ -217,7 +217,7 @@ function setProjector(on) {
   }
   // the names and the code leave the page, not only the screen
   $('grid').hidden = on;
-  $('gradebook').hidden = on;
+  $('gradebooks').hidden = on;
   $('roster').hidden = false;
   drawGrid();
   drawSummary();
@@ -226,6 +226,9 @@ function setProjector(on) {
 
 function start() {
   $('gradebook').href = withContext('/api/class/gradebook.csv');
+  for (const a of document.querySelectorAll('#gradebooks a[data-layout]')) {
+    a.href = withContext(`/api/class/gradebook?layout=${a.dataset.layout}`);
+  }
   $('sort').addEventListener('change', drawGrid);
   $('section').addEventListener('change', drawGrid);
   $('projector').addEventListener('click', () => setProjector(!state.projector));

@@ -77,9 +77,9 @@ static int fail(const struct store_error *err)
 
 /* The roster column that holds the student's id: ours is "id" (Canvas's
  * ID), then Canvas's other ids. */
-static int id_column(const struct batch_roster *r)
+static int id_column(const struct gradebook_roster *r)
 {
-    static const enum batch_roster_column order[] = { ROSTER_ID, ROSTER_SIS_USER,
+    static const enum gradebook_roster_column order[] = { ROSTER_ID, ROSTER_SIS_USER,
                                                       ROSTER_SIS_LOGIN };
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if (r->has[order[i]])
@@ -89,7 +89,7 @@ static int id_column(const struct batch_roster *r)
 
 static int cmd_class_import(struct store *s, const char *path)
 {
-    struct batch_roster r;
+    struct gradebook_roster r;
     char why[512];
     struct store_error err;
     if (!batch_roster_load(path, &r, why, sizeof why)) {
@@ -100,7 +100,7 @@ static int cmd_class_import(struct store *s, const char *path)
     size_t added = 0, updated = 0, skipped = 0;
     int rc = ADMIN_EXIT_OK;
     for (size_t i = 0; i < r.n; i++) {
-        const struct batch_roster_entry *e = &r.v[i];
+        const struct gradebook_roster_entry *e = &r.v[i];
         const char *id = e->cell[key];
         if (!*id) {
             skipped++;
@@ -129,8 +129,8 @@ static int cmd_class_import(struct store *s, const char *path)
     if (skipped)
         printf(", %zu rows without an id skipped", skipped);
     printf(" (ids from the roster's %s column)\n",
-           batch_roster_column_to_str((enum batch_roster_column)key));
-    batch_roster_free(&r);
+           gradebook_roster_column_to_str((enum gradebook_roster_column)key));
+    gradebook_roster_free(&r);
     return rc;
 }
 

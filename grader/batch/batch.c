@@ -58,7 +58,7 @@ struct run {
     enum batch_seed_origin seed_origin;
     struct batch_inputs in;
     struct batch_output out;
-    struct batch_roster roster;          /* --roster, or the store's students, for Canvas */
+    struct gradebook_roster roster;          /* --roster, or the store's students, for Canvas */
     struct batch_db_result db;           /* --from-database: what the records held */
     struct pool *pool;
     unsigned window;                     /* jobs in the pool at once */
@@ -82,13 +82,13 @@ void batch_options_init(struct batch_options *o)
     o->deadline_ms = DEFAULT_DEADLINE_MS;
     o->gradebook = GRADEBOOK_LAYOUT_DEFAULT;
     o->until_ms = INT64_MAX;
-    o->policy = BATCH_POLICY_BEST;
+    o->policy = STORE_POLICY_BEST;
 }
 
 const char *batch_options_problem(const struct batch_options *o)
 {
     if (!o->from_database && (o->regrade || o->until_ms != INT64_MAX
-                              || o->policy != BATCH_POLICY_BEST))
+                              || o->policy != STORE_POLICY_BEST))
         return "--regrade, --until and --policy are for --from-database";
     if (o->from_database && o->input)
         return "--from-database reads the records: give no INPUT";
@@ -267,8 +267,7 @@ static void record_stored(struct run *r, size_t i)
     struct verdict *v = j ? verdict_from_json(j) : NULL;
     json_decref(j);
     if (!v)
-        v = verdict_new(VERDICT_INTERNAL_ERROR, "The stored verdict of this record cannot be "
-                        "read; grade it again with --regrade.");
+        v = verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
     snprintf(r->sha[i], sizeof r->sha[i], "%s", st->sha);
     if (v)
         write_record(r, i, r->sha[i], v);
@@ -482,7 +481,7 @@ static bool write_stream(struct run *r, FILE *m, char **buf, size_t *len, const 
 }
 
 /* Writes the gradebook of a learning system, when one was asked for. */
-static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_lms_result *res,
+static bool write_lms(struct run *r, const struct batch_row *rows, struct gradebook_result *res,
                       char *err, size_t errsz)
 {
     const struct batch_options *o = r->o;
@@ -495,13 +494,8 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct batch_
         snprintf(err, errsz, "out of memory");
         return false;
     }
-    bool ok = true;
-    if (o->gradebook == GRADEBOOK_LAYOUT_CANVAS)
-        ok = batch_lms_write_canvas(m, rows, r->in.n, &r->roster,
-                                    o->assignment ? o->assignment : task_butterfly.title, res);
-    else
-        batch_lms_write_moodle(m, rows, r->in.n, res);
-    if (!ok) {
+    if (!batch_lms_write(m, o->gradebook, rows, r->in.n, &r->roster,
+                         o->assignment ? o->assignment : task_butterfly.title, res)) {
         fclose(m);
         free(buf);
         snprintf(err, errsz, "out of memory");
@@ -526,7 +520,7 @@ static bool write_report(struct run *r, size_t i, const struct verdict *v,
     return ok;
 }
 
-static void print_lms(const struct run *r, const struct batch_lms_result *res)
+static void print_lms(const struct run *r, const struct gradebook_result *res)
 {
     const struct batch_options *o = r->o;
     if (o->gradebook == GRADEBOOK_LAYOUT_CANVAS) {
@@ -549,7 +543,7 @@ static int rebuild(struct run *r, double seconds)
     size_t csv_len = 0, html_len = 0, missing = 0, internal = 0;
     char err[512] = "out of memory";
     int rc = BATCH_EXIT_FAILED;
-    struct batch_lms_result lms = { 0 };
+    struct gradebook_result lms = { 0 };
     struct batch_summary *sum = batch_summary_new();
     struct batch_row *rows = calloc(r->in.n, sizeof *rows);
     FILE *m = sum && rows ? csv_begin(o, &csv, &csv_len) : NULL;
@@ -630,7 +624,7 @@ static int rebuild(struct run *r, double seconds)
         if (o->from_database && !o->regrade)
             printf("\nFrom the records (policy %s): each row keeps the verdict its student was "
                    "answered and the seed it was graded with (in its results.json)\n",
-                   batch_policy_to_str(o->policy));
+                   store_policy_to_str(o->policy));
         else
             printf("\nSeed %llu, %s: --seed %llu grades the same submissions the same way\n",
                    (unsigned long long)r->seed, batch_seed_origin_to_str(r->seed_origin),
@@ -724,13 +718,13 @@ int batch_run(const struct batch_options *o)
     batch_output_identity(&r.out, &io.skip_dev, &io.skip_ino);
     if (o->from_database) {
         struct batch_db_options dbo = { o->from_database, o->until_ms, o->policy };
-        struct batch_roster stored;
+        struct gradebook_roster stored;
         if (!batch_input_db_load(&dbo, &r.in, &stored, &r.db, err, sizeof err)) {
             fprintf(stderr, "butterfly-batch: %s\n", err);
             goto out;
         }
         if (o->roster)
-            batch_roster_free(&stored);
+            gradebook_roster_free(&stored);
         else
             r.roster = stored;
     } else if (!batch_inputs_load(&io, &r.in, err, sizeof err)) {
@@ -788,7 +782,7 @@ out:
 out_early:
     batch_inputs_free(&r.in);
     batch_output_close(&r.out);
-    batch_roster_free(&r.roster);
+    gradebook_roster_free(&r.roster);
     if (stdin_copy)
         fclose(stdin_copy);
     free(r.sha);

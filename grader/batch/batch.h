@@ -37,7 +37,7 @@ struct batch_options {
     bool excel;                   /* CSV files start with a UTF-8 byte-order mark */
     const char *from_database;    /* a store's URL: the inputs are its records (input NULL) */
     int64_t until_ms;             /* with from_database: records received by then (INT64_MAX) */
-    enum batch_policy policy;     /* with from_database: which record of a student */
+    enum store_policy policy;     /* with from_database: which record of a student */
     bool regrade;                 /* with from_database: grade the chosen source again */
 };
 

@@ -170,7 +170,7 @@ int main(int argc, char **argv)
             }
             break;
         case OPT_POLICY:
-            if (!batch_policy_from_str(optarg, &o.policy)) {
+            if (!store_policy_from_str(optarg, &o.policy)) {
                 fprintf(stderr, "butterfly-batch: bad --policy '%s' (best or last)\n", optarg);
                 return BATCH_EXIT_USAGE;
             }

@@ -105,6 +105,10 @@
 #define CLASS_TOP_MISTAKES         5u        /* mistakes and compile errors in the summary */
 #define CLASS_SERIES_POINTS        120u      /* points of the share-Accepted chart */
 #define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */
+#define CLASS_GRADEBOOKS_AT_ONCE   1u        /* gradebook downloads being written at once (each
+                                              * reads every record on the reader's thread) */
+#define CLASS_GRADEBOOK_MAX_BYTES  (64u << 20)  /* of one download; past it, 503 and
+                                                 * butterfly-batch --from-database */
 #define CLASS_LTI_REFRESH_MS       3000u     /* the class view reads the LTI classes and the
                                               * scores not sent this often (and on a launch) */
 #define CLASS_LISTEN_RETRY_S       3u        /* PostgreSQL listener: reconnect this often */

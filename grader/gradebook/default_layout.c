@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "gradebook/csv_write.h"
+#include "gradebook/layout.h"
 
 static const char *const columns[GRADEBOOK_DEFAULT_COLUMNS] = {
     "id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
@@ -74,4 +75,13 @@ void gradebook_default_row(FILE *f, const char *id, const char *input, const str
     };
     csv_write_row(f, row, GRADEBOOK_DEFAULT_COLUMNS, TEXT_COLUMNS);
     free(message);
+}
+
+char *gradebook_record_location(const char *record_id, const char *name, bool unverified)
+{
+    char *s = NULL;
+    if (asprintf(&s, "record %s, %s%s%s", record_id, name, unverified ? " " : "",
+                 unverified ? GRADEBOOK_UNVERIFIED_MARK : "") < 0)
+        return NULL;
+    return s;
 }

@@ -13,6 +13,7 @@
 #ifndef BUTTERFLY_GRADEBOOK_DEFAULT_LAYOUT_H
 #define BUTTERFLY_GRADEBOOK_DEFAULT_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -31,5 +32,16 @@ void gradebook_default_header(FILE *f);
  * `input` and was graded to v, scored as sc. */
 void gradebook_default_row(FILE *f, const char *id, const char *input, const struct verdict *v,
                            const struct score *sc);
+
+/* The row of a stored verdict that does not parse (never expected). */
+#define GRADEBOOK_UNREADABLE_VERDICT \
+    "The stored verdict of this record cannot be read; grade it again with --regrade."
+
+/*
+ * The input column of a row from a server's records: "record ID, NAME",
+ * with GRADEBOOK_UNVERIFIED_MARK after an unverified name. A new string,
+ * NULL on OOM.
+ */
+char *gradebook_record_location(const char *record_id, const char *name, bool unverified);
 
 #endif

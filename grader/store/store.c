@@ -484,6 +484,7 @@ struct walk {
     bool (*fn)(const struct store_record *r, void *arg);
     void *arg;
     bool oom;
+    bool stopped;   /* fn said so */
 };
 
 static bool walk_row(const struct store_value *c, size_t n, void *arg)
@@ -496,20 +497,24 @@ static bool walk_row(const struct store_value *c, size_t n, void *arg)
     }
     bool go_on = w->fn(&r, w->arg);
     store_record_clear(&r);
+    w->stopped = !go_on;
     return go_on;
 }
 
-/* Runs a query of RECORD_COLUMNS in one read transaction, calling fn per record. */
-static enum store_status walk_records(struct store *s, const char *sql,
+/* Runs queries of RECORD_COLUMNS (sql, then sql2 unless NULL or fn
+ * stopped) in one read transaction, calling fn per record. */
+static enum store_status walk_records(struct store *s, const char *sql, const char *sql2,
                                       const struct store_value *p, size_t n,
                                       bool (*fn)(const struct store_record *r, void *arg),
                                       void *arg, struct store_error *err)
 {
-    struct walk w = { fn, arg, false };
+    struct walk w = { fn, arg, false, false };
     enum store_status st = s->ops->begin(s, false, err);
     if (st != STORE_OK)
         return st;
     st = s->ops->exec(s, sql, false, p, n, walk_row, &w, NULL, err);
+    if (st == STORE_OK && !w.oom && !w.stopped && sql2)
+        st = s->ops->exec(s, sql2, false, p, n, walk_row, &w, NULL, err);
     if (st == STORE_OK && w.oom)
         st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the records");
     if (st == STORE_OK)
@@ -529,9 +534,14 @@ enum store_status store_records_each(struct store *s, int64_t until_ms,
     if (st != STORE_OK)
         return st;
     struct store_value p[] = { sv_int(until_ms) };
-    /* NULL students first on both backends (PostgreSQL sorts NULL last) */
-    return walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE received_ms <= ?1 "
-                           "ORDER BY student IS NOT NULL, student, received_ms, id",
+    /* NULL students first on both backends (PostgreSQL sorts NULL last),
+     * in a query of their own: one ORDER BY student IS NOT NULL, ... sorts
+     * the whole table, verdicts and sources, through temporary files,
+     * where this walks records_by_student in its order */
+    return walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE student IS NULL "
+                           "AND received_ms <= ?1 ORDER BY received_ms, id",
+                        "SELECT " RECORD_COLUMNS " FROM records WHERE student IS NOT NULL "
+                           "AND received_ms <= ?1 ORDER BY student, received_ms, id",
                         p, 1, fn, arg, err);
 }
 
@@ -799,7 +809,7 @@ enum store_status store_student_export(struct store *s, const char *id, json_t *
         goto done;
     }
     r = walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE student = ?1 "
-                        "ORDER BY received_ms, id", p, 1, export_row, &e, err);
+                        "ORDER BY received_ms, id", NULL, p, 1, export_row, &e, err);
     if (r == STORE_OK && e.oom)
         r = store_fail(err, STORE_NO_MEMORY, "out of memory exporting");
     if (r != STORE_OK)

@@ -407,12 +407,12 @@ static void test_until_and_policy(void **state)
         int64_t ms = 42;
         assert_false(batch_until_parse(bad[i], &ms));
     }
-    enum batch_policy p;
-    assert_true(batch_policy_from_str("best", &p));
-    assert_int_equal(p, BATCH_POLICY_BEST);
-    assert_true(batch_policy_from_str("last", &p));
-    assert_string_equal(batch_policy_to_str(p), "last");
-    assert_false(batch_policy_from_str("first", &p));
+    enum store_policy p;
+    assert_true(store_policy_from_str("best", &p));
+    assert_int_equal(p, STORE_POLICY_BEST);
+    assert_true(store_policy_from_str("last", &p));
+    assert_string_equal(store_policy_to_str(p), "last");
+    assert_false(store_policy_from_str("first", &p));
 }
 
 int main(void)

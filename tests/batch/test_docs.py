@@ -81,8 +81,8 @@ def main():
         ("grader/batch/input/batch_input.h", "BATCH_MAX_INPUTS", str),
         ("grader/batch/input/batch_input.h", "BATCH_MAX_TABLE_SOURCES", mib),
         ("grader/batch/input/batch_input.h", "BATCH_MAX_JSONL_LINE", mib),
-        ("grader/batch/input/batch_id.h", "BATCH_ID_MAX", lambda n: "%d bytes" % n),
-        ("grader/batch/reports/batch_roster.h", "BATCH_ROSTER_MAX_ROWS", str),
+        ("grader/gradebook/student_id.h", "GRADEBOOK_ID_MAX", lambda n: "%d bytes" % n),
+        ("grader/gradebook/roster.h", "GRADEBOOK_ROSTER_MAX_ROWS", str),
         ("grader/batch/reports/batch_roster.h", "BATCH_ROSTER_MAX_FIELD", lambda n: "%d bytes" % n),
     ]:
         text = shown(c_define(header, name))
@@ -97,7 +97,7 @@ def main():
     with open(os.path.join(ROOT, "gradescope", "run_autograder")) as f:
         script = f.read()
     id_max = int(re.search(r"^ID_MAX = (\d+)", script, re.M).group(1))
-    check(id_max == c_define("grader/batch/input/batch_id.h", "BATCH_ID_MAX"),
+    check(id_max == c_define("grader/gradebook/student_id.h", "GRADEBOOK_ID_MAX"),
           "run_autograder's ID_MAX is not BATCH_ID_MAX")
     keep = eval(re.search(r"^KEEP_BYTES = ([\d *+]+)", script, re.M).group(1),
                 {"__builtins__": {}})

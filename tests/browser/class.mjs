@@ -200,9 +200,35 @@ async function main() {
     check(await page.$('pre') === null, 'code on the projector');
     check(await page.$('#chart svg polyline') !== null, 'no chart');
     check(/Stuck/.test(await page.textContent('#counts')), 'no counts');
+    check(!(await page.isVisible('#gradebooks')), 'the gradebooks on the projector');
     await page.keyboard.press('Enter');   // the button keeps the focus: leave
     await page.waitForSelector('body:not(.projector)');
     check((await tileNames()).includes('Dee'), 'the grid did not come back');
+  });
+
+  await step('a gradebook button per layout, by keyboard, each with its note', async () => {
+    const got = [];
+    for (const [label, layout, file] of [['Gradebook (CSV)', 'default', 'gradebook.csv'],
+      ['Canvas import', 'canvas', 'gradebook-canvas.csv'], ['Moodle import', 'moodle', 'gradebook-moodle.csv']]) {
+      await tabTo('#gradebooks a', label);
+      const a = await page.evaluate(() => {
+        const e = document.activeElement;
+        return { href: e.getAttribute('href'), note: e.parentElement.querySelector('.note').textContent };
+      });
+      check(a.href === `/api/class/gradebook?layout=${layout}`, `${label} links to ${a.href}`);
+      check(a.note.trim().length > 20, `${label} has no note`);
+      // what the link downloads, with the page's own cookie
+      const r = await page.evaluate(async (href) => {
+        const res = await fetch(href, { credentials: 'same-origin' });
+        return { status: res.status, type: res.headers.get('content-type'),
+          disposition: res.headers.get('content-disposition'), text: await res.text() };
+      }, a.href);
+      check(r.status === 200 && r.type.startsWith('text/csv'), `${label}: ${r.status} ${r.type}`);
+      check(r.disposition === `attachment; filename="${file}"`, `${label}: ${r.disposition}`);
+      check(r.text.includes('Dee'), `${label}'s file lacks Dee`);
+      got.push(`${layout} ${r.text.split('\r\n').length - 2} rows`);
+    }
+    return got.join(', ');
   });
 
   await step('the view survives a restart and fills in what it missed', async () => {
@@ -238,6 +264,11 @@ async function main() {
       check(w >= 200, `a tile is ${w}px wide`);
       const font = await page.$eval('.tile-facts', (e) => parseFloat(getComputedStyle(e).fontSize));
       check(font >= 13, `facts at ${font}px`);
+      const note = await page.$eval('#gradebooks .note', (e) => parseFloat(getComputedStyle(e).fontSize));
+      check(note >= 13, `the gradebooks' notes at ${note}px`);
+      if (process.env.BUTTERFLY_ARTIFACTS) {
+        await page.screenshot({ path: `${process.env.BUTTERFLY_ARTIFACTS}/class-${width}.png`, fullPage: true });
+      }
     });
   }
 }

@@ -38,7 +38,7 @@ def main():
             srv.stop()
     # the class view restarts its server itself: it gets the program
     env = dict(os.environ, BUTTERFLY_URL="(class.mjs starts its own)", BUTTERFLY_E2E="class.mjs",
-               BUTTERFLY_SERVER=binary)
+               BUTTERFLY_SERVER=binary, BUTTERFLY_ARTIFACTS=artifacts)
     rc3 = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
     return rc or rc2 or rc3
 

@@ -6,7 +6,11 @@ the end at shutdown), the summary, the roster and one student, the
 gradebook, and who may read them (no token, a student's cookie, another
 server's token, a cross-site request; the token never in the access log).
 
-usage: test_class.py SERVER_BINARY SAMPLES_DIR ADMIN_BINARY
+The gradebook downloads (?layout=default|canvas|moodle) are checked byte
+for byte against what butterfly-batch --from-database writes from the
+same store.
+
+usage: test_class.py SERVER_BINARY SAMPLES_DIR ADMIN_BINARY BATCH_BINARY
 
 Prints one line per check and ends with "N passed, M failed".
 """
@@ -28,11 +32,14 @@ from common import Checks  # noqa: E402
 from serverproc import Server  # noqa: E402
 from sse import Stream  # noqa: E402
 
-BINARY, SAMPLES, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
+BINARY, SAMPLES, ADMIN, BATCH = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 SUBMIT = "/api/tasks/butterfly/submissions"
 PAGE = {"X-Requested-With": "butterfly"}
 ROUTES = ["/api/class/events", "/api/class/summary", "/api/class/students",
-          "/api/class/students/x", "/api/class/gradebook.csv"]
+          "/api/class/students/x", "/api/class/gradebook.csv",
+          "/api/class/gradebook?layout=default", "/api/class/gradebook?layout=canvas"]
+LAYOUTS = {"default": "gradebook.csv", "canvas": "gradebook-canvas.csv",
+           "moodle": "gradebook-moodle.csv"}
 HEARTBEAT_S = 1
 MAX_STREAMS = 4
 
@@ -114,6 +121,13 @@ def refresh_s():
     """CREDENTIALS_REFRESH_S, from the one place it is set."""
     with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
         return int(re.search(r"#define CREDENTIALS_REFRESH_S\s+(\d+)u", f.read()).group(1))
+
+
+def gradebook_max_mib():
+    """CLASS_GRADEBOOK_MAX_BYTES in MiB, from the one place it is set."""
+    with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
+        m = re.search(r"#define CLASS_GRADEBOOK_MAX_BYTES\s+\((\d+)u << 20\)", f.read())
+    return int(m.group(1))
 
 
 def token_of(srv):
@@ -255,9 +269,17 @@ def t_bound_on_streams(w):
 def t_stuck_and_summary(w):
     for _ in range(3):
         w.submit("Dee", sample("wrong_twiddle_sign.glsl"))
-    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
-    assert st == 200
-    tiles = {t["name"]: t for t in json.loads(data)["students"]}
+    # the view learns of a record after its commit, on the feed's thread,
+    # while the answer goes out at the commit: a moment's lag (the events'
+    # own test measures it)
+    deadline = time.time() + 5
+    while True:
+        st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+        assert st == 200
+        tiles = {t["name"]: t for t in json.loads(data)["students"]}
+        if tiles["Dee"]["attempts"] == 3 or time.time() > deadline:
+            break
+        time.sleep(0.05)
     assert tiles["Dee"]["stuck"] is True and tiles["Dee"]["repeats"] == 3, tiles["Dee"]
     assert tiles["Cy"]["accepted"] is True and tiles["Cy"]["stuck"] is False
     # needs help: Dee before everyone who passed
@@ -296,6 +318,77 @@ def t_gradebook(w):
     assert rows[0].startswith("student_id,name,section,verified"), rows[0]
     cy = [r for r in rows if ",Cy," in r][0]
     assert "unverified" in cy and ",yes," in cy, cy
+
+
+def batch_file(w, layout):
+    """What butterfly-batch --from-database writes for layout from w's store."""
+    with tempfile.TemporaryDirectory() as out:
+        args = [BATCH, "--from-database", "sqlite:" + w.db, "--quiet", "-o", out]
+        if layout != "default":
+            args += ["--gradebook", layout]
+        r = subprocess.run(args, capture_output=True, timeout=120)
+        assert r.returncode == 0, (layout, r.returncode, r.stderr.decode())
+        with open(os.path.join(out, LAYOUTS[layout]), "rb") as f:
+            return f.read()
+
+
+def t_gradebook_layouts(w):
+    """Each layout's download is the batch's file from the same records."""
+    # beside the guests: a name a CSV must quote and a spreadsheet must not
+    # run, a compile error (a message over lines), a submission of nobody
+    # (no row), and a roster student with no submission (Canvas's blank cell)
+    w.submit('=Zed, "the" one', sample("compile_error_line3.glsl"))
+    st, _, _ = call(w.port, "POST", SUBMIT, sample("correct.glsl"),
+                    {"Content-Type": "text/plain", **PAGE})
+    assert st == 200, st
+    roster = os.path.join(w.folder, "roster.csv")
+    with open(roster, "w") as f:
+        f.write("id,name,section,email\r\nr-1,Rita Roster,Sec A,rita@example.org\r\n")
+    r = subprocess.run([ADMIN, "--database", "sqlite:" + w.db, "class", "import", roster],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = {}
+    for layout, name in LAYOUTS.items():
+        st, h, data = call(w.port, "GET", "/api/class/gradebook?layout=" + layout,
+                           headers=w.bearer)
+        assert st == 200 and h["content-type"].startswith("text/csv"), (layout, st, data[:200])
+        assert h["content-disposition"] == 'attachment; filename="%s"' % name, h
+        want = batch_file(w, layout)
+        assert data == want, (layout, "the download differs from butterfly-batch's file",
+                              data.decode(errors="replace")[:600],
+                              want.decode(errors="replace")[:600])
+        got[layout] = data.decode()
+    # the files hold the class: a row per student, the unverified names marked
+    rows = got["default"].splitlines()
+    assert rows[0].startswith("id,verdict,score,max_score") and len(rows) >= 5, rows[:3]
+    assert any(re.search(r",Accepted,(\d+),\1,", r) for r in rows), rows
+    assert "Points Possible" in got["canvas"] and "Cy (unverified name)" in got["canvas"]
+    assert "Rita Roster,r-1,,,Sec A,\r\n" in got["canvas"], got["canvas"]
+    assert '"record ' in got["default"] and '=Zed, ""the"" one' in got["default"], got["default"]
+    assert "Compilation Error" in got["default"], got["default"]
+    assert got["moodle"].startswith("Identifier,Grade,Feedback\r\n"), got["moodle"][:80]
+    assert "(unverified name)" in got["moodle"]
+    assert len(set(got.values())) == 3, "the layouts are not three different files"
+    # the old download stays as it was
+    st, _, data = call(w.port, "GET", "/api/class/gradebook.csv", headers=w.bearer)
+    assert st == 200 and data.startswith(b"student_id,name,section,verified"), data[:80]
+    # a layout that is none of them, or none at all: 400 naming the three
+    for q in ("?layout=blackboard", "?layout=", ""):
+        st, _, data = call(w.port, "GET", "/api/class/gradebook" + q, headers=w.bearer)
+        err = json.loads(data)["error"]
+        assert st == 400 and err["code"] == "bad_layout", (q, st, data)
+        assert all(n in err["message"] for n in LAYOUTS), err
+    # the documents state the bound on a download as it is set
+    mib = "%d MiB" % gradebook_max_mib()
+    for doc in ("openapi.json", "DEPLOY.md"):
+        with open(os.path.join(HERE, "..", "..", "docs", doc)) as f:
+            assert mib in f.read(), (doc, "does not state", mib)
+    # a class this server does not keep
+    st, _, _ = call(w.port, "GET", "/api/class/gradebook?layout=moodle&class=other",
+                    headers=w.bearer)
+    assert st == 404, st
+    return "%d students; default, canvas and moodle as butterfly-batch writes them" % (
+        len(rows) - 1)
 
 
 def t_no_token_in_access_log(w):
@@ -382,6 +475,8 @@ def main():
                 ("gradebook", t_gradebook),
                 ("no token in the access log", t_no_token_in_access_log),
                 ("shutdown ends streams; restart fills in", t_restart_fills_in),
+                # last: its roster ends the open lab (no more guests)
+                ("gradebook layouts: the batch's files, byte for byte", t_gradebook_layouts),
             ]:
                 checks.run(name, fn, w)
         finally:

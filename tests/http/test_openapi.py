@@ -186,6 +186,7 @@ def t_routes_are_the_servers(_srv):
 SIGNED_OUT = {"/class": 401, "/api/me/submissions": 401, "/api/submissions/{id}": 404,
               "/api/class/events": 401, "/api/class/summary": 401, "/api/class/students": 401,
               "/api/class/students/{id}": 401, "/api/class/gradebook.csv": 401,
+              "/api/class/gradebook": 401,
               # LTI is off on this server (the lti suite checks them with it on)
               "/lti/jwks.json": 404, "/lti/login": 404}
 
@@ -300,6 +301,12 @@ def t_records_answers(srv):
                  "/api/class/students/" + student):
         for method in ("GET", "HEAD"):
             check(srv, method, path, 200, headers=bearer)
+    for layout in ("default", "canvas", "moodle"):
+        for method in ("GET", "HEAD"):
+            check(srv, method, "/api/class/gradebook?layout=" + layout, 200, headers=bearer)
+    check(srv, "GET", "/api/class/gradebook?layout=blackboard", 400, headers=bearer)
+    check(srv, "GET", "/api/class/gradebook", 400, headers=bearer)
+    check(srv, "GET", "/api/class/gradebook?layout=moodle&class=nosuch", 404, headers=bearer)
     check(srv, "GET", "/api/class/students/nobody", 404, headers=bearer)
     check(srv, "GET", "/api/class/summary", 403, headers=cookie)
     check(srv, "GET", "/api/me", 401, headers={"Authorization": "Bearer " + "0" * 64})

@@ -225,6 +225,25 @@ try:
     st2, body = bearer_get("/api/class/students?class=" + class2)
     check(st == 404 and st2 == 200 and "Grace Hopper" in body,
           "the instructor's token reads any class; an unknown class answers 404 (%s)" % st)
+    # the summary and the gradebooks of a class: its learners' records only
+    st, _, body = ins2.go("GET", SERVER_URL + "/api/class/summary?class=" + class2)
+    sm = json.loads(body) if st == 200 else {}
+    check(sm.get("records") == 1 and len(sm.get("accepted_series", [])) == 1 and
+          sm["accepted_series"][-1]["share"] == 1.0,
+          "a class's summary counts and charts its own records only: %s"
+          % {k: sm.get(k) for k in ("records", "accepted_series")})
+    st, _, body = ins.go("GET", SERVER_URL + "/api/class/summary?class=" + class1)
+    check(st == 200 and json.loads(body)["records"] >= 3 and
+          json.loads(body)["records"] < json.loads(
+              bearer_get("/api/class/summary")[1])["records"],
+          "the other class's summary leaves Grace's record out")
+    st, _, body = ins2.go("GET", SERVER_URL + "/api/class/gradebook?layout=default&class=" + class2)
+    rows = body.splitlines()
+    check(st == 200 and len(rows) == 2 and "Grace Hopper" in rows[1] and
+          ",Accepted," in rows[1], "a class's gradebook holds its learners only: %s" % rows)
+    st, _, body = ins.go("GET", SERVER_URL + "/api/class/gradebook?layout=canvas&class=" + class1)
+    check(st == 200 and "Ada Lovelace" in body and "Grace Hopper" not in body,
+          "the other class's Canvas file leaves Grace out (%s)" % st)
 
     def flag(b, klass):
         t = roster(b, klass)[1]

@@ -122,7 +122,21 @@ static void test_summary_counts_and_mistakes(void **state)
     double last = json_real_value(json_object_get(json_array_get(series, json_array_size(series) - 1),
                                                   "share"));
     assert_true(last > 0.24 && last < 0.26);   /* one of four */
+    assert_int_equal(json_integer_value(json_object_get(s, "records")), 5);
     json_decref(s);
+    /* a launch's class of a and c: its records and its chart only */
+    json_t *members = json_pack("{s:b, s:b}", "a", 1, "c", 1);
+    s = class_model_summary(m, members, 1000000 + 55 * 60000);
+    assert_int_equal(json_integer_value(json_object_get(s, "students")), 2);
+    assert_int_equal(json_integer_value(json_object_get(s, "records")), 3);
+    series = json_object_get(s, "accepted_series");
+    assert_int_equal(json_array_size(series), 3);   /* a step per record of theirs */
+    json_t *first = json_array_get(series, 0), *end = json_array_get(series, 2);
+    assert_true(json_real_value(json_object_get(first, "share")) == 0.0);   /* a: wrong */
+    last = json_real_value(json_object_get(end, "share"));
+    assert_true(last > 0.49 && last < 0.51);   /* c of a and c */
+    json_decref(s);
+    json_decref(members);
     class_model_free(m);
 }
 

@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
-#define BATCH_ID_MAX  80                      /* bytes of an id */
+#include "gradebook/student_id.h"
+
+#define BATCH_ID_MAX  GRADEBOOK_ID_MAX        /* bytes of an id (gradebook/student_id.h) */
 #define BATCH_KEY_MAX (3 * BATCH_ID_MAX + 1)  /* its name on disk, with the NUL */
 
 /*

@@ -7,23 +7,9 @@
 #include <time.h>
 
 #include "common/task.h"
+#include "gradebook/default_layout.h"
 #include "store/store.h"
-
-bool batch_policy_from_str(const char *s, enum batch_policy *p)
-{
-    if (!strcmp(s, "best"))
-        *p = BATCH_POLICY_BEST;
-    else if (!strcmp(s, "last"))
-        *p = BATCH_POLICY_LAST;
-    else
-        return false;
-    return true;
-}
-
-const char *batch_policy_to_str(enum batch_policy p)
-{
-    return p == BATCH_POLICY_LAST ? "last" : "best";
-}
+#include "store/store_choose.h"
 
 bool batch_until_parse(const char *s, int64_t *ms)
 {
@@ -72,122 +58,36 @@ bool batch_until_parse(const char *s, int64_t *ms)
     return true;
 }
 
-/* The walk's state: records come ordered by student, then time. */
-struct pick {
-    const struct batch_db_options *o;
-    struct batch_db_result *res;
-    struct store_record chosen;      /* the current student's choice so far */
-    bool have;
-    bool oom;
-    struct store_record *v;          /* the choices, one per student */
-    size_t n, cap;
-};
-
-/* Whether r beats the current choice under the policy (r is later). */
-static bool better(const struct pick *p, const struct store_record *r)
-{
-    if (p->o->policy == BATCH_POLICY_LAST)
-        return true;
-    return r->points >= p->chosen.points;
-}
-
-static bool keep_chosen(struct pick *p)
-{
-    if (!p->have)
-        return true;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 64;
-        struct store_record *v = realloc(p->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        p->v = v;
-        p->cap = cap;
-    }
-    p->v[p->n++] = p->chosen;
-    memset(&p->chosen, 0, sizeof p->chosen);
-    p->have = false;
-    return true;
-}
-
-static bool on_record(const struct store_record *r, void *arg)
-{
-    struct pick *p = arg;
-    p->res->records++;
-    if (!r->student) {
-        p->res->nobody++;
-        return true;
-    }
-    if (p->have && strcmp(p->chosen.student, r->student) != 0 && !keep_chosen(p))
-        goto oom;
-    if (p->have && !better(p, r))
-        return true;
-    struct store_record *c = store_record_copy(r);
-    if (!c)
-        goto oom;
-    store_record_clear(&p->chosen);
-    p->chosen = *c;
-    free(c);
-    p->have = true;
-    return true;
-oom:
-    p->oom = true;
-    return false;
-}
-
 struct names {
-    struct batch_roster *roster;
+    struct gradebook_roster *roster;
     bool oom;
 };
 
 static bool on_student(const struct store_student *st, void *arg)
 {
     struct names *nm = arg;
-    struct batch_roster *r = nm->roster;
-    if (r->n == BATCH_ROSTER_MAX_ROWS)
+    if (nm->roster->n == GRADEBOOK_ROSTER_MAX_ROWS)
         return false;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        struct batch_roster_entry *v = realloc(r->v, cap * sizeof *v);
-        if (!v)
-            goto oom;
-        r->v = v;
-        r->cap = cap;
+    if (!gradebook_roster_add_student(nm->roster, st->id, st->name, st->verified, st->section,
+                                      st->email)) {
+        nm->oom = true;
+        return false;
     }
-    struct batch_roster_entry *e = &r->v[r->n];
-    memset(e, 0, sizeof *e);
-    char *name = NULL;
-    if (asprintf(&name, "%s%s%s", st->name, st->verified ? "" : " ",
-                 st->verified ? "" : BATCH_UNVERIFIED_MARK) < 0)
-        goto oom;
-    e->cell[ROSTER_STUDENT] = name;
-    e->cell[ROSTER_ID] = strdup(st->id);
-    e->cell[ROSTER_SIS_USER] = strdup("");
-    e->cell[ROSTER_SIS_LOGIN] = strdup("");
-    e->cell[ROSTER_SECTION] = strdup(st->section);
-    e->email = strdup(st->email);
-    r->n++;   /* from here batch_roster_free releases it */
-    for (int c = 0; c < ROSTER_COLUMNS; c++)
-        if (!e->cell[c])
-            goto oom;
-    if (!e->email)
-        goto oom;
     return true;
-oom:
-    nm->oom = true;
-    return false;
 }
 
 /* Makes input i of the chosen record r, with the student's name. */
 static bool add_input(struct batch_inputs *in, struct store_record *r,
                       const struct store_student *st, bool known, char *err, size_t errsz)
 {
-    char location[STORE_ID_SIZE + STORE_MAX_TEXT + 64];
     const char *name = known ? st->name : r->student;
     bool unverified = known && !st->verified;
-    snprintf(location, sizeof location, "record %s, %s%s%s", r->id, name,
-             unverified ? " " : "", unverified ? BATCH_UNVERIFIED_MARK : "");
+    char *location = gradebook_record_location(r->id, name, unverified);
+    if (!location)
+        goto oom;
     struct batch_input *e = batch_inputs_add(in, r->student, strlen(r->student), location, err,
                                              errsz);
+    free(location);
     if (!e)
         return false;
     struct batch_stored *s = calloc(1, sizeof *s);
@@ -220,7 +120,7 @@ oom:
 }
 
 bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *in,
-                         struct batch_roster *roster, struct batch_db_result *res,
+                         struct gradebook_roster *roster, struct batch_db_result *res,
                          char *err, size_t errsz)
 {
     memset(in, 0, sizeof *in);
@@ -230,7 +130,7 @@ bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *
     in->format = BATCH_FORMAT_DATABASE;
     struct store *s = NULL;
     struct store_error se;
-    struct pick p = { .o = o, .res = res };
+    struct store_chosen p = { 0 };
     struct names nm = { roster, false };
     bool ok = false;
     if (store_open(o->url, &s, &se) != STORE_OK) {
@@ -241,20 +141,18 @@ bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *
         snprintf(err, errsz, "--from-database none holds no records");
         goto out;
     }
-    if (store_records_each(s, o->until_ms, on_record, &p, &se) != STORE_OK) {
+    if (store_records_choose(s, o->until_ms, o->policy, true, &p, &se) != STORE_OK) {
         snprintf(err, errsz, "%s", se.message);
         goto out;
     }
-    if (p.oom || !keep_chosen(&p)) {
-        snprintf(err, errsz, "out of memory");
-        goto out;
-    }
+    res->records = p.records;
+    res->nobody = p.nobody;
     if (store_students_each(s, on_student, &nm, &se) != STORE_OK || nm.oom) {
         snprintf(err, errsz, "%s", nm.oom ? "out of memory" : se.message);
         goto out;
     }
     roster->has[ROSTER_STUDENT] = roster->has[ROSTER_ID] = roster->has[ROSTER_SECTION] = true;
-    roster->has_email = true;
+    roster->has_email = true;   /* even with no student */
     for (size_t i = 0; i < p.n; i++) {
         struct store_student st;
         enum store_status found = store_student_get(s, p.v[i].student, &st, &se);
@@ -273,14 +171,11 @@ bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *
     batch_inputs_sort(in);
     ok = true;
 out:
-    for (size_t i = 0; i < p.n; i++)
-        store_record_clear(&p.v[i]);
-    free(p.v);
-    store_record_clear(&p.chosen);
+    store_chosen_clear(&p);
     store_close(s);
     if (!ok) {
         batch_inputs_free(in);
-        batch_roster_free(roster);
+        gradebook_roster_free(roster);
     }
     return ok;
 }

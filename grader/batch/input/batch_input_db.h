@@ -18,19 +18,8 @@
 
 #include "batch/input/batch_input.h"
 #include "gradebook/layout.h"
+#include "store/store_choose.h"
 #include "batch/reports/batch_roster.h"
-
-/* Which of a student's records stands for them. */
-enum batch_policy {
-    BATCH_POLICY_BEST,     /* the most points; the latest of those on a tie */
-    BATCH_POLICY_LAST,     /* the latest */
-};
-
-/* Parses --policy's value ("best", "last"); false when it is neither. */
-bool batch_policy_from_str(const char *s, enum batch_policy *p);
-
-/* "best" or "last"; never NULL. */
-const char *batch_policy_to_str(enum batch_policy p);
 
 /* The marking an unverified name gets wherever it is shown. */
 #define BATCH_UNVERIFIED_MARK GRADEBOOK_UNVERIFIED_MARK
@@ -45,7 +34,7 @@ bool batch_until_parse(const char *s, int64_t *ms);
 struct batch_db_options {
     const char *url;                 /* store_open's */
     int64_t until_ms;                /* INT64_MAX: every record */
-    enum batch_policy policy;
+    enum store_policy policy;
 };
 
 struct batch_db_result {
@@ -63,7 +52,7 @@ struct batch_db_result {
  * opened or read); *in and *roster are then empty.
  */
 bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *in,
-                         struct batch_roster *roster, struct batch_db_result *res,
+                         struct gradebook_roster *roster, struct batch_db_result *res,
                          char *err, size_t errsz);
 
 #endif

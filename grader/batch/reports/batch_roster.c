@@ -9,15 +9,6 @@
 
 #include "batch/input/csv.h"
 
-static const char *const headers[ROSTER_COLUMNS] = {
-    "Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-};
-
-const char *batch_roster_column_to_str(enum batch_roster_column c)
-{
-    return c < ROSTER_COLUMNS ? headers[c] : "unknown";
-}
-
 static bool named(const char *s, size_t len, const char *name)
 {
     s = csv_trim(s, &len);
@@ -30,37 +21,27 @@ static bool named(const char *s, size_t len, const char *name)
 static int column_of(const struct csv_field *h)
 {
     for (int c = 0; c < ROSTER_COLUMNS; c++)
-        if (named(h->data, h->len, headers[c]))
+        if (named(h->data, h->len,
+                  gradebook_roster_column_to_str((enum gradebook_roster_column)c)))
             return c;
     if (named(h->data, h->len, "Email") || named(h->data, h->len, "E-mail"))
         return COLUMN_EMAIL;
     return named(h->data, h->len, "Name") ? ROSTER_STUDENT : -1;
 }
 
-void batch_roster_free(struct batch_roster *r)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        for (int c = 0; c < ROSTER_COLUMNS; c++)
-            free(r->v[i].cell[c]);
-        free(r->v[i].email);
-    }
-    free(r->v);
-    memset(r, 0, sizeof *r);
-}
-
 /* Appends the record's cells; false on OOM. */
-static bool add_entry(struct batch_roster *r, const struct csv_field *f, size_t n,
+static bool add_entry(struct gradebook_roster *r, const struct csv_field *f, size_t n,
                       const long col[ROSTER_COLUMNS + 1])
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
-        struct batch_roster_entry *v = realloc(r->v, cap * sizeof *v);
+        struct gradebook_roster_entry *v = realloc(r->v, cap * sizeof *v);
         if (!v)
             return false;
         r->v = v;
         r->cap = cap;
     }
-    struct batch_roster_entry *e = &r->v[r->n];
+    struct gradebook_roster_entry *e = &r->v[r->n];
     bool ok = true;
     char *cells[ROSTER_COLUMNS + 1];
     for (int c = 0; c <= ROSTER_COLUMNS; c++) {
@@ -91,7 +72,7 @@ static bool blank_record(const struct csv_field *f, size_t n)
     return true;
 }
 
-bool batch_roster_load(const char *path, struct batch_roster *r, char *err, size_t errsz)
+bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, size_t errsz)
 {
     memset(r, 0, sizeof *r);
     bool ok = false;
@@ -166,6 +147,6 @@ out:
     csv_reader_free(rd);
     fclose(f);
     if (!ok)
-        batch_roster_free(r);
+        gradebook_roster_free(r);
     return ok;
 }

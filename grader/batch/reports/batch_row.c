@@ -42,20 +42,3 @@ void batch_rows_free(struct batch_row *rows, size_t n)
         batch_row_clear(&rows[i]);
     free(rows);
 }
-
-const struct batch_row *batch_rows_find(const struct batch_row *rows, size_t n, const char *id)
-{
-    /* rows are sorted by id with strcmp (batch_inputs_load): bisect to the first */
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(rows[mid].e->id, id) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < n && !strcmp(rows[lo].e->id, id); lo++)
-        if (rows[lo].e->id_ok)
-            return &rows[lo];
-    return NULL;
-}

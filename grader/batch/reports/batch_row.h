@@ -38,10 +38,4 @@ void batch_row_clear(struct batch_row *row);
 /* Frees n rows and the array. Accepts NULL. */
 void batch_rows_free(struct batch_row *rows, size_t n);
 
-/*
- * The row whose usable id is `id`, among n rows sorted by id (the inputs'
- * order); the first of a duplicated id. NULL when there is none.
- */
-const struct batch_row *batch_rows_find(const struct batch_row *rows, size_t n, const char *id);
-
 #endif

@@ -1,0 +1,37 @@
+/*
+ * canvas.h - Canvas's gradebook import: Student, ID, SIS User ID, SIS
+ * Login ID, Section, then one assignment column holding the points; one
+ * row per roster student, in the roster's order, after Canvas's "Points
+ * Possible" row. Names, sections and Canvas's ids come from the roster
+ * (roster.h).
+ *
+ * The ids Canvas matches on are written exactly as they are, never
+ * guarded; names and sections are display text, guarded where a
+ * spreadsheet would run them as a formula (csv_is_formula). An entry
+ * that is not a grade of the student's work (an Internal Error, a
+ * duplicated id) gets a blank cell, which Canvas's import leaves as it
+ * was.
+ */
+#ifndef BUTTERFLY_GRADEBOOK_CANVAS_H
+#define BUTTERFLY_GRADEBOOK_CANVAS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gradebook/entry.h"
+#include "gradebook/roster.h"
+
+/*
+ * Writes Canvas's gradebook of the n entries (sorted by id with strcmp)
+ * for the roster into f. The ids are matched against the roster's SIS
+ * Login ID, SIS User ID or ID column: the one that matches the most (in
+ * that order on a tie). `assignment` heads the points column (an
+ * existing assignment as Canvas exports it, "Name (123)", or a new one).
+ * Fills *res. False on OOM.
+ */
+bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
+                            const struct gradebook_roster *roster, const char *assignment,
+                            struct gradebook_result *res);
+
+#endif

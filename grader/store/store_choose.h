@@ -1,0 +1,51 @@
+/*
+ * store_choose.h - the one record that stands for each student in a
+ * gradebook: the policy's choice among the records received by a time.
+ * What `butterfly-batch --from-database` and the class view's gradebook
+ * downloads both read, so that they choose alike.
+ */
+#ifndef BUTTERFLY_STORE_CHOOSE_H
+#define BUTTERFLY_STORE_CHOOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* Which of a student's records stands for them. */
+enum store_policy {
+    STORE_POLICY_BEST,     /* the most points; the latest of those on a tie */
+    STORE_POLICY_LAST,     /* the latest */
+};
+
+/* Parses a policy's name ("best", "last"); false when it is neither. */
+bool store_policy_from_str(const char *s, enum store_policy *p);
+
+/* "best" or "last"; never NULL. */
+const char *store_policy_to_str(enum store_policy p);
+
+/* The chosen records, one per signed-in student, ordered by student as
+ * store_records_each walks them. */
+struct store_chosen {
+    struct store_record *v;      /* owned */
+    size_t n, cap;
+    size_t records;              /* read, at or before until */
+    size_t nobody;               /* of them, of no signed-in student */
+};
+
+/*
+ * Fills *out with the record the policy chooses for each student among
+ * those received at or before until_ms (INT64_MAX: all), in one read of
+ * the store (store_records_each). Without with_source the chosen records
+ * hold no source (a gradebook needs none; a class's sources are large).
+ * On failure *out is empty (STORE_NO_MEMORY when memory ran out). Release with store_chosen_clear.
+ */
+enum store_status store_records_choose(struct store *s, int64_t until_ms, enum store_policy p,
+                                       bool with_source, struct store_chosen *out,
+                                       struct store_error *err);
+
+/* Releases what *c holds and empties it. Accepts an empty one. */
+void store_chosen_clear(struct store_chosen *c);
+
+#endif
