@@ -2,14 +2,12 @@
 #include "pool/fair_queue.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "common/hash.h"
 
 #define BUCKETS 256
 
 struct client {
-    char key[JOB_CLIENT_MAX];
+    struct client_id key;
     struct job *head, *tail;
     unsigned queued;
     struct client *ring_prev, *ring_next;   /* clients with jobs, in turn order */
@@ -22,15 +20,15 @@ struct fair_queue {
     unsigned total, nclients;
 };
 
-static unsigned bucket_of(const char *key)
+static unsigned bucket_of(const struct client_id *key)
 {
-    return (unsigned)(hash_fnv1a64(key, strlen(key)) % BUCKETS);
+    return (unsigned)(client_id_hash(key) % BUCKETS);
 }
 
-static struct client *find(const struct fair_queue *q, const char *key)
+static struct client *find(const struct fair_queue *q, const struct client_id *key)
 {
     for (struct client *c = q->buckets[bucket_of(key)]; c; c = c->bucket_next)
-        if (!strcmp(c->key, key))
+        if (client_id_equal(&c->key, key))
             return c;
     return NULL;
 }
@@ -49,12 +47,12 @@ void fair_queue_free(struct fair_queue *q)
 }
 
 /* A client joins the round last: just before the one whose turn is next. */
-static struct client *join(struct fair_queue *q, const char *key)
+static struct client *join(struct fair_queue *q, const struct client_id *key)
 {
     struct client *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    memcpy(c->key, key, strlen(key) + 1);
+    c->key = *key;
     unsigned b = bucket_of(key);
     c->bucket_next = q->buckets[b];
     q->buckets[b] = c;
@@ -82,7 +80,7 @@ static void leave(struct fair_queue *q, struct client *c)
         if (q->turn == c)
             q->turn = c->ring_next;
     }
-    struct client **pp = &q->buckets[bucket_of(c->key)];
+    struct client **pp = &q->buckets[bucket_of(&c->key)];
     while (*pp != c)
         pp = &(*pp)->bucket_next;
     *pp = c->bucket_next;
@@ -92,8 +90,8 @@ static void leave(struct fair_queue *q, struct client *c)
 
 bool fair_queue_push(struct fair_queue *q, struct job *job, bool first)
 {
-    struct client *c = find(q, job->client);
-    if (!c && !(c = join(q, job->client)))
+    struct client *c = find(q, &job->client);
+    if (!c && !(c = join(q, &job->client)))
         return false;
     if (first) {
         job->next = c->head;
@@ -161,9 +159,11 @@ unsigned fair_queue_total(const struct fair_queue *q)
     return q->total;
 }
 
-unsigned fair_queue_of(const struct fair_queue *q, const char *client)
+unsigned fair_queue_of(const struct fair_queue *q, const struct client_id *client)
 {
-    const struct client *c = find(q, client ? client : "");
+    struct client_id local;
+    client_id_local(&local);
+    const struct client *c = find(q, client ? client : &local);
     return c ? c->queued : 0;
 }
 
