@@ -17,8 +17,17 @@
  * To compare two builds of the grader (what one dispatch per run costs
  * against one z-sliced dispatch), run bench/ab.sh OLD NEW.
  *
- * usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL]
+ * For counting instructions (valgrind --tool=callgrind, where a wall clock
+ * means nothing): --warm-only stops after the warm part, --deadline-ms
+ * lifts the bound on the device wait that valgrind's slowness would hit,
+ * and --bodies loop grades the warm part's kernels with a loop, counted
+ * (loop) or not (loop-uncounted), so that the counter's price can be read
+ * as the difference of two runs' totals.
+ *
+ * usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL] [--warm-only]
+ *                    [--deadline-ms MS] [--bodies hint|loop|loop-uncounted]
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +36,7 @@
 
 #include "bench/bench_util.h"
 #include "common/clock.h"
+#include "common/defaults.h"
 #include "common/read_input.h"
 #include "engine/grade.h"
 #include "engine/runs.h"
@@ -216,11 +226,16 @@ done:
     return bad;
 }
 
+static const char usage[] =
+    "usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL] [--warm-only]\n"
+    "                   [--deadline-ms MS] [--bodies hint|loop|loop-uncounted]\n";
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--naive-one"))
         return naive_one_main();
-    int warm_n = 200, naive_n = 20, loops_n = 60;
+    int warm_n = 200, naive_n = 20, loops_n = 60, deadline_ms = 0;
+    bool warm_only = false, loop_bodies = false, counted = true;
     const char *device = getenv("BUTTERFLY_DEVICE");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--warm") && i + 1 < argc)
@@ -231,12 +246,25 @@ int main(int argc, char **argv)
             loops_n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL]\n");
+        else if (!strcmp(argv[i], "--warm-only"))
+            warm_only = true;
+        else if (!strcmp(argv[i], "--deadline-ms") && i + 1 < argc)
+            deadline_ms = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--bodies") && i + 1 < argc) {
+            const char *b = argv[++i];
+            loop_bodies = strncmp(b, "loop", 4) == 0;
+            counted = strcmp(b, "loop-uncounted") != 0;
+            if (strcmp(b, "hint") && strcmp(b, "loop") && strcmp(b, "loop-uncounted")) {
+                fprintf(stderr, "%s", usage);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "%s", usage);
             return 2;
         }
     }
-    if (warm_n < 1 || naive_n < 1 || loops_n < 1) {
+    if (warm_n < 1 || naive_n < 1 || loops_n < 1 || deadline_ms < 0 ||
+        deadline_ms > (int)MAX_DEADLINE_MS) {
         fprintf(stderr, "bench_grade: counts must be positive\n");
         return 2;
     }
@@ -259,6 +287,9 @@ int main(int argc, char **argv)
     char err[256];
     grader_options_init(&o);
     o.device = device;
+    o.count_loops = counted;
+    if (deadline_ms)
+        o.deadline_ms = (uint32_t)deadline_ms;
     struct grader *g = grader_new(&o, err, sizeof err);
     if (!g) {
         fprintf(stderr, "bench_grade: %s\n", err);
@@ -273,11 +304,14 @@ int main(int argc, char **argv)
     size_t len = bench_submission(1000000, body, sizeof body);
     verdict_free(grader_grade(g, body, len));
     for (int k = 0; k < warm_n; k++) {
-        len = bench_submission((unsigned)k, body, sizeof body);
+        len = loop_bodies ? bench_submission_loop(7000000 + (unsigned)k, body, sizeof body)
+                          : bench_submission((unsigned)k, body, sizeof body);
         double t0 = clock_now_ms();
         struct verdict *v = grader_grade(g, body, len);
         warm[k] = clock_now_ms() - t0;
-        enum verdict_status want = (k % 2) ? VERDICT_WRONG_ANSWER : VERDICT_ACCEPTED;
+        /* the loop bodies are all correct, the hint-shaped ones every other */
+        enum verdict_status want = (k % 2) && !loop_bodies ? VERDICT_WRONG_ANSWER
+                                                           : VERDICT_ACCEPTED;
         bad += !v || v->status != want;
         if (v) {
             compile_sum += v->timings.compile_ms;
@@ -285,9 +319,11 @@ int main(int argc, char **argv)
         }
         verdict_free(v);
     }
-    bad += bench_resubmissions(g, warm_n);
+    if (!warm_only)
+        bad += bench_resubmissions(g, warm_n);
     grader_free(g);
-    bad += bench_loop_counting(device, loops_n);   /* in graders of their own */
+    if (!warm_only)
+        bad += bench_loop_counting(device, loops_n);   /* in graders of their own */
     double warm_med = bench_quantile(warm, (size_t)warm_n, 0.5);
     double warm_p99 = bench_quantile(warm, (size_t)warm_n, 0.99);
     double naive_med = bench_quantile(naive, (size_t)naive_n, 0.5);

@@ -90,18 +90,21 @@ static void fuzz_headers(const uint8_t *data, size_t size)
     /* the same text as every header the checks read */
     enum body_kind k = request_body_kind(h);
     request_check_length(h, h, request_body_limit(k));
-    char out[CLIENT_ADDR_LEN];
-    client_addr_resolve("127.0.0.1", h, &rules, out, sizeof out);
-    if (!strchr(out, '.') && !strchr(out, ':'))
+    struct client_id peer, out;
+    client_addr_parse("127.0.0.1", &peer);
+    client_addr_resolve(&peer, h, &rules, &out);
+    if (out.family != CLIENT_IPV4 && out.family != CLIENT_IPV6)
         abort();
-    client_addr_resolve("127.0.0.1", h, &forwarded_rules, out, sizeof out);
+    client_addr_resolve(&peer, h, &forwarded_rules, &out);
     char joined[64] = "";
     client_addr_join(joined, sizeof joined, h);
     client_addr_join(joined, sizeof joined, h);
     if (strlen(joined) >= sizeof joined)
         abort();
-    /* the client is always an address, or the peer's */
-    if (!strchr(out, '.') && !strchr(out, ':'))
+    /* the client is always an address, or the peer's, and prints as one */
+    char text[CLIENT_ID_TEXT_MAX];
+    client_id_format(&out, text, sizeof text);
+    if (out.family == CLIENT_LOCAL || (!strchr(text, '.') && !strchr(text, ':')))
         abort();
     free(h);
 }

@@ -30,7 +30,7 @@ char *access_log_sanitize(const char *s, char *out, size_t outsz)
 
 void access_log_write(FILE *f, const struct access_log_entry *e)
 {
-    char when[32], client[96], method[64], path[512], verdict[64];
+    char when[32], client[CLIENT_ID_TEXT_MAX] = "-", method[64], path[512], verdict[64];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -38,10 +38,12 @@ void access_log_write(FILE *f, const struct access_log_entry *e)
     char seed[32] = "-", wait[32] = "-";
     if (e->seed)
         snprintf(seed, sizeof seed, "seed=%llu", (unsigned long long)e->seed);
+    if (e->client)
+        client_id_format(e->client, client, sizeof client);
     if (e->wait_ms >= 0)
         snprintf(wait, sizeof wait, "wait=%.1fms", e->wait_ms);
     fprintf(f, "%s %s %s %s %u %.1fms %s %s %s%s%s\n", when,
-            access_log_sanitize(e->client, client, sizeof client),
+            client,
             access_log_sanitize(e->method, method, sizeof method),
             access_log_sanitize(e->path, path, sizeof path), e->status, e->ms,
             access_log_sanitize(e->verdict, verdict, sizeof verdict), seed, wait,

@@ -14,8 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/client_id.h"
+
 struct access_log_entry {
-    const char *client, *method, *path;   /* as received; may be NULL */
+    const struct client_id *client;       /* printed here; NULL: "-" */
+    const char *method, *path;            /* as received; may be NULL */
     unsigned status;
     double ms;
     const char *verdict;                  /* a status slug, or NULL */
@@ -33,7 +36,8 @@ struct access_log_entry {
 char *access_log_sanitize(const char *s, char *out, size_t outsz);
 
 /* Writes one line: UTC time, client, method, path, status, duration,
- * verdict, seed, wait, note. Each field a client can touch is sanitized. */
+ * verdict, seed, wait, note. Each field a client can touch is sanitized;
+ * the client is an address, formatted from binary. */
 void access_log_write(FILE *f, const struct access_log_entry *e);
 
 #endif

@@ -8,7 +8,6 @@
 #include <strings.h>
 
 #include "common/defaults.h"
-#include "common/hash.h"
 
 bool auth_token_shape(const char *token)
 {
@@ -72,7 +71,7 @@ bool auth_same_origin(const char *origin, const char *host, const char *public_u
 #define GUARD_SLOTS 4096
 
 struct guard_slot {
-    char client[64];
+    struct client_id client;
     time_t window_start;
     unsigned failures;
 };
@@ -102,21 +101,24 @@ void token_guard_free(struct token_guard *g)
 /* The client's slot. A table of fixed size: a client that shares a slot
  * with another shares its budget, which errs on the side of refusing;
  * an attacker cycling addresses is bounded per address all the same. */
-static struct guard_slot *slot_of(struct token_guard *g, const char *client, time_t now)
+static struct guard_slot *slot_of(struct token_guard *g, const struct client_id *client,
+                                  time_t now)
 {
-    struct guard_slot *s = &g->slots[hash_fnv1a64(client, strlen(client)) % GUARD_SLOTS];
-    if (strcmp(s->client, client) != 0 || now - s->window_start >= TOKEN_FAILURE_WINDOW_S) {
-        if (strcmp(s->client, client) != 0 && s->failures >= TOKEN_FAILURES_PER_WINDOW &&
+    struct guard_slot *s = &g->slots[client_id_hash(client) % GUARD_SLOTS];
+    bool same = client_id_equal(&s->client, client);
+    if (!same || now - s->window_start >= TOKEN_FAILURE_WINDOW_S) {
+        if (!same && s->failures >= TOKEN_FAILURES_PER_WINDOW &&
             now - s->window_start < TOKEN_FAILURE_WINDOW_S)
             return s;   /* an exhausted budget is not freed by a colliding client */
-        snprintf(s->client, sizeof s->client, "%s", client);
+        s->client = *client;
         s->window_start = now;
         s->failures = 0;
     }
     return s;
 }
 
-bool token_guard_allow(struct token_guard *g, const char *client, time_t now, unsigned *retry_s)
+bool token_guard_allow(struct token_guard *g, const struct client_id *client, time_t now,
+                       unsigned *retry_s)
 {
     pthread_mutex_lock(&g->lock);
     struct guard_slot *s = slot_of(g, client, now);
@@ -129,7 +131,7 @@ bool token_guard_allow(struct token_guard *g, const char *client, time_t now, un
     return ok;
 }
 
-void token_guard_fail(struct token_guard *g, const char *client, time_t now)
+void token_guard_fail(struct token_guard *g, const struct client_id *client, time_t now)
 {
     pthread_mutex_lock(&g->lock);
     slot_of(g, client, now)->failures++;

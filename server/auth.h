@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/client_id.h"
+
 /* The longest token read from a request; a longer one is wrong at once. */
 #define AUTH_TOKEN_MAX 128
 
@@ -43,10 +45,11 @@ struct token_guard *token_guard_new(void);
 void token_guard_free(struct token_guard *g);
 
 /* Whether client may try a token now; when not, *retry_s says when. */
-bool token_guard_allow(struct token_guard *g, const char *client, time_t now, unsigned *retry_s);
+bool token_guard_allow(struct token_guard *g, const struct client_id *client, time_t now,
+                       unsigned *retry_s);
 
 /* Counts a wrong token from client. */
-void token_guard_fail(struct token_guard *g, const char *client, time_t now);
+void token_guard_fail(struct token_guard *g, const struct client_id *client, time_t now);
 
 /* Wrong tokens seen, and tries refused for being past the bound. */
 void token_guard_counts(struct token_guard *g, uint64_t *failures, uint64_t *refused);

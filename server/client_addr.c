@@ -34,32 +34,58 @@ bool client_header_parse(const char *name, enum client_header *h)
 }
 
 /*
- * Parses an address in text into family and bytes. An IPv4-mapped IPv6
- * address ("::ffff:192.0.2.1") becomes plain IPv4, as the server writes a
- * dual-stack peer (http.c): a hop or a proxy written either way is the
- * same address. *mapped (may be NULL) says that happened.
+ * Parses an address in text into a whole address. An IPv4-mapped IPv6
+ * address ("::ffff:192.0.2.1") becomes plain IPv4, as a dual-stack peer
+ * does (client_addr_from_sockaddr): a hop or a proxy written either way
+ * is the same address. *mapped (may be NULL) says that happened.
  */
-static bool parse_addr(const char *text, int *family, unsigned char addr[16], bool *mapped)
+static bool parse_addr(const char *text, struct client_id *out, bool *mapped)
 {
+    unsigned char v4[4];
+    struct in6_addr a;
     if (mapped)
         *mapped = false;
-    if (inet_pton(AF_INET, text, addr) == 1) {
-        *family = AF_INET;
+    client_id_local(out);
+    if (inet_pton(AF_INET, text, v4) == 1) {
+        client_id_set(out, CLIENT_IPV4, v4, 32);
         return true;
     }
-    struct in6_addr a;
     if (inet_pton(AF_INET6, text, &a) != 1)
         return false;
     if (IN6_IS_ADDR_V4MAPPED(&a)) {
-        *family = AF_INET;
-        memcpy(addr, a.s6_addr + 12, 4);
+        client_id_set(out, CLIENT_IPV4, a.s6_addr + 12, 32);
         if (mapped)
             *mapped = true;
     } else {
-        *family = AF_INET6;
-        memcpy(addr, a.s6_addr, 16);
+        client_id_set(out, CLIENT_IPV6, a.s6_addr, 128);
     }
     return true;
+}
+
+bool client_addr_parse(const char *text, struct client_id *out)
+{
+    return parse_addr(text, out, NULL);
+}
+
+bool client_addr_from_sockaddr(const struct sockaddr *sa, struct client_id *out)
+{
+    client_id_local(out);
+    if (!sa)
+        return false;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        client_id_set(out, CLIENT_IPV4, (const uint8_t *)&in->sin_addr, 32);
+        return true;
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a))
+            client_id_set(out, CLIENT_IPV4, a->s6_addr + 12, 32);
+        else
+            client_id_set(out, CLIENT_IPV6, a->s6_addr, 128);
+        return true;
+    }
+    return false;
 }
 
 bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz)
@@ -77,12 +103,15 @@ bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err,
     memcpy(text, spec, len);
     text[len] = '\0';
     bool mapped;
-    if (!parse_addr(text, &net.family, net.addr, &mapped))
+    struct client_id whole;
+    if (!parse_addr(text, &whole, &mapped))
         goto bad;
+    net.family = (enum client_family)whole.family;
+    memcpy(net.addr, whole.addr, sizeof net.addr);
     /* a mapped network keeps its IPv6 prefix length: ::ffff:10.0.0.0/104
      * is 10.0.0.0/8 */
     unsigned skip = mapped ? 96 : 0;
-    unsigned bits = net.family == AF_INET ? 32 : 128;
+    unsigned bits = net.family == CLIENT_IPV4 ? 32 : 128;
     net.prefix = bits;
     if (slash) {
         char *end;
@@ -98,9 +127,10 @@ bad:
     return false;
 }
 
-static bool in_net(const struct trusted_net *net, int family, const unsigned char *addr)
+static bool in_net(const struct trusted_net *net, const struct client_id *a)
 {
-    if (net->family != family)
+    const unsigned char *addr = a->addr;
+    if (net->family != a->family)
         return false;
     unsigned full = net->prefix / 8, rest = net->prefix % 8;
     if (memcmp(net->addr, addr, full) != 0)
@@ -111,19 +141,12 @@ static bool in_net(const struct trusted_net *net, int family, const unsigned cha
     return (net->addr[full] & mask) == (addr[full] & mask);
 }
 
-static bool trusted(const struct trusted_proxies *t, int family, const unsigned char *addr)
+bool trusted_proxies_contain(const struct trusted_proxies *t, const struct client_id *addr)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (in_net(&t->nets[i], family, addr))
+        if (in_net(&t->nets[i], addr))
             return true;
     return false;
-}
-
-bool trusted_proxies_contain(const struct trusted_proxies *t, const char *addr)
-{
-    int family;
-    unsigned char bytes[16];
-    return parse_addr(addr, &family, bytes, NULL) && trusted(t, family, bytes);
 }
 
 /*
@@ -131,7 +154,7 @@ bool trusted_proxies_contain(const struct trusted_proxies *t, const char *addr)
  * takes an IPv6 address out of its brackets, and drops an IPv4 port.
  * False for anything else ("unknown", an obfuscated name, garbage).
  */
-static bool hop_address(const char *s, size_t n, int *family, unsigned char addr[16])
+static bool hop_address(const char *s, size_t n, struct client_id *addr)
 {
     char text[CLIENT_ADDR_LEN];
     while (n > 0 && (*s == ' ' || *s == '\t' || *s == '"')) {
@@ -159,7 +182,7 @@ static bool hop_address(const char *s, size_t n, int *family, unsigned char addr
         return false;
     memcpy(text, s, n);
     text[n] = '\0';
-    return parse_addr(text, family, addr, NULL);
+    return parse_addr(text, addr, NULL);
 }
 
 /* The `for=` value of one Forwarded element, into *v and *vn. */
@@ -190,12 +213,12 @@ static bool forwarded_for(const char *s, size_t n, const char **v, size_t *vn)
 /*
  * Walks a comma-separated header from its right end. Each entry is an
  * address (X-Forwarded-For) or a Forwarded element (its for= value).
- * Returns true with the client's address when an untrusted hop is found,
- * else false with *last_trusted set when the walk passed trusted hops.
+ * Returns true with the client's address in *addr when an untrusted hop
+ * is found, else false with *last_trusted set (and the last trusted hop
+ * in *lt) when the walk passed trusted hops.
  */
 static bool walk(const char *header, bool forwarded, const struct trusted_proxies *t,
-                 int *family, unsigned char addr[16], bool *last_trusted,
-                 int *lt_family, unsigned char lt_addr[16])
+                 struct client_id *addr, bool *last_trusted, struct client_id *lt)
 {
     size_t end = strlen(header);
     while (end > 0) {
@@ -206,60 +229,34 @@ static bool walk(const char *header, bool forwarded, const struct trusted_proxie
         size_t hn = end - start;
         if (forwarded && !forwarded_for(hop, hn, &hop, &hn))
             return false;
-        if (!hop_address(hop, hn, family, addr))
+        if (!hop_address(hop, hn, addr))
             return false;
-        if (!trusted(t, *family, addr))
+        if (!trusted_proxies_contain(t, addr))
             return true;
         *last_trusted = true;
-        *lt_family = *family;
-        memcpy(lt_addr, addr, 16);
+        *lt = *addr;
         end = start > 0 ? start - 1 : 0;
     }
     return false;
 }
 
-/* The key of a client address: IPv4 as it is, IPv6 as its network. */
-static bool client_key(int family, unsigned char addr[16], unsigned ipv6_prefix, char *out,
-                       size_t outsz)
+void client_addr_resolve(const struct client_id *peer, const char *forwarding,
+                         const struct client_rules *r, struct client_id *out)
 {
-    char text[CLIENT_ADDR_LEN];
-    if (family == AF_INET6 && ipv6_prefix < 128) {
-        unsigned full = ipv6_prefix / 8, rest = ipv6_prefix % 8;
-        if (rest)
-            addr[full++] &= (unsigned char)(0xff << (8 - rest));
-        memset(addr + full, 0, 16 - full);
-    }
-    if (!inet_ntop(family, addr, text, sizeof text))
-        return false;
-    if (family == AF_INET6 && ipv6_prefix < 128)
-        snprintf(out, outsz, "%s/%u", text, ipv6_prefix);
-    else
-        snprintf(out, outsz, "%s", text);
-    return true;
-}
-
-void client_addr_resolve(const char *peer, const char *forwarding, const struct client_rules *r,
-                         char *out, size_t outsz)
-{
-    int family, lt_family = 0;
-    unsigned char addr[16], lt_addr[16];
+    struct client_id hop, last;
     bool last_trusted = false;
-    snprintf(out, outsz, "%s", peer ? peer : "-");
-    if (!peer || !parse_addr(peer, &family, addr, NULL))
-        return;
+    const struct client_id *client = peer;
     const struct trusted_proxies *t = &r->proxies;
-    if (t->n > 0 && trusted(t, family, addr) && forwarding) {
-        if (walk(forwarding, r->header == CLIENT_HEADER_FORWARDED, t, &family, addr,
-                 &last_trusted, &lt_family, lt_addr)) {
-            /* the client */
-        } else if (last_trusted) {
-            family = lt_family;
-            memcpy(addr, lt_addr, 16);
-        } else {
-            parse_addr(peer, &family, addr, NULL);
-        }
+    if (peer->family != CLIENT_LOCAL && t->n > 0 && forwarding &&
+        trusted_proxies_contain(t, peer)) {
+        if (walk(forwarding, r->header == CLIENT_HEADER_FORWARDED, t, &hop, &last_trusted, &last))
+            client = &hop;
+        else if (last_trusted)
+            client = &last;
     }
-    client_key(family, addr, r->ipv6_prefix, out, outsz);
+    /* IPv4 as it is, IPv6 as its network */
+    client_id_set(out, (enum client_family)client->family, client->addr,
+                  client->family == CLIENT_IPV6 ? r->ipv6_prefix : 32);
 }
 
 void client_addr_join(char *buf, size_t bufsz, const char *line)

@@ -13,26 +13,31 @@
  * student can write any header and would otherwise pick a fresh identity
  * for every request. An IPv6 client is its prefix (--ipv6-client-prefix,
  * /64 by default: one home or one host), since one host holds a whole
- * /64 and could be a new client with every address. Pure functions: no
- * sockets.
+ * /64 and could be a new client with every address. The client stays
+ * binary (common/client_id.h) from the peer's sockaddr to the pool's
+ * queues and the token guard; only the access log prints it. Pure
+ * functions: no sockets.
  */
 #ifndef BUTTERFLY_CLIENT_ADDR_H
 #define BUTTERFLY_CLIENT_ADDR_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
+
+#include "common/client_id.h"
 
 #define CLIENT_ADDR_MAX_PROXIES 16
 /* Long enough for any IPv6 address in text, with a "/128". */
-#define CLIENT_ADDR_LEN 64
+#define CLIENT_ADDR_LEN CLIENT_ID_TEXT_MAX
 /* Bytes of a forwarding header read, all its lines joined: past it only
  * the right end is kept, the hops the proxies appended. */
 #define CLIENT_ADDR_MAX_FORWARDING 8192
 
 struct trusted_net {
-    int family;                /* AF_INET or AF_INET6 */
+    enum client_family family;   /* CLIENT_IPV4 or CLIENT_IPV6 */
     unsigned char addr[16];
-    unsigned prefix;           /* bits that must match */
+    unsigned prefix;             /* bits that must match */
 };
 
 struct trusted_proxies {
@@ -70,21 +75,32 @@ bool client_header_parse(const char *name, enum client_header *h);
  */
 bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz);
 
-/* Whether the address in text `addr` is a trusted proxy. */
-bool trusted_proxies_contain(const struct trusted_proxies *t, const char *addr);
+/*
+ * The peer of a connection as a whole address (prefix 32 or 128): an
+ * IPv4 peer of a dual-stack socket ("::ffff:192.0.2.1") as plain IPv4, so
+ * one client has one key. False (and *out local) for NULL or a family
+ * other than IPv4 and IPv6.
+ */
+bool client_addr_from_sockaddr(const struct sockaddr *sa, struct client_id *out);
+
+/* An address in text ("192.0.2.1", "2001:db8::1", "::ffff:192.0.2.1" as
+ * IPv4) as a whole address into *out; false (and *out local) when it is not one. */
+bool client_addr_parse(const char *text, struct client_id *out);
+
+/* Whether the address `addr` (a whole one) is a trusted proxy. */
+bool trusted_proxies_contain(const struct trusted_proxies *t, const struct client_id *addr);
 
 /*
- * The client of a request whose peer address is `peer` (text), given the
- * value of the rules' header, every line of it joined in order by ", "
- * (NULL when there is none). Writes the client's key into out: its
- * address in canonical text, and for IPv6 the network of ipv6_prefix bits
- * ("2001:db8:1:2::/64"). The header counts only when the peer is trusted;
- * it is read from its right end (the entries a proxy appended), skipping
- * trusted proxies; an entry that is not an address stops the walk at the
- * last trusted hop.
+ * The client of a request whose peer address is `peer` (a whole address,
+ * or local when unknown), given the value of the rules' header, every line
+ * of it joined in order by ", " (NULL when there is none). Writes the
+ * client into out: IPv4 as it is, IPv6 as the network of ipv6_prefix bits.
+ * The header counts only when the peer is trusted; it is read from its
+ * right end (the entries a proxy appended), skipping trusted proxies; an
+ * entry that is not an address stops the walk at the last trusted hop.
  */
-void client_addr_resolve(const char *peer, const char *forwarding, const struct client_rules *r,
-                         char *out, size_t outsz);
+void client_addr_resolve(const struct client_id *peer, const char *forwarding,
+                         const struct client_rules *r, struct client_id *out);
 
 /*
  * Appends one line of a forwarding header to the joined value in buf

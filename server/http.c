@@ -99,27 +99,6 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
     }
 }
 
-/* The peer's address in text; an IPv4 peer of a dual-stack socket
- * ("::ffff:192.0.2.1") as plain IPv4, so one client has one key. */
-static void peer_address(struct MHD_Connection *conn, char *out, size_t outsz)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    snprintf(out, outsz, "-");
-    if (!ci || !ci->client_addr)
-        return;
-    if (ci->client_addr->sa_family == AF_INET) {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)ci->client_addr)->sin_addr, out,
-                  (socklen_t)outsz);
-    } else if (ci->client_addr->sa_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)ci->client_addr)->sin6_addr;
-        if (IN6_IS_ADDR_V4MAPPED(a))
-            inet_ntop(AF_INET, a->s6_addr + 12, out, (socklen_t)outsz);
-        else
-            inet_ntop(AF_INET6, a, out, (socklen_t)outsz);
-    }
-}
-
 struct forwarding {
     const char *name;
     char joined[CLIENT_ADDR_MAX_FORWARDING];
@@ -144,25 +123,27 @@ static enum MHD_Result join_forwarding(void *arg, enum MHD_ValueKind kind, const
 /* The client of the request (client_addr.h), into r->client. */
 static void resolve_client(struct request *r)
 {
-    char peer[CLIENT_ADDR_LEN];
+    struct client_id peer;
     const struct client_rules *rules = &r->srv->cfg.clients;
-    peer_address(r->conn, peer, sizeof peer);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    client_addr_from_sockaddr(ci ? ci->client_addr : NULL, &peer);
     /* TLS ends at the proxy: only a trusted one may say it was there */
     const char *pub = r->srv->cfg.public_url;
     const char *proto = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                     "X-Forwarded-Proto");
     r->secure = (pub && !strncmp(pub, "https://", 8)) ||
                 (proto && !strcmp(proto, "https") &&
-                 trusted_proxies_contain(&rules->proxies, peer));
+                 trusted_proxies_contain(&rules->proxies, &peer));
     /* the headers are read only for a trusted peer; joining them costs a
      * walk over the request's headers, so only then */
-    if (rules->proxies.n == 0 || !trusted_proxies_contain(&rules->proxies, peer)) {
-        client_addr_resolve(peer, NULL, rules, r->client, sizeof r->client);
+    if (rules->proxies.n == 0 || !trusted_proxies_contain(&rules->proxies, &peer)) {
+        client_addr_resolve(&peer, NULL, rules, &r->client);
         return;
     }
     struct forwarding f = { client_header_to_str(rules->header), "", false };
     MHD_get_connection_values(r->conn, MHD_HEADER_KIND, join_forwarding, &f);
-    client_addr_resolve(peer, f.found ? f.joined : NULL, rules, r->client, sizeof r->client);
+    client_addr_resolve(&peer, f.found ? f.joined : NULL, rules, &r->client);
 }
 
 /* The headers are in: who is asking, for what, and may they. */
@@ -293,7 +274,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     r->wait_ms = -1;
     r->start_ms = clock_now_ms();
     request_uri_inspect(uri, &r->uri);
-    snprintf(r->client, sizeof r->client, "-");
+    client_id_local(&r->client);   /* "-" in the log until the headers are in */
     return r;
 }
 
@@ -318,7 +299,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     metrics_count_response(s->metrics, r->status);
     if (s->cfg.access_log)
         access_log_write(stderr, &(struct access_log_entry){
-            .client = r->client, .method = r->method, .path = r->uri.log_path,
+            .client = &r->client, .method = r->method, .path = r->uri.log_path,
             .status = r->status, .ms = clock_now_ms() - r->start_ms,
             .verdict = r->verdict_slug[0] ? r->verdict_slug : NULL, .seed = r->seed,
             .wait_ms = r->wait_ms,

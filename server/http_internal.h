@@ -74,7 +74,7 @@ struct request {
     double start_ms;
     char method[16];
     struct request_uri uri;
-    char client[CLIENT_ADDR_LEN];  /* the fair-share key (client_addr.h) */
+    struct client_id client;       /* the fair-share key (client_addr.h) */
     enum request_state state;
     enum route route;
     enum body_kind kind;

@@ -207,7 +207,7 @@ enum MHD_Result auth_begin(struct request *r)
     if (q)
         snprintf(r->token, sizeof r->token, "%s", q);
     unsigned retry = 0;
-    if (!token_guard_allow(s->guard, r->client, time(NULL), &retry)) {
+    if (!token_guard_allow(s->guard, &r->client, time(NULL), &retry)) {
         char secs[16];
         snprintf(secs, sizeof secs, "%u", retry);
         return response_error(r, 429, "too_many_token_failures",
@@ -235,7 +235,7 @@ enum MHD_Result auth_resume(struct request *r)
     struct server *s = r->srv;
     memset(r->token, 0, sizeof r->token);
     if (r->lookup_status == STORE_NOT_FOUND) {
-        token_guard_fail(s->guard, r->client, time(NULL));
+        token_guard_fail(s->guard, &r->client, time(NULL));
         if (r->lookup == LOOKUP_LINK)
             return redirect(r, "/?signin=failed", false);
         return response_error(r, 401, "unauthorized", r->lookup == LOOKUP_CLASS

@@ -328,7 +328,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     }
     char id[STORE_ID_SIZE];
     snprintf(id, sizeof id, "%s", d->id);
-    struct pool_submission sub = { d->source, d->source_len, r->client, on_detached_done, d };
+    struct pool_submission sub = { d->source, d->source_len, &r->client, on_detached_done, d };
     uint64_t job = 0;
     r->refused = pool_submit(r->srv->pool, &sub, &job, &r->retry_wait_ms);
     if (r->refused != POOL_SUBMITTED) {
@@ -392,7 +392,7 @@ enum MHD_Result submission_finish(struct request *r)
     MHD_suspend_connection(r->conn);
     r->state = REQ_WAITING;
     r->submitted_ms = clock_now_ms();
-    struct pool_submission sub = { src, len, r->client, on_job_done, r };
+    struct pool_submission sub = { src, len, &r->client, on_job_done, r };
     uint64_t id = 0;
     enum pool_submit_status st = pool_submit(r->srv->pool, &sub, &id, &r->retry_wait_ms);
     json_decref(owner);

@@ -647,6 +647,7 @@ static void stage_runs(struct gpu_context *g, const struct gpu_run *runs, size_t
         float *values = (float *)slice;
         for (size_t i = 0; i < TASK_CELLS; i++)
             values[i] = NAN;   /* a cell the kernel does not write stays NaN and fails */
+        /* no mark: a module without loops stores none (spirv_loops_drop_mark_store) */
         memset(slice + TASK_CELLS * sizeof(float), 0, TASK_CELLS * sizeof(uint32_t));
     }
 }

@@ -234,9 +234,9 @@ static bool check_module(struct verdict *v, const struct compile_result *cr)
 /*
  * From glslang's checked module to a kernel on the device: count every
  * loop (a module with none, `nloops` as spirv_loops_lines found, is left
- * as it is), clamp every index (the robust-access pass validates its
- * input, which also checks the loop counter's rewrite), drop the debug
- * information, build the pipeline. On success *out is the new
+ * as it is but for the loop mark's store), clamp every index (the
+ * robust-access pass validates its input, which also checks the loop
+ * counter's rewrite), drop the debug information, build the pipeline. On success *out is the new
  * kernel. A module the robust-access pass refuses is the body's
  * (Rejected), unless only the rewritten one is refused: then, as for any
  * later failure, it is the grader's (Internal Error).
@@ -272,6 +272,10 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
         free(plain);
         goto done;
     }
+    /* without a loop nothing can set the loop mark: its store goes, which
+     * spares lavapipe's compile a store (about 5% of a new submission) */
+    if (loops_found == 0)
+        safe_words = spirv_loops_drop_mark_store(safe, safe_words);
     if (!spirv_strip_debug(safe, safe_words, &final, &final_words)) {
         verdict_set_message(v, "The grader ran out of memory preparing the kernel.");
         goto done;

@@ -2,9 +2,7 @@
 #include "pool/fair_queue.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "common/hash.h"
 
 #define BUCKETS 256
 /* Clients whose last service is remembered after their queue emptied. A
@@ -14,7 +12,7 @@
 #define REMEMBERED 64
 
 struct client {
-    char key[JOB_CLIENT_MAX];
+    struct client_id key;
     struct job *head, *tail;
     unsigned queued;
     uint64_t served;            /* serial of its last job taken; 0: none remembered */
@@ -28,20 +26,20 @@ struct fair_queue {
     unsigned total, nclients;
     uint64_t serial;            /* jobs taken so far */
     struct {
-        char key[JOB_CLIENT_MAX];
+        struct client_id key;
         uint64_t served;        /* 0: an empty slot */
     } remembered[REMEMBERED];
 };
 
-static unsigned bucket_of(const char *key)
+static unsigned bucket_of(const struct client_id *key)
 {
-    return (unsigned)(hash_fnv1a64(key, strlen(key)) % BUCKETS);
+    return (unsigned)(client_id_hash(key) % BUCKETS);
 }
 
-static struct client *find(const struct fair_queue *q, const char *key)
+static struct client *find(const struct fair_queue *q, const struct client_id *key)
 {
     for (struct client *c = q->buckets[bucket_of(key)]; c; c = c->bucket_next)
-        if (!strcmp(c->key, key))
+        if (client_id_equal(&c->key, key))
             return c;
     return NULL;
 }
@@ -60,10 +58,10 @@ void fair_queue_free(struct fair_queue *q)
 }
 
 /* When key's last job was taken, if that is remembered; else 0. */
-static uint64_t last_served(const struct fair_queue *q, const char *key)
+static uint64_t last_served(const struct fair_queue *q, const struct client_id *key)
 {
     for (unsigned i = 0; i < REMEMBERED; i++)
-        if (q->remembered[i].served && !strcmp(q->remembered[i].key, key))
+        if (q->remembered[i].served && client_id_equal(&q->remembered[i].key, key))
             return q->remembered[i].served;
     return 0;
 }
@@ -73,14 +71,14 @@ static void remember(struct fair_queue *q, const struct client *c)
 {
     unsigned slot = 0;
     for (unsigned i = 0; i < REMEMBERED; i++) {
-        if (q->remembered[i].served && !strcmp(q->remembered[i].key, c->key)) {
+        if (q->remembered[i].served && client_id_equal(&q->remembered[i].key, &c->key)) {
             slot = i;
             break;
         }
         if (q->remembered[i].served < q->remembered[slot].served)
             slot = i;
     }
-    memcpy(q->remembered[slot].key, c->key, sizeof c->key);
+    q->remembered[slot].key = c->key;
     q->remembered[slot].served = c->served;
 }
 
@@ -92,12 +90,12 @@ static void remember(struct fair_queue *q, const struct client *c)
  * that were just served, and after those already waiting that were served
  * before it.
  */
-static struct client *join(struct fair_queue *q, const char *key)
+static struct client *join(struct fair_queue *q, const struct client_id *key)
 {
     struct client *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    memcpy(c->key, key, strlen(key) + 1);
+    c->key = *key;
     c->served = last_served(q, key);
     unsigned b = bucket_of(key);
     c->bucket_next = q->buckets[b];
@@ -139,7 +137,7 @@ static void leave(struct fair_queue *q, struct client *c)
         if (q->turn == c)
             q->turn = c->ring_next;
     }
-    struct client **pp = &q->buckets[bucket_of(c->key)];
+    struct client **pp = &q->buckets[bucket_of(&c->key)];
     while (*pp != c)
         pp = &(*pp)->bucket_next;
     *pp = c->bucket_next;
@@ -149,8 +147,8 @@ static void leave(struct fair_queue *q, struct client *c)
 
 bool fair_queue_push(struct fair_queue *q, struct job *job, bool first)
 {
-    struct client *c = find(q, job->client);
-    if (!c && !(c = join(q, job->client)))
+    struct client *c = find(q, &job->client);
+    if (!c && !(c = join(q, &job->client)))
         return false;
     if (first) {
         job->next = c->head;
@@ -220,9 +218,11 @@ unsigned fair_queue_total(const struct fair_queue *q)
     return q->total;
 }
 
-unsigned fair_queue_of(const struct fair_queue *q, const char *client)
+unsigned fair_queue_of(const struct fair_queue *q, const struct client_id *client)
 {
-    const struct client *c = find(q, client ? client : "");
+    struct client_id local;
+    client_id_local(&local);
+    const struct client *c = find(q, client ? client : &local);
     return c ? c->queued : 0;
 }
 

@@ -4,7 +4,7 @@
  *
  * A class shares the workers: one client that submits a hundred jobs must
  * not make another client's one job wait behind all hundred. Each client
- * (an address, see server/client_addr.c) has its own FIFO, and the next job
+ * (an address in binary, common/client_id.h) has its own FIFO, and the next job
  * always comes from the client whose last job was taken longest ago (or
  * never): clients that keep jobs queued are served round-robin, and a job
  * waits for at most one job of every other client with jobs queued. A
@@ -47,7 +47,7 @@ struct job *fair_queue_remove(struct fair_queue *q, uint64_t id);
 
 /* Jobs queued in all, and for one client. */
 unsigned fair_queue_total(const struct fair_queue *q);
-unsigned fair_queue_of(const struct fair_queue *q, const char *client);
+unsigned fair_queue_of(const struct fair_queue *q, const struct client_id *client);
 
 /* Clients with at least one job queued. */
 unsigned fair_queue_clients(const struct fair_queue *q);

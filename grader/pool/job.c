@@ -17,7 +17,7 @@ uint64_t job_affinity(const char *body, size_t len)
     return hash_fnv1a64(body, len);
 }
 
-struct job *job_new(const char *body, size_t len, const char *client, uint64_t seed)
+struct job *job_new(const char *body, size_t len, const struct client_id *client, uint64_t seed)
 {
     struct job *j = calloc(1, sizeof *j);
     if (!j)
@@ -39,7 +39,8 @@ struct job *job_new(const char *body, size_t len, const char *client, uint64_t s
     j->len = len;
     j->seed = seed;
     j->affinity = job_affinity(body, len);
-    snprintf(j->client, sizeof j->client, "%s", client ? client : "");
+    if (client)
+        j->client = *client;   /* calloc made it CLIENT_LOCAL otherwise */
     return j;
 }
 

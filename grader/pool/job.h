@@ -8,9 +8,6 @@
 
 #include "pool/pool.h"
 
-/* Longest client key kept (an IPv6 address in text is at most 45). */
-#define JOB_CLIENT_MAX 64
-
 struct job {
     uint64_t id;                 /* unique in its pool, from 1 */
     char *body;                  /* owned copy */
@@ -18,7 +15,7 @@ struct job {
     uint64_t seed;               /* of this job's hidden spectra */
     uint64_t affinity;           /* job_affinity of the body: a worker that says it
                                     keeps this body's kernel is preferred */
-    char client[JOB_CLIENT_MAX]; /* fair-share key; "" for local callers */
+    struct client_id client;     /* fair-share key; CLIENT_LOCAL for local callers */
     pool_result_fn done;
     void *arg;
     unsigned attempts;           /* workers that took it; a second is the retry */
@@ -31,9 +28,9 @@ struct job {
 
 /*
  * A new job holding a copy of body; NULL when out of memory. client may be
- * NULL (local), and is cut to JOB_CLIENT_MAX - 1 bytes.
+ * NULL (local).
  */
-struct job *job_new(const char *body, size_t len, const char *client, uint64_t seed);
+struct job *job_new(const char *body, size_t len, const struct client_id *client, uint64_t seed);
 
 /* Frees a job and what it owns, its verdict included. Accepts NULL. */
 void job_free(struct job *j);

@@ -160,7 +160,7 @@ void pool_deliver(struct job *list)
 /* Admission, lock held: whether one more job of `client` may wait. A
  * refusal is counted in the stats when `count` (not for a caller that
  * waits for room and asks again). */
-static enum pool_submit_status admit(struct pool *p, const char *client, bool limits,
+static enum pool_submit_status admit(struct pool *p, const struct client_id *client, bool limits,
                                      bool count, double *wait_ms)
 {
     double wait = pool_expected_wait_ms(p);
@@ -196,7 +196,7 @@ static enum pool_submit_status enqueue(struct pool *p, struct job *j, bool limit
 {
     enum pool_submit_status st;
     pthread_mutex_lock(&p->lock);
-    while ((st = admit(p, j->client, limits, !wait_for_room, wait_ms)) != POOL_SUBMITTED &&
+    while ((st = admit(p, &j->client, limits, !wait_for_room, wait_ms)) != POOL_SUBMITTED &&
            wait_for_room && st != POOL_STOPPING)
         pthread_cond_wait(&p->changed, &p->lock);
     if (st == POOL_SUBMITTED) {
@@ -221,7 +221,8 @@ static enum pool_submit_status enqueue(struct pool *p, struct job *j, bool limit
 /* A new job, with its own fresh seed when the pool draws one per job (outside
  * the lock: getrandom is a system call). NULL on OOM, or when there is no
  * random source: never grade with a guessable seed. */
-static struct job *make_job(struct pool *p, const char *body, size_t len, const char *client)
+static struct job *make_job(struct pool *p, const char *body, size_t len,
+                            const struct client_id *client)
 {
     struct job *j = job_new(body, len, client, p->opts.seed);
     if (j && p->opts.seed_per_job && !seed_fresh(&j->seed)) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/client_id.h"
 #include "common/defaults.h"
 #include "common/frame.h"
 #include "common/verdict.h"
@@ -132,7 +133,7 @@ unsigned pool_wait_ready(struct pool *p, unsigned n, uint32_t timeout_ms,
 struct pool_submission {
     const char *body;
     size_t len;
-    const char *client;            /* fair-share key (an address); NULL: local */
+    const struct client_id *client; /* fair-share key (an address); NULL: local */
     pool_result_fn done;
     void *arg;
 };

@@ -372,10 +372,14 @@ static void wait_result(struct result_one *o)
     pthread_mutex_unlock(&o->lock);
 }
 
-static enum pool_submit_status submit_as(struct pool *p, const char *client, const char *body,
+/* Submits body for the client 10.0.0.HOST. */
+static enum pool_submit_status submit_as(struct pool *p, uint8_t host, const char *body,
                                          struct result_one *o, uint64_t *id)
 {
-    struct pool_submission sub = { body, strlen(body), client, result_done, o };
+    const uint8_t addr[4] = { 10, 0, 0, host };
+    struct client_id client;
+    client_id_set(&client, CLIENT_IPV4, addr, 32);
+    struct pool_submission sub = { body, strlen(body), &client, result_done, o };
     return pool_submit(p, &sub, id, NULL);
 }
 
@@ -391,9 +395,9 @@ static void test_cancelled_jobs(void **state)
     struct result_one a = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 };
     struct result_one b = a, c = a;
     uint64_t ida, idb, idc;
-    assert_int_equal(submit_as(p, "10.0.0.1", slow, &a, &ida), POOL_SUBMITTED);
+    assert_int_equal(submit_as(p, 1, slow, &a, &ida), POOL_SUBMITTED);
     busy_worker(p);
-    assert_int_equal(submit_as(p, "10.0.0.2", correct, &b, &idb), POOL_SUBMITTED);
+    assert_int_equal(submit_as(p, 2, correct, &b, &idb), POOL_SUBMITTED);
     pool_cancel(p, idb);
     wait_result(&b);
     assert_true(b.cancelled);
@@ -411,7 +415,7 @@ static void test_cancelled_jobs(void **state)
     /* cancelling what has ended already changes nothing */
     pool_cancel(p, ida);
     pool_cancel(p, 999999);
-    assert_int_equal(submit_as(p, "10.0.0.3", correct, &c, &idc), POOL_SUBMITTED);
+    assert_int_equal(submit_as(p, 3, correct, &c, &idc), POOL_SUBMITTED);
     wait_result(&c);
     assert_false(c.cancelled);
     assert_int_equal(c.status, VERDICT_ACCEPTED);
@@ -440,8 +444,8 @@ static void test_per_client_share(void **state)
     enum pool_submit_status st[6];
     /* the first may be taken by the idle worker at once: then it waits for none */
     for (int k = 0; k < 4; k++)
-        st[k] = submit_as(p, "flooder", correct, &r[k], NULL);
-    st[4] = submit_as(p, "bystander", correct, &r[4], NULL);
+        st[k] = submit_as(p, 10, correct, &r[k], NULL);
+    st[4] = submit_as(p, 20, correct, &r[4], NULL);
     int busy = 0, taken = 0;
     for (int k = 0; k < 4; k++) {
         busy += st[k] == POOL_CLIENT_BUSY;

@@ -21,9 +21,19 @@
 #include "pool/wait_estimate.h"
 #include "pool/worker_loss.h"
 
-static struct job *job_of(const char *client, uint64_t id)
+/* The client 10.0.0.C, told apart by one letter in these tests. */
+static struct client_id named(char c)
 {
-    struct job *j = job_new("return 0.0;", 11, client, 1);
+    const uint8_t addr[4] = { 10, 0, 0, (uint8_t)c };
+    struct client_id id;
+    client_id_set(&id, CLIENT_IPV4, addr, 32);
+    return id;
+}
+
+static struct job *job_of(char client, uint64_t id)
+{
+    struct client_id c = named(client);
+    struct job *j = job_new("return 0.0;", 11, &c, 1);
     assert_non_null(j);
     j->id = id;
     return j;
@@ -33,9 +43,12 @@ static void test_one_client_is_a_fifo(void **state)
 {
     struct fair_queue *q = fair_queue_new();
     for (uint64_t i = 1; i <= 5; i++)
-        assert_true(fair_queue_push(q, job_of("a", i), false));
+        assert_true(fair_queue_push(q, job_of('a', i), false));
     assert_int_equal(fair_queue_total(q), 5);
-    assert_int_equal(fair_queue_of(q, "a"), 5);
+    struct client_id a = named('a'), b = named('b');
+    assert_int_equal(fair_queue_of(q, &a), 5);
+    assert_int_equal(fair_queue_of(q, &b), 0);
+    assert_int_equal(fair_queue_of(q, NULL), 0);   /* the local client has none */
     for (uint64_t i = 1; i <= 5; i++) {
         struct job *j = fair_queue_pop(q);
         assert_int_equal(j->id, i);
@@ -52,8 +65,8 @@ static void test_flood_delays_a_bystander_by_one_job(void **state)
 {
     struct fair_queue *q = fair_queue_new();
     for (uint64_t i = 1; i <= 100; i++)
-        assert_true(fair_queue_push(q, job_of("flooder", i), false));
-    assert_true(fair_queue_push(q, job_of("bystander", 1000), false));
+        assert_true(fair_queue_push(q, job_of('f', i), false));
+    assert_true(fair_queue_push(q, job_of('b', 1000), false));
     assert_int_equal(fair_queue_clients(q), 2);
     int position = 0;
     for (int k = 1; k <= 101; k++) {
@@ -70,13 +83,13 @@ static void test_flood_delays_a_bystander_by_one_job(void **state)
 static void test_round_robin_order(void **state)
 {
     struct fair_queue *q = fair_queue_new();
-    const char *clients[] = { "a", "b", "c" };
+    const char clients[] = "abc";
     for (uint64_t i = 0; i < 9; i++)
         assert_true(fair_queue_push(q, job_of(clients[i / 3], i + 1), false));
     char order[10] = "";
     for (int k = 0; k < 9; k++) {
         struct job *j = fair_queue_pop(q);
-        order[k] = j->client[0];
+        order[k] = (char)j->client.addr[3];
         job_free(j);
     }
     assert_string_equal(order, "abcabcabc");
@@ -87,7 +100,7 @@ static char pop_client(struct fair_queue *q)
 {
     struct job *j = fair_queue_pop(q);
     assert_non_null(j);
-    char c = j->client[0];
+    char c = (char)j->client.addr[3];
     job_free(j);
     return c;
 }
@@ -99,9 +112,9 @@ static char pop_client(struct fair_queue *q)
 static void test_a_bystander_goes_before_closed_loop_flooders(void **state)
 {
     struct fair_queue *q = fair_queue_new();
-    const char *flooders[] = { "1", "2", "3", "4", "5" };
+    const char flooders[] = { '1', '2', '3', '4', '5' };
     uint64_t id = 1;
-    assert_true(fair_queue_push(q, job_of("b", id++), false));
+    assert_true(fair_queue_push(q, job_of('b', id++), false));
     assert_int_equal(pop_client(q), 'b');
     for (int i = 0; i < 5; i++)
         assert_true(fair_queue_push(q, job_of(flooders[i], id++), false));
@@ -109,22 +122,22 @@ static void test_a_bystander_goes_before_closed_loop_flooders(void **state)
         /* each flooder's job is taken and it sends its next at once */
         for (int i = 0; i < 5; i++) {
             char c = pop_client(q);
-            assert_int_equal(c, flooders[(round * 5 + i) % 5][0]);
+            assert_int_equal(c, flooders[(round * 5 + i) % 5]);
             assert_true(fair_queue_push(q, job_of(flooders[i], id++), false));
         }
         if (round % 10 == 9) {
-            assert_true(fair_queue_push(q, job_of("b", id++), false));
+            assert_true(fair_queue_push(q, job_of('b', id++), false));
             assert_int_equal(pop_client(q), 'b');
         }
     }
     /* a newcomer goes first as well, and a second newcomer after it */
-    assert_true(fair_queue_push(q, job_of("n", id++), false));
-    assert_true(fair_queue_push(q, job_of("m", id++), false));
+    assert_true(fair_queue_push(q, job_of('n', id++), false));
+    assert_true(fair_queue_push(q, job_of('m', id++), false));
     assert_int_equal(pop_client(q), 'n');
     assert_int_equal(pop_client(q), 'm');
     /* the flooders, still in turn */
     for (int i = 0; i < 5; i++)
-        assert_int_equal(pop_client(q), flooders[i][0]);
+        assert_int_equal(pop_client(q), flooders[i]);
     assert_null(fair_queue_pop(q));
     fair_queue_free(q);
 }
@@ -134,16 +147,14 @@ static void test_a_bystander_goes_before_closed_loop_flooders(void **state)
 static void test_forgotten_clients_count_as_new(void **state)
 {
     struct fair_queue *q = fair_queue_new();
-    char key[16];
     for (uint64_t i = 0; i < 200; i++) {
-        snprintf(key, sizeof key, "c%llu", (unsigned long long)i);
-        assert_true(fair_queue_push(q, job_of(key, i + 1), false));
+        assert_true(fair_queue_push(q, job_of((char)i, i + 1), false));
         struct job *j = fair_queue_pop(q);
         assert_int_equal(j->id, i + 1);
         job_free(j);
     }
-    assert_true(fair_queue_push(q, job_of("c199", 1000), false));   /* served last */
-    assert_true(fair_queue_push(q, job_of("c0", 1001), false));     /* forgotten */
+    assert_true(fair_queue_push(q, job_of((char)199, 1000), false));   /* served last */
+    assert_true(fair_queue_push(q, job_of((char)0, 1001), false));     /* forgotten */
     struct job *j = fair_queue_pop(q);
     assert_int_equal(j->id, 1001);
     job_free(j);
@@ -158,12 +169,13 @@ static void test_remove_and_retry_first(void **state)
 {
     struct fair_queue *q = fair_queue_new();
     for (uint64_t i = 1; i <= 3; i++)
-        assert_true(fair_queue_push(q, job_of("a", i), false));
+        assert_true(fair_queue_push(q, job_of('a', i), false));
     struct job *two = fair_queue_remove(q, 2);
     assert_non_null(two);
     assert_int_equal(two->id, 2);
     assert_null(fair_queue_remove(q, 2));
-    assert_int_equal(fair_queue_of(q, "a"), 2);
+    struct client_id a = named('a');
+    assert_int_equal(fair_queue_of(q, &a), 2);
     /* a retried job goes back to the head of its client's queue */
     assert_true(fair_queue_push(q, two, true));
     struct job *j = fair_queue_pop(q);
@@ -172,7 +184,7 @@ static void test_remove_and_retry_first(void **state)
     while ((j = fair_queue_pop(q)))
         job_free(j);
     /* removing a client's last job takes the client out of the round */
-    assert_true(fair_queue_push(q, job_of("b", 9), false));
+    assert_true(fair_queue_push(q, job_of('b', 9), false));
     j = fair_queue_remove(q, 9);
     job_free(j);
     assert_int_equal(fair_queue_clients(q), 0);

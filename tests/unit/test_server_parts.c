@@ -3,6 +3,7 @@
  * request's headers and body, who the client is behind a trusted proxy,
  * and the access log's sanitising of what clients send.
  */
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/client_id.h"
 #include "common/defaults.h"
 #include "server/access_log.h"
 #include "server/auth.h"
@@ -102,6 +104,23 @@ static void test_source_extraction(void **state)
     assert_int_equal(len, 3);
 }
 
+/* The client of a peer given in text, resolved and printed, into out. */
+static const char *resolve_text(const char *peer, const char *forwarding,
+                                const struct client_rules *r, char out[CLIENT_ID_TEXT_MAX])
+{
+    struct client_id p, c;
+    assert_true(client_addr_parse(peer, &p));
+    client_addr_resolve(&p, forwarding, r, &c);
+    return client_id_format(&c, out, CLIENT_ID_TEXT_MAX);
+}
+
+static bool contains_text(const struct trusted_proxies *t, const char *addr)
+{
+    struct client_id a;
+    assert_true(client_addr_parse(addr, &a));
+    return trusted_proxies_contain(t, &a);
+}
+
 static void test_client_behind_a_trusted_proxy(void **state)
 {
     struct client_rules r;
@@ -113,40 +132,39 @@ static void test_client_behind_a_trusted_proxy(void **state)
     assert_true(trusted_proxies_add(t, "fd00::/8", err, sizeof err));
     assert_false(trusted_proxies_add(t, "10.0.0.0/33", err, sizeof err));
     assert_false(trusted_proxies_add(t, "nginx", err, sizeof err));
-    assert_true(trusted_proxies_contain(t, "10.200.3.4"));
-    assert_false(trusted_proxies_contain(t, "11.0.0.1"));
+    assert_true(contains_text(t, "10.200.3.4"));
+    assert_false(contains_text(t, "11.0.0.1"));
     /* from anyone else the header is the client's own words: ignored */
-    client_addr_resolve("192.0.2.7", "198.51.100.1", &r, out, sizeof out);
+    resolve_text("192.0.2.7", "198.51.100.1", &r, out);
     assert_string_equal(out, "192.0.2.7");
     /* from the proxy: the nearest address that is not a proxy of ours */
-    client_addr_resolve("127.0.0.1", "198.51.100.1", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "198.51.100.1", &r, out);
     assert_string_equal(out, "198.51.100.1");
-    client_addr_resolve("127.0.0.1", "6.6.6.6, 198.51.100.1, 10.1.1.1", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "6.6.6.6, 198.51.100.1, 10.1.1.1", &r, out);
     assert_string_equal(out, "198.51.100.1");   /* the student's own "6.6.6.6" is not used */
     /* garbage stops the walk at the last trusted hop */
-    client_addr_resolve("127.0.0.1", "198.51.100.1, not-an-address, 10.1.1.1", &r, out,
-                        sizeof out);
+    resolve_text("127.0.0.1", "198.51.100.1, not-an-address, 10.1.1.1", &r, out);
     assert_string_equal(out, "10.1.1.1");
     /* one client, one key: spellings of an address are made canonical */
     r.ipv6_prefix = 128;
-    client_addr_resolve("127.0.0.1", "2001:DB8:0:0::1", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "2001:DB8:0:0::1", &r, out);
     assert_string_equal(out, "2001:db8::1");
     r.ipv6_prefix = DEFAULT_IPV6_CLIENT_PREFIX;
     /* an IPv4-mapped hop is the IPv4 address, as a dual-stack peer is */
-    client_addr_resolve("127.0.0.1", "::ffff:192.0.2.9", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "::ffff:192.0.2.9", &r, out);
     assert_string_equal(out, "192.0.2.9");
     /* ... so a proxy of ours written as mapped is still ours, either way */
-    client_addr_resolve("127.0.0.1", "198.51.100.1, ::ffff:10.1.1.1", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "198.51.100.1, ::ffff:10.1.1.1", &r, out);
     assert_string_equal(out, "198.51.100.1");
     struct trusted_proxies m = { .n = 0 };
     assert_true(trusted_proxies_add(&m, "::ffff:10.0.0.0/104", err, sizeof err));
     assert_false(trusted_proxies_add(&m, "::ffff:10.0.0.0/95", err, sizeof err));
-    assert_true(trusted_proxies_contain(&m, "10.9.8.7"));
-    assert_false(trusted_proxies_contain(&m, "11.9.8.7"));
+    assert_true(contains_text(&m, "10.9.8.7"));
+    assert_false(contains_text(&m, "11.9.8.7"));
     /* no proxies configured: the peer, whatever the headers say */
     struct client_rules none;
     client_rules_init(&none);
-    client_addr_resolve("192.0.2.7", "198.51.100.1", &none, out, sizeof out);
+    resolve_text("192.0.2.7", "198.51.100.1", &none, out);
     assert_string_equal(out, "192.0.2.7");
 }
 
@@ -167,15 +185,15 @@ static void test_forwarded_header(void **state)
     assert_false(client_header_parse("X-Real-IP", &h));
     r.header = CLIENT_HEADER_FORWARDED;
     /* with quotes, ports and brackets */
-    client_addr_resolve("127.0.0.1", "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"",
-                        &r, out, sizeof out);
+    resolve_text("127.0.0.1", "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"",
+                 &r, out);
     assert_string_equal(out, "2001:db8:cafe::/64");
-    client_addr_resolve("127.0.0.1", "for=\"192.0.2.43:47011\"", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "for=\"192.0.2.43:47011\"", &r, out);
     assert_string_equal(out, "192.0.2.43");
-    client_addr_resolve("127.0.0.1", "for=unknown", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "for=unknown", &r, out);
     assert_string_equal(out, "127.0.0.1");
     /* X-Forwarded-For syntax in a Forwarded header is no address */
-    client_addr_resolve("127.0.0.1", "198.51.100.1", &r, out, sizeof out);
+    resolve_text("127.0.0.1", "198.51.100.1", &r, out);
     assert_string_equal(out, "127.0.0.1");
 }
 
@@ -191,7 +209,7 @@ static void test_forwarding_lines_joined(void **state)
     client_rules_init(&r);
     char err[200], out[CLIENT_ADDR_LEN];
     assert_true(trusted_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
-    client_addr_resolve("127.0.0.1", buf, &r, out, sizeof out);
+    resolve_text("127.0.0.1", buf, &r, out);
     assert_string_equal(out, "198.51.100.1");
     /* too long: the left end goes, from an entry's start, never the right */
     char small[24] = "";
@@ -201,7 +219,7 @@ static void test_forwarding_lines_joined(void **state)
     client_addr_join(small, sizeof small, "5.5.5.5, 6.6.6.6, 7.7.7.7, 8.8.8.8");
     assert_true(strlen(small) < sizeof small);
     assert_non_null(strstr(small, "8.8.8.8"));
-    client_addr_resolve("127.0.0.1", small, &r, out, sizeof out);
+    resolve_text("127.0.0.1", small, &r, out);
     assert_string_equal(out, "8.8.8.8");
 }
 
@@ -212,24 +230,69 @@ static void test_ipv6_clients_grouped(void **state)
     client_rules_init(&r);
     char out[CLIENT_ADDR_LEN];
     assert_int_equal(r.ipv6_prefix, 64);
-    client_addr_resolve("2001:db8:1:2:aaaa::1", NULL, &r, out, sizeof out);
+    resolve_text("2001:db8:1:2:aaaa::1", NULL, &r, out);
     assert_string_equal(out, "2001:db8:1:2::/64");
-    client_addr_resolve("2001:db8:1:2:ffff:ffff:ffff:ffff", NULL, &r, out, sizeof out);
+    resolve_text("2001:db8:1:2:ffff:ffff:ffff:ffff", NULL, &r, out);
     assert_string_equal(out, "2001:db8:1:2::/64");
-    client_addr_resolve("2001:db8:1:3::1", NULL, &r, out, sizeof out);
+    resolve_text("2001:db8:1:3::1", NULL, &r, out);
     assert_string_equal(out, "2001:db8:1:3::/64");
     r.ipv6_prefix = 60;
-    client_addr_resolve("2001:db8:1:2f::1", NULL, &r, out, sizeof out);
+    resolve_text("2001:db8:1:2f::1", NULL, &r, out);
     assert_string_equal(out, "2001:db8:1:20::/60");
     r.ipv6_prefix = 128;
-    client_addr_resolve("2001:db8::1", NULL, &r, out, sizeof out);
+    resolve_text("2001:db8::1", NULL, &r, out);
     assert_string_equal(out, "2001:db8::1");
     /* IPv4 and mapped IPv4 are not touched */
     r.ipv6_prefix = 64;
-    client_addr_resolve("192.0.2.7", NULL, &r, out, sizeof out);
+    resolve_text("192.0.2.7", NULL, &r, out);
     assert_string_equal(out, "192.0.2.7");
-    client_addr_resolve("::ffff:192.0.2.7", NULL, &r, out, sizeof out);
+    resolve_text("::ffff:192.0.2.7", NULL, &r, out);
     assert_string_equal(out, "192.0.2.7");
+}
+
+/* The client stays binary from the socket on: a dual-stack peer is its
+ * IPv4 address, one network is one key, and text appears only when printed. */
+static void test_client_ids_from_sockets(void **state)
+{
+    struct sockaddr_in v4 = { .sin_family = AF_INET };
+    struct sockaddr_in6 mapped = { .sin6_family = AF_INET6 }, v6 = { .sin6_family = AF_INET6 };
+    struct sockaddr unix_peer = { .sa_family = AF_UNIX };
+    struct client_id a, b, c;
+    char out[CLIENT_ID_TEXT_MAX];
+    assert_int_equal(inet_pton(AF_INET, "192.0.2.1", &v4.sin_addr), 1);
+    assert_int_equal(inet_pton(AF_INET6, "::ffff:192.0.2.1", &mapped.sin6_addr), 1);
+    assert_true(client_addr_from_sockaddr((struct sockaddr *)&v4, &a));
+    assert_true(client_addr_from_sockaddr((struct sockaddr *)&mapped, &b));
+    assert_true(client_id_equal(&a, &b));
+    assert_int_equal(client_id_hash(&a), client_id_hash(&b));
+    assert_string_equal(client_id_format(&a, out, sizeof out), "192.0.2.1");
+    /* a socket that is no internet peer is the local client, "-" when printed */
+    assert_false(client_addr_from_sockaddr(&unix_peer, &c));
+    assert_false(client_addr_from_sockaddr(NULL, &c));
+    assert_int_equal(c.family, CLIENT_LOCAL);
+    assert_string_equal(client_id_format(&c, out, sizeof out), "-");
+    /* two hosts of one /64 are one client; the next /64 is another */
+    struct client_rules r;
+    client_rules_init(&r);
+    assert_int_equal(inet_pton(AF_INET6, "2001:db8:1:2::7", &v6.sin6_addr), 1);
+    assert_true(client_addr_from_sockaddr((struct sockaddr *)&v6, &a));
+    assert_int_equal(a.prefix, 128);
+    client_addr_resolve(&a, NULL, &r, &b);
+    assert_true(client_addr_parse("2001:db8:1:2:ffff::1", &a));
+    client_addr_resolve(&a, NULL, &r, &c);
+    assert_true(client_id_equal(&b, &c));
+    assert_string_equal(client_id_format(&c, out, sizeof out), "2001:db8:1:2::/64");
+    assert_true(client_addr_parse("2001:db8:1:3::7", &a));
+    client_addr_resolve(&a, NULL, &r, &c);
+    assert_false(client_id_equal(&b, &c));
+    /* the log prints it, and nothing a client wrote reaches it */
+    char line[256];
+    FILE *f = fmemopen(line, sizeof line, "w");
+    assert_non_null(f);
+    access_log_write(f, &(struct access_log_entry){ .client = &c, .method = "GET", .path = "/",
+                                                   .status = 200, .wait_ms = -1 });
+    fclose(f);
+    assert_non_null(strstr(line, "Z 2001:db8:1:3::/64 GET / 200 "));
 }
 
 static void test_access_log_escapes_what_could_steer_a_terminal(void **state)
@@ -418,15 +481,18 @@ static void test_bearer_and_origin(void **state)
 static void test_token_guard(void **state)
 {
     struct token_guard *g = token_guard_new();
+    struct client_id one, two;
+    assert_true(client_addr_parse("10.0.0.1", &one));
+    assert_true(client_addr_parse("10.0.0.2", &two));
     unsigned retry = 0;
     for (unsigned i = 0; i < TOKEN_FAILURES_PER_WINDOW; i++) {
-        assert_true(token_guard_allow(g, "10.0.0.1", 100, &retry));
-        token_guard_fail(g, "10.0.0.1", 100);
+        assert_true(token_guard_allow(g, &one, 100, &retry));
+        token_guard_fail(g, &one, 100);
     }
-    assert_false(token_guard_allow(g, "10.0.0.1", 101, &retry));
+    assert_false(token_guard_allow(g, &one, 101, &retry));
     assert_int_equal(retry, TOKEN_FAILURE_WINDOW_S - 1);
-    assert_true(token_guard_allow(g, "10.0.0.2", 101, &retry));   /* another client */
-    assert_true(token_guard_allow(g, "10.0.0.1", 100 + TOKEN_FAILURE_WINDOW_S, &retry));
+    assert_true(token_guard_allow(g, &two, 101, &retry));   /* another client */
+    assert_true(token_guard_allow(g, &one, 100 + TOKEN_FAILURE_WINDOW_S, &retry));
     uint64_t failures, refused;
     token_guard_counts(g, &failures, &refused);
     assert_int_equal(failures, TOKEN_FAILURES_PER_WINDOW);
@@ -455,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_forwarded_header),
         cmocka_unit_test(test_forwarding_lines_joined),
         cmocka_unit_test(test_ipv6_clients_grouped),
+        cmocka_unit_test(test_client_ids_from_sockets),
         cmocka_unit_test(test_access_log_escapes_what_could_steer_a_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,41 @@ static void test_no_loop_is_unchanged(void **state)
     assert_int_equal(instrument(*state, test_correct_body, lines, 1), 0);
 }
 
+/* The number of OpStore instructions in a module. */
+static unsigned stores(const uint32_t *w, size_t n)
+{
+    unsigned count = 0;
+    for (size_t at = 5; at < n && (w[at] >> 16) > 0; at += w[at] >> 16)
+        count += (w[at] & 0xffff) == 62;   /* OpStore */
+    return count;
+}
+
+/* Without a loop nothing can set the mark, so its store goes and the
+ * module stays valid; with a loop, or once gone, the module is left alone. */
+static void test_mark_store_dropped_without_loops(void **state)
+{
+    size_t n, m;
+    char msg[256];
+    uint32_t *words = compiled(*state, test_correct_body, &n);
+    unsigned before = stores(words, n);
+    m = spirv_loops_drop_mark_store(words, n);
+    assert_int_equal(m, n - 3);
+    assert_int_equal(stores(words, m), before - 1);
+    if (!spirv_robust_validate(words, m, msg, sizeof msg))
+        fail_msg("the module without the mark's store is invalid: %s", msg);
+    assert_int_equal(spirv_loops_drop_mark_store(words, m), m);
+    free(words);
+    words = compiled(*state, "float s = 0.0;\nfor (int k = 0; k < 4; k++) s += 1.0;\n"
+                             "return s;\n", &n);
+    uint32_t *copy = malloc(n * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, words, n * sizeof *copy);
+    assert_int_equal(spirv_loops_drop_mark_store(words, n), n);
+    assert_memory_equal(words, copy, n * sizeof *copy);
+    free(copy);
+    free(words);
+}
+
 static void test_every_loop_form_is_found_with_its_line(void **state)
 {
     const char *body =
@@ -184,6 +219,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_loop_is_unchanged),
+        cmocka_unit_test(test_mark_store_dropped_without_loops),
         cmocka_unit_test(test_every_loop_form_is_found_with_its_line),
         cmocka_unit_test(test_odd_loop_shapes_stay_valid),
         cmocka_unit_test(test_loop_from_a_macro_is_on_the_line_that_uses_it),

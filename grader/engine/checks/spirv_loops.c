@@ -594,3 +594,96 @@ bool spirv_loops_lines(const uint32_t *words, size_t nwords, int **lines, size_t
     *nloops = l.n;
     return true;
 }
+
+/* Whether id is an operand of ins (a word past the opcode that is not its
+ * result type or result id); a literal of the same value counts too, which
+ * errs on the side of leaving a module alone. *pos gets the first place. */
+static bool uses_id(const struct spirv_ins *ins, uint32_t id, uint32_t *pos)
+{
+    unsigned type_at, result_at;
+    spirv_result_positions(ins->op, &type_at, &result_at);
+    for (uint32_t i = 1; i < ins->wc; i++) {
+        if (i != type_at && i != result_at && ins->w[i] == id) {
+            *pos = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether ins stores zero into `var` (glslang's initialiser of a global). */
+static bool stores_zero(const struct spirv_module *m, const struct spirv_ins *ins, uint32_t var)
+{
+    uint32_t value;
+    return ins->op == SpvOpStore && ins->wc >= 3 && ins->w[1] == var &&
+           spirv_module_constant_u32(m, ins->w[2], &value) && value == 0;
+}
+
+/* The one instruction of a function that uses id, at the operand place
+ * `want_pos` with opcode `want_op`, stores of zero into id aside: its
+ * offset, or 0 when there is none, another use, or a loop. */
+static size_t only_use(const struct spirv_module *m, uint32_t id, uint32_t want_op,
+                       uint32_t want_pos)
+{
+    struct spirv_ins ins;
+    size_t found = 0;
+    bool in_function = false;
+    uint32_t pos;
+    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(m, at, &ins); at += ins.wc) {
+        if (ins.op == SpvOpFunction)
+            in_function = true;
+        if (ins.op == SpvOpLoopMerge)
+            return 0;
+        if (!in_function || !uses_id(&ins, id, &pos) || stores_zero(m, &ins, id))
+            continue;
+        if (found || ins.op != want_op || pos != want_pos)
+            return 0;
+        found = at;
+    }
+    return found;
+}
+
+size_t spirv_loops_drop_mark_store(uint32_t *words, size_t nwords)
+{
+    struct spirv_module m = { 0 };
+    struct spirv_ins ins, def, chain, base;
+    uint32_t mark = 0;
+    size_t store_at = 0, store_wc = 0;
+
+    if (!spirv_module_index(&m, words, nwords))
+        return nwords;
+    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(&m, at, &ins); at += ins.wc) {
+        if (ins.op == SpvOpName && ins.wc >= 3 && name_is(&ins, SPIRV_LOOPS_MARK_NAME) &&
+            spirv_module_def(&m, ins.w[1], &def) && def.op == SpvOpVariable &&
+            def.w[3] == SpvStorageClassPrivate) {
+            if (mark)
+                goto done;   /* two: not the harness's shape */
+            mark = def.result;
+        }
+    }
+    /* the mark is only ever set to zero (its initialiser) and read once
+     * (OpLoad's pointer, word 3), and that value is only stored (OpStore's
+     * object, word 2) through an access chain into a buffer: the
+     * harness's `bf_out.bf_loop[bf_cell] = bf_loop_hit`, of a zero */
+    size_t load_at = mark ? only_use(&m, mark, SpvOpLoad, 3) : 0;
+    if (!load_at || !spirv_module_at(&m, load_at, &ins))
+        goto done;
+    store_at = only_use(&m, ins.result, SpvOpStore, 2);
+    if (!store_at || !spirv_module_at(&m, store_at, &ins) ||
+        !spirv_module_def(&m, ins.w[1], &chain) ||
+        (chain.op != SpvOpAccessChain && chain.op != SpvOpInBoundsAccessChain) ||
+        !spirv_module_def(&m, chain.w[3], &base) || base.op != SpvOpVariable ||
+        (base.w[3] != SpvStorageClassStorageBuffer && base.w[3] != SpvStorageClassUniform)) {
+        store_at = 0;
+        goto done;
+    }
+    store_wc = ins.wc;
+done:
+    spirv_module_clear(&m);
+    if (!store_at)
+        return nwords;
+    /* the load and the access chain stay, unused: the driver drops them */
+    memmove(words + store_at, words + store_at + store_wc,
+            (nwords - store_at - store_wc) * sizeof *words);
+    return nwords - store_wc;
+}

@@ -51,4 +51,16 @@ int spirv_loops_line(const uint32_t *words, size_t nwords, uint32_t loop);
  */
 bool spirv_loops_lines(const uint32_t *words, size_t nwords, int **lines, size_t *nloops);
 
+/*
+ * Drops, in place, the harness's store of the loop mark into the output
+ * from a valid module without loops: nothing there can set the mark, the
+ * grader zeroes the marks before each run (gpu.c), and each store to a
+ * buffer is a good part of lavapipe's compile. Returns the new length; the
+ * module is left as it is (`nwords` returned) when it has a loop, when the
+ * mark is read anywhere but in one OpLoad whose value goes only to one
+ * OpStore, or when it is malformed: such a module is only slower. Needs
+ * the names (OpName), so it runs before the debug information is stripped.
+ */
+size_t spirv_loops_drop_mark_store(uint32_t *words, size_t nwords);
+
 #endif
