@@ -78,15 +78,19 @@ struct guard_slot {
 
 struct token_guard {
     pthread_mutex_t lock;
+    unsigned per_window, window_s;
     struct guard_slot slots[GUARD_SLOTS];
     uint64_t failures, refused;
 };
 
-struct token_guard *token_guard_new(void)
+struct token_guard *token_guard_new(unsigned per_window, unsigned window_s)
 {
     struct token_guard *g = calloc(1, sizeof *g);
-    if (g)
+    if (g) {
         pthread_mutex_init(&g->lock, NULL);
+        g->per_window = per_window;
+        g->window_s = window_s;
+    }
     return g;
 }
 
@@ -106,9 +110,8 @@ static struct guard_slot *slot_of(struct token_guard *g, const struct client_id 
 {
     struct guard_slot *s = &g->slots[client_id_hash(client) % GUARD_SLOTS];
     bool same = client_id_equal(&s->client, client);
-    if (!same || now - s->window_start >= TOKEN_FAILURE_WINDOW_S) {
-        if (!same && s->failures >= TOKEN_FAILURES_PER_WINDOW &&
-            now - s->window_start < TOKEN_FAILURE_WINDOW_S)
+    if (!same || now - s->window_start >= (time_t)g->window_s) {
+        if (!same && s->failures >= g->per_window && now - s->window_start < (time_t)g->window_s)
             return s;   /* an exhausted budget is not freed by a colliding client */
         s->client = *client;
         s->window_start = now;
@@ -122,10 +125,10 @@ bool token_guard_allow(struct token_guard *g, const struct client_id *client, ti
 {
     pthread_mutex_lock(&g->lock);
     struct guard_slot *s = slot_of(g, client, now);
-    bool ok = s->failures < TOKEN_FAILURES_PER_WINDOW;
+    bool ok = s->failures < g->per_window;
     if (!ok) {
         g->refused++;
-        *retry_s = (unsigned)(TOKEN_FAILURE_WINDOW_S - (now - s->window_start));
+        *retry_s = (unsigned)((time_t)g->window_s - (now - s->window_start));
     }
     pthread_mutex_unlock(&g->lock);
     return ok;

@@ -37,18 +37,22 @@ bool auth_token_shape(const char *token);
 bool auth_same_origin(const char *origin, const char *host, const char *public_url,
                       bool custom_header);
 
-/* Per-client bound on wrong tokens: TOKEN_FAILURES_PER_WINDOW in
- * TOKEN_FAILURE_WINDOW_S (grader/common/defaults.h). Thread-safe. */
+/* A per-client bound on events (wrong tokens: TOKEN_FAILURES_PER_WINDOW
+ * in TOKEN_FAILURE_WINDOW_S; sign-ins that write to the store:
+ * SIGN_INS_PER_WINDOW in SIGN_IN_WINDOW_S; grader/common/defaults.h).
+ * Thread-safe. */
 struct token_guard;
 
-struct token_guard *token_guard_new(void);
+/* A guard allowing per_window events per client in window_s seconds. */
+struct token_guard *token_guard_new(unsigned per_window, unsigned window_s);
 void token_guard_free(struct token_guard *g);
 
-/* Whether client may try a token now; when not, *retry_s says when. */
+/* Whether client may try a token (make an event) now; when not, *retry_s
+ * says when. */
 bool token_guard_allow(struct token_guard *g, const struct client_id *client, time_t now,
                        unsigned *retry_s);
 
-/* Counts a wrong token from client. */
+/* Counts a wrong token (an event) from client. */
 void token_guard_fail(struct token_guard *g, const struct client_id *client, time_t now);
 
 /* Wrong tokens seen, and tries refused for being past the bound. */

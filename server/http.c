@@ -55,7 +55,7 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
         return response_json(r, 200, api_about(&ps, &s->cfg));
     case ROUTE_METRICS: {
         pool_get_stats(s->pool, &ps);
-        char *text = metrics_render(s->metrics, &ps, s->records, s->guard);
+        char *text = metrics_render(s->metrics, &ps, s->records, s->guard, s->sign_ins);
         if (text && s->lti) {
             /* LTI's counters after the others */
             char *all = NULL;

@@ -29,6 +29,12 @@
 #include "server/session.h"
 #include "server/static_files.h"
 
+/* Whether client may start one more guest session or LTI login now
+ * (SIGN_INS_PER_WINDOW in SIGN_IN_WINDOW_S), counting it; when not, a
+ * 429 with Retry-After is queued and *refused is its result. */
+struct request;
+bool http_sign_in_allowed(struct request *r, enum MHD_Result *refused);
+
 struct server {
     struct server_config cfg;
     struct MHD_Daemon *daemon;
@@ -39,7 +45,8 @@ struct server {
     struct records *records;       /* NULL: no records (--database none) */
     struct class_feed *feed;       /* the live class view; NULL without records */
     struct lti *lti;               /* NULL: no --lti-config */
-    struct token_guard *guard;
+    struct token_guard *guard;         /* wrong tokens */
+    struct token_guard *sign_ins;      /* guest sessions and LTI logins made */
     char *page_csp;                /* the pages' Content-Security-Policy (server_start) */
     char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;

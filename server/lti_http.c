@@ -207,6 +207,9 @@ static enum MHD_Result login(struct request *r)
         (target[strlen(pub)] != '/' && target[strlen(pub)] != '\0'))
         return page(r, 400, "The login was refused", "target_link_uri",
                     "The target_link_uri is not an address of this tool.");
+    enum MHD_Result refused;
+    if (!http_sign_in_allowed(r, &refused))
+        return refused;   /* each login is a write: one address cannot fill the store */
     q->platform = p;
     if (!store_new_token(q->st.state) || !store_new_token(q->st.nonce))
         return response_error(r, 500, "internal_error", "No random bytes.", NULL, NULL);

@@ -119,7 +119,7 @@ static void render_process(FILE *f)
 }
 
 char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct records *rs,
-                     struct token_guard *guard)
+                     struct token_guard *guard, struct token_guard *sign_ins)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -207,6 +207,14 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct reco
                    "# HELP butterfly_token_refusals_total Tries refused because their client sent too many wrong tokens.\n"
                    "# TYPE butterfly_token_refusals_total counter\nbutterfly_token_refusals_total %llu\n",
                 (unsigned long long)failures, (unsigned long long)refused);
+    }
+    if (sign_ins) {
+        uint64_t made, refused;
+        token_guard_counts(sign_ins, &made, &refused);
+        (void)made;
+        fprintf(f, "# HELP butterfly_sign_in_refusals_total Guest sessions and LTI logins refused because their client started too many.\n"
+                   "# TYPE butterfly_sign_in_refusals_total counter\nbutterfly_sign_in_refusals_total %llu\n",
+                (unsigned long long)refused);
     }
     if (rs)
         records_render_metrics(rs, f);

@@ -27,9 +27,9 @@ void metrics_count_response(struct metrics *m, unsigned status);
 
 /* The exposition text (malloc'd, caller frees): butterfly_build_info, the
  * standard process_* metrics of this process, the counters, the pool's
- * gauges, the wrong tokens (guard) and the records' counters (rs; NULL:
- * no store, none written). */
+ * gauges, the wrong tokens (guard), the sign-ins refused (sign_ins) and
+ * the records' counters (rs; NULL: no store, none written). */
 char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct records *rs,
-                     struct token_guard *guard);
+                     struct token_guard *guard, struct token_guard *sign_ins);
 
 #endif

@@ -473,6 +473,22 @@ static void session_call(struct store *s, void *arg)
     MHD_resume_connection(r->conn);
 }
 
+bool http_sign_in_allowed(struct request *r, enum MHD_Result *refused)
+{
+    unsigned retry = 0;
+    time_t now = time(NULL);
+    if (token_guard_allow(r->srv->sign_ins, &r->client, now, &retry)) {
+        token_guard_fail(r->srv->sign_ins, &r->client, now);   /* this one counts */
+        return true;
+    }
+    char secs[16];
+    snprintf(secs, sizeof secs, "%u", retry ? retry : 1);
+    *refused = response_error(r, 429, "too_many_sign_ins",
+                              "Too many new sessions from this address; wait and try again.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    return false;
+}
+
 enum MHD_Result session_finish(struct request *r)
 {
     if (!r->srv->records)
@@ -495,6 +511,9 @@ enum MHD_Result session_finish(struct request *r)
     r->body = NULL;
     if (!ok)
         return response_error(r, 400, "bad_request", why, NULL, NULL);
+    enum MHD_Result refused;
+    if (!http_sign_in_allowed(r, &refused))
+        return refused;
     char id[STORE_ID_SIZE];
     if (!store_new_id(id))
         return response_error(r, 500, "internal_error", "No random bytes.", NULL, NULL);

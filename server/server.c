@@ -58,7 +58,8 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     s->files = static_files_load(c->static_dir, err, errsz);
     if (!s->files)
         goto fail;
-    s->guard = token_guard_new();
+    s->guard = token_guard_new(TOKEN_FAILURES_PER_WINDOW, TOKEN_FAILURE_WINDOW_S);
+    s->sign_ins = token_guard_new(SIGN_INS_PER_WINDOW, SIGN_IN_WINDOW_S);
     if (!s->guard) {
         snprintf(err, errsz, "out of memory");
         goto fail;
@@ -204,6 +205,7 @@ void server_stop(struct server *s, uint32_t drain_ms)
     class_feed_free(s->feed, 0);
     records_free(s->records);
     token_guard_free(s->guard);
+    token_guard_free(s->sign_ins);
     static_files_free(s->files);
     free(s->page_csp);
     metrics_free(s->metrics);

@@ -81,6 +81,10 @@
 #define MAX_DISPLAY_NAME_BYTES     64u       /* an open lab's display name, UTF-8 */
 #define TOKEN_FAILURES_PER_WINDOW  20u       /* wrong tokens one client may send ... */
 #define TOKEN_FAILURE_WINDOW_S     600u      /* ... in this many seconds, then 429 */
+#define SIGN_INS_PER_WINDOW        300u      /* new guest sessions and LTI logins one client
+                                                (a lab behind one address) may start ... */
+#define SIGN_IN_WINDOW_S           60u       /* ... in this many seconds, then 429: each
+                                                is a write to the store */
 #define MAX_PAGE_SIZE              100u      /* records per page of a listing */
 #define DEFAULT_PAGE_SIZE          20u
 #define MAX_DETACHED               4096u     /* ?wait=false jobs in flight or unrecorded */

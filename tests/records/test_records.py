@@ -462,6 +462,30 @@ def t_token_guessing_bounded(w):
     assert st == 429
 
 
+def t_sign_ins_bounded(w):
+    """Last: it spends this client's budget of new sessions."""
+    with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
+        text = f.read()
+    most = int(re.search(r"#define SIGN_INS_PER_WINDOW\s+(\d+)u", text).group(1))
+    assert int(re.search(r"#define SIGN_IN_WINDOW_S\s+(\d+)u", text).group(1)) == 60
+    # the bound as README.md and docs/openapi.json state it
+    for doc in ("README.md", os.path.join("docs", "openapi.json")):
+        with open(os.path.join(HERE, "..", "..", doc)) as f:
+            assert "%d a minute" % most in " ".join(f.read().split()), doc
+    body = json.dumps({"name": "Flood"})
+    codes = []
+    for _ in range(most + 5):
+        st, h, _ = call(w.srv, "POST", "/api/session", body,
+                        {"Content-Type": "application/json", **PAGE_HEADER})
+        codes.append(st)
+        if st == 429:
+            break
+    # the checks before this one started a few sessions from this client too
+    assert codes[-1] == 429 and most - 50 < len(codes) <= most + 1, (len(codes), codes[-3:])
+    assert int(h["retry-after"]) >= 1, h
+    assert metric(w, "butterfly_sign_in_refusals_total") >= 1
+
+
 def t_metrics_count_records(w):
     assert metric(w, 'butterfly_records_total{outcome="recorded",reason=""}') >= 5
     assert metric(w, "butterfly_store_up") == 1
@@ -498,6 +522,7 @@ CHECKS = [
     ("metrics count records", t_metrics_count_records),
     ("token guessing bounded", t_token_guessing_bounded),
     ("no token in access log", t_no_token_in_access_log),
+    ("new sessions bounded per client", t_sign_ins_bounded),
 ]
 
 

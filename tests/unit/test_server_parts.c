@@ -480,7 +480,7 @@ static void test_bearer_and_origin(void **state)
 
 static void test_token_guard(void **state)
 {
-    struct token_guard *g = token_guard_new();
+    struct token_guard *g = token_guard_new(TOKEN_FAILURES_PER_WINDOW, TOKEN_FAILURE_WINDOW_S);
     struct client_id one, two;
     assert_true(client_addr_parse("10.0.0.1", &one));
     assert_true(client_addr_parse("10.0.0.2", &two));
@@ -497,6 +497,14 @@ static void test_token_guard(void **state)
     token_guard_counts(g, &failures, &refused);
     assert_int_equal(failures, TOKEN_FAILURES_PER_WINDOW);
     assert_int_equal(refused, 1);
+    token_guard_free(g);
+    /* another budget: the sign-ins' */
+    g = token_guard_new(2, 60);
+    token_guard_fail(g, &one, 100);
+    token_guard_fail(g, &one, 100);
+    assert_false(token_guard_allow(g, &one, 130, &retry));
+    assert_int_equal(retry, 30);
+    assert_true(token_guard_allow(g, &one, 160, &retry));
     token_guard_free(g);
     assert_string_equal(request_submission_id("/api/submissions/ab"), "ab");
     assert_null(request_submission_id("/api/submissions/"));
