@@ -93,6 +93,8 @@ def functional(tmp):
         f.write("id,name\n" + "x" * (most + 1) + ",Too Long\n")
     p = run(*D, "class", "import", long_roster, code=1)
     check("row 2" in p.stderr and "at most %d bytes" % most in p.stderr, p.stderr)
+    with open(os.path.join(ROOT, "docs", "man", "butterfly-admin.1")) as f:
+        check("An id is at most %d" % most in f.read(), "the man page states the id's bound")
 
     # links: one per student, 256 random bits, only the hash kept
     p = run(*D, "links", "--public-url", "https://lab.example.org/")
