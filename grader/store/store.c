@@ -48,8 +48,7 @@ static char *display_url(const char *url)
     return d;
 }
 
-/* Every call checks this first: a store is this process's only. */
-static enum store_status ready(struct store *s, struct store_error *err)
+enum store_status store_ready(struct store *s, struct store_error *err)
 {
     if (!s)
         return store_fail(err, STORE_INVALID, "no store");
@@ -193,7 +192,7 @@ int store_schema_version(const struct store *s)
 
 enum store_status store_probe(struct store *s, struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     int64_t v = -1;
@@ -206,7 +205,7 @@ enum store_status store_probe(struct store *s, struct store_error *err)
 
 enum store_status store_backup(struct store *s, const char *path, struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     if (!path || !*path)
@@ -218,12 +217,12 @@ enum store_status store_backup(struct store *s, const char *path, struct store_e
 
 /* Runs fn in one write transaction: committed when fn returns STORE_OK,
  * else rolled back. */
-static enum store_status in_write(struct store *s,
-                                  enum store_status (*fn)(struct store *s, void *arg,
-                                                          struct store_error *err),
-                                  void *arg, struct store_error *err)
+enum store_status store_in_write(struct store *s,
+                                enum store_status (*fn)(struct store *s, void *arg,
+                                                        struct store_error *err),
+                                void *arg, struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     if ((st = s->ops->begin(s, true, err)) != STORE_OK)
@@ -325,12 +324,12 @@ enum store_status store_records_insert(struct store *s, const struct store_recor
     struct batch b = { r, n };
     if (n == 1 && s && s->ops->statement_is_transaction) {
         /* one statement, its own transaction: all there or not at all */
-        enum store_status st = ready(s, err);
+        enum store_status st = store_ready(s, err);
         if (st == STORE_OK && (st = insert_one(s, r[0], err)) == STORE_OK)
             store_ok(err);
         return st;
     }
-    return in_write(s, insert_batch, &b, err);
+    return store_in_write(s, insert_batch, &b, err);
 }
 
 enum store_status store_record_insert(struct store *s, const struct store_record *r,
@@ -393,7 +392,7 @@ enum store_status store_record_get(struct store *s, const char *id, const char *
                                    struct store_error *err)
 {
     memset(out, 0, sizeof *out);
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     if (!id || strlen(id) >= STORE_ID_SIZE || (!student && !instructor))
@@ -446,7 +445,7 @@ enum store_status store_student_records(struct store *s, const char *student,
                                         struct store_error *err)
 {
     memset(out, 0, sizeof *out);
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     if (!student || limit == 0 || limit > STORE_MAX_PAGE
@@ -530,7 +529,7 @@ enum store_status store_records_each(struct store *s, int64_t until_ms,
                                      bool (*fn)(const struct store_record *r, void *arg),
                                      void *arg, struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct store_value p[] = { sv_int(until_ms) };
@@ -562,7 +561,7 @@ enum store_status store_records_delete_before(struct store *s, int64_t cutoff_ms
                                               uint64_t *deleted, struct store_error *err)
 {
     struct cutoff c = { cutoff_ms, 0 };
-    enum store_status st = in_write(s, delete_before, &c, err);
+    enum store_status st = store_in_write(s, delete_before, &c, err);
     if (deleted)
         *deleted = st == STORE_OK ? c.deleted : 0;
     return st;
@@ -643,7 +642,7 @@ enum store_status store_student_put(struct store *s, const struct store_student 
         return store_fail(err, STORE_INVALID, "a student's id is at most %d bytes",
                           STORE_MAX_STUDENT_ID);
     struct put pu = { st, false };
-    enum store_status r = in_write(s, put_student, &pu, err);
+    enum store_status r = store_in_write(s, put_student, &pu, err);
     if (created)
         *created = r == STORE_OK && pu.created;
     return r;
@@ -666,7 +665,7 @@ static enum store_status find_student(struct store *s, const char *sql, const ch
                                       struct store_student *out, struct store_error *err)
 {
     memset(out, 0, sizeof *out);
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct one_student o = { out, false, false };
@@ -730,7 +729,7 @@ enum store_status store_students_each(struct store *s,
                                       bool (*fn)(const struct store_student *st, void *arg),
                                       void *arg, struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct each_student e = { fn, arg, false };
@@ -771,7 +770,7 @@ enum store_status store_student_new_token(struct store *s, const char *id,
     if (!text_ok(id, true))
         return store_fail(err, STORE_NOT_FOUND, "no such student");
     struct new_token nt = { id, t };
-    enum store_status st = in_write(s, set_student_token, &nt, err);
+    enum store_status st = store_in_write(s, set_student_token, &nt, err);
     if (st == STORE_OK)
         memcpy(token, t, STORE_TOKEN_SIZE);
     return st;
@@ -858,7 +857,7 @@ enum store_status store_student_forget(struct store *s, const char *id, uint64_t
         *deleted = 0;
     if (!text_ok(id, true))
         return store_fail(err, STORE_NOT_FOUND, "no such student");
-    enum store_status st = in_write(s, forget_student, &f, err);
+    enum store_status st = store_in_write(s, forget_student, &f, err);
     if (st != STORE_OK)
         return st;
     if (deleted)
@@ -902,7 +901,7 @@ enum store_status store_instructor_new_token(struct store *s, char token[STORE_T
 {
     char tok[STORE_TOKEN_SIZE];
     struct instructor_token t = { tok, false, false };
-    enum store_status st = in_write(s, set_instructor, &t, err);
+    enum store_status st = store_in_write(s, set_instructor, &t, err);
     if (st == STORE_OK)
         memcpy(token, tok, STORE_TOKEN_SIZE);
     return st;
@@ -913,7 +912,7 @@ enum store_status store_instructor_ensure(struct store *s, char token[STORE_TOKE
 {
     char tok[STORE_TOKEN_SIZE];
     struct instructor_token t = { tok, true, false };
-    enum store_status st = in_write(s, set_instructor, &t, err);
+    enum store_status st = store_in_write(s, set_instructor, &t, err);
     *created = st == STORE_OK && t.created;
     if (*created)
         memcpy(token, tok, STORE_TOKEN_SIZE);
@@ -925,7 +924,7 @@ enum store_status store_instructor_ensure(struct store *s, char token[STORE_TOKE
 enum store_status store_instructor_check(struct store *s, const char *token,
                                          struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     if (!token || strlen(token) != STORE_TOKEN_SIZE - 1)
@@ -974,7 +973,7 @@ enum store_status store_credentials_each(struct store *s,
                                          bool (*fn)(const struct store_credential *c, void *arg),
                                          void *arg, struct store_error *err)
 {
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct each_credential e = { fn, arg, false };
@@ -994,7 +993,7 @@ enum store_status store_credentials_each(struct store *s,
 enum store_status store_has_roster(struct store *s, bool *yes, struct store_error *err)
 {
     *yes = false;
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     int64_t n = 0;
@@ -1051,14 +1050,14 @@ enum store_status store_secret(struct store *s, const char *name,
     struct secret sc = { name, got, false };
     /* read first: a store that cannot be written (full, read-only) still
      * gives the secret it has, so sessions outlive a restart there too */
-    enum store_status st = ready(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct store_value p[] = { sv_text(name) };
     st = s->ops->exec(s, "SELECT value FROM secrets WHERE name = ?1", false, p, 1, take_secret,
                       &sc, NULL, err);
     if (st == STORE_OK && !sc.found)
-        st = in_write(s, get_or_make_secret, &sc, err);
+        st = store_in_write(s, get_or_make_secret, &sc, err);
     if (st == STORE_OK)
         memcpy(out, got, STORE_SECRET_BYTES);
     return st;

@@ -94,7 +94,7 @@ enum store_status store_class_rows(struct store *s,
 {
     if (!s)
         return store_fail(err, STORE_INVALID, "no store");
-    enum store_status st = s->ops->connect(s, err);
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct rows w = { fn, arg };

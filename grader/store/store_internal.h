@@ -105,6 +105,18 @@ enum store_status store_pg_open(struct store *s, const char *url, struct store_e
 enum store_status store_fail(struct store_error *err, enum store_status status, const char *fmt,
                              ...) __attribute__((format(printf, 3, 4)));
 
+/* What every store call checks first: s is open, and this process's (a
+ * store is never used across fork); reconnects when the backend must.
+ * STORE_INVALID for NULL. */
+enum store_status store_ready(struct store *s, struct store_error *err);
+
+/* Runs fn in one write transaction (store_ready first): committed when fn
+ * and the commit succeed, rolled back otherwise. */
+enum store_status store_in_write(struct store *s,
+                                 enum store_status (*fn)(struct store *s, void *arg,
+                                                         struct store_error *err),
+                                 void *arg, struct store_error *err);
+
 /* Clears err (may be NULL) to STORE_OK. */
 void store_ok(struct store_error *err);
 

@@ -83,25 +83,6 @@ static const char pg_schema[] =
     "CREATE OR REPLACE TRIGGER lti_forget AFTER DELETE ON students\n"
     "FOR EACH ROW EXECUTE FUNCTION lti_forget();\n";
 
-/* Runs fn in one write transaction (store.c's in_write, for this file). */
-static enum store_status in_write(struct store *s,
-                                  enum store_status (*fn)(struct store *s, void *arg,
-                                                          struct store_error *err),
-                                  void *arg, struct store_error *err)
-{
-    if (!s)
-        return store_fail(err, STORE_INVALID, "no store");
-    enum store_status st = s->ops->connect(s, err);
-    if (st != STORE_OK || (st = s->ops->begin(s, true, err)) != STORE_OK)
-        return st;
-    if ((st = fn(s, arg, err)) != STORE_OK || (st = s->ops->commit(s, err)) != STORE_OK) {
-        s->ops->rollback(s);
-        return st;
-    }
-    store_ok(err);
-    return STORE_OK;
-}
-
 static enum store_status exec(struct store *s, const char *sql, const struct store_value *p,
                               size_t n, store_row_fn row, void *arg, uint64_t *changes,
                               struct store_error *err)
@@ -140,7 +121,7 @@ static enum store_status prepare(struct store *s, void *arg, struct store_error 
 
 enum store_status store_lti_prepare(struct store *s, struct store_error *err)
 {
-    return in_write(s, prepare, NULL, err);
+    return store_in_write(s, prepare, NULL, err);
 }
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -169,7 +150,7 @@ enum store_status store_lti_keys_each(struct store *s,
                                       bool (*fn)(const struct store_lti_key *k, void *arg),
                                       void *arg, struct store_error *err)
 {
-    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct key_walk w = { fn, arg };
@@ -207,7 +188,7 @@ enum store_status store_lti_key_add(struct store *s, const char *kid, const char
                                     bool only_if_none, bool *added, struct store_error *err)
 {
     struct key_add a = { kid, jwk, only_if_none, false };
-    enum store_status st = in_write(s, add_key, &a, err);
+    enum store_status st = store_in_write(s, add_key, &a, err);
     if (added)
         *added = st == STORE_OK && a.added;
     return st;
@@ -223,7 +204,7 @@ static enum store_status prune_keys(struct store *s, void *arg, struct store_err
 enum store_status store_lti_keys_prune(struct store *s, int64_t cutoff_ms,
                                        struct store_error *err)
 {
-    return in_write(s, prune_keys, &cutoff_ms, err);
+    return store_in_write(s, prune_keys, &cutoff_ms, err);
 }
 
 /* ---- states and nonces -------------------------------------------------------- */
@@ -263,7 +244,7 @@ enum store_status store_lti_state_put(struct store *s, const struct store_lti_st
         (st->relaunch && strlen(st->relaunch) > STORE_LTI_MAX_RELAUNCH))
         return store_fail(err, STORE_INVALID, "a login's issuer, client id or target is "
                           "missing or over %d bytes", STORE_MAX_TEXT);
-    return in_write(s, put_state, (void *)st, err);
+    return store_in_write(s, put_state, (void *)st, err);
 }
 
 struct take {
@@ -306,7 +287,7 @@ enum store_status store_lti_state_take(struct store *s, const char *state, int64
 {
     memset(out, 0, sizeof *out);
     struct take t = { state, now_ms, out, false };
-    enum store_status st = in_write(s, take_state, &t, err);
+    enum store_status st = store_in_write(s, take_state, &t, err);
     if (st == STORE_OK && (!t.found || out->expires_ms < now_ms)) {
         store_lti_state_clear(out);
         return store_fail(err, STORE_NOT_FOUND, "no such login, or it expired");
@@ -345,7 +326,7 @@ enum store_status store_lti_nonce_use(struct store *s, const char *issuer, const
         return store_fail(err, STORE_INVALID, "a nonce is missing or over %d bytes",
                           STORE_MAX_TEXT);
     struct nonce x = { issuer, nonce, expires_ms, 0 };
-    enum store_status st = in_write(s, use_nonce, &x, err);
+    enum store_status st = store_in_write(s, use_nonce, &x, err);
     if (st == STORE_OK && x.added == 0)
         return store_fail(err, STORE_CONFLICT, "the nonce was seen before");
     return st;
@@ -480,7 +461,7 @@ enum store_status store_lti_launch(struct store *s, const struct store_lti_launc
     struct launch x = { l, student_id, class_id, name_out, name_size };
     if (name_size)
         name_out[0] = '\0';
-    return in_write(s, do_launch, &x, err);
+    return store_in_write(s, do_launch, &x, err);
 }
 
 /* ---- the outbox ---------------------------------------------------------------- */
@@ -519,7 +500,7 @@ enum store_status store_lti_outbox_due(struct store *s, int64_t now_ms, unsigned
                                        bool (*fn)(const struct store_lti_score *sc, void *arg),
                                        void *arg, struct store_error *err)
 {
-    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct due_walk w = { fn, arg };
@@ -555,7 +536,7 @@ enum store_status store_lti_outbox_claim(struct store *s, int64_t seq, int64_t w
                                          struct store_error *err)
 {
     struct claim c = { seq, was_next_ms, lease_until_ms, 0 };
-    enum store_status st = in_write(s, do_claim, &c, err);
+    enum store_status st = store_in_write(s, do_claim, &c, err);
     *claimed = st == STORE_OK && c.changes == 1;
     return st;
 }
@@ -591,7 +572,7 @@ enum store_status store_lti_outbox_sent(struct store *s, int64_t seq, int64_t ti
                                         struct store_error *err)
 {
     struct mark m = { seq, timestamp_ms, false, NULL };
-    return in_write(s, mark_sent, &m, err);
+    return store_in_write(s, mark_sent, &m, err);
 }
 
 static enum store_status mark_retry(struct store *s, void *arg, struct store_error *err)
@@ -612,7 +593,7 @@ enum store_status store_lti_outbox_retry(struct store *s, int64_t seq, int64_t n
     char cut[STORE_MAX_TEXT];
     snprintf(cut, sizeof cut, "%s", why ? why : "");
     struct mark m = { seq, next_ms, give_up, cut };
-    return in_write(s, mark_retry, &m, err);
+    return store_in_write(s, mark_retry, &m, err);
 }
 
 struct counts {
@@ -630,7 +611,7 @@ static bool count_row(const struct store_value *c, size_t n, void *arg)
 enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int64_t *sent,
                                           int64_t *failed, struct store_error *err)
 {
-    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    enum store_status st = store_ready(s, err);
     struct counts k = { { 0, 0, 0 } };
     if (st == STORE_OK)
         st = exec(s, "SELECT state, COUNT(*) FROM lti_outbox GROUP BY state", NULL, 0,
@@ -668,7 +649,7 @@ enum store_status store_lti_unsent_each(struct store *s,
                                         bool (*fn)(const struct store_lti_unsent *u, void *arg),
                                         void *arg, struct store_error *err)
 {
-    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct unsent_walk w = { fn, arg };
@@ -707,7 +688,7 @@ enum store_status store_lti_members_each(struct store *s,
                                                     void *arg),
                                          void *arg, struct store_error *err)
 {
-    enum store_status st = s ? s->ops->connect(s, err) : STORE_INVALID;
+    enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
     struct members_walk w = { fn, arg };
