@@ -12,6 +12,7 @@
 
 #include "common/defaults.h"
 #include "common/verdict.h"
+#include "common/verdict_facts.h"
 #include "gradebook/csv_write.h"
 #include "gradebook/layout.h"
 
@@ -277,21 +278,14 @@ long class_model_add(struct class_model *m, const struct store_record *r)
     return add_rec(m, r->student ? r->student : "", &x);
 }
 
-void class_facts_of(const struct verdict *v, struct class_facts *out)
+void class_facts_from(const struct verdict_facts *vf, struct class_facts *out)
 {
-    memset(out, 0, sizeof *out);
-    out->halves[0] = out->halves[1] = out->halves[2] = -1;
-    const struct diagnosis *d = v->diagnosis;
-    if (d && d->id && *d->id) {
-        snprintf(out->key, sizeof out->key, "mistake:%s", d->id);
-        copy_text(out->label, d->title && *d->title ? d->title : d->id);
-    } else if (v->status == VERDICT_COMPILATION_ERROR && v->ndiags) {
-        const char *text = v->diags[0].message ? v->diags[0].message : "compile error";
-        snprintf(out->key, sizeof out->key, "compile:%s", text);
-        copy_text(out->label, text);
-    }
-    for (int k = 0; k < 3 && k < v->halves_run; k++)
-        out->halves[k] = v->halves[k].passed ? 1 : 0;
+    _Static_assert(sizeof out->key == sizeof vf->key && sizeof out->label == sizeof vf->label &&
+                   sizeof out->halves == sizeof vf->halves,
+                   "the class view's facts are the verdict's, as they are");
+    memcpy(out->halves, vf->halves, sizeof out->halves);
+    memcpy(out->key, vf->key, sizeof out->key);
+    memcpy(out->label, vf->label, sizeof out->label);
 }
 
 long class_model_add_facts(struct class_model *m, const struct store_record *r,

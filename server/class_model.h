@@ -84,12 +84,12 @@ struct class_facts {
     char label[CLASS_TEXT_MAX];
 };
 
-struct verdict;
+struct verdict_facts;
 
-/* The facts of verdict v: the same as class_model_add reads from the
- * verdict's JSON, from the verdict already parsed (the one parse a
- * recorded verdict costs, server/submission.c). */
-void class_facts_of(const struct verdict *v, struct class_facts *out);
+/* The class view's part of a verdict's facts (common/verdict_facts.h, as
+ * the worker sent them): the same as class_model_add reads from the
+ * verdict's JSON, without parsing it (server/submission.c). */
+void class_facts_from(const struct verdict_facts *vf, struct class_facts *out);
 
 /* As class_model_add, with the facts given: r's verdict is not read
  * (it may be NULL). */

@@ -58,7 +58,7 @@ const char *records_display_url(const struct records *rs);
  * records writer; fn is called once, from the writer's thread, after the
  * commit or the failure, or from here at once when the queue refuses
  * (status STORE_UNAVAILABLE, reason "the store's queue is full"). facts:
- * what the class view shows of r's verdict (class_facts_of), copied; NULL
+ * what the class view shows of r's verdict (class_facts_from), copied; NULL
  * when not known, and the view then reads the record back.
  */
 void records_write(struct records *rs, struct store_record *r, const struct class_facts *facts,

@@ -56,25 +56,24 @@ static char *with_id(const char *bytes, size_t len, const char *id, size_t *outl
 /*
  * The record of a graded verdict: the stored text is the worker's bytes
  * with the id in front (the bytes answered). The points, the device and
- * what the class view shows (*facts) are read from them once, here: the
- * one parse a recorded verdict costs. A new record the writer will own,
- * NULL on OOM.
+ * what the class view shows (*facts) come from the verdict's header, which
+ * the worker filled from the verdict it made (common/verdict_facts.h): the
+ * server never parses a verdict to record it. A new record the writer will
+ * own, NULL on OOM.
  */
 static struct store_record *record_of(const char *id, const struct principal *who,
                                       const char *source, size_t source_len,
-                                      int64_t received_ms, const char *bytes, size_t len,
+                                      int64_t received_ms, const struct pool_result *res,
                                       char **stored, size_t *stored_len,
                                       struct class_facts *facts)
 {
+    const struct verdict_facts *vf = &res->head.facts;
     size_t tl = 0;
-    char *text = with_id(bytes, len, id, &tl);
-    struct verdict *v = verdict_from_bytes(bytes, len);
+    char *text = with_id(res->verdict, res->verdict_len, id, &tl);
     struct store_record *rec = calloc(1, sizeof *rec);
-    struct score score;
-    if (!text || !v || !rec)
+    if (!text || !rec)
         goto fail;
-    score_verdict(v, &score);
-    class_facts_of(v, facts);
+    class_facts_from(vf, facts);
     snprintf(rec->id, sizeof rec->id, "%s", id);
     rec->task = strdup(task_butterfly.id);
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
@@ -88,24 +87,23 @@ static struct store_record *record_of(const char *id, const struct principal *wh
     }
     rec->source_len = source_len;
     store_sha256_hex(source, source_len, rec->sha256);
-    rec->status = (int)v->status;
-    rec->points = score.score;
-    rec->max_points = score.max_score;
-    rec->verdict = strdup(text);
+    rec->status = (int)res->head.status;
+    rec->points = (int)vf->points;
+    rec->max_points = (int)vf->max_points;
+    rec->verdict = text;
     rec->verdict_len = tl;
-    rec->seed = v->seed;
-    rec->device = v->device_name[0] ? strdup(v->device_name) : NULL;
+    rec->seed = res->head.seed;
+    rec->device = vf->device[0] ? strdup(vf->device) : NULL;
     rec->grader_version = strdup(BUTTERFLY_VERSION);
-    if (!rec->task || !rec->source || !rec->verdict || !rec->grader_version ||
-        (v->device_name[0] && !rec->device) ||
+    text = NULL;   /* the record's now */
+    if (!rec->task || !rec->source || !rec->grader_version || (vf->device[0] && !rec->device) ||
         (rec->student == NULL && (who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST)))
         goto fail;
-    verdict_free(v);
+    if (!(*stored = strdup(rec->verdict)))
+        goto fail;
     *stored_len = tl;
-    *stored = text;
     return rec;
 fail:
-    verdict_free(v);
     free(text);
     store_record_free(rec);
     return NULL;
@@ -215,8 +213,8 @@ static void on_job_done(struct pool_result *res, void *arg)
     struct store_record *rec = NULL;
     struct class_facts facts;
     if (copy && r->id[0] && to_record(copy)) {
-        rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms,
-                        copy->verdict, copy->verdict_len, &r->stored, &r->stored_len, &facts);
+        rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms, copy,
+                        &r->stored, &r->stored_len, &facts);
         if (!rec) {
             r->record_status = STORE_NO_MEMORY;
             snprintf(r->record_reason, sizeof r->record_reason, "out of memory");
@@ -267,8 +265,8 @@ static void on_detached_done(struct pool_result *res, void *arg)
     size_t len = 0;
     struct class_facts facts;
     struct store_record *rec = to_record(res)
-        ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res->verdict,
-                    res->verdict_len, &stored, &len, &facts)
+        ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res, &stored,
+                    &len, &facts)
         : NULL;
     if (!rec) {
         /* not graded (shut down, no worker) or out of memory: the verdict

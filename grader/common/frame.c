@@ -58,6 +58,32 @@ void frame_verdict_of(const struct verdict *v, struct frame_verdict *h)
 {
     *h = (struct frame_verdict){ .status = v->status, .score = verdict_score(v),
                                  .seed = v->seed };
+    verdict_facts_of(v, &h->facts);
+}
+
+/* The facts' part of the header, at p (FRAME_VERDICT_HEAD - FRAME_VERDICT_FIXED bytes). */
+static void put_facts(unsigned char *p, const struct verdict_facts *f)
+{
+    put_le(p, f->points, 4);
+    put_le(p + 4, f->max_points, 4);
+    p += 8;
+    for (int k = 0; k < TASK_NHALVES; k++)
+        *p++ = (unsigned char)f->halves[k];
+    memcpy(p, f->key, sizeof f->key);
+    memcpy(p + sizeof f->key, f->label, sizeof f->label);
+    memcpy(p + sizeof f->key + sizeof f->label, f->device, sizeof f->device);
+}
+
+static void get_facts(const char *p, struct verdict_facts *f)
+{
+    f->points = (unsigned)get_le(p, 4);
+    f->max_points = (unsigned)get_le(p + 4, 4);
+    p += 8;
+    for (int k = 0; k < TASK_NHALVES; k++)
+        f->halves[k] = (int8_t)*p++;
+    memcpy(f->key, p, sizeof f->key);
+    memcpy(f->label, p + sizeof f->key, sizeof f->label);
+    memcpy(f->device, p + sizeof f->key + sizeof f->label, sizeof f->device);
 }
 
 bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json, size_t len)
@@ -73,6 +99,7 @@ bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json
     put_le(p + 4, h->score, 4);
     put_le(p + 8, h->seed, 8);
     put_le(p + 16, h->dropped, 8);
+    put_facts(p + FRAME_VERDICT_FIXED, &h->facts);
     return fdio_send_all(fd, head, sizeof head) && fdio_send_all(fd, json, len);
 }
 
@@ -96,10 +123,12 @@ bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *
         .seed = get_le(payload + 8, 8),
         .dropped = get_le(payload + 16, 8),
     };
+    get_facts(payload + FRAME_VERDICT_FIXED, &h->facts);
     *json = payload + FRAME_VERDICT_HEAD;
     *json_len = len - FRAME_VERDICT_HEAD;
     /* the bytes go out to clients as they are: at least, one object */
     return known && stage < STAGE_NSTAGES && flags < 4 && h->score <= TASK_NHALVES &&
+           verdict_facts_sane(&h->facts) &&
            (*json)[0] == '{' && (*json)[*json_len - 1] == '}' &&
            !memchr(*json, '\0', *json_len);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common/verdict.h"
+#include "common/verdict_facts.h"
 
 /*
  * A frame is one type byte, a 32-bit little-endian payload length, then
@@ -43,9 +44,11 @@ enum frame_type {
 bool frame_write(int fd, enum frame_type type, const void *payload, size_t len);
 
 /*
- * What the pool must know of a verdict without reading its JSON. On the
- * wire, little-endian: status u16, stage u8, flags u8 (1: cache_hit,
- * 2: kept), score u32, seed u64, dropped u64; FRAME_VERDICT_HEAD bytes.
+ * What the pool and the server must know of a verdict without reading its
+ * JSON. On the wire, little-endian: status u16, stage u8, flags u8
+ * (1: cache_hit, 2: kept), score u32, seed u64, dropped u64; then the
+ * facts: points u32, max_points u32, halves (TASK_NHALVES i8), key, label
+ * and device (each its whole array, NUL-padded); FRAME_VERDICT_HEAD bytes.
  */
 struct frame_verdict {
     enum verdict_status status;
@@ -56,10 +59,14 @@ struct frame_verdict {
     bool kept;                   /* the worker keeps this body's kernel now */
     uint64_t dropped;            /* hash_fnv1a64 of the text whose kernel the
                                     worker let go in this job; 0: none */
+    struct verdict_facts facts;  /* what a record keeps beside the bytes */
 };
-#define FRAME_VERDICT_HEAD 24
+#define FRAME_VERDICT_FIXED 24
+#define FRAME_VERDICT_HEAD (FRAME_VERDICT_FIXED + 8 + TASK_NHALVES + 2 * VERDICT_FACTS_TEXT + \
+                            VERDICT_FACTS_DEVICE)
 
-/* The header of verdict v (status, score, seed; the rest zero). */
+/* The header of verdict v (status, score, seed and its facts; the rest
+ * zero). */
 void frame_verdict_of(const struct verdict *v, struct frame_verdict *h);
 
 /* Writes a FRAME_VERDICT: h, then json (len bytes). As frame_write. */

@@ -9,10 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "common/frame.h"
+#include "common/score.h"
 #include "common/verdict.h"
+#include "common/verdict_facts.h"
 #include "server/class_model.h"
 
 static const char wrong_verdict[] =
@@ -201,11 +206,36 @@ static json_t *event_of(struct class_model *m, const struct verdict *v, bool by_
     r.max_points = 9;
     long i;
     if (by_facts) {
+        /* as the worker makes them from its verdict, and the frame carries them */
         struct verdict *parsed = verdict_from_bytes(bytes, len);
         assert_non_null(parsed);
-        struct class_facts f;
-        class_facts_of(parsed, &f);
+        struct frame_verdict head, back;
+        frame_verdict_of(parsed, &head);
+        struct score sc;
+        score_verdict(parsed, &sc);
+        char device[sizeof parsed->device_name];
+        memcpy(device, parsed->device_name, sizeof device);
         verdict_free(parsed);
+        int fds[2];
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+        assert_true(frame_write_verdict(fds[1], &head, bytes, len));
+        enum frame_type type;
+        char *payload;
+        size_t plen, json_len;
+        const char *json;
+        assert_true(frame_read(fds[0], &type, &payload, &plen));
+        assert_int_equal(type, FRAME_VERDICT);
+        assert_true(frame_parse_verdict(payload, plen, &back, &json, &json_len));
+        assert_int_equal(json_len, len);
+        /* what a record keeps: the same as parsing the bytes gives */
+        assert_int_equal(back.facts.points, sc.score);
+        assert_int_equal(back.facts.max_points, sc.max_score);
+        assert_string_equal(back.facts.device, device);
+        free(payload);
+        close(fds[0]);
+        close(fds[1]);
+        struct class_facts f;
+        class_facts_from(&back.facts, &f);
         i = class_model_add_facts(m, &r, &f);
     } else {
         r.verdict = bytes;
@@ -226,6 +256,7 @@ static void test_facts_of_a_parsed_verdict_are_those_of_its_json(void **state)
     wrong->halves[0] = (struct half_result){ .half = 1, .passed = true };
     wrong->halves[1] = (struct half_result){ .half = 2, .passed = false };
     wrong->halves[2] = (struct half_result){ .half = 4, .passed = false };
+    snprintf(wrong->device_name, sizeof wrong->device_name, "llvmpipe (LLVM 15.0.6, 256 bits)");
     struct verdict *compile = verdict_new(VERDICT_COMPILATION_ERROR, "It does not compile.");
     assert_true(verdict_add_diagnostic(compile, 3, DIAG_ERROR, "'x' : undeclared identifier"));
     assert_true(verdict_add_diagnostic(compile, 4, DIAG_ERROR, "the second"));
@@ -245,15 +276,15 @@ static void test_facts_of_a_parsed_verdict_are_those_of_its_json(void **state)
         class_model_free(b);
     }
     /* and they are what the view shows */
-    struct class_facts f;
-    class_facts_of(wrong, &f);
+    struct verdict_facts f;
+    verdict_facts_of(wrong, &f);
     assert_string_equal(f.key, "mistake:twiddle_sign");
     assert_string_equal(f.label, "The twiddle turns the wrong way");
     assert_int_equal(f.halves[0], 1);
     assert_int_equal(f.halves[1], 0);
-    class_facts_of(compile, &f);
+    verdict_facts_of(compile, &f);
     assert_string_equal(f.key, "compile:'x' : undeclared identifier");
-    class_facts_of(right, &f);
+    verdict_facts_of(right, &f);
     assert_string_equal(f.key, "");
     assert_int_equal(f.halves[2], -1);
     verdict_free(wrong);

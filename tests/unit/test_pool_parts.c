@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/frame.h"
+#include "common/score.h"
 #include "pool/fair_queue.h"
 #include "pool/wait_estimate.h"
 #include "pool/worker_loss.h"
@@ -277,7 +278,12 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     struct frame_verdict h = { .status = VERDICT_WRONG_ANSWER, .stage = STAGE_RUN, .score = 2,
                                .seed = 0x123456789abcdefull, .cache_hit = true, .kept = true,
-                               .dropped = 0xfeedfacecafebeefull };
+                               .dropped = 0xfeedfacecafebeefull,
+                               .facts = { .points = 5, .max_points = SCORE_MAX,
+                                          .halves = { 1, 0, -1 },
+                                          .key = "mistake:twiddle_sign",
+                                          .label = "The twiddle turns the wrong way \u2014 sign",
+                                          .device = "llvmpipe (LLVM 15.0.6, 256 bits)" } };
     const char *json = "{\"status\":{\"id\":4}}";
     assert_true(frame_write_verdict(sv[0], &h, json, strlen(json)));
     enum frame_type type;
@@ -296,12 +302,27 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
     assert_true(got.cache_hit && got.kept);
     assert_int_equal(nbytes, strlen(json));
     assert_memory_equal(bytes, json, nbytes);
-    /* each field out of range in turn */
-    static const struct { size_t at; unsigned char byte; } bad[] = {
+    /* the facts a record keeps, whole */
+    assert_int_equal(got.facts.points, 5);
+    assert_int_equal(got.facts.max_points, SCORE_MAX);
+    assert_memory_equal(got.facts.halves, h.facts.halves, sizeof h.facts.halves);
+    assert_string_equal(got.facts.key, h.facts.key);
+    assert_string_equal(got.facts.label, h.facts.label);
+    assert_string_equal(got.facts.device, h.facts.device);
+    /* each field out of range in turn; the facts: the points, a half, a
+     * label that is not UTF-8 */
+    const size_t facts = FRAME_VERDICT_FIXED, key = facts + 8 + TASK_NHALVES;
+    const size_t label = key + VERDICT_FACTS_TEXT;
+    const struct { size_t at; unsigned char byte; } bad[] = {
         { 0, 99 },     /* status 99 */
         { 2, STAGE_NSTAGES },
         { 3, 4 },      /* an unknown flag */
         { 4, TASK_NHALVES + 1 },
+        { facts, SCORE_MAX + 1 },            /* more points than the most */
+        { facts + 4, SCORE_MAX + 1 },        /* a maximum over the task's */
+        { facts + 8 + 1, 2 },                /* a half neither right, wrong nor unrun */
+        { label + 3, 0xff },                 /* not UTF-8 */
+        { label + 31, 0x80 },                /* a character cut: a lone continuation byte */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char *copy = malloc(len);
@@ -310,6 +331,11 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
         assert_false(frame_parse_verdict(copy, len, &got, &bytes, &nbytes));
         free(copy);
     }
+    char *copy = malloc(len);   /* a key that fills its array: no NUL */
+    memcpy(copy, payload, len);
+    memset(copy + key, 'k', VERDICT_FACTS_TEXT);
+    assert_false(frame_parse_verdict(copy, len, &got, &bytes, &nbytes));
+    free(copy);
     payload[len - 1] = 'x';   /* not an object */
     assert_false(frame_parse_verdict(payload, len, &got, &bytes, &nbytes));
     assert_false(frame_parse_verdict(payload, FRAME_VERDICT_HEAD, &got, &bytes, &nbytes));

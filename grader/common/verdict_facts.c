@@ -1,0 +1,83 @@
+/* verdict_facts.c - the facts a record keeps of a verdict (see verdict_facts.h). */
+#include "common/verdict_facts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/score.h"
+#include "common/verdict.h"
+
+/* Copies in into out (size bytes), cut before a character that would not
+ * fit whole. */
+static void copy_cut(char *out, size_t size, const char *in)
+{
+    size_t n = in ? strlen(in) : 0;
+    if (n >= size) {
+        n = size - 1;
+        /* back off to the start of the character at the cut */
+        while (n > 0 && ((unsigned char)in[n] & 0xc0) == 0x80)
+            n--;
+    }
+    if (n)
+        memcpy(out, in, n);
+    out[n] = '\0';
+}
+
+void verdict_facts_of(const struct verdict *v, struct verdict_facts *out)
+{
+    memset(out, 0, sizeof *out);
+    struct score s;
+    score_verdict(v, &s);
+    out->points = s.score;
+    out->max_points = s.max_score;
+    for (int k = 0; k < TASK_NHALVES; k++)
+        out->halves[k] = k < v->halves_run ? (v->halves[k].passed ? 1 : 0) : -1;
+    const struct diagnosis *d = v->diagnosis;
+    char key[VERDICT_FACTS_TEXT + 16];
+    if (d && d->id && *d->id) {
+        snprintf(key, sizeof key, "mistake:%s", d->id);
+        copy_cut(out->key, sizeof out->key, key);
+        copy_cut(out->label, sizeof out->label, d->title && *d->title ? d->title : d->id);
+    } else if (v->status == VERDICT_COMPILATION_ERROR && v->ndiags) {
+        const char *text = v->diags[0].message ? v->diags[0].message : "compile error";
+        snprintf(key, sizeof key, "compile:%s", text);   /* cut again below, whole characters */
+        copy_cut(out->key, sizeof out->key, key);
+        copy_cut(out->label, sizeof out->label, text);
+    }
+    copy_cut(out->device, sizeof out->device, v->device_name);
+}
+
+/* Whether s[0..size) holds a NUL and is valid UTF-8 before it. */
+static bool text_sane(const char *s, size_t size)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *end = memchr(p, '\0', size);
+    if (!end)
+        return false;
+    while (p < end) {
+        unsigned c = *p;
+        size_t more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+                    : (c & 0xf8) == 0xf0 ? 3 : 4;
+        if (more == 4 || (size_t)(end - p) <= more || c == 0xc0 || c == 0xc1 || c > 0xf4)
+            return false;
+        for (size_t i = 1; i <= more; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+        /* no overlong three- and four-byte forms, no surrogates, nothing past U+10FFFF */
+        if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+            (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+            return false;
+        p += more + 1;
+    }
+    return true;
+}
+
+bool verdict_facts_sane(const struct verdict_facts *f)
+{
+    for (int k = 0; k < TASK_NHALVES; k++)
+        if (f->halves[k] < -1 || f->halves[k] > 1)
+            return false;
+    return f->points <= f->max_points && f->max_points <= SCORE_MAX &&
+           text_sane(f->key, sizeof f->key) && text_sane(f->label, sizeof f->label) &&
+           text_sane(f->device, sizeof f->device);
+}
