@@ -79,7 +79,7 @@ float butterfly(const in bf_this_t bf_this, const in int bf_half)
 // The loop budget: the grader's SPIR-V pass (grader/engine/checks/spirv_loops.c)
 // counts every loop iteration of this thread, and when the count passes
 // the task's budget it stores here the number (from 1) of the loop that
-// ran over and makes every function return at once. The pass finds this
+// ran over, and every loop the thread reaches ends at once. The pass finds this
 // variable by its name, which no body can declare as well: it is declared
 // after the body, so a second declaration would not compile.
 uint bf_loop_hit = 0u;

@@ -1,7 +1,8 @@
 /*
  * The loop budget's SPIR-V pass, on modules glslang really makes from
  * bodies (no device needed): every loop is found, in order, with its
- * line; the rewritten module is valid SPIR-V; a body without loops comes
+ * line; the rewritten module is valid SPIR-V, its count joining a loop's
+ * own exit test where it can; a body without loops comes
  * out unchanged; and stripping debug information makes bodies that differ
  * only in comments and names the same.
  */
@@ -47,6 +48,19 @@ static uint32_t *compiled(struct compiler *c, const char *body, size_t *nwords)
     return safe;
 }
 
+/* The number of OpReturn and OpReturnValue instructions in a module. */
+static unsigned returns(const uint32_t *w, size_t n)
+{
+    unsigned count = 0;
+    for (size_t at = 5; at < n && (w[at] >> 16) > 0; at += w[at] >> 16)
+        count += (w[at] & 0xffff) == 253 || (w[at] & 0xffff) == 254;   /* OpReturn(Value) */
+    return count;
+}
+
+/* The returns the last instrument() added: one per loop whose bail
+ * returns, none for a loop whose count joined its own exit test. */
+static unsigned added_returns;
+
 /* Instruments, checks the result is valid, and returns the loop count. */
 static size_t instrument(struct compiler *c, const char *body, int *lines, size_t max_lines)
 {
@@ -58,6 +72,7 @@ static size_t instrument(struct compiler *c, const char *body, int *lines, size_
         fail_msg("instrumenting failed: %s", msg);
     if (!spirv_robust_validate(out, out_n, msg, sizeof msg))
         fail_msg("the instrumented module is invalid: %s", msg);
+    added_returns = returns(out, out_n) - returns(words, n);
     for (size_t k = 0; k < nloops && k < max_lines; k++)
         lines[k] = spirv_loops_line(words, n, (uint32_t)(k + 1));
     if (nloops == 0) {   /* nothing to count: the module comes back as it was */
@@ -128,6 +143,9 @@ static void test_every_loop_form_is_found_with_its_line(void **state)
     int lines[8] = {0};
     size_t n = instrument(*state, body, lines, 8);
     assert_int_equal(n, 5);
+    /* the `for` and `while` loops count in their own test; the do-while,
+     * whose test is in its continue block, returns when over */
+    assert_int_equal(added_returns, 1);
     assert_int_equal(lines[0], 2);
     assert_int_equal(lines[1], 4);
     /* a do-while's header is where it starts */
@@ -166,6 +184,31 @@ static void test_odd_loop_shapes_stay_valid(void **state)
     for (size_t k = 0; k < sizeof bodies / sizeof bodies[0]; k++) {
         int lines[8];
         assert_true(instrument(*state, bodies[k], lines, 8) >= 1);
+    }
+}
+
+/* Which form each loop's count takes (spirv_loops.c, find_folds). */
+static void test_the_count_joins_a_loop_test_unless_its_bound_is_past_the_budget(void **state)
+{
+    static const struct { const char *body; unsigned returns; } cases[] = {
+        /* a bound known when it runs: the count joins the test */
+        { "float s = 0.0;\nfor (int k = 0; k < half; k++) s += 1.0;\nreturn s;\n", 0 },
+        { "float s = 0.0;\nwhile (s < spectrum[0][1]) s += 1.0;\nreturn s;\n", 0 },
+        { "float s = 0.0;\nfor (int k = 0; k < 10000; k++) s += 1.0;\nreturn s;\n", 0 },
+        /* a constant bound past the budget: the driver may prove the
+         * budget ends it, when its bail returns */
+        { "float s = 0.0;\nfor (int k = 0; k < 1000000; k++) s += 1.0;\nreturn s;\n", 1 },
+        { "float s = 0.0;\nfor (uint k = 0u; k != 4000000000u; k++) s += 1.0;\nreturn s;\n", 1 },
+        /* no test at the top: endless, or a do-while */
+        { "float s = 0.0;\nwhile (true) { s += 1.0; if (s > spectrum[0][1]) break; }\n"
+          "return s;\n", 1 },
+        { "float s = 0.0;\ndo { s += 1.0; } while (s < spectrum[0][1]);\nreturn s;\n", 1 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int lines[2];
+        assert_int_equal(instrument(*state, cases[k].body, lines, 2), 1);
+        if (added_returns != cases[k].returns)
+            fail_msg("case %zu: %u returns added, wanted %u", k, added_returns, cases[k].returns);
     }
 }
 
@@ -222,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_mark_store_dropped_without_loops),
         cmocka_unit_test(test_every_loop_form_is_found_with_its_line),
         cmocka_unit_test(test_odd_loop_shapes_stay_valid),
+        cmocka_unit_test(test_the_count_joins_a_loop_test_unless_its_bound_is_past_the_budget),
         cmocka_unit_test(test_loop_from_a_macro_is_on_the_line_that_uses_it),
         cmocka_unit_test(test_budget_of_zero_is_refused),
         cmocka_unit_test(test_strip_ignores_comments_and_names),

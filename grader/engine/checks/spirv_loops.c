@@ -34,6 +34,30 @@
  * thread reaches returns at once (the counter stays past the budget, and
  * %first is false for all but the first), so the thread finishes: code
  * without loops is finite (GLSL has neither recursion nor goto).
+ *
+ * Most loops take a cheaper form (find_folds): a `for` or `while` whose
+ * header goes straight to its exit test keeps its header's branch, sets
+ * the mark there without a block of its own,
+ *
+ *     %hit   = OpLogicalAnd %bool %over %first
+ *     %old   = OpLoad %uint %mark
+ *     %m     = OpSelect %uint %hit %k %old
+ *              OpStore %mark %m
+ *
+ * and its exit test, `OpBranchConditional %test %body %merge`, becomes
+ *
+ *     %within = OpLogicalNot %bool %over
+ *     %exit   = OpLogicalAnd %bool %test %within
+ *               OpBranchConditional %exit %body %merge
+ *
+ * (an OpLogicalOr with %over when the merge block is the true target). No
+ * edge or block is added, so the module stays valid as it was; the return
+ * from inside a loop is what the count cost the driver most (Mesa lowers
+ * it to a flag that every later block tests). A thread over budget then
+ * leaves the loop by its own exit and runs the code after it, which is
+ * finite, and every later loop it reaches, of either form, ends at once
+ * (%over stays true); nothing it computes is read, since a marked cell is
+ * Time Limit Exceeded whatever its value.
  */
 #include "engine/checks/spirv_loops.h"
 
@@ -56,10 +80,15 @@ struct loop {
     size_t header_at;         /* word offset of its OpLabel */
     uint32_t function;        /* index of the function that holds it */
     bool split;               /* the header ended in a conditional branch */
+    uint32_t merge;           /* label of the loop's merge block */
+    uint32_t continue_target; /* label of its continue target */
+    uint32_t first_block;     /* the header's one successor (0 for a split header) */
+    uint32_t fold_block;      /* the block whose exit test the count joins; 0: none */
+    bool merge_if_true;       /* that test's true target is the merge block */
     struct pred *preds;       /* owned, npreds entries */
     size_t npreds, preds_cap;
     /* new ids */
-    uint32_t step, c, c1, over, first, old, mark, bail, next, number;
+    uint32_t step, c, c1, over, first, old, mark, bail, next, number, hit, within, exit;
 };
 
 struct function {
@@ -77,6 +106,7 @@ struct plan {
     struct loop *loops;
     size_t nloops;
     uint32_t *loop_of;        /* owned: loop_of[label] = loop index + 1 for a header, else 0 */
+    uint32_t *fold_of;        /* owned: fold_of[label] = loop index + 1 for a fold block */
     struct function *functions;
     size_t nfunctions;
 };
@@ -194,6 +224,8 @@ static bool survey(struct plan *p, char *msg, size_t msgsz)
         case SpvOpLoopMerge: {
             if (!in_function)
                 return fail(msg, msgsz, "a loop outside a function");
+            if (ins.wc < 4)
+                return fail(msg, msgsz, "a malformed OpLoopMerge");
             struct spirv_ins term;
             if (!spirv_module_at(&p->m, at + ins.wc, &term) ||
                 (term.op != SpvOpBranch && term.op != SpvOpBranchConditional))
@@ -210,6 +242,9 @@ static bool survey(struct plan *p, char *msg, size_t msgsz)
                 .header_at = label_at,
                 .function = function_count - 1,
                 .split = term.op == SpvOpBranchConditional,
+                .merge = ins.w[1],
+                .continue_target = ins.w[2],
+                .first_block = term.op == SpvOpBranch && term.wc >= 2 ? term.w[1] : 0,
             };
             break;
         }
@@ -300,12 +335,96 @@ static bool find_preds(struct plan *p, char *msg, size_t msgsz)
     return true;
 }
 
+/* Whether the test `cond` is a constant or compares with an integer
+ * constant past the budget, read as unsigned (so a negative one counts
+ * too, which at worst keeps a loop in the returning form): a loop with
+ * such a test can be proved by the driver to run over, see find_folds. */
+static bool bound_past_budget(const struct plan *p, uint32_t cond, uint32_t budget)
+{
+    struct spirv_ins ins;
+    if (!spirv_module_def(&p->m, cond, &ins))
+        return false;
+    if (ins.op == SpvOpConstantTrue || ins.op == SpvOpConstantFalse)
+        return true;   /* `while (true)`: only the budget ends it */
+    if (ins.wc < 5)
+        return false;
+    switch (ins.op) {
+    case SpvOpSLessThan: case SpvOpSLessThanEqual: case SpvOpSGreaterThan:
+    case SpvOpSGreaterThanEqual: case SpvOpULessThan: case SpvOpULessThanEqual:
+    case SpvOpUGreaterThan: case SpvOpUGreaterThanEqual: case SpvOpIEqual:
+    case SpvOpINotEqual:
+        break;
+    default:
+        return false;
+    }
+    for (int i = 3; i <= 4; i++) {
+        uint32_t v;
+        if (spirv_module_constant_u32(&p->m, ins.w[i], &v) && v > budget)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Finds the loops whose count can join their own exit test, as glslang
+ * writes `for` and `while`: the header's one successor ends in a
+ * conditional branch with the loop's merge block as one target. There the
+ * test becomes "and within the budget", so the count adds no edge and no
+ * block: a return from inside a loop (the other form, see the top of this
+ * file) is what the count cost the driver most, since Mesa lowers it to a
+ * flag that every later block tests. The block must not be the continue
+ * target or a header and hold no OpSelectionMerge; only the header can
+ * reach it (into a loop's first block SPIR-V allows no other way than a
+ * back edge, and back edges go to the header).
+ *
+ * A loop whose exit test is a constant (`while (true)`) or compares with an
+ * integer constant past the budget (`k < 1000000`) keeps the returning form: the driver can then prove that
+ * the budget always ends it, so that nothing after it runs and all its work
+ * is dead, and a heavy endless loop is Time Limit Exceeded in milliseconds
+ * instead of running its whole budget. A folded loop can run its budget,
+ * which is the point of a budget: the fold only spares the compile.
+ */
+static bool find_folds(struct plan *p, uint32_t budget)
+{
+    struct spirv_ins ins;
+    if (!(p->fold_of = calloc(p->m.bound ? p->m.bound : 1, sizeof *p->fold_of)))
+        return false;
+    for (size_t k = 0; k < p->nloops; k++) {
+        struct loop *l = &p->loops[k];
+        uint32_t c = l->first_block;
+        if (!c || c >= p->m.bound || !p->m.def[c] || p->loop_of[c] || p->fold_of[c] ||
+            c == l->merge || c == l->continue_target)
+            continue;
+        bool shaped = false;
+        for (size_t at = p->m.def[c]; spirv_module_at(&p->m, at, &ins); at += ins.wc) {
+            if (at != p->m.def[c] && ins.op == SpvOpLabel)
+                break;
+            if (ins.op == SpvOpSelectionMerge || ins.op == SpvOpLoopMerge)
+                break;
+            if (ins.op == SpvOpBranchConditional) {
+                shaped = ins.wc >= 4 && (ins.w[2] == l->merge) != (ins.w[3] == l->merge) &&
+                         !bound_past_budget(p, ins.w[1], budget);
+                l->merge_if_true = ins.w[2] == l->merge;
+                break;
+            }
+            if (ins.op == SpvOpBranch || ins.op == SpvOpSwitch || ins.op == SpvOpReturn ||
+                ins.op == SpvOpReturnValue || ins.op == SpvOpUnreachable || ins.op == SpvOpKill)
+                break;
+        }
+        if (shaped) {
+            l->fold_block = c;
+            p->fold_of[c] = (uint32_t)(k + 1);
+        }
+    }
+    return true;
+}
+
 /* Hands out the ids of everything the pass adds. */
 static bool assign_ids(struct plan *p, char *msg, size_t msgsz)
 {
     uint32_t id = p->m.bound;
     /* a bound this close to the limit leaves no room: refuse rather than wrap */
-    uint64_t needed = 7 + (uint64_t)p->nloops * 10 + p->nfunctions;
+    uint64_t needed = 7 + (uint64_t)p->nloops * 13 + p->nfunctions;
     if ((uint64_t)id + needed > 0x3fffff)
         return fail(msg, msgsz, "no ids left for the loop counter");
     if (!p->bool_type)
@@ -332,8 +451,11 @@ static bool assign_ids(struct plan *p, char *msg, size_t msgsz)
         l->bail = id++;
         l->next = l->split ? id++ : 0;
         l->number = id++;
+        l->hit = id++;
+        l->within = id++;
+        l->exit = id++;
         struct function *f = &p->functions[l->function];
-        if (f->return_type && !f->null_value)
+        if (!l->fold_block && f->return_type && !f->null_value)
             f->null_value = id++;
     }
     p->next_id = id;
@@ -382,6 +504,13 @@ static void emit_count(struct words_out *o, const struct plan *p, const struct l
      * (a thread that entered a loop already past the budget bails too, but
      * leaves the first loop's mark alone) */
     emit(o, SpvOpIEqual, 4, p->bool_type, l->first, l->c, p->budget);
+    if (l->fold_block) {
+        /* the mark, without a block of its own: set by the first loop over */
+        emit(o, SpvOpLogicalAnd, 4, p->bool_type, l->hit, l->over, l->first);
+        emit(o, SpvOpLoad, 3, p->uint_type, l->old, p->mark_var);
+        emit(o, SpvOpSelect, 5, p->uint_type, l->mark, l->hit, l->number, l->old);
+        emit(o, SpvOpStore, 2, p->mark_var, l->mark);
+    }
 }
 
 static void emit_bail(struct words_out *o, const struct plan *p, const struct loop *l)
@@ -395,6 +524,23 @@ static void emit_bail(struct words_out *o, const struct plan *p, const struct lo
         emit(o, SpvOpReturnValue, 1, f->null_value);
     else
         emit(o, SpvOpReturn, 0);
+}
+
+/* A folded loop's exit test: taken as before while within the budget,
+ * and the exit once over it. */
+static void emit_fold(struct words_out *o, const struct plan *p, const struct loop *l,
+                      const struct spirv_ins *branch)
+{
+    if (l->merge_if_true) {
+        emit(o, SpvOpLogicalOr, 4, p->bool_type, l->exit, branch->w[1], l->over);
+    } else {
+        emit(o, SpvOpLogicalNot, 3, p->bool_type, l->within, l->over);
+        emit(o, SpvOpLogicalAnd, 4, p->bool_type, l->exit, branch->w[1], l->within);
+    }
+    put(o, branch->w[0]);
+    put(o, l->exit);
+    for (uint32_t i = 2; i < branch->wc; i++)
+        put(o, branch->w[i]);
 }
 
 /* Copies an OpPhi, naming the new block where it named a split header. */
@@ -427,6 +573,7 @@ static bool rewrite(struct words_out *o, const struct plan *p, uint32_t budget)
     struct spirv_ins ins, term;
     bool globals_done = false;
     size_t k = 0;
+    uint32_t label = 0;
 
     for (size_t i = 0; i < SPIRV_HEADER_WORDS; i++)
         put(o, i == 3 ? p->next_id : p->m.words[i]);
@@ -435,6 +582,8 @@ static bool rewrite(struct words_out *o, const struct plan *p, uint32_t budget)
             emit_globals(o, p, budget);
             globals_done = true;
         }
+        if (ins.op == SpvOpLabel)
+            label = ins.result;
         if (ins.op == SpvOpEntryPoint) {
             copy_entry_point(o, p, &ins);
         } else if (ins.op == SpvOpLabel && ins.result < p->m.bound && p->loop_of[ins.result]) {
@@ -442,6 +591,8 @@ static bool rewrite(struct words_out *o, const struct plan *p, uint32_t budget)
             emit_step(o, p, &p->loops[p->loop_of[ins.result] - 1]);
         } else if (ins.op == SpvOpPhi) {
             copy_phi(o, p, &ins);
+        } else if (ins.op == SpvOpBranchConditional && label < p->m.bound && p->fold_of[label]) {
+            emit_fold(o, p, &p->loops[p->fold_of[label] - 1], &ins);
         } else if (ins.op == SpvOpLoopMerge) {
             const struct loop *l = &p->loops[k++];
             emit_count(o, p, l);
@@ -450,8 +601,12 @@ static bool rewrite(struct words_out *o, const struct plan *p, uint32_t budget)
             if (!spirv_module_at(&p->m, at, &term))
                 return false;
             uint32_t target = term.op == SpvOpBranch ? term.w[1] : l->next;
-            emit(o, SpvOpBranchConditional, 3, l->over, l->bail, target);
-            emit_bail(o, p, l);
+            if (l->fold_block) {
+                copy(o, &term);   /* the exit test counts (emit_fold) */
+            } else {
+                emit(o, SpvOpBranchConditional, 3, l->over, l->bail, target);
+                emit_bail(o, p, l);
+            }
             if (l->split) {
                 emit(o, SpvOpLabel, 1, l->next);
                 copy(o, &term);
@@ -484,7 +639,13 @@ bool spirv_loops_instrument(const uint32_t *words, size_t nwords, uint32_t budge
     if (!survey(&p, msg, msgsz))
         goto done;
     if (p.nloops > 0) {
-        if (!find_preds(&p, msg, msgsz) || !assign_ids(&p, msg, msgsz))
+        if (!find_preds(&p, msg, msgsz))
+            goto done;
+        if (!find_folds(&p, budget)) {
+            fail(msg, msgsz, "out of memory");
+            goto done;
+        }
+        if (!assign_ids(&p, msg, msgsz))
             goto done;
         if (!rewrite(&o, &p, budget)) {
             fail(msg, msgsz, o.failed ? "out of memory" : "a loop header could not be rewritten");
@@ -510,6 +671,7 @@ done:
         free(p.loops[k].preds);
     free(p.loops);
     free(p.loop_of);
+    free(p.fold_of);
     free(p.functions);
     spirv_module_clear(&p.m);
     return ok;

@@ -6,7 +6,7 @@
  * So every loop of the compiled kernel counts its iterations in one
  * per-thread counter, and when the count passes the task's budget (far
  * below the driver's cap) the thread records which loop ran over and
- * every function returns at once. The verdict is then Time Limit
+ * every loop it reaches ends at once. The verdict is then Time Limit
  * Exceeded, naming the loop's line, the same on every device.
  */
 #ifndef BUTTERFLY_SPIRV_LOOPS_H
@@ -26,8 +26,10 @@
  * calls together; entering a loop adds nothing. The back edge that takes
  * iteration budget + 1 stores the loop's number (1 for the module's first
  * OpLoopMerge, and so on) in the harness's SPIRV_LOOPS_MARK_NAME variable,
- * and from then on every loop header the thread reaches returns from its
- * function. So exactly `budget` iterations run to the end. On success *out is a new
+ * and from then on every loop the thread reaches ends at once: a `for` or
+ * `while` by its own exit test, which the count joins, any other loop by a
+ * return from its function. So exactly `budget` iterations run to the end,
+ * and the thread then finishes. On success *out is a new
  * module (malloc'd, the caller frees it), *out_nwords its length and
  * *nloops the number of loops. False with a reason in msg when the module
  * is not of the expected shape (a failure of the grader's, not the body's).
