@@ -16,7 +16,6 @@
  *
  * Argument: the folder of the sample bodies (tests/samples).
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +35,7 @@
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
 #include "engine/compile.h"
+#include "tests/support/sample_bodies.h"
 #include "tests/test_bodies.h"
 
 #define OP_EXT_INST 12u
@@ -612,71 +612,30 @@ static bool compare_on_body(struct compiler *c, const char *what, const char *bo
     return true;
 }
 
-/* Bodies that index everything the GLSL can with wild values. */
-static const char *const wild_bodies[] = {
-    "return spectrum[this.thread.y][this.thread.x + 1000000];\n",
-    "return spectrum[this.thread.y - 5][-this.thread.x * 77];\n",
-    "uint u = uint(this.thread.x) * 3000000000u;\n"
-    "return spectrum[u % 3u][u] + spectrum[1][u + 7u];\n",
-    "float a[5];\nfor (int k = 0; k < 5; k++) a[k] = float(k);\n"
-    "a[this.thread.x * 7 - 3] = 1.0;\nreturn a[this.thread.x - 9] + a[4];\n",
-    "float a[3][4];\nfor (int p = 0; p < 3; p++) for (int q = 0; q < 4; q++) a[p][q] = 1.0;\n"
-    "return a[this.thread.y * 9][this.thread.x];\n",
-    "vec4 v = vec4(1.0, 2.0, 3.0, 4.0);\nint k = this.thread.x;\nv[k + 2] = 5.0;\n"
-    "return v[k - 1] + v[3] + v.y;\n",
-    "mat3 m = mat3(1.0);\nm[this.thread.x][this.thread.y + 4] = 2.0;\n"
-    "return m[this.thread.x - 2][1] + m[2][this.thread.x];\n",
-    "struct S { float a[3]; vec2 b; };\nS s;\ns.a[this.thread.x] = 1.0;\n"
-    "s.b[this.thread.x] = 2.0;\nreturn s.a[half] + s.b[1 - this.thread.x];\n",
-    "float one[1];\none[0] = spectrum[0][0];\nreturn one[this.thread.x];\n",
-    "return spectrum[0][this.thread.x + 3];\n}\n"
-    "float never_called(int k) {\nreturn spectrum[1][k];\n",
-};
-
 static void test_wild_bodies(void **state)
 {
     struct compiler *c = *state;
-    for (size_t k = 0; k < sizeof wild_bodies / sizeof wild_bodies[0]; k++) {
+    for (size_t k = 0; k < index_bodies_count; k++) {
         char what[32];
-        snprintf(what, sizeof what, "wild body %zu", k);
-        if (!compare_on_body(c, what, wild_bodies[k]))
+        snprintf(what, sizeof what, "index body %zu", k);
+        if (!compare_on_body(c, what, index_bodies[k]))
             fail_msg("%s does not compile or is refused", what);
     }
     assert_true(compare_on_body(c, "the hint", test_correct_body));
 }
 
-/* Every sample body (tests/samples and its mistakes) that compiles and
- * passes the checks. */
-static size_t compare_dir(struct compiler *c, const char *dir)
+static bool compare_sample(void *arg, const char *name, const char *body)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        fail_msg("cannot open %s", dir);
-    size_t compared = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".glsl") != 0)
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        char body[16384];
-        size_t n = fread(body, 1, sizeof body - 1, f);
-        fclose(f);
-        body[n] = '\0';
-        compared += compare_on_body(c, e->d_name, body);
-    }
-    closedir(d);
-    return compared;
+    return compare_on_body(arg, name, body);
 }
 
 static void test_samples(void **state)
 {
     char mistakes[1024];
     snprintf(mistakes, sizeof mistakes, "%s/mistakes", samples_dir);
-    size_t n = compare_dir(*state, samples_dir) + compare_dir(*state, mistakes);
+    /* every sample body (and every mistake) that compiles and passes the checks */
+    size_t n = sample_bodies_each(samples_dir, compare_sample, *state) +
+               sample_bodies_each(mistakes, compare_sample, *state);
     /* the folders hold 22 + 34 bodies; most compile and pass the checks */
     assert_true(n >= 40);
 }
