@@ -576,6 +576,13 @@ static void test_not_a_module(void **state)
     assert_int_equal(spirv_clamp_indices(garbage, 9, &out, &nout), SPIRV_CLAMP_NOT_HANDLED);
     assert_int_equal(spirv_clamp_indices(NULL, 0, &out, &nout), SPIRV_CLAMP_NOT_HANDLED);
     assert_null(out);
+    /* a bound so near the spec's limit that new ids could run out */
+    size_t n;
+    uint32_t *words = assemble(glsl_import, "", "%p = OpAccessChain %ptr_f %a %i\n", "", &n);
+    words[3] = 0x3FFFF0;
+    assert_int_equal(spirv_clamp_indices(words, n, &out, &nout), SPIRV_CLAMP_NOT_HANDLED);
+    assert_null(out);
+    free(words);
 }
 
 /* ---- modules the harness makes ---- */

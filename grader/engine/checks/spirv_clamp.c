@@ -20,7 +20,9 @@
 #include "engine/checks/spirv_module.h"
 
 /* SPIR-V's universal limit on the id bound: taking ids past it would make
- * the module invalid. */
+ * the module invalid. Each index takes at most three new ids (two bounds
+ * and a clamp) and has a word of its own, so a module whose bound plus
+ * three ids a word stays under it never runs out. */
 #define ID_BOUND_LIMIT 0x3FFFFFu
 #define EXT_INST_WORDS 8u   /* OpExtInst type id set SClamp x lo hi */
 #define CONSTANT_WORDS 4u   /* OpConstant type id value */
@@ -79,14 +81,13 @@ static bool int_type_of(const struct spirv_module *m, uint32_t type, uint32_t *w
 
 /* The id of the constant `value` of `type`: the module's own if it has one
  * (SPIRV-Tools' constant manager reuses it too), else a new one. 0 when
- * out of memory or ids. */
+ * out of memory. */
 static uint32_t constant(struct plan *p, uint32_t type, uint32_t value)
 {
     for (size_t k = 0; k < p->nconsts; k++)
         if (p->consts[k].type == type && p->consts[k].value == value)
             return p->consts[k].id;
-    if (p->next_id >= ID_BOUND_LIMIT ||
-        !grow((void **)&p->consts, &p->consts_cap, p->nconsts, sizeof *p->consts))
+    if (!grow((void **)&p->consts, &p->consts_cap, p->nconsts, sizeof *p->consts))
         return 0;
     p->consts[p->nconsts++] = (struct int_constant){type, value, p->next_id};
     return p->next_id++;
@@ -151,7 +152,7 @@ static enum spirv_clamp_result clamp_to_count(struct plan *p, size_t at, uint32_
     }
     uint32_t zero = constant(p, p->int_type, 0);
     uint32_t top = zero ? constant(p, p->int_type, max) : 0;
-    if (!top || p->next_id >= ID_BOUND_LIMIT)
+    if (!top)
         return SPIRV_CLAMP_NO_MEMORY;
     struct index_edit e = {.at = at, .pos = pos, .id = p->next_id++, .clamp_type = type,
                            .x = index, .zero = zero, .max = top};
@@ -405,6 +406,10 @@ enum spirv_clamp_result spirv_clamp_indices(const uint32_t *words, size_t nwords
 
     if (!out || !out_nwords || !spirv_module_index(&m, words, nwords))
         return SPIRV_CLAMP_NOT_HANDLED;
+    if ((uint64_t)m.bound + 3 * (uint64_t)nwords > ID_BOUND_LIMIT) {
+        spirv_module_clear(&m);
+        return SPIRV_CLAMP_NOT_HANDLED;
+    }
     p.next_id = m.bound;
     reach = calloc(m.bound, 1);
     work = malloc(m.bound * sizeof *work);

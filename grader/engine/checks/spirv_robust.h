@@ -47,7 +47,7 @@ bool spirv_robust_apply_tools(const uint32_t *words, size_t nwords, uint32_t **o
  * its SPIR-V version. True when it is valid; else false with the first
  * error in msg. For the tests of the grader's own rewrites (the loop
  * budget): in grading, spirv_robust_apply validates its input, which is
- * the rewritten module, and its output.
+ * the rewritten module.
  */
 bool spirv_robust_validate(const uint32_t *words, size_t nwords, char *msg, size_t msgsz);
 
