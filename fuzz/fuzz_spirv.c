@@ -1,14 +1,17 @@
 /*
  * fuzz_spirv - the SPIR-V gate: spirv_check on any bytes, and for what it
- * accepts, SPIRV-Tools' validator and robust-access pass
- * (spirv_robust_apply), as grade.c runs them. Checked: msg contracts, and
- * that a module that went through the pass still validates as whole words.
+ * accepts, SPIRV-Tools' validator and the robust-access stage
+ * (spirv_robust_apply: our own clamp, spirv_clamp.c, or SPIRV-Tools' pass
+ * where ours does not handle the module), as grade.c runs them. Checked:
+ * msg contracts, and that a module that went through the stage still
+ * validates as whole words, with our pass's output checked on its own.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/checks/spirv_check.h"
+#include "engine/checks/spirv_clamp.h"
 #include "engine/checks/spirv_robust.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +38,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char vmsg[320];
         /* the pass's output must validate: grading does not check it again */
         if (!out || nout < 5 || !spirv_robust_validate(out, nout, vmsg, sizeof vmsg))
+            abort();
+        free(out);
+        /* the input is valid (the stage validated it): where our pass
+         * handles it, its output must validate too */
+        out = NULL;
+        enum spirv_clamp_result r = spirv_clamp_indices(words, size / 4, &out, &nout);
+        if (r == SPIRV_CLAMP_DONE &&
+            (!out || nout < 5 || !spirv_robust_validate(out, nout, vmsg, sizeof vmsg)))
             abort();
         free(out);
     }

@@ -1,5 +1,9 @@
 #include "engine/checks/spirv_robust.h"
 
+extern "C" {
+#include "engine/checks/spirv_clamp.h"
+}
+
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
@@ -90,40 +94,10 @@ bool validate(const uint32_t *words, size_t nwords, const char *invalid, char *m
     return false;
 }
 
-bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwords,
-           char *msg, size_t msgsz)
+// Copies SPIRV-Tools' output into memory the C caller frees.
+bool hand_out(const std::vector<uint32_t> &result, uint32_t **out, size_t *out_nwords,
+              char *msg, size_t msgsz)
 {
-    spv_target_env env;
-    if (words == nullptr || !target_env_for(words, nwords, &env)) {
-        set_msg(msg, msgsz, "the compiled module is not SPIR-V 1.0 to 1.6", "");
-        return false;
-    }
-
-    // The pass assumes a valid module, so Run validates the input first
-    // (without names: a refusal is validated again for its message).
-    first_error err;
-    spvtools::Optimizer opt(env);
-    opt.SetMessageConsumer(err.consumer());
-    opt.RegisterPass(spvtools::CreateGraphicsRobustAccessPass());
-    spvtools::OptimizerOptions options;
-    options.set_run_validator(true);
-    options.set_validator_options(fast_options());
-    std::vector<uint32_t> result;
-    if (!opt.Run(words, nwords, &result, options)) {
-        char named[320] = "";
-        if (!validate(words, nwords, "the robust-access pass failed", named, sizeof named)) {
-            set_msg(msg, msgsz, named, "");
-            return false;
-        }
-        set_msg(msg, msgsz, "the robust-access pass failed", err.text);
-        return false;
-    }
-
-    // The output is not validated again here: that doubled the cost of
-    // this stage for a property of SPIRV-Tools' pass, not of the body.
-    // That the pass's output validates is checked where it costs nothing
-    // per submission: by the fuzzer (fuzz/fuzz_spirv.c) on any module the
-    // checks accept, and by the unit tests on the harness's.
     size_t nbytes = result.size() * sizeof(uint32_t);
     auto *copy = static_cast<uint32_t *>(std::malloc(nbytes > 0 ? nbytes : 1));
     if (copy == nullptr) {
@@ -135,6 +109,81 @@ bool apply(const uint32_t *words, size_t nwords, uint32_t **out, size_t *out_nwo
     *out = copy;
     *out_nwords = result.size();
     return true;
+}
+
+// SPIRV-Tools' graphics robust-access pass on a module already validated:
+// it builds the whole IR, clamps, and writes the module out again.
+bool tools_pass(const uint32_t *words, size_t nwords, spv_target_env env, uint32_t **out,
+                size_t *out_nwords, char *msg, size_t msgsz)
+{
+    first_error err;
+    spvtools::Optimizer opt(env);
+    opt.SetMessageConsumer(err.consumer());
+    opt.RegisterPass(spvtools::CreateGraphicsRobustAccessPass());
+    spvtools::OptimizerOptions options;
+    options.set_run_validator(false);
+    std::vector<uint32_t> result;
+    if (!opt.Run(words, nwords, &result, options)) {
+        set_msg(msg, msgsz, "the robust-access pass failed", err.text);
+        return false;
+    }
+    // The output is not validated again here: that doubled the cost of
+    // this stage for a property of the pass, not of the body. That the
+    // output validates is checked where it costs nothing per submission:
+    // by the fuzzer (fuzz/fuzz_spirv.c) on any module the checks accept,
+    // and by the unit tests on the harness's.
+    return hand_out(result, out, out_nwords, msg, msgsz);
+}
+
+// Validates, then clamps: with our own pass (spirv_clamp.c) where it
+// handles the module's shapes, else with SPIRV-Tools'. `ours` false: only
+// SPIRV-Tools' (the tests compare the two).
+bool apply(const uint32_t *words, size_t nwords, bool ours, uint32_t **out,
+           size_t *out_nwords, char *msg, size_t msgsz)
+{
+    spv_target_env env;
+    if (words == nullptr || !target_env_for(words, nwords, &env)) {
+        set_msg(msg, msgsz, "the compiled module is not SPIR-V 1.0 to 1.6", "");
+        return false;
+    }
+    // Both passes assume a valid module. (The words of the refusal are
+    // those the optimizer's own validation gave before our pass existed.)
+    if (!validate(words, nwords, "the robust-access pass failed", msg, msgsz))
+        return false;
+    if (ours) {
+        switch (spirv_clamp_indices(words, nwords, out, out_nwords)) {
+        case SPIRV_CLAMP_DONE:
+            return true;
+        case SPIRV_CLAMP_NO_MEMORY:
+            set_msg(msg, msgsz, "out of memory in the robust-access pass", "");
+            return false;
+        case SPIRV_CLAMP_NOT_HANDLED:
+            break;   // a shape ours leaves to SPIRV-Tools
+        }
+    }
+    return tools_pass(words, nwords, env, out, out_nwords, msg, msgsz);
+}
+
+// The C entry points' shared guard: no C++ exception may unwind into C.
+bool apply_guarded(const uint32_t *words, size_t nwords, bool ours, uint32_t **out,
+                   size_t *out_nwords, char *msg, size_t msgsz)
+{
+    if (msg != nullptr && msgsz > 0)
+        msg[0] = '\0';
+    if (out == nullptr || out_nwords == nullptr) {
+        set_msg(msg, msgsz, "spirv_robust_apply: no place for the result", "");
+        return false;
+    }
+    // SPIRV-Tools allocates freely; bad_alloc (or anything else) must not
+    // unwind into C frames.
+    try {
+        return apply(words, nwords, ours, out, out_nwords, msg, msgsz);
+    } catch (const std::exception &e) {
+        set_msg(msg, msgsz, "the robust-access pass failed", e.what());
+    } catch (...) {
+        set_msg(msg, msgsz, "the robust-access pass failed", "unknown exception");
+    }
+    return false;
 }
 
 } // namespace
@@ -157,20 +206,11 @@ extern "C" bool spirv_robust_validate(const uint32_t *words, size_t nwords, char
 extern "C" bool spirv_robust_apply(const uint32_t *words, size_t nwords, uint32_t **out,
                                    size_t *out_nwords, char *msg, size_t msgsz)
 {
-    if (msg != nullptr && msgsz > 0)
-        msg[0] = '\0';
-    if (out == nullptr || out_nwords == nullptr) {
-        set_msg(msg, msgsz, "spirv_robust_apply: no place for the result", "");
-        return false;
-    }
-    // SPIRV-Tools allocates freely; bad_alloc (or anything else) must not
-    // unwind into C frames.
-    try {
-        return apply(words, nwords, out, out_nwords, msg, msgsz);
-    } catch (const std::exception &e) {
-        set_msg(msg, msgsz, "the robust-access pass failed", e.what());
-    } catch (...) {
-        set_msg(msg, msgsz, "the robust-access pass failed", "unknown exception");
-    }
-    return false;
+    return apply_guarded(words, nwords, true, out, out_nwords, msg, msgsz);
+}
+
+extern "C" bool spirv_robust_apply_tools(const uint32_t *words, size_t nwords, uint32_t **out,
+                                         size_t *out_nwords, char *msg, size_t msgsz)
+{
+    return apply_guarded(words, nwords, false, out, out_nwords, msg, msgsz);
 }
