@@ -30,8 +30,13 @@ static void drain(struct frame_reader *r, int fd, int *frames)
         struct frame_verdict h;
         const char *json;
         size_t json_len;
+        /* an accepted header's facts are whole texts the server can store */
         if (type == FRAME_VERDICT && frame_parse_verdict(payload, len, &h, &json, &json_len) &&
-            (json_len + FRAME_VERDICT_HEAD != len || json[0] != '{' || h.stage >= STAGE_NSTAGES))
+            (json_len + FRAME_VERDICT_HEAD != len || json[0] != '{' || h.stage >= STAGE_NSTAGES ||
+             strnlen(h.facts.key, sizeof h.facts.key) == sizeof h.facts.key ||
+             strnlen(h.facts.label, sizeof h.facts.label) == sizeof h.facts.label ||
+             strnlen(h.facts.device, sizeof h.facts.device) == sizeof h.facts.device ||
+             h.facts.points > h.facts.max_points))
             abort();
         (*frames)++;
         free(payload);
