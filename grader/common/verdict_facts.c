@@ -23,6 +23,8 @@ static void copy_cut(char *out, size_t size, const char *in)
     out[n] = '\0';
 }
 
+static void make_utf8(char *s);
+
 void verdict_facts_of(const struct verdict *v, struct verdict_facts *out)
 {
     memset(out, 0, sizeof *out);
@@ -45,6 +47,44 @@ void verdict_facts_of(const struct verdict *v, struct verdict_facts *out)
         copy_cut(out->label, sizeof out->label, text);
     }
     copy_cut(out->device, sizeof out->device, v->device_name);
+    make_utf8(out->key);
+    make_utf8(out->label);
+    make_utf8(out->device);
+}
+
+/* The length of the UTF-8 character at p (before end), 0 when the bytes
+ * there are not one: no overlong forms, no surrogates, nothing past
+ * U+10FFFF. */
+static size_t char_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = *p;
+    size_t more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+                : (c & 0xf8) == 0xf0 ? 3 : 4;
+    if (more == 4 || (size_t)(end - p) <= more || c == 0xc0 || c == 0xc1 || c > 0xf4)
+        return 0;
+    for (size_t i = 1; i <= more; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+        (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return more + 1;
+}
+
+/* Makes the NUL-terminated s valid UTF-8, a '?' for each byte that is not
+ * part of a character: a driver's or a compiler's text is not to be
+ * trusted to be, and the supervisor refuses facts that are not. */
+static void make_utf8(char *s)
+{
+    unsigned char *p = (unsigned char *)s, *end = p + strlen(s);
+    while (p < end) {
+        size_t n = char_len(p, end);
+        if (n == 0) {
+            *p = '?';
+            n = 1;
+        }
+        p += n;
+    }
 }
 
 /* Whether s[0..size) holds a NUL and is valid UTF-8 before it. */
@@ -55,19 +95,10 @@ static bool text_sane(const char *s, size_t size)
     if (!end)
         return false;
     while (p < end) {
-        unsigned c = *p;
-        size_t more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
-                    : (c & 0xf8) == 0xf0 ? 3 : 4;
-        if (more == 4 || (size_t)(end - p) <= more || c == 0xc0 || c == 0xc1 || c > 0xf4)
+        size_t n = char_len(p, end);
+        if (n == 0)
             return false;
-        for (size_t i = 1; i <= more; i++)
-            if ((p[i] & 0xc0) != 0x80)
-                return false;
-        /* no overlong three- and four-byte forms, no surrogates, nothing past U+10FFFF */
-        if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
-            (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-            return false;
-        p += more + 1;
+        p += n;
     }
     return true;
 }

@@ -31,7 +31,8 @@ struct verdict;
 
 /*
  * The facts of verdict v into *out. Texts are cut to fit at a character
- * boundary, so that they stay valid UTF-8 when v's were.
+ * boundary, and a byte of v's texts that is not part of a UTF-8 character
+ * becomes '?', so that the facts are always sane (verdict_facts_sane).
  */
 void verdict_facts_of(const struct verdict *v, struct verdict_facts *out);
 

@@ -292,6 +292,31 @@ static void test_facts_of_a_parsed_verdict_are_those_of_its_json(void **state)
     verdict_free(right);
 }
 
+/* Facts made from any verdict pass the supervisor's check: long texts are
+ * cut between characters, bytes that are not UTF-8 become '?'. */
+static void test_facts_of_any_verdict_are_sane(void **state)
+{
+    (void)state;
+    struct verdict *v = verdict_new(VERDICT_COMPILATION_ERROR, "It does not compile.");
+    char message[400];
+    size_t n = 0;
+    while (n + 3 < sizeof message - 1) {   /* em dashes across the 160-byte cut */
+        memcpy(message + n, "\xe2\x80\x94", 3);
+        n += 3;
+    }
+    message[n] = '\0';
+    assert_true(verdict_add_diagnostic(v, 1, DIAG_ERROR, message));
+    snprintf(v->device_name, sizeof v->device_name, "GPU \xff\xfe name \xe2\x80");
+    struct verdict_facts f;
+    verdict_facts_of(v, &f);
+    assert_true(verdict_facts_sane(&f));
+    assert_string_equal(f.device, "GPU ?? name ??");
+    assert_int_equal(strlen(f.label) % 3, 0);     /* whole dashes only */
+    assert_true(strlen(f.label) >= VERDICT_FACTS_TEXT - 3);
+    assert_int_equal(strncmp(f.key, "compile:", 8), 0);
+    verdict_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_replay_order_and_ids),
         cmocka_unit_test(test_gradebook_marks_unverified_and_defuses_formulas),
         cmocka_unit_test(test_facts_of_a_parsed_verdict_are_those_of_its_json),
+        cmocka_unit_test(test_facts_of_any_verdict_are_sane),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
