@@ -7,6 +7,7 @@
  * Then the same bytes through the blocking reader.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,12 @@
 #include "common/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Whether the text in s[0..size) ends within it. */
+static bool whole(const char *s, size_t size)
+{
+    return strnlen(s, size) < size;
+}
 
 static void drain(struct frame_reader *r, int fd, int *frames)
 {
@@ -33,10 +40,9 @@ static void drain(struct frame_reader *r, int fd, int *frames)
         /* an accepted header's facts are whole texts the server can store */
         if (type == FRAME_VERDICT && frame_parse_verdict(payload, len, &h, &json, &json_len) &&
             (json_len + FRAME_VERDICT_HEAD != len || json[0] != '{' || h.stage >= STAGE_NSTAGES ||
-             strnlen(h.facts.key, sizeof h.facts.key) == sizeof h.facts.key ||
-             strnlen(h.facts.label, sizeof h.facts.label) == sizeof h.facts.label ||
-             strnlen(h.facts.device, sizeof h.facts.device) == sizeof h.facts.device ||
-             h.facts.points > h.facts.max_points))
+             !whole(h.facts.shown.key, sizeof h.facts.shown.key) ||
+             !whole(h.facts.shown.label, sizeof h.facts.shown.label) ||
+             !whole(h.facts.device, sizeof h.facts.device) || h.facts.points > h.facts.max_points))
             abort();
         (*frames)++;
         free(payload);

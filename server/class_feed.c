@@ -41,7 +41,7 @@ struct pending {
     int64_t received_ms, graded_ms;
     int status, points, max_points;
     bool has_facts;             /* else the record is read from the store */
-    struct class_facts facts;
+    struct verdict_shown facts;
 };
 
 struct stream {
@@ -456,7 +456,7 @@ static void pending_free(struct pending *e)
 }
 
 void class_feed_committed(struct class_feed *f, const struct store_record *r,
-                          const struct class_facts *facts)
+                          const struct verdict_shown *facts)
 {
     struct pending *e = calloc(1, sizeof *e);
     if (e) {
@@ -566,7 +566,7 @@ static void learn_call(struct class_feed *f, struct store *s, void *arg)
 /* Adds record r to the model (facts: what its verdict shows; NULL: read
  * from r's verdict) and sends its event; a student read with it first. */
 static void add_and_send(struct class_feed *f, const struct store_record *r,
-                         const struct class_facts *facts, const struct store_student *st)
+                         const struct verdict_shown *facts, const struct store_student *st)
 {
     char *text = NULL;
     size_t n = 0;

@@ -38,11 +38,11 @@ struct class_feed *class_feed_start(struct records *rs, const char *url,
 
 /* Record r is committed in this instance's store (any thread; never
  * blocks: a record the bounded queue cannot take is found by the next
- * catch-up). What the view keeps of r is copied: with facts (its
- * verdict's, class_facts_from), the record is not read back from the store;
- * without, it is. */
+ * catch-up). What the view keeps of r is copied: with facts (what its
+ * verdict shows, as the worker sent it: common/verdict_facts.h), the
+ * record is not read back from the store; without, it is. */
 void class_feed_committed(struct class_feed *f, const struct store_record *r,
-                          const struct class_facts *facts);
+                          const struct verdict_shown *facts);
 
 enum class_stream_open { CLASS_STREAM_OK, CLASS_STREAM_FULL, CLASS_STREAM_STOPPING,
                          CLASS_STREAM_NO_MEMORY };

@@ -12,7 +12,6 @@
 
 #include "common/defaults.h"
 #include "common/verdict.h"
-#include "common/verdict_facts.h"
 #include "gradebook/csv_write.h"
 #include "gradebook/layout.h"
 
@@ -278,20 +277,13 @@ long class_model_add(struct class_model *m, const struct store_record *r)
     return add_rec(m, r->student ? r->student : "", &x);
 }
 
-void class_facts_from(const struct verdict_facts *vf, struct class_facts *out)
-{
-    _Static_assert(sizeof out->key == sizeof vf->key && sizeof out->label == sizeof vf->label &&
-                   sizeof out->halves == sizeof vf->halves,
-                   "the class view's facts are the verdict's, as they are");
-    memcpy(out->halves, vf->halves, sizeof out->halves);
-    memcpy(out->key, vf->key, sizeof out->key);
-    memcpy(out->label, vf->label, sizeof out->label);
-}
-
 long class_model_add_facts(struct class_model *m, const struct store_record *r,
-                           const struct class_facts *f)
+                           const struct verdict_shown *f)
 {
     struct class_rec x;
+    _Static_assert(sizeof x.key == sizeof f->key && sizeof x.label == sizeof f->label &&
+                   sizeof x.halves == sizeof f->halves,
+                   "the class view keeps the verdict's facts as they are");
     rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
     memcpy(x.halves, f->halves, sizeof x.halves);
     memcpy(x.key, f->key, sizeof x.key);

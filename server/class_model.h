@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/verdict_facts.h"
 #include "store/store.h"
 #include "store/store_class.h"
 
@@ -76,25 +77,10 @@ bool class_model_has_record(const struct class_model *m, const char *id);
  */
 long class_model_add(struct class_model *m, const struct store_record *r);
 
-/* What the view reads from a verdict: its mistake (key, label) and the
- * halves passed, as in struct class_rec. */
-struct class_facts {
-    int8_t halves[3];
-    char key[CLASS_TEXT_MAX];
-    char label[CLASS_TEXT_MAX];
-};
-
-struct verdict_facts;
-
-/* The class view's part of a verdict's facts (common/verdict_facts.h, as
- * the worker sent them): the same as class_model_add reads from the
- * verdict's JSON, without parsing it (server/submission.c). */
-void class_facts_from(const struct verdict_facts *vf, struct class_facts *out);
-
 /* As class_model_add, with the facts given: r's verdict is not read
  * (it may be NULL). */
 long class_model_add_facts(struct class_model *m, const struct store_record *r,
-                           const struct class_facts *f);
+                           const struct verdict_shown *f);
 
 /* The same from the store's light row (store_class_rows: the facts
  * picked out by the backend). */

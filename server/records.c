@@ -313,7 +313,7 @@ struct write_ctx {
     struct records *rs;
     const struct store_record *rec;   /* the writer's, whole until its callback returns */
     bool has_facts;
-    struct class_facts facts;
+    struct verdict_shown facts;
     store_written_fn fn;
     void *arg;
 };
@@ -344,7 +344,7 @@ void records_on_commit(struct records *rs, records_committed_fn fn, void *arg)
     rs->committed_arg = arg;
 }
 
-void records_write(struct records *rs, struct store_record *r, const struct class_facts *facts,
+void records_write(struct records *rs, struct store_record *r, const struct verdict_shown *facts,
                    store_written_fn fn, void *arg)
 {
     struct write_ctx *c = malloc(sizeof *c);

@@ -58,17 +58,18 @@ const char *records_display_url(const struct records *rs);
  * records writer; fn is called once, from the writer's thread, after the
  * commit or the failure, or from here at once when the queue refuses
  * (status STORE_UNAVAILABLE, reason "the store's queue is full"). facts:
- * what the class view shows of r's verdict (class_facts_from), copied; NULL
- * when not known, and the view then reads the record back.
+ * what the class view shows of r's verdict (as the worker sent it:
+ * common/verdict_facts.h), copied; NULL when not known, and the view then
+ * reads the record back.
  */
-void records_write(struct records *rs, struct store_record *r, const struct class_facts *facts,
+void records_write(struct records *rs, struct store_record *r, const struct verdict_shown *facts,
                    store_written_fn fn, void *arg);
 
 /* Called on the writer's thread after every record's commit, with the
  * record as written (whole during the call) and its facts (NULL when the
  * writer was given none). */
 typedef void (*records_committed_fn)(const struct store_record *r,
-                                     const struct class_facts *facts, void *arg);
+                                     const struct verdict_shown *facts, void *arg);
 
 /* Has fn called after every record's commit (the live class view's
  * feed); set before the first write. */

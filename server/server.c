@@ -36,7 +36,7 @@ void server_config_init(struct server_config *c)
 }
 
 /* The records writer's hook: the class view hears of every commit. */
-static void on_committed(const struct store_record *r, const struct class_facts *facts,
+static void on_committed(const struct store_record *r, const struct verdict_shown *facts,
                          void *arg)
 {
     class_feed_committed(arg, r, facts);

@@ -65,7 +65,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
                                       const char *source, size_t source_len,
                                       int64_t received_ms, const struct pool_result *res,
                                       char **stored, size_t *stored_len,
-                                      struct class_facts *facts)
+                                      struct verdict_shown *facts)
 {
     const struct verdict_facts *vf = &res->head.facts;
     size_t tl = 0;
@@ -73,7 +73,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
     struct store_record *rec = calloc(1, sizeof *rec);
     if (!text || !rec)
         goto fail;
-    class_facts_from(vf, facts);
+    *facts = vf->shown;
     snprintf(rec->id, sizeof rec->id, "%s", id);
     rec->task = strdup(task_butterfly.id);
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
@@ -211,7 +211,7 @@ static void on_job_done(struct pool_result *res, void *arg)
     res->verdict = NULL;
     uint64_t job = res->job_id;
     struct store_record *rec = NULL;
-    struct class_facts facts;
+    struct verdict_shown facts;
     if (copy && r->id[0] && to_record(copy)) {
         rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms, copy,
                         &r->stored, &r->stored_len, &facts);
@@ -263,7 +263,7 @@ static void on_detached_done(struct pool_result *res, void *arg)
     struct records *rs = d->srv->records;
     char *stored = NULL;
     size_t len = 0;
-    struct class_facts facts;
+    struct verdict_shown facts;
     struct store_record *rec = to_record(res)
         ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res, &stored,
                     &len, &facts)

@@ -58,7 +58,6 @@ void frame_verdict_of(const struct verdict *v, struct frame_verdict *h)
 {
     *h = (struct frame_verdict){ .status = v->status, .score = verdict_score(v),
                                  .seed = v->seed };
-    verdict_facts_of(v, &h->facts);
 }
 
 /* The facts' part of the header, at p (FRAME_VERDICT_HEAD - FRAME_VERDICT_FIXED bytes). */
@@ -67,11 +66,12 @@ static void put_facts(unsigned char *p, const struct verdict_facts *f)
     put_le(p, f->points, 4);
     put_le(p + 4, f->max_points, 4);
     p += 8;
+    const struct verdict_shown *sh = &f->shown;
     for (int k = 0; k < TASK_NHALVES; k++)
-        *p++ = (unsigned char)f->halves[k];
-    memcpy(p, f->key, sizeof f->key);
-    memcpy(p + sizeof f->key, f->label, sizeof f->label);
-    memcpy(p + sizeof f->key + sizeof f->label, f->device, sizeof f->device);
+        *p++ = (unsigned char)sh->halves[k];
+    memcpy(p, sh->key, sizeof sh->key);
+    memcpy(p + sizeof sh->key, sh->label, sizeof sh->label);
+    memcpy(p + sizeof sh->key + sizeof sh->label, f->device, sizeof f->device);
 }
 
 static void get_facts(const char *p, struct verdict_facts *f)
@@ -79,11 +79,12 @@ static void get_facts(const char *p, struct verdict_facts *f)
     f->points = (unsigned)get_le(p, 4);
     f->max_points = (unsigned)get_le(p + 4, 4);
     p += 8;
+    struct verdict_shown *sh = &f->shown;
     for (int k = 0; k < TASK_NHALVES; k++)
-        f->halves[k] = (int8_t)*p++;
-    memcpy(f->key, p, sizeof f->key);
-    memcpy(f->label, p + sizeof f->key, sizeof f->label);
-    memcpy(f->device, p + sizeof f->key + sizeof f->label, sizeof f->device);
+        sh->halves[k] = (int8_t)*p++;
+    memcpy(sh->key, p, sizeof sh->key);
+    memcpy(sh->label, p + sizeof sh->key, sizeof sh->label);
+    memcpy(f->device, p + sizeof sh->key + sizeof sh->label, sizeof f->device);
 }
 
 bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json, size_t len)

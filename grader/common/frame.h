@@ -65,8 +65,9 @@ struct frame_verdict {
 #define FRAME_VERDICT_HEAD (FRAME_VERDICT_FIXED + 8 + TASK_NHALVES + 2 * VERDICT_FACTS_TEXT + \
                             VERDICT_FACTS_DEVICE)
 
-/* The header of verdict v (status, score, seed and its facts; the rest
- * zero). */
+/* The header of verdict v (status, score, seed; the rest zero, the facts
+ * too: only a graded verdict is recorded, and the worker that made it
+ * adds them, verdict_facts_of; the pool's stand-ins go without). */
 void frame_verdict_of(const struct verdict *v, struct frame_verdict *h);
 
 /* Writes a FRAME_VERDICT: h, then json (len bytes). As frame_write. */

@@ -23,35 +23,6 @@ static void copy_cut(char *out, size_t size, const char *in)
     out[n] = '\0';
 }
 
-static void make_utf8(char *s);
-
-void verdict_facts_of(const struct verdict *v, struct verdict_facts *out)
-{
-    memset(out, 0, sizeof *out);
-    struct score s;
-    score_verdict(v, &s);
-    out->points = s.score;
-    out->max_points = s.max_score;
-    for (int k = 0; k < TASK_NHALVES; k++)
-        out->halves[k] = k < v->halves_run ? (v->halves[k].passed ? 1 : 0) : -1;
-    const struct diagnosis *d = v->diagnosis;
-    char key[VERDICT_FACTS_TEXT + 16];
-    if (d && d->id && *d->id) {
-        snprintf(key, sizeof key, "mistake:%s", d->id);
-        copy_cut(out->key, sizeof out->key, key);
-        copy_cut(out->label, sizeof out->label, d->title && *d->title ? d->title : d->id);
-    } else if (v->status == VERDICT_COMPILATION_ERROR && v->ndiags) {
-        const char *text = v->diags[0].message ? v->diags[0].message : "compile error";
-        snprintf(key, sizeof key, "compile:%s", text);   /* cut again below, whole characters */
-        copy_cut(out->key, sizeof out->key, key);
-        copy_cut(out->label, sizeof out->label, text);
-    }
-    copy_cut(out->device, sizeof out->device, v->device_name);
-    make_utf8(out->key);
-    make_utf8(out->label);
-    make_utf8(out->device);
-}
-
 /* The length of the UTF-8 character at p (before end), 0 when the bytes
  * there are not one: no overlong forms, no surrogates, nothing past
  * U+10FFFF. */
@@ -87,6 +58,34 @@ static void make_utf8(char *s)
     }
 }
 
+void verdict_facts_of(const struct verdict *v, struct verdict_facts *out)
+{
+    memset(out, 0, sizeof *out);
+    struct score s;
+    score_verdict(v, &s);
+    out->points = s.score;
+    out->max_points = s.max_score;
+    struct verdict_shown *sh = &out->shown;
+    for (int k = 0; k < TASK_NHALVES; k++)
+        sh->halves[k] = k < v->halves_run ? (v->halves[k].passed ? 1 : 0) : -1;
+    const struct diagnosis *d = v->diagnosis;
+    char key[VERDICT_FACTS_TEXT + 16];
+    if (d && d->id && *d->id) {
+        snprintf(key, sizeof key, "mistake:%s", d->id);
+        copy_cut(sh->key, sizeof sh->key, key);
+        copy_cut(sh->label, sizeof sh->label, d->title && *d->title ? d->title : d->id);
+    } else if (v->status == VERDICT_COMPILATION_ERROR && v->ndiags) {
+        const char *text = v->diags[0].message ? v->diags[0].message : "compile error";
+        snprintf(key, sizeof key, "compile:%s", text);   /* cut again below, whole characters */
+        copy_cut(sh->key, sizeof sh->key, key);
+        copy_cut(sh->label, sizeof sh->label, text);
+    }
+    copy_cut(out->device, sizeof out->device, v->device_name);
+    make_utf8(sh->key);
+    make_utf8(sh->label);
+    make_utf8(out->device);
+}
+
 /* Whether s[0..size) holds a NUL and is valid UTF-8 before it. */
 static bool text_sane(const char *s, size_t size)
 {
@@ -105,10 +104,11 @@ static bool text_sane(const char *s, size_t size)
 
 bool verdict_facts_sane(const struct verdict_facts *f)
 {
+    const struct verdict_shown *sh = &f->shown;
     for (int k = 0; k < TASK_NHALVES; k++)
-        if (f->halves[k] < -1 || f->halves[k] > 1)
+        if (sh->halves[k] < -1 || sh->halves[k] > 1)
             return false;
     return f->points <= f->max_points && f->max_points <= SCORE_MAX &&
-           text_sane(f->key, sizeof f->key) && text_sane(f->label, sizeof f->label) &&
+           text_sane(sh->key, sizeof sh->key) && text_sane(sh->label, sizeof sh->label) &&
            text_sane(f->device, sizeof f->device);
 }

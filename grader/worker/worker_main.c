@@ -19,6 +19,7 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/frame.h"
+#include "common/verdict_facts.h"
 #include "common/parse_num.h"
 #include "engine/grade.h"
 #include "worker/limits.h"
@@ -58,6 +59,7 @@ static bool send_verdict(const struct grader *g, const struct verdict *v)
     const struct grade_facts *f = grader_last_facts(g);
     struct frame_verdict h;
     frame_verdict_of(v, &h);
+    verdict_facts_of(v, &h.facts);   /* what a record keeps: the server never parses v */
     h.stage = f->stage;
     h.cache_hit = f->cache_hit;
     h.kept = f->kept;

@@ -211,6 +211,7 @@ static json_t *event_of(struct class_model *m, const struct verdict *v, bool by_
         assert_non_null(parsed);
         struct frame_verdict head, back;
         frame_verdict_of(parsed, &head);
+        verdict_facts_of(parsed, &head.facts);
         struct score sc;
         score_verdict(parsed, &sc);
         char device[sizeof parsed->device_name];
@@ -234,9 +235,7 @@ static json_t *event_of(struct class_model *m, const struct verdict *v, bool by_
         free(payload);
         close(fds[0]);
         close(fds[1]);
-        struct class_facts f;
-        class_facts_from(&back.facts, &f);
-        i = class_model_add_facts(m, &r, &f);
+        i = class_model_add_facts(m, &r, &back.facts.shown);
     } else {
         r.verdict = bytes;
         r.verdict_len = len;
@@ -278,15 +277,15 @@ static void test_facts_of_a_parsed_verdict_are_those_of_its_json(void **state)
     /* and they are what the view shows */
     struct verdict_facts f;
     verdict_facts_of(wrong, &f);
-    assert_string_equal(f.key, "mistake:twiddle_sign");
-    assert_string_equal(f.label, "The twiddle turns the wrong way");
-    assert_int_equal(f.halves[0], 1);
-    assert_int_equal(f.halves[1], 0);
+    assert_string_equal(f.shown.key, "mistake:twiddle_sign");
+    assert_string_equal(f.shown.label, "The twiddle turns the wrong way");
+    assert_int_equal(f.shown.halves[0], 1);
+    assert_int_equal(f.shown.halves[1], 0);
     verdict_facts_of(compile, &f);
-    assert_string_equal(f.key, "compile:'x' : undeclared identifier");
+    assert_string_equal(f.shown.key, "compile:'x' : undeclared identifier");
     verdict_facts_of(right, &f);
-    assert_string_equal(f.key, "");
-    assert_int_equal(f.halves[2], -1);
+    assert_string_equal(f.shown.key, "");
+    assert_int_equal(f.shown.halves[2], -1);
     verdict_free(wrong);
     verdict_free(compile);
     verdict_free(right);
@@ -311,9 +310,9 @@ static void test_facts_of_any_verdict_are_sane(void **state)
     verdict_facts_of(v, &f);
     assert_true(verdict_facts_sane(&f));
     assert_string_equal(f.device, "GPU ?? name ??");
-    assert_int_equal(strlen(f.label) % 3, 0);     /* whole dashes only */
-    assert_true(strlen(f.label) >= VERDICT_FACTS_TEXT - 3);
-    assert_int_equal(strncmp(f.key, "compile:", 8), 0);
+    assert_int_equal(strlen(f.shown.label) % 3, 0);     /* whole dashes only */
+    assert_true(strlen(f.shown.label) >= VERDICT_FACTS_TEXT - 3);
+    assert_int_equal(strncmp(f.shown.key, "compile:", 8), 0);
     verdict_free(v);
 }
 

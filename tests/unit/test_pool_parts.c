@@ -280,9 +280,10 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
                                .seed = 0x123456789abcdefull, .cache_hit = true, .kept = true,
                                .dropped = 0xfeedfacecafebeefull,
                                .facts = { .points = 5, .max_points = SCORE_MAX,
-                                          .halves = { 1, 0, -1 },
-                                          .key = "mistake:twiddle_sign",
-                                          .label = "The twiddle turns the wrong way \u2014 sign",
+                                          .shown = { .halves = { 1, 0, -1 },
+                                                     .key = "mistake:twiddle_sign",
+                                                     .label = "The twiddle turns the wrong way "
+                                                              "\u2014 sign" },
                                           .device = "llvmpipe (LLVM 15.0.6, 256 bits)" } };
     const char *json = "{\"status\":{\"id\":4}}";
     assert_true(frame_write_verdict(sv[0], &h, json, strlen(json)));
@@ -305,9 +306,9 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
     /* the facts a record keeps, whole */
     assert_int_equal(got.facts.points, 5);
     assert_int_equal(got.facts.max_points, SCORE_MAX);
-    assert_memory_equal(got.facts.halves, h.facts.halves, sizeof h.facts.halves);
-    assert_string_equal(got.facts.key, h.facts.key);
-    assert_string_equal(got.facts.label, h.facts.label);
+    assert_memory_equal(got.facts.shown.halves, h.facts.shown.halves, sizeof h.facts.shown.halves);
+    assert_string_equal(got.facts.shown.key, h.facts.shown.key);
+    assert_string_equal(got.facts.shown.label, h.facts.shown.label);
     assert_string_equal(got.facts.device, h.facts.device);
     /* each field out of range in turn; the facts: the points, a half, a
      * label that is not UTF-8 */
