@@ -26,13 +26,13 @@
 #include "engine/checks/spirv_strip.h"
 #include "engine/compile.h"
 #include "engine/gpu.h"
+#include "tests/support/device_fixture.h"
 #include "tests/support/sample_bodies.h"
 
 static const char *samples_dir = "tests/samples";
 
 struct fixture {
-    struct compiler *compiler;
-    struct gpu_context *gpu;
+    struct device_fixture dev;
     struct gpu_run runs[TASK_RUNS];
 };
 
@@ -51,13 +51,8 @@ static void make_runs(struct gpu_run runs[TASK_RUNS])
 static int setup(void **state)
 {
     static struct fixture f;
-    char err[256];
-    f.compiler = compiler_new();
-    f.gpu = gpu_context_new(getenv("BUTTERFLY_DEVICE"), NULL, NULL, err, sizeof err);
-    if (!f.compiler || !f.gpu) {
-        fprintf(stderr, "setup: %s\n", err);
+    if (!device_fixture_open(&f.dev))
         return -1;
-    }
     make_runs(f.runs);
     *state = &f;
     return 0;
@@ -66,8 +61,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *f = *state;
-    compiler_free(f->compiler);
-    gpu_context_free(f->gpu);
+    device_fixture_close(&f->dev);
     return 0;
 }
 
@@ -84,7 +78,7 @@ static void run_with(struct fixture *f, const char *what, robust_fn robust,
     if (!robust(words, nwords, &safe, &safe_words, msg, sizeof msg))
         fail_msg("%s: the robust-access pass failed: %s", what, msg);
     assert_true(spirv_strip_debug(safe, safe_words, &final, &final_words));
-    enum gpu_status st = gpu_run(f->gpu, final, final_words, f->runs, TASK_RUNS, out, loops,
+    enum gpu_status st = gpu_run(f->dev.gpu, final, final_words, f->runs, TASK_RUNS, out, loops,
                                  5000, &t, msg, sizeof msg);
     if (st != GPU_OK)
         fail_msg("%s: the run failed: %s", what, msg);
@@ -99,7 +93,7 @@ static bool same_on_device(void *arg, const char *what, const char *body)
     struct compile_result cr;
     char msg[320];
     int line;
-    assert_true(compiler_compile(f->compiler, body, strlen(body), &cr));
+    assert_true(compiler_compile(f->dev.compiler, body, strlen(body), &cr));
     if (!cr.ok || !spirv_check(cr.spirv, cr.nwords, &line, msg, sizeof msg)) {
         compile_result_clear(&cr);
         return false;

@@ -22,31 +22,20 @@
 #include "engine/checks/spirv_strip.h"
 #include "engine/compile.h"
 #include "engine/gpu.h"
-
-struct fixture {
-    struct compiler *compiler;
-    struct gpu_context *gpu;
-};
+#include "tests/support/device_fixture.h"
 
 static int setup(void **state)
 {
-    static struct fixture f;
-    char err[256];
-    f.compiler = compiler_new();
-    f.gpu = gpu_context_new(getenv("BUTTERFLY_DEVICE"), NULL, NULL, err, sizeof err);
-    if (!f.compiler || !f.gpu) {
-        fprintf(stderr, "setup: %s\n", err);
+    static struct device_fixture f;
+    if (!device_fixture_open(&f))
         return -1;
-    }
     *state = &f;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    struct fixture *f = *state;
-    compiler_free(f->compiler);
-    gpu_context_free(f->gpu);
+    device_fixture_close(*state);
     return 0;
 }
 
@@ -64,7 +53,7 @@ static void make_runs(struct gpu_run runs[TASK_RUNS])
 }
 
 /* Compiles and runs body through the grader's stages; out per run. */
-static void run_body(struct fixture *f, const char *body, float out[TASK_RUNS * TASK_CELLS])
+static void run_body(struct device_fixture *f, const char *body, float out[TASK_RUNS * TASK_CELLS])
 {
     struct compile_result cr;
     char msg[256];
@@ -123,7 +112,7 @@ static void test_each_route_reads_only_its_own_run(void **state)
           "return float(gl_GlobalInvocationID.z * 1000u + gl_GlobalInvocationID.y * 100u + "
           "gl_GlobalInvocationID.x);", true },
     };
-    struct fixture *f = *state;
+    struct device_fixture *f = *state;
     static float out[TASK_RUNS * TASK_CELLS];
     for (size_t p = 0; p < sizeof probes / sizeof probes[0]; p++) {
         char body[512];

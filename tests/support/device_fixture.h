@@ -1,0 +1,26 @@
+/*
+ * device_fixture.h - what a test on a Vulkan device grades with: the
+ * grader's compiler and a device context (tests/vulkan).
+ */
+#ifndef BUTTERFLY_TEST_DEVICE_FIXTURE_H
+#define BUTTERFLY_TEST_DEVICE_FIXTURE_H
+
+#include <stdbool.h>
+
+struct compiler;
+struct gpu_context;
+
+struct device_fixture {
+    struct compiler *compiler;
+    struct gpu_context *gpu;
+};
+
+/* Opens both, on the device BUTTERFLY_DEVICE names (else the grader's
+ * default). False, with the reason on stderr, when either cannot be made;
+ * what was made is freed then. */
+bool device_fixture_open(struct device_fixture *f);
+
+/* Frees what device_fixture_open made. Accepts a zeroed fixture. */
+void device_fixture_close(struct device_fixture *f);
+
+#endif
