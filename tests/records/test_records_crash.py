@@ -233,18 +233,44 @@ def lti_config(folder):
     return ("--lti-config", path, "--public-url", "http://127.0.0.1:9")
 
 
+def open_to_others(path):
+    """Lets other users pass through every folder above path (a clone made
+    by `mktemp -d` is 0700), so that a server run as nobody finds its own
+    build, its worker and its page files. Returns what to put back."""
+    changed = []
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        mode = os.stat(d).st_mode
+        if not mode & 0o001:
+            os.chmod(d, (mode & 0o7777) | 0o001)
+            changed.append((d, mode & 0o7777))
+        if d == "/":
+            return changed
+        d = os.path.dirname(d)
+
+
 def t_read_only_then_writable(folder, with_lti=False):
     # root writes through a file's mode: as root, the server runs as nobody
     sub = os.path.join(folder, "ro-lti" if with_lti else "ro")
     os.mkdir(sub)
     wrapper = ()
+    opened = []
     if os.geteuid() == 0:
         import pwd
         nobody = pwd.getpwnam("nobody")
         os.chown(sub, nobody.pw_uid, nobody.pw_gid)
         os.chmod(folder, 0o755)
+        opened = open_to_others(BINARY) + open_to_others(folder)
         wrapper = ("setpriv", "--reuid=%d" % nobody.pw_uid, "--regid=%d" % nobody.pw_gid,
                    "--clear-groups", "--")
+    try:
+        read_only_then_writable(sub, folder, with_lti, wrapper)
+    finally:
+        for d, mode in reversed(opened):
+            os.chmod(d, mode)
+
+
+def read_only_then_writable(sub, folder, with_lti, wrapper):
     db = os.path.join(sub, "ro.sqlite")
     # a store made, then made read-only (a file's mode binds only when it
     # is opened, so the server starts on it): it starts and grades
