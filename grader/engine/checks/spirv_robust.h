@@ -7,13 +7,13 @@
  * A body may index spectrum (or, through the harness, a buffer) with any
  * value; on a real GPU an out-of-range index reads or writes memory the
  * kernel does not own. Every index of every access chain is clamped into
- * range, with the semantics of SPIRV-Tools' graphics robust-access pass.
- * The module is validated first (SPIRV-Tools' validator: both passes
- * assume a valid module); then our own pass over the word stream
- * (spirv_clamp.c) clamps it, and for a shape ours leaves alone SPIRV-Tools'
- * pass does, which builds its whole IR and costs several times more. That
- * the output validates is the fuzzer's and the tests' to check
- * (fuzz/fuzz_spirv.c), not each submission's. Implemented in C++ over
+ * range, with the semantics of SPIRV-Tools' graphics robust-access pass:
+ * with our own pass over the word stream (spirv_clamp.c), and for a shape
+ * ours leaves alone with SPIRV-Tools' pass, which builds its whole IR and
+ * costs several times more. Our pass reads any words safely, so the input
+ * is not validated here (SPIRV-Tools' pass assumes a valid module, so its
+ * input is): the caller validates the module it hands the driver, after
+ * every rewrite, once (grade.c). Implemented in C++ over
  * SPIRV-Tools; callable from C, and no C++ exception crosses this API.
  */
 
@@ -45,9 +45,8 @@ bool spirv_robust_apply_tools(const uint32_t *words, size_t nwords, uint32_t **o
 /*
  * Runs SPIRV-Tools' validator on a module, for the Vulkan environment of
  * its SPIR-V version. True when it is valid; else false with the first
- * error in msg. For the tests of the grader's own rewrites (the loop
- * budget): in grading, spirv_robust_apply validates its input, which is
- * the rewritten module.
+ * error in msg (always NUL-terminated when msgsz > 0). Grading runs it on
+ * the module the driver is handed, after every rewrite.
  */
 bool spirv_robust_validate(const uint32_t *words, size_t nwords, char *msg, size_t msgsz);
 
