@@ -163,10 +163,7 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
                               ? "No such resource." : "No such file.", NULL, NULL);
     const char *allow;
     if (!request_method_allowed(r->route, method, &allow))
-        return response_error(r, 405, "method_not_allowed", !strcmp(allow, "POST")
-                              ? (r->route == ROUTE_SUBMIT ? "Submit with POST."
-                                                          : "Only POST here.")
-                              : "Only GET and HEAD here.",
+        return response_error(r, 405, "method_not_allowed", request_method_refusal(r->route),
                               MHD_HTTP_HEADER_ALLOW, allow);
     return auth_begin(r);
 }
@@ -183,7 +180,7 @@ enum MHD_Result http_dispatch(struct request *r)
      * authenticate them, not the Origin */
     if (lti_route(r->route))
         return lti_http_begin(r);
-    if (r->srv->records && !strcmp(r->method, "POST")) {
+    if (r->srv->records && (!strcmp(r->method, "POST") || !strcmp(r->method, "DELETE"))) {
         /* A request that changes state must come from the page's own
          * origin: a cross-site form or fetch carries neither a matching
          * Origin nor CSRF_HEADER. A signed-out curl with neither is
@@ -204,7 +201,7 @@ enum MHD_Result http_dispatch(struct request *r)
     if (r->route == ROUTE_SUBMIT)
         return submission_begin(r);
     if (r->route == ROUTE_SESSION)
-        return session_begin(r);
+        return !strcmp(r->method, "DELETE") ? session_end(r) : session_begin(r);
     r->state = REQ_HEADERS;
     return MHD_YES;
 }

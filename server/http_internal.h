@@ -106,6 +106,10 @@ struct request {
     bool secure;                   /* the client reached us over TLS */
     bool has_cookie;               /* a session cookie came, valid or not */
     enum lookup_kind lookup;
+    /* a personal link for someone else than the session it came with: it
+     * does not replace that session (a link an attacker sent would sign
+     * the victim in as the attacker, to collect their work) */
+    bool link_other;
     char token[AUTH_TOKEN_MAX + 1];
     enum store_status lookup_status;
     /* an answer made on the reader's thread (REQ_DEFERRED) */
@@ -174,6 +178,8 @@ enum MHD_Result auth_resume(struct request *r);
  * /api/submissions/{id}, /class, POST /api/session. */
 enum MHD_Result records_http_get(struct request *r, const char *url);
 enum MHD_Result session_begin(struct request *r);
+/* DELETE /api/session: signs this browser out (the cookie is cleared). */
+enum MHD_Result session_end(struct request *r);
 enum MHD_Result session_finish(struct request *r);
 
 /* A read that found the connection lost (PostgreSQL restarted) is made

@@ -161,7 +161,10 @@ static void lookup_call(struct store *s, void *arg)
         store_student_clear(&st);
     }
     r->lookup_status = status;
-    if (status == STORE_OK) {
+    if (status == STORE_OK && r->lookup == LOOKUP_LINK && r->who.kind != PRINCIPAL_NONE &&
+        (r->who.kind != found.kind || strcmp(r->who.id, found.id) != 0)) {
+        r->link_other = true;   /* the session stays whose it is */
+    } else if (status == STORE_OK) {
         /* the session made from this token ends when the token is renewed */
         session_fingerprint_token(r->token, found.cred);
         found.has_cred = true;
@@ -254,9 +257,11 @@ enum MHD_Result auth_resume(struct request *r)
                               MHD_HTTP_HEADER_RETRY_AFTER, "5");
     }
     /* a link or the instructor's address: the token becomes a cookie and
-     * leaves the address bar (and so the history and any Referer) */
+     * leaves the address bar (and so the history and any Referer); a link
+     * for someone else than the page's session changes nothing, and the
+     * page says to sign out first */
     if (r->lookup == LOOKUP_LINK)
-        return redirect(r, "/", true);
+        return r->link_other ? redirect(r, "/?signin=other", false) : redirect(r, "/", true);
     if (r->lookup == LOOKUP_CLASS)
         return redirect(r, "/class", true);
     return http_dispatch(r);
@@ -438,7 +443,27 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
     }
 }
 
-/* --- an open lab's display name --------------------------------------------- */
+/* --- an open lab's display name, and signing out ----------------------------- */
+
+enum MHD_Result session_end(struct request *r)
+{
+    if (!r->srv->records)
+        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+    /* the cookie is signed, not kept: signing out is the browser
+     * forgetting it, so the answer clears it (a copy taken elsewhere lasts
+     * until its token is renewed or it expires) */
+    memset(&r->who, 0, sizeof r->who);
+    json_t *j = me_json(r);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
+    char header[256];
+    if (resp && session_set_cookie(NULL, r->secure, 0, header, sizeof header))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    return response_queue(r, 200, resp, "application/json", NULL);
+}
 
 enum MHD_Result session_begin(struct request *r)
 {

@@ -66,12 +66,27 @@ bool request_method_allowed(enum route r, const char *method, const char **allow
         *allow = "GET, HEAD, POST";
         return !strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "POST");
     }
-    if (r == ROUTE_SUBMIT || r == ROUTE_SESSION || r == ROUTE_LTI_LAUNCH) {
+    if (r == ROUTE_SESSION) {
+        *allow = "POST, DELETE";
+        return !strcmp(method, "POST") || !strcmp(method, "DELETE");
+    }
+    if (r == ROUTE_SUBMIT || r == ROUTE_LTI_LAUNCH) {
         *allow = "POST";
         return !strcmp(method, "POST");
     }
     *allow = "GET, HEAD";
     return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+}
+
+const char *request_method_refusal(enum route r)
+{
+    switch (r) {
+    case ROUTE_SUBMIT: return "Submit with POST.";
+    case ROUTE_SESSION: return "Only POST (sign in with a name) and DELETE (sign out) here.";
+    case ROUTE_LTI_LAUNCH: return "Only POST here.";
+    case ROUTE_LTI_LOGIN: return "Only GET, HEAD and POST here.";
+    default: return "Only GET and HEAD here.";
+    }
 }
 
 void request_uri_inspect(const char *uri, struct request_uri *out)

@@ -48,6 +48,9 @@ enum route request_route(const char *path);
  */
 bool request_method_allowed(enum route r, const char *method, const char **allow);
 
+/* The 405 answer's words for a method route r does not allow. */
+const char *request_method_refusal(enum route r);
+
 /* The id of a /api/submissions/{id} path (NULL for any other path): a
  * pointer into path. */
 const char *request_submission_id(const char *path);

@@ -1,7 +1,7 @@
 // history.mjs - the student's records on the page: who the page is signed
 // in as, an open lab's display name, the list of earlier attempts (time,
-// verdict, points) with a button that loads an attempt's code, and a
-// plain "not saved" when the server could not keep a run.
+// verdict, points) with a button that loads an attempt's code, a plain
+// "not saved" when the server could not keep a run, and signing out.
 //
 // app.mjs knows nothing of this module but two events on document:
 //   'butterfly:verdict' (detail {verdict}) after each run, from app.mjs;
@@ -60,6 +60,19 @@ export function whoText(me) {
   return `Signed in as ${me.name}.`;
 }
 
+/* The sentence for the page's ?signin= note (the server redirects there
+ * from a personal link: `failed`, the token is not valid; `other`, the
+ * link is someone else's and the page is signed in already, which it
+ * never silently replaces), with `me` what GET /api/me answered; null when
+ * there is nothing to say. */
+export function signinNote(param, me) {
+  if (param === 'failed') return 'That sign-in link is not valid (any more): ask your instructor for a new one.';
+  if (param !== 'other') return null;
+  if (!me || me.kind === 'none') return 'That link was not used: open it again to sign in.';
+  const as = me.kind === 'instructor' ? 'the instructor' : me.name;
+  return `That link signs in someone else, and this page is signed in as ${as}: nothing changed. To use the link, sign out first, then open it again.`;
+}
+
 async function getJson(fetchFn, url, init = {}) {
   try {
     const response = await fetchFn(url, { ...init, headers: { Accept: 'application/json', ...(init.headers || {}) } });
@@ -92,10 +105,11 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   const form = doc.getElementById('history-name-form');
   const note = doc.getElementById('record-note');
   const status = doc.getElementById('history-status');
+  const signOut = doc.getElementById('history-sign-out');
   let next = null;
 
   const clean = addressWithoutToken(win.location.href);
-  const failed = new URL(win.location.href).searchParams.get('signin') === 'failed';
+  const signin = new URL(win.location.href).searchParams.get('signin');
   if (clean !== null) win.history.replaceState(null, '', clean);
 
   function addRows(items) {
@@ -140,9 +154,31 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   async function showSignedIn(me) {
     who.textContent = whoText(me);
     form.hidden = true;
+    signOut.hidden = false;
     if (me.kind === 'instructor') return;
     await loadPage(true);
   }
+
+  function showSignedOut() {
+    who.textContent = 'Not signed in: open your personal link, or give a name to keep your attempts.';
+    form.hidden = false;
+    signOut.hidden = true;
+    list.replaceChildren();
+    list.hidden = true;
+    more.hidden = true;
+    next = null;
+  }
+
+  signOut.addEventListener('click', async () => {
+    const { status: code, body } = await getJson(fetchFn, SESSION_URL, { method: 'DELETE', headers: CSRF_HEADERS });
+    if (code !== 200) {
+      status.textContent = body && body.error && body.error.message ? body.error.message : 'Signing out did not work; try again.';
+      return;
+    }
+    showSignedOut();
+    status.textContent = 'Signed out: this browser no longer keeps your session.';
+    doc.getElementById('history-name').focus();
+  });
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -173,13 +209,10 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     const { status: code, body: me } = await getJson(fetchFn, ME_URL);
     if (code !== 200 || !me || me.records !== true) return;   // no records: localStorage only
     section.hidden = false;
-    if (me.kind === 'none') {
-      who.textContent = 'Not signed in: open your personal link, or give a name to keep your attempts.';
-      form.hidden = false;
-    } else {
-      await showSignedIn(me);
-    }
+    if (me.kind === 'none') showSignedOut();
+    else await showSignedIn(me);
     // last, so that the list's own status does not hide it
-    if (failed) status.textContent = 'That sign-in link is not valid (any more): ask your instructor for a new one.';
+    const said = signinNote(signin, me);
+    if (said) status.textContent = said;
   })();
 }

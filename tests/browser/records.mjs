@@ -7,7 +7,8 @@
 // An open lab's name given with the keyboard alone; a run listed with its
 // verdict and points; an earlier attempt's code loaded back into the
 // editor; "Not saved" plainly when the server could not keep a run; a name
-// of HTML shown as text; readable at a phone's width. Prints one line per
+// of HTML shown as text; readable at a phone's width; a link for someone
+// else explained, and signing out with the keyboard. Prints one line per
 // check and ends with "N passed, M failed".
 
 import { readFileSync } from 'node:fs';
@@ -131,6 +132,25 @@ async function main() {
     });
     check(over <= 1, `the attempts overflow by ${over}px`);
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step('a link for someone else changes nothing and says why; Sign out with the keyboard', async () => {
+    // the server sends a page that is signed in already here from a link
+    // that is someone else's (tests/records checks that redirect)
+    await page.goto(new URL('/?signin=other', root).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForFunction(() => /someone else/.test(document.getElementById('history-status').textContent));
+    check(!page.url().includes('signin='), `the address: ${page.url()}`);
+    const said = await page.textContent('#history-status');
+    check(said.includes('signed in as <b>Ada</b>'), `it names who the page is signed in as: ${said}`);
+    await page.focus('#history-sign-out');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /Signed out/.test(document.getElementById('history-status').textContent));
+    check(await page.isVisible('#history-name-form'), 'the name form shows again');
+    check(!(await page.isVisible('#history-sign-out')), 'no Sign out button once signed out');
+    check(!(await page.isVisible('#history-list')), 'the attempts are no longer listed');
+    const me = await (await page.request.get(new URL('/api/me', root).href)).json();
+    check(me.kind === 'none', `the server's answer: ${JSON.stringify(me)}`);
   });
 
   await step('a personal-link address loses its token; a bad link says so', async () => {

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressWithoutToken, historyRow, recordNote, whoText } from '../../static/history.mjs';
+import { addressWithoutToken, historyRow, recordNote, signinNote, whoText } from '../../static/history.mjs';
 
 test('a personal token leaves the address; other parameters and the hash stay', () => {
   assert.equal(addressWithoutToken('http://h:1/?k=abc'), '/');
   assert.equal(addressWithoutToken('http://h:1/?k=abc&x=1#w'), '/?x=1#w');
   assert.equal(addressWithoutToken('http://h:1/?signin=failed'), '/');
+  assert.equal(addressWithoutToken('http://h:1/?signin=other'), '/');
   assert.equal(addressWithoutToken('http://h:1/?x=1'), null);
 });
 
@@ -31,4 +32,16 @@ test('whoText marks an open lab name as unchecked and never builds HTML', () => 
   assert.equal(whoText({ kind: 'none' }), '');
   assert.match(whoText({ kind: 'guest', name: '<b>x</b>' }), /<b>x<\/b> \(a name you gave: not checked\)/);
   assert.equal(whoText({ kind: 'student', name: 'Ada' }), 'Signed in as Ada.');
+});
+
+test('signinNote: a bad link, and a link for someone else that changed nothing', () => {
+  assert.match(signinNote('failed', { kind: 'none' }), /not valid/);
+  const other = signinNote('other', { kind: 'student', name: 'Cy One' });
+  assert.match(other, /someone else/);
+  assert.match(other, /signed in as Cy One: nothing changed/);
+  assert.match(other, /sign out first/);
+  assert.match(signinNote('other', { kind: 'instructor', name: '' }), /signed in as the instructor/);
+  assert.match(signinNote('other', { kind: 'none' }), /open it again/);
+  assert.equal(signinNote(null, { kind: 'student', name: 'x' }), null);
+  assert.equal(signinNote('<b>', { kind: 'none' }), null);
 });

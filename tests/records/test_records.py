@@ -395,16 +395,22 @@ def link_cookie(w, token):
     return cookie_of(h)[0]
 
 
+def import_roster(w, name, rows):
+    """Imports rows ("id,name,section" lines) as a roster file `name`; the
+    personal token of every student on the roster, by id."""
+    roster = os.path.join(w.folder, name)
+    with open(roster, "w") as f:
+        f.write("id,name,section\n" + rows)
+    admin(w, "class", "import", roster)
+    return dict((l.split(",")[0], l.split("?k=")[1])
+                for l in admin(w, "links").splitlines()[1:])
+
+
 def t_sessions_end_with_their_token(w):
     # the bound docs/DEPLOY.md states: a read every CREDENTIALS_REFRESH_S,
     # and a session issued just before a read is judged by the next one
     bound = 2 * refresh_s() + 2
-    roster = os.path.join(w.folder, "roster2.csv")
-    with open(roster, "w") as f:
-        f.write("id,name,section\nr1,Rae One,A\nr2,Rob Two,B\n")
-    admin(w, "class", "import", roster)
-    links = dict((l.split(",")[0], l.split("?k=")[1])
-                 for l in admin(w, "links").splitlines()[1:])
+    links = import_roster(w, "roster2.csv", "r1,Rae One,A\nr2,Rob Two,B\n")
     old = link_cookie(w, links["r1"])
     other = link_cookie(w, links["r2"])
     st, h, _ = call(w.srv, "GET", "/class?token=" + w.instructor)
@@ -437,6 +443,40 @@ def t_sessions_end_with_their_token(w):
     st, h, _ = call(w.srv, "GET", "/class?token=" + w.instructor)
     assert kind_with(w, cookie_of(h)[0]) == "instructor"
     print("  renewal ended the old session after %.1f s (bound %d s)" % (took, bound))
+
+
+def t_link_keeps_another_session(w):
+    """A personal link never replaces the session of someone else: sent
+    by another student (login CSRF), it would sign the victim's page in
+    as the sender, and the victim's work would be recorded as theirs."""
+    links = import_roster(w, "roster3.csv", "c1,Cy One,A\nc2,Cat Two,B\n")
+    cy = link_cookie(w, links["c1"])
+    st, h, _ = call(w.srv, "GET", "/class?token=" + w.instructor)
+    teacher = cookie_of(h)[0]
+    # Cat's link opened on Cy's page, a guest's or the instructor's: the
+    # session stays, and the page is told why
+    for cookie, name in ((cy, "Cy One"), (w.a_cookie, "Ada"), (teacher, "")):
+        st, h, _ = call(w.srv, "GET", "/?k=" + links["c2"], headers={"Cookie": cookie})
+        assert st == 303 and h["location"] == "/?signin=other", (st, h)
+        assert "set-cookie" not in h, h
+        st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
+        assert json.loads(data)["name"] == name, data
+    # Cy's own link on Cy's page: signed in again, as before
+    st, h, _ = call(w.srv, "GET", "/?k=" + links["c1"], headers={"Cookie": cy})
+    assert st == 303 and h["location"] == "/" and cookie_of(h)[0], (st, h)
+    # signing out: not from another site; from the page, the cookie goes
+    st, _, _ = call(w.srv, "DELETE", "/api/session",
+                    headers={"Cookie": cy, "Origin": "https://elsewhere.example"})
+    assert st == 403, st
+    st, h, data = call(w.srv, "DELETE", "/api/session", headers={"Cookie": cy, **PAGE_HEADER})
+    assert st == 200 and json.loads(data) == {"kind": "none", "name": "", "records": True}, data
+    cleared, attrs = cookie_of(h)
+    assert cleared.endswith("=") and "Max-Age=0" in attrs and "HttpOnly" in attrs, attrs
+    # and then Cat's link signs that browser in as Cat
+    cat = link_cookie(w, links["c2"])
+    assert kind_with(w, cat) == "student"
+    st, h, _ = call(w.srv, "PUT", "/api/session", headers=PAGE_HEADER)
+    assert st == 405 and h["allow"] == "POST, DELETE", (st, h)
 
 
 def metric(w, name):
@@ -518,6 +558,7 @@ CHECKS = [
     ("wrong bearer is 401", t_bearer_wrong_is_401),
     ("roster, links, bearer, renewal", t_roster_links_and_bearer),
     ("sessions end with their token", t_sessions_end_with_their_token),
+    ("a link keeps another's session; signing out", t_link_keeps_another_session),
     ("docs state the sessions' bound", t_docs_state_the_bound),
     ("metrics count records", t_metrics_count_records),
     ("token guessing bounded", t_token_guessing_bounded),
@@ -532,7 +573,8 @@ def run_all(checks, folder, url=None, extra=()):
     w = World(folder, url)
     try:
         for name, fn in CHECKS:
-            if fn in (t_roster_links_and_bearer, t_sessions_end_with_their_token) and not ADMIN:
+            if fn in (t_roster_links_and_bearer, t_sessions_end_with_their_token,
+                      t_link_keeps_another_session) and not ADMIN:
                 continue
             if fn is t_token_guessing_bounded:
                 for xname, xfn in extra:

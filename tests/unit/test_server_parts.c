@@ -37,6 +37,14 @@ static void test_routes_and_methods(void **state)
     assert_true(request_method_allowed(ROUTE_HEALTH, "HEAD", &allow));
     assert_false(request_method_allowed(ROUTE_HEALTH, "POST", &allow));
     assert_string_equal(allow, "GET, HEAD");
+    /* a session is begun with a name and ended by DELETE (signing out) */
+    assert_true(request_method_allowed(ROUTE_SESSION, "POST", &allow));
+    assert_true(request_method_allowed(ROUTE_SESSION, "DELETE", &allow));
+    assert_false(request_method_allowed(ROUTE_SESSION, "GET", &allow));
+    assert_string_equal(allow, "POST, DELETE");
+    assert_non_null(strstr(request_method_refusal(ROUTE_SESSION), "DELETE"));
+    assert_false(request_method_allowed(ROUTE_SUBMIT, "DELETE", &allow));
+    assert_string_equal(request_method_refusal(ROUTE_SUBMIT), "Submit with POST.");
 }
 
 static void test_uri_inspection(void **state)
