@@ -68,6 +68,13 @@
 #define DEFAULT_STORE_BATCH        64u       /* records the writer puts in one commit */
 #define DEFAULT_STORE_BUSY_MS      5000u     /* SQLite's busy timeout; PostgreSQL's lock_timeout */
 #define DEFAULT_STORE_CONNECT_S    5u        /* PostgreSQL's connect_timeout */
+#define STORE_STATEMENT_TIMEOUT_MS 30000u    /* PostgreSQL's statement_timeout: no statement of ours takes near this */
+/* How long a PostgreSQL connection may keep us waiting for its next answer
+ * (or to take what we send) before it is dropped as gone: past its own
+ * statement_timeout, for a server that is alive but does not answer (a
+ * frozen host, a stalled disk, a proxy whose far side is gone), where no
+ * TCP timeout fires since the peer's kernel still acknowledges. */
+#define STORE_PG_ANSWER_MS         35000u
 #define MAX_RETENTION_DAYS         36500u    /* --retention-days: a hundred years */
 
 /* Sessions and the records over HTTP (server/). */

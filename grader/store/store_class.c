@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/defaults.h"
+#include "store/pg_wait.h"
 #include "store/store_internal.h"
 
 struct store_listener {
@@ -137,14 +138,16 @@ enum store_status store_listener_reconnect(struct store_listener *l, struct stor
     l->conn = PQconnectdbParams(keys, vals, 1);
     if (!l->conn || PQstatus(l->conn) != CONNECTION_OK)
         return listen_fail(l, "connect", err);
-    PGresult *res = PQexec(l->conn, "LISTEN " STORE_CLASS_CHANNEL);
+    /* the socket is polled; reads must never wait, nor LISTEN's answer
+     * longer than any of the store's (pg_wait.h) */
+    if (PQsetnonblocking(l->conn, 1) != 0)
+        return listen_fail(l, "non-blocking", err);
+    bool late;
+    PGresult *res = pg_wait_exec(l->conn, "LISTEN " STORE_CLASS_CHANNEL, STORE_PG_ANSWER_MS, &late);
     bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
     if (!ok)
-        return listen_fail(l, "LISTEN", err);
-    /* the socket is polled; reads must never wait */
-    if (PQsetnonblocking(l->conn, 1) != 0)
-        return listen_fail(l, "non-blocking", err);
+        return listen_fail(l, late ? "LISTEN (no answer)" : "LISTEN", err);
     store_ok(err);
     return STORE_OK;
 }

@@ -4,7 +4,10 @@
  *
  * Every wait is bounded: connect_timeout, tcp_user_timeout and
  * keepalives for a peer that vanishes, lock_timeout for a row another
- * instance holds, statement_timeout for anything else. A connection that
+ * instance holds, statement_timeout for anything else, and for a server
+ * that takes what we send but never answers (frozen, or a proxy whose far
+ * side is gone) our own wait on the socket (pg_wait.c,
+ * STORE_PG_ANSWER_MS), past which the connection is dropped. A connection that
  * breaks (the server stopped or restarted) is made again by the next
  * call, so recording resumes by itself when PostgreSQL is back. libpq
  * opens its socket close-on-exec, and store.c refuses a store used in
@@ -21,7 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/defaults.h"
+#include "store/pg_wait.h"
 #include "store/store_internal.h"
 #include "store/store_schema.h"
 
@@ -31,8 +36,6 @@
 #define INT8OID  20
 #define INT2OID  21
 #define INT4OID  23
-
-#define STATEMENT_TIMEOUT_MS 30000   /* no statement of ours takes near this */
 
 #define PREPARED_STATEMENTS 32
 
@@ -45,6 +48,11 @@ struct prepared {
 struct pg_store {
     PGconn *conn;
     char *url;
+    /* after a connection could not be made, or was dropped unanswered,
+     * no new one is tried before this (clock_now_ms): a store that is
+     * down costs each waiting call nothing, not a connect_timeout each */
+    double retry_at_ms;
+    char down[400];             /* why, for the calls refused meanwhile */
     struct prepared prepared[PREPARED_STATEMENTS];   /* on conn; emptied with it */
     size_t nprepared;
 };
@@ -113,13 +121,47 @@ static enum store_status fail_res(struct store *s, PGresult *res, const char *sq
                       sql && strlen(sql) >= sizeof head ? "..." : "");
 }
 
+/* No new connection for DEFAULT_STORE_CONNECT_S, for the reason in err. */
+static void held_off(struct pg_store *b, const struct store_error *err)
+{
+    b->retry_at_ms = clock_now_ms() + DEFAULT_STORE_CONNECT_S * 1000.0;
+    snprintf(b->down, sizeof b->down, "%.*s", (int)sizeof b->down - 1,
+             err ? err->message : "PostgreSQL store: unreachable");
+}
+
+/* Drops a connection that kept us waiting past STORE_PG_ANSWER_MS on sql:
+ * what it did with the statement is not known, so it counts as gone (a
+ * commit then may or may not have happened, as when a connection breaks). */
+static enum store_status gone(struct store *s, const char *sql, struct store_error *err)
+{
+    struct pg_store *b = B(s);
+    if (b->conn)
+        PQfinish(b->conn);
+    b->conn = NULL;
+    forget_prepared(b);
+    enum store_status st = store_fail(err, STORE_UNAVAILABLE,
+                                      "PostgreSQL store: no answer within %u ms (%.40s)",
+                                      STORE_PG_ANSWER_MS, sql ? sql : "");
+    held_off(b, err);
+    return st;
+}
+
+/* PQexec with every wait bounded (pg_wait.h); *late when one ran out. */
+static PGresult *run(struct store *s, const char *sql, bool *late)
+{
+    return pg_wait_exec(B(s)->conn, sql, STORE_PG_ANSWER_MS, late);
+}
+
 static enum store_status session_settings(struct store *s, struct store_error *err)
 {
     char sql[160];
     snprintf(sql, sizeof sql, "SET lock_timeout = %u; SET statement_timeout = %u; "
                               "SET client_encoding = 'UTF8'",
-             DEFAULT_STORE_BUSY_MS, STATEMENT_TIMEOUT_MS);
-    PGresult *res = PQexec(B(s)->conn, sql);
+             DEFAULT_STORE_BUSY_MS, STORE_STATEMENT_TIMEOUT_MS);
+    bool late;
+    PGresult *res = run(s, sql, &late);
+    if (late)
+        return gone(s, sql, err);
     enum store_status st = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK
                                                                    : fail_res(s, res, sql, err);
     PQclear(res);
@@ -148,9 +190,17 @@ static enum store_status connect_pg(struct store *s, struct store_error *err)
         enum store_status st = fail_res(s, NULL, "connect", err);
         PQfinish(b->conn);
         b->conn = NULL;
+        held_off(b, err);
         return st;
     }
     PQsetNoticeProcessor(b->conn, quiet_notices, NULL);
+    /* sending never waits: pg_wait.c bounds every wait on the socket */
+    if (PQsetnonblocking(b->conn, 1) != 0) {
+        enum store_status st = fail_res(s, NULL, "non-blocking", err);
+        PQfinish(b->conn);
+        b->conn = NULL;
+        return st;
+    }
     return session_settings(s, err);
 }
 
@@ -186,6 +236,9 @@ static enum store_status pg_connect(struct store *s, struct store_error *err)
     struct pg_store *b = B(s);
     if (b->conn && PQstatus(b->conn) == CONNECTION_OK)
         return STORE_OK;
+    if (!b->conn && clock_now_ms() < b->retry_at_ms)
+        return store_fail(err, STORE_UNAVAILABLE, "%s (tried again every %u s)", b->down,
+                          DEFAULT_STORE_CONNECT_S);
     return connect_pg(s, err);
 }
 
@@ -249,9 +302,11 @@ static const char *prepared_name(struct store *s, const char *sql, const char *t
         return NULL;
     }
     snprintf(p->name, sizeof p->name, "bf%zu", b->nprepared);
-    PGresult *res = PQprepare(b->conn, p->name, text, n, types);
+    bool late = false;
+    PGresult *res = PQsendPrepare(b->conn, p->name, text, n, types)
+                    ? pg_wait_last(b->conn, STORE_PG_ANSWER_MS, &late) : NULL;
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        *st = fail_res(s, res, sql, err);
+        *st = late ? gone(s, sql, err) : fail_res(s, res, sql, err);
         PQclear(res);
         free(p->sql);
         return NULL;
@@ -280,8 +335,11 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
         if (*p == '?')
             *p = '$';
     if (multi) {
-        res = PQexec(b->conn, text);
+        bool late;
+        res = run(s, text, &late);
         free(text);
+        if (late)
+            return gone(s, sql, err);
         if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
             st = fail_res(s, res, sql, err);
         PQclear(res);
@@ -323,9 +381,14 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
         return st;
     if (!sent)
         return fail_res(s, NULL, sql, err);
-    PQsetSingleRowMode(b->conn);
+    PQsetSingleRowMode(b->conn);   /* before anything reads the connection */
+    bool late = false;
+    if (!pg_wait_flush(b->conn, clock_now_ms() + STORE_PG_ANSWER_MS, &late))
+        return late ? gone(s, sql, err) : fail_res(s, NULL, sql, err);
     bool go_on = row != NULL;
-    while ((res = PQgetResult(b->conn))) {
+    /* each row within the bound of the last: a long walk goes on while
+     * rows come */
+    while ((res = pg_wait_result(b->conn, clock_now_ms() + STORE_PG_ANSWER_MS, &late))) {
         ExecStatusType es = PQresultStatus(res);
         if (es == PGRES_SINGLE_TUPLE) {
             if (go_on && st == STORE_OK) {
@@ -355,6 +418,8 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
         }
         PQclear(res);
     }
+    if (late)
+        return gone(s, sql, err);
     /* a connection lost mid-answer leaves no result to say so */
     if (st == STORE_OK && PQstatus(b->conn) != CONNECTION_OK)
         st = fail_res(s, NULL, sql, err);
@@ -363,7 +428,10 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
 
 static enum store_status simple(struct store *s, const char *sql, struct store_error *err)
 {
-    PGresult *res = PQexec(B(s)->conn, sql);
+    bool late;
+    PGresult *res = run(s, sql, &late);
+    if (late)
+        return gone(s, sql, err);
     enum store_status st = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK
                                                                    : fail_res(s, res, sql, err);
     PQclear(res);
@@ -377,7 +445,10 @@ static enum store_status pg_begin(struct store *s, bool write, struct store_erro
 
 static enum store_status pg_commit(struct store *s, struct store_error *err)
 {
-    PGresult *res = PQexec(B(s)->conn, "COMMIT");
+    bool late;
+    PGresult *res = run(s, "COMMIT", &late);
+    if (late)
+        return gone(s, "COMMIT", err);
     enum store_status st = STORE_OK;
     /* A transaction that had failed answers COMMIT with "ROLLBACK" */
     if (PQresultStatus(res) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(res), "COMMIT") != 0)
@@ -390,13 +461,22 @@ static void pg_rollback(struct store *s)
 {
     struct pg_store *b = B(s);
     if (b->conn && PQstatus(b->conn) == CONNECTION_OK
-        && PQtransactionStatus(b->conn) != PQTRANS_IDLE)
-        PQclear(PQexec(b->conn, "ROLLBACK"));
+        && PQtransactionStatus(b->conn) != PQTRANS_IDLE) {
+        bool late;
+        PQclear(run(s, "ROLLBACK", &late));
+        if (late) {
+            struct store_error ignored;
+            gone(s, "ROLLBACK", &ignored);
+        }
+    }
 }
 
 static enum store_status pg_lock_schema(struct store *s, struct store_error *err)
 {
-    PGresult *res = PQexec(B(s)->conn, "SELECT pg_advisory_xact_lock(8213049127)");
+    bool late;
+    PGresult *res = run(s, "SELECT pg_advisory_xact_lock(8213049127)", &late);
+    if (late)
+        return gone(s, "pg_advisory_xact_lock", err);
     enum store_status st = PQresultStatus(res) == PGRES_TUPLES_OK
                                ? STORE_OK : fail_res(s, res, "pg_advisory_xact_lock", err);
     PQclear(res);

@@ -89,40 +89,98 @@ static bool stored_as_is(struct store *s, const struct store_record *r)
     return same;
 }
 
-/* Writes n record jobs: in one commit, or one by one when that fails. */
-static void write_batch(struct store_writer *w, struct job **jobs, size_t n)
+/* Fails one record job with st and reason, counted as the writer's. */
+static void fail_job(struct store_writer *w, struct job *j, enum store_status st,
+                     const char *reason)
+{
+    note(w, st, reason, 0, 1, false);
+    tell(j, st, reason);
+}
+
+/*
+ * Writes n record jobs: in one commit, or one by one when that fails for
+ * a row of them. True when the store could not be reached at all (then
+ * every job is failed as unavailable, after one more try on a new
+ * connection, and *why says why): the caller fails what waits behind
+ * them too, rather than have each record wait out its own tries.
+ */
+static bool write_batch(struct store_writer *w, struct job **jobs, size_t n, char *why,
+                        size_t whysz)
 {
     const struct store_record *recs[1024] = { 0 };   /* max_batch's cap */
     struct store_error err;
     for (size_t i = 0; i < n; i++)
         recs[i] = jobs[i]->record;
     enum store_status st = store_records_insert(w->store, recs, n, &err);
+    /* a connection lost at the commit leaves unknown whether the rows are
+     * in: once more, on a new connection; rows already under their ids
+     * that are these records were committed (the answer must say
+     * recorded, and the class view must hear of it) */
+    if (st == STORE_UNAVAILABLE)
+        st = store_records_insert(w->store, recs, n, &err);
     if (st == STORE_OK) {
         note(w, STORE_OK, "", n, 0, true);
         for (size_t i = 0; i < n; i++)
             tell(jobs[i], STORE_OK, "");
-        return;
+        return false;
+    }
+    if (st == STORE_UNAVAILABLE) {
+        for (size_t i = 0; i < n; i++)
+            fail_job(w, jobs[i], st, err.message);
+        snprintf(why, whysz, "%s", err.message);
+        return true;
     }
     if (n == 1) {
-        /* a connection lost at the commit leaves unknown whether the row
-         * is in: once more, on a new connection, and a row already under
-         * this id that is this record was committed (the answer must say
-         * recorded, and the class view must hear of it) */
-        if (st == STORE_UNAVAILABLE)
-            st = store_records_insert(w->store, recs, 1, &err);
-        if (st == STORE_OK || (st == STORE_CONFLICT && stored_as_is(w->store, recs[0]))) {
+        if (st == STORE_CONFLICT && stored_as_is(w->store, recs[0])) {
             note(w, STORE_OK, "", 1, 0, true);
             tell(jobs[0], STORE_OK, "");
-            return;
+        } else {
+            fail_job(w, jobs[0], st, err.message);
         }
-        note(w, st, err.message, 0, 1, false);
-        tell(jobs[0], st, err.message);
-        return;
+        return false;
     }
     /* One bad row (a duplicate id) must not sink the others; a store that
-     * is full or gone fails each of them alike. */
+     * is full fails each of them alike. */
     for (size_t i = 0; i < n; i++)
-        write_batch(w, &jobs[i], 1);
+        if (write_batch(w, &jobs[i], 1, why, whysz)) {
+            for (size_t k = i + 1; k < n; k++)
+                fail_job(w, jobs[k], STORE_UNAVAILABLE, why);
+            return true;
+        }
+    return false;
+}
+
+/* The store was just found unreachable: every record waiting is failed
+ * now, as unavailable (calls stay, in order). Records that come later try
+ * the store again. */
+static void fail_waiting(struct store_writer *w, const char *why)
+{
+    struct job *records = NULL, **last = &records;
+    pthread_mutex_lock(&w->lock);
+    struct job **at = &w->head;
+    w->tail = NULL;
+    while (*at) {
+        struct job *j = *at;
+        if (j->record) {
+            *at = j->next;
+            j->next = NULL;
+            *last = j;
+            last = &j->next;
+            w->queued--;
+        } else {
+            w->tail = j;
+            at = &j->next;
+        }
+    }
+    w->stats.queued = w->queued;
+    pthread_mutex_unlock(&w->lock);
+    while (records) {
+        struct job *j = records;
+        records = j->next;
+        fail_job(w, j, STORE_UNAVAILABLE, why);
+        store_record_free(j->record);
+        free(j);
+    }
 }
 
 static void *writer_main(void *arg)
@@ -155,21 +213,25 @@ static void *writer_main(void *arg)
         w->stats.queued = w->queued;
         pthread_mutex_unlock(&w->lock);
 
+        char why[sizeof w->stats.last_message];
+        bool unreachable = false;
         if (call) {
             if (call->record) {   /* no memory for a batch: one by one */
-                write_batch(w, &call, 1);
+                unreachable = write_batch(w, &call, 1, why, sizeof why);
                 store_record_free(call->record);
             } else {
                 call->call(w->store, call->arg);
             }
             free(call);
-            continue;
+        } else {
+            unreachable = write_batch(w, batch, n, why, sizeof why);
+            for (size_t i = 0; i < n; i++) {
+                store_record_free(batch[i]->record);
+                free(batch[i]);
+            }
         }
-        write_batch(w, batch, n);
-        for (size_t i = 0; i < n; i++) {
-            store_record_free(batch[i]->record);
-            free(batch[i]);
-        }
+        if (unreachable)
+            fail_waiting(w, why);
     }
     free(batch);
     return NULL;
