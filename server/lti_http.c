@@ -411,8 +411,10 @@ static enum MHD_Result launch_answer(struct request *r)
     if (q->code)
         return refuse_launch(r, q->status, q->code, q->message);
     lti_count_launch(r->srv->lti, NULL);
+    unsigned life = q->who.kind == PRINCIPAL_INSTRUCTOR ? LTI_INSTRUCTOR_SESSION_S
+                                                        : SESSION_LIFETIME_S;
     char *value = session_cookie_make(records_session_key(r->srv->records), &q->who,
-                                      time(NULL), SESSION_LIFETIME_S);
+                                      time(NULL), life);
     if (!value)
         return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
     char cookie[1300];
@@ -421,9 +423,9 @@ static enum MHD_Result launch_answer(struct request *r)
      * http (a test, a laptop) the page's own Lax cookie */
     if (r->secure)
         snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=None; Secure; "
-                 "Max-Age=%u", SESSION_COOKIE, value, SESSION_LIFETIME_S);
+                 "Max-Age=%u", SESSION_COOKIE, value, life);
     else
-        session_set_cookie(value, false, SESSION_LIFETIME_S, cookie, sizeof cookie);
+        session_set_cookie(value, false, life, cookie, sizeof cookie);
     free(value);
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)

@@ -82,6 +82,12 @@
 #define RETENTION_SWEEP_S          3600u     /* how often old records are removed */
 #define SESSION_COOKIE             "butterfly_session"
 #define SESSION_LIFETIME_S         (14u * 24u * 3600u)   /* a cookie lasts two weeks */
+/* An instructor an LTI launch signed in: a working day. No token of ours
+ * stands behind it (the platform vouched, once), so nothing renewed can end
+ * it; whoever the course no longer lists as its teacher loses the class
+ * view (students' code) by the next morning, not in two weeks. A new
+ * launch from the course makes a new one. */
+#define LTI_INSTRUCTOR_SESSION_S   (12u * 3600u)
 #define CREDENTIALS_REFRESH_S      3u        /* the current tokens are read this often: a renewal
                                                 ends old sessions within twice this */
 #define CREDENTIALS_MAX_STUDENTS   1000000u  /* students the table of current tokens holds */

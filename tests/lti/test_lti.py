@@ -27,6 +27,22 @@ BINARY, SAMPLES, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
 
 
+def lti_session_lifetimes():
+    """(a launched instructor's, anyone else's) session seconds, from the
+    one place they are set."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grader",
+                        "common", "defaults.h")
+    with open(path) as f:
+        text = f.read()
+    def seconds(name):
+        expr = re.search(r"#define %s\s+\(([\d\su*]+)\)" % name, text).group(1)
+        value = 1
+        for factor in expr.replace("u", "").split("*"):
+            value *= int(factor)
+        return value
+    return seconds("LTI_INSTRUCTOR_SESSION_S"), seconds("SESSION_LIFETIME_S")
+
+
 def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what, flush=True)
     if not cond:
@@ -183,6 +199,11 @@ try:
     st, _, _ = ins.go("GET", SERVER_URL + "/class")
     check(st == 200, "the instructor is signed in to /class")
     launched_at = time.time()
+    day, fortnight = lti_session_lifetimes()
+    ages = [re.findall(r"Max-Age=(\d+)", b.attrs.get("butterfly_session", "")) for b in (ins, bb)]
+    check(ages == [[str(day)], [str(fortnight)]],
+          "a launched instructor's session lasts %d s, a learner's %d s (Max-Age %s)"
+          % (day, fortnight, ages))
 
     # ---- two contexts: each instructor's class view holds its own learners ---------------------
     def class_of(hh):
