@@ -240,8 +240,8 @@ static bool check_module(struct verdict *v, const struct compile_result *cr)
  * every rewrite), build the pipeline. On success *out is the new kernel.
  * A module that does not validate, or that the robust-access pass
  * refuses, is the body's (Rejected) when glslang's own module is refused
- * too; else a rewrite of ours broke it, and, as for any later failure,
- * the fault is the grader's (Internal Error).
+ * too; else a step of ours failed on a valid one, and, as for any later
+ * failure, the fault is the grader's (Internal Error).
  */
 static bool build_kernel(struct grader *g, struct verdict *v, const struct compile_result *cr,
                          size_t loops_found, struct gpu_kernel **out)
@@ -261,7 +261,8 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
     const uint32_t *in = counted ? counted : cr->spirv;
     size_t in_words = counted ? counted_words : cr->nwords;
     if (!spirv_robust_apply(in, in_words, &safe, &safe_words, msg, sizeof msg)) {
-        refusal_set(v, cr->spirv, cr->nwords, nloops > 0, "loop counter", msg);
+        refusal_set(v, cr->spirv, cr->nwords,
+                    nloops > 0 ? "loop counter or robust-access pass" : "robust-access pass", msg);
         goto done;
     }
     /* without a loop nothing can set the loop mark: its store goes, which
@@ -273,7 +274,7 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
         goto done;
     }
     if (!spirv_robust_validate(final, final_words, msg, sizeof msg)) {
-        refusal_set(v, cr->spirv, cr->nwords, true, "rewrites", msg);
+        refusal_set(v, cr->spirv, cr->nwords, "rewrites (loop counter, index clamp, strip)", msg);
         goto done;
     }
     double t0 = clock_now_ms();

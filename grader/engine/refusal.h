@@ -7,8 +7,8 @@
  * Between glslang and the driver the grader rewrites the module (the loop
  * counter, the index clamp, the debug strip) and validates the result. A
  * refusal there is the body's only when glslang's own module is refused
- * too: a student is never told their kernel is invalid because a rewrite
- * of ours broke it.
+ * too: a student is never told their kernel is invalid, or cannot be made
+ * safe, because a step of ours failed on a valid one.
  */
 
 #include <stdbool.h>
@@ -18,14 +18,14 @@
 #include "common/verdict.h"
 
 /*
- * Sets v's status and message for a module refused with `msg`. `own` is
- * glslang's module (own_words words) and `rewritten` whether a rewrite of
- * ours came between it and the refused one. Rejected, with the
- * validator's words on glslang's module where it is invalid (or msg where
- * nothing was rewritten); else v keeps its status (Internal Error: the
- * grader's fault) and the message names `ours`, the rewrite that broke it.
+ * Sets v's message, and its status when the body is to blame, for a
+ * module refused with `msg` by `ours` (the grader's step that refused it,
+ * in words). `own` is glslang's module (own_words words): where the
+ * validator refuses it, Rejected, in the validator's words on it; else v
+ * keeps its status (Internal Error: the grader's fault, whatever the
+ * step: a rewrite that broke the module, a pass that failed, memory).
  */
-void refusal_set(struct verdict *v, const uint32_t *own, size_t own_words, bool rewritten,
-                 const char *ours, const char *msg);
+void refusal_set(struct verdict *v, const uint32_t *own, size_t own_words, const char *ours,
+                 const char *msg);
 
 #endif

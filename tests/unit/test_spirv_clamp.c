@@ -653,6 +653,37 @@ static int setup(void **state)
     return *state ? 0 : -1;
 }
 
+/* Our passes read modules nothing has validated yet (grade.c validates
+ * the driver's module after them): an instruction shorter than its
+ * opcode's operands must never be read past. The module is allocated to
+ * its last word, so the sanitizers see any read beyond. */
+static void test_short_instructions_not_overread(void **state)
+{
+    (void)state;
+    static const uint32_t shape[] = {
+        0x07230203, 0x00010000, 0, 10, 0,
+        (4u << 16) | 43u, 2, 3, 5,   /* %3 = OpConstant %2 5 (opcode 43) */
+        (2u << 16) | 21u, 2,         /* %2 = OpTypeInt (21), its width cut off */
+    };
+    size_t n = sizeof shape / sizeof shape[0];
+    uint32_t *words = malloc(sizeof shape);
+    assert_non_null(words);
+    memcpy(words, shape, sizeof shape);
+    struct spirv_module m;
+    assert_true(spirv_module_index(&m, words, n));
+    uint32_t value = 77;
+    assert_false(spirv_module_constant_u32(&m, 3, &value));
+    assert_int_equal(value, 77);
+    spirv_module_clear(&m);
+    /* and the passes that run before validation take it without harm */
+    uint32_t *out = NULL;
+    size_t nout = 0;
+    assert_int_not_equal(spirv_clamp_indices(words, n, &out, &nout), SPIRV_CLAMP_DONE);
+    assert_int_equal(spirv_loops_drop_mark_store(words, n), n);
+    free(out);
+    free(words);
+}
+
 static int teardown(void **state)
 {
     compiler_free(*state);
@@ -671,6 +702,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_null_index),
         cmocka_unit_test(test_fallbacks),
         cmocka_unit_test(test_not_a_module),
+        cmocka_unit_test(test_short_instructions_not_overread),
         cmocka_unit_test_setup_teardown(test_wild_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
     };

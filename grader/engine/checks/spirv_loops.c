@@ -816,7 +816,7 @@ size_t spirv_loops_drop_mark_store(uint32_t *words, size_t nwords)
         return nwords;
     for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(&m, at, &ins); at += ins.wc) {
         if (ins.op == SpvOpName && ins.wc >= 3 && name_is(&ins, SPIRV_LOOPS_MARK_NAME) &&
-            spirv_module_def(&m, ins.w[1], &def) && def.op == SpvOpVariable &&
+            spirv_module_def(&m, ins.w[1], &def) && def.op == SpvOpVariable && def.wc >= 4 &&
             def.w[3] == SpvStorageClassPrivate) {
             if (mark)
                 goto done;   /* two: not the harness's shape */
@@ -831,10 +831,12 @@ size_t spirv_loops_drop_mark_store(uint32_t *words, size_t nwords)
     if (!load_at || !spirv_module_at(&m, load_at, &ins))
         goto done;
     store_at = only_use(&m, ins.result, SpvOpStore, 2);
-    if (!store_at || !spirv_module_at(&m, store_at, &ins) ||
-        !spirv_module_def(&m, ins.w[1], &chain) ||
+    /* this runs before the module is validated: every word read is one
+     * the instruction has */
+    if (!store_at || !spirv_module_at(&m, store_at, &ins) || ins.wc < 3 ||
+        !spirv_module_def(&m, ins.w[1], &chain) || chain.wc < 4 ||
         (chain.op != SpvOpAccessChain && chain.op != SpvOpInBoundsAccessChain) ||
-        !spirv_module_def(&m, chain.w[3], &base) || base.op != SpvOpVariable ||
+        !spirv_module_def(&m, chain.w[3], &base) || base.op != SpvOpVariable || base.wc < 4 ||
         (base.w[3] != SpvStorageClassStorageBuffer && base.w[3] != SpvStorageClassUniform)) {
         store_at = 0;
         goto done;

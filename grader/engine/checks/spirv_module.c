@@ -82,7 +82,8 @@ bool spirv_module_constant_u32(const struct spirv_module *m, uint32_t id, uint32
     struct spirv_ins c, t;
     if (!spirv_module_def(m, id, &c) || c.op != SpvOpConstant || c.wc != 4)
         return false;
-    if (!spirv_module_def(m, c.result_type, &t) || t.op != SpvOpTypeInt || t.w[2] > 32)
+    if (!spirv_module_def(m, c.result_type, &t) || t.op != SpvOpTypeInt || t.wc < 3 ||
+        t.w[2] > 32)
         return false;
     *value = c.w[3];
     return true;
