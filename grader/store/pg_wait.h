@@ -18,26 +18,25 @@
 #include <stdbool.h>
 
 /* Sends what libpq holds for c, waiting at most until deadline_ms
- * (clock_now_ms). False when the connection failed or the time ran out
- * (then *timed_out is true). */
-bool pg_wait_flush(PGconn *c, double deadline_ms, bool *timed_out);
+ * (clock_now_ms). False, with *lost, when it could not. */
+bool pg_wait_flush(PGconn *c, double deadline_ms, bool *lost);
 
 /*
  * The next result of the command in flight on c, as PQgetResult gives it
  * (NULL once there are no more), waiting at most until deadline_ms. NULL
- * with *timed_out true when the time ran out first.
+ * with *lost when the time ran out first or the connection failed.
  */
-PGresult *pg_wait_result(PGconn *c, double deadline_ms, bool *timed_out);
+PGresult *pg_wait_result(PGconn *c, double deadline_ms, bool *lost);
 
 /*
  * For a command just sent on c (PQsendQuery, PQsendPrepare): sends it
  * and returns its last result, as PQexec would, with every wait bounded
- * by wait_ms from its start. NULL with *timed_out true when a wait ran
- * out (NULL alone: the connection failed, as PQexec).
+ * by wait_ms from its start. NULL with *lost as pg_wait_result (NULL
+ * alone: the command could not be sent, as PQexec).
  */
-PGresult *pg_wait_last(PGconn *c, unsigned wait_ms, bool *timed_out);
+PGresult *pg_wait_last(PGconn *c, unsigned wait_ms, bool *lost);
 
 /* PQexec(c, sql) with pg_wait_last's bound. */
-PGresult *pg_wait_exec(PGconn *c, const char *sql, unsigned wait_ms, bool *timed_out);
+PGresult *pg_wait_exec(PGconn *c, const char *sql, unsigned wait_ms, bool *lost);
 
 #endif

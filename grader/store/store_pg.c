@@ -48,9 +48,9 @@ struct prepared {
 struct pg_store {
     PGconn *conn;
     char *url;
-    /* after a connection could not be made, or was dropped unanswered,
-     * no new one is tried before this (clock_now_ms): a store that is
-     * down costs each waiting call nothing, not a connect_timeout each */
+    /* after a connection could not be made, no new one is tried before
+     * this (clock_now_ms): a store that is down costs each waiting call
+     * nothing, not a connect_timeout each */
     double retry_at_ms;
     char down[400];             /* why, for the calls refused meanwhile */
     struct prepared prepared[PREPARED_STATEMENTS];   /* on conn; emptied with it */
@@ -129,9 +129,12 @@ static void held_off(struct pg_store *b, const struct store_error *err)
              err ? err->message : "PostgreSQL store: unreachable");
 }
 
-/* Drops a connection that kept us waiting past STORE_PG_ANSWER_MS on sql:
- * what it did with the statement is not known, so it counts as gone (a
- * commit then may or may not have happened, as when a connection breaks). */
+/* Drops a connection that kept us waiting past STORE_PG_ANSWER_MS on sql,
+ * or failed while we waited: what it did with the statement is not known,
+ * so it counts as gone (a commit then may or may not have happened, as
+ * when a connection breaks). The next call connects again at once: the
+ * writer's retry on a new connection is how a commit whose answer was
+ * lost is found to be in. */
 static enum store_status gone(struct store *s, const char *sql, struct store_error *err)
 {
     struct pg_store *b = B(s);
@@ -139,14 +142,13 @@ static enum store_status gone(struct store *s, const char *sql, struct store_err
         PQfinish(b->conn);
     b->conn = NULL;
     forget_prepared(b);
-    enum store_status st = store_fail(err, STORE_UNAVAILABLE,
-                                      "PostgreSQL store: no answer within %u ms (%.40s)",
-                                      STORE_PG_ANSWER_MS, sql ? sql : "");
-    held_off(b, err);
-    return st;
+    return store_fail(err, STORE_UNAVAILABLE,
+                      "PostgreSQL store: no answer within %u ms, or the connection failed "
+                      "while we waited (%.40s)", STORE_PG_ANSWER_MS, sql ? sql : "");
 }
 
-/* PQexec with every wait bounded (pg_wait.h); *late when one ran out. */
+/* PQexec with every wait bounded (pg_wait.h); *late when a wait ran out
+ * or the connection failed meanwhile (then the caller calls gone()). */
 static PGresult *run(struct store *s, const char *sql, bool *late)
 {
     return pg_wait_exec(B(s)->conn, sql, STORE_PG_ANSWER_MS, late);
