@@ -460,7 +460,7 @@ enum MHD_Result session_end(struct request *r)
         return MHD_NO;
     struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
     char header[256];
-    if (resp && session_set_cookie(NULL, r->secure, 0, header, sizeof header))
+    if (resp && session_clear_cookie(r->secure, header, sizeof header))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     return response_queue(r, 200, resp, "application/json", NULL);
 }

@@ -167,6 +167,13 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
               strlen(id) < sizeof out->id && strlen(name) < sizeof out->name &&
               (!*cred || (strlen(cred) == 2 * SESSION_CRED_BYTES &&
                           from_hex(cred, SESSION_CRED_BYTES, out->cred)));
+    /* an LTI launch's instructor lasts LTI_INSTRUCTOR_SESSION_S from its
+     * launch, whatever the expiry says (cookies made before that bound
+     * carried two weeks) */
+    if (ok && kind_of(k) == PRINCIPAL_INSTRUCTOR &&
+        !strncmp(id, PRINCIPAL_LTI_PREFIX, strlen(PRINCIPAL_LTI_PREFIX)) &&
+        (issued <= 0 || (json_int_t)now - issued >= (json_int_t)LTI_INSTRUCTOR_SESSION_S))
+        ok = false;
     if (ok) {
         out->kind = kind_of(k);
         out->has_cred = *cred != '\0';
@@ -188,6 +195,13 @@ bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char
     int n = snprintf(out, outsz, "%s=%s; Path=/; HttpOnly; SameSite=Lax; Max-Age=%u%s",
                      SESSION_COOKIE, value ? value : "", value ? max_age_s : 0,
                      secure ? "; Secure" : "");
+    return n > 0 && (size_t)n < outsz;
+}
+
+bool session_clear_cookie(bool secure, char *out, size_t outsz)
+{
+    int n = snprintf(out, outsz, "%s=; Path=/; HttpOnly; %s; Max-Age=0", SESSION_COOKIE,
+                     secure ? "SameSite=None; Secure" : "SameSite=Lax");
     return n > 0 && (size_t)n < outsz;
 }
 

@@ -87,6 +87,14 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
                          struct principal *out);
 
 /*
+ * The Set-Cookie value that signs this browser out. Over TLS with
+ * SameSite=None and Secure, as an LTI launch sets the session inside the
+ * course's frame (a Lax one is ignored there, and the session would stay);
+ * over plain http, Lax. False when out is too small.
+ */
+bool session_clear_cookie(bool secure, char *out, size_t outsz);
+
+/*
  * The Set-Cookie header's value for cookie value `value` (NULL clears
  * the cookie): HttpOnly, SameSite=Lax, Path=/, Max-Age, and Secure when
  * secure. False when out is too small.

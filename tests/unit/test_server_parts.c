@@ -354,6 +354,36 @@ static void test_session_cookie(void **state)
     assert_string_equal(header, SESSION_COOKIE "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
     assert_true(session_set_cookie(NULL, false, 60, header, sizeof header));
     assert_non_null(strstr(header, "Max-Age=0"));
+    /* signing out over TLS clears an LTI launch's cookie inside the
+     * course's frame too: SameSite=None, as it was set */
+    assert_true(session_clear_cookie(true, header, sizeof header));
+    assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=0");
+    assert_true(session_clear_cookie(false, header, sizeof header));
+    assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+}
+
+/* An LTI launch's instructor lasts LTI_INSTRUCTOR_SESSION_S from the
+ * launch, even in a cookie made (before that bound) to last two weeks; a
+ * learner's and the token's instructor's last their cookie's life. */
+static void test_lti_instructor_session_bound(void **state)
+{
+    (void)state;
+    struct principal lti = { .kind = PRINCIPAL_INSTRUCTOR, .id = PRINCIPAL_LTI_PREFIX "c1" };
+    struct principal own = { .kind = PRINCIPAL_INSTRUCTOR, .id = "" };
+    struct principal learner = { .kind = PRINCIPAL_STUDENT, .id = "s1", .name = "Sam" };
+    struct principal out;
+    time_t t0 = 1000000;
+    char *a = session_cookie_make(key_a, &lti, t0, SESSION_LIFETIME_S);
+    char *b = session_cookie_make(key_a, &own, t0, SESSION_LIFETIME_S);
+    char *c = session_cookie_make(key_a, &learner, t0, SESSION_LIFETIME_S);
+    assert_true(session_cookie_read(key_a, a, t0 + LTI_INSTRUCTOR_SESSION_S - 1, &out));
+    assert_false(session_cookie_read(key_a, a, t0 + LTI_INSTRUCTOR_SESSION_S, &out));
+    assert_int_equal(out.kind, PRINCIPAL_NONE);
+    assert_true(session_cookie_read(key_a, b, t0 + LTI_INSTRUCTOR_SESSION_S + 60, &out));
+    assert_true(session_cookie_read(key_a, c, t0 + LTI_INSTRUCTOR_SESSION_S + 60, &out));
+    free(a);
+    free(b);
+    free(c);
 }
 
 /* A cookie signed as session.c signs one, from a payload given whole: the
@@ -525,6 +555,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_session_cookie),
+        cmocka_unit_test(test_lti_instructor_session_bound),
         cmocka_unit_test(test_session_cookie_fingerprint),
         cmocka_unit_test(test_display_names),
         cmocka_unit_test(test_vouched_names_cleaned),
