@@ -103,6 +103,10 @@ struct request {
     double wait_ms;
     /* who: from the cookie, or a token looked up off this thread */
     struct principal who;
+    /* whom a personal link opened on a signed-out page was for, waiting
+     * for the page's "Sign in as NAME?" (PENDING_COOKIE) */
+    struct principal pending;
+    bool link_pending;             /* this request's link: set the pending cookie */
     bool secure;                   /* the client reached us over TLS */
     bool has_cookie;               /* a session cookie came, valid or not */
     enum lookup_kind lookup;

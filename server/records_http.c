@@ -108,28 +108,42 @@ static enum MHD_Result defer(struct request *r, store_call_fn fn)
     return MHD_YES;
 }
 
-/* Fills the cookie header for who into out ("" on failure). */
-static void cookie_for(struct request *r, const struct principal *who, char *out, size_t n)
+/* Fills the header "Set-Cookie: name=..." for who, lasting life_s, into
+ * out ("" on failure). */
+static void named_cookie_for(struct request *r, const char *name, const struct principal *who,
+                             unsigned life_s, char *out, size_t n)
 {
     char *value = session_cookie_make(records_session_key(r->srv->records), who, time(NULL),
-                                      SESSION_LIFETIME_S);
+                                      life_s);
     char header[1200];
     out[0] = '\0';
-    if (value && session_set_cookie(value, r->secure, SESSION_LIFETIME_S, header, sizeof header))
+    if (value && session_set_named_cookie(name, value, r->secure, life_s, header, sizeof header))
         snprintf(out, n, "Set-Cookie: %s", header);
     free(value);
 }
 
-/* 303 to location, with the cookie for r->who when set_cookie. */
+/* Fills the session cookie header for who into out ("" on failure). */
+static void cookie_for(struct request *r, const struct principal *who, char *out, size_t n)
+{
+    named_cookie_for(r, SESSION_COOKIE, who, SESSION_LIFETIME_S, out, n);
+}
+
+/* 303 to location, with the session cookie for r->who when set_cookie,
+ * and the pending one for r->pending when the link asks first. */
 static enum MHD_Result redirect(struct request *r, const char *location, bool set_cookie)
 {
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    char pair[1300];
     if (set_cookie) {
-        char pair[1300];
         cookie_for(r, &r->who, pair, sizeof pair);
+        if (pair[0])
+            response_add_pair(resp, pair);
+    }
+    if (r->link_pending) {
+        named_cookie_for(r, PENDING_COOKIE, &r->pending, PENDING_LIFETIME_S, pair, sizeof pair);
         if (pair[0])
             response_add_pair(resp, pair);
     }
@@ -168,7 +182,14 @@ static void lookup_call(struct store *s, void *arg)
         /* the session made from this token ends when the token is renewed */
         session_fingerprint_token(r->token, found.cred);
         found.has_cred = true;
-        r->who = found;
+        /* a link on a page signed in as nobody asks first: it might be a
+         * classmate's, sent to sign you in as them */
+        if (r->lookup == LOOKUP_LINK && r->who.kind == PRINCIPAL_NONE) {
+            r->pending = found;
+            r->link_pending = true;
+        } else {
+            r->who = found;
+        }
     }
     MHD_resume_connection(r->conn);
 }
@@ -185,6 +206,11 @@ enum MHD_Result auth_begin(struct request *r)
     if (session_cookie_read(records_session_key(s->records), cookie, time(NULL), &r->who) &&
         !records_session_current(s->records, &r->who))
         memset(&r->who, 0, sizeof r->who);
+    /* and a link waiting for "Sign in as NAME?", by the same rules */
+    const char *pending = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, PENDING_COOKIE);
+    if (session_cookie_read(records_session_key(s->records), pending, time(NULL), &r->pending) &&
+        !records_session_current(s->records, &r->pending))
+        memset(&r->pending, 0, sizeof r->pending);
     const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_AUTHORIZATION);
     const char *q = NULL;
@@ -260,8 +286,13 @@ enum MHD_Result auth_resume(struct request *r)
      * leaves the address bar (and so the history and any Referer); a link
      * for someone else than the page's session changes nothing, and the
      * page says to sign out first */
-    if (r->lookup == LOOKUP_LINK)
-        return r->link_other ? redirect(r, "/?signin=other", false) : redirect(r, "/", true);
+    if (r->lookup == LOOKUP_LINK) {
+        if (r->link_other)
+            return redirect(r, "/?signin=other", false);
+        if (r->link_pending)
+            return redirect(r, "/?signin=confirm", false);
+        return redirect(r, "/", true);
+    }
     if (r->lookup == LOOKUP_CLASS)
         return redirect(r, "/class", true);
     return http_dispatch(r);
@@ -423,8 +454,14 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
 
 static json_t *me_json(const struct request *r)
 {
-    return json_pack("{s:s, s:s, s:b}", "kind", principal_kind_to_str(r->who.kind),
-                     "name", r->who.name, "records", r->srv->records != NULL);
+    json_t *j = json_pack("{s:s, s:s, s:b}", "kind", principal_kind_to_str(r->who.kind),
+                          "name", r->who.name, "records", r->srv->records != NULL);
+    /* signed out, with a link's sign-in waiting for the page to ask */
+    if (j && r->who.kind == PRINCIPAL_NONE && r->pending.kind != PRINCIPAL_NONE)
+        json_object_set_new(j, "pending",
+                            json_pack("{s:s, s:s}", "kind", principal_kind_to_str(r->pending.kind),
+                                      "name", r->pending.name));
+    return j;
 }
 
 enum MHD_Result records_http_get(struct request *r, const char *url)
@@ -445,6 +482,8 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
 
 /* --- an open lab's display name, and signing out ----------------------------- */
 
+static enum MHD_Result me_with_cookies(struct request *r, bool signed_in);
+
 enum MHD_Result session_end(struct request *r)
 {
     if (!r->srv->records)
@@ -453,16 +492,50 @@ enum MHD_Result session_end(struct request *r)
      * forgetting it, so the answer clears it (a copy taken elsewhere lasts
      * until its token is renewed or it expires) */
     memset(&r->who, 0, sizeof r->who);
+    memset(&r->pending, 0, sizeof r->pending);
+    return me_with_cookies(r, false);
+}
+
+/* 200 with GET /api/me's answer for r; the session cookie set for r->who
+ * when signed_in, else cleared; a pending sign-in cleared either way. */
+static enum MHD_Result me_with_cookies(struct request *r, bool signed_in)
+{
     json_t *j = me_json(r);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!text)
         return MHD_NO;
     struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
-    char header[256];
-    if (resp && session_clear_cookie(r->secure, header, sizeof header))
+    if (!resp)
+        return response_queue(r, 200, NULL, "application/json", NULL);
+    char header[1300];
+    if (signed_in) {
+        cookie_for(r, &r->who, header, sizeof header);
+        if (header[0])
+            response_add_pair(resp, header);
+    } else if (session_clear_cookie(r->secure, header, sizeof header)) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    }
+    if (session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, header, sizeof header))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     return response_queue(r, 200, resp, "application/json", NULL);
+}
+
+/* POST /api/session {"confirm": true|false}: the page's answer to "Sign in
+ * as NAME?" for the link waiting in the pending cookie. */
+static enum MHD_Result session_confirm(struct request *r, bool yes)
+{
+    if (!yes) {
+        memset(&r->pending, 0, sizeof r->pending);
+        return me_with_cookies(r, r->who.kind != PRINCIPAL_NONE);
+    }
+    if (r->pending.kind == PRINCIPAL_NONE)
+        return response_error(r, 409, "no_pending_sign_in",
+                              "No sign-in is waiting (a link's lasts ten minutes): open your "
+                              "link again.", NULL, NULL);
+    r->who = r->pending;
+    memset(&r->pending, 0, sizeof r->pending);
+    return me_with_cookies(r, true);
 }
 
 enum MHD_Result session_begin(struct request *r)
@@ -522,6 +595,18 @@ enum MHD_Result session_finish(struct request *r)
         return response_error(r, 413, "payload_too_large",
                               "The request is over the limit of 4 KiB.", NULL, NULL);
     json_t *j = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *confirm = json_object_get(j, "confirm");
+    if (confirm) {
+        bool is_bool = json_is_boolean(confirm), yes = json_is_true(confirm);
+        json_decref(j);
+        free(r->body);
+        r->body = NULL;
+        if (!is_bool)
+            return response_error(r, 400, "bad_request",
+                                  "Send JSON {\"confirm\": true} or {\"confirm\": false}.",
+                                  NULL, NULL);
+        return session_confirm(r, yes);
+    }
     json_t *name = json_object_get(j, "name");
     char why[128];
     struct principal guest = { .kind = PRINCIPAL_GUEST };

@@ -187,15 +187,21 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
     return ok;
 }
 
-bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char *out,
-                        size_t outsz)
+bool session_set_named_cookie(const char *name, const char *value, bool secure,
+                              unsigned max_age_s, char *out, size_t outsz)
 {
     /* HttpOnly: no script reads it; SameSite=Lax: a cross-site POST does
      * not carry it (the Origin check is the second lock) */
     int n = snprintf(out, outsz, "%s=%s; Path=/; HttpOnly; SameSite=Lax; Max-Age=%u%s",
-                     SESSION_COOKIE, value ? value : "", value ? max_age_s : 0,
+                     name, value ? value : "", value ? max_age_s : 0,
                      secure ? "; Secure" : "");
     return n > 0 && (size_t)n < outsz;
+}
+
+bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char *out,
+                        size_t outsz)
+{
+    return session_set_named_cookie(SESSION_COOKIE, value, secure, max_age_s, out, outsz);
 }
 
 bool session_clear_cookie(bool secure, char *out, size_t outsz)

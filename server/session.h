@@ -95,10 +95,14 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
 bool session_clear_cookie(bool secure, char *out, size_t outsz);
 
 /*
- * The Set-Cookie header's value for cookie value `value` (NULL clears
- * the cookie): HttpOnly, SameSite=Lax, Path=/, Max-Age, and Secure when
- * secure. False when out is too small.
+ * The Set-Cookie header's value for cookie `name` with value `value` (NULL
+ * clears the cookie): HttpOnly, SameSite=Lax, Path=/, Max-Age, and Secure
+ * when secure. False when out is too small.
  */
+bool session_set_named_cookie(const char *name, const char *value, bool secure,
+                              unsigned max_age_s, char *out, size_t outsz);
+
+/* session_set_named_cookie for SESSION_COOKIE. */
 bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char *out,
                         size_t outsz);
 

@@ -52,6 +52,14 @@ export function historyRow(item, locale = undefined) {
   };
 }
 
+/* The question a waiting link's sign-in asks (GET /api/me's `pending`):
+ * the page signs in only when the student says it is them. */
+export function confirmText(pending) {
+  if (!pending || typeof pending.name !== 'string') return '';
+  const unchecked = pending.kind === 'guest' ? ' (a name given, not checked)' : '';
+  return `This link signs this page in as ${pending.name}${unchecked}. Is that you? If someone sent you their link, choose Not me.`;
+}
+
 /* The sentence under the heading for GET /api/me's answer. */
 export function whoText(me) {
   if (!me || me.kind === 'none') return '';
@@ -63,10 +71,14 @@ export function whoText(me) {
 /* The sentence for the page's ?signin= note (the server redirects there
  * from a personal link: `failed`, the token is not valid; `other`, the
  * link is someone else's and the page is signed in already, which it
- * never silently replaces), with `me` what GET /api/me answered; null when
- * there is nothing to say. */
+ * never silently replaces; `confirm`, the page is to ask "Sign in as
+ * NAME?" first), with `me` what GET /api/me answered; null when there is
+ * nothing to say. */
 export function signinNote(param, me) {
   if (param === 'failed') return 'That sign-in link is not valid (any more): ask your instructor for a new one.';
+  if (param === 'confirm') {
+    return me && me.pending ? null : 'That sign-in was not confirmed within ten minutes: open your link again.';
+  }
   if (param !== 'other') return null;
   if (!me || me.kind === 'none') return 'That link was not used: open it again to sign in.';
   const as = me.kind === 'instructor' ? 'the instructor' : me.name;
@@ -106,6 +118,9 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   const note = doc.getElementById('record-note');
   const status = doc.getElementById('history-status');
   const signOut = doc.getElementById('history-sign-out');
+  const confirmBox = doc.getElementById('history-confirm');
+  const confirmYes = doc.getElementById('history-confirm-yes');
+  const confirmNo = doc.getElementById('history-confirm-no');
   let next = null;
 
   const clean = addressWithoutToken(win.location.href);
@@ -169,6 +184,34 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     next = null;
   }
 
+  function askFirst(pending) {
+    showSignedOut();
+    form.hidden = true;
+    doc.getElementById('history-confirm-text').textContent = confirmText(pending);
+    confirmYes.textContent = `Sign in as ${pending.name}`;
+    confirmBox.hidden = false;
+  }
+
+  async function answer(yes) {
+    const { status: code, body } = await getJson(fetchFn, SESSION_URL, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...CSRF_HEADERS },
+      body: JSON.stringify({ confirm: yes }),
+    });
+    confirmBox.hidden = true;
+    if (code === 200 && body && body.kind !== 'none') {
+      await showSignedIn(body);
+      status.textContent = 'Signed in.';
+    } else {
+      showSignedOut();
+      status.textContent = code === 200
+        ? 'Not signed in: that link was not yours. Ask your instructor for your own.'
+        : (body && body.error && body.error.message ? body.error.message : 'That did not work; open your link again.');
+    }
+  }
+  confirmYes.addEventListener('click', () => answer(true));
+  confirmNo.addEventListener('click', () => answer(false));
+
   signOut.addEventListener('click', async () => {
     const { status: code, body } = await getJson(fetchFn, SESSION_URL, { method: 'DELETE', headers: CSRF_HEADERS });
     if (code !== 200) {
@@ -209,7 +252,8 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     const { status: code, body: me } = await getJson(fetchFn, ME_URL);
     if (code !== 200 || !me || me.records !== true) return;   // no records: localStorage only
     section.hidden = false;
-    if (me.kind === 'none') showSignedOut();
+    if (me.kind === 'none' && me.pending) askFirst(me.pending);
+    else if (me.kind === 'none') showSignedOut();
     else await showSignedIn(me);
     // last, so that the list's own status does not hide it
     const said = signinNote(signin, me);

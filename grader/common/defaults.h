@@ -88,6 +88,12 @@
  * view (students' code) by the next morning, not in two weeks. A new
  * launch from the course makes a new one. */
 #define LTI_INSTRUCTOR_SESSION_S   (12u * 3600u)
+/* A personal link opened on a page signed in as nobody signs it in only
+ * once the page asks "Sign in as NAME?" and is answered: meanwhile this
+ * signed cookie holds who the link was for, for ten minutes. (A link a
+ * classmate sent would otherwise sign you in as them, silently.) */
+#define PENDING_COOKIE             "butterfly_pending"
+#define PENDING_LIFETIME_S         600u
 #define CREDENTIALS_REFRESH_S      3u        /* the current tokens are read this often: a renewal
                                                 ends old sessions within twice this */
 #define CREDENTIALS_MAX_STUDENTS   1000000u  /* students the table of current tokens holds */

@@ -8,8 +8,9 @@
 // verdict and points; an earlier attempt's code loaded back into the
 // editor; "Not saved" plainly when the server could not keep a run; a name
 // of HTML shown as text; readable at a phone's width; a link for someone
-// else explained, and signing out with the keyboard. Prints one line per
-// check and ends with "N passed, M failed".
+// else explained, signing out with the keyboard, and a link on a signed-out
+// page asking first. Prints one line per check and ends with "N passed, M
+// failed".
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -83,6 +84,8 @@ async function main() {
     const who = await page.textContent('#history-who');
     check(who.includes('<b>Ada</b>') && who.includes('not checked'), `the name as text, marked unverified: ${who}`);
     check((await page.$$('#history-who b')).length === 0, 'no HTML made of the name');
+    check(!(await page.isVisible('#history-name-form')), 'the name form is gone once signed in');
+    check(await page.isVisible('#history-sign-out'), 'Sign out is offered');
   });
 
   await step('a run is saved and listed with its verdict and points', async () => {
@@ -151,6 +154,28 @@ async function main() {
     check(!(await page.isVisible('#history-list')), 'the attempts are no longer listed');
     const me = await (await page.request.get(new URL('/api/me', root).href)).json();
     check(me.kind === 'none', `the server's answer: ${JSON.stringify(me)}`);
+  });
+
+  await step('a link on a signed-out page asks "Sign in as NAME?" first; Not me by keyboard', async () => {
+    // whom the link is for comes from GET /api/me (tests/records checks
+    // the server's side: the pending cookie, the same-origin answer)
+    await page.route('**/api/me', (route) => route.fulfill({
+      status: 200, contentType: 'application/json',
+      body: JSON.stringify({ kind: 'none', name: '', records: true, pending: { kind: 'student', name: 'Cy <b>One</b>' } }),
+    }));
+    await page.goto(new URL('/?signin=confirm', root).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#history-confirm:not([hidden])');
+    await page.unroute('**/api/me');
+    const q = await page.textContent('#history-confirm-text');
+    check(q.includes('as Cy <b>One</b>. Is that you?'), `the question names the link's student as text: ${q}`);
+    check((await page.$$('#history-confirm b')).length === 0, 'no HTML made of the name');
+    check((await page.textContent('#history-confirm-yes')).includes('Sign in as Cy'), 'the yes button names them too');
+    check(!(await page.isVisible('#history-name-form')), 'no name form while it asks');
+    await page.focus('#history-confirm-no');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /not yours/.test(document.getElementById('history-status').textContent));
+    check(!(await page.isVisible('#history-confirm')), 'the question is gone');
   });
 
   await step('a personal-link address loses its token; a bad link says so', async () => {

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressWithoutToken, historyRow, recordNote, signinNote, whoText } from '../../static/history.mjs';
+import { addressWithoutToken, confirmText, historyRow, recordNote, signinNote, whoText } from '../../static/history.mjs';
 
 test('a personal token leaves the address; other parameters and the hash stay', () => {
   assert.equal(addressWithoutToken('http://h:1/?k=abc'), '/');
   assert.equal(addressWithoutToken('http://h:1/?k=abc&x=1#w'), '/?x=1#w');
   assert.equal(addressWithoutToken('http://h:1/?signin=failed'), '/');
   assert.equal(addressWithoutToken('http://h:1/?signin=other'), '/');
+  assert.equal(addressWithoutToken('http://h:1/?signin=confirm'), '/');
   assert.equal(addressWithoutToken('http://h:1/?x=1'), null);
 });
 
@@ -44,4 +45,14 @@ test('signinNote: a bad link, and a link for someone else that changed nothing',
   assert.match(signinNote('other', { kind: 'none' }), /open it again/);
   assert.equal(signinNote(null, { kind: 'student', name: 'x' }), null);
   assert.equal(signinNote('<b>', { kind: 'none' }), null);
+});
+
+test('a link on a signed-out page asks first, naming whom it signs in as', () => {
+  assert.equal(signinNote('confirm', { kind: 'none', pending: { kind: 'student', name: 'Cy' } }), null);
+  assert.match(signinNote('confirm', { kind: 'none' }), /not confirmed within ten minutes/);
+  const q = confirmText({ kind: 'student', name: 'Cy <b>One</b>' });
+  assert.match(q, /signs this page in as Cy <b>One<\/b>\. Is that you\?/);
+  assert.match(q, /Not me/);
+  assert.match(confirmText({ kind: 'guest', name: 'x' }), /not checked/);
+  assert.equal(confirmText(null), '');
 });

@@ -45,17 +45,22 @@ def call(srv, method, path, body=None, headers=None):
     conn.request(method, path, body=body, headers=headers or {})
     r = conn.getresponse()
     data = r.read()
-    hdrs = {}
+    hdrs = {"set-cookies": []}
     for k, v in r.getheaders():
         hdrs.setdefault(k.lower(), v)
+        if k.lower() == "set-cookie":
+            hdrs["set-cookies"].append(v)
     conn.close()
     return r.status, hdrs, data
 
 
-def cookie_of(hdrs):
-    """The session cookie "name=value" of a Set-Cookie, and its attributes."""
-    sc = hdrs.get("set-cookie", "")
-    return sc.split(";")[0], sc
+def cookie_of(hdrs, name="butterfly_session"):
+    """The cookie `name` as "name=value" from the answer's Set-Cookie lines,
+    and its attributes ("", "" when it sets none)."""
+    for sc in hdrs.get("set-cookies") or [hdrs.get("set-cookie", "")]:
+        if sc.startswith(name + "="):
+            return sc.split(";")[0], sc
+    return "", ""
 
 
 def guest(srv, name):
@@ -320,10 +325,9 @@ def t_roster_links_and_bearer(w):
         links[sid] = link
     assert set(links) == {"s1", "s2"}, links
     token = {s: l.split("?k=")[1] for s, l in links.items()}
-    # the link signs in with a cookie and drops the token from the address
-    st, h, _ = call(w.srv, "GET", "/?k=" + token["s1"])
-    assert st == 303 and h["location"] == "/", (st, h)
-    cookie, _ = cookie_of(h)
+    # the link signs in with a cookie (once the page has asked) and drops
+    # the token from the address
+    cookie = link_cookie(w, token["s1"])
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
     assert json.loads(data)["kind"] == "student" and json.loads(data)["name"] == "Sam One"
     # a roster: no open-lab names any more
@@ -390,8 +394,16 @@ def signed_out_within(w, cookie, bound_s):
 
 
 def link_cookie(w, token):
+    """The session a personal link makes on a signed-out page: the link
+    asks first (a pending cookie), and the page's "yes" signs it in."""
     st, h, _ = call(w.srv, "GET", "/?k=" + token)
-    assert st == 303 and h["location"] == "/", (st, h)
+    assert st == 303 and h["location"] == "/?signin=confirm", (st, h)
+    assert cookie_of(h)[0] == "", h   # no session before the page asks
+    pending = cookie_of(h, "butterfly_pending")[0]
+    assert pending, h
+    st, h, data = call(w.srv, "POST", "/api/session", '{"confirm": true}',
+                       {"Content-Type": "application/json", "Cookie": pending, **PAGE_HEADER})
+    assert st == 200, (st, data)
     return cookie_of(h)[0]
 
 
@@ -479,6 +491,44 @@ def t_link_keeps_another_session(w):
     assert st == 405 and h["allow"] == "POST, DELETE", (st, h)
 
 
+def t_link_asks_first(w):
+    """On a page signed in as nobody, a personal link signs in only once
+    the page has asked "Sign in as NAME?" and been told yes: a link a
+    classmate sent would otherwise sign you in as them, silently."""
+    links = import_roster(w, "roster4.csv", "p1,Pat One,A\n")
+    st, h, _ = call(w.srv, "GET", "/?k=" + links["p1"])
+    assert st == 303 and h["location"] == "/?signin=confirm", (st, h)
+    assert cookie_of(h)[0] == "", "a session before the page asked: %s" % h
+    pending, attrs = cookie_of(h, "butterfly_pending")
+    assert "HttpOnly" in attrs and "SameSite=Lax" in attrs and "Max-Age=600" in attrs, attrs
+    # the page learns whom the link is for, and is signed in as nobody
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": pending})
+    me = json.loads(data)
+    assert me["kind"] == "none" and me["pending"] == {"kind": "student", "name": "Pat One"}, me
+    headers = {"Content-Type": "application/json", "Cookie": pending}
+    # no other site can say yes for the page
+    st, _, _ = call(w.srv, "POST", "/api/session", '{"confirm": true}',
+                    {**headers, "Origin": "https://elsewhere.example"})
+    assert st == 403, st
+    # "Not me": nothing signed in, the pending sign-in gone
+    st, h, data = call(w.srv, "POST", "/api/session", '{"confirm": false}', {**headers, **PAGE_HEADER})
+    assert st == 200 and json.loads(data)["kind"] == "none", data
+    assert "Max-Age=0" in cookie_of(h, "butterfly_pending")[1], h
+    st, _, data = call(w.srv, "POST", "/api/session", '{"confirm": true}', {**PAGE_HEADER,
+                       "Content-Type": "application/json"})
+    assert st == 409 and json.loads(data)["error"]["code"] == "no_pending_sign_in", (st, data)
+    # a forged pending cookie is no pending sign-in
+    forged = pending[:-4] + ("0000" if not pending.endswith("0000") else "1111")
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": forged})
+    assert "pending" not in json.loads(data), data
+    st, _, data = call(w.srv, "POST", "/api/session", '{"confirm": "yes"}', {**headers, **PAGE_HEADER})
+    assert st == 400, (st, data)
+    # yes: signed in as the link's student
+    cookie = link_cookie(w, links["p1"])
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
+    assert json.loads(data)["name"] == "Pat One" and "pending" not in json.loads(data), data
+
+
 def metric(w, name):
     _, _, data = call(w.srv, "GET", "/metrics")
     for line in data.decode().splitlines():
@@ -559,6 +609,7 @@ CHECKS = [
     ("roster, links, bearer, renewal", t_roster_links_and_bearer),
     ("sessions end with their token", t_sessions_end_with_their_token),
     ("a link keeps another's session; signing out", t_link_keeps_another_session),
+    ("a link on a signed-out page asks first", t_link_asks_first),
     ("docs state the sessions' bound", t_docs_state_the_bound),
     ("metrics count records", t_metrics_count_records),
     ("token guessing bounded", t_token_guessing_bounded),
@@ -574,7 +625,7 @@ def run_all(checks, folder, url=None, extra=()):
     try:
         for name, fn in CHECKS:
             if fn in (t_roster_links_and_bearer, t_sessions_end_with_their_token,
-                      t_link_keeps_another_session) and not ADMIN:
+                      t_link_keeps_another_session, t_link_asks_first) and not ADMIN:
                 continue
             if fn is t_token_guessing_bounded:
                 for xname, xfn in extra:
