@@ -107,6 +107,7 @@ struct request {
      * for the page's "Sign in as NAME?" (PENDING_COOKIE) */
     struct principal pending;
     bool link_pending;             /* this request's link: set the pending cookie */
+    bool had_pending;              /* a pending cookie came, valid or not: clear it */
     bool secure;                   /* the client reached us over TLS */
     bool has_cookie;               /* a session cookie came, valid or not */
     enum lookup_kind lookup;

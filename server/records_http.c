@@ -108,13 +108,11 @@ static enum MHD_Result defer(struct request *r, store_call_fn fn)
     return MHD_YES;
 }
 
-/* Fills the header "Set-Cookie: name=..." for who, lasting life_s, into
- * out ("" on failure). */
-static void named_cookie_for(struct request *r, const char *name, const struct principal *who,
-                             unsigned life_s, char *out, size_t n)
+/* Fills the header "Set-Cookie: name=value" (value made by the caller,
+ * lasting life_s; freed here) into out ("" on failure). */
+static void named_cookie(struct request *r, const char *name, char *value, unsigned life_s,
+                         char *out, size_t n)
 {
-    char *value = session_cookie_make(records_session_key(r->srv->records), who, time(NULL),
-                                      life_s);
     char header[1200];
     out[0] = '\0';
     if (value && session_set_named_cookie(name, value, r->secure, life_s, header, sizeof header))
@@ -125,7 +123,10 @@ static void named_cookie_for(struct request *r, const char *name, const struct p
 /* Fills the session cookie header for who into out ("" on failure). */
 static void cookie_for(struct request *r, const struct principal *who, char *out, size_t n)
 {
-    named_cookie_for(r, SESSION_COOKIE, who, SESSION_LIFETIME_S, out, n);
+    named_cookie(r, SESSION_COOKIE,
+                 session_cookie_make(records_session_key(r->srv->records), who, time(NULL),
+                                     SESSION_LIFETIME_S),
+                 SESSION_LIFETIME_S, out, n);
 }
 
 /* 303 to location, with the session cookie for r->who when set_cookie,
@@ -143,7 +144,10 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
             response_add_pair(resp, pair);
     }
     if (r->link_pending) {
-        named_cookie_for(r, PENDING_COOKIE, &r->pending, PENDING_LIFETIME_S, pair, sizeof pair);
+        named_cookie(r, PENDING_COOKIE,
+                     session_pending_make(records_session_key(r->srv->records), &r->pending,
+                                          time(NULL)),
+                     PENDING_LIFETIME_S, pair, sizeof pair);
         if (pair[0])
             response_add_pair(resp, pair);
     }
@@ -208,7 +212,8 @@ enum MHD_Result auth_begin(struct request *r)
         memset(&r->who, 0, sizeof r->who);
     /* and a link waiting for "Sign in as NAME?", by the same rules */
     const char *pending = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, PENDING_COOKIE);
-    if (session_cookie_read(records_session_key(s->records), pending, time(NULL), &r->pending) &&
+    r->had_pending = pending != NULL;
+    if (session_pending_read(records_session_key(s->records), pending, time(NULL), &r->pending) &&
         !records_session_current(s->records, &r->pending))
         memset(&r->pending, 0, sizeof r->pending);
     const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
@@ -459,8 +464,9 @@ static json_t *me_json(const struct request *r)
     /* signed out, with a link's sign-in waiting for the page to ask */
     if (j && r->who.kind == PRINCIPAL_NONE && r->pending.kind != PRINCIPAL_NONE)
         json_object_set_new(j, "pending",
-                            json_pack("{s:s, s:s}", "kind", principal_kind_to_str(r->pending.kind),
-                                      "name", r->pending.name));
+                            json_pack("{s:s, s:s, s:s}", "kind",
+                                      principal_kind_to_str(r->pending.kind), "name",
+                                      r->pending.name, "id", r->pending.id));
     return j;
 }
 
@@ -482,7 +488,10 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
 
 /* --- an open lab's display name, and signing out ----------------------------- */
 
-static enum MHD_Result me_with_cookies(struct request *r, bool signed_in);
+/* What an answer does to the session cookie. */
+enum session_cookie_change { SESSION_KEPT, SESSION_SET, SESSION_CLEARED };
+
+static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_change session);
 
 enum MHD_Result session_end(struct request *r)
 {
@@ -493,12 +502,12 @@ enum MHD_Result session_end(struct request *r)
      * until its token is renewed or it expires) */
     memset(&r->who, 0, sizeof r->who);
     memset(&r->pending, 0, sizeof r->pending);
-    return me_with_cookies(r, false);
+    return me_with_cookies(r, SESSION_CLEARED);
 }
 
-/* 200 with GET /api/me's answer for r; the session cookie set for r->who
- * when signed_in, else cleared; a pending sign-in cleared either way. */
-static enum MHD_Result me_with_cookies(struct request *r, bool signed_in)
+/* 200 with GET /api/me's answer for r; the session cookie as `session`
+ * says; a pending cookie that came cleared in every case. */
+static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_change session)
 {
     json_t *j = me_json(r);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -509,33 +518,49 @@ static enum MHD_Result me_with_cookies(struct request *r, bool signed_in)
     if (!resp)
         return response_queue(r, 200, NULL, "application/json", NULL);
     char header[1300];
-    if (signed_in) {
+    if (session == SESSION_SET) {
         cookie_for(r, &r->who, header, sizeof header);
         if (header[0])
             response_add_pair(resp, header);
-    } else if (session_clear_cookie(r->secure, header, sizeof header)) {
+    } else if (session == SESSION_CLEARED &&
+               session_clear_cookie(r->secure, header, sizeof header)) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     }
-    if (session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, header, sizeof header))
+    if (r->had_pending &&
+        session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, header, sizeof header))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     return response_queue(r, 200, resp, "application/json", NULL);
 }
 
-/* POST /api/session {"confirm": true|false}: the page's answer to "Sign in
- * as NAME?" for the link waiting in the pending cookie. */
-static enum MHD_Result session_confirm(struct request *r, bool yes)
+/* POST /api/session {"confirm": true|false, "id": ID}: the page's answer
+ * to "Sign in as NAME?" for the link waiting in the pending cookie. `id`
+ * (GET /api/me's pending.id) is whom the page asked about: a yes for
+ * anyone else is refused, as when another tab (or a page of someone
+ * else's, opening a link of theirs at the top level) replaced the pending
+ * sign-in after the question was shown. The session cookie is never
+ * touched by a no, and a yes never replaces someone else's session. */
+static enum MHD_Result session_confirm(struct request *r, bool yes, const char *id)
 {
     if (!yes) {
         memset(&r->pending, 0, sizeof r->pending);
-        return me_with_cookies(r, r->who.kind != PRINCIPAL_NONE);
+        return me_with_cookies(r, SESSION_KEPT);
     }
     if (r->pending.kind == PRINCIPAL_NONE)
         return response_error(r, 409, "no_pending_sign_in",
                               "No sign-in is waiting (a link's lasts ten minutes): open your "
                               "link again.", NULL, NULL);
+    if (!id || strcmp(id, r->pending.id) != 0)
+        return response_error(r, 409, "pending_changed",
+                              "The sign-in waiting is not the one this page asked about: "
+                              "reload the page and answer again.", NULL, NULL);
+    if (r->who.kind != PRINCIPAL_NONE &&
+        (r->who.kind != r->pending.kind || strcmp(r->who.id, r->pending.id) != 0))
+        return response_error(r, 409, "signed_in_as_other",
+                              "This page is signed in as someone else: sign out first.",
+                              NULL, NULL);
     r->who = r->pending;
     memset(&r->pending, 0, sizeof r->pending);
-    return me_with_cookies(r, true);
+    return me_with_cookies(r, SESSION_SET);
 }
 
 enum MHD_Result session_begin(struct request *r)
@@ -563,6 +588,13 @@ static void session_call(struct store *s, void *arg)
         st = store_student_put(s, &guest, NULL, &e);
         if (st == STORE_OK) {
             cookie_for(r, &r->who, r->deferred_header[0], sizeof r->deferred_header[0]);
+            /* a link's sign-in left waiting is moot now */
+            char clear[256];
+            if (r->had_pending &&
+                session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, clear, sizeof clear))
+                snprintf(r->deferred_header[1], sizeof r->deferred_header[1], "Set-Cookie: %s",
+                         clear);
+            memset(&r->pending, 0, sizeof r->pending);
             defer_json(r, 200, me_json(r));
         }
     }
@@ -598,14 +630,19 @@ enum MHD_Result session_finish(struct request *r)
     json_t *confirm = json_object_get(j, "confirm");
     if (confirm) {
         bool is_bool = json_is_boolean(confirm), yes = json_is_true(confirm);
+        json_t *jid = json_object_get(j, "id");
+        char id[PRINCIPAL_ID_MAX];
+        bool has_id = json_is_string(jid) && json_string_length(jid) < sizeof id;
+        if (has_id)
+            snprintf(id, sizeof id, "%s", json_string_value(jid));
         json_decref(j);
         free(r->body);
         r->body = NULL;
         if (!is_bool)
             return response_error(r, 400, "bad_request",
-                                  "Send JSON {\"confirm\": true} or {\"confirm\": false}.",
-                                  NULL, NULL);
-        return session_confirm(r, yes);
+                                  "Send JSON {\"confirm\": true, \"id\": ID} or "
+                                  "{\"confirm\": false}.", NULL, NULL);
+        return session_confirm(r, yes, has_id ? id : NULL);
     }
     json_t *name = json_object_get(j, "name");
     char why[128];

@@ -94,8 +94,11 @@ void session_fingerprint_token(const char *token, uint8_t out[SESSION_CRED_BYTES
     memcpy(out, d, SESSION_CRED_BYTES);
 }
 
-char *session_cookie_make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
-                          time_t now, unsigned lifetime_s)
+/* What a signed value is for: a session, or a link's sign-in waiting for
+ * "Sign in as NAME?" ("u": "pending"; a session carries no "u", as it did
+ * before pending ones existed). One is never read as the other. */
+static char *make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p, time_t now,
+                  unsigned lifetime_s, bool pending)
 {
     if (strlen(p->id) >= PRINCIPAL_ID_MAX || strlen(p->name) >= PRINCIPAL_NAME_MAX)
         return NULL;
@@ -105,6 +108,8 @@ char *session_cookie_make(const uint8_t key[SESSION_KEY_BYTES], const struct pri
     json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "k", principal_kind_to_str(p->kind),
                           "t", (json_int_t)now, "e", (json_int_t)(now + (time_t)lifetime_s),
                           "i", p->id, "n", p->name, "f", cred);
+    if (j && pending)
+        json_object_set_new(j, "u", json_string("pending"));
     char *payload = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!payload)
@@ -123,6 +128,18 @@ char *session_cookie_make(const uint8_t key[SESSION_KEY_BYTES], const struct pri
     return out;
 }
 
+char *session_cookie_make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
+                          time_t now, unsigned lifetime_s)
+{
+    return make(key, p, now, lifetime_s, false);
+}
+
+char *session_pending_make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
+                           time_t now)
+{
+    return make(key, p, now, PENDING_LIFETIME_S, true);
+}
+
 static enum principal_kind kind_of(const char *s)
 {
     if (!strcmp(s, "student"))
@@ -134,8 +151,8 @@ static enum principal_kind kind_of(const char *s)
     return PRINCIPAL_NONE;
 }
 
-bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value, time_t now,
-                         struct principal *out)
+static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, time_t now,
+                       bool pending, struct principal *out)
 {
     memset(out, 0, sizeof *out);
     if (!value)
@@ -158,11 +175,12 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
         return false;
     payload[hex_len / 2] = '\0';
     json_t *j = json_loads(payload, JSON_REJECT_DUPLICATES, NULL);
-    const char *k = NULL, *id = NULL, *name = NULL, *cred = "";
+    const char *k = NULL, *id = NULL, *name = NULL, *cred = "", *use = "";
     json_int_t expiry = 0, issued = 0;
     /* "t" and "f" are absent from a cookie made before they were carried */
-    bool ok = j && json_unpack(j, "{s:s, s?I, s:I, s:s, s:s, s?s}", "k", &k, "t", &issued,
-                               "e", &expiry, "i", &id, "n", &name, "f", &cred) == 0 &&
+    bool ok = j && json_unpack(j, "{s:s, s?I, s:I, s:s, s:s, s?s, s?s}", "k", &k, "t", &issued,
+                               "e", &expiry, "i", &id, "n", &name, "f", &cred, "u", &use) == 0 &&
+              !strcmp(use, pending ? "pending" : "") &&
               expiry > (json_int_t)now && kind_of(k) != PRINCIPAL_NONE &&
               strlen(id) < sizeof out->id && strlen(name) < sizeof out->name &&
               (!*cred || (strlen(cred) == 2 * SESSION_CRED_BYTES &&
@@ -185,6 +203,18 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
     if (!ok)
         memset(out, 0, sizeof *out);
     return ok;
+}
+
+bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value, time_t now,
+                         struct principal *out)
+{
+    return read_value(key, value, now, false, out);
+}
+
+bool session_pending_read(const uint8_t key[SESSION_KEY_BYTES], const char *value, time_t now,
+                          struct principal *out)
+{
+    return read_value(key, value, now, true, out);
 }
 
 bool session_set_named_cookie(const char *name, const char *value, bool secure,

@@ -87,6 +87,17 @@ bool session_cookie_read(const uint8_t key[SESSION_KEY_BYTES], const char *value
                          struct principal *out);
 
 /*
+ * As session_cookie_make and session_cookie_read, for a personal link's
+ * sign-in waiting for the page's "Sign in as NAME?" (PENDING_COOKIE,
+ * PENDING_LIFETIME_S): signed as being for that, so that a pending value
+ * is never read as a session, nor a session as a pending one.
+ */
+char *session_pending_make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
+                           time_t now);
+bool session_pending_read(const uint8_t key[SESSION_KEY_BYTES], const char *value, time_t now,
+                          struct principal *out);
+
+/*
  * The Set-Cookie value that signs this browser out. Over TLS with
  * SameSite=None and Secure, as an LTI launch sets the session inside the
  * course's frame (a Lax one is ignored there, and the session would stay);

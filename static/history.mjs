@@ -77,7 +77,8 @@ export function whoText(me) {
 export function signinNote(param, me) {
   if (param === 'failed') return 'That sign-in link is not valid (any more): ask your instructor for a new one.';
   if (param === 'confirm') {
-    return me && me.pending ? null : 'That sign-in was not confirmed within ten minutes: open your link again.';
+    if (!me || me.kind !== 'none' || me.pending) return null;
+    return 'That sign-in was not confirmed within ten minutes: open your link again.';
   }
   if (param !== 'other') return null;
   if (!me || me.kind === 'none') return 'That link was not used: open it again to sign in.';
@@ -184,20 +185,34 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     next = null;
   }
 
+  let asked = null;   // GET /api/me's pending: whom the question is about
+
   function askFirst(pending) {
     showSignedOut();
     form.hidden = true;
+    who.textContent = 'Not signed in yet.';
+    asked = pending;
     doc.getElementById('history-confirm-text').textContent = confirmText(pending);
     confirmYes.textContent = `Sign in as ${pending.name}`;
     confirmBox.hidden = false;
   }
 
   async function answer(yes) {
+    confirmYes.disabled = true;
+    confirmNo.disabled = true;
     const { status: code, body } = await getJson(fetchFn, SESSION_URL, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...CSRF_HEADERS },
-      body: JSON.stringify({ confirm: yes }),
+      // the id says whom this page asked about: a sign-in another page put
+      // in its place meanwhile is refused
+      body: JSON.stringify(yes ? { confirm: true, id: asked && asked.id } : { confirm: false }),
     });
+    confirmYes.disabled = false;
+    confirmNo.disabled = false;
+    if (code === 0 || code >= 500) {   // nothing decided: ask again
+      status.textContent = 'The server could not be reached; try again.';
+      return;
+    }
     confirmBox.hidden = true;
     if (code === 200 && body && body.kind !== 'none') {
       await showSignedIn(body);

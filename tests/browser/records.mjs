@@ -161,7 +161,7 @@ async function main() {
     // the server's side: the pending cookie, the same-origin answer)
     await page.route('**/api/me', (route) => route.fulfill({
       status: 200, contentType: 'application/json',
-      body: JSON.stringify({ kind: 'none', name: '', records: true, pending: { kind: 'student', name: 'Cy <b>One</b>' } }),
+      body: JSON.stringify({ kind: 'none', name: '', records: true, pending: { kind: 'student', name: 'Cy <b>One</b>', id: 'c1' } }),
     }));
     await page.goto(new URL('/?signin=confirm', root).href);
     await page.waitForSelector('body[data-ready="true"]');

@@ -50,6 +50,7 @@ test('signinNote: a bad link, and a link for someone else that changed nothing',
 test('a link on a signed-out page asks first, naming whom it signs in as', () => {
   assert.equal(signinNote('confirm', { kind: 'none', pending: { kind: 'student', name: 'Cy' } }), null);
   assert.match(signinNote('confirm', { kind: 'none' }), /not confirmed within ten minutes/);
+  assert.equal(signinNote('confirm', { kind: 'student', name: 'Cy' }), null);
   const q = confirmText({ kind: 'student', name: 'Cy <b>One</b>' });
   assert.match(q, /signs this page in as Cy <b>One<\/b>\. Is that you\?/);
   assert.match(q, /Not me/);

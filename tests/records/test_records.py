@@ -401,8 +401,17 @@ def link_cookie(w, token):
     assert cookie_of(h)[0] == "", h   # no session before the page asks
     pending = cookie_of(h, "butterfly_pending")[0]
     assert pending, h
-    st, h, data = call(w.srv, "POST", "/api/session", '{"confirm": true}',
-                       {"Content-Type": "application/json", "Cookie": pending, **PAGE_HEADER})
+    return confirm_pending(w, pending)
+
+
+def confirm_pending(w, pending, cookie=None):
+    """The page's yes to "Sign in as NAME?" for the pending cookie: the
+    session cookie it makes."""
+    jar = pending + ("; " + cookie if cookie else "")
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": jar})
+    asked = json.loads(data)["pending"]
+    st, h, data = call(w.srv, "POST", "/api/session", json.dumps({"confirm": True, "id": asked["id"]}),
+                       {"Content-Type": "application/json", "Cookie": jar, **PAGE_HEADER})
     assert st == 200, (st, data)
     return cookie_of(h)[0]
 
@@ -504,7 +513,13 @@ def t_link_asks_first(w):
     # the page learns whom the link is for, and is signed in as nobody
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": pending})
     me = json.loads(data)
-    assert me["kind"] == "none" and me["pending"] == {"kind": "student", "name": "Pat One"}, me
+    assert me["kind"] == "none" and me["pending"] == {"kind": "student", "name": "Pat One",
+                                                      "id": "p1"}, me
+    # a pending value is no session, and a session no pending sign-in
+    assert kind_with(w, "butterfly_session=" + pending.split("=", 1)[1]) == "none"
+    st, _, data = call(w.srv, "GET", "/api/me", headers={
+        "Cookie": "butterfly_pending=" + w.a_cookie.split("=", 1)[1]})
+    assert "pending" not in json.loads(data), data
     headers = {"Content-Type": "application/json", "Cookie": pending}
     # no other site can say yes for the page
     st, _, _ = call(w.srv, "POST", "/api/session", '{"confirm": true}',
@@ -523,6 +538,22 @@ def t_link_asks_first(w):
     assert "pending" not in json.loads(data), data
     st, _, data = call(w.srv, "POST", "/api/session", '{"confirm": "yes"}', {**headers, **PAGE_HEADER})
     assert st == 400, (st, data)
+    # a yes is for whom the page asked about: another sign-in put in its
+    # place meanwhile (a classmate's page opening their link) is refused
+    st, h, _ = call(w.srv, "GET", "/?k=" + links["p1"])
+    pending = cookie_of(h, "butterfly_pending")[0]
+    headers["Cookie"] = pending
+    for body in ('{"confirm": true}', '{"confirm": true, "id": "s1"}'):
+        st, _, data = call(w.srv, "POST", "/api/session", body, {**headers, **PAGE_HEADER})
+        assert st == 409 and json.loads(data)["error"]["code"] == "pending_changed", (st, data)
+    # on a page signed in as someone else: a yes is refused, and a no
+    # leaves that session's cookie alone
+    jar = {**headers, "Cookie": pending + "; " + w.a_cookie, **PAGE_HEADER}
+    st, _, data = call(w.srv, "POST", "/api/session", '{"confirm": true, "id": "p1"}', jar)
+    assert st == 409 and json.loads(data)["error"]["code"] == "signed_in_as_other", (st, data)
+    st, h, data = call(w.srv, "POST", "/api/session", '{"confirm": false}', jar)
+    assert st == 200 and json.loads(data)["name"] == "Ada", data
+    assert cookie_of(h)[0] == "" and cookie_of(h, "butterfly_pending")[0] == "butterfly_pending=", h
     # yes: signed in as the link's student
     cookie = link_cookie(w, links["p1"])
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})

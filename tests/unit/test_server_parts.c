@@ -362,6 +362,25 @@ static void test_session_cookie(void **state)
     assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
 }
 
+/* A link's pending sign-in and a session are signed for what they are:
+ * neither is ever read as the other. */
+static void test_pending_is_no_session(void **state)
+{
+    (void)state;
+    struct principal p = { .kind = PRINCIPAL_STUDENT, .id = "s1", .name = "Sam" };
+    struct principal out;
+    char *pending = session_pending_make(key_a, &p, 1000);
+    char *session = session_cookie_make(key_a, &p, 1000, SESSION_LIFETIME_S);
+    assert_true(session_pending_read(key_a, pending, 1000 + PENDING_LIFETIME_S - 1, &out));
+    assert_string_equal(out.id, "s1");
+    assert_false(session_pending_read(key_a, pending, 1000 + PENDING_LIFETIME_S, &out));
+    assert_false(session_cookie_read(key_a, pending, 1001, &out));
+    assert_false(session_pending_read(key_a, session, 1001, &out));
+    assert_true(session_cookie_read(key_a, session, 1001, &out));
+    free(pending);
+    free(session);
+}
+
 /* An LTI launch's instructor lasts LTI_INSTRUCTOR_SESSION_S from the
  * launch, even in a cookie made (before that bound) to last two weeks; a
  * learner's and the token's instructor's last their cookie's life. */
@@ -556,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_session_cookie),
         cmocka_unit_test(test_lti_instructor_session_bound),
+        cmocka_unit_test(test_pending_is_no_session),
         cmocka_unit_test(test_session_cookie_fingerprint),
         cmocka_unit_test(test_display_names),
         cmocka_unit_test(test_vouched_names_cleaned),
