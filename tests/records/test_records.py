@@ -500,6 +500,13 @@ def t_link_keeps_another_session(w):
     assert st == 405 and h["allow"] == "POST, DELETE", (st, h)
 
 
+def pending_lifetime_s():
+    """PENDING_LIFETIME_S, from the one place it is set."""
+    path = os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")
+    with open(path) as f:
+        return int(re.search(r"#define PENDING_LIFETIME_S\s+(\d+)u", f.read()).group(1))
+
+
 def t_link_asks_first(w):
     """On a page signed in as nobody, a personal link signs in only once
     the page has asked "Sign in as NAME?" and been told yes: a link a
@@ -509,7 +516,11 @@ def t_link_asks_first(w):
     assert st == 303 and h["location"] == "/?signin=confirm", (st, h)
     assert cookie_of(h)[0] == "", "a session before the page asked: %s" % h
     pending, attrs = cookie_of(h, "butterfly_pending")
-    assert "HttpOnly" in attrs and "SameSite=Lax" in attrs and "Max-Age=600" in attrs, attrs
+    life = pending_lifetime_s()
+    assert "HttpOnly" in attrs and "SameSite=Lax" in attrs and "Max-Age=%d" % life in attrs, attrs
+    # the docs state the same bound
+    with open(os.path.join(HERE, "..", "..", "docs", "DEPLOY.md")) as f:
+        assert "(`PENDING_COOKIE`, %d minutes)" % (life // 60) in f.read()
     # the page learns whom the link is for, and is signed in as nobody
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": pending})
     me = json.loads(data)
