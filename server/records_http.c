@@ -129,6 +129,17 @@ static void cookie_for(struct request *r, const struct principal *who, char *out
                  SESSION_LIFETIME_S, out, n);
 }
 
+/* Fills the header that clears the pending cookie into out, when one came
+ * with the request ("" when none did, or on failure). */
+static void clear_pending(struct request *r, char *out, size_t n)
+{
+    char header[256];
+    out[0] = '\0';
+    if (r->had_pending &&
+        session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, header, sizeof header))
+        snprintf(out, n, "Set-Cookie: %s", header);
+}
+
 /* 303 to location, with the session cookie for r->who when set_cookie,
  * and the pending one for r->pending when the link asks first. */
 static enum MHD_Result redirect(struct request *r, const char *location, bool set_cookie)
@@ -180,7 +191,7 @@ static void lookup_call(struct store *s, void *arg)
     }
     r->lookup_status = status;
     if (status == STORE_OK && r->lookup == LOOKUP_LINK && r->who.kind != PRINCIPAL_NONE &&
-        (r->who.kind != found.kind || strcmp(r->who.id, found.id) != 0)) {
+        !principal_same(&r->who, &found)) {
         r->link_other = true;   /* the session stays whose it is */
     } else if (status == STORE_OK) {
         /* the session made from this token ends when the token is renewed */
@@ -526,9 +537,9 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
                session_clear_cookie(r->secure, header, sizeof header)) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     }
-    if (r->had_pending &&
-        session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, header, sizeof header))
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    clear_pending(r, header, sizeof header);
+    if (header[0])
+        response_add_pair(resp, header);
     return response_queue(r, 200, resp, "application/json", NULL);
 }
 
@@ -553,8 +564,7 @@ static enum MHD_Result session_confirm(struct request *r, bool yes, const char *
         return response_error(r, 409, "pending_changed",
                               "The sign-in waiting is not the one this page asked about: "
                               "reload the page and answer again.", NULL, NULL);
-    if (r->who.kind != PRINCIPAL_NONE &&
-        (r->who.kind != r->pending.kind || strcmp(r->who.id, r->pending.id) != 0))
+    if (r->who.kind != PRINCIPAL_NONE && !principal_same(&r->who, &r->pending))
         return response_error(r, 409, "signed_in_as_other",
                               "This page is signed in as someone else: sign out first.",
                               NULL, NULL);
@@ -589,11 +599,7 @@ static void session_call(struct store *s, void *arg)
         if (st == STORE_OK) {
             cookie_for(r, &r->who, r->deferred_header[0], sizeof r->deferred_header[0]);
             /* a link's sign-in left waiting is moot now */
-            char clear[256];
-            if (r->had_pending &&
-                session_set_named_cookie(PENDING_COOKIE, NULL, r->secure, 0, clear, sizeof clear))
-                snprintf(r->deferred_header[1], sizeof r->deferred_header[1], "Set-Cookie: %s",
-                         clear);
+            clear_pending(r, r->deferred_header[1], sizeof r->deferred_header[1]);
             memset(&r->pending, 0, sizeof r->pending);
             defer_json(r, 200, me_json(r));
         }

@@ -22,6 +22,11 @@ const char *principal_class_scope(const struct principal *p)
     return p->id + n;
 }
 
+bool principal_same(const struct principal *a, const struct principal *b)
+{
+    return a->kind == b->kind && !strcmp(a->id, b->id);
+}
+
 const char *principal_kind_to_str(enum principal_kind k)
 {
     switch (k) {

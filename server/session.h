@@ -44,6 +44,9 @@ struct principal;
  * server's own token (every student) and for anyone else. */
 const char *principal_class_scope(const struct principal *p);
 
+/* Whether a and b are the same person: the same kind and id. */
+bool principal_same(const struct principal *a, const struct principal *b);
+
 struct principal {
     enum principal_kind kind;
     char id[PRINCIPAL_ID_MAX];      /* the student's id; "" for none and the instructor of

@@ -154,12 +154,9 @@ static PGresult *run(struct store *s, const char *sql, bool *late)
     return pg_wait_exec(B(s)->conn, sql, STORE_PG_ANSWER_MS, late);
 }
 
-static enum store_status session_settings(struct store *s, struct store_error *err)
+/* A statement that answers no rows, its every wait bounded. */
+static enum store_status simple(struct store *s, const char *sql, struct store_error *err)
 {
-    char sql[160];
-    snprintf(sql, sizeof sql, "SET lock_timeout = %u; SET statement_timeout = %u; "
-                              "SET client_encoding = 'UTF8'",
-             DEFAULT_STORE_BUSY_MS, STORE_STATEMENT_TIMEOUT_MS);
     bool late;
     PGresult *res = run(s, sql, &late);
     if (late)
@@ -168,6 +165,15 @@ static enum store_status session_settings(struct store *s, struct store_error *e
                                                                    : fail_res(s, res, sql, err);
     PQclear(res);
     return st;
+}
+
+static enum store_status session_settings(struct store *s, struct store_error *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SET lock_timeout = %u; SET statement_timeout = %u; "
+                              "SET client_encoding = 'UTF8'",
+             DEFAULT_STORE_BUSY_MS, STORE_STATEMENT_TIMEOUT_MS);
+    return simple(s, sql, err);
 }
 
 static enum store_status connect_pg(struct store *s, struct store_error *err)
@@ -425,18 +431,6 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
     /* a connection lost mid-answer leaves no result to say so */
     if (st == STORE_OK && PQstatus(b->conn) != CONNECTION_OK)
         st = fail_res(s, NULL, sql, err);
-    return st;
-}
-
-static enum store_status simple(struct store *s, const char *sql, struct store_error *err)
-{
-    bool late;
-    PGresult *res = run(s, sql, &late);
-    if (late)
-        return gone(s, sql, err);
-    enum store_status st = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK
-                                                                   : fail_res(s, res, sql, err);
-    PQclear(res);
     return st;
 }
 
