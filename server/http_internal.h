@@ -110,6 +110,14 @@ struct request {
     bool had_pending;              /* a pending cookie came, valid or not: clear it */
     bool secure;                   /* the client reached us over TLS */
     bool has_cookie;               /* a session cookie came, valid or not */
+    /* cookies response_queue clears on the answer (COOKIE_CLEAR_* bits),
+     * unless the answer sets that cookie itself: bare names over TLS (an
+     * older server's, or tossed), and ours when two sessions came */
+    unsigned clear_cookies;
+    /* a bare-named session over TLS that an older server made, honoured
+     * this once: the answer sets it again under its __Host- name (NULL:
+     * none; libmicrohttpd's copy, valid as long as the request) */
+    const char *session_to_rename;
     enum lookup_kind lookup;
     /* a personal link for someone else than the session it came with: it
      * does not replace that session (a link an attacker sent would sign
@@ -138,6 +146,13 @@ struct request {
     enum store_status record_status;
     char record_reason[256];
     struct lti_req *lti;           /* an LTI route's state (lti_http.c), owned */
+};
+
+/* What response_queue clears (request.clear_cookies). */
+enum {
+    COOKIE_CLEAR_SESSION_BARE = 1u << 0,   /* SESSION_COOKIE, over TLS */
+    COOKIE_CLEAR_PENDING_BARE = 1u << 1,   /* PENDING_COOKIE, over TLS */
+    COOKIE_CLEAR_SESSION = 1u << 2,        /* the session under its own name */
 };
 
 /* --- http.c ------------------------------------------------------------------ */

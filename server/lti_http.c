@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/defaults.h"
@@ -134,6 +135,50 @@ static enum MHD_Result jwks(struct request *r)
     return response_queue(r, 200, response_from_buffer(text, strlen(text),
                                                        MHD_RESPMEM_MUST_FREE),
                           "application/json", "max-age=300");
+}
+
+/* The Set-Cookie value setting (state) or clearing (NULL) the login's
+ * state cookie. The launch comes back as a cross-site POST (inside the
+ * platform's frame): only SameSite=None lets the browser send it, and
+ * browsers take that only with Secure. Over TLS named __Host- (Path=/):
+ * a state cookie tossed by a sibling host would let the tosser's own
+ * login sign this browser in as the tosser. */
+static void state_cookie(struct request *r, const char *state, char *out, size_t n)
+{
+    if (r->secure)
+        snprintf(out, n, "%s%s=%s; Path=/; HttpOnly; Max-Age=%u; SameSite=None; Secure",
+                 COOKIE_HOST_PREFIX, LTI_STATE_COOKIE, state ? state : "",
+                 state ? LTI_STATE_LIFETIME_S : 0);
+    else
+        snprintf(out, n, "%s=%s; Path=/lti/; HttpOnly; Max-Age=%u", LTI_STATE_COOKIE,
+                 state ? state : "", state ? LTI_STATE_LIFETIME_S : 0);
+}
+
+struct state_count {
+    const char *name;
+    unsigned n;
+};
+
+static enum MHD_Result count_state(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    struct state_count *c = cls;
+    (void)kind;
+    if (key && value && !strcasecmp(key, MHD_HTTP_HEADER_COOKIE))
+        c->n += session_cookie_count(value, c->name);
+    return MHD_YES;
+}
+
+/* The launch's state cookie under the name this scheme gives it (NULL:
+ * none), and whether two came (*two), which matches no state. */
+static void state_cookie_read(struct request *r, const char **value, bool *two)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", r->secure ? COOKIE_HOST_PREFIX : "", LTI_STATE_COOKIE);
+    struct state_count c = { name, 0 };
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_state, &c);
+    *two = c.n > 1;
+    *value = c.n == 1 ? MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, name) : NULL;
 }
 
 /* --- the login ------------------------------------------------------------------- */
@@ -268,9 +313,7 @@ static enum MHD_Result login_answer(struct request *r)
      * frame): only SameSite=None lets the browser send this cookie, and
      * browsers take SameSite=None only with Secure */
     char cookie[300];
-    snprintf(cookie, sizeof cookie, "%s=%s; Path=/lti/; HttpOnly; Max-Age=%u%s",
-             LTI_STATE_COOKIE, q->st.state, LTI_STATE_LIFETIME_S,
-             r->secure ? "; SameSite=None; Secure" : "");
+    state_cookie(r, q->st.state, cookie, sizeof cookie);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     return response_queue(r, 302, resp, "text/plain; charset=utf-8", "no-store");
 }
@@ -386,13 +429,14 @@ static enum MHD_Result launch(struct request *r)
         return refuse_launch(r, 400, "too_large", "The id_token is over 64 KiB.");
     if (!lti_form_value(q->body, q->len, "state", q->state, sizeof q->state))
         return refuse_launch(r, 400, "state", "The launch has no state, or not one of ours.");
-    const char *cookie = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND,
-                                                     LTI_STATE_COOKIE);
+    const char *cookie = NULL;
+    bool two = false;
+    state_cookie_read(r, &cookie, &two);
     /* no cookie: the state is still taken (used once) and its login
      * offered again in a new window */
-    q->no_cookie = !cookie;
-    if (cookie && (strlen(cookie) != strlen(q->state) ||
-                   !session_equal(cookie, q->state, strlen(q->state))))
+    q->no_cookie = !cookie && !two;
+    if (two || (cookie && (strlen(cookie) != strlen(q->state) ||
+                           !session_equal(cookie, q->state, strlen(q->state)))))
         return refuse_launch(r, 400, "state", "The state is not the one this browser's login "
                              "made.");
     MHD_suspend_connection(r->conn);
@@ -421,20 +465,18 @@ static enum MHD_Result launch_answer(struct request *r)
     /* inside the platform's frame the session is a third-party cookie:
      * SameSite=None (with Secure) or the browser drops it; over plain
      * http (a test, a laptop) the page's own Lax cookie */
-    if (r->secure)
-        snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=None; Secure; "
-                 "Max-Age=%u", SESSION_COOKIE, value, life);
-    else
-        session_set_cookie(value, false, life, cookie, sizeof cookie);
+    bool made = session_set_framed_cookie(SESSION_COOKIE, value, r->secure, life, cookie,
+                                          sizeof cookie);
     free(value);
+    if (!made)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, q->redirect);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     char clear[200];
-    snprintf(clear, sizeof clear, "%s=; Path=/lti/; HttpOnly; Max-Age=0%s", LTI_STATE_COOKIE,
-             r->secure ? "; SameSite=None; Secure" : "");
+    state_cookie(r, NULL, clear, sizeof clear);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
     return response_queue(r, 303, resp, "text/plain; charset=utf-8", "no-store");
 }

@@ -209,21 +209,125 @@ static void lookup_call(struct store *s, void *arg)
     MHD_resume_connection(r->conn);
 }
 
+/* The routes that act for the request's session (or sign one in): two
+ * session cookies are refused there. The page, its files, the task, the
+ * probes and LTI are answered as for nobody (LTI's launch signs in by its
+ * id_token, and replaces the session). */
+static bool session_route(enum route route)
+{
+    switch (route) {
+    case ROUTE_NONE: case ROUTE_PAGE: case ROUTE_STATIC: case ROUTE_TASKS: case ROUTE_TASK:
+    case ROUTE_HEALTH: case ROUTE_ABOUT: case ROUTE_METRICS: case ROUTE_OPENAPI:
+    case ROUTE_LTI_LOGIN: case ROUTE_LTI_LAUNCH: case ROUTE_LTI_JWKS:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* The answers that may set or clear our cookies: not a file of the static
+ * set, nor a probe (a cache may keep those). */
+static bool cookie_route(enum route route)
+{
+    return session_route(route) || route == ROUTE_PAGE || route == ROUTE_LTI_LOGIN ||
+           route == ROUTE_LTI_LAUNCH;
+}
+
+/* How many of each cookie of ours came, counted over every Cookie header. */
+struct cookie_counts {
+    unsigned session_host, session_bare, pending_host, pending_bare;
+};
+
+static enum MHD_Result count_cookie_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                           const char *value)
+{
+    struct cookie_counts *c = cls;
+    (void)kind;
+    if (!key || strcasecmp(key, MHD_HTTP_HEADER_COOKIE) != 0 || !value)
+        return MHD_YES;
+    /* each count stops at 2 (session_cookie_count), and the header is
+     * within libmicrohttpd's memory limit for a connection */
+    c->session_host += session_cookie_count(value, COOKIE_HOST_PREFIX SESSION_COOKIE);
+    c->session_bare += session_cookie_count(value, SESSION_COOKIE);
+    c->pending_host += session_cookie_count(value, COOKIE_HOST_PREFIX PENDING_COOKIE);
+    c->pending_bare += session_cookie_count(value, PENDING_COOKIE);
+    return MHD_YES;
+}
+
+/*
+ * The session and pending cookies' values for r (NULL: none to read), and
+ * what the answer clears (r->clear_cookies) or renames. Over TLS the
+ * __Host- names are ours; a bare-named session there is an older
+ * server's, honoured once and renamed (auth_begin checks it is one), and
+ * every bare name is cleared. Over plain http only the bare names count
+ * (a browser sends __Host- cookies only over TLS). False when two
+ * sessions came (two values of one name, or both names) on a route that
+ * acts for the session: the caller refuses both, since which one the
+ * browser put first is the tosser's choice.
+ */
+static bool read_cookies(struct request *r, const char **session, const char **pending)
+{
+    struct cookie_counts c = { 0 };
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_cookie_header, &c);
+    if (!r->secure)
+        c.session_host = c.pending_host = 0;
+    unsigned sessions = c.session_host + c.session_bare;
+    r->has_cookie = sessions > 0;
+    r->had_pending = c.pending_host + c.pending_bare > 0;
+    bool cookies = cookie_route(r->route);
+    if (cookies && r->secure && c.session_bare)
+        r->clear_cookies |= COOKIE_CLEAR_SESSION_BARE;
+    if (cookies && r->secure && c.pending_bare)
+        r->clear_cookies |= COOKIE_CLEAR_PENDING_BARE;
+    if (sessions > 1) {
+        if (cookies)
+            r->clear_cookies |= COOKIE_CLEAR_SESSION;
+        if (session_route(r->route))
+            return false;
+    } else if (c.session_host == 1) {
+        *session = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND,
+                                               COOKIE_HOST_PREFIX SESSION_COOKIE);
+    } else if (c.session_bare == 1) {
+        *session = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, SESSION_COOKIE);
+        if (r->secure && cookies)
+            r->session_to_rename = *session;
+        else if (r->secure)
+            *session = NULL;   /* not renamed on this answer: not honoured on it */
+    }
+    /* a pending sign-in is only a question the page asks: two, or one
+     * under the bare name over TLS, is none (and is cleared) */
+    if (r->secure && c.pending_host == 1 && !c.pending_bare)
+        *pending = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND,
+                                               COOKIE_HOST_PREFIX PENDING_COOKIE);
+    else if (!r->secure && c.pending_bare == 1)
+        *pending = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, PENDING_COOKIE);
+    return true;
+}
+
 enum MHD_Result auth_begin(struct request *r)
 {
     struct server *s = r->srv;
     if (!s->records)
         return http_dispatch(r);   /* no records: today's server, no sessions */
-    const char *cookie = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, SESSION_COOKIE);
-    r->has_cookie = cookie != NULL;
+    const char *cookie = NULL, *pending = NULL;
+    if (!read_cookies(r, &cookie, &pending))
+        return response_error(r, 401, "two_sessions",
+                              "This request carries two session cookies (one may be another "
+                              "site's, set to sign you in as someone else): both are refused. "
+                              "Clear this site's cookies and sign in again.", NULL, NULL);
     /* a forged, altered or expired cookie is simply no session, and so is
      * one made from a token since renewed or for a student forgotten */
     if (session_cookie_read(records_session_key(s->records), cookie, time(NULL), &r->who) &&
         !records_session_current(s->records, &r->who))
         memset(&r->who, 0, sizeof r->who);
+    if (r->session_to_rename && !r->who.before_host_names) {
+        /* made by this server for the __Host- name, found under the bare
+         * one: tossed there by another host (cookie tossing), no session */
+        memset(&r->who, 0, sizeof r->who);
+    }
+    if (r->who.kind == PRINCIPAL_NONE)
+        r->session_to_rename = NULL;
     /* and a link waiting for "Sign in as NAME?", by the same rules */
-    const char *pending = MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, PENDING_COOKIE);
-    r->had_pending = pending != NULL;
     if (session_pending_read(records_session_key(s->records), pending, time(NULL), &r->pending) &&
         !records_session_current(s->records, &r->pending))
         memset(&r->pending, 0, sizeof r->pending);
@@ -533,9 +637,13 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
         cookie_for(r, &r->who, header, sizeof header);
         if (header[0])
             response_add_pair(resp, header);
-    } else if (session == SESSION_CLEARED &&
-               session_clear_cookie(r->secure, header, sizeof header)) {
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    } else if (session == SESSION_CLEARED) {
+        if (session_clear_cookie(r->secure, header, sizeof header))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+        /* and under the bare name an older server gave it over TLS, came
+         * it or not (a browser that kept it would be signed in again) */
+        if (r->secure && session_clear_bare_cookie(SESSION_COOKIE, header, sizeof header))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     }
     clear_pending(r, header, sizeof header);
     if (header[0])

@@ -1,14 +1,74 @@
 /* response.c - every response the server sends goes out through here. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "common/defaults.h"
 #include "server/http_internal.h"
+#include "server/session.h"
+
+/* Whether resp already sets cookie `name` (Set-Cookie "name=..."). */
+struct cookie_find {
+    const char *name;
+    bool found;
+};
+
+static enum MHD_Result find_set_cookie(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       const char *value)
+{
+    struct cookie_find *f = cls;
+    size_t n = strlen(f->name);
+    (void)kind;
+    if (key && value && !strcasecmp(key, MHD_HTTP_HEADER_SET_COOKIE) &&
+        !strncmp(value, f->name, n) && value[n] == '=')
+        f->found = true;
+    return f->found ? MHD_NO : MHD_YES;
+}
+
+static bool sets_cookie(struct MHD_Response *resp, const char *name)
+{
+    struct cookie_find f = { name, false };
+    MHD_get_response_headers(resp, find_set_cookie, &f);
+    return f.found;
+}
+
+/* The cookie work auth_begin left for the answer (request.clear_cookies,
+ * session_to_rename), for each cookie the answer does not set itself. */
+static void cookie_upkeep(struct request *r, struct MHD_Response *resp)
+{
+    char header[1300], name[64];
+    if (!r->clear_cookies && !r->session_to_rename)
+        return;
+    if ((r->clear_cookies & COOKIE_CLEAR_SESSION_BARE) && !sets_cookie(resp, SESSION_COOKIE) &&
+        session_clear_bare_cookie(SESSION_COOKIE, header, sizeof header))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    if ((r->clear_cookies & COOKIE_CLEAR_PENDING_BARE) && !sets_cookie(resp, PENDING_COOKIE) &&
+        session_clear_bare_cookie(PENDING_COOKIE, header, sizeof header))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    if (!session_cookie_name(SESSION_COOKIE, r->secure, name, sizeof name) ||
+        sets_cookie(resp, name))
+        return;
+    if (r->clear_cookies & COOKIE_CLEAR_SESSION) {
+        if (session_clear_cookie(r->secure, header, sizeof header))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    } else if (r->session_to_rename) {
+        /* the older server's value, unchanged (its signature and expiry
+         * stand), under the __Host- name; framed as an LTI launch's was
+         * (made without a token), so the course's frame still sends it */
+        bool framed = !r->who.has_cred && r->who.kind != PRINCIPAL_GUEST;
+        if ((framed ? session_set_framed_cookie : session_set_named_cookie)(
+                SESSION_COOKIE, r->session_to_rename, true, SESSION_LIFETIME_S, header,
+                sizeof header))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    }
+}
 
 enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
                                const char *type, const char *cache)
 {
     if (!resp)
         return MHD_NO;
+    cookie_upkeep(r, resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");

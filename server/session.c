@@ -110,9 +110,14 @@ static char *make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *
     char cred[2 * SESSION_CRED_BYTES + 1] = "";
     if (p->has_cred)
         to_hex(p->cred, SESSION_CRED_BYTES, cred);
-    json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "k", principal_kind_to_str(p->kind),
-                          "t", (json_int_t)now, "e", (json_int_t)(now + (time_t)lifetime_s),
-                          "i", p->id, "n", p->name, "f", cred);
+    /* "h": made by a server that names its cookies __Host- over TLS; a
+     * value without it under the bare name is an older server's, honoured
+     * once (session_cookie_read's before_host_names), and one with it
+     * under the bare name was tossed there */
+    json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:b}", "k",
+                          principal_kind_to_str(p->kind), "t", (json_int_t)now, "e",
+                          (json_int_t)(now + (time_t)lifetime_s), "i", p->id, "n", p->name,
+                          "f", cred, "h", 1);
     if (j && pending)
         json_object_set_new(j, "u", json_string("pending"));
     char *payload = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -182,9 +187,11 @@ static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, 
     json_t *j = json_loads(payload, JSON_REJECT_DUPLICATES, NULL);
     const char *k = NULL, *id = NULL, *name = NULL, *cred = "", *use = "";
     json_int_t expiry = 0, issued = 0;
-    /* "t" and "f" are absent from a cookie made before they were carried */
-    bool ok = j && json_unpack(j, "{s:s, s?I, s:I, s:s, s:s, s?s, s?s}", "k", &k, "t", &issued,
-                               "e", &expiry, "i", &id, "n", &name, "f", &cred, "u", &use) == 0 &&
+    int host = 0;
+    /* "t", "f" and "h" are absent from a cookie made before they were carried */
+    bool ok = j && json_unpack(j, "{s:s, s?I, s:I, s:s, s:s, s?s, s?s, s?b}", "k", &k,
+                               "t", &issued, "e", &expiry, "i", &id, "n", &name, "f", &cred,
+                               "u", &use, "h", &host) == 0 &&
               !strcmp(use, pending ? "pending" : "") &&
               expiry > (json_int_t)now && kind_of(k) != PRINCIPAL_NONE &&
               strlen(id) < sizeof out->id && strlen(name) < sizeof out->name &&
@@ -201,6 +208,7 @@ static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, 
         out->kind = kind_of(k);
         out->has_cred = *cred != '\0';
         out->issued = issued > 0 ? (time_t)issued : 0;
+        out->before_host_names = !host;
         snprintf(out->id, sizeof out->id, "%s", id);
         snprintf(out->name, sizeof out->name, "%s", name);
     }
@@ -222,15 +230,39 @@ bool session_pending_read(const uint8_t key[SESSION_KEY_BYTES], const char *valu
     return read_value(key, value, now, true, out);
 }
 
-bool session_set_named_cookie(const char *name, const char *value, bool secure,
+bool session_cookie_name(const char *base, bool secure, char *out, size_t outsz)
+{
+    int n = snprintf(out, outsz, "%s%s", secure ? COOKIE_HOST_PREFIX : "", base);
+    return n > 0 && (size_t)n < outsz;
+}
+
+/* The header's value setting (value) or clearing (NULL) cookie base:
+ * over TLS named COOKIE_HOST_PREFIX base, which the browser takes only
+ * with Secure, Path=/ and no Domain, and so from no other host or
+ * plain-http page; SameSite=None when framed, as a cookie inside the
+ * course's frame must be (browsers take that only with Secure). */
+static bool set_cookie(const char *base, const char *value, bool secure, bool framed,
+                       unsigned max_age_s, char *out, size_t outsz)
+{
+    int n = snprintf(out, outsz, "%s%s=%s; Path=/; HttpOnly; SameSite=%s; Max-Age=%u%s",
+                     secure ? COOKIE_HOST_PREFIX : "", base, value ? value : "",
+                     secure && framed ? "None" : "Lax", value ? max_age_s : 0,
+                     secure ? "; Secure" : "");
+    return n > 0 && (size_t)n < outsz;
+}
+
+bool session_set_named_cookie(const char *base, const char *value, bool secure,
                               unsigned max_age_s, char *out, size_t outsz)
 {
     /* HttpOnly: no script reads it; SameSite=Lax: a cross-site POST does
      * not carry it (the Origin check is the second lock) */
-    int n = snprintf(out, outsz, "%s=%s; Path=/; HttpOnly; SameSite=Lax; Max-Age=%u%s",
-                     name, value ? value : "", value ? max_age_s : 0,
-                     secure ? "; Secure" : "");
-    return n > 0 && (size_t)n < outsz;
+    return set_cookie(base, value, secure, false, max_age_s, out, outsz);
+}
+
+bool session_set_framed_cookie(const char *base, const char *value, bool secure,
+                               unsigned max_age_s, char *out, size_t outsz)
+{
+    return set_cookie(base, value, secure, true, max_age_s, out, outsz);
 }
 
 bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char *out,
@@ -241,9 +273,35 @@ bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char
 
 bool session_clear_cookie(bool secure, char *out, size_t outsz)
 {
-    int n = snprintf(out, outsz, "%s=; Path=/; HttpOnly; %s; Max-Age=0", SESSION_COOKIE,
-                     secure ? "SameSite=None; Secure" : "SameSite=Lax");
+    /* None over TLS: an LTI launch set it inside the course's frame, where
+     * a Lax clearing is ignored and the session would stay */
+    return set_cookie(SESSION_COOKIE, NULL, secure, true, 0, out, outsz);
+}
+
+bool session_clear_bare_cookie(const char *base, char *out, size_t outsz)
+{
+    int n = snprintf(out, outsz, "%s=; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=0",
+                     base);
     return n > 0 && (size_t)n < outsz;
+}
+
+unsigned session_cookie_count(const char *header, const char *name)
+{
+    unsigned count = 0;
+    size_t name_len = strlen(name);
+    const char *p = header;
+    /* pairs are "name=value" split by ';' with optional spaces; a name
+     * matches whole and case-sensitively, as browsers keep them */
+    while (p && *p && count < 2) {
+        while (*p == ' ' || *p == '\t' || *p == ';')
+            p++;
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > name_len && !memcmp(p, name, name_len) && p[name_len] == '=')
+            count++;
+        p = end;
+    }
+    return count;
 }
 
 /* The length of the UTF-8 sequence at s (n bytes left) and its code point,

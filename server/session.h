@@ -60,6 +60,10 @@ struct principal {
     bool has_cred;
     uint8_t cred[SESSION_CRED_BYTES];
     time_t issued;                  /* set by session_cookie_read; 0: not known */
+    /* set by session_cookie_read: made by a server older than the __Host-
+     * names (its value carries no "h"), so the bare name over TLS is where
+     * that server put it, not a toss */
+    bool before_host_names;
 };
 
 /* The fingerprint of a token from the store's hex SHA-256 of it (its
@@ -101,7 +105,15 @@ bool session_pending_read(const uint8_t key[SESSION_KEY_BYTES], const char *valu
                           struct principal *out);
 
 /*
- * The Set-Cookie value that signs this browser out. Over TLS with
+ * The name cookie `base` has: COOKIE_HOST_PREFIX base when secure (the
+ * request reached us over TLS), base otherwise. False when out is too
+ * small.
+ */
+bool session_cookie_name(const char *base, bool secure, char *out, size_t outsz);
+
+/*
+ * The Set-Cookie value that signs this browser out: clears the session
+ * cookie under the name session_cookie_name gives. Over TLS with
  * SameSite=None and Secure, as an LTI launch sets the session inside the
  * course's frame (a Lax one is ignored there, and the session would stay);
  * over plain http, Lax. False when out is too small.
@@ -109,16 +121,37 @@ bool session_pending_read(const uint8_t key[SESSION_KEY_BYTES], const char *valu
 bool session_clear_cookie(bool secure, char *out, size_t outsz);
 
 /*
- * The Set-Cookie header's value for cookie `name` with value `value` (NULL
- * clears the cookie): HttpOnly, SameSite=Lax, Path=/, Max-Age, and Secure
- * when secure. False when out is too small.
+ * The Set-Cookie value that clears cookie `base` under its bare name over
+ * TLS, where a server older than the __Host- names set it (Path=/, no
+ * Domain, so this replaces it). False when out is too small.
  */
-bool session_set_named_cookie(const char *name, const char *value, bool secure,
+bool session_clear_bare_cookie(const char *base, char *out, size_t outsz);
+
+/*
+ * The Set-Cookie header's value for cookie `base` with value `value`
+ * (NULL clears the cookie): named as session_cookie_name says, HttpOnly,
+ * SameSite=Lax, Path=/, Max-Age, and Secure when secure. False when out is
+ * too small.
+ */
+bool session_set_named_cookie(const char *base, const char *value, bool secure,
                               unsigned max_age_s, char *out, size_t outsz);
+
+/* As session_set_named_cookie with SameSite=None when secure: a cookie
+ * set and sent inside the course's frame (an LTI launch). */
+bool session_set_framed_cookie(const char *base, const char *value, bool secure,
+                               unsigned max_age_s, char *out, size_t outsz);
 
 /* session_set_named_cookie for SESSION_COOKIE. */
 bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char *out,
                         size_t outsz);
+
+/*
+ * How many pairs of the Cookie header's value `header` are named exactly
+ * `name`: 0, 1, or 2 for two or more (the scan stops there). libmicrohttpd
+ * gives one value per name, so two (a sibling host's cookie, tossed for a
+ * narrower path, sent first) are seen only here. NULL counts 0.
+ */
+unsigned session_cookie_count(const char *header, const char *name);
 
 /*
  * A name someone else vouches for (a learning system's `name` claim, a

@@ -80,6 +80,11 @@
 /* Sessions and the records over HTTP (server/). */
 #define DEFAULT_RETENTION_DAYS     0u        /* keep records for ever */
 #define RETENTION_SWEEP_S          3600u     /* how often old records are removed */
+/* Over TLS every cookie of ours is named with COOKIE_HOST_PREFIX
+ * (__Host-: Secure, Path=/, no Domain), so that no sibling host
+ * (a.example.edu next to grader.example.edu) and no plain-http page can
+ * set one the browser would send us; over plain http the bare name. */
+#define COOKIE_HOST_PREFIX         "__Host-"
 #define SESSION_COOKIE             "butterfly_session"
 #define SESSION_LIFETIME_S         (14u * 24u * 3600u)   /* a cookie lasts two weeks */
 /* An instructor an LTI launch signed in: a working day. No token of ours

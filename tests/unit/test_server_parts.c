@@ -350,16 +350,91 @@ static void test_session_cookie(void **state)
     assert_false(session_cookie_read(key_a, NULL, 1001, &out));
     free(c);
     char header[300];
+    /* over TLS the name is __Host-: Secure, Path=/ and no Domain, so that
+     * no sibling host can set one (cookie tossing) */
     assert_true(session_set_cookie("v", true, 60, header, sizeof header));
-    assert_string_equal(header, SESSION_COOKIE "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+    assert_string_equal(header, "__Host-" SESSION_COOKIE
+                        "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+    assert_null(strstr(header, "Domain"));
+    assert_true(session_set_cookie("v", false, 60, header, sizeof header));
+    assert_string_equal(header, SESSION_COOKIE "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60");
     assert_true(session_set_cookie(NULL, false, 60, header, sizeof header));
     assert_non_null(strstr(header, "Max-Age=0"));
+    assert_true(session_set_framed_cookie(SESSION_COOKIE, "v", true, 60, header, sizeof header));
+    assert_string_equal(header, "__Host-" SESSION_COOKIE
+                        "=v; Path=/; HttpOnly; SameSite=None; Max-Age=60; Secure");
     /* signing out over TLS clears an LTI launch's cookie inside the
      * course's frame too: SameSite=None, as it was set */
     assert_true(session_clear_cookie(true, header, sizeof header));
-    assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=0");
+    assert_string_equal(header, "__Host-" SESSION_COOKIE
+                        "=; Path=/; HttpOnly; SameSite=None; Max-Age=0; Secure");
     assert_true(session_clear_cookie(false, header, sizeof header));
     assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    assert_true(session_clear_bare_cookie(SESSION_COOKIE, header, sizeof header));
+    assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=0");
+    assert_true(session_cookie_name(SESSION_COOKIE, true, header, sizeof header));
+    assert_string_equal(header, "__Host-" SESSION_COOKIE);
+    assert_false(session_set_cookie("v", true, 60, header, 20));
+}
+
+/* Two values of one cookie are seen whole-name only, whatever the spaces;
+ * the count stops at two. */
+static void test_session_cookie_count(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *header;
+        unsigned want;
+    } cases[] = {
+        { "a=1", 1 },
+        { "a=1; a=2", 2 },
+        { "a=1;a=2;a=3", 2 },
+        { "  a=1 ;\ta=2", 2 },
+        { "ab=1; b=2; xa=3", 0 },
+        { "a", 0 },              /* no value: not a pair */
+        { "a=", 1 },
+        { "b=a=1; a=2", 1 },     /* "a=1" inside b's value is no pair */
+        { ";;; ;", 0 },
+        { "", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(session_cookie_count(cases[i].header, "a"), cases[i].want);
+    assert_int_equal(session_cookie_count(NULL, "a"), 0);
+    /* the prefixed name is another name */
+    assert_int_equal(session_cookie_count("__Host-a=1; a=2", "a"), 1);
+    assert_int_equal(session_cookie_count("__Host-a=1; a=2", "__Host-a"), 1);
+}
+
+/* A value this server makes says so ("h"); one an older server made reads
+ * with before_host_names, the only kind honoured under the bare name
+ * over TLS. */
+static void test_session_host_marker(void **state)
+{
+    (void)state;
+    struct principal p = { .kind = PRINCIPAL_STUDENT, .id = "s1", .name = "Sam" };
+    struct principal out;
+    char *c = session_cookie_make(key_a, &p, 1000, 60);
+    assert_true(session_cookie_read(key_a, c, 1001, &out));
+    assert_false(out.before_host_names);
+    free(c);
+    /* an older server's value, signed as it signed them: no "h" */
+    const char *payload = "{\"k\":\"student\",\"t\":1000,\"e\":1060,\"i\":\"s1\","
+                          "\"n\":\"Sam\",\"f\":\"\"}";
+    size_t n = strlen(payload);
+    char old[512];
+    for (size_t i = 0; i < n; i++)
+        snprintf(old + 2 * i, 3, "%02x", (unsigned char)payload[i]);
+    struct hmac_sha256_ctx ctx;
+    uint8_t mac[SHA256_DIGEST_SIZE];
+    hmac_sha256_set_key(&ctx, SESSION_KEY_BYTES, key_a);
+    hmac_sha256_update(&ctx, 2 * n, (const uint8_t *)old);
+    hmac_sha256_digest(&ctx, sizeof mac, mac);
+    old[2 * n] = '.';
+    for (size_t i = 0; i < sizeof mac; i++)
+        snprintf(old + 2 * n + 1 + 2 * i, 3, "%02x", mac[i]);
+    assert_true(session_cookie_read(key_a, old, 1001, &out));
+    assert_true(out.before_host_names);
+    assert_string_equal(out.id, "s1");
 }
 
 /* A link's pending sign-in and a session are signed for what they are:
@@ -574,6 +649,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_session_cookie),
+        cmocka_unit_test(test_session_cookie_count),
+        cmocka_unit_test(test_session_host_marker),
         cmocka_unit_test(test_lti_instructor_session_bound),
         cmocka_unit_test(test_pending_is_no_session),
         cmocka_unit_test(test_session_cookie_fingerprint),
