@@ -69,7 +69,9 @@ class Browser:
             "iss": plat.issuer, "login_hint": "hint-1", "client_id": plat.client_id,
             "target_link_uri": plat.pending_target, "lti_message_hint": "m+1/2"}))
         assert st == 302, (st, _)
-        self.login_cookie = self.jar.get("butterfly_lti_state")
+        # over TLS the state cookie is named __Host-
+        self.login_cookie = self.jar.get("butterfly_lti_state",
+                                         self.jar.get("__Host-butterfly_lti_state"))
         st, _, form = self.go("GET", h["Location"])
         assert st == 200, (st, form)
         action = unescape(re.search(r'action="([^"]*)"', form).group(1))

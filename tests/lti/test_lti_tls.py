@@ -1,6 +1,8 @@
 """LTI 1.3 through nginx with TLS (a self-signed certificate on loopback):
 the state and session cookies are Secure and SameSite=None, as a launch
-inside the course's frame needs, and the whole flow works over https: a
+inside the course's frame needs, and named __Host- (Path=/, no Domain: no
+sibling host can toss one in), two session cookies are refused, and the
+whole flow works over https: a
 learner's (graded, her score sent) and an instructor's (the class view of
 the context: its page, its API and its events with the launch's session).
 
@@ -32,11 +34,20 @@ if not NGINX or not shutil.which("openssl"):
     print("nginx or openssl missing: skipped")
     sys.exit(77)
 failures = []
+# over TLS every cookie of ours is named __Host- (grader/common/defaults.h)
+STATE, SESSION = "__Host-butterfly_lti_state", "__Host-butterfly_session"
 
 
 def body_of(name):
     with open(os.path.join(SAMPLES, name), "rb") as f:
         return f.read()
+
+
+def host_only(attrs):
+    """Whether a Set-Cookie line is one a browser takes for a __Host- name."""
+    parts = [a.strip() for a in attrs.split(";")]
+    return (parts[0].startswith("__Host-") and "Secure" in parts and "Path=/" in parts and
+            not any(a.lower().startswith("domain=") for a in parts))
 
 
 def check(cond, what):
@@ -103,9 +114,12 @@ try:
             time.sleep(0.1)
     b = Browser(PUBLIC, ctx)
     st, h, _ = b.launch(plat, sub="tls-learner", extra={"name": "Grace Hopper"})
-    state_attrs = b.attrs.get("butterfly_lti_state", "")
-    session = b.attrs.get("butterfly_session", "")
+    state_attrs = b.attrs.get(STATE, "")
+    session = b.attrs.get(SESSION, "")
     check(st == 303 and h["Location"] == "/", "a learner's launch over https is accepted (%s)" % st)
+    check(host_only(state_attrs) and host_only(session),
+          "the state and session cookies are __Host- (Secure, Path=/, no Domain): %s | %s"
+          % (state_attrs.split(";", 1)[-1], session.split(";", 1)[-1]))
     check("SameSite=None" in state_attrs and "Secure" in state_attrs and "HttpOnly" in state_attrs,
           "the state cookie is Secure, SameSite=None, HttpOnly: " + state_attrs)
     check("SameSite=None" in session and "Secure" in session and "HttpOnly" in session,
@@ -113,6 +127,27 @@ try:
     st, _, me = b.go("GET", PUBLIC + "/api/me")
     check(st == 200 and json.loads(me).get("name") == "Grace Hopper",
           "signed in through nginx: " + me)
+    # cookie tossing: a sibling host sets the bare name (it cannot set
+    # __Host-) with a classmate's session, sent first. Both are refused,
+    # and a bare one this server made is no session.
+    grace = b.jar.get(SESSION, "")
+    mallory = Browser(PUBLIC, ctx)
+    mallory.launch(plat, sub="tls-mallory", extra={"name": "Mallory"})
+    tossed = mallory.jar.get(SESSION, "")
+    st, _, body = Browser(PUBLIC, ctx).go(
+        "GET", PUBLIC + "/api/me", None,
+        {"Cookie": "butterfly_session=%s; %s=%s" % (tossed, SESSION, grace)})
+    check(st == 401 and json.loads(body)["error"]["code"] == "two_sessions",
+          "a tossed session beside the learner's is refused through nginx (%s %s)" % (st, body))
+    st, _, body = Browser(PUBLIC, ctx).go(
+        "GET", PUBLIC + "/api/me", None,
+        {"Cookie": "%s=%s; %s=%s" % (SESSION, tossed, SESSION, grace)})
+    check(st == 401 and json.loads(body)["error"]["code"] == "two_sessions",
+          "two __Host- sessions are refused (%s)" % st)
+    st, _, body = Browser(PUBLIC, ctx).go("GET", PUBLIC + "/api/me", None,
+                                          {"Cookie": "butterfly_session=" + tossed})
+    check(st == 200 and json.loads(body)["kind"] == "none",
+          "a session of this server's under the bare name is none over https: " + body)
     st, _, v = b.go("POST", PUBLIC + "/api/tasks/butterfly/submissions", body_of("correct.glsl"),
                     {"Content-Type": "text/plain", "Origin": PUBLIC})
     check(st == 200 and json.loads(v).get("recorded") is True,
@@ -129,8 +164,8 @@ try:
     st, h, _ = ins.launch(plat, sub="tls-teacher", roles=(INSTRUCTOR,))
     where = h.get("Location", "")
     klass = urllib.parse.parse_qs(urllib.parse.urlparse(where).query).get("class", [""])[0]
-    state_attrs = ins.attrs.get("butterfly_lti_state", "")
-    session = ins.attrs.get("butterfly_session", "")
+    state_attrs = ins.attrs.get(STATE, "")
+    session = ins.attrs.get(SESSION, "")
     check(st == 303 and where == "/class?class=" + klass and len(klass) == 32,
           "an instructor's launch over https lands on the class view of its class (%s %s)"
           % (st, where))
@@ -168,7 +203,7 @@ try:
     # the events through nginx: the stream's first bytes at once, then a
     # learner's new record
     req = urllib.request.Request(PUBLIC + "/api/class/events?class=" + klass, headers=dict(
-        own, Cookie="butterfly_session=" + ins.jar.get("butterfly_session", "")))
+        own, Cookie=SESSION + "=" + ins.jar.get(SESSION, "")))
     events = urllib.request.urlopen(req, timeout=10, context=ctx)
     first = events.readline().decode()
     check(events.status == 200 and first.startswith("retry:") and
