@@ -93,7 +93,7 @@ static const struct option_def defs[O_COUNT] = {
                       V_TEXT, 0, 0 },
     [O_PUBLIC_URL] = { "public-url", "BUTTERFLY_PUBLIC_URL", "URL",
                        "the server's address as students reach it, for links (https: makes "
-                       "cookies Secure)", V_TEXT, 0, 0 },
+                       "cookies Secure, named __Host-)", V_TEXT, 0, 0 },
     [O_RETENTION] = { "retention-days", "BUTTERFLY_RETENTION_DAYS", "N",
                       "remove records older than this, 0 keep them", V_UINT, 0,
                       MAX_RETENTION_DAYS },

@@ -265,6 +265,15 @@ def t_records_answers(srv):
     check(srv, "POST", "/api/session", 403, '{"name": "x"}', {"Content-Type": "application/json"})
     check(srv, "POST", "/api/session", 413, "x" * 5000, {"Content-Type": "application/json", **page})
     check(srv, "GET", "/api/me", 200, headers=cookie)
+    # two session cookies (one tossed in by another host): both refused
+    two = dict(cookie, Cookie=cookie["Cookie"] + "; " + cookie["Cookie"])
+    for method, path, body in (("GET", "/api/me", None), ("POST", SUBMIT, sample("correct.glsl")),
+                               ("POST", "/api/session", '{"name": "Eve"}')):
+        _, data = check(srv, method, path, 401, body,
+                        dict(two, **{"Content-Type": "application/json" if "session" in path
+                                     else "text/plain"}))
+        assert json.loads(data)["error"]["code"] == "two_sessions", data
+    check(srv, "DELETE", "/api/session", 200, headers=two)   # signing out still clears both
     _, data = check(srv, "POST", SUBMIT, 200, sample("correct.glsl"),
                     {"Content-Type": "text/plain", **cookie})
     v = json.loads(data)

@@ -133,6 +133,10 @@ def t_two_values_refused(srv):
                            cookies=["%s; %s" % (bob, ada)])
     assert st == 401 and json.loads(body)["error"]["code"] == "two_sessions", (st, body)
     assert (history(srv, ada), history(srv, bob)) == before
+    # signing out is the way out: it acts for nobody and clears ours
+    st, sets, _ = call(srv, "DELETE", "/api/session", headers=PAGE_HEADER,
+                       cookies=["%s; %s" % (bob, ada)])
+    assert st == 200 and "Max-Age=0" in setting(sets, BARE), (st, sets)
     # the page itself is still served (signed out), and each alone works
     st, _, _ = call(srv, "GET", "/", cookies=["%s; %s" % (bob, ada)])
     assert st == 200, st
@@ -194,6 +198,11 @@ def t_tls_sign_out_clears_both(srv):
     st, sets, _ = call(srv, "DELETE", "/api/session", headers=PAGE_HEADER, cookies=[ada])
     assert st == 200, st
     assert "Max-Age=0" in setting(sets, HOST) and "Max-Age=0" in setting(sets, BARE), sets
+    # and with two, tossed or not
+    st, sets, _ = call(srv, "DELETE", "/api/session", headers=PAGE_HEADER,
+                       cookies=["%s=x; %s" % (BARE, ada)])
+    assert st == 200 and "Max-Age=0" in setting(sets, HOST) and \
+        "Max-Age=0" in setting(sets, BARE), (st, sets)
 
 
 def t_tls_pending_host(srv, db, folder):
