@@ -232,6 +232,95 @@ static void event_text(struct class_feed *f, size_t i, int64_t now, FILE *mem)
     free(data);
 }
 
+/* The text of record k's event for a stream of class klass: a string
+ * the caller frees, its length in *len; NULL with *len 0 for a record
+ * the stream is not sent (or out of memory). Under f->lock. */
+static char *event_for(struct class_feed *f, const char *klass, size_t k, int64_t now,
+                       size_t *len)
+{
+    char *text = NULL;
+    *len = 0;
+    if (!stream_wants(f, klass, class_model_record_student(f->m, k)))
+        return NULL;
+    FILE *mem = open_memstream(&text, len);
+    if (!mem)
+        return NULL;
+    event_text(f, k, now, mem);
+    fclose(mem);
+    if (!*len) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Writes to mem what a view of class klass missed since record after_id:
+ * every record after it, then before them the records of the slack
+ * (graded up to CLASS_REPLAY_SLACK_MS before it: another instance may
+ * have ordered them after it), as many as fit, the nearest first. False,
+ * with nothing written, when the view must reload instead: after_id is
+ * not held, or what followed it is over CLASS_REPLAY_MAX_RECORDS records
+ * or CLASS_REPLAY_MAX_BYTES. A replay longer than the stream's buffer
+ * closed the stream before its first byte, and the view retried the same
+ * id for ever: the bytes decide, not only the count. The slack never
+ * forces a reset: a view that has just reloaded asks with the newest id,
+ * whose slack can be the whole of a flood, and a reset then would reload
+ * it again and again. Under f->lock. */
+static bool replay(struct class_feed *f, const char *klass, const char *after_id, FILE *mem)
+{
+    long at = class_model_find(f->m, after_id);
+    size_t n = class_model_count(f->m);
+    if (at < 0 || n - (size_t)at - 1 > CLASS_REPLAY_MAX_RECORDS)
+        return false;
+    int64_t now = now_ms();
+    /* what followed: all of it, or a reset */
+    char *after = NULL;
+    size_t nafter = 0;
+    FILE *a = open_memstream(&after, &nafter);
+    if (!a)
+        return false;
+    bool fits = true;
+    for (size_t k = (size_t)at + 1; k < n && fits; k++) {
+        size_t len;
+        char *t = event_for(f, klass, k, now, &len);
+        if (t && ftell(a) + (long)len > (long)CLASS_REPLAY_MAX_BYTES)
+            fits = false;
+        else if (t)
+            fwrite(t, 1, len, a);
+        free(t);
+    }
+    if (fclose(a) != 0 || !fits) {
+        free(after);
+        return false;
+    }
+    /* the slack, nearest first, into what the budget leaves: kept as
+     * texts to be written oldest first (the look back is bounded by
+     * class_model_replay_from) */
+    size_t from = class_model_replay_from(f->m, (size_t)at, CLASS_REPLAY_SLACK_MS);
+    size_t left = CLASS_REPLAY_MAX_BYTES - nafter, nslack = 0;
+    char **slack = from < (size_t)at ? calloc((size_t)at - from, sizeof *slack) : NULL;
+    for (size_t k = (size_t)at; slack && k > from; k--) {
+        size_t len;
+        char *t = event_for(f, klass, k - 1, now, &len);
+        if (t && len > left) {
+            free(t);
+            break;
+        }
+        if (t) {
+            slack[nslack++] = t;
+            left -= len;
+        }
+    }
+    for (size_t i = nslack; i > 0; i--) {
+        fputs(slack[i - 1], mem);
+        free(slack[i - 1]);
+    }
+    free(slack);
+    fwrite(after, 1, nafter, mem);
+    free(after);
+    return true;
+}
+
 struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connection *conn,
                                        const char *after_id, const char *klass,
                                        enum class_stream_open *why)
@@ -263,23 +352,8 @@ struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connecti
          : mem ? CLASS_STREAM_OK : CLASS_STREAM_NO_MEMORY;
     if (*why == CLASS_STREAM_OK) {
         fprintf(mem, "retry: 2000\n: butterfly class events\n\n");
-        if (after_id && *after_id) {
-            long at = class_model_find(f->m, after_id);
-            size_t n = class_model_count(f->m);
-            size_t from = at < 0 ? n : class_model_replay_from(f->m, (size_t)at,
-                                                               CLASS_REPLAY_SLACK_MS);
-            /* a view away too long (or a record the view no longer holds)
-             * reloads instead of taking a flood */
-            if (at < 0 || n - from > 5000) {
-                fprintf(mem, "event: reset\ndata: {}\n\n");
-            } else {
-                int64_t now = now_ms();
-                for (size_t k = from; k < n; k++)
-                    if ((long)k != at &&
-                        stream_wants(f, s->klass, class_model_record_student(f->m, k)))
-                        event_text(f, k, now, mem);
-            }
-        }
+        if (after_id && *after_id && !replay(f, s->klass, after_id, mem))
+            fprintf(mem, "event: reset\ndata: {}\n\n");
         fflush(mem);
         s->next = f->streams;
         if (f->streams)

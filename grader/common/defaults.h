@@ -130,6 +130,12 @@
 #define CLASS_REPLAY_SLACK_MS      5000u     /* a replay also resends records graded this long
                                               * before the last one seen (another instance's
                                               * order); the page drops the ones it has */
+#define CLASS_REPLAY_MAX_RECORDS   5000u     /* a reconnecting view missed more: a reset */
+#define CLASS_REPLAY_MAX_BYTES     (CLASS_STREAM_BUFFER_MAX / 2)  /* ... or a replay this
+                                              * long: a reset (the view reloads) rather than a
+                                              * stream closed at once, for ever; the other half
+                                              * is for events while it is read. The slack's
+                                              * records fill what is left, nearest first */
 #define CLASS_TOP_MISTAKES         5u        /* mistakes and compile errors in the summary */
 #define CLASS_SERIES_POINTS        120u      /* points of the share-Accepted chart */
 #define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */

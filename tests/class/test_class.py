@@ -2,7 +2,8 @@
 """The live class view's API over HTTP, against a real server on a SQLite
 store: the events (Server-Sent Events: live, heartbeat, Last-Event-ID
 replay, after a restart too, the instructor still signed in after it, the bound on streams, a client that left,
-the end at shutdown), the summary, the roster and one student, the
+the end at shutdown, a replay too large for the stream answered with a
+reset, every time), the summary, the roster and one student, the
 gradebook, and who may read them (no token, a student's cookie, another
 server's token, a cross-site request; the token never in the access log).
 
@@ -458,6 +459,147 @@ def t_restart_fills_in(w):
         ended, time.time() - t1)
 
 
+def stream_buffer_bytes():
+    """CLASS_STREAM_BUFFER_MAX, from the one place it is set."""
+    with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
+        m = re.search(r"#define CLASS_STREAM_BUFFER_MAX\s+\(1u << (\d+)\)", f.read())
+    return 1 << int(m.group(1))
+
+
+def flood(port, cookie, body, n, connections=3):
+    """Posts body n times as the guest of cookie over a few keep-alive
+    connections (the queue's share of one client, DEFAULT_PER_CLIENT_QUEUE,
+    is 3 waiting: a 429 or 503 is waited out); the ids recorded, in order
+    of answer."""
+    import threading
+    ids, errors, lock = [], [], threading.Lock()
+    left = [n]
+
+    def one():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            while True:
+                with lock:
+                    if left[0] == 0 or errors:
+                        return
+                    left[0] -= 1
+                for _ in range(200):   # a bounded wait out of the queue's 503s
+                    conn.request("POST", SUBMIT, body=body,
+                                 headers={"Content-Type": "text/plain", "Cookie": cookie, **PAGE})
+                    r = conn.getresponse()
+                    data = r.read()
+                    if r.status not in (429, 503):
+                        break
+                    time.sleep(0.02)
+                v = json.loads(data)
+                with lock:
+                    if r.status != 200 or v.get("recorded") is not True:
+                        errors.append((r.status, data[:300]))
+                        return
+                    ids.append(v["id"])
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=one) for _ in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not errors, errors[:3]
+    assert len(ids) == n, (len(ids), n)
+    return ids
+
+
+def t_replay_too_large_resets(folder):
+    """Issue 29 item 5: 2,100 cheap guest records after the view's last
+    event (a replay of about 1.5 MB: over the stream's buffer, under the
+    5,000-record count that used to be the only reason for a reset). The
+    view that reconnects with its old Last-Event-ID is told to reset,
+    every time, and the class it then reloads holds every record; the
+    id the reload hands it replays nothing and follows live events."""
+    srv = Server(BINARY, "--workers", "1", "--database",
+                 "sqlite:" + os.path.join(folder, "flood.sqlite"))
+    try:
+        token = token_of(srv)
+        bearer = {"Authorization": "Bearer " + token}
+        wait_loaded(srv.port, bearer)
+        st, h, data = call(srv.port, "POST", "/api/session", json.dumps({"name": "Flood"}),
+                           {"Content-Type": "application/json", **PAGE})
+        assert st == 200, data
+        cookie = h["set-cookie"].split(";")[0]
+        n = 2100
+        t0 = time.time()
+        # the cheapest real record: a body Rejected by the worker's first check
+        first = flood(srv.port, cookie, sample("rejected_version.glsl"), 1)[0]
+        rest = flood(srv.port, cookie, sample("rejected_version.glsl"), n)
+        took = time.time() - t0
+        # the feed learns each record after its commit: wait until it has all
+        deadline = time.time() + 30
+        while True:
+            st, _, data = call(srv.port, "GET", "/api/class/students", headers=bearer)
+            tiles = {t["name"]: t for t in json.loads(data)["students"]}
+            if tiles.get("Flood", {}).get("attempts") == n + 1 or time.time() > deadline:
+                break
+            time.sleep(0.1)
+        assert tiles["Flood"]["attempts"] == n + 1, tiles.get("Flood")
+        newest = json.loads(data)["last_event_id"]
+        assert newest in rest, newest
+        for attempt in range(3):
+            s = Stream(srv.port, token, last_id=first)
+            try:
+                assert s.status == 200, s.status
+                got = s.wait_for(lambda b: b"event: reset" in b, 10)
+                assert got is not None, ("reconnect %d: no reset" % (attempt + 1),
+                                         s.closed, s.body[-300:])
+                assert not s.record_ids(), "a reset and a flood"
+            finally:
+                s.close()
+            # what the page does on a reset: reload the class, then follow from its id
+            st, _, data = call(srv.port, "GET", "/api/class/students", headers=bearer)
+            assert st == 200, st
+            r = json.loads(data)
+            flooded = [t for t in r["students"] if t["name"] == "Flood"][0]
+            assert flooded["attempts"] == n + 1 and r["last_event_id"] == newest, (flooded, r)
+        st, _, data = call(srv.port, "GET", "/api/class/summary", headers=bearer)
+        assert st == 200 and json.loads(data)["submitted"] >= 1, data
+        # the page's next connection, after the id its reload gave: no reset
+        # again (or it would reload for ever), and the next record live;
+        # records graded in the seconds before it (CLASS_REPLAY_SLACK_MS,
+        # another instance's order) may come again, as many as fit, and the
+        # page drops those it has
+        s = Stream(srv.port, token, last_id=newest)
+        try:
+            more = flood(srv.port, cookie, sample("rejected_version.glsl"), 1)[0]
+            assert s.wait_for(lambda b: more.encode() in b, 10) is not None, (s.closed,
+                                                                              s.body[-300:])
+            assert b"event: reset" not in s.body, s.body[-300:]
+            ids = s.record_ids()
+            assert ids[-1] == more and set(ids[:-1]) <= set(rest), ids[-3:]
+            one_event = len([b for b in s.body.split(b"\n\n") if more.encode() in b][0])
+        finally:
+            s.close()
+        # what the old view's replay would have been: over the stream's buffer
+        assert n * one_event > stream_buffer_bytes(), (n, one_event, stream_buffer_bytes())
+        # the documents state the bounds as they are set
+        with open(os.path.join(HERE, "..", "..", "grader", "common", "defaults.h")) as f:
+            text = f.read()
+        most = int(re.search(r"#define CLASS_REPLAY_MAX_RECORDS\s+(\d+)u", text).group(1))
+        part = int(re.search(r"#define CLASS_REPLAY_MAX_BYTES\s+\(CLASS_STREAM_BUFFER_MAX / "
+                             r"(\d+)\)", text).group(1))
+        assert n < most, "the count alone would reset"
+        bounds = ("%s records" % format(most, ","),
+                  "%d KiB" % (stream_buffer_bytes() // part // 1024))
+        for doc in ("README.md", os.path.join("docs", "openapi.json")):
+            with open(os.path.join(HERE, "..", "..", doc)) as f:
+                text = f.read()
+            assert all(b in text for b in bounds), (doc, "does not state", bounds)
+        return ("%d records in %.1f s; a replay of about %d KiB: reset, three times; "
+                "then %d of the slack's records again" % (n, took, n * one_event // 1024,
+                                                           len(ids) - 1))
+    finally:
+        srv.stop()
+
+
 def main():
     checks = Checks()
     with tempfile.TemporaryDirectory() as d:
@@ -481,6 +623,8 @@ def main():
                 checks.run(name, fn, w)
         finally:
             w.stop()
+        checks.run("a replay too large for the stream resets, every time",
+                   t_replay_too_large_resets, d)
     return checks.finish()
 
 
