@@ -30,7 +30,8 @@ struct option_def {
 enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
     O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_PROXY_HEADER, O_IPV6_PREFIX, O_SEED, O_MAX_CONN,
-    O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_PUBLIC_URL, O_RETENTION,
+    O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_STATE_GROUP_OK, O_PUBLIC_URL,
+    O_RETENTION,
     O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS,
     O_LTI_CONFIG, O_LTI_POLICY, O_COUNT
 };
@@ -91,6 +92,10 @@ static const struct option_def defs[O_COUNT] = {
     [O_STATE_DIR] = { "state-dir", "BUTTERFLY_STATE_DIR", "DIR",
                       "the folder of the SQLite store (" STORE_FILE_NAME "), without --database",
                       V_TEXT, 0, 0 },
+    [O_STATE_GROUP_OK] = { "state-dir-group-ok", "BUTTERFLY_STATE_DIR_GROUP_OK", NULL,
+                           "start though the state folder is writable by its group (a group "
+                           "meant to share it; the variable: 1); never by other users",
+                           V_FLAG, 0, 0 },
     [O_PUBLIC_URL] = { "public-url", "BUTTERFLY_PUBLIC_URL", "URL",
                        "the server's address as students reach it, for links (https: makes "
                        "cookies Secure, named __Host-)", V_TEXT, 0, 0 },
@@ -120,8 +125,10 @@ static const struct option_def defs[O_COUNT] = {
                        "last", V_TEXT, 0, 0 },
 };
 
-/* --database and --state-dir as given, resolved by store_location_resolve. */
+/* --database and --state-dir as given, resolved by store_location_resolve;
+ * --state-dir-group-ok for store_location_claim. */
 static const char *opt_database, *opt_state_dir;
+static bool opt_state_group_ok;
 
 /* The current value of option o, for --help. */
 static void current(const struct server_config *c, enum opt o, char *buf, size_t n)
@@ -156,6 +163,7 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_STATE_DIR: snprintf(buf, n, "%s", opt_state_dir ? opt_state_dir
                                               : "$STATE_DIRECTORY, else "
                                                 "~/.local/state/" DEFAULT_STATE_SUBDIR); break;
+    case O_STATE_GROUP_OK: snprintf(buf, n, "%s", opt_state_group_ok ? "on" : "off"); break;
     case O_PUBLIC_URL: snprintf(buf, n, "%s", c->public_url ? c->public_url
                                                : "http://BIND:PORT"); break;
     case O_RETENTION: snprintf(buf, n, "%u", c->retention_days); break;
@@ -243,6 +251,7 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
     case O_QUIET: c->access_log = !(value && *value && strcmp(value, "0")); break;
     case O_DATABASE: opt_database = value; break;
     case O_STATE_DIR: opt_state_dir = value; break;
+    case O_STATE_GROUP_OK: opt_state_group_ok = value && *value && strcmp(value, "0"); break;
     case O_PUBLIC_URL:
         if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8)) {
             fprintf(stderr, "butterfly-server: bad --public-url \"%s\" (http://... or "
@@ -297,7 +306,7 @@ static int configure(struct server_config *cfg, int argc, char **argv)
             printf("butterfly-server %s\n", BUTTERFLY_VERSION);
             return 0;
         }
-        if (c < 0 || c >= O_COUNT || !apply(cfg, (enum opt)c, c == O_QUIET ? "1" : optarg)) {
+        if (c < 0 || c >= O_COUNT || !apply(cfg, (enum opt)c, defs[c].kind == V_FLAG ? "1" : optarg)) {
             usage(stderr, cfg);
             return 64;
         }
@@ -337,6 +346,11 @@ int main(int argc, char **argv)
     if (!store_location_resolve(opt_database, opt_state_dir, &loc, err, sizeof err)) {
         fprintf(stderr, "butterfly-server: %s (give --state-dir DIR or --database URL)\n", err);
         return 64;
+    }
+    /* the state folder is the server's alone, or it does not start */
+    if (!store_location_claim(&loc, opt_state_group_ok, err, sizeof err)) {
+        fprintf(stderr, "butterfly-server: %s\n", err);
+        return 1;
     }
     cfg.database_url = loc.url;
     /* Jupyter's way: every start prints a working instructor's address.

@@ -38,4 +38,18 @@ struct store_location {
 bool store_location_resolve(const char *database, const char *state_dir,
                             struct store_location *loc, char *err, size_t errsz);
 
+/*
+ * Makes the state folder of loc if it is missing (0700, like the folders
+ * on its way), then checks that it is the server's own: a folder (a link
+ * to one is followed, as systemd's DynamicUser= makes), owned by this
+ * process's effective user, writable by no other user and, unless
+ * group_ok, not by its group either: whoever else may write there may
+ * replace the records, the -wal beside them or the cookies' key. True
+ * when it is, or when loc has no state folder (--database names the
+ * store); else false with err naming the folder, what is wrong and what
+ * to do. Touches nothing but the missing folders.
+ */
+bool store_location_claim(const struct store_location *loc, bool group_ok, char *err,
+                          size_t errsz);
+
 #endif

@@ -239,6 +239,11 @@ def main():
         check(unit.get(key) == want, "%s=%s, not %s" % (key, unit.get(key), want))
     for key in ("MemoryMax", "TasksMax", "RestrictAddressFamilies", "SystemCallFilter"):
         check(unit.get(key), "no %s" % key)
+    # the server refuses a state folder its group or every user may write
+    # to (issue 29): the folder systemd makes must pass
+    check(unit.get("StateDirectory") and int(unit.get("StateDirectoryMode", "0755"), 8) & 0o022 == 0,
+          "StateDirectory=%s, StateDirectoryMode=%s: the server would refuse the folder" %
+          (unit.get("StateDirectory"), unit.get("StateDirectoryMode")))
     check(unit.get("MemoryDenyWriteExecute", "no") == "no",
           "MemoryDenyWriteExecute: lavapipe's LLVM writes the code it runs")
     drain = (c_value("grader/common/defaults.h", "DEFAULT_DEADLINE_MS") + 2000) / 1000

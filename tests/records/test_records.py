@@ -660,6 +660,92 @@ CHECKS = [
 ]
 
 
+def refused_start(args, env=None):
+    """Runs the server expecting a refusal at start: its exit status and
+    what it wrote to standard error."""
+    import subprocess
+    full = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_DATABASE="", BUTTERFLY_STATE_DIR="",
+                STATE_DIRECTORY="", BUTTERFLY_STATE_DIR_GROUP_OK="")
+    full.update(env or {})
+    # a refusal comes before the workers start, in milliseconds: a server
+    # still running after 30 s took the folder (and is killed)
+    try:
+        p = subprocess.run([BINARY, "--port", "0", "--workers", "1", *args], env=full,
+                           capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired as e:
+        return None, "started and ran: %s" % (e.stdout or b"")[:200]
+    return p.returncode, p.stderr
+
+
+def started(args, env=None):
+    """Starts the server on the store the state folder of args names,
+    checks the banner says so, stops it; its exit status."""
+    full = {"BUTTERFLY_DATABASE": "", "BUTTERFLY_STATE_DIR": "", "STATE_DIRECTORY": "",
+            "BUTTERFLY_STATE_DIR_GROUP_OK": ""}
+    full.update(env or {})
+    srv = Server(BINARY, "--workers", "1", *args, env=full)
+    banner = "".join(srv.read_banner())
+    rc = srv.stop()
+    assert "records: sqlite:" in banner, banner
+    return rc
+
+
+def t_state_folder(folder):
+    """Issue 29 item 9: the state folder is the server's. A folder every
+    user may write to, one of another user's and one its group may write
+    to are refused at start, naming the folder and what is wrong (the
+    group allowed by --state-dir-group-ok, never every user); a missing
+    one is made 0700, with the records 0600."""
+    base = os.path.join(folder, "state-folders")
+    os.mkdir(base, 0o700)
+    # missing: made, the server's only
+    fresh = os.path.join(base, "fresh", "butterfly")
+    assert started(["--state-dir", fresh]) == 0
+    mode = os.stat(fresh).st_mode & 0o7777
+    assert mode == 0o700, oct(mode)
+    assert os.stat(os.path.dirname(fresh)).st_mode & 0o077 == 0
+    db = os.stat(os.path.join(fresh, "records.sqlite"))
+    assert db.st_mode & 0o7777 == 0o600 and db.st_uid == os.geteuid(), oct(db.st_mode)
+    # every user may write: refused, from the option or from systemd's variable
+    open_ = os.path.join(base, "open")
+    os.mkdir(open_)
+    os.chmod(open_, 0o777)
+    for args, env in ((["--state-dir", open_], None), ([], {"STATE_DIRECTORY": open_}),
+                      (["--state-dir", open_, "--state-dir-group-ok"], None)):
+        rc, err = refused_start(args, env)
+        assert rc not in (0, None) and open_ in err and "writable by every user" in err, (args, env, rc, err)
+        assert not os.path.exists(os.path.join(open_, "records.sqlite")), "a store was made"
+    # its group may write: refused unless the operator allows the group
+    shared = os.path.join(base, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o770)
+    rc, err = refused_start(["--state-dir", shared])
+    assert rc not in (0, None) and shared in err and "writable by its group" in err, (rc, err)
+    assert "--state-dir-group-ok" in err, err
+    assert started(["--state-dir", shared, "--state-dir-group-ok"]) == 0
+    assert started(["--state-dir", shared], {"BUTTERFLY_STATE_DIR_GROUP_OK": "1"}) == 0
+    notes = ["every user's and the group's refused, the group's allowed by the flag"]
+    # another user's: refused (making one needs root)
+    if os.geteuid() == 0:
+        import pwd
+        nobody = pwd.getpwnam("nobody").pw_uid
+        theirs = os.path.join(base, "theirs")
+        os.mkdir(theirs, 0o700)
+        os.chown(theirs, nobody, -1)
+        rc, err = refused_start(["--state-dir", theirs])
+        assert rc not in (0, None) and theirs in err and "belongs to uid %d" % nobody in err, (rc, err)
+        assert "not to the server's user" in err, err
+        notes.append("nobody's refused")
+    else:
+        notes.append("nobody's not tried (not root)")
+    # a file where the folder should be
+    plain = os.path.join(base, "plain")
+    open(plain, "w").close()
+    rc, err = refused_start(["--state-dir", plain])
+    assert rc not in (0, None) and plain in err and "is not a folder" in err, (rc, err)
+    return "; ".join(notes) + "; a missing one made 0700"
+
+
 def run_all(checks, folder, url=None, extra=()):
     """Every check on one server on the store at url (default: SQLite in
     folder); `extra` checks run before the token budget is spent."""
@@ -681,6 +767,7 @@ def main():
     checks = Checks()
     with tempfile.TemporaryDirectory() as d:
         run_all(checks, d)
+        checks.run("the state folder is the server's", t_state_folder, d)
     return checks.finish()
 
 
