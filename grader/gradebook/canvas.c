@@ -88,11 +88,12 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
     header[ROSTER_COLUMNS] = assignment;
     possible[ROSTER_STUDENT] = "    Points Possible";
     possible[ROSTER_COLUMNS] = points;
-    csv_write_row(f, header, ROSTER_COLUMNS + 1, 0);
-    csv_write_row(f, possible, ROSTER_COLUMNS + 1, 0);
+    csv_write_row(f, header, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
+    csv_write_row(f, possible, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
 
-    /* names and sections are display text; the ids are Canvas's keys */
-    const unsigned long display = 1ul << ROSTER_STUDENT | 1ul << ROSTER_SECTION;
+    /* every cell guarded, the ids too: an id that would need the guard is
+     * refused where it comes in (Canvas matches ids exactly), so this one
+     * is a roster's that passed no check, written harmless */
     for (size_t i = 0; i < roster->n; i++) {
         const struct gradebook_roster_entry *r = &roster->v[i];
         const struct gradebook_entry *x = key < ROSTER_COLUMNS && r->cell[key][0]
@@ -106,7 +107,7 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
         for (int c = 0; c < ROSTER_COLUMNS; c++)
             cells[c] = r->cell[c];
         cells[ROSTER_COLUMNS] = score;
-        csv_write_row(f, cells, ROSTER_COLUMNS + 1, display);
+        csv_write_row(f, cells, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
         res->rows++;
     }
 

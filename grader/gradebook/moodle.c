@@ -22,7 +22,9 @@ static bool moodle_row(FILE *f, const struct gradebook_entry *e)
                     e->feedback) < 0)
         marked = NULL;
     const char *cells[3] = { e->id, score, marked ? marked : e->feedback };
-    csv_write_row(f, cells, 3, 1ul << 2);   /* the feedback is display text */
+    /* every cell guarded, the id too: an id that would need the guard is
+     * unusable (gradebook_id_problem), so no gradable row has one */
+    csv_write_row(f, cells, 3, CSV_GUARD_ALL);
     free(marked);
     return true;
 }
@@ -32,7 +34,7 @@ void gradebook_moodle_write(FILE *f, const struct gradebook_entry *e, size_t n,
 {
     static const char *const header[] = { "Identifier", "Grade", "Feedback" };
     memset(res, 0, sizeof *res);
-    csv_write_row(f, header, 3, 0);
+    csv_write_row(f, header, 3, CSV_GUARD_ALL);
     for (size_t i = 0; i < n; i++) {
         if (moodle_row(f, &e[i])) {
             res->rows++;
