@@ -119,6 +119,8 @@ static int cmd_class_import(struct store *s, const char *path)
     char why[1024];
     struct store_error err;
     if (!batch_roster_load(path, &r, why, sizeof why)) {
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len, "; nothing was imported");
         say(why);
         return ADMIN_EXIT_FAILED;
     }

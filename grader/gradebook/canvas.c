@@ -44,20 +44,6 @@ static size_t count_matches(const struct gradebook_entry *e, size_t n,
     return count;
 }
 
-/* Appends id to the list of a message, while it has room. */
-static void list_add(char *list, size_t size, const char *id)
-{
-    size_t len = strlen(list);
-    if (len + strlen(id) + 8 >= size) {
-        if (len + 5 < size && !strstr(list, ", ..."))
-            strcat(list, ", ...");
-        return;
-    }
-    if (len)
-        strcat(list, ", ");
-    strcat(list, id);
-}
-
 bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
                             const struct gradebook_roster *roster, const char *assignment,
                             struct gradebook_result *res)
@@ -130,7 +116,7 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
         const char *id = e[i].id;
         if (!ids || !bsearch(&id, ids, roster->n, sizeof *ids, compare_strings)) {
             res->not_in_roster++;
-            list_add(res->not_in_roster_list, sizeof res->not_in_roster_list, id);
+            gradebook_list_add(res->not_in_roster_list, sizeof res->not_in_roster_list, id);
         }
     }
     free(ids);

@@ -6,8 +6,8 @@
  * Every cell a spreadsheet would run as a formula (csv_is_formula) is
  * guarded with a leading apostrophe. Moodle matches the Identifier
  * exactly against the user field it is mapped to, apostrophe and all, so
- * an id that would need the guard is unusable (gradebook_id_problem) and
- * gets no row: the identifiers written are as they are. A student known by an unverified name gets
+ * an entry whose id would need the guard gets no row (counted and listed
+ * in res->formula_ids): the identifiers written are as they are. A student known by an unverified name gets
  * that name and GRADEBOOK_UNVERIFIED_MARK before the feedback. An entry
  * that is not a grade of the student's work gets no row.
  */

@@ -31,7 +31,7 @@ const char *gradebook_roster_cell_problem(enum gradebook_roster_column c, const 
     switch (c) {
     case ROSTER_ID: case ROSTER_SIS_USER: case ROSTER_SIS_LOGIN:
         if (len > ROSTER_ID_MAX) {
-            snprintf(over, sizeof over, "is over %u bytes (an id is at most %u)",
+            snprintf(over, sizeof over, "is over %u bytes (an id is at most %u bytes)",
                      ROSTER_ID_MAX, ROSTER_ID_MAX);
             return over;
         }
@@ -43,7 +43,7 @@ const char *gradebook_roster_cell_problem(enum gradebook_roster_column c, const 
         return NULL;
     case ROSTER_STUDENT:
         if (len > ROSTER_NAME_MAX) {
-            snprintf(over, sizeof over, "is over %u bytes (a name is at most %u)",
+            snprintf(over, sizeof over, "is over %u bytes (a name is at most %u bytes)",
                      ROSTER_NAME_MAX, ROSTER_NAME_MAX);
             return over;
         }

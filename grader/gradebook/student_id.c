@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gradebook/csv_write.h"
-
 /* Length of the valid UTF-8 sequence at s (n bytes left) and its code
  * point, or 0 when it is not valid (overlong, surrogate, beyond U+10FFFF). */
 static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
@@ -78,13 +76,6 @@ const char *gradebook_id_problem(const char *id, size_t len)
     const char *why = gradebook_text_problem(id, len);
     if (why)
         return why == not_utf8 ? "the id is not UTF-8 text" : "the id holds a control character";
-    /* a spreadsheet would run it; guarded with an apostrophe, no learning
-     * system would match it any more (csv_write.h) */
-    char text[GRADEBOOK_ID_MAX + 1];
-    memcpy(text, id, len);
-    text[len] = '\0';
-    if (csv_is_formula(text))
-        return "the id starts with = + - or @ and is not a number (a spreadsheet would run it)";
     return NULL;
 }
 

@@ -28,9 +28,9 @@ bool gradebook_is_utf8(const char *s, size_t len);
 /*
  * Why `id` (len bytes) cannot be a student id, as a phrase for a row
  * ("the id is empty"), or NULL when it can: 1 to GRADEBOOK_ID_MAX bytes
- * of UTF-8 text with no control character, not "." or "..", and not a
- * cell a spreadsheet would run (csv_is_formula): guarded with an
- * apostrophe, Canvas and Moodle would match it to nobody.
+ * of UTF-8 text with no control character, and not "." or "..". (An id
+ * a spreadsheet would run is usable: the batch's own gradebook guards
+ * it; Moodle's file leaves it out, moodle.h.)
  */
 const char *gradebook_id_problem(const char *id, size_t len);
 

@@ -53,7 +53,7 @@ static bool record_utf8(const char *path, unsigned long line, const struct csv_f
     for (size_t i = 0; i < n; i++)
         if (!gradebook_is_utf8(f[i].data, f[i].len)) {
             snprintf(err, errsz, "%s:%lu: not UTF-8 text (Latin-1 or UTF-16?): save the roster "
-                     "as UTF-8 (\"CSV UTF-8\" in a spreadsheet); nothing was imported",
+                     "as UTF-8 (\"CSV UTF-8\" in a spreadsheet)",
                      path, line);
             return false;
         }
@@ -74,7 +74,7 @@ static bool record_cells_ok(const char *path, unsigned long line, const struct c
         if (why) {
             char text[200];
             shown(s, len, text, sizeof text);
-            snprintf(err, errsz, "%s:%lu: the %s %s %s; nothing was imported", path, line,
+            snprintf(err, errsz, "%s:%lu: the %s %s %s", path, line,
                      column_name(c), text, why);
             return false;
         }
@@ -97,8 +97,8 @@ static bool duplicated(const char *path, const struct gradebook_roster *r, char 
             char text[200];
             const char *id = r->v[b].cell[ids[k]];
             shown(id, strlen(id), text, sizeof text);
-            snprintf(err, errsz, "%s:%lu: the %s %s is on line %lu too: each student once; "
-                     "nothing was imported", path, r->v[b].line, column_name(ids[k]), text,
+            snprintf(err, errsz, "%s:%lu: the %s %s is on line %lu too: each student once",
+                     path, r->v[b].line, column_name(ids[k]), text,
                      r->v[a].line);
             return true;
         }
@@ -170,7 +170,7 @@ bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, 
     size_t got = fread(mark, 1, sizeof mark, f);
     if (got == 2 && ((mark[0] == 0xff && mark[1] == 0xfe) || (mark[0] == 0xfe && mark[1] == 0xff))) {
         snprintf(err, errsz, "the roster %s is UTF-16 text: save it as UTF-8 (\"CSV UTF-8\" in "
-                 "a spreadsheet); nothing was imported", path);
+                 "a spreadsheet)", path);
         fclose(f);
         return false;
     }
