@@ -529,9 +529,8 @@ static void print_lms(const struct run *r, const struct gradebook_result *res)
     } else if (o->gradebook == GRADEBOOK_LAYOUT_MOODLE) {
         printf("Moodle: %zu students with points", res->rows);
         if (res->left_out)
-            printf("; %zu rows left out (Internal Errors, duplicated or unusable ids, ids a "
-                   "spreadsheet would run)",
-                   res->left_out);
+            printf("; %zu rows left out (Internal Errors, duplicated or unusable ids%s)",
+                   res->left_out, res->formula_ids ? ", ids a spreadsheet would run" : "");
         printf("\n");
     }
 }
