@@ -77,9 +77,10 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
     csv_write_row(f, header, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
     csv_write_row(f, possible, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
 
-    /* every cell guarded, the ids too: an id that would need the guard is
-     * refused where it comes in (Canvas matches ids exactly), so this one
-     * is a roster's that passed no check, written harmless */
+    /* every cell guarded, the ids too: a roster read from a file has no id
+     * that needs it (refused when read: Canvas matches ids exactly), and
+     * the class view's comes from the store, checked on import; one from a
+     * store older than the checks is written harmless */
     for (size_t i = 0; i < roster->n; i++) {
         const struct gradebook_roster_entry *r = &roster->v[i];
         const struct gradebook_entry *x = key < ROSTER_COLUMNS && r->cell[key][0]

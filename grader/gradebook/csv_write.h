@@ -31,8 +31,9 @@ bool csv_is_formula(const char *s);
  * spreadsheet would run it. Quoting alone guards nothing: a spreadsheet
  * runs "=1+1" as it runs =1+1. The apostrophe is kept by the learning
  * systems' imports (Canvas's and Moodle's match an id exactly), so an id
- * that would need it is refused where ids come in (gradebook_id_problem,
- * gradebook_roster_cell_problem) and every layout guards every cell.
+ * that would need it is refused in a roster (gradebook_roster_cell_problem)
+ * and left out of Moodle's file (moodle.h), and every layout guards every
+ * cell.
  * A clear bit writes the field exactly as it is (a file read back).
  */
 void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask);
