@@ -580,7 +580,7 @@ char *class_model_gradebook_csv(const struct class_model *m, const json_t *membe
         "student_id", "name", "section", "verified", "attempts", "best_points", "max_points",
         "accepted", "latest_verdict",
     };
-    csv_write_row(f, header, 9, 0);
+    csv_write_row(f, header, 9, CSV_GUARD_ALL);
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
@@ -595,8 +595,9 @@ char *class_model_gradebook_csv(const struct class_model *m, const json_t *membe
             num[0], num[1], num[2], s->accepted ? "yes" : "no",
             s->last_status < 0 ? "" : verdict_status_to_str((enum verdict_status)s->last_status),
         };
-        /* the id, the name and the section come from outside: guarded */
-        csv_write_row(f, cells, 9, 1ul << 0 | 1ul << 1 | 1ul << 2);
+        /* every cell guarded, as in every gradebook (the id, the name and
+         * the section come from outside; the rest never needs it) */
+        csv_write_row(f, cells, 9, CSV_GUARD_ALL);
     }
     if (fclose(f) != 0) {
         free(buf);

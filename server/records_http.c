@@ -16,6 +16,7 @@
 #include "server/http_internal.h"
 #include "server/class_feed.h"
 #include "common/parse_num.h"
+#include "gradebook/student_id.h"
 #include "server/request.h"
 
 #define SESSION_MAX_BODY 4096   /* {"name": ...}: a name is MAX_DISPLAY_NAME_BYTES */
@@ -182,10 +183,19 @@ static void lookup_call(struct store *s, void *arg)
     }
     if (status == STORE_NOT_FOUND && r->lookup != LOOKUP_CLASS) {
         READ_TWICE(status, store_student_by_token(s, r->token, &st, &e));
+        /* a roster imported before rosters were checked may hold an id
+         * that is not text (Latin-1): no JSON answer can carry it, so its
+         * token is no token (401), never a dropped connection */
+        if (status == STORE_OK && gradebook_text_problem(st.id, strlen(st.id)))
+            status = STORE_NOT_FOUND;
         if (status == STORE_OK) {
             found.kind = st.verified ? PRINCIPAL_STUDENT : PRINCIPAL_GUEST;
             snprintf(found.id, sizeof found.id, "%s", st.id);
-            snprintf(found.name, sizeof found.name, "%s", st.name);
+            /* and a name that is not text is shown as printable text */
+            char *name = gradebook_text_problem(st.name, strlen(st.name))
+                             ? gradebook_display(st.name, strlen(st.name)) : NULL;
+            snprintf(found.name, sizeof found.name, "%s", name ? name : st.name);
+            free(name);
         }
         store_student_clear(&st);
     }
@@ -631,7 +641,8 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!text)
-        return MHD_NO;
+        return response_error(r, 500, "internal_error", "The answer could not be written.", NULL,
+                               NULL);
     struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
     if (!resp)
         return response_queue(r, 200, NULL, "application/json", NULL);

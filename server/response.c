@@ -106,8 +106,11 @@ enum MHD_Result response_json(struct request *r, unsigned status, json_t *j)
 {
     char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
+    /* an answer that cannot be written (out of memory, text that is not
+     * UTF-8) is a 500, never a connection closed without a word */
     if (!text)
-        return MHD_NO;
+        return response_error(r, 500, "internal_error", "The answer could not be written.", NULL,
+                              NULL);
     return response_queue(r, status,
                           response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE),
                           "application/json", NULL);

@@ -18,6 +18,8 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/parse_num.h"
+#include "gradebook/csv_write.h"
+#include "gradebook/student_id.h"
 #include "store/store.h"
 #include "store/store_location.h"
 
@@ -67,10 +69,31 @@ static void usage(FILE *out)
         DEFAULT_BIND, DEFAULT_PORT);
 }
 
+/* Writes s to f with every control character and every byte that is not
+ * UTF-8 as %XX (gradebook_display): a roster's or a store's text cannot
+ * send an escape sequence to the terminal that shows it. */
+static void put_text(FILE *f, const char *s)
+{
+    char *d = gradebook_display(s, strlen(s));
+    fputs(d ? d : "?", f);
+    free(d);
+}
+
 static int fail(const struct store_error *err)
 {
-    fprintf(stderr, "butterfly-admin: %s\n", err->message);
+    fputs("butterfly-admin: ", stderr);
+    put_text(stderr, err->message);
+    fputc('\n', stderr);
     return ADMIN_EXIT_FAILED;
+}
+
+/* A message of ours with the text of the roster or of the store in it:
+ * escaped as put_text does. */
+static void say(const char *text)
+{
+    fputs("butterfly-admin: ", stderr);
+    put_text(stderr, text);
+    fputc('\n', stderr);
 }
 
 /* ---- class import ---------------------------------------------------------------- */
@@ -87,18 +110,30 @@ static int id_column(const struct gradebook_roster *r)
     return -1;
 }
 
+/* Reads the whole roster, checked (batch_roster_load: UTF-8, no control
+ * character, bounded, each id once), then puts every student in one
+ * transaction: a roster refused anywhere leaves the class as it was. */
 static int cmd_class_import(struct store *s, const char *path)
 {
     struct gradebook_roster r;
-    char why[512];
+    char why[1024];
     struct store_error err;
     if (!batch_roster_load(path, &r, why, sizeof why)) {
-        fprintf(stderr, "butterfly-admin: %s\n", why);
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len, "; nothing was imported");
+        say(why);
         return ADMIN_EXIT_FAILED;
     }
     int key = id_column(&r);
-    size_t added = 0, updated = 0, skipped = 0;
+    size_t added = 0, updated = 0, skipped = 0, n = 0, at = 0;
     int rc = ADMIN_EXIT_OK;
+    struct store_student *v = r.n ? calloc(r.n, sizeof *v) : NULL;
+    size_t *entry = r.n ? calloc(r.n, sizeof *entry) : NULL;   /* v[i] is r.v[entry[i]] */
+    if (r.n && (!v || !entry)) {
+        say("out of memory");
+        rc = ADMIN_EXIT_FAILED;
+        goto out;
+    }
     for (size_t i = 0; i < r.n; i++) {
         const struct gradebook_roster_entry *e = &r.v[i];
         const char *id = e->cell[key];
@@ -106,30 +141,34 @@ static int cmd_class_import(struct store *s, const char *path)
             skipped++;
             continue;
         }
-        struct store_student st = {
+        entry[n] = i;
+        v[n++] = (struct store_student){
             .id = (char *)id,
             .name = (char *)(*e->cell[ROSTER_STUDENT] ? e->cell[ROSTER_STUDENT] : id),
             .section = e->cell[ROSTER_SECTION],
             .email = e->email,
             .verified = true,
         };
-        bool created;
-        if (store_student_put(s, &st, &created, &err) != STORE_OK) {
-            fprintf(stderr, "butterfly-admin: %s, row %zu (%s): %s\n", path, i + 2, id,
-                    err.message);
-            rc = ADMIN_EXIT_FAILED;
-            break;
-        }
-        if (created)
-            added++;
+    }
+    if (store_students_put(s, v, n, &added, &updated, &at, &err) != STORE_OK) {
+        char line[1400];
+        if (at < n)
+            snprintf(line, sizeof line, "%s:%lu (%s): %s; nothing was imported", path,
+                     r.v[entry[at]].line, v[at].id, err.message);
         else
-            updated++;
+            snprintf(line, sizeof line, "%s: %s; nothing was imported", path, err.message);
+        say(line);
+        rc = ADMIN_EXIT_FAILED;
+        goto out;
     }
     printf("class: %zu students added, %zu updated", added, updated);
     if (skipped)
         printf(", %zu rows without an id skipped", skipped);
     printf(" (ids from the roster's %s column)\n",
            gradebook_roster_column_to_str((enum gradebook_roster_column)key));
+out:
+    free(v);
+    free(entry);
     gradebook_roster_free(&r);
     return rc;
 }
@@ -191,8 +230,14 @@ static bool print_link(struct links *l, const char *id)
         return false;
     }
     snprintf(link, n, "%s/?k=%s", l->base, token);
-    const char *cells[] = { st.id, st.name, link };
-    csv_write_row(stdout, cells, 3, 1ul << 1);   /* the name is display text */
+    /* shown as put_text shows text, and guarded as a gradebook's cells:
+     * the file goes to a mail merge in a spreadsheet */
+    char *shown_id = gradebook_display(st.id, strlen(st.id));
+    char *name = gradebook_display(st.name, strlen(st.name));
+    const char *cells[] = { shown_id ? shown_id : "?", name ? name : "?", link };
+    csv_write_row(stdout, cells, 3, CSV_GUARD_ALL);
+    free(shown_id);
+    free(name);
     free(link);
     store_student_clear(&st);
     l->printed++;
@@ -255,7 +300,9 @@ static int cmd_backup(struct store *s, const char *path)
     struct store_error err;
     if (store_backup(s, path, &err) != STORE_OK)
         return fail(&err);
-    printf("backup: %s\n", path);
+    fputs("backup: ", stdout);
+    put_text(stdout, path);
+    fputc('\n', stdout);
     return ADMIN_EXIT_OK;
 }
 
@@ -280,7 +327,9 @@ static int cmd_forget(struct store *s, const char *id)
     uint64_t n = 0;
     if (store_student_forget(s, id, &n, &err) != STORE_OK)
         return fail(&err);
-    printf("forgot %s: the student and %llu records deleted\n", id, (unsigned long long)n);
+    fputs("forgot ", stdout);
+    put_text(stdout, id);
+    printf(": the student and %llu records deleted\n", (unsigned long long)n);
     return ADMIN_EXIT_OK;
 }
 
@@ -334,6 +383,7 @@ int main(int argc, char **argv)
     unsigned retention = 0;
     uint64_t x;
     int c;
+    char why[512];
     if (database && !*database)
         database = NULL;
     if (public_url && !*public_url)
@@ -348,8 +398,9 @@ int main(int argc, char **argv)
         case OPT_ALL: all = true; break;
         case OPT_RETENTION:
             if (!parse_u64(optarg, MAX_RETENTION_DAYS, &x) || x == 0) {
-                fprintf(stderr, "butterfly-admin: bad --retention-days '%s' (1..%u)\n", optarg,
-                        MAX_RETENTION_DAYS);
+                snprintf(why, sizeof why, "bad --retention-days '%.64s' (1..%u)", optarg,
+                         MAX_RETENTION_DAYS);
+                say(why);
                 return ADMIN_EXIT_USAGE;
             }
             retention = (unsigned)x;
@@ -369,8 +420,9 @@ int main(int argc, char **argv)
         return ADMIN_EXIT_USAGE;
     }
     if (!public_base(public_url, base, sizeof base)) {
-        fprintf(stderr, "butterfly-admin: bad --public-url '%s' (http://... or https://...)\n",
-                public_url);
+        snprintf(why, sizeof why, "bad --public-url '%.200s' (http://... or https://...)",
+                 public_url);
+        say(why);
         return ADMIN_EXIT_USAGE;
     }
     /* the command's shape, before the store is opened */
@@ -396,9 +448,8 @@ int main(int argc, char **argv)
     }
 
     struct store_location loc;
-    char why[512];
     if (!store_location_resolve(database, state_dir, &loc, why, sizeof why)) {
-        fprintf(stderr, "butterfly-admin: %s\n", why);
+        say(why);
         return ADMIN_EXIT_USAGE;
     }
     if (!strcmp(loc.url, "none")) {

@@ -529,8 +529,8 @@ static void print_lms(const struct run *r, const struct gradebook_result *res)
     } else if (o->gradebook == GRADEBOOK_LAYOUT_MOODLE) {
         printf("Moodle: %zu students with points", res->rows);
         if (res->left_out)
-            printf("; %zu rows left out (Internal Errors, duplicated or unusable ids)",
-                   res->left_out);
+            printf("; %zu rows left out (Internal Errors, duplicated or unusable ids%s)",
+                   res->left_out, res->formula_ids ? ", ids a spreadsheet would run" : "");
         printf("\n");
     }
 }
@@ -608,6 +608,10 @@ static int rebuild(struct run *r, double seconds)
     if (lms.not_in_roster)
         fprintf(stderr, "butterfly-batch: %zu graded ids are not in the roster, so Canvas gets "
                 "no points for them: %s\n", lms.not_in_roster, lms.not_in_roster_list);
+    if (lms.formula_ids)
+        fprintf(stderr, "butterfly-batch: %zu graded ids are left out of Moodle's file: a "
+                "spreadsheet would run them as formulas, and Moodle matches an id exactly, so a "
+                "guarded one would match nobody: %s\n", lms.formula_ids, lms.formula_list);
     if (!o->quiet) {
         size_t reused = r->progress.reused;
         size_t graded = r->progress.graded - r->refused;

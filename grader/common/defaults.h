@@ -77,6 +77,14 @@
 #define STORE_PG_ANSWER_MS         35000u
 #define MAX_RETENTION_DAYS         36500u    /* --retention-days: a hundred years */
 
+/* A roster (butterfly-admin class import, butterfly-batch --roster): what
+ * one student's row may hold; a longer cell is refused, naming its line.
+ * An id is carried whole in a session cookie (server/session.h) and in the
+ * store (STORE_MAX_STUDENT_ID); a name is shown on the page and in every
+ * gradebook. */
+#define ROSTER_ID_MAX              159u      /* bytes of a student's id */
+#define ROSTER_NAME_MAX            256u      /* bytes of a student's name */
+
 /* Sessions and the records over HTTP (server/). */
 #define DEFAULT_RETENTION_DAYS     0u        /* keep records for ever */
 #define RETENTION_SWEEP_S          3600u     /* how often old records are removed */

@@ -44,20 +44,6 @@ static size_t count_matches(const struct gradebook_entry *e, size_t n,
     return count;
 }
 
-/* Appends id to the list of a message, while it has room. */
-static void list_add(char *list, size_t size, const char *id)
-{
-    size_t len = strlen(list);
-    if (len + strlen(id) + 8 >= size) {
-        if (len + 5 < size && !strstr(list, ", ..."))
-            strcat(list, ", ...");
-        return;
-    }
-    if (len)
-        strcat(list, ", ");
-    strcat(list, id);
-}
-
 bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
                             const struct gradebook_roster *roster, const char *assignment,
                             struct gradebook_result *res)
@@ -88,11 +74,13 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
     header[ROSTER_COLUMNS] = assignment;
     possible[ROSTER_STUDENT] = "    Points Possible";
     possible[ROSTER_COLUMNS] = points;
-    csv_write_row(f, header, ROSTER_COLUMNS + 1, 0);
-    csv_write_row(f, possible, ROSTER_COLUMNS + 1, 0);
+    csv_write_row(f, header, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
+    csv_write_row(f, possible, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
 
-    /* names and sections are display text; the ids are Canvas's keys */
-    const unsigned long display = 1ul << ROSTER_STUDENT | 1ul << ROSTER_SECTION;
+    /* every cell guarded, the ids too: a roster read from a file has no id
+     * that needs it (refused when read: Canvas matches ids exactly), and
+     * the class view's comes from the store, checked on import; one from a
+     * store older than the checks is written harmless */
     for (size_t i = 0; i < roster->n; i++) {
         const struct gradebook_roster_entry *r = &roster->v[i];
         const struct gradebook_entry *x = key < ROSTER_COLUMNS && r->cell[key][0]
@@ -106,7 +94,7 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
         for (int c = 0; c < ROSTER_COLUMNS; c++)
             cells[c] = r->cell[c];
         cells[ROSTER_COLUMNS] = score;
-        csv_write_row(f, cells, ROSTER_COLUMNS + 1, display);
+        csv_write_row(f, cells, ROSTER_COLUMNS + 1, CSV_GUARD_ALL);
         res->rows++;
     }
 
@@ -129,7 +117,7 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
         const char *id = e[i].id;
         if (!ids || !bsearch(&id, ids, roster->n, sizeof *ids, compare_strings)) {
             res->not_in_roster++;
-            list_add(res->not_in_roster_list, sizeof res->not_in_roster_list, id);
+            gradebook_list_add(res->not_in_roster_list, sizeof res->not_in_roster_list, id);
         }
     }
     free(ids);

@@ -5,9 +5,12 @@
  * Possible" row. Names, sections and Canvas's ids come from the roster
  * (roster.h).
  *
- * The ids Canvas matches on are written exactly as they are, never
- * guarded; names and sections are display text, guarded where a
- * spreadsheet would run them as a formula (csv_is_formula). An entry
+ * Every cell a spreadsheet would run as a formula (csv_is_formula) is
+ * guarded with a leading apostrophe, the ids too. Canvas's import
+ * matches a row's ID, SIS User ID or SIS Login ID exactly and keeps an
+ * apostrophe, so a guarded id would match nobody: a roster with such an
+ * id is refused when it is read (gradebook_roster_cell_problem), and the
+ * ids written are Canvas's own, unchanged. An entry
  * that is not a grade of the student's work (an Internal Error, a
  * duplicated id) gets a blank cell, which Canvas's import leaves as it
  * was.

@@ -55,7 +55,8 @@ void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long g
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = fields[i] ? fields[i] : "";
-        bool guard = i < 64 && (guard_mask >> i & 1) && csv_is_formula(s);
+        bool guard = (guard_mask == CSV_GUARD_ALL || (i < 64 && (guard_mask >> i & 1)))
+                     && csv_is_formula(s);
         bool quote = needs_quotes(s);
         if (i)
             fputc(',', f);

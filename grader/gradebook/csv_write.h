@@ -19,14 +19,22 @@
  */
 bool csv_is_formula(const char *s);
 
+/* Every field of a row guarded: what every gradebook layout writes. */
+#define CSV_GUARD_ALL (~0ul)
+
 /*
  * Writes one row of n NUL-terminated fields, separated by commas, and a
  * CRLF. A field is quoted when it holds a comma, a quote, CR or LF, or
  * starts or ends with a space; quotes inside are doubled. A field whose
- * bit is set in `guard_mask` (bit i for field i) is display text from
- * outside: when csv_is_formula says a spreadsheet would run it, it gets
- * a leading apostrophe. Leave the bit clear for identifiers another
- * program matches on: they are written exactly as they are.
+ * bit is set in `guard_mask` (bit i for field i; every field with
+ * CSV_GUARD_ALL) gets a leading apostrophe when csv_is_formula says a
+ * spreadsheet would run it. Quoting alone guards nothing: a spreadsheet
+ * runs "=1+1" as it runs =1+1. The apostrophe is kept by the learning
+ * systems' imports (Canvas's and Moodle's match an id exactly), so an id
+ * that would need it is refused in a roster (gradebook_roster_cell_problem)
+ * and left out of Moodle's file (moodle.h), and every layout guards every
+ * cell.
+ * A clear bit writes the field exactly as it is (a file read back).
  */
 void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask);
 

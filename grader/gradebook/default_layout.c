@@ -11,10 +11,6 @@ static const char *const columns[GRADEBOOK_DEFAULT_COLUMNS] = {
     "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms",
 };
 
-/* Columns that hold text from outside (ids, file names, compiler
- * messages): guarded against formula injection. */
-#define TEXT_COLUMNS (1ul << 0 | 1ul << 7 | 1ul << 8 | 1ul << 9)
-
 const char *gradebook_default_column(size_t i)
 {
     return i < GRADEBOOK_DEFAULT_COLUMNS ? columns[i] : "";
@@ -22,7 +18,7 @@ const char *gradebook_default_column(size_t i)
 
 void gradebook_default_header(FILE *f)
 {
-    csv_write_row(f, columns, GRADEBOOK_DEFAULT_COLUMNS, 0);
+    csv_write_row(f, columns, GRADEBOOK_DEFAULT_COLUMNS, CSV_GUARD_ALL);
 }
 
 /* The message column; malloc'd, NULL on OOM. */
@@ -73,7 +69,9 @@ void gradebook_default_row(FILE *f, const char *id, const char *input, const str
         v->diagnosis ? v->diagnosis->id : "", v->diagnosis ? v->diagnosis->title : "",
         message ? message : (v->message ? v->message : ""), input, ms,
     };
-    csv_write_row(f, row, GRADEBOOK_DEFAULT_COLUMNS, TEXT_COLUMNS);
+    /* every cell guarded: ids, file names and compiler messages come from
+     * outside, and the rest never needs it (a number, a verdict's name) */
+    csv_write_row(f, row, GRADEBOOK_DEFAULT_COLUMNS, CSV_GUARD_ALL);
     free(message);
 }
 

@@ -30,6 +30,14 @@ struct gradebook_result {
     const char *matched_on;      /* canvas: the roster column the ids matched */
     size_t not_in_roster;        /* canvas: graded ids no roster row has */
     char not_in_roster_list[GRADEBOOK_LIST_MAX];   /* the first of them */
+    size_t formula_ids;          /* moodle: gradable ids left out, as a spreadsheet would
+                                  * run them (csv_is_formula) and Moodle cannot match
+                                  * them guarded */
+    char formula_list[GRADEBOOK_LIST_MAX];         /* the first of them */
 };
+
+/* Appends id to a message's list of ids (size bytes), ", " between,
+ * "..." once it is full. */
+void gradebook_list_add(char *list, size_t size, const char *id);
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "gradebook/entry.h"
+
 static const char *const layout_names[] = { "default", "canvas", "moodle" };
 static const char *const layout_files[] = {
     "gradebook.csv", "gradebook-canvas.csv", "gradebook-moodle.csv",
@@ -26,4 +28,17 @@ const char *gradebook_layout_to_str(enum gradebook_layout l)
 const char *gradebook_layout_file(enum gradebook_layout l)
 {
     return l <= GRADEBOOK_LAYOUT_MOODLE ? layout_files[l] : "gradebook.csv";
+}
+
+void gradebook_list_add(char *list, size_t size, const char *id)
+{
+    size_t len = strlen(list);
+    if (len + strlen(id) + 8 >= size) {
+        if (len + 5 < size && !strstr(list, ", ..."))
+            strcat(list, ", ...");
+        return;
+    }
+    if (len)
+        strcat(list, ", ");
+    strcat(list, id);
 }

@@ -9,10 +9,17 @@
 #include "gradebook/layout.h"
 
 /* Writes e's row when it is gradable; returns whether it did. */
-static bool moodle_row(FILE *f, const struct gradebook_entry *e)
+static bool moodle_row(FILE *f, const struct gradebook_entry *e, struct gradebook_result *res)
 {
     if (!e->gradable)
         return false;
+    /* bare, a spreadsheet runs it; guarded, Moodle matches it to nobody
+     * (its import compares the Identifier exactly with the user field) */
+    if (csv_is_formula(e->id)) {
+        res->formula_ids++;
+        gradebook_list_add(res->formula_list, sizeof res->formula_list, e->id);
+        return false;
+    }
     char score[16];
     snprintf(score, sizeof score, "%d", e->score);
     /* an open lab's name says who it may be: marked as unchecked */
@@ -22,7 +29,8 @@ static bool moodle_row(FILE *f, const struct gradebook_entry *e)
                     e->feedback) < 0)
         marked = NULL;
     const char *cells[3] = { e->id, score, marked ? marked : e->feedback };
-    csv_write_row(f, cells, 3, 1ul << 2);   /* the feedback is display text */
+    /* every cell guarded, the id too (none of the ids left needs it) */
+    csv_write_row(f, cells, 3, CSV_GUARD_ALL);
     free(marked);
     return true;
 }
@@ -32,9 +40,9 @@ void gradebook_moodle_write(FILE *f, const struct gradebook_entry *e, size_t n,
 {
     static const char *const header[] = { "Identifier", "Grade", "Feedback" };
     memset(res, 0, sizeof *res);
-    csv_write_row(f, header, 3, 0);
+    csv_write_row(f, header, 3, CSV_GUARD_ALL);
     for (size_t i = 0; i < n; i++) {
-        if (moodle_row(f, &e[i])) {
+        if (moodle_row(f, &e[i], res)) {
             res->rows++;
             res->with_points++;
         } else {

@@ -3,9 +3,11 @@
  * Feedback; one row per student with points (map Identifier to the user
  * field the ids are, Grade to the grade item, Feedback to its feedback).
  *
- * The identifier is written exactly as it is (Moodle matches on it); the
- * feedback is display text, guarded where a spreadsheet would run it as
- * a formula (csv_is_formula). A student known by an unverified name gets
+ * Every cell a spreadsheet would run as a formula (csv_is_formula) is
+ * guarded with a leading apostrophe. Moodle matches the Identifier
+ * exactly against the user field it is mapped to, apostrophe and all, so
+ * an entry whose id would need the guard gets no row (counted and listed
+ * in res->formula_ids): the identifiers written are as they are. A student known by an unverified name gets
  * that name and GRADEBOOK_UNVERIFIED_MARK before the feedback. An entry
  * that is not a grade of the student's work gets no row.
  */

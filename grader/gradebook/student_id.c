@@ -35,6 +35,36 @@ static bool is_control(uint32_t cp)
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 }
 
+static const char not_utf8[] = "is not UTF-8 text", control[] = "holds a control character";
+
+const char *gradebook_text_problem(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_char(u + i, len - i, &cp);
+        if (n == 0)
+            return not_utf8;
+        if (is_control(cp))
+            return control;
+        i += n;
+    }
+    return NULL;
+}
+
+bool gradebook_is_utf8(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_char(u + i, len - i, &cp);
+        if (n == 0 || cp == 0)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
 const char *gradebook_id_problem(const char *id, size_t len)
 {
     if (len == 0)
@@ -43,16 +73,9 @@ const char *gradebook_id_problem(const char *id, size_t len)
         return "the id is over 80 bytes";
     if ((len == 1 && id[0] == '.') || (len == 2 && id[0] == '.' && id[1] == '.'))
         return "the id is \".\" or \"..\"";
-    const unsigned char *s = (const unsigned char *)id;
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = utf8_char(s + i, len - i, &cp);
-        if (n == 0)
-            return "the id is not UTF-8 text";
-        if (is_control(cp))
-            return "the id holds a control character";
-        i += n;
-    }
+    const char *why = gradebook_text_problem(id, len);
+    if (why)
+        return why == not_utf8 ? "the id is not UTF-8 text" : "the id holds a control character";
     return NULL;
 }
 

@@ -630,8 +630,8 @@ static enum store_status put_student(struct store *s, void *arg, struct store_er
                         false, q, 6, NULL, NULL, NULL, err);
 }
 
-enum store_status store_student_put(struct store *s, const struct store_student *st,
-                                    bool *created, struct store_error *err)
+/* STORE_OK when st may be put; else STORE_INVALID with the reason. */
+static enum store_status student_check(const struct store_student *st, struct store_error *err)
 {
     if (!st || !text_ok(st->id, true) || !text_ok(st->name, true)
         || !text_ok(st->section, false) || !text_ok(st->email, false))
@@ -639,12 +639,67 @@ enum store_status store_student_put(struct store *s, const struct store_student 
                           "a student needs an id and a name, each of 1 to %d bytes",
                           STORE_MAX_TEXT);
     if (strlen(st->id) > STORE_MAX_STUDENT_ID)
-        return store_fail(err, STORE_INVALID, "a student's id is at most %d bytes",
+        return store_fail(err, STORE_INVALID, "a student's id is at most %u bytes",
                           STORE_MAX_STUDENT_ID);
+    return STORE_OK;
+}
+
+enum store_status store_student_put(struct store *s, const struct store_student *st,
+                                    bool *created, struct store_error *err)
+{
+    enum store_status r0 = student_check(st, err);
+    if (r0 != STORE_OK)
+        return r0;
     struct put pu = { st, false };
     enum store_status r = store_in_write(s, put_student, &pu, err);
     if (created)
         *created = r == STORE_OK && pu.created;
+    return r;
+}
+
+struct put_many {
+    const struct store_student *st;
+    size_t n, added, updated, at;
+};
+
+static enum store_status put_students(struct store *s, void *arg, struct store_error *err)
+{
+    struct put_many *pm = arg;
+    pm->added = pm->updated = 0;
+    for (pm->at = 0; pm->at < pm->n; pm->at++) {
+        struct put pu = { &pm->st[pm->at], false };
+        enum store_status r = put_student(s, &pu, err);
+        if (r != STORE_OK)
+            return r;
+        if (pu.created)
+            pm->added++;
+        else
+            pm->updated++;
+    }
+    return STORE_OK;
+}
+
+enum store_status store_students_put(struct store *s, const struct store_student *st, size_t n,
+                                     size_t *added, size_t *updated, size_t *failed_at,
+                                     struct store_error *err)
+{
+    struct put_many pm = { st, n, 0, 0, n };
+    enum store_status r = STORE_OK;
+    /* every row is checked before the transaction begins: a refused one
+     * names itself and nothing is written */
+    for (size_t i = 0; i < n && r == STORE_OK; i++) {
+        r = student_check(&st[i], err);
+        if (r != STORE_OK)
+            pm.at = i;
+    }
+    if (r == STORE_OK)
+        r = store_in_write(s, put_students, &pm, err);
+    if (added)
+        *added = r == STORE_OK ? pm.added : 0;
+    if (updated)
+        *updated = r == STORE_OK ? pm.updated : 0;
+    if (failed_at)
+        *failed_at = r == STORE_OK ? n : pm.at;
     return r;
 }
 

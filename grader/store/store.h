@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/defaults.h"
+
 /* Ids and tokens: lower-case hex of random bytes from getrandom. */
 #define STORE_ID_BYTES        16                       /* 128 random bits */
 #define STORE_ID_SIZE         (2 * STORE_ID_BYTES + 1) /* hex and the NUL */
@@ -49,7 +51,7 @@
 #define STORE_MAX_SOURCE      (1024 * 1024)            /* bytes of source kept */
 #define STORE_MAX_VERDICT     (4 * 1024 * 1024)        /* bytes of verdict JSON kept */
 #define STORE_MAX_TEXT        1024                     /* a name, id, section, email, ... */
-#define STORE_MAX_STUDENT_ID  159                      /* a roster's id: a session carries it
+#define STORE_MAX_STUDENT_ID  ROSTER_ID_MAX            /* a roster's id: a session carries it
                                                           whole (server/session.h) */
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
@@ -292,6 +294,16 @@ void store_student_clear(struct store_student *st);
  */
 enum store_status store_student_put(struct store *s, const struct store_student *st,
                                     bool *created, struct store_error *err);
+
+/*
+ * Puts n students as store_student_put does, in one transaction: all of
+ * them or none (a roster imported). *added and *updated (may be NULL)
+ * count them; on failure *failed_at (may be NULL) is the index of the
+ * student refused, or n when the store failed on no one student.
+ */
+enum store_status store_students_put(struct store *s, const struct store_student *st, size_t n,
+                                     size_t *added, size_t *updated, size_t *failed_at,
+                                     struct store_error *err);
 
 /* The student with this id; STORE_NOT_FOUND when none. Release with
  * store_student_clear. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "batch/batch_progress.h"
@@ -17,7 +18,12 @@
 #include "batch/input/batch_id.h"
 #include "batch/input/batch_input_db.h"
 #include "batch/input/csv.h"
+#include "batch/reports/batch_roster.h"
 #include "batch/reports/batch_summary.h"
+#include "common/defaults.h"
+#include "gradebook/csv_write.h"
+#include "gradebook/roster.h"
+#include "gradebook/student_id.h"
 
 /* --- CSV -------------------------------------------------------------- */
 
@@ -175,6 +181,141 @@ static void test_csv_formula_cells(void **state)
         assert_true(csv_is_formula(formulas[i]));
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         assert_false(csv_is_formula(plain[i]));
+}
+
+/* Every field guarded with CSV_GUARD_ALL, past the mask's 64 bits too. */
+static void test_csv_guard_all(void **state)
+{
+    (void)state;
+    const char *row[70];
+    for (size_t i = 0; i < 70; i++)
+        row[i] = i % 2 ? "-3+4" : "-3";
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    csv_write_row(f, row, 70, CSV_GUARD_ALL);
+    fclose(f);
+    size_t guarded = 0, numbers = 0;
+    for (char *p = strtok(buf, ",\r\n"); p; p = strtok(NULL, ",\r\n")) {
+        guarded += !strcmp(p, "'-3+4");
+        numbers += !strcmp(p, "-3");
+    }
+    assert_int_equal(guarded, 35);   /* field 69 too */
+    assert_int_equal(numbers, 35);   /* a number is no formula */
+    free(buf);
+}
+
+/* --- rosters ---------------------------------------------------------- */
+
+static void test_roster_cell_problems(void **state)
+{
+    (void)state;
+    char id_max[ROSTER_ID_MAX + 2], name_max[ROSTER_NAME_MAX + 2];
+    memset(id_max, 'x', sizeof id_max);
+    memset(name_max, 'n', sizeof name_max);
+    static const struct {
+        enum gradebook_roster_column c;
+        const char *s;
+        const char *why;   /* a word of the reason, NULL when fine */
+    } cases[] = {
+        { ROSTER_ID, "s1", NULL },
+        { ROSTER_ID, "-5", NULL },
+        { ROSTER_ID, "", NULL },
+        { ROSTER_SIS_LOGIN, "jos\xc3\xa9", NULL },
+        { ROSTER_STUDENT, "P\xc3\xa9rez, Jos\xc3\xa9", NULL },
+        { ROSTER_STUDENT, "=EVIL()", NULL },          /* a name is guarded, not refused */
+        { ROSTER_ID, "=HYPERLINK(\"x\")", "formula" },
+        { ROSTER_SIS_USER, "-3+4", "formula" },
+        { ROSTER_SIS_LOGIN, "@jdoe", "formula" },
+        { ROSTER_ID, "+cmd", "formula" },
+        { ROSTER_STUDENT, "Ren\xe9" "e", "UTF-8" },   /* Latin-1 */
+        { ROSTER_ID, "a\xc0\xaf" "b", "UTF-8" },     /* overlong */
+        { ROSTER_STUDENT, "a\x1b[2Jb", "control" },
+        { ROSTER_STUDENT, "a\tb", "control" },
+        { ROSTER_SECTION, "A\r", "control" },
+        { ROSTER_COLUMNS, "a\xc2\x9b" "b", "control" },  /* C1 in the email */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *why = gradebook_roster_cell_problem(cases[i].c, cases[i].s,
+                                                        strlen(cases[i].s));
+        if (!cases[i].why)
+            assert_null(why);
+        else
+            assert_non_null(strstr(why ? why : "", cases[i].why));
+    }
+    /* the bounds, from defaults.h */
+    assert_null(gradebook_roster_cell_problem(ROSTER_ID, id_max, ROSTER_ID_MAX));
+    assert_non_null(gradebook_roster_cell_problem(ROSTER_ID, id_max, ROSTER_ID_MAX + 1));
+    assert_null(gradebook_roster_cell_problem(ROSTER_STUDENT, name_max, ROSTER_NAME_MAX));
+    assert_non_null(gradebook_roster_cell_problem(ROSTER_STUDENT, name_max,
+                                                  ROSTER_NAME_MAX + 1));
+}
+
+static void test_roster_duplicate(void **state)
+{
+    (void)state;
+    struct gradebook_roster r = { 0 };
+    static const char *const ids[] = { "b", "a", "", "c", "", "a", "b", "a" };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        assert_true(gradebook_roster_add_student(&r, ids[i], "N", true, "", ""));
+    size_t first = 99, second = 99;
+    bool oom = true;
+    /* "a" at 1 and 5 comes before "b" at 0 and 6: the earliest second */
+    assert_true(gradebook_roster_duplicate(&r, ROSTER_ID, &first, &second, &oom));
+    assert_false(oom);
+    assert_int_equal(first, 1);
+    assert_int_equal(second, 5);
+    /* empty cells are no ids: never duplicates */
+    assert_false(gradebook_roster_duplicate(&r, ROSTER_SIS_USER, &first, &second, &oom));
+    gradebook_roster_free(&r);
+    struct gradebook_roster once = { 0 };
+    assert_true(gradebook_roster_add_student(&once, "x", "N", true, "", ""));
+    assert_true(gradebook_roster_add_student(&once, "y", "N", true, "", ""));
+    assert_false(gradebook_roster_duplicate(&once, ROSTER_ID, &first, &second, &oom));
+    assert_false(oom);
+    gradebook_roster_free(&once);
+}
+
+/* A roster file, refused whole with its line, or read. */
+static void test_roster_load(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *data;
+        size_t len;
+        const char *words;   /* in the reason; NULL: read */
+    } cases[] = {
+        { "\xef\xbb\xbfid,name\ns1,Ada\n-5,Minus\n", 0, NULL },
+        { "id,name\ns1,Ada\ns2,Ren\xe9\n", 0, ":3: not UTF-8" },
+        { "\xff\xfei\0d\0\n\0", 10, "UTF-16" },
+        { "id,name\ns1,A\ns2,B\ns1,C\n", 0, ":4: the ID \"s1\" is on line 2 too" },
+        { "id,name\ns1,\"A\x1b[31m\"\n", 0, ":2: the Student \"A%1B[31m\" holds a control" },
+        { "Student,SIS Login ID\nA,ok\nB,\"=1+1\"\n", 0, ":3: the SIS Login ID \"=1+1\"" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[] = "/tmp/test_roster_XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].data);
+        assert_int_equal(write(fd, cases[i].data, len), (ssize_t)len);
+        close(fd);
+        struct gradebook_roster r;
+        char err[512] = "";
+        bool ok = batch_roster_load(path, &r, err, sizeof err);
+        unlink(path);
+        if (!cases[i].words) {
+            assert_true(ok);
+            assert_int_equal(r.n, 2);
+            assert_string_equal(r.v[0].cell[ROSTER_ID], "s1");   /* the mark read past */
+            assert_int_equal(r.v[1].line, 3);
+            gradebook_roster_free(&r);
+        } else {
+            assert_false(ok);
+            assert_int_equal(r.n, 0);                             /* nothing half-read */
+            if (!strstr(err, cases[i].words))
+                fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].words);
+        }
+    }
 }
 
 /* --- ids -------------------------------------------------------------- */
@@ -424,6 +565,10 @@ int main(void)
         cmocka_unit_test(test_csv_semicolons_and_byte_order_mark),
         cmocka_unit_test(test_csv_sniffs_the_delimiter),
         cmocka_unit_test(test_csv_formula_cells),
+        cmocka_unit_test(test_csv_guard_all),
+        cmocka_unit_test(test_roster_cell_problems),
+        cmocka_unit_test(test_roster_duplicate),
+        cmocka_unit_test(test_roster_load),
         cmocka_unit_test(test_id_problems),
         cmocka_unit_test(test_id_keys_are_safe_and_distinct),
         cmocka_unit_test(test_display_escapes_controls),

@@ -84,6 +84,8 @@ def main():
         ("grader/gradebook/student_id.h", "GRADEBOOK_ID_MAX", lambda n: "%d bytes" % n),
         ("grader/gradebook/roster.h", "GRADEBOOK_ROSTER_MAX_ROWS", str),
         ("grader/batch/reports/batch_roster.h", "BATCH_ROSTER_MAX_FIELD", lambda n: "%d bytes" % n),
+        ("grader/common/defaults.h", "ROSTER_ID_MAX", lambda n: "%d bytes" % n),
+        ("grader/common/defaults.h", "ROSTER_NAME_MAX", lambda n: "%d bytes" % n),
     ]:
         text = shown(c_define(header, name))
         check(text in limits, "the manual page's LIMITS lack %s (%s)" % (text, name))

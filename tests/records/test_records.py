@@ -305,6 +305,41 @@ def t_bearer_wrong_is_401(w):
         assert st == 200, (path, st)
 
 
+def t_text_not_utf8_never_drops(w):
+    """A store imported before rosters were checked holds a Latin-1 id or
+    name (issue 29, item 7): /api/me with such a student's token answers,
+    never drops the connection: 401 for an id no JSON can carry, the name
+    shown printable; the link asks "Sign in as NAME?" and signs in."""
+    import hashlib
+    import sqlite3
+    if not w.url.startswith("sqlite:"):
+        return
+    bad_id, bad_name = secrets.token_hex(32), secrets.token_hex(32)
+    c = sqlite3.connect(w.db)
+    for sid, name, token in ((b"lat\xe91", b"Lea", bad_id), (b"lat2", b"Ren\xe9e", bad_name)):
+        c.execute("INSERT INTO students (id, name, section, email, verified, token_sha256, "
+                  "created_ms) VALUES (CAST(? AS TEXT), CAST(? AS TEXT), '', '', 1, ?, 0)",
+                  (sid, name, hashlib.sha256(token.encode()).hexdigest()))
+    c.commit()
+    c.close()
+    try:
+        st, _, data = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + bad_name})
+        assert st == 200, (st, data)
+        assert json.loads(data) == {"kind": "student", "name": "Ren%E9e", "records": True}, data
+        st, h, data = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + bad_id})
+        assert st == 401 and json.loads(data)["error"]["code"] == "unauthorized", (st, data)
+        st, h, _ = call(w.srv, "GET", "/?k=" + bad_id)
+        assert st == 303 and h["location"] == "/?signin=failed", (st, h)
+        cookie = link_cookie(w, bad_name)
+        st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
+        assert st == 200 and json.loads(data)["name"] == "Ren%E9e", (st, data)
+    finally:
+        c = sqlite3.connect(w.db)
+        c.execute("DELETE FROM students WHERE id IN (CAST(? AS TEXT), 'lat2')", (b"lat\xe91",))
+        c.commit()
+        c.close()
+
+
 def admin(w, *args):
     import subprocess
     r = subprocess.run([ADMIN, "--database", w.url,
@@ -649,6 +684,7 @@ CHECKS = [
     ("display names", t_display_names),
     ("wrong bearer is 401", t_bearer_wrong_is_401),
     ("roster, links, bearer, renewal", t_roster_links_and_bearer),
+    ("text that is not UTF-8 never drops /api/me", t_text_not_utf8_never_drops),
     ("sessions end with their token", t_sessions_end_with_their_token),
     ("a link keeps another's session; signing out", t_link_keeps_another_session),
     ("a link on a signed-out page asks first", t_link_asks_first),

@@ -432,6 +432,43 @@ static void test_students_and_tokens(void **state)
     store_close(s);
 }
 
+/* A roster's students go in together or not at all (butterfly-admin's
+ * class import): a refused one names itself and nothing is written. */
+static void test_students_put_all_or_none(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    struct store_student got;
+    char long_id[STORE_MAX_STUDENT_ID + 2];
+    memset(long_id, 'x', sizeof long_id - 1);
+    long_id[sizeof long_id - 1] = '\0';
+    struct store_student v[3] = {
+        { .id = (char *)"r1", .name = (char *)"One", .verified = true },
+        { .id = long_id, .name = (char *)"Too long", .verified = true },
+        { .id = (char *)"r3", .name = (char *)"Three", .verified = true },
+    };
+    size_t added = 9, updated = 9, at = 9;
+    assert_int_equal(store_students_put(s, v, 3, &added, &updated, &at, &err), STORE_INVALID);
+    assert_int_equal(at, 1);
+    assert_int_equal(added, 0);
+    assert_int_equal(store_student_get(s, "r1", &got, &err), STORE_NOT_FOUND);
+    /* once every row may be: all of them, counted */
+    v[1].id = (char *)"r2";
+    assert_int_equal(store_students_put(s, v, 3, &added, &updated, &at, &err), STORE_OK);
+    assert_int_equal(added, 3);
+    assert_int_equal(updated, 0);
+    assert_int_equal(at, 3);
+    v[0].name = (char *)"One again";
+    assert_int_equal(store_students_put(s, v, 1, &added, &updated, &at, &err), STORE_OK);
+    assert_int_equal(added, 0);
+    assert_int_equal(updated, 1);
+    assert_int_equal(store_student_get(s, "r1", &got, &err), STORE_OK);
+    assert_string_equal(got.name, "One again");
+    store_student_clear(&got);
+    assert_int_equal(store_students_put(s, NULL, 0, &added, &updated, &at, &err), STORE_OK);
+    store_close(s);
+}
+
 static void test_tokens_are_hashed(void **state)
 {
     /* No column of the store holds a token: a copy of it lets no one in. */
@@ -1245,6 +1282,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_batch_all_or_none),
         cmocka_unit_test(test_invalid_records),
         cmocka_unit_test(test_students_and_tokens),
+        cmocka_unit_test(test_students_put_all_or_none),
         cmocka_unit_test(test_tokens_are_hashed),
         cmocka_unit_test(test_instructor),
         cmocka_unit_test(test_credentials),

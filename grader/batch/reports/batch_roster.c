@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "batch/input/csv.h"
+#include "gradebook/student_id.h"
 
 static bool named(const char *s, size_t len, const char *name)
 {
@@ -29,9 +30,89 @@ static int column_of(const struct csv_field *h)
     return named(h->data, h->len, "Name") ? ROSTER_STUDENT : -1;
 }
 
+/* The header of column c as a message names it. */
+static const char *column_name(int c)
+{
+    return c == COLUMN_EMAIL ? "Email"
+                             : gradebook_roster_column_to_str((enum gradebook_roster_column)c);
+}
+
+/* A cell's text for a message: printable, cut to a few words. Writes to
+ * out (size n). */
+static void shown(const char *s, size_t len, char *out, size_t n)
+{
+    char *d = gradebook_display(s, len < 48 ? len : 48);
+    snprintf(out, n, "\"%s%s\"", d ? d : "?", len > 48 ? "..." : "");
+    free(d);
+}
+
+/* Whether every field of the record is UTF-8; else the reason in err. */
+static bool record_utf8(const char *path, unsigned long line, const struct csv_field *f,
+                        size_t n, char *err, size_t errsz)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!gradebook_is_utf8(f[i].data, f[i].len)) {
+            snprintf(err, errsz, "%s:%lu: not UTF-8 text (Latin-1 or UTF-16?): save the roster "
+                     "as UTF-8 (\"CSV UTF-8\" in a spreadsheet)",
+                     path, line);
+            return false;
+        }
+    return true;
+}
+
+/* Whether the record's cells that are kept may be; else the reason in err. */
+static bool record_cells_ok(const char *path, unsigned long line, const struct csv_field *f,
+                            size_t n, const long col[ROSTER_COLUMNS + 1], char *err,
+                            size_t errsz)
+{
+    for (int c = 0; c <= ROSTER_COLUMNS; c++) {
+        if (col[c] < 0 || (size_t)col[c] >= n)
+            continue;
+        size_t len = f[col[c]].len;
+        const char *s = csv_trim(f[col[c]].data, &len);
+        const char *why = gradebook_roster_cell_problem((enum gradebook_roster_column)c, s, len);
+        if (why) {
+            char text[200];
+            shown(s, len, text, sizeof text);
+            snprintf(err, errsz, "%s:%lu: the %s %s %s", path, line,
+                     column_name(c), text, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether an id column holds an id twice; then the reason in err. */
+static bool duplicated(const char *path, const struct gradebook_roster *r, char *err,
+                       size_t errsz)
+{
+    static const enum gradebook_roster_column ids[] = { ROSTER_ID, ROSTER_SIS_USER,
+                                                        ROSTER_SIS_LOGIN };
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        size_t a = 0, b = 0;
+        bool oom = false;
+        if (!r->has[ids[k]])
+            continue;
+        if (gradebook_roster_duplicate(r, ids[k], &a, &b, &oom)) {
+            char text[200];
+            const char *id = r->v[b].cell[ids[k]];
+            shown(id, strlen(id), text, sizeof text);
+            snprintf(err, errsz, "%s:%lu: the %s %s is on line %lu too: each student once",
+                     path, r->v[b].line, column_name(ids[k]), text,
+                     r->v[a].line);
+            return true;
+        }
+        if (oom) {
+            snprintf(err, errsz, "out of memory");
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Appends the record's cells; false on OOM. */
 static bool add_entry(struct gradebook_roster *r, const struct csv_field *f, size_t n,
-                      const long col[ROSTER_COLUMNS + 1])
+                      const long col[ROSTER_COLUMNS + 1], unsigned long line)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
@@ -57,6 +138,7 @@ static bool add_entry(struct gradebook_roster *r, const struct csv_field *f, siz
     }
     memcpy(e->cell, cells, sizeof e->cell);
     e->email = cells[COLUMN_EMAIL];
+    e->line = line;
     r->n++;
     return true;
 }
@@ -82,6 +164,17 @@ bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, 
         snprintf(err, errsz, "cannot open the roster %s: %s", path, strerror(errno));
         return false;
     }
+    /* a spreadsheet's "Unicode text" is UTF-16 with its mark: said as such,
+     * not as a header without the columns (a UTF-8 mark is read past) */
+    unsigned char mark[2];
+    size_t got = fread(mark, 1, sizeof mark, f);
+    if (got == 2 && ((mark[0] == 0xff && mark[1] == 0xfe) || (mark[0] == 0xfe && mark[1] == 0xff))) {
+        snprintf(err, errsz, "the roster %s is UTF-16 text: save it as UTF-8 (\"CSV UTF-8\" in "
+                 "a spreadsheet)", path);
+        fclose(f);
+        return false;
+    }
+    rewind(f);
     if (!(rd = csv_reader_new(f, csv_sniff_file(f), BATCH_ROSTER_MAX_FIELD,
                               BATCH_ROSTER_MAX_FIELDS))) {
         snprintf(err, errsz, "out of memory");
@@ -96,6 +189,8 @@ bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, 
         snprintf(err, errsz, "the roster %s has no header row", path);
         goto out;
     }
+    if (!record_utf8(path, line, fields, n, err, errsz))
+        goto out;
     long col[ROSTER_COLUMNS + 1];
     for (int c = 0; c <= ROSTER_COLUMNS; c++)
         col[c] = -1;
@@ -122,6 +217,8 @@ bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, 
                          BATCH_ROSTER_MAX_FIELD);
                 goto out;
             }
+        if (!record_utf8(path, line, fields, n, err, errsz))
+            goto out;
         /* Canvas's export has this row second: it is not a student */
         size_t len = col[ROSTER_STUDENT] >= 0 && (size_t)col[ROSTER_STUDENT] < n
                          ? fields[col[ROSTER_STUDENT]].len : 0;
@@ -132,7 +229,9 @@ bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, 
                      BATCH_ROSTER_MAX_ROWS);
             goto out;
         }
-        if (!add_entry(r, fields, n, col)) {
+        if (!record_cells_ok(path, line, fields, n, col, err, errsz))
+            goto out;
+        if (!add_entry(r, fields, n, col, line)) {
             snprintf(err, errsz, "out of memory");
             goto out;
         }
@@ -142,6 +241,8 @@ bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, 
                  ? "a quoted cell is not closed before the end of the file" : "cannot read it");
         goto out;
     }
+    if (duplicated(path, r, err, errsz))
+        goto out;
     ok = true;
 out:
     csv_reader_free(rd);

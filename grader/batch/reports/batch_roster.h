@@ -21,10 +21,15 @@
  * Reads the roster at path into *r: a header row naming at least one of
  * ID, SIS User ID, SIS Login ID (any case, blanks around ignored), then
  * one student per record; blank records and Canvas's "Points Possible"
- * row are skipped. Cells are kept as they are, blanks around trimmed.
- * False with a reason in err (no such file, no id column, a cell over
- * BATCH_ROSTER_MAX_FIELD bytes, too many rows); *r is then empty.
- * Release with gradebook_roster_free().
+ * row are skipped. Cells are kept as they are, blanks around trimmed; each
+ * entry knows its line. The file is UTF-8 (a UTF-8 mark is read past);
+ * every cell kept passes gradebook_roster_cell_problem, and no id column
+ * holds one id twice. False with the line and the reason in err (no such
+ * file, UTF-16 or Latin-1 text, a control character, an id or a name over
+ * its bound, an id a spreadsheet would run, an id on two lines, no id
+ * column, a cell over BATCH_ROSTER_MAX_FIELD bytes, too many rows): the
+ * roster is refused whole, *r is then empty. Release with
+ * gradebook_roster_free().
  */
 bool batch_roster_load(const char *path, struct gradebook_roster *r, char *err, size_t errsz);
 
