@@ -300,6 +300,8 @@ static bool fetch_start(struct lti *l, size_t i)
     }
     ks->last_try = time(NULL);
     if (pthread_create(&ks->fetcher, NULL, fetch_thread, ks)) {
+        if (!ks->failing)
+            ks->failing_since = ks->last_try;
         ks->failing = true;
         snprintf(ks->failure, sizeof ks->failure, "The platform's key set could not be "
                  "fetched (no thread for it).");
