@@ -267,6 +267,8 @@ static void *fetch_thread(void *arg)
     else if (!(set = key_set_parse(text)))
         snprintf(why, sizeof why, "The platform's key set is not a JWKS.");
     free(text);
+    if (!set)   /* before the lock: nothing after it may wait (fetch_start joins) */
+        fprintf(stderr, "butterfly-server: LTI platform %s: %s\n", p->name, why);
     pthread_mutex_lock(&l->lock);
     if (set) {
         r_jwks_free(ks->set);
@@ -282,8 +284,6 @@ static void *fetch_thread(void *arg)
     ks->in_flight = false;
     unpark(l, ks->platform);
     pthread_mutex_unlock(&l->lock);
-    if (!set)
-        fprintf(stderr, "butterfly-server: LTI platform %s: %s\n", p->name, why);
     return NULL;
 }
 
@@ -294,7 +294,7 @@ static bool fetch_start(struct lti *l, size_t i)
     struct keyset *ks = &l->keysets[i];
     if (ks->joinable) {
         /* the last fetch is over (in_flight is its last write, under this
-         * lock): its thread is returning, the join is at once */
+         * lock, and it does nothing after the unlock): the join is at once */
         pthread_join(ks->fetcher, NULL);
         ks->joinable = false;
     }
