@@ -196,7 +196,11 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     /* the line item came in a launch: a host outside the registration's
      * gets neither our token nor a retry */
     if (!lti_platform_allows(&l->cfg.p[i], d->lineitem)) {
-        snprintf(err, errsz, "the line item is not at a host of the platform's registration");
+        char origin[LTI_ORIGIN_SIZE];
+        if (!lti_url_origin(d->lineitem, origin, sizeof origin))
+            snprintf(origin, sizeof origin, "(none)");
+        snprintf(err, errsz, "the line item's origin %s is not one of the registration's "
+                 "(docs/LTI.md: service_origins)", origin);
         *permanent = true;
         return false;
     }
