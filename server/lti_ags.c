@@ -199,7 +199,7 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
         char origin[LTI_ORIGIN_SIZE];
         if (!lti_url_origin(d->lineitem, origin, sizeof origin))
             snprintf(origin, sizeof origin, "(none)");
-        snprintf(err, errsz, "the line item's origin %s is not one of the registration's "
+        snprintf(err, errsz, "the line item's origin %.200s is not one of the registration's "
                  "(docs/LTI.md: service_origins)", origin);
         *permanent = true;
         return false;
