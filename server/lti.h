@@ -8,8 +8,8 @@
  * and resumes the connection when done; a platform's key set is fetched
  * on a short-lived thread of its own (one at most per platform) while the
  * launches that need it wait parked, so no platform waits behind another's
- * fetch; scores go out from a sender thread of their own, reading the outbox the records' trigger fills
- * (store_lti.h). The tool's public key set is kept in memory for
+ * fetch; scores go out from a sender thread of their own, reading the
+ * outbox the records' trigger fills (store_lti.h). The tool's public key set is kept in memory for
  * GET /lti/jwks.json and reread from the store every LTI_KEYS_REFRESH_S.
  */
 #ifndef BUTTERFLY_LTI_H

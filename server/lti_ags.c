@@ -231,9 +231,9 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     }
     char *answer = NULL;
     long status = 0;
-    bool ok = lti_http_fetch(&l->cfg.p[i], url, body, "application/vnd.ims.lis.v1.score+json", token,
-                             NULL, LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status, err,
-                             errsz);
+    bool ok = lti_http_fetch(&l->cfg.p[i], url, body, "application/vnd.ims.lis.v1.score+json",
+                             token, NULL, LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status,
+                             err, errsz);
     free(body);
     free(answer);
     if (ok && (status < 200 || status > 299)) {
