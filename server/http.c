@@ -48,6 +48,10 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
             json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s}", "kind", "none",
                                                       "status", "none", "message", ""));
         }
+        /* LTI degraded (a platform's key set unreachable) is said in the
+         * body too: grading and every other platform go on */
+        if (h && s->lti)
+            json_object_set_new(h, "lti", lti_health(s->lti));
         return response_json(r, ps.healthy ? 200 : 503, h);
     }
     case ROUTE_ABOUT:

@@ -1,6 +1,11 @@
 /*
  * lti.c - LTI's thread and what it keeps: the job queue, the tool's keys,
  * the platforms' key sets, bounded outbound calls, LTI's counters.
+ *
+ * A platform's key set is fetched on a thread of its own, one fetch at
+ * most per platform: the launches that need it park until it is over and
+ * the LTI thread goes on with the rest, so a platform whose key set hangs
+ * delays its own launches (by the fetch's bound) and nobody else's.
  */
 #include "server/lti_internal.h"
 
@@ -38,12 +43,18 @@ static size_t sink_write(char *data, size_t size, size_t n, void *arg)
     return add;
 }
 
-bool lti_http_fetch(const char *url, const char *body, const char *ctype, const char *bearer,
-                    const char *accept, size_t max, long timeout_ms, char **out, long *status,
-                    char *err, size_t errsz)
+bool lti_http_fetch(const struct lti_platform *p, const char *url, const char *body,
+                    const char *ctype, const char *bearer, const char *accept, size_t max,
+                    long timeout_ms, char **out, long *status, char *err, size_t errsz)
 {
     *out = NULL;
     *status = 0;
+    /* only the registration's hosts: a line item comes in a launch, and
+     * no address anyone else names is called with our assertion or token */
+    if (!p || !lti_platform_allows(p, url)) {
+        snprintf(err, errsz, "the address is not at a host of the platform's registration");
+        return false;
+    }
     CURL *c = curl_easy_init();
     if (!c) {
         snprintf(err, errsz, "libcurl could not start");
@@ -70,6 +81,7 @@ bool lti_http_fetch(const char *url, const char *body, const char *ctype, const 
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)LTI_CONNECT_TIMEOUT_MS);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &k);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "butterfly-grader-lti");
@@ -185,98 +197,221 @@ char *lti_jwks_text(struct lti *l)
 
 /* ---- the platforms' key sets ------------------------------------------------------ */
 
-static bool fetch_key_set(struct lti *l, size_t i, struct refusal_ctx *why)
+/* The RSA keys of a key set's JSON text, each with only what verifying
+ * needs (kty, n, e, kid): a key's x5u (an address the library would
+ * fetch) or x5c never reaches it. NULL when the text is no key set. */
+static jwks_t *key_set_parse(const char *text)
 {
-    const struct lti_platform *p = &l->cfg.p[i];
-    char *text = NULL, err[256];
-    long status = 0;
-    l->keysets[i].last_fetch = time(NULL);
-    if (!lti_http_fetch(p->key_set_url, NULL, NULL, NULL, "application/json", LTI_MAX_KEY_SET,
-                        LTI_FETCH_TIMEOUT_MS, &text, &status, err, sizeof err) ||
-        status != 200) {
-        snprintf(why->message, sizeof why->message, "The platform's key set could not be "
-                 "fetched (%.150s).", status && status != 200 ? "not 200" : err);
-        free(text);
-        return false;
-    }
+    json_t *doc = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+    json_t *keys = json_object_get(doc, "keys");
     jwks_t *set = NULL;
-    bool ok = r_jwks_init(&set) == RHN_OK && r_jwks_import_from_json_str(set, text) == RHN_OK;
+    if (!json_is_array(keys) || r_jwks_init(&set) != RHN_OK) {
+        json_decref(doc);
+        return NULL;
+    }
+    for (size_t k = 0; k < json_array_size(keys); k++) {
+        json_t *key = json_array_get(keys, k);
+        const char *kty = json_string_value(json_object_get(key, "kty"));
+        const char *n = json_string_value(json_object_get(key, "n"));
+        const char *e = json_string_value(json_object_get(key, "e"));
+        const char *kid = json_string_value(json_object_get(key, "kid"));
+        if (!kty || strcmp(kty, "RSA") || !n || !e || !kid || !*kid || strlen(kid) > 256)
+            continue;   /* a key that cannot verify an RS256 launch */
+        json_t *clean = json_pack("{s:s, s:s, s:s, s:s}", "kty", "RSA", "n", n, "e", e,
+                                  "kid", kid);
+        jwk_t *jwk = NULL;
+        if (clean && r_jwk_init(&jwk) == RHN_OK &&
+            r_jwk_import_from_json_t(jwk, clean) == RHN_OK)
+            r_jwks_append_jwk(set, jwk);
+        r_jwk_free(jwk);
+        json_decref(clean);
+    }
+    json_decref(doc);
+    return set;
+}
+
+/* Moves the launches parked on platform i back to the queue (under
+ * lock): the ring has room for every one (LTI_RING). */
+static void unpark(struct lti *l, size_t i)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < l->n_parked; k++) {
+        if (l->parked[k].platform == i) {
+            l->jobs[(l->head + l->n_jobs) % LTI_RING] = l->parked[k].job;
+            l->n_jobs++;
+        } else {
+            l->parked[kept++] = l->parked[k];
+        }
+    }
+    l->n_parked = kept;
+    l->keysets[i].n_waiting = 0;
+    pthread_cond_signal(&l->wake);
+}
+
+/* A fetch's thread: platform i's key set from its key_set_url, bounded in
+ * time (LTI_FETCH_TIMEOUT_MS) and size (LTI_MAX_KEY_SET). */
+static void *fetch_thread(void *arg)
+{
+    struct keyset *ks = arg;
+    struct lti *l = ks->l;
+    const struct lti_platform *p = &l->cfg.p[ks->platform];
+    char *text = NULL, err[160], why[256] = "";
+    long status = 0;
+    jwks_t *set = NULL;
+    if (!lti_http_fetch(p, p->key_set_url, NULL, NULL, NULL, "application/json",
+                        LTI_MAX_KEY_SET, LTI_FETCH_TIMEOUT_MS, &text, &status, err, sizeof err))
+        snprintf(why, sizeof why, "The platform's key set could not be fetched (%s).", err);
+    else if (status != 200)
+        snprintf(why, sizeof why, "The platform's key set could not be fetched (it answered "
+                 "%ld).", status);
+    else if (!(set = key_set_parse(text)))
+        snprintf(why, sizeof why, "The platform's key set is not a JWKS.");
     free(text);
-    if (!ok) {
-        r_jwks_free(set);
-        snprintf(why->message, sizeof why->message, "The platform's key set is not a JWKS.");
+    if (!set)   /* before the lock: nothing after it may wait (fetch_start joins) */
+        fprintf(stderr, "butterfly-server: LTI platform %s: %s\n", p->name, why);
+    pthread_mutex_lock(&l->lock);
+    if (set) {
+        r_jwks_free(ks->set);
+        ks->set = set;
+        ks->fetched = time(NULL);
+        ks->failing = false;
+    } else {
+        if (!ks->failing)
+            ks->failing_since = time(NULL);
+        ks->failing = true;
+        snprintf(ks->failure, sizeof ks->failure, "%s", why);
+    }
+    ks->in_flight = false;
+    unpark(l, ks->platform);
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
+/* Starts platform i's fetch (under lock, none in flight); false when no
+ * thread could be made. */
+static bool fetch_start(struct lti *l, size_t i)
+{
+    struct keyset *ks = &l->keysets[i];
+    if (ks->joinable) {
+        /* the last fetch is over (in_flight is its last write, under this
+         * lock, and it does nothing after the unlock): the join is at once */
+        pthread_join(ks->fetcher, NULL);
+        ks->joinable = false;
+    }
+    ks->last_try = time(NULL);
+    if (pthread_create(&ks->fetcher, NULL, fetch_thread, ks)) {
+        if (!ks->failing)
+            ks->failing_since = ks->last_try;
+        ks->failing = true;
+        snprintf(ks->failure, sizeof ks->failure, "The platform's key set could not be "
+                 "fetched (no thread for it).");
         return false;
     }
-    r_jwks_free(l->keysets[i].set);
-    l->keysets[i].set = set;
-    l->keysets[i].fetched = time(NULL);
+    ks->joinable = true;
+    ks->in_flight = true;
     return true;
 }
 
-bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *token,
-                      json_t **claims, struct lti_refusal *why)
+enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, const char *token,
+                                 bool may_wait,
+                                 void (*fn)(struct lti *l, struct store *s, void *arg),
+                                 void *arg, json_t **claims, struct lti_refusal *why)
 {
     size_t i = (size_t)(p - l->cfg.p);
     *claims = NULL;
     why->code = NULL;
-    /* an unsigned token is a forgery with a name of its own; rhonabwy
-     * parses none ("NONE" not even as a JWT), so its header is read here */
-    if (lti_token_unsigned(token))
-        return lti_refuse(why, "alg_none", NULL);
+    /* the header is read here first: an unsigned token is a forgery with
+     * a name of its own (rhonabwy parses none), and one naming a key or
+     * a key's address never reaches the library, which would fetch it */
+    if (!lti_token_header_ok(token, why))
+        return LTI_REFUSED;
     jwt_t *jwt = NULL;
-    if (r_jwt_init(&jwt) != RHN_OK || r_jwt_parse(jwt, token, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
+    /* and then parsed with every header key source off, for good measure */
+    if (r_jwt_init(&jwt) != RHN_OK ||
+        r_jwt_advanced_parse(jwt, token, R_PARSE_NONE, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
         r_jwt_free(jwt);
-        return lti_refuse(why, "not_a_jwt", NULL);
+        lti_refuse(why, "not_a_jwt", NULL);
+        return LTI_REFUSED;
     }
     /* RS256 only, whatever the header says: HS256 signed with the
      * platform's public key ends here */
     const char *alg = r_jwt_get_header_str_value(jwt, "alg");
     const char *kid = r_jwt_get_header_str_value(jwt, "kid");
-    bool ok = false;
+    enum lti_verify out = LTI_REFUSED;
     if (!alg || strcmp(alg, "RS256") || r_jwt_get_sign_alg(jwt) != R_JWA_ALG_RS256) {
         lti_refuse(why, "alg", NULL);
-    } else if (!kid || !*kid) {
-        lti_refuse(why, "kid", "The id_token's header names no key (kid).");
-    } else {
-        struct keyset *ks = &l->keysets[i];
-        time_t now = time(NULL);
-        struct refusal_ctx fetch = { "" };
-        bool fresh = ks->set && now - ks->fetched < (time_t)LTI_KEY_SET_TTL_S;
-        jwk_t *key = fresh ? r_jwks_get_by_kid(ks->set, kid) : NULL;
-        bool fetched = fresh;
-        /* unknown kid: the platform may have rotated; fetch once more,
-         * though not more often than LTI_KEY_SET_REFETCH_S */
-        if (!key && (!fresh || now - ks->last_fetch >= (time_t)LTI_KEY_SET_REFETCH_S)) {
-            fetched = fetch_key_set(l, i, &fetch);
-            if (fetched)
-                key = r_jwks_get_by_kid(ks->set, kid);
-        }
-        /* the platform cannot be reached now: a key it published before,
-         * past its cache time, still verifies (a rotation is what the
-         * refetch is for, and a removed key needs the platform's answer) */
-        if (!key && !fetched && ks->set) {
-            key = r_jwks_get_by_kid(ks->set, kid);
-            fetched = key != NULL;
-        }
-        unsigned int bits = 0;
-        if (!fetched && !key) {
-            lti_refuse(why, "key_set", fetch.message[0] ? fetch.message : NULL);
-        } else if (!key) {
-            lti_refuse(why, "kid", NULL);
-        } else if (!(r_jwk_key_type(key, &bits, R_FLAG_IGNORE_REMOTE) & R_KEY_TYPE_RSA)) {
-            lti_refuse(why, "kid", "The key the id_token names is not an RSA key.");
-        } else if (r_jwt_verify_signature(jwt, key, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
-            lti_refuse(why, "signature", NULL);
-        } else {
-            *claims = r_jwt_get_full_claims_json_t(jwt);
-            ok = *claims != NULL;
-            if (!ok)
-                lti_refuse(why, "not_a_jwt", "The id_token has no claims.");
-        }
-        r_jwk_free(key);
+        r_jwt_free(jwt);
+        return LTI_REFUSED;
     }
+    if (!kid || !*kid) {
+        lti_refuse(why, "kid", "The id_token's header names no key (kid).");
+        r_jwt_free(jwt);
+        return LTI_REFUSED;
+    }
+    struct keyset *ks = &l->keysets[i];
+    char failure[256] = "";
+    pthread_mutex_lock(&l->lock);
+    time_t now = time(NULL);
+    bool fresh = ks->set && now - ks->fetched < (time_t)LTI_KEY_SET_TTL_S;
+    jwk_t *key = ks->set ? r_jwks_get_by_kid(ks->set, kid) : NULL;
+    /* past its time, or without the kid (the platform may have rotated):
+     * fetched again, though not more often than LTI_KEY_SET_REFETCH_S */
+    bool want = !fresh || !key;
+    bool may_try = !ks->last_try || now - ks->last_try >= (time_t)LTI_KEY_SET_REFETCH_S;
+    if (may_wait && want && !l->stopping && ks->n_waiting < LTI_KEY_SET_WAITERS &&
+        (ks->in_flight || (may_try && fetch_start(l, i)))) {
+        l->parked[l->n_parked++] = (struct lti_parked){ i, { fn, arg } };
+        ks->n_waiting++;
+        pthread_mutex_unlock(&l->lock);
+        r_jwk_free(key);
+        r_jwt_free(jwt);
+        return LTI_WAIT;
+    }
+    bool failing = ks->failing, have_set = ks->set != NULL;
+    snprintf(failure, sizeof failure, "%s", ks->failure);
+    pthread_mutex_unlock(&l->lock);
+    /* a key the platform published before, past its cache time, still
+     * verifies while the platform cannot be reached (a removed key needs
+     * the platform's answer, which the fetch above asked for) */
+    unsigned int bits = 0;
+    if (!key && (failing || !have_set)) {
+        lti_refuse(why, "key_set", failing && failure[0] ? failure : NULL);
+    } else if (!key) {
+        lti_refuse(why, "kid", NULL);
+    } else if (!(r_jwk_key_type(key, &bits, R_FLAG_IGNORE_REMOTE) & R_KEY_TYPE_RSA)) {
+        lti_refuse(why, "kid", "The key the id_token names is not an RSA key.");
+    } else if (r_jwt_verify_signature(jwt, key, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
+        lti_refuse(why, "signature", NULL);
+    } else if (!(*claims = r_jwt_get_full_claims_json_t(jwt))) {
+        lti_refuse(why, "not_a_jwt", "The id_token has no claims.");
+    } else {
+        out = LTI_VERIFIED;
+    }
+    r_jwk_free(key);
     r_jwt_free(jwt);
-    return ok;
+    return out;
+}
+
+json_t *lti_health(struct lti *l)
+{
+    json_t *list = json_array();
+    pthread_mutex_lock(&l->lock);
+    for (size_t i = 0; list && i < l->cfg.n; i++) {
+        const struct keyset *ks = &l->keysets[i];
+        if (ks->failing)
+            json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "name",
+                                                  l->cfg.p[i].name, "key_set", "unreachable",
+                                                  "message", ks->failure, "since",
+                                                  (json_int_t)ks->failing_since));
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (!list)
+        return NULL;
+    if (!json_array_size(list)) {
+        json_decref(list);
+        return json_pack("{s:s}", "status", "ok");
+    }
+    return json_pack("{s:s, s:o}", "status", "degraded", "platforms", list);
 }
 
 /* ---- counters -------------------------------------------------------------------- */
@@ -337,9 +472,10 @@ bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *
                 void *arg)
 {
     pthread_mutex_lock(&l->lock);
-    bool ok = !l->stopping && l->n_jobs < LTI_QUEUE_LENGTH;
+    /* the parked launches count: each will come back to the queue */
+    bool ok = !l->stopping && l->n_jobs + l->n_parked < LTI_QUEUE_LENGTH;
     if (ok) {
-        l->jobs[(l->head + l->n_jobs) % LTI_QUEUE_LENGTH] = (struct lti_job){ fn, arg };
+        l->jobs[(l->head + l->n_jobs) % LTI_RING] = (struct lti_job){ fn, arg };
         l->n_jobs++;
         pthread_cond_signal(&l->wake);
     }
@@ -355,14 +491,16 @@ static void *launch_thread(void *arg)
     for (;;) {
         if (l->n_jobs) {
             struct lti_job j = l->jobs[l->head];
-            l->head = (l->head + 1) % LTI_QUEUE_LENGTH;
+            l->head = (l->head + 1) % LTI_RING;
             l->n_jobs--;
             pthread_mutex_unlock(&l->lock);
             j.fn(l, l->store, j.arg);
             pthread_mutex_lock(&l->lock);
             continue;
         }
-        if (l->stopping)
+        /* a parked launch comes back once its fetch is over (bounded):
+         * it is answered before the thread ends */
+        if (l->stopping && !l->n_parked)
             break;
         if (time(NULL) - last_refresh >= (time_t)LTI_KEYS_REFRESH_S) {
             pthread_mutex_unlock(&l->lock);
@@ -400,6 +538,8 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     pthread_mutex_init(&l->lock, NULL);
     pthread_cond_init(&l->wake, NULL);
     pthread_cond_init(&l->sender_wake, NULL);
+    for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++)
+        l->keysets[i] = (struct keyset){ .l = l, .platform = i };
     l->policy = o->policy;
     snprintf(l->public_url, sizeof l->public_url, "%s", o->public_url);
     char why[400];
@@ -452,6 +592,13 @@ void lti_quiesce(struct lti *l)
     pthread_mutex_unlock(&l->lock);
     if (l->thread_started)
         pthread_join(l->thread, NULL);
+    /* no fetch starts once stopping; those that ran are over (their
+     * launches were answered above) or end within their bound */
+    for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++) {
+        if (l->keysets[i].joinable)
+            pthread_join(l->keysets[i].fetcher, NULL);
+        l->keysets[i].joinable = false;
+    }
     lti_sender_stop(l);
 }
 

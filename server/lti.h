@@ -5,9 +5,11 @@
  * Threads. libmicrohttpd's thread never fetches, signs against the
  * network or calls the store: a login's state and a launch go to the LTI
  * thread (lti_submit), which has its own store connection and libcurl,
- * and resumes the connection when done; scores go out from a sender
- * thread of their own, reading the outbox the records' trigger fills
- * (store_lti.h). The tool's public key set is kept in memory for
+ * and resumes the connection when done; a platform's key set is fetched
+ * on a short-lived thread of its own (one at most per platform) while the
+ * launches that need it wait parked, so no platform waits behind another's
+ * fetch; scores go out from a sender thread of their own, reading the
+ * outbox the records' trigger fills (store_lti.h). The tool's public key set is kept in memory for
  * GET /lti/jwks.json and reread from the store every LTI_KEYS_REFRESH_S.
  */
 #ifndef BUTTERFLY_LTI_H
@@ -23,6 +25,11 @@
 #define LTI_MAX_PLATFORMS 64
 #define LTI_MAX_DEPLOYMENTS 32
 #define LTI_MAX_FRAME_ORIGINS 8     /* a platform's frame_origins */
+#define LTI_MAX_SERVICE_ORIGINS 8   /* a platform's service_origins */
+/* the origins a registration's calls may go to: its issuer's, its three
+ * URLs' and its service_origins */
+#define LTI_MAX_ORIGINS (4 + LTI_MAX_SERVICE_ORIGINS)
+#define LTI_ORIGIN_SIZE 300         /* "scheme://host:port" and its NUL */
 
 /* One registration: what --lti-config's "platforms" holds. */
 struct lti_platform {
@@ -30,6 +37,10 @@ struct lti_platform {
     char *deployment_ids[LTI_MAX_DEPLOYMENTS];
     size_t n_deployments;
     char *auth_login_url, *auth_token_url, *key_set_url;
+    /* where the tool may call (lti_url_origin's form, each once): nothing
+     * outside them is fetched for this registration */
+    char origins[LTI_MAX_ORIGINS][LTI_ORIGIN_SIZE];
+    size_t n_origins;
 };
 
 struct lti_config {
@@ -50,6 +61,16 @@ bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char
                       size_t errsz);
 
 void lti_config_free(struct lti_config *c);
+
+/* The origin of an http(s) URL as libcurl parses it, lower-case
+ * "scheme://host:port" with the scheme's port when none is written, into
+ * out. False for anything else, and for a URL with a user or password
+ * (libcurl would send them). */
+bool lti_url_origin(const char *url, char *out, size_t outsz);
+
+/* Whether url is at one of p's origins (p->origins): the only addresses a
+ * call made for p may go to. */
+bool lti_platform_allows(const struct lti_platform *p, const char *url);
 
 /* The registration of (issuer, client_id); client_id NULL or "" matches
  * the issuer's only one (a login may leave it out). NULL when none, or
@@ -86,6 +107,13 @@ bool lti_refuse(struct lti_refusal *why, const char *code, const char *message);
 /* Whether token is a JWT whose header's alg says it is unsigned ("none",
  * in any case), with or without a signature part. */
 bool lti_token_unsigned(const char *token);
+
+/* Reads token's header before any JWT library does: true when it is a
+ * compact JWS (three base64url parts, a header of at most
+ * LTI_MAX_JWT_HEADER bytes that is one JSON object, no member twice)
+ * naming no key and no key's address (jku, x5u, jwk, x5c). Else false
+ * with the reason in *why (alg_none, not_a_jwt, key_header). */
+bool lti_token_header_ok(const char *token, struct lti_refusal *why);
 
 /* What an accepted launch says. Pointers into the claims (valid while
  * they are). */
@@ -155,21 +183,40 @@ void lti_count_launch(struct lti *l, const char *refusal_code);
 /* Writes LTI's counters in Prometheus' text format. */
 void lti_render_metrics(struct lti *l, FILE *f);
 
+/* What /healthz says of LTI, a new object: {"status": "ok"} or
+ * {"status": "degraded", "platforms": [{"name", "key_set":
+ * "unreachable", "message", "since"}]} for each platform whose last key
+ * set fetch failed. NULL on OOM. */
+json_t *lti_health(struct lti *l);
+
+enum lti_verify { LTI_VERIFIED, LTI_REFUSED, LTI_WAIT };
+
 /*
  * On the LTI thread: verifies token's signature (RS256 only, whatever its
- * header says) with the key of its kid in p's key set, fetched with a
- * bound on time and size, cached, and fetched again once for an unknown
- * kid. On success *claims is a new reference. Else false and *why.
+ * header says, and only after lti_token_header_ok) with the key of its kid
+ * in p's key set, which is cached and fetched (bounded in time and size,
+ * from p's key_set_url only) when missing, past its time, or without the
+ * kid, at most every LTI_KEY_SET_REFETCH_S.
+ * LTI_VERIFIED: *claims is a new reference. LTI_REFUSED: *why says why.
+ * LTI_WAIT (only when may_wait): the key set is being fetched, on a thread
+ * of its own, so the LTI thread goes on with other platforms' work; once
+ * the fetch is over fn(l, s, arg) runs again on the LTI thread, and calls
+ * this with may_wait false, which decides with the key set as it is then.
  */
-bool lti_verify_token(struct lti *l, const struct lti_platform *p, const char *token,
-                      json_t **claims, struct lti_refusal *why);
+enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, const char *token,
+                                 bool may_wait,
+                                 void (*fn)(struct lti *l, struct store *s, void *arg),
+                                 void *arg, json_t **claims, struct lti_refusal *why);
 
 /* libcurl, bounded: GET (body NULL) or POST body with content type ctype
- * and optional bearer token; the answer (at most max bytes) into *out (a
- * NUL-terminated string the caller frees), its status into *status.
- * False with a sentence in err when no answer came (or it was too big). */
-bool lti_http_fetch(const char *url, const char *body, const char *ctype, const char *bearer,
-                    const char *accept, size_t max, long timeout_ms, char **out, long *status,
-                    char *err, size_t errsz);
+ * and optional bearer token, to url only if it is at one of p's origins
+ * (lti_platform_allows); no redirect followed, a connect and a total
+ * timeout; the answer (at most max bytes) into *out (a NUL-terminated
+ * string the caller frees), its status into *status. False with a
+ * sentence in err when no answer came (or it was too big, or url is not
+ * p's). */
+bool lti_http_fetch(const struct lti_platform *p, const char *url, const char *body,
+                    const char *ctype, const char *bearer, const char *accept, size_t max,
+                    long timeout_ms, char **out, long *status, char *err, size_t errsz);
 
 #endif

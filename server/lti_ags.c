@@ -142,7 +142,7 @@ static const char *access_token(struct lti *l, size_t i, char *err, size_t errsz
     free(assertion);
     char *answer = NULL;
     long status = 0;
-    bool ok = lti_http_fetch(p->auth_token_url, body, "application/x-www-form-urlencoded",
+    bool ok = lti_http_fetch(p, p->auth_token_url, body, "application/x-www-form-urlencoded",
                              NULL, "application/json", LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS,
                              &answer, &status, err, errsz);
     free(body);
@@ -193,6 +193,17 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
                        bool *permanent, char *err, size_t errsz)
 {
     *permanent = false;
+    /* the line item came in a launch: a host outside the registration's
+     * gets neither our token nor a retry */
+    if (!lti_platform_allows(&l->cfg.p[i], d->lineitem)) {
+        char origin[LTI_ORIGIN_SIZE];
+        if (!lti_url_origin(d->lineitem, origin, sizeof origin))
+            snprintf(origin, sizeof origin, "(none)");
+        snprintf(err, errsz, "the line item's origin %.200s is not one of the registration's "
+                 "(docs/LTI.md: service_origins)", origin);
+        *permanent = true;
+        return false;
+    }
     const char *token = access_token(l, i, err, errsz);
     if (!token)
         return false;
@@ -220,9 +231,9 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     }
     char *answer = NULL;
     long status = 0;
-    bool ok = lti_http_fetch(url, body, "application/vnd.ims.lis.v1.score+json", token,
-                             NULL, LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status, err,
-                             errsz);
+    bool ok = lti_http_fetch(&l->cfg.p[i], url, body, "application/vnd.ims.lis.v1.score+json",
+                             token, NULL, LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status,
+                             err, errsz);
     free(body);
     free(answer);
     if (ok && (status < 200 || status > 299)) {

@@ -3,6 +3,7 @@
  * Security Framework (5.1.3) and LTI Core 1.3 ask; and the small parsers
  * of a launch's form and cookie. Pure functions: no network, no store.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -26,6 +27,8 @@ const struct lti_reason lti_reasons[] = {
                       "course's page." },
     { "state", "The state is not one of this tool's logins, was used already, or expired." },
     { "alg_none", "The id_token is unsigned (alg none): an unsigned token is refused." },
+    { "key_header", "The id_token's header names a key or a key's address (jku, x5u, jwk, "
+                    "x5c): only the platform's registered key set is used." },
     { "alg", "The id_token is not signed with RS256." },
     { "kid", "The key the id_token names (kid) is not in the platform's key set." },
     { "key_set", "The platform's key set could not be fetched." },
@@ -82,6 +85,62 @@ bool lti_token_unsigned(const char *token)
     bool none = alg && !strcasecmp(alg, "none");
     json_decref(h);
     return none;
+}
+
+/* Whether the n bytes at s are base64url's alphabet alone (no padding):
+ * the only form a JWS part has, and one every decoder reads alike. */
+static bool base64url_only(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!isalnum(c) && c != '-' && c != '_')
+            return false;
+    }
+    return true;
+}
+
+bool lti_token_header_ok(const char *token, struct lti_refusal *why)
+{
+    if (lti_token_unsigned(token))
+        return lti_refuse(why, "alg_none", NULL);
+    const char *dot1 = strchr(token, '.');
+    const char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+    size_t n = dot1 ? (size_t)(dot1 - token) : 0;
+    /* a compact JWS and nothing else: a JWE (five parts) or a JSON
+     * serialisation would be parsed by other paths of the library */
+    if (!dot2 || strchr(dot2 + 1, '.') || n == 0 || n > LTI_MAX_JWT_HEADER ||
+        dot2 == dot1 + 1 || !dot2[1] || !base64url_only(token, n) ||
+        !base64url_only(dot1 + 1, (size_t)(dot2 - dot1 - 1)) ||
+        !base64url_only(dot2 + 1, strlen(dot2 + 1)))
+        return lti_refuse(why, "not_a_jwt", NULL);
+    unsigned char head[LTI_MAX_JWT_HEADER];
+    size_t len = 0;
+    if (!o_base64url_decode((const unsigned char *)token, n, head, &len))
+        return lti_refuse(why, "not_a_jwt", NULL);
+    /* the header as the library will read it (jansson too): one object,
+     * no member twice, so no second "jku" hides behind a first */
+    json_t *h = json_loadb((const char *)head, len, JSON_REJECT_DUPLICATES, NULL);
+    bool object = json_is_object(h);
+    /* jku and x5u are addresses the library would fetch while parsing (a
+     * blind SSRF open to anyone who knows an issuer); jwk and x5c are
+     * keys the token brings for itself */
+    static const char *const named[] = { "jku", "x5u", "jwk", "x5c" };
+    const char *found = NULL;
+    for (size_t i = 0; object && !found && i < sizeof named / sizeof *named; i++)
+        if (json_object_get(h, named[i]))
+            found = named[i];
+    json_decref(h);
+    if (!object)
+        return lti_refuse(why, "not_a_jwt", "The id_token's header is not a JSON object.");
+    if (found) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "The id_token's header names a key or a key's address (%s): "
+                 "only the platform's registered key set is used.", found);
+        return lti_refuse(why, "key_header", msg);
+    }
+    why->code = NULL;
+    why->message[0] = '\0';
+    return true;
 }
 
 static const char *str(const json_t *o, const char *key)

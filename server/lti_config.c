@@ -1,4 +1,7 @@
-/* lti_config.c - --lti-config FILE: the platforms the tool is registered with. */
+/* lti_config.c - --lti-config FILE: the platforms the tool is registered with,
+ * and the origins each registration's calls may go to. */
+#include <ctype.h>
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +81,99 @@ static bool take_frame_origins(json_t *o, size_t i, struct lti_config *out, char
     return true;
 }
 
+bool lti_url_origin(const char *url, char *out, size_t outsz)
+{
+    /* libcurl's own parser, the one that will make the call: a check
+     * made by another could be told "http://a@b/" and see a different host */
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL, *user = NULL, *password = NULL;
+    bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+              (!strcmp(scheme, "http") || !strcmp(scheme, "https")) &&
+              curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER &&
+              curl_url_get(u, CURLUPART_PASSWORD, &password, 0) == CURLUE_NO_PASSWORD;
+    if (ok) {
+        for (char *c = host; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        int n = snprintf(out, outsz, "%s://%s:%s", scheme, host, port);
+        ok = n > 0 && (size_t)n < outsz;
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_free(user);
+    curl_free(password);
+    curl_url_cleanup(u);
+    return ok;
+}
+
+bool lti_platform_allows(const struct lti_platform *p, const char *url)
+{
+    char origin[LTI_ORIGIN_SIZE];
+    if (!lti_url_origin(url, origin, sizeof origin))
+        return false;
+    for (size_t i = 0; i < p->n_origins; i++)
+        if (!strcmp(p->origins[i], origin))
+            return true;
+    return false;
+}
+
+/* Adds url's origin to p's, once; false (with err) when url has none. */
+static bool add_origin(struct lti_platform *p, const char *url, size_t i, const char *key,
+                       char *err, size_t errsz)
+{
+    char origin[LTI_ORIGIN_SIZE];
+    if (!lti_url_origin(url, origin, sizeof origin)) {
+        snprintf(err, errsz, "platform %zu: \"%s\" is not an http(s) address with a host "
+                 "(and no user or password)", i + 1, key);
+        return false;
+    }
+    for (size_t k = 0; k < p->n_origins; k++)
+        if (!strcmp(p->origins[k], origin))
+            return true;
+    snprintf(p->origins[p->n_origins++], LTI_ORIGIN_SIZE, "%s", origin);
+    return true;
+}
+
+/* The registration's origins: its three URLs', its issuer's when the
+ * issuer is an address (Moodle's services are on it), and the optional
+ * service_origins (Canvas's line items are on the school's own host). */
+static bool take_origins(json_t *o, struct lti_platform *p, size_t i, char *err, size_t errsz)
+{
+    char scratch[LTI_ORIGIN_SIZE];
+    if (!add_origin(p, p->auth_login_url, i, "auth_login_url", err, errsz) ||
+        !add_origin(p, p->auth_token_url, i, "auth_token_url", err, errsz) ||
+        !add_origin(p, p->key_set_url, i, "key_set_url", err, errsz))
+        return false;
+    if (lti_url_origin(p->issuer, scratch, sizeof scratch) &&
+        !add_origin(p, p->issuer, i, "issuer", err, errsz))
+        return false;
+    json_t *list = json_object_get(o, "service_origins");
+    if (!list)
+        return true;
+    if (!json_is_array(list) || json_array_size(list) > LTI_MAX_SERVICE_ORIGINS) {
+        snprintf(err, errsz, "platform %zu: \"service_origins\" must be a list of at most %d "
+                 "origins", i + 1, LTI_MAX_SERVICE_ORIGINS);
+        return false;
+    }
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        const char *s = json_string_value(json_array_get(list, k));
+        /* an origin, not an address: no path, so nothing looks narrower
+         * than what is allowed */
+        const char *h = s && !strncmp(s, "https://", 8) ? s + 8
+                        : s && !strncmp(s, "http://", 7) ? s + 7 : NULL;
+        if (!h || !*h || strlen(s) > 255 || strpbrk(h, "/?#@*") ||
+            !add_origin(p, s, i, "service_origins", err, errsz)) {
+            snprintf(err, errsz, "platform %zu: service origin %zu is not http(s)://host[:port]",
+                     i + 1, k + 1);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char *err,
                       size_t errsz)
 {
@@ -105,7 +201,7 @@ bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char
              take(o, "auth_login_url", &p->auth_login_url, i, true, err, errsz) &&
              take(o, "auth_token_url", &p->auth_token_url, i, true, err, errsz) &&
              take(o, "key_set_url", &p->key_set_url, i, true, err, errsz) &&
-             take_frame_origins(o, i, out, err, errsz);
+             take_frame_origins(o, i, out, err, errsz) && take_origins(o, p, i, err, errsz);
         if (ok && (!json_is_array(deps) || json_array_size(deps) < 1 ||
                    json_array_size(deps) > LTI_MAX_DEPLOYMENTS)) {
             snprintf(err, errsz, "platform %zu: \"deployment_ids\" must be a list of 1 to %d "

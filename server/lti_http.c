@@ -31,6 +31,10 @@ struct lti_req {
     char *id_token;
     char state[STORE_TOKEN_SIZE];
     bool no_cookie;             /* the browser sent no state cookie */
+    bool taken;                 /* the login's state is taken: into taken_st */
+    bool waited;                /* the job waited for the platform's key set once */
+    struct store_lti_state taken_st;
+    const struct lti_platform *launch_platform;
     char *relaunch;             /* then: the login again, for a new window */
     /* the answer the job made */
     unsigned status;
@@ -52,6 +56,7 @@ void lti_http_release(struct request *r)
     free(q->st.client_id);
     free(q->st.target_link_uri);
     free(q->st.relaunch);
+    store_lti_state_clear(&q->taken_st);
     free(q->relaunch);
     free(q);
     r->lti = NULL;
@@ -328,16 +333,15 @@ static void refusal(struct lti_req *q, const char *code)
     snprintf(q->message, sizeof q->message, "%s", why ? why->message : "");
 }
 
-static void launch_job(struct lti *l, struct store *s, void *arg)
+/* The launch's checks before the signature's, once (the login's state
+ * is used once): its platform, or NULL with the refusal in q. */
+static const struct lti_platform *launch_platform(struct lti *l, struct store *s,
+                                                  struct lti_req *q)
 {
-    struct request *r = arg;
-    struct lti_req *q = r->lti;
     struct store_error e = { 0 };
-    struct store_lti_state st = { 0 };
-    struct lti_refusal why = { NULL, "" };
-    json_t *claims = NULL;
     q->status = 400;
-    enum store_status ss = store_lti_state_take(s, q->state, store_now_ms(), &st, &e);
+    enum store_status ss = store_lti_state_take(s, q->state, store_now_ms(), &q->taken_st, &e);
+    const struct store_lti_state *st = &q->taken_st;
     const struct lti_platform *p = NULL;
     if (ss == STORE_NOT_FOUND) {
         refusal(q, "state");
@@ -347,20 +351,49 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
         snprintf(q->message, sizeof q->message, "The tool cannot read its logins now.");
     } else if (q->no_cookie) {
         refusal(q, "state_cookie");
-        q->relaunch = st.relaunch && *st.relaunch ? strdup(st.relaunch) : NULL;
-    } else if (!(p = lti_config_find(lti_config_of(l), st.issuer, st.client_id))) {
+        q->relaunch = st->relaunch && *st->relaunch ? strdup(st->relaunch) : NULL;
+    } else if (!(p = lti_config_find(lti_config_of(l), st->issuer, st->client_id))) {
         refusal(q, "unregistered");
-    } else if (!lti_verify_token(l, p, q->id_token, &claims, &why)) {
+    }
+    return p;
+}
+
+/* The launch on the LTI thread. It runs a second time when it waited for
+ * its platform's key set (lti_verify_token), from the signature on. */
+static void launch_job(struct lti *l, struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct lti_req *q = r->lti;
+    struct store_error e = { 0 };
+    struct lti_refusal why = { NULL, "" };
+    json_t *claims = NULL;
+    enum store_status ss;
+    if (!q->taken) {
+        q->taken = true;
+        if (!(q->launch_platform = launch_platform(l, s, q))) {
+            MHD_resume_connection(r->conn);
+            return;
+        }
+    }
+    const struct lti_platform *p = q->launch_platform;
+    const struct store_lti_state *st = &q->taken_st;
+    enum lti_verify v = lti_verify_token(l, p, q->id_token, !q->waited, launch_job, r, &claims,
+                                         &why);
+    if (v == LTI_WAIT) {
+        q->waited = true;
+        return;   /* the connection stays suspended until this job comes back */
+    }
+    if (v == LTI_REFUSED) {
         q->code = why.code;
         if (!strcmp(why.code, "key_set"))
             q->status = 502;
         snprintf(q->message, sizeof q->message, "%s", why.message);
     } else {
         struct lti_claims c;
-        if (!lti_check_claims(claims, p, st.nonce, st.target_link_uri, time(NULL), &c, &why)) {
+        if (!lti_check_claims(claims, p, st->nonce, st->target_link_uri, time(NULL), &c, &why)) {
             q->code = why.code;
             snprintf(q->message, sizeof q->message, "%s", why.message);
-        } else if ((ss = store_lti_nonce_use(s, p->issuer, st.nonce,
+        } else if ((ss = store_lti_nonce_use(s, p->issuer, st->nonce,
                                              (int64_t)json_number_value(json_object_get(
                                                  claims, "exp")) * 1000 + 60000, &e)) ==
                    STORE_CONFLICT) {
@@ -408,7 +441,6 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
         }
     }
     json_decref(claims);
-    store_lti_state_clear(&st);
     MHD_resume_connection(r->conn);
 }
 

@@ -19,14 +19,35 @@ struct lti_job {
     void *arg;
 };
 
-/* A platform's key set as last fetched. */
+/* The job ring holds the queue and the launches parked on a key set's
+ * fetch: lti_submit admits while both together are under
+ * LTI_QUEUE_LENGTH, and the one job the LTI thread has in hand may park
+ * on top of them. */
+#define LTI_RING (LTI_QUEUE_LENGTH + 1u)
+
+struct lti;
+
+/* A platform's key set as last fetched, and its fetch (under lti.lock;
+ * a fetch runs on a thread of its own, one at most per platform). */
 struct keyset {
-    jwks_t *set;
-    time_t fetched, last_fetch;
+    struct lti *l;
+    size_t platform;            /* its index in l->cfg.p */
+    jwks_t *set;                /* NULL: none fetched yet */
+    time_t fetched;             /* the last fetch that worked */
+    time_t last_try;            /* the last fetch started (0: never) */
+    bool in_flight;             /* a fetch is running */
+    bool joinable;              /* fetcher is a thread to join */
+    bool failing;               /* the last fetch failed: /healthz says so */
+    time_t failing_since;
+    char failure[256];          /* why, for the refusal page and /healthz */
+    size_t n_waiting;           /* launches parked on the fetch */
+    pthread_t fetcher;
 };
 
-struct refusal_ctx {
-    char message[256];
+/* A launch parked until its platform's key set fetch is over. */
+struct lti_parked {
+    size_t platform;
+    struct lti_job job;
 };
 
 /* A platform's access token for scores, as the sender caches it. */
@@ -43,13 +64,15 @@ struct lti {
     struct store *sender_store;   /* the sender's */
     pthread_mutex_t lock;         /* the queue, jwks, counters */
     pthread_cond_t wake;
-    struct lti_job jobs[LTI_QUEUE_LENGTH];
+    struct lti_job jobs[LTI_RING];
     size_t head, n_jobs;
+    struct lti_parked parked[LTI_RING];
+    size_t n_parked;
     bool stopping, thread_started, curl_ready;
     bool quiesced;              /* lti_quiesce ran (only the stopping thread reads it) */
     pthread_t thread;
     char *jwks;                   /* the public key set, JSON text */
-    struct keyset keysets[LTI_MAX_PLATFORMS];   /* the LTI thread's only */
+    struct keyset keysets[LTI_MAX_PLATFORMS];   /* under lock */
     /* the sender (lti_ags.c) */
     pthread_t sender;
     bool sender_started;

@@ -166,7 +166,11 @@
 #define LTI_CONNECT_TIMEOUT_MS     2000u
 #define LTI_SEND_TIMEOUT_MS        10000u    /* a token request or a score, all of it */
 #define LTI_KEY_SET_TTL_S          300u      /* a platform's key set is kept this long */
-#define LTI_KEY_SET_REFETCH_S      5u        /* an unknown kid refetches at most this often */
+#define LTI_KEY_SET_REFETCH_S      5u        /* a key set is fetched at most this often (an
+                                                unknown kid, a platform that failed) */
+#define LTI_KEY_SET_WAITERS        64u       /* launches of one platform waiting for its key
+                                                set's fetch; past it they are decided at once */
+#define LTI_MAX_JWT_HEADER         4096u     /* bytes of an id_token's header, base64url */
 #define LTI_CLOCK_SKEW_S           60u       /* iat may be this far ahead of our clock */
 #define LTI_KEY_OVERLAP_S          (7u * 24u * 3600u)  /* a rotated-out key stays published */
 #define LTI_KEYS_REFRESH_S         5u        /* the server rereads its keys (rotate-key) */

@@ -1,7 +1,8 @@
 /*
  * test_lti_check.c - the pure parts of LTI 1.3 (server/lti_check.c,
  * server/lti_config.c): every claim check on its own, the registration
- * file, and the launch form's parser. The signature and the whole flow
+ * file and the origins its calls may go to, the id_token's header read
+ * before any library does, and the launch form's parser. The signature and the whole flow
  * are the lti suite's (tests/lti/test_lti.py, against a platform).
  */
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/defaults.h"
 #include "server/lti.h"
 
 #define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
@@ -23,7 +25,8 @@ static const char config_text[] =
     " \"auth_login_url\": \"https://sso.canvaslms.com/api/lti/authorize_redirect\","
     " \"auth_token_url\": \"https://sso.canvaslms.com/login/oauth2/token\","
     " \"key_set_url\": \"https://sso.canvaslms.com/api/lti/security/jwks\","
-    " \"frame_origins\": [\"https://school.instructure.com\", \"https://*.example.edu:8443\"]},"
+    " \"frame_origins\": [\"https://school.instructure.com\", \"https://*.example.edu:8443\"],"
+    " \"service_origins\": [\"https://School.Instructure.com\"]},"
     " {\"name\": \"Other Canvas\", \"issuer\": \"https://canvas.instructure.com\","
     " \"client_id\": \"10000000000002\", \"deployment_ids\": [\"9:x\"],"
     " \"auth_login_url\": \"https://a.example/auth\", \"auth_token_url\": \"https://a.example/t\","
@@ -210,6 +213,97 @@ static void unsigned_tokens(void **state)
     assert_false(lti_token_unsigned(".x.y"));
 }
 
+/* A header naming a key or a key's address is refused before any library
+ * reads it, however it is spelt; so is anything but a compact JWS. */
+#define BODY ".eyJzdWIiOiJ4In0.c2ln"
+static void token_headers(void **state)
+{
+    (void)state;
+    struct lti_refusal why;
+    static const struct { const char *token, *code; } cases[] = {
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0" BODY, NULL },                 /* RS256, kid */
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIiwiamt1IjoiaHR0cDovLzEwLjAuMC4xLyJ9" BODY,
+          "key_header" },                                                    /* jku */
+        { "eyJhbGciOiJSUzI1NiIsIng1dSI6Imh0dHA6Ly8xMC4wLjAuMS9jIn0" BODY, "key_header" },
+        { "eyJhbGciOiJSUzI1NiIsImp3ayI6e319" BODY, "key_header" },            /* jwk */
+        { "eyJhbGciOiJSUzI1NiIsIng1YyI6W119" BODY, "key_header" },            /* x5c */
+        /* "\u006aku": jku in a JSON escape */
+        { "eyJhbGciOiJSUzI1NiIsIlx1MDA2YWt1IjoiaHR0cDovLzEwLjAuMC4xLyJ9" BODY, "key_header" },
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImEiLCJraWQiOiJiIn0" BODY, "not_a_jwt" },  /* kid twice */
+        { "WzFd" BODY, "not_a_jwt" },                                        /* [1] */
+        { "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "alg_none" },
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ4In0.", "not_a_jwt" },   /* no sig */
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0" BODY ".x.y", "not_a_jwt" },  /* five parts */
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0=" BODY, "not_a_jwt" },        /* padding */
+        { "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ4In0+.c2ln", "not_a_jwt" },
+        { "{\"alg\":\"RS256\"}" BODY, "not_a_jwt" },
+        { "", "not_a_jwt" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bool ok = lti_token_header_ok(cases[i].token, &why);
+        if (!cases[i].code) {
+            assert_true(ok);
+        } else {
+            assert_false(ok);
+            assert_string_equal(why.code, cases[i].code);
+        }
+    }
+    /* a header over its bound is not read */
+    size_t n = LTI_MAX_JWT_HEADER + 8;
+    char *big = malloc(n + sizeof BODY);
+    assert_non_null(big);
+    memset(big, 'A', n);
+    memcpy(big + n, BODY, sizeof BODY);
+    assert_false(lti_token_header_ok(big, &why));
+    assert_string_equal(why.code, "not_a_jwt");
+    free(big);
+}
+
+/* A registration's calls go to its own origins only, compared as libcurl
+ * parses an address (scheme, host in any case, the port). */
+static void origins(void **state)
+{
+    (void)state;
+    const struct lti_platform *canvas = &cfg.p[0], *other = &cfg.p[1];
+    static const struct { const char *url; bool ok; } cases[] = {
+        { "https://school.instructure.com/api/lti/courses/1/line_items/2", true },
+        { "https://SSO.canvaslms.com:443/login/oauth2/token", true },
+        { "https://canvas.instructure.com/x", true },           /* the issuer's */
+        { "http://school.instructure.com/x", false },           /* another scheme */
+        { "https://school.instructure.com:8443/x", false },     /* another port */
+        { "https://school.instructure.com@evil.example/x", false },
+        { "https://evil.example/?https://school.instructure.com", false },
+        { "https://school.instructure.com.evil.example/", false },
+        { "https://a.example/k", false },                       /* the other registration's */
+        { "file:///etc/passwd", false },
+        { "gopher://school.instructure.com/", false },
+        { "not a url", false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_int_equal(lti_platform_allows(canvas, cases[i].url), cases[i].ok);
+    assert_true(lti_platform_allows(other, "https://a.example/k"));
+    assert_false(lti_platform_allows(other, "https://school.instructure.com/x"));
+    char o[LTI_ORIGIN_SIZE];
+    assert_true(lti_url_origin("http://Host.Example/p?q", o, sizeof o));
+    assert_string_equal(o, "http://host.example:80");
+    /* a service origin is an origin: no path, user or wildcard */
+    struct lti_config c;
+    char err[200];
+    static const char *const bad[] = { "https://x.example/path", "https://u@x.example",
+                                       "https://*.x.example", "ftp://x.example", "x.example" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[700];
+        snprintf(text, sizeof text, "{\"platforms\": [{\"name\": \"n\", \"issuer\": \"i\","
+                 " \"client_id\": \"c\", \"deployment_ids\": [\"d\"],"
+                 " \"auth_login_url\": \"https://a.example/l\","
+                 " \"auth_token_url\": \"https://a.example/t\","
+                 " \"key_set_url\": \"https://a.example/k\", \"service_origins\": [\"%s\"]}]}",
+                 bad[i]);
+        assert_false(lti_config_parse(text, strlen(text), &c, err, sizeof err));
+        assert_non_null(strstr(err, "service origin"));
+    }
+}
+
 /* Every reason is listed once; a refusal takes the reason's sentence
  * unless its check says more. */
 static void reasons(void **state)
@@ -242,6 +336,8 @@ int main(void)
         cmocka_unit_test(registrations),
         cmocka_unit_test(form_values),
         cmocka_unit_test(unsigned_tokens),
+        cmocka_unit_test(token_headers),
+        cmocka_unit_test(origins),
         cmocka_unit_test(reasons),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,10 @@ WANT = [
     ("LTI_SEND_TIMEOUT_MS", lambda v: "%d s per call" % (v // 1000)),
     ("LTI_ASSERTION_LIFETIME_S", lambda v: "%d minutes" % (v // 60)),
     ("LTI_RSA_BITS", lambda v: "%d bits" % v),
+    ("LTI_KEY_SET_WAITERS", lambda v: "(%d at most;" % v),
+    ("LTI_MAX_JWT_HEADER", lambda v: "at most %d KiB)" % (v // 1024)),
+    ("LTI_CONNECT_TIMEOUT_MS", lambda v: "connect timeout (%d s)" % (v // 1000)),
+    ("LTI_MAX_ANSWER", lambda v: "%d KiB otherwise" % (v // 1024)),
 ]
 flat = re.sub(r"\s+", " ", doc)
 bad = []
