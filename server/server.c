@@ -28,6 +28,7 @@ void server_config_init(struct server_config *c)
     c->connection_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
     c->connection_memory = DEFAULT_CONNECTION_MEMORY;
     c->access_log = true;
+    c->store_max_mb = DEFAULT_STORE_MAX_MB;
     c->class_streams = DEFAULT_CLASS_STREAMS;
     c->heartbeat_s = DEFAULT_HEARTBEAT_S;
     c->stuck_attempts = DEFAULT_STUCK_ATTEMPTS;
@@ -67,7 +68,8 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     /* the store first: a server told to keep records that cannot is
      * refused at start, not found out at the first submission */
     if (c->database_url && strcmp(c->database_url, "none") != 0) {
-        s->records = records_start(c->database_url, c->retention_days, s->instructor_token,
+        s->records = records_start(c->database_url, c->retention_days, c->store_max_mb,
+                                   s->instructor_token,
                                    c->rotate_instructor_token, err, errsz);
         if (!s->records)
             goto fail;
