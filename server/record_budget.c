@@ -58,7 +58,14 @@ const char *record_budget_answer_to_str(enum record_budget_answer a)
 
 static bool spent(const struct record_budget *b, const struct budget_slot *s)
 {
-    return s->records >= b->max_records || s->bytes >= b->max_bytes;
+    return (b->max_records && s->records >= b->max_records) ||
+           (b->max_bytes && s->bytes >= b->max_bytes);
+}
+
+void record_budget_limits(struct record_budget *b, unsigned *records, uint64_t *bytes)
+{
+    *records = b->max_records;
+    *bytes = b->max_bytes;
 }
 
 static struct budget_slot *slot_of(struct record_budget *b, const struct client_id *client,
@@ -85,9 +92,9 @@ enum record_budget_answer record_budget_take(struct record_budget *b,
     pthread_mutex_lock(&b->lock);
     struct budget_slot *s = slot_of(b, client, now);
     enum record_budget_answer a = BUDGET_OK;
-    if (s->records >= b->max_records)
+    if (b->max_records && s->records >= b->max_records)
         a = BUDGET_RECORDS;
-    else if (s->bytes + bytes > b->max_bytes)   /* s->bytes <= max_bytes: never wraps */
+    else if (b->max_bytes && s->bytes + bytes > b->max_bytes)   /* s->bytes <= max_bytes */
         a = BUDGET_BYTES;
     if (a == BUDGET_OK) {
         s->records++;

@@ -22,7 +22,7 @@
 struct record_budget;
 
 /* A budget of `records` records and `bytes` bytes per client in every
- * window of window_s seconds. NULL on OOM. */
+ * window of window_s seconds; 0 for either: no bound on it. NULL on OOM. */
 struct record_budget *record_budget_new(unsigned records, uint64_t bytes, unsigned window_s);
 
 /* Accepts NULL. */
@@ -44,6 +44,9 @@ const char *record_budget_answer_to_str(enum record_budget_answer a);
 enum record_budget_answer record_budget_take(struct record_budget *b,
                                              const struct client_id *client, uint64_t bytes,
                                              time_t now);
+
+/* The budget's two bounds (0: none). */
+void record_budget_limits(struct record_budget *b, unsigned *records, uint64_t *bytes);
 
 /* Writes the budget's counters in Prometheus' text format. */
 void record_budget_render_metrics(struct record_budget *b, FILE *f);

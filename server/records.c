@@ -199,7 +199,7 @@ static struct store_writer *open_writer(const char *url, char *err, size_t errsz
 }
 
 struct records *records_start(const char *url, unsigned retention_days, unsigned max_mb,
-                              char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
+                              unsigned guest_records, unsigned guest_mb, char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
                               char *err, size_t errsz)
 {
     instructor_token[0] = '\0';
@@ -212,7 +212,7 @@ struct records *records_start(const char *url, unsigned retention_days, unsigned
     pthread_cond_init(&rs->wake, NULL);
     rs->retention_days = retention_days;
     rs->max_bytes = (uint64_t)max_mb << 20;
-    rs->budget = record_budget_new(UNTRUSTED_RECORDS_PER_WINDOW, UNTRUSTED_BYTES_PER_WINDOW,
+    rs->budget = record_budget_new(guest_records, (uint64_t)guest_mb << 20,
                                    UNTRUSTED_BUDGET_WINDOW_S);
     if (!rs->budget) {
         snprintf(err, errsz, "out of memory");
@@ -418,10 +418,13 @@ static enum store_status admit(struct records *rs, const struct store_record *r,
     pthread_mutex_lock(&rs->lock);
     rs->refused_budget++;
     pthread_mutex_unlock(&rs->lock);
+    unsigned records = 0;
+    uint64_t bytes = 0;
+    record_budget_limits(rs->budget, &records, &bytes);
     snprintf(msg, msgsz, "Not kept: this address has had the most submissions kept (%u, or "
-             "%u MiB) in %u minutes that a client not signed in as a student may; sign in "
-             "to keep every attempt.", UNTRUSTED_RECORDS_PER_WINDOW,
-             UNTRUSTED_BYTES_PER_WINDOW >> 20, UNTRUSTED_BUDGET_WINDOW_S / 60);
+             "%llu MiB) in %u minutes that a client not signed in as a student may; sign in "
+             "to keep every attempt.", records, (unsigned long long)(bytes >> 20),
+             UNTRUSTED_BUDGET_WINDOW_S / 60);
     return STORE_OVER_BUDGET;
 }
 

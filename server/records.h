@@ -32,10 +32,12 @@ int64_t records_now_ms(void);
  * gets it ("" when one exists already and is kept, see main.c). Starts the
  * retention sweep when retention_days > 0. max_mb: the store's size limit
  * in MiB (0: none), past which only trusted records are written
- * (records_write). NULL with a reason in err.
+ * (records_write); guest_records and guest_mb: the budget of each
+ * untrusted client (server/record_budget.h; 0: no bound). NULL with a
+ * reason in err.
  */
 struct records *records_start(const char *url, unsigned retention_days, unsigned max_mb,
-                              char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
+                              unsigned guest_records, unsigned guest_mb, char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
                               char *err, size_t errsz);
 
 /* Writes what is queued, runs the reads queued, stops the threads and

@@ -88,9 +88,11 @@
  * lab's unverified name) may have kept, per client as the fair share keys
  * it, in every window (server/record_budget.h); past it the answer says
  * recorded: false (over_budget) and grading goes on. A lab behind one
- * address shares one budget: 300 attempts in 10 minutes. */
-#define UNTRUSTED_RECORDS_PER_WINDOW 300u
-#define UNTRUSTED_BYTES_PER_WINDOW   (2u << 20)   /* source, verdict and overhead */
+ * address shares one budget: 300 attempts in 10 minutes (--guest-records,
+ * --guest-mb raise it). */
+#define DEFAULT_GUEST_RECORDS        300u
+#define DEFAULT_GUEST_MB             2u       /* MiB: source, verdict and overhead */
+#define MAX_GUEST_BUDGET             1000000u
 #define UNTRUSTED_BUDGET_WINDOW_S    600u
 /* Of such a client's body, a record keeps the source up to this many
  * bytes (a butterfly is under 2 KB); a longer one is kept as its SHA-256

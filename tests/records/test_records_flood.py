@@ -26,6 +26,7 @@ With --pg it runs on a PostgreSQL cluster of its own
 import http.client
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -136,7 +137,8 @@ class World:
         self.log = open(os.path.join(folder, "server-%d.log" % time.monotonic_ns()), "w")
         self.srv = Server(BINARY, "--workers", "1", "--database", url, *args,
                           env={"BUTTERFLY_QUIET": "0"}, log=self.log)
-        self.srv.read_banner()
+        banner = "".join(self.srv.read_banner())
+        self.instructor = re.search(r"class\?token=([0-9a-f]+)", banner).group(1)
         self.port = self.srv.port
         roster = os.path.join(folder, "roster.csv")
         with open(roster, "w") as f:
@@ -203,6 +205,14 @@ def t_flood_keeps_store_small(w):
     assert grew < 10 * MB, "the store grew %.1f MB" % (grew / MB)
     v = w.student_submits()
     assert v["recorded"] is True, v
+    # what a kept flood record holds: the verdict, not the 64 KiB filler;
+    # the student's record holds their source whole
+    kept = next(v for st, v in answers if st == 200 and v and v["recorded"])
+    bearer = {"Authorization": "Bearer " + w.instructor}
+    st, data = call(w.port, "GET", "/api/submissions/" + kept["id"], headers=bearer)
+    assert st == 200 and json.loads(data)["source"] == "", (st, data[:200])
+    st, data = call(w.port, "GET", "/api/submissions/" + v["id"], headers=bearer)
+    assert st == 200 and json.loads(data)["source"] == sample("correct.glsl").decode(), data
     # the records refused are counted where an operator looks
     m = metrics(w.port)
     counted = sum(v for k, v in m.items()
