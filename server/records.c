@@ -99,7 +99,9 @@ static void purge_call(struct store *s, void *arg)
     }
 }
 
-/* Reads the store's size; a failure keeps the last one and its estimate. */
+/* Reads the store's size; a failure keeps the last one and its estimate.
+ * (On PostgreSQL a commit between the read and this reset is missed until
+ * the next read, STORE_SIZE_POLL_S on: a few records past the limit.) */
 static void size_call(struct store *s, void *arg)
 {
     struct records *rs = arg;
@@ -199,7 +201,8 @@ static struct store_writer *open_writer(const char *url, char *err, size_t errsz
 }
 
 struct records *records_start(const char *url, unsigned retention_days, unsigned max_mb,
-                              unsigned guest_records, unsigned guest_mb, char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
+                              unsigned guest_records, unsigned guest_mb,
+                              char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
                               char *err, size_t errsz)
 {
     instructor_token[0] = '\0';
@@ -376,8 +379,7 @@ static void on_written(const char *id, enum store_status st, const char *reason,
     if (st == STORE_OK) {
         rs->recorded++;
         rs->written_since += record_bytes(c->rec);
-    }
-    else if ((unsigned)st < STORE_NSTATUSES)
+    } else if ((unsigned)st < STORE_NSTATUSES)
         rs->failed_by[st]++;
     rs->health = st;
     snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);

@@ -37,7 +37,8 @@ int64_t records_now_ms(void);
  * reason in err.
  */
 struct records *records_start(const char *url, unsigned retention_days, unsigned max_mb,
-                              unsigned guest_records, unsigned guest_mb, char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
+                              unsigned guest_records, unsigned guest_mb,
+                              char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
                               char *err, size_t errsz);
 
 /* Writes what is queued, runs the reads queued, stops the threads and
