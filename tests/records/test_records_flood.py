@@ -18,7 +18,9 @@ here, as a user would see it:
 - /metrics counts what the budget refused;
 - with a small --store-max-mb, signed-out records are refused past it
   (code "store_limit") while the student's still go in, and /healthz and
-  /metrics show how full the store is.
+  /metrics show how full the store is;
+- an open lab's guest has the same budget (--guest-records), and a
+  ?wait=false submission past it is answered recorded: false as well.
 
 With --pg it runs on a PostgreSQL cluster of its own
 (tests/support/postgres.py).
@@ -247,6 +249,48 @@ def t_store_limit_refuses_anonymous_first(w):
           % (limit_refused, h["bytes"] / MB, h["max_bytes"] / MB))
 
 
+def t_guest_budget_and_detached(folder, url):
+    """An open lab's guest (a name anyone can make) has the same budget,
+    and a ?wait=false answer past it says recorded: false too."""
+    log = open(os.path.join(folder, "guest.log"), "w")
+    srv = Server(BINARY, "--workers", "1", "--database", url, "--guest-records", "2",
+                 env={"BUTTERFLY_QUIET": "0"}, log=log)
+    try:
+        page = {"X-Requested-With": "butterfly"}
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
+        conn.request("POST", "/api/session", body=json.dumps({"name": "Flo"}),
+                     headers={"Content-Type": "application/json", **page})
+        r = conn.getresponse()
+        r.read()
+        conn.close()
+        assert r.status == 200, r.status
+        cookie = r.getheader("Set-Cookie").split(";")[0]
+        hdr = {"Content-Type": "text/plain", "Cookie": cookie, **page}
+        got = []
+        for _ in range(2):
+            st, data = call(srv.port, "POST", SUBMIT, sample("correct.glsl"), hdr)
+            got.append(json.loads(data)["recorded"])
+        assert got == [True, True], got
+        st, data = call(srv.port, "POST", SUBMIT, sample("correct.glsl"), hdr)
+        v = json.loads(data)
+        assert st == 200 and v["status"]["id"] == 3, v     # graded all the same
+        assert v["recorded"] is False and v["record_error"]["code"] == "over_budget", v
+        st, data = call(srv.port, "POST", SUBMIT + "?wait=false", sample("correct.glsl"), hdr)
+        assert st == 202, (st, data)
+        where = json.loads(data)["url"]
+        for _ in range(600):   # at most 60 s
+            st, data = call(srv.port, "GET", where, headers={"Cookie": cookie})
+            if st != 202:
+                break
+            time.sleep(0.1)
+        v = json.loads(data)
+        assert st == 200 and v["recorded"] is False, (st, v)
+        assert v["record_error"]["code"] == "over_budget", v
+    finally:
+        srv.stop()
+        log.close()
+
+
 def run(checks, folder, url, psql):
     w = World(folder, url, psql)
     try:
@@ -261,6 +305,9 @@ def run(checks, folder, url, psql):
                    t_store_limit_refuses_anonymous_first, w)
     finally:
         w.close()
+    if url.startswith("sqlite:"):   # an open lab: a store with no roster
+        checks.run("a guest's budget, and ?wait=false past it", t_guest_budget_and_detached,
+                   folder, "sqlite:" + os.path.join(folder, "lab.sqlite"))
 
 
 def main():
