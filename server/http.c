@@ -41,12 +41,18 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
         if (h && s->records) {
             char msg[512];
             const char *st = records_health(s->records, msg, sizeof msg);
-            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s}", "kind",
+            uint64_t bytes, max_bytes;
+            records_size(s->records, &bytes, &max_bytes);
+            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind",
                                                       records_kind(s->records), "status", st,
-                                                      "message", msg));
+                                                      "message", msg,
+                                                      "bytes", (json_int_t)bytes,
+                                                      "max_bytes", (json_int_t)max_bytes));
         } else if (h) {
-            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s}", "kind", "none",
-                                                      "status", "none", "message", ""));
+            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind", "none",
+                                                      "status", "none", "message", "",
+                                                      "bytes", (json_int_t)0,
+                                                      "max_bytes", (json_int_t)0));
         }
         /* LTI degraded (a platform's key set unreachable) is said in the
          * body too: grading and every other platform go on */

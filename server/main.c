@@ -31,7 +31,7 @@ enum opt {
     O_PORT, O_BIND, O_WORKERS, O_QUEUE, O_PER_CLIENT, O_MAX_WAIT, O_DEADLINE, O_RECYCLE,
     O_DEVICE, O_STATIC, O_WORKER, O_TRUSTED, O_PROXY_HEADER, O_IPV6_PREFIX, O_SEED, O_MAX_CONN,
     O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_STATE_GROUP_OK, O_PUBLIC_URL,
-    O_RETENTION,
+    O_RETENTION, O_STORE_MAX, O_GUEST_RECORDS, O_GUEST_MB,
     O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS,
     O_LTI_CONFIG, O_LTI_POLICY, O_COUNT
 };
@@ -102,6 +102,16 @@ static const struct option_def defs[O_COUNT] = {
     [O_RETENTION] = { "retention-days", "BUTTERFLY_RETENTION_DAYS", "N",
                       "remove records older than this, 0 keep them", V_UINT, 0,
                       MAX_RETENTION_DAYS },
+    [O_STORE_MAX] = { "store-max-mb", "BUTTERFLY_STORE_MAX_MB", "N",
+                      "the store's size limit in MiB: past it, only signed-in students' "
+                      "records are kept, 0 no limit", V_UINT, 0, MAX_STORE_MAX_MB },
+    [O_GUEST_RECORDS] = { "guest-records", "BUTTERFLY_GUEST_RECORDS", "N",
+                          "records one client not signed in as a student (signed out, an "
+                          "open lab's name) may have kept in 10 minutes, 0 no bound", V_UINT, 0,
+                          MAX_GUEST_BUDGET },
+    [O_GUEST_MB] = { "guest-mb", "BUTTERFLY_GUEST_MB", "N",
+                     "... and MiB of them (sources, verdicts), 0 no bound", V_UINT, 0,
+                     MAX_GUEST_BUDGET },
     [O_CLASS_STREAMS] = { "class-streams", "BUTTERFLY_CLASS_STREAMS", "N",
                           "live class views open at once (503 past it)", V_UINT, 1,
                           MAX_CLASS_STREAMS },
@@ -167,6 +177,9 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_PUBLIC_URL: snprintf(buf, n, "%s", c->public_url ? c->public_url
                                                : "http://BIND:PORT"); break;
     case O_RETENTION: snprintf(buf, n, "%u", c->retention_days); break;
+    case O_STORE_MAX: snprintf(buf, n, "%u", c->store_max_mb); break;
+    case O_GUEST_RECORDS: snprintf(buf, n, "%u", c->guest_records); break;
+    case O_GUEST_MB: snprintf(buf, n, "%u", c->guest_mb); break;
     case O_CLASS_STREAMS: snprintf(buf, n, "%u", c->class_streams); break;
     case O_HEARTBEAT: snprintf(buf, n, "%u", c->heartbeat_s); break;
     case O_STUCK_ATTEMPTS: snprintf(buf, n, "%u", c->stuck_attempts); break;
@@ -261,6 +274,9 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
         c->public_url = value;
         break;
     case O_RETENTION: c->retention_days = (unsigned)x; break;
+    case O_STORE_MAX: c->store_max_mb = (unsigned)x; break;
+    case O_GUEST_RECORDS: c->guest_records = (unsigned)x; break;
+    case O_GUEST_MB: c->guest_mb = (unsigned)x; break;
     case O_CLASS_STREAMS: c->class_streams = (unsigned)x; break;
     case O_HEARTBEAT: c->heartbeat_s = (unsigned)x; break;
     case O_STUCK_ATTEMPTS: c->stuck_attempts = (unsigned)x; break;

@@ -9,6 +9,7 @@
 
 #include "common/defaults.h"
 #include "server/credentials.h"
+#include "server/record_budget.h"
 
 /* How often the health is probed while the store is unreachable, so that
  * /healthz shows it back before the next submission does. */
@@ -43,7 +44,22 @@ struct records {
     void *committed_arg;
     struct credentials *credentials;
     bool refreshing;           /* a read of the credentials is queued */
+    /* bounded storage (issue 29): what clients not signed in as students
+     * may have kept, and the store's size against its limit */
+    struct record_budget *budget;
+    uint64_t max_bytes;        /* 0: no limit */
+    uint64_t size_bytes;       /* as last read (store_size) */
+    uint64_t written_since;    /* bytes committed since that read, estimated */
+    bool sizing;               /* a read of the size is queued */
+    uint64_t refused_limit, refused_budget;
 };
+
+/* What a record adds to the store, as the budget and the size between two
+ * reads of it count it. */
+static uint64_t record_bytes(const struct store_record *r)
+{
+    return (uint64_t)r->source_len + r->verdict_len + RECORD_OVERHEAD_BYTES;
+}
 
 int64_t records_now_ms(void)
 {
@@ -83,6 +99,24 @@ static void purge_call(struct store *s, void *arg)
     }
 }
 
+/* Reads the store's size; a failure keeps the last one and its estimate.
+ * (On PostgreSQL a commit between the read and this reset is missed until
+ * the next read, STORE_SIZE_POLL_S on: a few records past the limit.) */
+static void size_call(struct store *s, void *arg)
+{
+    struct records *rs = arg;
+    uint64_t bytes = 0;
+    struct store_error e = { 0 };
+    enum store_status st = store_size(s, &bytes, &e);
+    pthread_mutex_lock(&rs->lock);
+    if (st == STORE_OK) {
+        rs->size_bytes = bytes;
+        rs->written_since = 0;
+    }
+    rs->sizing = false;
+    pthread_mutex_unlock(&rs->lock);
+}
+
 /* Reads the current tokens into the table; a failure keeps the last one. */
 static void refresh_call(struct store *s, void *arg)
 {
@@ -104,7 +138,7 @@ static void refresh_call(struct store *s, void *arg)
 static void *sweeper_main(void *arg)
 {
     struct records *rs = arg;
-    time_t next_purge = 0, next_probe = 0, next_refresh = 0;
+    time_t next_purge = 0, next_probe = 0, next_refresh = 0, next_size = 0;
     pthread_mutex_lock(&rs->lock);
     while (!rs->stopping) {
         time_t now = time(NULL);
@@ -126,6 +160,10 @@ static void *sweeper_main(void *arg)
         if (failing && now >= next_probe) {
             store_writer_call(rs->reader, probe_call, rs);
             next_probe = now + PROBE_INTERVAL_S;
+        }
+        if (now >= next_size && !rs->sizing) {
+            rs->sizing = store_writer_call(rs->reader, size_call, rs) == STORE_WRITER_QUEUED;
+            next_size = now + STORE_SIZE_POLL_S;
         }
         if (now >= next_refresh && !rs->refreshing) {
             rs->refreshing = store_writer_call(rs->reader, refresh_call, rs) ==
@@ -162,7 +200,8 @@ static struct store_writer *open_writer(const char *url, char *err, size_t errsz
     return w;
 }
 
-struct records *records_start(const char *url, unsigned retention_days,
+struct records *records_start(const char *url, unsigned retention_days, unsigned max_mb,
+                              unsigned guest_records, unsigned guest_mb,
                               char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
                               char *err, size_t errsz)
 {
@@ -175,6 +214,13 @@ struct records *records_start(const char *url, unsigned retention_days,
     pthread_mutex_init(&rs->lock, NULL);
     pthread_cond_init(&rs->wake, NULL);
     rs->retention_days = retention_days;
+    rs->max_bytes = (uint64_t)max_mb << 20;
+    rs->budget = record_budget_new(guest_records, (uint64_t)guest_mb << 20,
+                                   UNTRUSTED_BUDGET_WINDOW_S);
+    if (!rs->budget) {
+        snprintf(err, errsz, "out of memory");
+        goto fail;
+    }
     /* the first connection makes the instructor's token and reads the
      * session key, on this thread, before any request can come */
     struct store *s = NULL;
@@ -224,6 +270,10 @@ struct records *records_start(const char *url, unsigned retention_days,
     if (credentials_load(rs->credentials, s, time(NULL), &e) != STORE_OK)
         fprintf(stderr, "butterfly-server: the current tokens cannot be read (%s); "
                         "renewed tokens end sessions once they can\n", e.message);
+    /* the size before the first record, so that a store past its limit
+     * at start keeps no signed-out record */
+    if (store_size(s, &rs->size_bytes, &e) != STORE_OK)
+        fprintf(stderr, "butterfly-server: the store's size cannot be read (%s)\n", e.message);
     store_close(s);
     rs->writer = open_writer(url, err, errsz);
     if (!rs->writer)
@@ -284,6 +334,7 @@ void records_free(struct records *rs)
         free(rs->detached[i].answer);
     free(rs->detached);
     credentials_free(rs->credentials);
+    record_budget_free(rs->budget);
     pthread_cond_destroy(&rs->wake);
     pthread_mutex_destroy(&rs->lock);
     free(rs);
@@ -325,9 +376,10 @@ static void on_written(const char *id, enum store_status st, const char *reason,
     struct write_ctx *c = arg;
     struct records *rs = c->rs;
     pthread_mutex_lock(&rs->lock);
-    if (st == STORE_OK)
+    if (st == STORE_OK) {
         rs->recorded++;
-    else if ((unsigned)st < STORE_NSTATUSES)
+        rs->written_since += record_bytes(c->rec);
+    } else if ((unsigned)st < STORE_NSTATUSES)
         rs->failed_by[st]++;
     rs->health = st;
     snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);
@@ -344,9 +396,54 @@ void records_on_commit(struct records *rs, records_committed_fn fn, void *arg)
     rs->committed_arg = arg;
 }
 
-void records_write(struct records *rs, struct store_record *r, const struct verdict_shown *facts,
-                   store_written_fn fn, void *arg)
+/* Whether a record of an untrusted client is kept: within the store's
+ * limit and the client's budget. STORE_OK, or the refusal with its
+ * sentence in msg. */
+static enum store_status admit(struct records *rs, const struct store_record *r,
+                               const struct client_id *client, char *msg, size_t msgsz)
 {
+    pthread_mutex_lock(&rs->lock);
+    bool over = rs->max_bytes && rs->size_bytes + rs->written_since >= rs->max_bytes;
+    if (over)
+        rs->refused_limit++;
+    pthread_mutex_unlock(&rs->lock);
+    if (over) {
+        snprintf(msg, msgsz, "The store is past its size limit (--store-max-mb %llu): only "
+                 "signed-in students' submissions are kept now.",
+                 (unsigned long long)(rs->max_bytes >> 20));
+        return STORE_OVER_LIMIT;
+    }
+    enum record_budget_answer a = record_budget_take(rs->budget, client, record_bytes(r),
+                                                     time(NULL));
+    if (a == BUDGET_OK)
+        return STORE_OK;
+    pthread_mutex_lock(&rs->lock);
+    rs->refused_budget++;
+    pthread_mutex_unlock(&rs->lock);
+    unsigned records = 0;
+    uint64_t bytes = 0;
+    record_budget_limits(rs->budget, &records, &bytes);
+    snprintf(msg, msgsz, "Not kept: this address has had the most submissions kept (%u, or "
+             "%llu MiB) in %u minutes that a client not signed in as a student may; sign in "
+             "to keep every attempt.", records, (unsigned long long)(bytes >> 20),
+             UNTRUSTED_BUDGET_WINDOW_S / 60);
+    return STORE_OVER_BUDGET;
+}
+
+void records_write(struct records *rs, struct store_record *r, const struct verdict_shown *facts,
+                   const struct client_id *untrusted, store_written_fn fn, void *arg)
+{
+    if (untrusted) {
+        char msg[300];
+        enum store_status st = admit(rs, r, untrusted, msg, sizeof msg);
+        if (st != STORE_OK) {
+            char id[STORE_ID_SIZE];
+            snprintf(id, sizeof id, "%s", r->id);
+            store_record_free(r);
+            fn(id, st, msg, arg);
+            return;
+        }
+    }
     struct write_ctx *c = malloc(sizeof *c);
     enum store_writer_submit q = STORE_WRITER_NO_MEMORY;
     if (c) {
@@ -380,6 +477,14 @@ bool records_read(struct records *rs, store_call_fn fn, void *arg)
     return ok;
 }
 
+void records_size(struct records *rs, uint64_t *bytes, uint64_t *max_bytes)
+{
+    pthread_mutex_lock(&rs->lock);
+    *bytes = rs->size_bytes + rs->written_since;
+    *max_bytes = rs->max_bytes;
+    pthread_mutex_unlock(&rs->lock);
+}
+
 const char *records_health(struct records *rs, char *msg, size_t msgsz)
 {
     pthread_mutex_lock(&rs->lock);
@@ -397,16 +502,29 @@ void records_render_metrics(struct records *rs, FILE *f)
                "butterfly_records_total{outcome=\"recorded\",reason=\"\"} %llu\n"
                "butterfly_records_total{outcome=\"failed\",reason=\"queue_full\"} %llu\n",
             (unsigned long long)rs->recorded, (unsigned long long)rs->refused);
+    fprintf(f, "butterfly_records_total{outcome=\"refused\",reason=\"%s\"} %llu\n"
+               "butterfly_records_total{outcome=\"refused\",reason=\"%s\"} %llu\n",
+            store_status_to_str(STORE_OVER_BUDGET), (unsigned long long)rs->refused_budget,
+            store_status_to_str(STORE_OVER_LIMIT), (unsigned long long)rs->refused_limit);
     for (int st = STORE_OK + 1; st < STORE_NSTATUSES; st++)
-        fprintf(f, "butterfly_records_total{outcome=\"failed\",reason=\"%s\"} %llu\n",
-                store_status_to_str((enum store_status)st),
-                (unsigned long long)rs->failed_by[st]);
+        if (st != STORE_OVER_BUDGET && st != STORE_OVER_LIMIT)
+            fprintf(f, "butterfly_records_total{outcome=\"failed\",reason=\"%s\"} %llu\n",
+                    store_status_to_str((enum store_status)st),
+                    (unsigned long long)rs->failed_by[st]);
     fprintf(f, "# HELP butterfly_store_up Whether the store's last write or probe succeeded.\n"
                "# TYPE butterfly_store_up gauge\nbutterfly_store_up %d\n"
                "# HELP butterfly_records_purged_total Records removed past --retention-days.\n"
                "# TYPE butterfly_records_purged_total counter\nbutterfly_records_purged_total %llu\n",
             rs->health == STORE_OK, (unsigned long long)rs->purged);
+    fprintf(f, "# HELP butterfly_store_bytes The store's size as last read, and what was "
+               "written since.\n"
+               "# TYPE butterfly_store_bytes gauge\nbutterfly_store_bytes %llu\n"
+               "# HELP butterfly_store_max_bytes --store-max-mb in bytes; 0: no limit.\n"
+               "# TYPE butterfly_store_max_bytes gauge\nbutterfly_store_max_bytes %llu\n",
+            (unsigned long long)(rs->size_bytes + rs->written_since),
+            (unsigned long long)rs->max_bytes);
     pthread_mutex_unlock(&rs->lock);
+    record_budget_render_metrics(rs->budget, f);
     if (rs->credentials)
         credentials_render_metrics(rs->credentials, time(NULL), f);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/client_id.h"
 #include "server/class_model.h"
 #include "server/session.h"
 #include "store/store.h"
@@ -29,9 +30,14 @@ int64_t records_now_ms(void);
  * Opens the store at url twice (the records writer and the reader), after
  * making the instructor's token when the store has none: *instructor_token
  * gets it ("" when one exists already and is kept, see main.c). Starts the
- * retention sweep when retention_days > 0. NULL with a reason in err.
+ * retention sweep when retention_days > 0. max_mb: the store's size limit
+ * in MiB (0: none), past which only trusted records are written
+ * (records_write); guest_records and guest_mb: the budget of each
+ * untrusted client (server/record_budget.h; 0: no bound). NULL with a
+ * reason in err.
  */
-struct records *records_start(const char *url, unsigned retention_days,
+struct records *records_start(const char *url, unsigned retention_days, unsigned max_mb,
+                              unsigned guest_records, unsigned guest_mb,
                               char instructor_token[STORE_TOKEN_SIZE], bool rotate_token,
                               char *err, size_t errsz);
 
@@ -61,9 +67,17 @@ const char *records_display_url(const struct records *rs);
  * what the class view shows of r's verdict (as the worker sent it:
  * common/verdict_facts.h), copied; NULL when not known, and the view then
  * reads the record back.
+ *
+ * untrusted: the client (the fair share's key) of a record made by no
+ * signed-in student or instructor (signed out, or an open lab's guest);
+ * NULL for a trusted one. An untrusted record is not written, and fn is
+ * called from here at once with STORE_OVER_LIMIT when the store is past
+ * its size limit, or STORE_OVER_BUDGET when the client's budget
+ * (server/record_budget.h) is spent, with a sentence for the answer.
+ * A trusted record is written whatever the size.
  */
 void records_write(struct records *rs, struct store_record *r, const struct verdict_shown *facts,
-                   store_written_fn fn, void *arg);
+                   const struct client_id *untrusted, store_written_fn fn, void *arg);
 
 /* Called on the writer's thread after every record's commit, with the
  * record as written (whole during the call) and its facts (NULL when the
@@ -77,6 +91,10 @@ void records_on_commit(struct records *rs, records_committed_fn fn, void *arg);
 
 /* Queues fn on the reader's thread; false (fn not called) when refused. */
 bool records_read(struct records *rs, store_call_fn fn, void *arg);
+
+/* The store's size (as last read, and what was written since) and its
+ * limit (0: none), in bytes, for /healthz. Reads memory. */
+void records_size(struct records *rs, uint64_t *bytes, uint64_t *max_bytes);
 
 /* The store's state for /healthz: "ok" or a status name, its sentence
  * ("" when ok) into msg. */

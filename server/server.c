@@ -28,6 +28,9 @@ void server_config_init(struct server_config *c)
     c->connection_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
     c->connection_memory = DEFAULT_CONNECTION_MEMORY;
     c->access_log = true;
+    c->store_max_mb = DEFAULT_STORE_MAX_MB;
+    c->guest_records = DEFAULT_GUEST_RECORDS;
+    c->guest_mb = DEFAULT_GUEST_MB;
     c->class_streams = DEFAULT_CLASS_STREAMS;
     c->heartbeat_s = DEFAULT_HEARTBEAT_S;
     c->stuck_attempts = DEFAULT_STUCK_ATTEMPTS;
@@ -67,7 +70,8 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     /* the store first: a server told to keep records that cannot is
      * refused at start, not found out at the first submission */
     if (c->database_url && strcmp(c->database_url, "none") != 0) {
-        s->records = records_start(c->database_url, c->retention_days, s->instructor_token,
+        s->records = records_start(c->database_url, c->retention_days, c->store_max_mb,
+                                   c->guest_records, c->guest_mb, s->instructor_token,
                                    c->rotate_instructor_token, err, errsz);
         if (!s->records)
             goto fail;

@@ -33,6 +33,9 @@ struct server_config {
     const char *database_url;      /* resolved by store_location_resolve */
     const char *public_url;        /* the address in links; NULL: http://BIND:PORT */
     unsigned retention_days;       /* 0: records are kept */
+    unsigned store_max_mb;         /* past it only students' records go in; 0: no limit */
+    unsigned guest_records, guest_mb;   /* kept per untrusted client in
+                                           UNTRUSTED_BUDGET_WINDOW_S; 0: no bound */
     bool rotate_instructor_token;  /* a new instructor token at start (see main.c) */
     /* the live class view (server/class_*.c) */
     unsigned class_streams;        /* live event streams at once; 503 past it */

@@ -15,6 +15,7 @@
 #include "common/score.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/defaults.h"
 #include "common/report.h"
 #include "pool/wait_estimate.h"
 #include "server/http_internal.h"
@@ -27,6 +28,7 @@ struct detached_job {
     struct server *srv;
     char id[STORE_ID_SIZE];
     struct principal who;
+    struct client_id client;
     char *source;
     size_t source_len;
     int64_t received_ms;
@@ -53,12 +55,23 @@ static char *with_id(const char *bytes, size_t len, const char *id, size_t *outl
     return out;
 }
 
+/* Whether who's records are kept whatever they cost: a signed-in student
+ * (a roster's or an LTI launch's) or the instructor. Anyone else (signed
+ * out, an open lab's unverified name, which anyone can make) has a budget
+ * and a bounded record (records_write, UNTRUSTED_SOURCE_KEPT). */
+static bool trusted(const struct principal *who)
+{
+    return who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_INSTRUCTOR;
+}
+
 /*
  * The record of a graded verdict: the stored text is the worker's bytes
  * with the id in front (the bytes answered). The points, the device and
  * what the class view shows (*facts) come from the verdict's header, which
  * the worker filled from the verdict it made (common/verdict_facts.h): the
- * server never parses a verdict to record it. A new record the writer will
+ * server never parses a verdict to record it. An untrusted client's
+ * source longer than UNTRUSTED_SOURCE_KEPT is kept as its SHA-256 only
+ * (source "", the hash of what was sent). A new record the writer will
  * own, NULL on OOM.
  */
 static struct store_record *record_of(const char *id, const struct principal *who,
@@ -80,12 +93,15 @@ static struct store_record *record_of(const char *id, const struct principal *wh
                    ? strdup(who->id) : NULL;
     rec->received_ms = received_ms;
     rec->graded_ms = records_now_ms();
-    rec->source = malloc(source_len + 1);
+    /* 64 KiB filler a millisecond's Rejected costs would otherwise be
+     * kept whole, each time */
+    size_t kept = !trusted(who) && source_len > UNTRUSTED_SOURCE_KEPT ? 0 : source_len;
+    rec->source = malloc(kept + 1);
     if (rec->source) {
-        memcpy(rec->source, source, source_len);
-        rec->source[source_len] = '\0';
+        memcpy(rec->source, source, kept);
+        rec->source[kept] = '\0';
     }
-    rec->source_len = source_len;
+    rec->source_len = kept;
     store_sha256_hex(source, source_len, rec->sha256);
     rec->status = (int)res->head.status;
     rec->points = (int)vf->points;
@@ -225,7 +241,8 @@ static void on_job_done(struct pool_result *res, void *arg)
     atomic_store(&r->result, copy);
     conn_watch_handoff(r->srv->watch, &r->watch_handoff, job);
     if (rec)
-        records_write(r->srv->records, rec, &facts, on_recorded, r);
+        records_write(r->srv->records, rec, &facts, trusted(&r->who) ? NULL : &r->client,
+                      on_recorded, r);
     else
         MHD_resume_connection(r->conn);
 }
@@ -282,7 +299,8 @@ static void on_detached_done(struct pool_result *res, void *arg)
         struct detached_write *w = malloc(sizeof *w);
         if (w) {
             *w = (struct detached_write){ rs, stored };
-            records_write(rs, rec, &facts, on_detached_recorded, w);
+            records_write(rs, rec, &facts, trusted(&d->who) ? NULL : &d->client,
+                          on_detached_recorded, w);
         } else {
             free(stored);
             store_record_free(rec);
@@ -315,6 +333,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     d->source_len = len;
     d->srv = r->srv;
     d->who = r->who;
+    d->client = r->client;
     d->received_ms = records_now_ms();
     free(r->body);
     r->body = NULL;

@@ -76,6 +76,31 @@
  * TCP timeout fires since the peer's kernel still acknowledges. */
 #define STORE_PG_ANSWER_MS         35000u
 #define MAX_RETENTION_DAYS         36500u    /* --retention-days: a hundred years */
+/* The store's size limit (--store-max-mb, MiB; 0: none): past it a record
+ * of a client not signed in as a student is not kept (recorded: false,
+ * store_limit) while students' records still go in. Far below a disk that
+ * holds a term's class (about 10 KB a record), far above what a flood of
+ * budgets below can reach before an operator sees it. */
+#define DEFAULT_STORE_MAX_MB       1024u
+#define MAX_STORE_MAX_MB           (1u << 24)   /* 16 TiB */
+#define STORE_SIZE_POLL_S          2u        /* the store's size is read this often */
+/* What a client that is not a signed-in student (signed out, or an open
+ * lab's unverified name) may have kept, per client as the fair share keys
+ * it, in every window (server/record_budget.h); past it the answer says
+ * recorded: false (over_budget) and grading goes on. A lab behind one
+ * address shares one budget: 300 attempts in 10 minutes (--guest-records,
+ * --guest-mb raise it). */
+#define DEFAULT_GUEST_RECORDS        300u
+#define DEFAULT_GUEST_MB             2u       /* MiB: source, verdict and overhead */
+#define MAX_GUEST_BUDGET             1000000u
+#define UNTRUSTED_BUDGET_WINDOW_S    600u
+/* Of such a client's body, a record keeps the source up to this many
+ * bytes (a butterfly is under 2 KB); a longer one is kept as its SHA-256
+ * only, with the verdict. */
+#define UNTRUSTED_SOURCE_KEPT        (16u * 1024u)
+/* A record's columns and index entries besides its source and verdict, as
+ * the budget and the size between two reads of it count them. */
+#define RECORD_OVERHEAD_BYTES        512u
 
 /* A roster (butterfly-admin class import, butterfly-batch --roster): what
  * one student's row may hold; a longer cell is refused, naming its line.

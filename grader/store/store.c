@@ -203,6 +203,23 @@ enum store_status store_probe(struct store *s, struct store_error *err)
     return st;
 }
 
+enum store_status store_size(struct store *s, uint64_t *bytes, struct store_error *err)
+{
+    *bytes = 0;
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    int64_t v = -1;
+    st = s->ops->exec(s, s->ops->size_bytes, false, NULL, 0, one_int, &v, NULL, err);
+    if (st == STORE_OK && v < 0)
+        st = store_fail(err, STORE_ERROR, "the store's size could not be read");
+    if (st == STORE_OK) {
+        *bytes = (uint64_t)v;
+        store_ok(err);
+    }
+    return st;
+}
+
 enum store_status store_backup(struct store *s, const char *path, struct store_error *err)
 {
     enum store_status st = store_ready(s, err);

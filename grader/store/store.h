@@ -80,6 +80,10 @@ enum store_status {
     STORE_CORRUPT,          /* not a store, or damaged */
     STORE_UNSUPPORTED,      /* not for this backend (backup of PostgreSQL: pg_dump) */
     STORE_NO_MEMORY,
+    /* Not written by the server's choice, the store being fine (never
+     * returned by a store call; server/records.h): */
+    STORE_OVER_BUDGET,      /* the client's budget of records kept is spent */
+    STORE_OVER_LIMIT,       /* the store is past its size limit (--store-max-mb) */
     STORE_ERROR,            /* anything else; the message says what */
 };
 #define STORE_NSTATUSES (STORE_ERROR + 1)
@@ -130,6 +134,15 @@ int store_schema_version(const struct store *s);
  * connection was lost, then SELECT 1). For /healthz.
  */
 enum store_status store_probe(struct store *s, struct store_error *err);
+
+/*
+ * The bytes the store's data takes now into *bytes (0 on failure): SQLite
+ * the file's pages in use (its free pages and its WAL not counted: the one
+ * is reused before the file grows, the other is checkpointed back into
+ * it); PostgreSQL the store's tables in its schema with their indexes and
+ * TOAST. What --store-max-mb is compared with (server/records.c).
+ */
+enum store_status store_size(struct store *s, uint64_t *bytes, struct store_error *err);
 
 /* ---- random ids and tokens ---------------------------------------------- */
 

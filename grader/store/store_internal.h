@@ -77,6 +77,9 @@ struct store_ops {
     /* A query without parameters answering one row, one integer: 1 when
      * the table schema_version exists. */
     const char *has_version_table;
+    /* A query without parameters answering one row, one integer: the
+     * bytes the store's data takes now (store_size). */
+    const char *size_bytes;
     /* A statement outside a transaction is one, committed (durably, as a
      * COMMIT is) before its answer comes: one record's insert needs no
      * BEGIN and COMMIT, two round trips to a server (PostgreSQL). */

@@ -498,4 +498,9 @@ const struct store_ops store_pg_ops = {
     .has_version_table = "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() "
                          "AND tablename = 'schema_version'",
     .statement_is_transaction = true,
+    /* the store's own tables with their indexes and TOAST, not the
+     * database's catalogue (a few MB of an empty database) */
+    .size_bytes = "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint "
+                  "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                  "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')",
 };

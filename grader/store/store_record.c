@@ -41,6 +41,8 @@ const char *store_status_to_str(enum store_status s)
     case STORE_CORRUPT: return "corrupt";
     case STORE_UNSUPPORTED: return "unsupported";
     case STORE_NO_MEMORY: return "no_memory";
+    case STORE_OVER_BUDGET: return "over_budget";
+    case STORE_OVER_LIMIT: return "store_limit";
     case STORE_ERROR: return "error";
     }
     return "error";

@@ -470,4 +470,8 @@ const struct store_ops store_sqlite_ops = {
     .migrations = store_schema_sqlite,
     .has_version_table =
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
+    /* the pages in use: free pages (after a purge) are reused before the
+     * file grows, so they are room, not size */
+    .size_bytes = "SELECT (p.page_count - f.freelist_count) * s.page_size "
+                  "FROM pragma_page_count() p, pragma_freelist_count() f, pragma_page_size() s",
 };

@@ -517,8 +517,12 @@ def t_replay_too_large_resets(folder):
     view that reconnects with its old Last-Event-ID is told to reset,
     every time, and the class it then reloads holds every record; the
     id the reload hands it replays nothing and follows live events."""
+    # one guest's 2,100 records are past the budget of what a client not
+    # signed in as a student may have kept (issue 29 item 3), which an
+    # open lab's operator lifts so
     srv = Server(BINARY, "--workers", "1", "--database",
-                 "sqlite:" + os.path.join(folder, "flood.sqlite"))
+                 "sqlite:" + os.path.join(folder, "flood.sqlite"),
+                 "--guest-records", "0", "--guest-mb", "0")
     try:
         token = token_of(srv)
         bearer = {"Authorization": "Bearer " + token}

@@ -17,6 +17,7 @@
 #include "server/access_log.h"
 #include "server/auth.h"
 #include "server/client_addr.h"
+#include "server/record_budget.h"
 #include "server/request.h"
 #include "server/session.h"
 #include "store/store.h"
@@ -644,6 +645,45 @@ static void test_token_guard(void **state)
     assert_int_equal(request_route("/api/submissions/x"), ROUTE_SUBMISSION);
 }
 
+/* Issue 29: what a signed-out client may have kept, by count and bytes,
+ * per client and per window; a /64 is one client, as in the fair share. */
+static void test_record_budget(void **state)
+{
+    (void)state;
+    struct record_budget *b = record_budget_new(3, 1000, 600);
+    struct client_id one, two, v6a, v6b;
+    assert_true(client_addr_parse("10.0.0.1", &one));
+    assert_true(client_addr_parse("10.0.0.2", &two));
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(record_budget_take(b, &one, 100, 100), BUDGET_OK);
+    assert_int_equal(record_budget_take(b, &one, 100, 101), BUDGET_RECORDS);
+    assert_int_equal(record_budget_take(b, &two, 100, 101), BUDGET_OK);   /* its own */
+    assert_int_equal(record_budget_take(b, &one, 100, 700), BUDGET_OK);   /* a new window */
+    /* bytes: 900 fit, 101 more do not, 100 do */
+    assert_int_equal(record_budget_take(b, &two, 800, 102), BUDGET_OK);
+    assert_int_equal(record_budget_take(b, &two, 101, 102), BUDGET_BYTES);
+    assert_int_equal(record_budget_take(b, &two, 100, 102), BUDGET_OK);
+    /* one record larger than the whole budget is never kept */
+    assert_int_equal(record_budget_take(b, &one, 1001, 703), BUDGET_BYTES);
+    record_budget_free(b);
+    /* a /64 is one client: its addresses share one budget */
+    struct client_rules rules;
+    client_rules_init(&rules);
+    struct sockaddr_in6 a = { .sin6_family = AF_INET6 }, c = { .sin6_family = AF_INET6 };
+    inet_pton(AF_INET6, "2001:db8:1:2::1", &a.sin6_addr);
+    inet_pton(AF_INET6, "2001:db8:1:2:ffff::9", &c.sin6_addr);
+    client_addr_from_sockaddr((struct sockaddr *)&a, &v6a);
+    client_addr_from_sockaddr((struct sockaddr *)&c, &v6b);
+    struct client_id ca, cb;
+    client_addr_resolve(&v6a, NULL, &rules, &ca);
+    client_addr_resolve(&v6b, NULL, &rules, &cb);
+    b = record_budget_new(1, 0, 600);   /* 0: no bound on bytes */
+    assert_int_equal(record_budget_take(b, &ca, 1u << 30, 100), BUDGET_OK);
+    assert_int_equal(record_budget_take(b, &cb, 1, 100), BUDGET_RECORDS);
+    record_budget_free(b);
+    record_budget_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_vouched_names_cleaned),
         cmocka_unit_test(test_bearer_and_origin),
         cmocka_unit_test(test_token_guard),
+        cmocka_unit_test(test_record_budget),
         cmocka_unit_test(test_uri_inspection),
         cmocka_unit_test(test_body_kinds_and_lengths),
         cmocka_unit_test(test_source_extraction),
