@@ -150,20 +150,22 @@ static void test_launch_and_outbox(void **state)
         again[STORE_ID_SIZE], name[64];
     struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-ada",
                                   .name = "Ada", .email = "", .context_id = "course-1",
-                                  .context_title = "FFT", .lineitem = "https://p/li/1" };
-    assert_int_equal(store_lti_launch(s, &l, ada, klass, name, sizeof name, &e), STORE_OK);
+                                  .context_title = "FFT", .deployment_id = "d",
+                                  .resource_link = "rl-1", .lineitem = "https://p/li/1" };
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_equal(name, "Ada");
     /* a later launch naming no one keeps the name; the same (issuer, sub) is the same student */
     l.name = "";
-    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_int_equal(store_lti_launch(s, &l, again, k2, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_equal(again, ada);
     assert_string_equal(k2, klass);
     assert_string_equal(name, "Ada");
     /* another context is another class; no personal data at all still works */
     struct store_lti_launch b = { .issuer = "https://p", .client_id = "c", .sub = "s-bob",
                                   .name = "", .email = "", .context_id = "course-2",
-                                  .context_title = "", .lineitem = NULL };
-    assert_int_equal(store_lti_launch(s, &b, bob, k2, name, sizeof name, &e), STORE_OK);
+                                  .context_title = "", .deployment_id = "d",
+                                  .resource_link = "rl-2", .lineitem = NULL };
+    assert_int_equal(store_lti_launch(s, &b, bob, k2, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_not_equal(k2, klass);
     assert_int_equal(strncmp(name, "Learner ", 8), 0);
 
@@ -227,7 +229,7 @@ static void test_launch_and_outbox(void **state)
     assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
     assert_int_equal(unsent[0], 0);
     l.name = "Ada";
-    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_int_equal(store_lti_launch(s, &l, again, k2, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_not_equal(again, ada);
     for (int i = 0; i < 4; i++)
         store_record_free(r[i]);
