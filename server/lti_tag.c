@@ -35,7 +35,7 @@ static void mac_hex(const uint8_t key[SESSION_KEY_BYTES], const char *student, i
 bool lti_tag_make(const uint8_t key[SESSION_KEY_BYTES], const char *student, int64_t link,
                   char out[LTI_TAG_SIZE])
 {
-    if (link <= 0 || !student)
+    if (link <= 0 || link > LTI_TAG_MAX_LINK || !student)
         return false;
     char mac[2 * TAG_MAC_BYTES + 1];
     mac_hex(key, student, link, mac);
@@ -48,7 +48,7 @@ int64_t lti_tag_read(const uint8_t key[SESSION_KEY_BYTES], const char *student,
 {
     if (!tag || !student || strlen(tag) >= LTI_TAG_SIZE)
         return 0;
-    /* digits only, no sign, no leading zero, at most 18 of them (no overflow) */
+    /* digits only, no sign, no leading zero, at most 18 of them (LTI_TAG_MAX_LINK) */
     int64_t link = 0;
     size_t i = 0;
     for (; tag[i] >= '0' && tag[i] <= '9' && i < 18; i++)

@@ -19,10 +19,12 @@
 
 #include "server/session.h"
 
-#define LTI_TAG_SIZE 64   /* "LINK.MAC" and the NUL: 19 digits, '.', 32 hex digits */
+#define LTI_TAG_SIZE 64   /* "LINK.MAC" and the NUL: 18 digits, '.', 32 hex digits */
+#define LTI_TAG_MAX_LINK 999999999999999999LL   /* 18 digits */
 
-/* The tag of resource link `link` (> 0) launched by `student`, signed with
- * key (the session key) into out. False when link is not positive. */
+/* The tag of resource link `link` (1 to LTI_TAG_MAX_LINK) launched by
+ * `student`, signed with key (the session key) into out. False when link
+ * is out of that range or student is NULL. */
 bool lti_tag_make(const uint8_t key[SESSION_KEY_BYTES], const char *student, int64_t link,
                   char out[LTI_TAG_SIZE]);
 

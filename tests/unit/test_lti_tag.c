@@ -50,6 +50,7 @@ static void test_round_trip_and_refusals(void **state)
     /* no tag for no link */
     assert_false(lti_tag_make(key, "ada", 0, tag));
     assert_false(lti_tag_make(key, "ada", -1, tag));
+    assert_false(lti_tag_make(key, "ada", LTI_TAG_MAX_LINK + 1, tag));
     /* the biggest link fits */
     assert_true(lti_tag_make(key, "ada", 999999999999999999LL, tag));
     assert_int_equal(lti_tag_read(key, "ada", tag), 999999999999999999LL);
