@@ -83,15 +83,16 @@
 
 /* The triggers: a record of a student whose launch gave a line item puts
  * its score in the outbox, inside the record's own transaction. */
+#define SQLITE_TRIGGERS                                                              \
+    "CREATE TRIGGER IF NOT EXISTS lti_outbox_on_record AFTER INSERT ON records\n"    \
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n"       \
+    "CREATE TRIGGER IF NOT EXISTS lti_forget AFTER DELETE ON students\n"             \
+    "FOR EACH ROW BEGIN " FORGET_DELETE " END;\n"
+
+/* Nothing here writes to a store that has it all (a read-only store
+ * still starts); a migration makes SQLite's triggers again (below). */
 static const char sqlite_schema[] =
-    LTI_TABLES("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT")
-    /* made again at every start: an older store's triggers are older */
-    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"
-    "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"
-    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n"
-    "DROP TRIGGER IF EXISTS lti_forget;\n"
-    "CREATE TRIGGER lti_forget AFTER DELETE ON students\n"
-    "FOR EACH ROW BEGIN " FORGET_DELETE " END;\n";
+    LTI_TABLES("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT") SQLITE_TRIGGERS;
 
 static const char pg_schema[] =
     LTI_TABLES("BIGINT", "BIGSERIAL PRIMARY KEY")
@@ -134,6 +135,12 @@ static bool one_int(const struct store_value *c, size_t n, void *arg)
     "DROP TABLE lti_links;\n"                                                        \
     "UPDATE lti_schema SET version = 2;\n"
 
+/* SQLite's CREATE TRIGGER IF NOT EXISTS kept version 1's, which name
+ * lti_links (PostgreSQL's CREATE OR REPLACE made them anew). */
+#define SQLITE_REMAKE_TRIGGERS                                                       \
+    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
+    "DROP TRIGGER IF EXISTS lti_forget;\n" SQLITE_TRIGGERS
+
 static enum store_status prepare(struct store *s, void *arg, struct store_error *err)
 {
     (void)arg;
@@ -146,7 +153,8 @@ static enum store_status prepare(struct store *s, void *arg, struct store_error 
     if (st == STORE_OK)
         st = exec(s, "SELECT version FROM lti_schema", NULL, 0, one_int, &v, NULL, err);
     if (st == STORE_OK && v == 1)
-        st = s->ops->exec(s, MIGRATE_V1, true, NULL, 0, NULL, NULL, NULL, err);
+        st = s->ops->exec(s, s->kind == STORE_KIND_POSTGRES ? MIGRATE_V1 : SQLITE_REMAKE_TRIGGERS
+                          MIGRATE_V1, true, NULL, 0, NULL, NULL, NULL, err);
     if (st == STORE_OK && v > STORE_LTI_SCHEMA_VERSION)
         return store_fail(err, STORE_TOO_NEW, "LTI's tables are version %lld, newer than "
                           "this program's %d", (long long)v, STORE_LTI_SCHEMA_VERSION);
@@ -486,8 +494,12 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
         return store_fail(err, STORE_ERROR, "the resource link was not kept");
     if (st == STORE_OK && !l->instructor) {
         struct store_value p[] = { sv_text(x->student), sv_int(*x->link), sv_int(now) };
-        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms) VALUES (?1, ?2, ?3) "
-                     "ON CONFLICT (student, link) DO UPDATE SET launched_ms = "
+        /* strictly after the student's former launch, even in the same
+         * millisecond: "the latest launch" is always one */
+        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms) VALUES (?1, ?2, "
+                     "(SELECT CASE WHEN COALESCE(MAX(b.launched_ms), 0) >= ?3 THEN "
+                     "MAX(b.launched_ms) + 1 ELSE ?3 END FROM lti_launches b WHERE "
+                     "b.student = ?1)) ON CONFLICT (student, link) DO UPDATE SET launched_ms = "
                      "excluded.launched_ms", p, 3, NULL, NULL, NULL, err);
     }
     return st;

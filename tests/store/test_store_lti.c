@@ -397,7 +397,13 @@ static void test_migrate_v1(void **state)
               "INSERT INTO lti_links VALUES ('two-student', 'https://p', 'c', 's-two',"
               " 'https://p/li/9');"
               "CREATE TRIGGER lti_forget AFTER DELETE ON students FOR EACH ROW BEGIN"
-              " DELETE FROM lti_links WHERE student = OLD.id; END;");
+              " DELETE FROM lti_links WHERE student = OLD.id; END;"
+              "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records FOR EACH ROW"
+              " WHEN NEW.student IS NOT NULL BEGIN INSERT INTO lti_outbox (record_id,"
+              " student, issuer, client_id, sub, lineitem, points, max_points, status,"
+              " graded_ms) SELECT NEW.id, NEW.student, l.issuer, l.client_id, l.sub,"
+              " l.lineitem, NEW.points, NEW.max_points, NEW.status, NEW.graded_ms"
+              " FROM lti_links l WHERE l.student = NEW.student; END;");
     assert_int_equal(store_open(url, &s, &e), STORE_OK);
     assert_int_equal(store_lti_prepare(s, &e), STORE_OK);
     assert_int_equal(store_lti_prepare(s, &e), STORE_OK);
