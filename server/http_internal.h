@@ -137,6 +137,7 @@ struct request {
     json_t *class_members;         /* owned: the class's students; NULL: every student */
     /* the record of a submission */
     char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
+    int64_t lti_link;              /* the LTI launch the page came from, 0: none */
     bool detached;                 /* ?wait=false: answered 202 already */
     char *source;                  /* the source as sent, owned until queued */
     size_t source_len;

@@ -17,6 +17,7 @@
 #include "server/class_feed.h"
 #include "server/http_internal.h"
 #include "server/lti.h"
+#include "server/lti_tag.h"
 #include "store/store_lti.h"
 
 struct lti_req {
@@ -41,6 +42,7 @@ struct lti_req {
     const char *code;           /* a refusal's check, NULL when accepted */
     char message[300];
     struct principal who;
+    int64_t link;               /* a learner's resource link (the page's launch tag) */
     char redirect[160];
 };
 
@@ -410,10 +412,11 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                 .issuer = p->issuer, .client_id = p->client_id, .sub = c.sub,
                 .name = name, .email = email, .context_id = c.context_id,
                 .context_title = c.context_title, .instructor = c.instructor,
+                .deployment_id = c.deployment_id, .resource_link = c.resource_link_id,
                 .lineitem = c.lineitem,
             };
             if (ss == STORE_OK)
-                ss = store_lti_launch(s, &ll, student, klass, q->who.name,
+                ss = store_lti_launch(s, &ll, student, klass, &q->link, q->who.name,
                                       sizeof q->who.name, &e);
             /* the store's name (a roster's, maybe long) cut to a character */
             session_clean_name(q->who.name, q->who.name, sizeof q->who.name);
@@ -505,7 +508,15 @@ static enum MHD_Result launch_answer(struct request *r)
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, q->redirect);
+    /* a learner's page says which launch it came from (lti_tag.h): in the
+     * fragment, which the browser keeps for the page and never sends */
+    char location[sizeof q->redirect + LTI_TAG_SIZE + 16], tag[LTI_TAG_SIZE];
+    if (q->who.kind == PRINCIPAL_STUDENT &&
+        lti_tag_make(records_session_key(r->srv->records), q->who.id, q->link, tag))
+        snprintf(location, sizeof location, "%s#launch=%s", q->redirect, tag);
+    else
+        snprintf(location, sizeof location, "%s", q->redirect);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     char clear[200];
     state_cookie(r, NULL, clear, sizeof clear);

@@ -19,6 +19,7 @@
 #include "common/report.h"
 #include "pool/wait_estimate.h"
 #include "server/http_internal.h"
+#include "server/lti_tag.h"
 
 static enum MHD_Result answer_refusal(struct request *r);
 
@@ -29,6 +30,7 @@ struct detached_job {
     char id[STORE_ID_SIZE];
     struct principal who;
     struct client_id client;
+    int64_t lti_link;           /* the launch the page came from, 0: none */
     char *source;
     size_t source_len;
     int64_t received_ms;
@@ -75,7 +77,7 @@ static bool trusted(const struct principal *who)
  * own, NULL on OOM.
  */
 static struct store_record *record_of(const char *id, const struct principal *who,
-                                      const char *source, size_t source_len,
+                                      int64_t lti_link, const char *source, size_t source_len,
                                       int64_t received_ms, const struct pool_result *res,
                                       char **stored, size_t *stored_len,
                                       struct verdict_shown *facts)
@@ -91,6 +93,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
     rec->task = strdup(task_butterfly.id);
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
                    ? strdup(who->id) : NULL;
+    rec->lti_link = lti_link;
     rec->received_ms = received_ms;
     rec->graded_ms = records_now_ms();
     /* 64 KiB filler a millisecond's Rejected costs would otherwise be
@@ -229,7 +232,7 @@ static void on_job_done(struct pool_result *res, void *arg)
     struct store_record *rec = NULL;
     struct verdict_shown facts;
     if (copy && r->id[0] && to_record(copy)) {
-        rec = record_of(r->id, &r->who, r->source, r->source_len, r->received_ms, copy,
+        rec = record_of(r->id, &r->who, r->lti_link, r->source, r->source_len, r->received_ms, copy,
                         &r->stored, &r->stored_len, &facts);
         if (!rec) {
             r->record_status = STORE_NO_MEMORY;
@@ -282,7 +285,7 @@ static void on_detached_done(struct pool_result *res, void *arg)
     size_t len = 0;
     struct verdict_shown facts;
     struct store_record *rec = to_record(res)
-        ? record_of(d->id, &d->who, d->source, d->source_len, d->received_ms, res, &stored,
+        ? record_of(d->id, &d->who, d->lti_link, d->source, d->source_len, d->received_ms, res, &stored,
                     &len, &facts)
         : NULL;
     if (!rec) {
@@ -334,6 +337,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     d->srv = r->srv;
     d->who = r->who;
     d->client = r->client;
+    d->lti_link = r->lti_link;
     d->received_ms = records_now_ms();
     free(r->body);
     r->body = NULL;
@@ -367,6 +371,31 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     return response_queue(r, 202, resp, "application/json", NULL);
 }
 
+/*
+ * The launch the submitting page came from (LTI_LAUNCH_HEADER, lti_tag.h)
+ * into r->lti_link, for a signed-in student with LTI on; none sent: 0
+ * (the student's latest launch is scored). False with the answer in
+ * *answer when the tag is not one of this student's launches: a page of
+ * another student's launch left open in this browser, or a forged tag,
+ * is refused rather than scored for whoever is signed in now, or on a
+ * line item they were not launched from.
+ */
+static bool launch_of(struct request *r, enum MHD_Result *answer)
+{
+    r->lti_link = 0;
+    const char *tag = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, LTI_LAUNCH_HEADER);
+    if (!tag || !r->srv->lti || !r->srv->records || r->who.kind != PRINCIPAL_STUDENT)
+        return true;
+    r->lti_link = lti_tag_read(records_session_key(r->srv->records), r->who.id, tag);
+    if (r->lti_link > 0)
+        return true;
+    *answer = response_error(r, 403, "launch_not_yours",
+                             "This page was opened by a launch of someone other than the "
+                             "student signed in now (or its launch is not valid): open the "
+                             "exercise again from your course.", NULL, NULL);
+    return false;
+}
+
 enum MHD_Result submission_finish(struct request *r)
 {
     if (r->too_large)
@@ -376,6 +405,9 @@ enum MHD_Result submission_finish(struct request *r)
     size_t len;
     json_t *owner;
     char msg[300];
+    enum MHD_Result refused;
+    if (!launch_of(r, &refused))
+        return refused;
     if (!request_extract_source(r->kind, r->body, r->len, &src, &len, &owner, msg, sizeof msg))
         return response_error(r, 400, "bad_request", msg, NULL, NULL);
     if (r->srv->records) {

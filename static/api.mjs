@@ -3,6 +3,7 @@
 // function is passed in, so node can test this with a fake.
 
 import { COURSE_URL } from './course.mjs';
+import { launchHeaders } from './launch.mjs';
 import { parseRetryAfter } from './verdict-view.mjs';
 
 export const TASK_URL = '/api/tasks/butterfly';
@@ -54,9 +55,10 @@ function httpOutcome(response, body) {
  *   {kind: 'cancelled'}            (options.signal aborted: the student cancelled)
  *   {kind: 'bad-response', status}
  * Aborting the request closes the connection, and the server cancels a
- * job whose client has gone.
+ * job whose client has gone. options.launch: the tab's LTI launch tag
+ * (launch.mjs), sent so the score goes to that launch's course.
  */
-export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutMs = SUBMIT_TIMEOUT_MS, signal = null } = {}) {
+export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutMs = SUBMIT_TIMEOUT_MS, signal = null, launch = null } = {}) {
   if (signal && signal.aborted) return { kind: 'cancelled' };
   const controller = typeof AbortController === 'function' ? new AbortController() : null;
   let timedOut = false;
@@ -69,7 +71,8 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
     response = await fetchFn(url, {
       method: 'POST',
       // X-Requested-With: the server's same-origin check (history.mjs, CSRF_HEADERS)
-      headers: { 'Content-Type': 'text/plain; charset=utf-8', Accept: 'application/json', 'X-Requested-With': 'butterfly' },
+      // the LTI launch this tab came from (launch.mjs): its course gets the score
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', Accept: 'application/json', 'X-Requested-With': 'butterfly', ...launchHeaders(launch) },
       body: source,
       signal: controller ? controller.signal : undefined,
     });

@@ -9,6 +9,7 @@ import { fetchCourseFile, fetchTask, submitSource, utf8Length } from './api.mjs'
 import { parseCourse } from './course.mjs';
 import { renderCourseLinks } from './course-view.mjs';
 import { loadEditor } from './editor.mjs';
+import { currentLaunch } from './launch.mjs';
 import { createNetworkView } from './network-view.mjs';
 import { createState } from './page-state.mjs';
 import {
@@ -85,7 +86,7 @@ async function run() {
   startRunClock(state);
   announce('Running your kernel. Press Cancel to stop it.');
   try {
-    const outcome = await submitSource(fetch, source, { signal: state.abort ? state.abort.signal : null });
+    const outcome = await submitSource(fetch, source, { signal: state.abort ? state.abort.signal : null, launch: currentLaunch() });
     stopRunClock(state);
     const model = outcome.kind === 'verdict' ? readVerdict(outcome.verdict) : null;
     if (model) {

@@ -183,6 +183,8 @@
 /* LTI 1.3 (server/lti_*.c, grader/store/store_lti.c). */
 #define LTI_STATE_LIFETIME_S       600u      /* a login's state and nonce are good this long */
 #define LTI_STATE_COOKIE           "butterfly_lti_state"
+#define LTI_LAUNCH_HEADER          "X-Butterfly-Launch"  /* a submission's launch tag (the
+                                              * page's #launch=, server/lti_tag.h) */
 #define LTI_MAX_ID_TOKEN           (64u * 1024u)    /* bytes of an id_token */
 #define LTI_MAX_FORM               (80u * 1024u)    /* bytes of a login's or launch's form */
 #define LTI_MAX_KEY_SET            (256u * 1024u)   /* bytes of a platform's key set */

@@ -309,6 +309,15 @@ static enum store_status insert_one(struct store *s, const struct store_record *
      * statement (store_class.h): NOTIFY is delivered at the commit, and
      * only if the record commits */
     bool pg = s->kind == STORE_KIND_POSTGRES;
+    /* the launch the record came from, for LTI's trigger on the records
+     * (store_lti.c), which consumes it in this transaction */
+    if (r->lti_link > 0) {
+        const struct store_value l[] = { sv_text(r->id), sv_int(r->lti_link) };
+        st = s->ops->exec(s, "INSERT INTO lti_record_links (record_id, link) VALUES (?1, ?2)",
+                          false, l, 2, NULL, NULL, NULL, err);
+        if (st != STORE_OK)
+            return st;
+    }
     st = s->ops->exec(s, pg ? "WITH r AS (" INSERT_RECORD " RETURNING id) "
                               "SELECT pg_notify(?15, id) FROM r"
                             : INSERT_RECORD,
@@ -339,7 +348,7 @@ enum store_status store_records_insert(struct store *s, const struct store_recor
                                        size_t n, struct store_error *err)
 {
     struct batch b = { r, n };
-    if (n == 1 && s && s->ops->statement_is_transaction) {
+    if (n == 1 && s && s->ops->statement_is_transaction && r[0]->lti_link <= 0) {
         /* one statement, its own transaction: all there or not at all */
         enum store_status st = store_ready(s, err);
         if (st == STORE_OK && (st = insert_one(s, r[0], err)) == STORE_OK)

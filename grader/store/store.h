@@ -179,6 +179,9 @@ struct store_record {
     uint64_t seed;              /* of the hidden spectra */
     char *device;               /* the device's name, NULL: none ran it */
     char *grader_version;       /* BUTTERFLY_VERSION of the grader that graded it */
+    int64_t lti_link;           /* the LTI resource link the submission came from
+                                   (store_lti.h; only once LTI's tables are there),
+                                   0: none named; only written, never read back */
 };
 
 /*

@@ -33,9 +33,16 @@
     "CREATE TABLE IF NOT EXISTS lti_members (\n"                                     \
     "    class_id TEXT NOT NULL, student TEXT NOT NULL, role TEXT NOT NULL,\n"       \
     "    PRIMARY KEY (class_id, student));\n"                                        \
-    "CREATE TABLE IF NOT EXISTS lti_links (\n"                                       \
-    "    student TEXT PRIMARY KEY, issuer TEXT NOT NULL, client_id TEXT NOT NULL,\n" \
-    "    sub TEXT NOT NULL, lineitem TEXT NOT NULL);\n"                              \
+    "CREATE TABLE IF NOT EXISTS lti_resource_links (\n"                              \
+    "    link " SERIAL ", issuer TEXT NOT NULL, client_id TEXT NOT NULL,\n"          \
+    "    deployment TEXT NOT NULL, context TEXT NOT NULL, resource_link TEXT NOT NULL,\n" \
+    "    lineitem TEXT NOT NULL DEFAULT '',\n"                                      \
+    "    UNIQUE (issuer, client_id, deployment, context, resource_link));\n"        \
+    "CREATE TABLE IF NOT EXISTS lti_launches (\n"                                    \
+    "    student TEXT NOT NULL, link " INT " NOT NULL, launched_ms " INT " NOT NULL,\n" \
+    "    PRIMARY KEY (student, link));\n"                                           \
+    "CREATE TABLE IF NOT EXISTS lti_record_links (\n"                                \
+    "    record_id TEXT PRIMARY KEY, link " INT " NOT NULL);\n"                      \
     "CREATE TABLE IF NOT EXISTS lti_outbox (\n"                                      \
     "    seq " SERIAL ", record_id TEXT NOT NULL, student TEXT NOT NULL,\n"          \
     "    issuer TEXT NOT NULL, client_id TEXT NOT NULL, sub TEXT NOT NULL,\n"        \
@@ -48,29 +55,44 @@
     "    issuer TEXT NOT NULL, lineitem TEXT NOT NULL, sub TEXT NOT NULL,\n"         \
     "    last_ms " INT " NOT NULL, PRIMARY KEY (issuer, lineitem, sub));\n"
 
+/* A record's score goes to the line item of the resource link it came
+ * from: the launch its page carried (lti_record_links, written in the
+ * record's transaction by store.c and consumed here), else the student's
+ * latest launch. Either way the student must have been launched from
+ * that link (lti_launches), and the link must have a line item. */
 #define OUTBOX_INSERT                                                                \
     "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
     " points, max_points, status, graded_ms)"                                        \
-    " SELECT NEW.id, NEW.student, l.issuer, l.client_id, l.sub, l.lineitem,"         \
+    " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub, k.lineitem,"         \
     " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms"                         \
-    " FROM lti_links l WHERE l.student = NEW.student;"
+    " FROM lti_launches a JOIN lti_resource_links k ON k.link = a.link"              \
+    " JOIN lti_users u ON u.student = a.student AND u.issuer = k.issuer"             \
+    " WHERE a.student = NEW.student AND k.lineitem <> '' AND a.link = COALESCE("     \
+    " (SELECT r.link FROM lti_record_links r WHERE r.record_id = NEW.id),"           \
+    " (SELECT b.link FROM lti_launches b WHERE b.student = NEW.student"              \
+    "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1));"                          \
+    " DELETE FROM lti_record_links WHERE record_id = NEW.id;"
 
 /* A forgotten student (butterfly-admin forget) takes their LTI rows
  * along: a later launch of the same (issuer, sub) is a new student. */
 #define FORGET_DELETE                                                                \
     "DELETE FROM lti_users WHERE student = OLD.id; "                                 \
     "DELETE FROM lti_members WHERE student = OLD.id; "                               \
-    "DELETE FROM lti_links WHERE student = OLD.id; "                                 \
+    "DELETE FROM lti_launches WHERE student = OLD.id; "                              \
     "DELETE FROM lti_outbox WHERE student = OLD.id;"
 
 /* The triggers: a record of a student whose launch gave a line item puts
  * its score in the outbox, inside the record's own transaction. */
+#define SQLITE_TRIGGERS                                                              \
+    "CREATE TRIGGER IF NOT EXISTS lti_outbox_on_record AFTER INSERT ON records\n"    \
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n"       \
+    "CREATE TRIGGER IF NOT EXISTS lti_forget AFTER DELETE ON students\n"             \
+    "FOR EACH ROW BEGIN " FORGET_DELETE " END;\n"
+
+/* Nothing here writes to a store that has it all (a read-only store
+ * still starts); a migration makes SQLite's triggers again (below). */
 static const char sqlite_schema[] =
-    LTI_TABLES("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT")
-    "CREATE TRIGGER IF NOT EXISTS lti_outbox_on_record AFTER INSERT ON records\n"
-    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n"
-    "CREATE TRIGGER IF NOT EXISTS lti_forget AFTER DELETE ON students\n"
-    "FOR EACH ROW BEGIN " FORGET_DELETE " END;\n";
+    LTI_TABLES("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT") SQLITE_TRIGGERS;
 
 static const char pg_schema[] =
     LTI_TABLES("BIGINT", "BIGSERIAL PRIMARY KEY")
@@ -97,6 +119,28 @@ static bool one_int(const struct store_value *c, size_t n, void *arg)
     return false;
 }
 
+/* Version 1 kept one line item per student (lti_links: the latest
+ * launch's). Each becomes a resource link of its own, told apart by its
+ * line item (deployment '' marks one from before version 2: no launch
+ * since has a deployment ''), launched by that student, so that their
+ * scores go where they went before until they launch again. */
+#define MIGRATE_V1                                                                   \
+    "INSERT INTO lti_resource_links (issuer, client_id, deployment, context,"        \
+    " resource_link, lineitem) SELECT DISTINCT issuer, client_id, '', '', lineitem,"  \
+    " lineitem FROM lti_links;\n"                                                    \
+    "INSERT INTO lti_launches (student, link, launched_ms) SELECT l.student, k.link, 0" \
+    " FROM lti_links l JOIN lti_resource_links k ON k.issuer = l.issuer AND"         \
+    " k.client_id = l.client_id AND k.deployment = '' AND k.context = '' AND"        \
+    " k.resource_link = l.lineitem;\n"                                               \
+    "DROP TABLE lti_links;\n"                                                        \
+    "UPDATE lti_schema SET version = 2;\n"
+
+/* SQLite's CREATE TRIGGER IF NOT EXISTS kept version 1's, which name
+ * lti_links (PostgreSQL's CREATE OR REPLACE made them anew). */
+#define SQLITE_REMAKE_TRIGGERS                                                       \
+    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
+    "DROP TRIGGER IF EXISTS lti_forget;\n" SQLITE_TRIGGERS
+
 static enum store_status prepare(struct store *s, void *arg, struct store_error *err)
 {
     (void)arg;
@@ -108,6 +152,9 @@ static enum store_status prepare(struct store *s, void *arg, struct store_error 
     int64_t v = -1;
     if (st == STORE_OK)
         st = exec(s, "SELECT version FROM lti_schema", NULL, 0, one_int, &v, NULL, err);
+    if (st == STORE_OK && v == 1)
+        st = s->ops->exec(s, s->kind == STORE_KIND_POSTGRES ? MIGRATE_V1 : SQLITE_REMAKE_TRIGGERS
+                          MIGRATE_V1, true, NULL, 0, NULL, NULL, NULL, err);
     if (st == STORE_OK && v > STORE_LTI_SCHEMA_VERSION)
         return store_fail(err, STORE_TOO_NEW, "LTI's tables are version %lld, newer than "
                           "this program's %d", (long long)v, STORE_LTI_SCHEMA_VERSION);
@@ -337,6 +384,7 @@ enum store_status store_lti_nonce_use(struct store *s, const char *issuer, const
 struct launch {
     const struct store_lti_launch *l;
     char *student, *class_id;
+    int64_t *link;
     char *name;
     size_t name_size;
 };
@@ -373,6 +421,7 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
     const struct store_lti_launch *l = x->l;
     int64_t now = store_now_ms();
     x->student[0] = x->class_id[0] = '\0';
+    *x->link = 0;
     struct store_value who[] = { sv_text(l->issuer), sv_text(l->sub) };
     enum store_status st = exec(s, "SELECT student FROM lti_users WHERE issuer = ?1 AND "
                                    "sub = ?2", who, 2, id_row, x->student, NULL, err);
@@ -426,19 +475,32 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
                      "ON CONFLICT (class_id, student) DO UPDATE SET role = excluded.role", p, 3,
                   NULL, NULL, NULL, err);
     }
-    /* where the scores go: the latest launch's line item */
-    if (st == STORE_OK && l->lineitem && !l->instructor) {
-        struct store_value p[] = { sv_text(x->student), sv_text(l->issuer),
-                                   sv_text(l->client_id), sv_text(l->sub),
-                                   sv_text(l->lineitem) };
-        st = exec(s, "INSERT INTO lti_links (student, issuer, client_id, sub, lineitem) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (student) DO UPDATE SET "
-                     "issuer = excluded.issuer, client_id = excluded.client_id, "
-                     "sub = excluded.sub, lineitem = excluded.lineitem", p, 5, NULL, NULL,
-                  NULL, err);
-    } else if (st == STORE_OK) {
-        struct store_value p[] = { sv_text(x->student) };
-        st = exec(s, "DELETE FROM lti_links WHERE student = ?1", p, 1, NULL, NULL, NULL, err);
+    /* where the scores go: the resource link's line item, as its latest
+     * launch named it (none: its scores are not sent); this student was
+     * launched from it, now */
+    struct store_value k[] = { sv_text(l->issuer), sv_text(l->client_id),
+                               sv_text(l->deployment_id), sv_text(l->context_id),
+                               sv_text(l->resource_link), sv_text(l->lineitem ? l->lineitem : "") };
+    if (st == STORE_OK && !l->instructor)
+        st = exec(s, "INSERT INTO lti_resource_links (issuer, client_id, deployment, context, "
+                     "resource_link, lineitem) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT "
+                     "(issuer, client_id, deployment, context, resource_link) DO UPDATE SET "
+                     "lineitem = excluded.lineitem", k, 6, NULL, NULL, NULL, err);
+    if (st == STORE_OK && !l->instructor)
+        st = exec(s, "SELECT link FROM lti_resource_links WHERE issuer = ?1 AND client_id = ?2 "
+                     "AND deployment = ?3 AND context = ?4 AND resource_link = ?5", k, 5,
+                  one_int, x->link, NULL, err);
+    if (st == STORE_OK && !l->instructor && *x->link <= 0)
+        return store_fail(err, STORE_ERROR, "the resource link was not kept");
+    if (st == STORE_OK && !l->instructor) {
+        struct store_value p[] = { sv_text(x->student), sv_int(*x->link), sv_int(now) };
+        /* strictly after the student's former launch, even in the same
+         * millisecond: "the latest launch" is always one */
+        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms) VALUES (?1, ?2, "
+                     "(SELECT CASE WHEN COALESCE(MAX(b.launched_ms), 0) >= ?3 THEN "
+                     "MAX(b.launched_ms) + 1 ELSE ?3 END FROM lti_launches b WHERE "
+                     "b.student = ?1)) ON CONFLICT (student, link) DO UPDATE SET launched_ms = "
+                     "excluded.launched_ms", p, 3, NULL, NULL, NULL, err);
     }
     return st;
 }
@@ -450,15 +512,19 @@ static bool launch_ok(const char *v, bool required)
 
 enum store_status store_lti_launch(struct store *s, const struct store_lti_launch *l,
                                    char student_id[STORE_ID_SIZE], char class_id[STORE_ID_SIZE],
-                                   char *name_out, size_t name_size, struct store_error *err)
+                                   int64_t *link_out, char *name_out, size_t name_size,
+                                   struct store_error *err)
 {
     if (!launch_ok(l->issuer, true) || !launch_ok(l->client_id, true) ||
         !launch_ok(l->sub, true) || !launch_ok(l->name, false) || !launch_ok(l->email, false) ||
         !launch_ok(l->context_id, false) || !launch_ok(l->context_title, false) ||
-        !launch_ok(l->lineitem, false) || !l->name || !l->email || !l->context_id)
+        !launch_ok(l->lineitem, false) || !launch_ok(l->deployment_id, true) ||
+        !launch_ok(l->resource_link, true) || !l->name || !l->email || !l->context_id)
         return store_fail(err, STORE_INVALID, "a launch's field is missing or over %d bytes",
                           STORE_MAX_TEXT);
-    struct launch x = { l, student_id, class_id, name_out, name_size };
+    int64_t none = 0;
+    struct launch x = { l, student_id, class_id, link_out ? link_out : &none, name_out,
+                        name_size };
     if (name_size)
         name_out[0] = '\0';
     return store_in_write(s, do_launch, &x, err);

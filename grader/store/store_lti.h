@@ -21,7 +21,7 @@
 
 #include "store/store.h"
 
-#define STORE_LTI_SCHEMA_VERSION 1
+#define STORE_LTI_SCHEMA_VERSION 2   /* 2: a line item per resource link */
 
 /* Creates LTI's tables and the outbox trigger when missing (several
  * processes at once make them once). */
@@ -96,6 +96,8 @@ struct store_lti_launch {
     const char *context_id;     /* "" when none: the class is the deployment's */
     const char *context_title;
     bool instructor;            /* an instructor or teaching assistant of the context */
+    const char *deployment_id;  /* the launch's deployment */
+    const char *resource_link;  /* the launch's resource_link.id */
     const char *lineitem;       /* the AGS line item; NULL: no score is sent */
 };
 
@@ -103,14 +105,20 @@ struct store_lti_launch {
  * In one transaction: the student of (issuer, sub), made on the first
  * launch (its id into student_id) and named from the launch when it names
  * itself; the class of (issuer, context) into class_id; the membership;
- * and the line item the student's scores go to (removed when the launch
- * has none). name_out (name_size bytes) gets the name the student goes by:
- * the launch's, a former launch's, or "Learner" and a short hash of the
- * sub when no launch gave one (an instructor: the launch's, else "").
+ * and, for a learner, the resource link of (issuer, client_id,
+ * deployment, context, resource_link) with the line item this launch
+ * names (none: that link's scores are not sent), and that the student
+ * was launched from it now. *link_out (NULL: not wanted) gets the
+ * link's number (0 for an instructor): what a record names as the launch
+ * it came from (store_record.lti_link). name_out (name_size bytes) gets
+ * the name the student goes by: the launch's, a former launch's, or
+ * "Learner" and a short hash of the sub when no launch gave one (an
+ * instructor: the launch's, else "").
  */
 enum store_status store_lti_launch(struct store *s, const struct store_lti_launch *l,
                                    char student_id[STORE_ID_SIZE], char class_id[STORE_ID_SIZE],
-                                   char *name_out, size_t name_size, struct store_error *err);
+                                   int64_t *link_out, char *name_out, size_t name_size,
+                                   struct store_error *err);
 
 /* ---- the outbox ------------------------------------------------------------ */
 

@@ -603,6 +603,35 @@ async function main() {
     await waitReady();
   });
 
+  await step('a tab opened by an LTI launch names its launch with each run, after a reload too; another tab does not', async () => {
+    const tag = '5.0123456789abcdef0123456789abcdef';
+    const seen = [];
+    await page.route(SUBMIT_ROUTE, (route) => {
+      seen.push(route.request().headers()['x-butterfly-launch'] || null);
+      return route.fulfill({ status: 200, contentType: 'application/json', body: verdictFixture('correct') });
+    });
+    let other = null;
+    try {
+      await page.goto(`${root}#launch=${tag}`);   // where the server lands a launch
+      await waitReady();
+      await run();
+      await page.goto(root);   // the same tab, the fragment gone
+      await waitReady();
+      await run();
+      other = await context.newPage();
+      await other.goto(root);
+      const kept = await other.evaluate(() => sessionStorage.getItem('butterfly:launch'));
+      check(kept === null, `a tab that no launch opened has no launch: ${kept}`);
+    } finally {
+      await page.unroute(SUBMIT_ROUTE);
+      if (other) await other.close();
+      await page.evaluate(() => sessionStorage.clear());
+    }
+    check(seen.length === 2 && seen[0] === tag && seen[1] === tag, `the runs named the launch: ${JSON.stringify(seen)}`);
+    await page.reload();
+    await waitReady();
+  });
+
   await step('keyboard, reset, phone width, no external requests', async () => {
     // Arrow keys move between cells of a grid.
     await page.focus('.cell[data-half="1"][data-x="0"][data-y="0"]');

@@ -4,9 +4,11 @@ It has its own RSA keys and key set, an authorisation endpoint that answers
 with the auto-posting form, a token endpoint that checks the tool's client
 assertion against the tool's own key set, and a scores endpoint that refuses
 what Moodle refuses: missing fields, a timestamp not after the last one for
-the user, an unknown user.
+the user on that line item, an unknown user. Every line item
+(/lineitems/N) takes scores; `received` says which got what.
 """
 import json
+import re
 import threading
 import time
 import urllib.parse
@@ -39,9 +41,10 @@ class Platform:
         self.mode = {}                     # "jwks": "hang"; "token"/"scores": "down"/"slow"/"5xx"
         self.users = set()                 # subs the gradebook knows
         self.scores = []                   # accepted, in order
+        self.received = []                 # (the line item's URL, score), accepted, in order
         self.refused = []                  # (reason, body)
         self.tokens_issued = 0
-        self.last_ts = {}
+        self.last_ts = {}                  # (line item URL, userId) -> last timestamp
         self.tool_jwks_url = None
         self.claims_hook = None            # f(claims, header) -> (claims, header, token or None)
         self.lock = threading.Lock()
@@ -192,7 +195,8 @@ class Platform:
                     self.send(200, json.dumps({"access_token": "tok-%d" % plat.tokens_issued,
                                                "token_type": "Bearer", "expires_in": 3600,
                                                "scope": SCORE_SCOPE}))
-                elif u.path == "/lineitems/7/scores":
+                elif re.fullmatch(r"/lineitems/\d+/scores", u.path):
+                    lineitem = plat.url + u.path[:-len("/scores")]
                     if self.fault("scores"):
                         return
                     if not (self.headers.get("Authorization") or "").startswith("Bearer tok-"):
@@ -207,7 +211,7 @@ class Platform:
                         why = "missing field"
                     elif s["userId"] not in plat.users:
                         why = "unknown user"
-                    elif s["timestamp"] <= plat.last_ts.get(s["userId"], ""):
+                    elif s["timestamp"] <= plat.last_ts.get((lineitem, s["userId"]), ""):
                         why = "timestamp not after the last"
                     elif not (0 <= s["scoreGiven"] <= s["scoreMaximum"]):
                         why = "score out of range"
@@ -215,8 +219,9 @@ class Platform:
                         plat.refused.append((why, s))
                         return self.send(400, json.dumps({"error": why}))
                     with plat.lock:
-                        plat.last_ts[s["userId"]] = s["timestamp"]
+                        plat.last_ts[(lineitem, s["userId"])] = s["timestamp"]
                         plat.scores.append(s)
+                        plat.received.append((lineitem, s))
                     self.send(200, "{}")
                 else:
                     self.send(404, "{}")

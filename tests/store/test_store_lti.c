@@ -3,7 +3,9 @@
  * store: keys retired and pruned, a login's state used once, nonces,
  * who a launch makes, and the outbox the records' trigger fills: a score
  * per record of a launched student, in the record's own transaction,
- * the newest per pair carrying the best so far, sent in order.
+ * the newest per pair carrying the best so far, sent in order; each
+ * resource link's line item, scored from the launch a record names
+ * (issue 29 item 6), and version 1's one line item per student migrated.
  * (On PostgreSQL the lti_pg suite runs the whole flow.)
  */
 #include <setjmp.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "store/store.h"
 #include "store/store_lti.h"
@@ -150,20 +153,22 @@ static void test_launch_and_outbox(void **state)
         again[STORE_ID_SIZE], name[64];
     struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-ada",
                                   .name = "Ada", .email = "", .context_id = "course-1",
-                                  .context_title = "FFT", .lineitem = "https://p/li/1" };
-    assert_int_equal(store_lti_launch(s, &l, ada, klass, name, sizeof name, &e), STORE_OK);
+                                  .context_title = "FFT", .deployment_id = "d",
+                                  .resource_link = "rl-1", .lineitem = "https://p/li/1" };
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_equal(name, "Ada");
     /* a later launch naming no one keeps the name; the same (issuer, sub) is the same student */
     l.name = "";
-    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_int_equal(store_lti_launch(s, &l, again, k2, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_equal(again, ada);
     assert_string_equal(k2, klass);
     assert_string_equal(name, "Ada");
     /* another context is another class; no personal data at all still works */
     struct store_lti_launch b = { .issuer = "https://p", .client_id = "c", .sub = "s-bob",
                                   .name = "", .email = "", .context_id = "course-2",
-                                  .context_title = "", .lineitem = NULL };
-    assert_int_equal(store_lti_launch(s, &b, bob, k2, name, sizeof name, &e), STORE_OK);
+                                  .context_title = "", .deployment_id = "d",
+                                  .resource_link = "rl-2", .lineitem = NULL };
+    assert_int_equal(store_lti_launch(s, &b, bob, k2, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_not_equal(k2, klass);
     assert_int_equal(strncmp(name, "Learner ", 8), 0);
 
@@ -227,13 +232,190 @@ static void test_launch_and_outbox(void **state)
     assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
     assert_int_equal(unsent[0], 0);
     l.name = "Ada";
-    assert_int_equal(store_lti_launch(s, &l, again, k2, name, sizeof name, &e), STORE_OK);
+    assert_int_equal(store_lti_launch(s, &l, again, k2, NULL, name, sizeof name, &e), STORE_OK);
     assert_string_not_equal(again, ada);
     for (int i = 0; i < 4; i++)
         store_record_free(r[i]);
     store_record_free(nobody);
     store_record_free(later);
     store_close(s);
+}
+
+struct lineitems {
+    char v[8][64];
+    size_t n;
+};
+
+static bool take_lineitem(const struct store_lti_score *sc, void *arg)
+{
+    struct lineitems *x = arg;
+    if (x->n < 8)
+        snprintf(x->v[x->n++], sizeof x->v[0], "%s", sc->lineitem);
+    return true;
+}
+
+/* The line items of the scores waiting now, oldest first; marks them sent. */
+static size_t waiting_lineitems(struct store *s, struct lineitems *x)
+{
+    struct store_error e;
+    struct seen all = { .n = 0 };
+    x->n = 0;
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take_lineitem, x, &e),
+                     STORE_OK);
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take, &all, &e), STORE_OK);
+    for (size_t i = 0; i < all.n; i++)
+        assert_int_equal(store_lti_outbox_sent(s, all.v[i].seq, store_now_ms(), &e), STORE_OK);
+    return x->n;
+}
+
+static void insert_linked(struct store *s, const char *student, int points, int64_t link)
+{
+    struct store_error e;
+    struct store_record *r = record(student, points, store_now_ms());
+    r->lti_link = link;
+    assert_int_equal(store_record_insert(s, r, &e), STORE_OK);
+    store_record_free(r);
+}
+
+static void test_line_item_per_resource_link(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char ada[STORE_ID_SIZE], bob[STORE_ID_SIZE], klass[STORE_ID_SIZE], name[64];
+    int64_t a1 = 0, a2 = 0, b3 = 0, again = 0;
+    /* Ada from course 1's assignment, then from course 2's */
+    struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-ada",
+                                  .name = "Ada", .email = "", .context_id = "course-1",
+                                  .context_title = "", .deployment_id = "d",
+                                  .resource_link = "rl-1", .lineitem = "https://p/li/1" };
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, &a1, name, sizeof name, &e), STORE_OK);
+    l.context_id = "course-2";
+    l.resource_link = "rl-2";
+    l.lineitem = "https://p/li/2";
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, &a2, name, sizeof name, &e), STORE_OK);
+    assert_true(a1 > 0 && a2 > 0 && a1 != a2);
+    /* the same link again is the same link */
+    l.context_id = "course-1";
+    l.resource_link = "rl-1";
+    l.lineitem = "https://p/li/1";
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, &again, name, sizeof name, &e),
+                     STORE_OK);
+    assert_int_equal(again, a1);
+    /* Bob from a third link */
+    struct store_lti_launch b = { .issuer = "https://p", .client_id = "c", .sub = "s-bob",
+                                  .name = "Bob", .email = "", .context_id = "course-3",
+                                  .context_title = "", .deployment_id = "d",
+                                  .resource_link = "rl-3", .lineitem = "https://p/li/3" };
+    assert_int_equal(store_lti_launch(s, &b, bob, klass, &b3, name, sizeof name, &e), STORE_OK);
+    /* each record to the line item of the link it names */
+    struct lineitems x;
+    insert_linked(s, ada, 9, a2);
+    assert_int_equal(waiting_lineitems(s, &x), 1);
+    assert_string_equal(x.v[0], "https://p/li/2");
+    insert_linked(s, ada, 3, a1);
+    assert_int_equal(waiting_lineitems(s, &x), 1);
+    assert_string_equal(x.v[0], "https://p/li/1");
+    /* none named: the latest launch (course 1's, launched again last) */
+    insert_linked(s, ada, 4, 0);
+    assert_int_equal(waiting_lineitems(s, &x), 1);
+    assert_string_equal(x.v[0], "https://p/li/1");
+    /* a link she was never launched from scores nothing, wherever it came from */
+    insert_linked(s, ada, 9, b3);
+    assert_int_equal(waiting_lineitems(s, &x), 0);
+    /* a later launch of the link without the grades claim: its scores stop */
+    l.lineitem = NULL;
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, &again, name, sizeof name, &e),
+                     STORE_OK);
+    insert_linked(s, ada, 9, a1);
+    assert_int_equal(waiting_lineitems(s, &x), 0);
+    insert_linked(s, ada, 9, a2);   /* course 2's still are */
+    assert_int_equal(waiting_lineitems(s, &x), 1);
+    assert_string_equal(x.v[0], "https://p/li/2");
+    /* forgotten: the launches go with the student */
+    assert_int_equal(store_student_forget(s, ada, NULL, &e), STORE_OK);
+    insert_linked(s, ada, 9, a2);
+    assert_int_equal(waiting_lineitems(s, &x), 0);
+    store_close(s);
+}
+
+static void sql(const char *path, const char *text)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, text, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "%s\n", msg ? msg : "?");
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    assert_int_equal(rc, SQLITE_OK);
+}
+
+static int count_row(void *arg, int n, char **v, char **names)
+{
+    (void)n;
+    (void)v;
+    (void)names;
+    (*(int *)arg)++;
+    return 0;
+}
+
+static int rows(const char *path, const char *query)
+{
+    sqlite3 *db = NULL;
+    int n = 0;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, query, count_row, &n, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    return n;
+}
+
+/* A store whose LTI tables are version 1 (one line item per student, the
+ * latest launch's) keeps scoring that student there once migrated. */
+static void test_migrate_v1(void **state)
+{
+    (void)state;
+    char path[300], url[310];
+    snprintf(path, sizeof path, "%s/v1.sqlite", tmpdir);
+    snprintf(url, sizeof url, "sqlite:%s", path);
+    struct store *s = NULL;
+    struct store_error e;
+    assert_int_equal(store_open(url, &s, &e), STORE_OK);
+    store_close(s);
+    /* version 1's tables, as far as the migration reads them */
+    sql(path, "CREATE TABLE lti_schema (version INTEGER NOT NULL);"
+              "INSERT INTO lti_schema VALUES (1);"
+              "CREATE TABLE lti_users (issuer TEXT NOT NULL, sub TEXT NOT NULL,"
+              " student TEXT NOT NULL UNIQUE, PRIMARY KEY (issuer, sub));"
+              "INSERT INTO lti_users VALUES ('https://p', 's-old', 'old-student');"
+              "INSERT INTO lti_users VALUES ('https://p', 's-two', 'two-student');"
+              "CREATE TABLE lti_links (student TEXT PRIMARY KEY, issuer TEXT NOT NULL,"
+              " client_id TEXT NOT NULL, sub TEXT NOT NULL, lineitem TEXT NOT NULL);"
+              "INSERT INTO lti_links VALUES ('old-student', 'https://p', 'c', 's-old',"
+              " 'https://p/li/9');"
+              "INSERT INTO lti_links VALUES ('two-student', 'https://p', 'c', 's-two',"
+              " 'https://p/li/9');"
+              "CREATE TRIGGER lti_forget AFTER DELETE ON students FOR EACH ROW BEGIN"
+              " DELETE FROM lti_links WHERE student = OLD.id; END;"
+              "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records FOR EACH ROW"
+              " WHEN NEW.student IS NOT NULL BEGIN INSERT INTO lti_outbox (record_id,"
+              " student, issuer, client_id, sub, lineitem, points, max_points, status,"
+              " graded_ms) SELECT NEW.id, NEW.student, l.issuer, l.client_id, l.sub,"
+              " l.lineitem, NEW.points, NEW.max_points, NEW.status, NEW.graded_ms"
+              " FROM lti_links l WHERE l.student = NEW.student; END;");
+    assert_int_equal(store_open(url, &s, &e), STORE_OK);
+    assert_int_equal(store_lti_prepare(s, &e), STORE_OK);
+    assert_int_equal(store_lti_prepare(s, &e), STORE_OK);
+    struct lineitems x;
+    insert_linked(s, "old-student", 9, 0);
+    insert_linked(s, "two-student", 5, 0);
+    assert_int_equal(waiting_lineitems(s, &x), 2);
+    assert_string_equal(x.v[0], "https://p/li/9");
+    assert_string_equal(x.v[1], "https://p/li/9");
+    store_close(s);
+    assert_int_equal(rows(path, "SELECT version FROM lti_schema WHERE version = 2"), 1);
+    assert_int_equal(rows(path, "SELECT 1 FROM sqlite_master WHERE name = 'lti_links'"), 0);
 }
 
 int main(void)
@@ -246,6 +428,8 @@ int main(void)
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_state_once_and_nonces),
         cmocka_unit_test(test_launch_and_outbox),
+        cmocka_unit_test(test_line_item_per_resource_link),
+        cmocka_unit_test(test_migrate_v1),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
