@@ -58,7 +58,10 @@
  * it trickles it, or it is closed (server/conn_limit.h). A header is a
  * packet or two: a few round trips, even on a poor link. A trusted proxy
  * has its own (nginx: client_header_timeout) and is exempt. */
-#define HEADER_DEADLINE_S          5u
+#define HEADER_DEADLINE_S          5         /* no suffix: --help spells it (HEADER_DEADLINE_TEXT) */
+#define DEFAULTS_STR_(x)           #x
+#define DEFAULTS_XSTR_(x)          DEFAULTS_STR_(x)
+#define HEADER_DEADLINE_TEXT       DEFAULTS_XSTR_(HEADER_DEADLINE_S)
 #define HEADER_DEADLINE_CHECK_MS   250u      /* how often the deadline is looked at */
 /* Connections let in past --max-connections when none of those open waits
  * for a header (so none can be dropped to make room): each is answered

@@ -46,7 +46,7 @@ SUBMIT = SUBMIT_PATH.encode()
 
 def define(name):
     with open(os.path.join(ROOT, "grader", "common", "defaults.h")) as f:
-        m = re.search(r"#define %s\s+(\d+)u" % name, f.read())
+        m = re.search(r"#define %s\s+(\d+)u?\b" % name, f.read())
     return int(m.group(1))
 
 
