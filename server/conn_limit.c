@@ -190,13 +190,15 @@ bool conn_limit_admit(struct conn_limit *l, const struct sockaddr *sa)
         ok = false;
         goto out;
     }
-    if (l->open - l->closing >= l->o.max_connections && l->head)
-        close_slot(l, l->head, &l->st.closed_for_room);
     if (l->open >= l->cap) {
-        /* the ones just closed are still open in libmicrohttpd */
+        /* the spare too: those closed already are still open in
+         * libmicrohttpd for a moment */
         l->st.refused_full++;
         ok = false;
+        goto out;
     }
+    if (l->open - l->closing >= l->o.max_connections && l->head)
+        close_slot(l, l->head, &l->st.closed_for_room);
 out:
     pthread_mutex_unlock(&l->lock);
     return ok;
