@@ -218,8 +218,8 @@ def t_640_trickling_from_10_addresses(binary):
         attack.stop()
         srv.stop()
     return ("%d trickling connections (%d opened in all); fresh client answered in <= %.3f s; "
-            "%d closed to make room, %d open at most"
-            % (ATTACKERS, attack.opened, worst, room, held))
+            "%d closed to make room, %d open when asked (bound %d, spare %d)"
+            % (ATTACKERS, attack.opened, worst, room, held, MAX_CONN, SPARE))
 
 
 NETNS_ENV = "BUTTERFLY_CONNECTIONS_NETNS"
