@@ -226,15 +226,20 @@ NETNS_ENV = "BUTTERFLY_CONNECTIONS_NETNS"
 NET_A, NET_B = "2001:db8:1::", "2001:db8:2::"
 
 
-def in_netns_64(binary):
-    """Run inside the namespace: lo holds 2001:db8:1::/64 (the server and
-    the attacker) and 2001:db8:2::/64 (the fresh client)."""
+def setup_netns():
+    """Inside the namespace: lo holds 2001:db8:1::/64 (the server and the
+    attacker) and 2001:db8:2::/64 (the fresh client), every address of
+    each local."""
     for cmd in ("ip link set lo up",
                 "ip -6 addr add %s1/64 dev lo nodad" % NET_A,
                 "ip -6 addr add %s1/64 dev lo nodad" % NET_B,
                 "ip -6 route add local %s/64 dev lo table local" % NET_A,
                 "ip -6 route add local %s/64 dev lo table local" % NET_B):
         subprocess.run(cmd.split(), check=True, timeout=10)
+
+
+def in_netns_64(binary):
+    """Run inside the namespace (setup_netns)."""
     host = NET_A + "1"
     srv = Server(binary, "--bind", host, *SERVER_ARGS, wait_healthy=False)
     # the server's wait_healthy speaks IPv4 only: ask it ourselves
@@ -266,11 +271,15 @@ def t_640_trickling_from_one_64(binary):
     (--ipv6-client-prefix 64), held to 64 connections, and a fresh client
     from another /64 is answered within 1 s."""
     try:
-        out = subprocess.run(["unshare", "-Urn", sys.executable, os.path.abspath(__file__),
-                              binary], env=dict(os.environ, **{NETNS_ENV: "1"}),
-                             capture_output=True, text=True, timeout=120)
+        probe = subprocess.run(["unshare", "-Urn", "true"], capture_output=True, text=True,
+                               timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
-        return "skipped: %s" % e
+        return "skipped: no network namespace (%s)" % e
+    if probe.returncode != 0:
+        return "skipped: no network namespace (%s)" % probe.stderr.strip()
+    out = subprocess.run(["unshare", "-Urn", sys.executable, os.path.abspath(__file__),
+                          binary], env=dict(os.environ, **{NETNS_ENV: "1"}),
+                         capture_output=True, text=True, timeout=120)
     if out.returncode == 77:
         return "skipped: " + out.stdout.strip()
     assert out.returncode == 0, (out.stdout + out.stderr)[-2000:]
@@ -413,10 +422,11 @@ def t_forwarded_client_bounded(binary):
 def main():
     if os.environ.get(NETNS_ENV):
         try:
-            in_netns_64(sys.argv[1])
-        except subprocess.CalledProcessError as e:
+            setup_netns()
+        except (OSError, subprocess.CalledProcessError) as e:
             print("no IPv6 /64 on lo in this namespace (%s)" % e)
             return 77
+        in_netns_64(sys.argv[1])
         return 0
     binary = sys.argv[1]
     checks = Checks()
