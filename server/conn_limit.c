@@ -37,9 +37,20 @@ struct conn_limit {
     struct conn_slot *free;        /* unused slots, through next */
     struct conn_slot *head, *tail; /* waiting for a header, oldest first */
     size_t open, closing;          /* by the lock */
-    struct conn_limit_stats st;    /* the counters (open, waiting: filled when read) */
+    struct conn_limit_stats st;    /* the counters; open and waiting kept as they change */
 };
 
+const char *conn_verdict_to_str(enum conn_verdict v)
+{
+    switch (v) {
+    case CONN_OK: return "ok";
+    case CONN_BUSY: return "busy";
+    case CONN_CLIENT_FULL: return "client_full";
+    }
+    return "unknown";
+}
+
+/* Takes c out of the list of those waiting for a header. Lock held. */
 static void unlink_waiting(struct conn_limit *l, struct conn_slot *c)
 {
     if (!c->waiting)

@@ -59,6 +59,9 @@ enum conn_verdict {
     CONN_CLIENT_FULL,    /* a forwarded client holds per_client requests: answer 429 */
 };
 
+/* "ok", "busy", "client_full". */
+const char *conn_verdict_to_str(enum conn_verdict v);
+
 /* What was done, for /metrics. */
 struct conn_limit_stats {
     uint64_t open;                 /* connections open now */

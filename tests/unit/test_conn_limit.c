@@ -194,7 +194,7 @@ static void test_all_busy_answers_busy(void **state)
     }
     struct conn extra;
     assert_true(connect_from(l, "192.0.2.9", &extra));
-    assert_int_equal(conn_limit_headers(l, extra.slot, &who), CONN_BUSY);
+    assert_string_equal(conn_verdict_to_str(conn_limit_headers(l, extra.slot, &who)), "busy");
     gone(l, &extra);
     /* the spare fills with ones that never send a header: each newcomer
      * closes the longest wait among them, until none is left to close */
