@@ -9,6 +9,8 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,14 +68,16 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
     case ROUTE_METRICS: {
         pool_get_stats(s->pool, &ps);
         char *text = metrics_render(s->metrics, &ps, s->records, s->guard, s->sign_ins);
-        if (text && s->lti) {
-            /* LTI's counters after the others */
+        if (text) {
+            /* the connections' and LTI's counters after the others */
             char *all = NULL;
             size_t n = 0;
             FILE *f = open_memstream(&all, &n);
             if (f) {
                 fputs(text, f);
-                lti_render_metrics(s->lti, f);
+                conn_limit_render_metrics(s->conns, f);
+                if (s->lti)
+                    lti_render_metrics(s->lti, f);
                 fclose(f);
                 free(text);
                 text = all;
@@ -156,11 +160,41 @@ static void resolve_client(struct request *r)
     client_addr_resolve(&peer, f.found ? f.joined : NULL, rules, &r->client);
 }
 
+/* The refusals of conn_limit_headers: a connection let in over
+ * --max-connections is answered 503 and closed (it holds a spare slot);
+ * a forwarded client past --per-ip-connections is answered 429, and the
+ * proxy's connection, which carries other clients too, stays open. */
+static enum MHD_Result connection_refused(struct request *r, enum conn_verdict v)
+{
+    bool busy = v == CONN_BUSY;
+    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code",
+                          busy ? "too_many_connections" : "too_many_requests", "message",
+                          busy ? "The server has no connection to spare; try again shortly."
+                               : "You have too many requests open at once; wait for their "
+                                 "answers.");
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
+    char secs[16];
+    snprintf(secs, sizeof secs, "%u", CONNECTION_RETRY_AFTER_S);
+    if (resp) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+        if (busy)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
+    return response_queue(r, busy ? 503 : 429, resp, "application/json", NULL);
+}
+
 /* The headers are in: who is asking, for what, and may they. */
 static enum MHD_Result on_headers(struct request *r, const char *url, const char *method)
 {
     snprintf(r->method, sizeof r->method, "%s", method);
     resolve_client(r);
+    enum conn_verdict cv = conn_limit_headers(r->srv->conns, r->slot, &r->client);
+    if (cv != CONN_OK)
+        return connection_refused(r, cv);
     /* An escaped NUL cuts the path libmicrohttpd hands over (so
      * "index.html%00.css" would read "index.html"): refuse it outright. */
     if (r->uri.escaped_nul)
@@ -280,6 +314,9 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     r->fd = -1;
     r->wait_ms = -1;
     r->start_ms = clock_now_ms();
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->slot = ci ? ci->socket_context : NULL;
     request_uri_inspect(uri, &r->uri);
     client_id_local(&r->client);   /* "-" in the log until the headers are in */
     return r;
@@ -290,6 +327,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     struct server *s = cls;
     struct request *r = *con_cls;
+    /* the connection waits for its next request's header from now */
+    const union MHD_ConnectionInfo *sc =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_limit_request_done(s->conns, sc ? sc->socket_context : NULL);
     if (!r)
         return;
     submission_release(r);
@@ -316,6 +357,66 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
+/* libmicrohttpd's messages, HTTP_LOG_BURST per HTTP_LOG_WINDOW_S at most:
+ * it writes one for every connection closed in the middle of a header
+ * (conn_limit.h closes them by the thousand under a slow-header flood),
+ * and a log written that fast fills the disk, or blocks the polling
+ * thread on a stderr nobody reads fast enough. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static double window_start = -1e18;
+    static unsigned in_window, left_out;
+    (void)cls;
+    double now = clock_now_ms();
+    pthread_mutex_lock(&lock);
+    if (now - window_start >= HTTP_LOG_WINDOW_S * 1000.0) {
+        if (left_out)
+            fprintf(stderr, "libmicrohttpd: %u more messages left out in %u s\n", left_out,
+                    HTTP_LOG_WINDOW_S);
+        window_start = now;
+        in_window = left_out = 0;
+    }
+    bool shown = in_window < HTTP_LOG_BURST;
+    if (shown)
+        in_window++;
+    else
+        left_out++;
+    pthread_mutex_unlock(&lock);
+    if (shown) {
+        fputs("libmicrohttpd: ", stderr);
+        vfprintf(stderr, fmt, ap);
+    }
+}
+
+/* The accept policy (conn_limit_admit): libmicrohttpd closes a refused
+ * socket at once. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct server *s = cls;
+    (void)addrlen;
+    return conn_limit_admit(s->conns, addr) ? MHD_YES : MHD_NO;
+}
+
+/* A connection opened or closed: its slot in conn_limit.h's bookkeeping
+ * is the connection's socket context. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ca =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        *socket_context = conn_limit_opened(s->conns, fd ? fd->connect_fd : -1,
+                                            ca ? ca->client_addr : NULL);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        conn_limit_closed(s->conns, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
 struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz)
 {
     const struct server_config *c = &s->cfg;
@@ -334,10 +435,14 @@ struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz)
         return NULL;
     }
     struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)c->port, NULL, NULL, on_request, s,
+        flags, (uint16_t)c->port, on_accept, s, on_request, s,
         MHD_OPTION_SOCK_ADDR, addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->per_ip_connections,
+        /* both bounds are conn_limit.h's: libmicrohttpd's per-address one
+         * counts whole addresses, and at its own limit it would stop
+         * accepting where ours makes room */
+        MHD_OPTION_CONNECTION_LIMIT, conn_limit_capacity(s->conns),
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, c->connection_memory,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,

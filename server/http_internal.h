@@ -20,6 +20,7 @@
 #include "pool/pool.h"
 #include "server/auth.h"
 #include "server/client_addr.h"
+#include "server/conn_limit.h"
 #include "server/conn_watch.h"
 #include "server/lti.h"
 #include "server/metrics.h"
@@ -42,6 +43,7 @@ struct server {
     struct static_files *files;
     struct metrics *metrics;
     struct conn_watch *watch;
+    struct conn_limit *conns;      /* the connections' bounds (conn_limit.h) */
     struct records *records;       /* NULL: no records (--database none) */
     struct class_feed *feed;       /* the live class view; NULL without records */
     struct lti *lti;               /* NULL: no --lti-config */
@@ -82,6 +84,7 @@ struct request {
     char method[16];
     struct request_uri uri;
     struct client_id client;       /* the fair-share key (client_addr.h) */
+    struct conn_slot *slot;        /* its connection's (conn_limit.h); NULL: not bounded */
     enum request_state state;
     enum route route;
     enum body_kind kind;

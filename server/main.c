@@ -78,11 +78,15 @@ static const struct option_def defs[O_COUNT] = {
                  "grade every submission with these hidden spectra (tests only; "
                  "default: fresh ones for each)", V_UINT, 0, MAX_SEED },
     [O_MAX_CONN] = { "max-connections", "BUTTERFLY_MAX_CONNECTIONS", "N",
-                     "open connections in all", V_UINT, 1, MAX_CONNECTIONS_LIMIT },
+                     "open connections in all; when all are, the one waiting longest for "
+                     "a request header is closed for a new one", V_UINT, 1,
+                     MAX_CONNECTIONS_LIMIT },
     [O_PER_IP] = { "per-ip-connections", "BUTTERFLY_PER_IP_CONNECTIONS", "N",
-                   "open connections per address, 0 no bound (behind a proxy)", V_UINT, 0,
-                   MAX_CONNECTIONS_LIMIT },
-    [O_TIMEOUT] = { "timeout-s", "BUTTERFLY_TIMEOUT_S", "N", "idle connection timeout",
+                   "open connections per client (an address, an IPv6 network of "
+                   "--ipv6-client-prefix; through a trusted proxy, requests per forwarded "
+                   "client), 0 no bound", V_UINT, 0, MAX_CONNECTIONS_LIMIT },
+    [O_TIMEOUT] = { "timeout-s", "BUTTERFLY_TIMEOUT_S", "N",
+                    "idle connection timeout (a request header has " HEADER_DEADLINE_TEXT " s in all)",
                     V_UINT, 1, MAX_IDLE_TIMEOUT_S },
     [O_QUIET] = { "quiet", "BUTTERFLY_QUIET", NULL, "no access log (the variable: 1)",
                   V_FLAG, 0, 0 },

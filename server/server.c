@@ -133,6 +133,13 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     s->watch = conn_watch_new(submission_client_gone, s, err, errsz);
     if (!s->watch)
         goto fail;
+    struct conn_limit_options cl = {
+        .max_connections = c->max_connections, .per_client = c->per_ip_connections,
+        .header_deadline_ms = HEADER_DEADLINE_S * 1000u, .rules = &s->cfg.clients,
+    };
+    s->conns = conn_limit_new(&cl, err, errsz);
+    if (!s->conns)
+        goto fail;
     s->daemon = http_start(s, err, errsz);
     if (!s->daemon)
         goto fail;
@@ -205,6 +212,8 @@ void server_stop(struct server *s, uint32_t drain_ms)
     }
     lti_free(s->lti);
     s->lti = NULL;
+    /* after the daemon: it tells of every connection's close */
+    conn_limit_free(s->conns);
     conn_watch_free(s->watch);
     class_feed_free(s->feed, 0);
     records_free(s->records);

@@ -53,6 +53,26 @@
 #define DEFAULT_PER_IP_CONNECTIONS 64u
 #define MAX_CONNECTIONS_LIMIT      100000u
 #define DEFAULT_IDLE_TIMEOUT_S     15u
+/* A connection waiting for a request (just opened, or its last answer
+ * sent) must have sent the whole header within this many seconds, however
+ * it trickles it, or it is closed (server/conn_limit.h). A header is a
+ * packet or two: a few round trips, even on a poor link. A trusted proxy
+ * has its own (nginx: client_header_timeout) and is exempt. */
+#define HEADER_DEADLINE_S          5         /* no suffix: --help spells it (HEADER_DEADLINE_TEXT) */
+#define DEFAULTS_STR_(x)           #x
+#define DEFAULTS_XSTR_(x)          DEFAULTS_STR_(x)
+#define HEADER_DEADLINE_TEXT       DEFAULTS_XSTR_(HEADER_DEADLINE_S)
+#define HEADER_DEADLINE_CHECK_MS   250u      /* how often the deadline is looked at */
+/* Connections let in past --max-connections when none of those open waits
+ * for a header (so none can be dropped to make room): each is answered
+ * 503 and closed, rather than left unanswered in the listen queue. */
+#define CONNECTION_SPARE           32u
+#define CONNECTION_RETRY_AFTER_S   2u        /* their 503's, and a forwarded client's 429 */
+/* libmicrohttpd's own messages on stderr: at most this many in a window,
+ * then one line saying how many were left out. Each connection closed
+ * mid-header writes one, and an attacker opens them by the thousand. */
+#define HTTP_LOG_BURST             20u
+#define HTTP_LOG_WINDOW_S          60u
 #define MAX_IDLE_TIMEOUT_S         3600u
 #define DEFAULT_CONNECTION_MEMORY  (64u * 1024u)
 /* Behind a proxy: the header it writes the client into (deploy/nginx.conf
