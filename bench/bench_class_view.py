@@ -36,7 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "http"))
-from serverproc import Server  # noqa: E402
+from serverproc import Server, no_guest_budget  # noqa: E402
 from sse import Stream  # noqa: E402
 
 SUBMIT = "/api/tasks/butterfly/submissions"
@@ -95,7 +95,8 @@ def lab(binary, folder, students, every, seconds, views):
     srv = Server(binary, "--workers", "2", "--database",
                  "sqlite:" + os.path.join(folder, "lab-%d.sqlite" % views),
                  "--trusted-proxy", "127.0.0.1", "--per-ip-connections", "0",
-                 "--max-connections", "2000", "--class-streams", str(max(views, 1)))
+                 "--max-connections", "2000", "--class-streams", str(max(views, 1)),
+                 *no_guest_budget(binary))
     token = token_of(srv)
     while call(srv.port, "GET", "/api/class/summary",
                headers={"Authorization": "Bearer " + token})[0] == 503:

@@ -41,7 +41,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "http"))
-from serverproc import Server  # noqa: E402
+from serverproc import Server, no_guest_budget  # noqa: E402
 sys.path.insert(0, HERE)
 from bench_class import CORRECT  # noqa: E402  (a correct body with a salt line)
 
@@ -70,9 +70,11 @@ def post(port, data, student, timeout=120):
 
 
 def start(database, binary=None):
-    return Server(binary or BINARY, "--workers", "2", "--trusted-proxy", "127.0.0.1",
+    binary = binary or BINARY
+    return Server(binary, "--workers", "2", "--trusted-proxy", "127.0.0.1",
                   "--max-wait-ms", "0", "--queue", "2048", "--max-connections", "1024",
-                  "--per-ip-connections", "0", "--database", database)
+                  "--per-ip-connections", "0", "--database", database,
+                  *no_guest_budget(binary))
 
 
 HZ = os.sysconf("SC_CLK_TCK")

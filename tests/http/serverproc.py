@@ -75,3 +75,12 @@ class Server:
         if self.proc.stderr:
             self.proc.stderr.close()
         return self.proc.returncode
+
+
+def no_guest_budget(binary):
+    """The options that lift the budget of records a signed-out client or
+    guest may have kept (issue 29), for a bench whose load comes from a
+    few such clients; none for a build from before the budget, which
+    would refuse them."""
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    return ["--guest-records", "0", "--guest-mb", "0"] if "--guest-records" in out else []
