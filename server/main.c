@@ -16,7 +16,7 @@
 #include "common/install_paths.h"
 #include "common/parse_num.h"
 #include "pool/pool.h"
-#include "server/server.h"
+#include "server/core/server.h"
 #include "store/store_location.h"
 
 enum value_kind { V_UINT, V_TEXT, V_FLAG, V_LIST };

@@ -1,5 +1,5 @@
 /* server.c - the server's parts, started and stopped in order. */
-#include "server/server.h"
+#include "server/core/server.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "common/defaults.h"
-#include "server/class_feed.h"
-#include "server/http_internal.h"
+#include "server/class/class_feed.h"
+#include "server/core/http.h"
 
 void server_config_init(struct server_config *c)
 {

@@ -1,0 +1,248 @@
+/*
+ * class_gradebook.c - GET /api/class/gradebook?layout=default|canvas|moodle:
+ * the gradebooks butterfly-batch --from-database writes (docs/BATCH.md),
+ * from the same records, chosen alike (store/store_choose.h, policy best)
+ * and written by the same writers (gradebook/), so the file downloaded
+ * from the class view and the batch's file are the same bytes.
+ *
+ * The store is read on the reader's thread (records_read), never on
+ * libmicrohttpd's: the connection is suspended meanwhile. One walk reads
+ * every record, so at most CLASS_GRADEBOOKS_AT_ONCE are made at once (a
+ * second click is told to wait, and the reader stays free for the token
+ * lookups and the other reads), and a file past CLASS_GRADEBOOK_MAX_BYTES
+ * is refused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/defaults.h"
+#include "common/score.h"
+#include "common/task.h"
+#include "common/verdict.h"
+#include "gradebook/canvas.h"
+#include "gradebook/default_layout.h"
+#include "gradebook/feedback.h"
+#include "gradebook/layout.h"
+#include "gradebook/moodle.h"
+#include "gradebook/roster.h"
+#include "gradebook/student_id.h"
+#include "server/class/class_feed.h"
+#include "server/core/http.h"
+#include "store/store_choose.h"
+
+/* One student's row, as the batch makes it from an input of the records. */
+struct row {
+    char *id;                /* printable (gradebook_display) */
+    char *location;          /* the default layout's input column */
+    bool usable;             /* the id passed gradebook_id_problem */
+    struct verdict *v;
+    struct score sc;
+    char feedback[GRADEBOOK_FEEDBACK_MAX];
+    char *name;              /* as the store has it (the id when unknown) */
+    bool unverified;
+};
+
+static void rows_free(struct row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].id);
+        free(rows[i].location);
+        free(rows[i].name);
+        verdict_free(rows[i].v);
+    }
+    free(rows);
+}
+
+/* The batch's order: id, then location (batch_inputs_sort). */
+static int row_cmp(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : strcmp(x->location, y->location);
+}
+
+/* Fills *w from chosen record c; false on OOM or a store error (in *e). */
+static bool row_fill(struct store *s, struct row *w, const struct store_record *c,
+                     struct store_error *e)
+{
+    struct store_student st = { 0 };
+    enum store_status found = store_student_get(s, c->student, &st, e);
+    if (found != STORE_OK && found != STORE_NOT_FOUND)
+        return false;
+    bool known = found == STORE_OK;
+    w->unverified = known && !st.verified;
+    w->name = strdup(known ? st.name : c->student);
+    store_student_clear(&st);
+    char *where = w->name ? gradebook_record_location(c->id, w->name, w->unverified) : NULL;
+    size_t len = strlen(c->student);
+    const char *problem = gradebook_id_problem(c->student, len);
+    w->usable = problem == NULL;
+    w->id = gradebook_display(c->student, len);
+    w->location = where ? gradebook_display(where, strlen(where)) : NULL;
+    free(where);
+    if (problem) {
+        w->v = verdict_new(VERDICT_REJECTED, problem);
+    } else {
+        json_t *j = json_loadb(c->verdict ? c->verdict : "", c->verdict_len, 0, NULL);
+        w->v = j ? verdict_from_json(j) : NULL;
+        json_decref(j);
+        if (!w->v)
+            w->v = verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
+    }
+    if (!w->id || !w->location || !w->v) {
+        e->status = STORE_NO_MEMORY;
+        return false;
+    }
+    score_verdict(w->v, &w->sc);
+    gradebook_feedback(w->v, &w->sc, w->feedback);
+    return true;
+}
+
+/* The store's students of the class, as Canvas's roster. */
+struct roster_walk {
+    struct gradebook_roster *roster;
+    const json_t *members;
+    bool oom;
+};
+
+static bool on_student(const struct store_student *st, void *arg)
+{
+    struct roster_walk *rw = arg;
+    if (rw->members && !json_object_get(rw->members, st->id))
+        return true;
+    if (rw->roster->n == GRADEBOOK_ROSTER_MAX_ROWS)
+        return false;
+    if (!gradebook_roster_add_student(rw->roster, st->id, st->name, st->verified, st->section,
+                                      st->email)) {
+        rw->oom = true;
+        return false;
+    }
+    return true;
+}
+
+/* Writes layout l of the n rows into f. False on OOM. */
+static bool write_layout(FILE *f, enum gradebook_layout l, const struct row *rows, size_t n,
+                         const struct gradebook_roster *roster)
+{
+    if (l == GRADEBOOK_LAYOUT_DEFAULT) {
+        gradebook_default_header(f);
+        for (size_t i = 0; i < n; i++)
+            gradebook_default_row(f, rows[i].id, rows[i].location, rows[i].v, &rows[i].sc);
+        return true;
+    }
+    struct gradebook_entry *e = calloc(n ? n : 1, sizeof *e);
+    if (!e)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        e[i] = (struct gradebook_entry){
+            .id = rows[i].id, .usable = rows[i].usable,
+            .gradable = rows[i].usable && rows[i].v->status != VERDICT_INTERNAL_ERROR,
+            .score = rows[i].sc.score, .feedback = rows[i].feedback,
+            .unverified_name = rows[i].unverified ? rows[i].name : NULL,
+        };
+    struct gradebook_result res;
+    bool ok = true;
+    if (l == GRADEBOOK_LAYOUT_CANVAS)
+        ok = gradebook_canvas_write(f, e, n, roster, task_butterfly.title, &res);
+    else
+        gradebook_moodle_write(f, e, n, &res);
+    free(e);
+    return ok;
+}
+
+static void gradebook_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    enum gradebook_layout l = (enum gradebook_layout)r->gradebook_layout;
+    struct store_error e = { 0 };
+    struct store_chosen c = { 0 };
+    struct gradebook_roster roster = { 0 };
+    struct roster_walk rw = { &roster, r->class_members, false };
+    struct row *rows = NULL;
+    size_t n = 0;
+    char *buf = NULL;
+    size_t len = 0;
+    enum store_status st;
+    READ_TWICE(st, store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &e));
+    bool ok = st == STORE_OK;
+    if (ok && l == GRADEBOOK_LAYOUT_CANVAS)
+        ok = store_students_each(s, on_student, &rw, &e) == STORE_OK && !rw.oom;
+    rows = ok ? calloc(c.n ? c.n : 1, sizeof *rows) : NULL;
+    ok = rows != NULL;
+    for (size_t i = 0; ok && i < c.n; i++) {
+        if (r->class_members && !json_object_get(r->class_members, c.v[i].student))
+            continue;
+        ok = row_fill(s, &rows[n], &c.v[i], &e);
+        n++;   /* a half-filled row is freed with the others */
+    }
+    if (ok)
+        qsort(rows, n, sizeof *rows, row_cmp);
+    FILE *f = ok ? open_memstream(&buf, &len) : NULL;
+    if (f) {
+        ok = write_layout(f, l, rows, n, &roster);
+        ok = fclose(f) == 0 && ok;
+    } else {
+        ok = false;
+    }
+    if (ok && len > CLASS_GRADEBOOK_MAX_BYTES) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "The gradebook is over %u MiB; write it with "
+                 "butterfly-batch --from-database (docs/BATCH.md).",
+                 CLASS_GRADEBOOK_MAX_BYTES >> 20);
+        defer_error(r, 503, "gradebook_too_large", msg);
+    } else if (ok) {
+        r->deferred_status = 200;
+        r->deferred_body = buf;
+        r->deferred_len = len;
+        r->deferred_type = "text/csv; charset=utf-8";
+        snprintf(r->deferred_header[0], sizeof r->deferred_header[0],
+                 "Content-Disposition: attachment; filename=\"%s\"", gradebook_layout_file(l));
+        buf = NULL;
+    } else if (e.status != STORE_OK && e.status != STORE_NO_MEMORY) {
+        char msg[640];
+        snprintf(msg, sizeof msg, "The records cannot be read now (%s).",
+                 store_status_to_str(e.status));
+        defer_error(r, 503, "store_unavailable", msg);
+    }   /* else out of memory: no body, deferred_answer says so */
+    free(buf);
+    rows_free(rows, n);
+    gradebook_roster_free(&roster);
+    store_chosen_clear(&c);
+    atomic_fetch_sub(&r->srv->gradebooks, 1);
+    MHD_resume_connection(r->conn);
+}
+
+enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
+{
+    const char *name = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "layout");
+    enum gradebook_layout l;
+    if (!name || !gradebook_layout_from_str(name, &l)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "Name the layout: ?layout=%s, %s or %s.",
+                 gradebook_layout_to_str(GRADEBOOK_LAYOUT_DEFAULT),
+                 gradebook_layout_to_str(GRADEBOOK_LAYOUT_CANVAS),
+                 gradebook_layout_to_str(GRADEBOOK_LAYOUT_MOODLE));
+        return response_error(r, 400, "bad_layout", msg, NULL, NULL);
+    }
+    bool oom;
+    json_t *members = class_feed_members(r->srv->feed, klass, &oom);
+    if (oom)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    if (atomic_fetch_add(&r->srv->gradebooks, 1) >= CLASS_GRADEBOOKS_AT_ONCE) {
+        atomic_fetch_sub(&r->srv->gradebooks, 1);
+        json_decref(members);
+        return response_error(r, 503, "gradebook_busy", "Another gradebook is being written; "
+                              "try again in a moment.", MHD_HTTP_HEADER_RETRY_AFTER, "2");
+    }
+    r->gradebook_layout = (int)l;
+    r->class_members = members;
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_DEFERRED;
+    if (!records_read(r->srv->records, gradebook_call, r)) {
+        atomic_fetch_sub(&r->srv->gradebooks, 1);
+        defer_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}

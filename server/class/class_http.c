@@ -1,0 +1,230 @@
+/*
+ * class_http.c - the live class view's routes: the page (/class), its
+ * events (/api/class/events), the summary, the roster, one student's
+ * attempts and the gradebook. All are the instructor's alone.
+ *
+ * Everything but one student's attempts and the batch's gradebook layouts
+ * is answered from the feed's memory (class_feed.h); the attempts, with
+ * their code, are read on the reader's thread (records_read) like every
+ * other record, and so are the layouts (class_gradebook.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/defaults.h"
+#include "server/class/class_feed.h"
+#include "server/core/http.h"
+
+/* Refuses (and answers) what is not the instructor's own request: a
+ * cross-site one, nobody, a student. */
+static enum MHD_Result refuse(struct request *r, bool *refused)
+{
+    *refused = true;
+    const char *site = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+    const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+    bool cross = (site && strcmp(site, "same-origin") && strcmp(site, "none")) ||
+                 (origin && !auth_same_origin(origin, MHD_lookup_connection_value(
+                                                          r->conn, MHD_HEADER_KIND, "Host"),
+                                              r->srv->cfg.public_url, false));
+    /* a bearer token is no ambient credential: a script that holds it may
+     * read from anywhere, a cookie may not */
+    if (cross && r->lookup != LOOKUP_BEARER)
+        return response_error(r, 403, "cross_site",
+                              "The class view is read from its own page only.", NULL, NULL);
+    if (r->who.kind == PRINCIPAL_NONE)
+        return response_error(r, 401, "unauthorized",
+                              "Open the instructor's address the server printed at start, or "
+                              "send Authorization: Bearer TOKEN.",
+                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    if (r->who.kind != PRINCIPAL_INSTRUCTOR)
+        return response_error(r, 403, "forbidden", "The class view is the instructor's.", NULL,
+                              NULL);
+    *refused = false;
+    return MHD_YES;
+}
+
+static enum MHD_Result events(struct request *r, const char *klass)
+{
+    const char *last = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
+    if (!last)
+        last = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "after");
+    if (last && strlen(last) >= STORE_ID_SIZE)
+        last = "-";   /* not an id this server gave: the view resets */
+    enum class_stream_open why;
+    struct MHD_Response *resp = class_feed_stream(r->srv->feed, r->conn, last, klass,
+                                                   &why);
+    if (!resp) {
+        char msg[160];
+        switch (why) {
+        case CLASS_STREAM_FULL:
+            snprintf(msg, sizeof msg, "%u class views are open already (--class-streams); "
+                     "close one or try again.", r->srv->cfg.class_streams);
+            return response_error(r, 503, "too_many_streams", msg,
+                                  MHD_HTTP_HEADER_RETRY_AFTER, "10");
+        case CLASS_STREAM_STOPPING:
+            return response_error(r, 503, "shutting_down", "The server is stopping.",
+                                  MHD_HTTP_HEADER_RETRY_AFTER, "5");
+        default:
+            return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        }
+    }
+    /* a proxy must pass each event on at once (nginx reads this) */
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    return response_queue(r, 200, resp, "text/event-stream; charset=utf-8", "no-store");
+}
+
+/* --- one student's attempts, on the reader's thread ---------------------------- */
+
+/* What the page shows of one attempt: its code, verdict and worked cell. */
+static json_t *attempt_json(const struct store_record *x)
+{
+    json_t *v = json_loadb(x->verdict ? x->verdict : "", x->verdict_len, 0, NULL);
+    json_t *src = json_stringn(x->source ? x->source : "", x->source_len);
+    json_t *a = json_pack("{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i, s:o}", "id", x->id,
+                          "received_ms", (json_int_t)x->received_ms, "graded_ms",
+                          (json_int_t)x->graded_ms, "status", "id", x->status, "name",
+                          verdict_status_to_str((enum verdict_status)x->status), "slug",
+                          verdict_status_slug((enum verdict_status)x->status), "points",
+                          x->points, "max_points", x->max_points, "source",
+                          src ? src : json_string(""));
+    static const char *const keep[] = { "message", "halves", "diagnostics", "diagnosis",
+                                        "summary", "worked_cell", "loop" };
+    for (size_t k = 0; a && k < sizeof keep / sizeof *keep; k++) {
+        json_t *m = json_object_get(v, keep[k]);
+        json_object_set(a, keep[k], m ? m : json_null());
+    }
+    json_decref(v);
+    return a;
+}
+
+static void student_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct store_error e = { 0 };
+    struct store_record_list l = { 0 };
+    enum store_status st = store_student_records(s, r->list.student, 0, NULL,
+                                                 CLASS_MAX_ATTEMPTS, &l, &e);
+    json_t *attempts = json_array();
+    for (size_t i = l.n; st == STORE_OK && i-- > 0;) {   /* oldest first */
+        struct store_record x = { 0 };
+        enum store_status g = store_record_get(s, l.v[i].id, NULL, true, &x, &e);
+        if (g == STORE_OK)
+            json_array_append_new(attempts, attempt_json(&x));
+        else if (g != STORE_NOT_FOUND)   /* one forgotten meanwhile is skipped */
+            st = g;
+        store_record_clear(&x);
+    }
+    if (st == STORE_OK) {
+        json_t *tile = class_feed_tile(r->srv->feed, r->list.klass, r->list.student);
+        json_t *j = json_pack("{s:o, s:o, s:b}", "student", tile ? tile : json_null(),
+                              "attempts", attempts, "more", l.more);
+        r->deferred_status = 200;
+        r->deferred_body = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+        json_decref(j);
+    } else {
+        json_decref(attempts);
+        char msg[640];
+        snprintf(msg, sizeof msg, "{\"error\":{\"code\":\"store_unavailable\",\"message\":"
+                 "\"The records cannot be read now (%s).\"}}", store_status_to_str(st));
+        r->deferred_status = 503;
+        r->deferred_body = strdup(msg);
+    }
+    store_record_list_clear(&l);
+    MHD_resume_connection(r->conn);
+}
+
+static enum MHD_Result one_student(struct request *r, const char *url, const char *klass)
+{
+    const char *id = url + strlen("/api/class/students/");
+    json_t *tile = strlen(id) < sizeof r->list.student
+                       ? class_feed_tile(r->srv->feed, klass, id) : NULL;
+    if (!tile)
+        return response_error(r, 404, "not_found", "No such student in this class.", NULL,
+                              NULL);
+    json_decref(tile);
+    snprintf(r->list.student, sizeof r->list.student, "%s", id);
+    snprintf(r->list.klass, sizeof r->list.klass, "%s", klass ? klass : "");
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_DEFERRED;
+    if (!records_read(r->srv->records, student_call, r)) {
+        r->deferred_status = 503;
+        r->deferred_body = strdup("{\"error\":{\"code\":\"store_unavailable\",\"message\":"
+                                  "\"The records are too busy; try again shortly.\"}}");
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+enum MHD_Result class_http_get(struct request *r, const char *url)
+{
+    if (!r->srv->records || !r->srv->feed)
+        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+    if (r->route == ROUTE_CLASS) {
+        /* the page itself: no data in it, but only the instructor gets it
+         * (a student's cookie, or nobody, is told where to go) */
+        if (r->who.kind != PRINCIPAL_INSTRUCTOR)
+            return response_error(r, 401, "unauthorized",
+                                  "Open the instructor's address the server printed at start.",
+                                  NULL, NULL);
+        return response_file(r, "class.html");
+    }
+    bool refused;
+    enum MHD_Result ret = refuse(r, &refused);
+    if (refused)
+        return ret;
+    /* an LTI launch names its class (?class=ID, lti_classes.class_id;
+     * ?context= is the older name); none: every student of the store */
+    const char *klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "class");
+    if (!klass || !*klass)
+        klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "context");
+    if (klass && !*klass)
+        klass = NULL;
+    /* a launch's session reads its own class: asked for none, it gets
+     * that one; asked for another, it is refused */
+    const char *scope = principal_class_scope(&r->who);
+    if (scope && (!*scope || (klass && strcmp(klass, scope))))
+        return response_error(r, 403, "forbidden", "This session is for another class: open "
+                              "this class's view from its course on the platform.", NULL, NULL);
+    if (scope)
+        klass = scope;
+    struct class_feed *f = r->srv->feed;
+    if (!class_feed_ready(f))
+        return response_error(r, 503, "loading",
+                              "The class is being read from the records; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "2");
+    enum class_known known = klass && strlen(klass) < STORE_ID_SIZE
+                                 ? class_feed_has_class(f, klass) : CLASS_UNKNOWN;
+    if (klass && known == CLASS_PENDING)
+        return response_error(r, 503, "loading", "The class of a launch is being read; "
+                              "try again shortly.", MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (klass && known != CLASS_KNOWN)
+        return response_error(r, 404, "not_found",
+                              "No such class here: open the class view from the course's "
+                              "platform again.", NULL, NULL);
+    switch (r->route) {
+    case ROUTE_CLASS_EVENTS:
+        return events(r, klass);
+    case ROUTE_CLASS_SUMMARY:
+        return response_json(r, 200, class_feed_summary(f, klass));
+    case ROUTE_CLASS_STUDENTS:
+        return response_json(r, 200, class_feed_students(f, klass));
+    case ROUTE_CLASS_STUDENT:
+        return one_student(r, url, klass);
+    case ROUTE_CLASS_GRADEBOOK: {
+        size_t n = 0;
+        char *csv = class_feed_gradebook_csv(f, klass, &n);
+        if (!csv)
+            return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        struct MHD_Response *resp = response_from_buffer(csv, n, MHD_RESPMEM_MUST_FREE);
+        if (resp)
+            MHD_add_response_header(resp, "Content-Disposition",
+                                    "attachment; filename=\"class-summary.csv\"");
+        return response_queue(r, 200, resp, "text/csv; charset=utf-8", NULL);
+    }
+    case ROUTE_CLASS_GRADEBOOK_LAYOUT:
+        return class_gradebook_get(r, klass);
+    default:
+        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+    }
+}

@@ -1,0 +1,613 @@
+/*
+ * class_model.c - the class in memory (class_model.h).
+ *
+ * Students and records live in growing arrays, each with an open-address
+ * hash index by id, so that an event costs O(1) and a summary O(students).
+ */
+#include "server/class/class_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/defaults.h"
+#include "common/verdict.h"
+#include "gradebook/csv_write.h"
+#include "gradebook/layout.h"
+
+/* An open-address index of ids to positions (position + 1; 0 empty). */
+struct index {
+    uint32_t *slot;
+    size_t cap;      /* a power of two */
+};
+
+struct class_model {
+    struct class_thresholds t;
+    struct class_student *st;
+    size_t nst, capst;
+    struct index st_index;
+    struct class_rec *rec;
+    size_t nrec, caprec;
+    struct index rec_index;
+};
+
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+typedef const char *(*id_of_fn)(const struct class_model *m, size_t i);
+
+static const char *student_id_at(const struct class_model *m, size_t i)
+{
+    return m->st[i].id;
+}
+
+static const char *record_id_at(const struct class_model *m, size_t i)
+{
+    return m->rec[i].id;
+}
+
+static long index_find(const struct class_model *m, const struct index *x, id_of_fn id_of,
+                       const char *id)
+{
+    if (!x->cap)
+        return -1;
+    for (size_t h = hash_id(id) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
+        uint32_t v = x->slot[h];
+        if (!v)
+            return -1;
+        if (!strcmp(id_of(m, v - 1), id))
+            return (long)(v - 1);
+    }
+}
+
+static void index_put_raw(struct index *x, const char *id, size_t pos)
+{
+    size_t h = hash_id(id) & (x->cap - 1);
+    while (x->slot[h])
+        h = (h + 1) & (x->cap - 1);
+    x->slot[h] = (uint32_t)(pos + 1);
+}
+
+/* Adds position pos (its id already in place), growing at half full. */
+static bool index_add(const struct class_model *m, struct index *x, id_of_fn id_of, size_t n,
+                      size_t pos)
+{
+    if ((n + 1) * 2 > x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        uint32_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return false;
+        free(x->slot);
+        x->slot = slot;
+        x->cap = cap;
+        for (size_t i = 0; i < n; i++)
+            if (i != pos)
+                index_put_raw(x, id_of(m, i), i);
+    }
+    index_put_raw(x, id_of(m, pos), pos);
+    return true;
+}
+
+static void copy_text(char *out, const char *in)
+{
+    snprintf(out, CLASS_TEXT_MAX, "%s", in ? in : "");
+}
+
+struct class_model *class_model_new(const struct class_thresholds *t)
+{
+    struct class_model *m = calloc(1, sizeof *m);
+    if (m)
+        m->t = *t;
+    return m;
+}
+
+void class_model_free(struct class_model *m)
+{
+    if (!m)
+        return;
+    free(m->st);
+    free(m->st_index.slot);
+    free(m->rec);
+    free(m->rec_index.slot);
+    free(m);
+}
+
+static long student_add(struct class_model *m, const char *id)
+{
+    if (m->nst == m->capst) {
+        size_t cap = m->capst ? m->capst * 2 : 64;
+        struct class_student *v = realloc(m->st, cap * sizeof *v);
+        if (!v)
+            return -1;
+        m->st = v;
+        m->capst = cap;
+    }
+    struct class_student *s = &m->st[m->nst];
+    memset(s, 0, sizeof *s);
+    copy_text(s->id, id);
+    s->last_status = -1;
+    if (!index_add(m, &m->st_index, student_id_at, m->nst, m->nst))
+        return -1;
+    return (long)m->nst++;
+}
+
+bool class_model_put_student(struct class_model *m, const char *id, const char *name,
+                             const char *section, bool verified)
+{
+    long i = index_find(m, &m->st_index, student_id_at, id);
+    if (i < 0 && (i = student_add(m, id)) < 0)
+        return false;
+    struct class_student *s = &m->st[i];
+    copy_text(s->name, name);
+    copy_text(s->section, section);
+    s->verified = verified;
+    return true;
+}
+
+bool class_model_has_student(const struct class_model *m, const char *id)
+{
+    return index_find(m, &m->st_index, student_id_at, id) >= 0;
+}
+
+bool class_model_has_record(const struct class_model *m, const char *id)
+{
+    return index_find(m, &m->rec_index, record_id_at, id) >= 0;
+}
+
+long class_model_find(const struct class_model *m, const char *id)
+{
+    return index_find(m, &m->rec_index, record_id_at, id);
+}
+
+/* The mistake of a verdict: the diagnosis, or the first compile error. */
+static void verdict_facts(const struct store_record *r, struct class_rec *out)
+{
+    out->halves[0] = out->halves[1] = out->halves[2] = -1;
+    json_t *j = json_loadb(r->verdict ? r->verdict : "", r->verdict_len, 0, NULL);
+    if (!j)
+        return;
+    json_t *d = json_object_get(j, "diagnosis");
+    json_t *diags = json_object_get(j, "diagnostics");
+    if (json_is_object(d) && json_is_string(json_object_get(d, "id"))) {
+        snprintf(out->key, sizeof out->key, "mistake:%s",
+                 json_string_value(json_object_get(d, "id")));
+        json_t *title = json_object_get(d, "title");
+        copy_text(out->label, json_is_string(title) ? json_string_value(title)
+                                                    : out->key + strlen("mistake:"));
+    } else if (r->status == VERDICT_COMPILATION_ERROR && json_array_size(diags)) {
+        json_t *msg = json_object_get(json_array_get(diags, 0), "message");
+        const char *text = json_is_string(msg) ? json_string_value(msg) : "compile error";
+        snprintf(out->key, sizeof out->key, "compile:%s", text);
+        copy_text(out->label, text);
+    }
+    json_t *halves = json_object_get(j, "halves");
+    for (size_t k = 0; k < 3 && k < json_array_size(halves); k++) {
+        json_t *p = json_object_get(json_array_get(halves, k), "passed");
+        if (json_is_boolean(p))
+            out->halves[k] = json_is_true(p) ? 1 : 0;
+    }
+    json_decref(j);
+}
+
+/* Keeps the newest half when the cap is reached (replay of the oldest is
+ * then a reset: the page reloads). */
+static bool make_room(struct class_model *m)
+{
+    if (m->nrec >= CLASS_MAX_RECORDS) {
+        size_t keep = m->nrec / 2;
+        memmove(m->rec, m->rec + (m->nrec - keep), keep * sizeof *m->rec);
+        m->nrec = keep;
+        memset(m->rec_index.slot, 0, m->rec_index.cap * sizeof *m->rec_index.slot);
+        for (size_t i = 0; i < m->nrec; i++)
+            index_put_raw(&m->rec_index, m->rec[i].id, i);
+    }
+    if (m->nrec == m->caprec) {
+        size_t cap = m->caprec ? m->caprec * 2 : 256;
+        struct class_rec *v = realloc(m->rec, cap * sizeof *v);
+        if (!v)
+            return false;
+        m->rec = v;
+        m->caprec = cap;
+    }
+    return true;
+}
+
+/* Adds x (its facts filled) for student sid ("" for nobody). */
+static long add_rec(struct class_model *m, const char *sid, const struct class_rec *in)
+{
+    if (class_model_has_record(m, in->id) || !make_room(m))
+        return -1;
+    long si = index_find(m, &m->st_index, student_id_at, sid);
+    if (si < 0) {
+        if (!class_model_put_student(m, sid, *sid ? "(unknown)" : "(signed out)", "", false))
+            return -1;
+        si = index_find(m, &m->st_index, student_id_at, sid);
+    }
+    struct class_rec *x = &m->rec[m->nrec];
+    *x = *in;
+    x->student = (uint32_t)si;
+    if (!index_add(m, &m->rec_index, record_id_at, m->nrec, m->nrec))
+        return -1;
+    struct class_student *s = &m->st[si];
+    if (!s->attempts || x->received_ms < s->first_ms)
+        s->first_ms = x->received_ms;
+    s->attempts++;
+    if (x->points > s->best_points)
+        s->best_points = x->points;
+    if (x->max_points > s->max_points)
+        s->max_points = x->max_points;
+    if (x->status == VERDICT_ACCEPTED)
+        s->accepted = true;
+    /* the latest is the one received last (a late commit does not win) */
+    if (s->last_status < 0 || x->received_ms >= s->last_ms) {
+        s->repeats = x->key[0] && !strcmp(x->key, s->last_key) ? s->repeats + 1
+                                                               : (x->key[0] ? 1 : 0);
+        s->last_ms = x->received_ms;
+        s->last_status = x->status;
+        copy_text(s->last_key, x->key);
+        copy_text(s->last_label, x->label);
+        snprintf(s->last_id, sizeof s->last_id, "%s", x->id);
+    }
+    return (long)m->nrec++;
+}
+
+static void rec_head(struct class_rec *x, const char *id, int64_t received_ms,
+                     int64_t graded_ms, int status, int points, int max_points)
+{
+    memset(x, 0, sizeof *x);
+    snprintf(x->id, sizeof x->id, "%s", id);
+    x->received_ms = received_ms;
+    x->graded_ms = graded_ms;
+    x->status = status;
+    x->points = points;
+    x->max_points = max_points;
+    x->halves[0] = x->halves[1] = x->halves[2] = -1;
+}
+
+long class_model_add(struct class_model *m, const struct store_record *r)
+{
+    struct class_rec x;
+    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    verdict_facts(r, &x);
+    return add_rec(m, r->student ? r->student : "", &x);
+}
+
+long class_model_add_facts(struct class_model *m, const struct store_record *r,
+                           const struct verdict_shown *f)
+{
+    struct class_rec x;
+    _Static_assert(sizeof x.key == sizeof f->key && sizeof x.label == sizeof f->label &&
+                   sizeof x.halves == sizeof f->halves,
+                   "the class view keeps the verdict's facts as they are");
+    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    memcpy(x.halves, f->halves, sizeof x.halves);
+    memcpy(x.key, f->key, sizeof x.key);
+    memcpy(x.label, f->label, sizeof x.label);
+    return add_rec(m, r->student ? r->student : "", &x);
+}
+
+/* A JSON true or 1 (SQLite's json_extract gives booleans as numbers). */
+static int8_t passed_of(json_t *v)
+{
+    if (json_is_boolean(v))
+        return json_is_true(v) ? 1 : 0;
+    if (json_is_integer(v))
+        return json_integer_value(v) ? 1 : 0;
+    return -1;
+}
+
+long class_model_add_row(struct class_model *m, const struct store_class_row *r)
+{
+    struct class_rec x;
+    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    json_t *f = r->facts ? json_loadb(r->facts, r->facts_len, 0, NULL) : NULL;
+    json_t *did = json_array_get(f, 0), *title = json_array_get(f, 1);
+    json_t *msg = json_array_get(f, 2);
+    if (json_is_string(did)) {
+        snprintf(x.key, sizeof x.key, "mistake:%s", json_string_value(did));
+        copy_text(x.label, json_is_string(title) ? json_string_value(title)
+                                                 : json_string_value(did));
+    } else if (r->status == VERDICT_COMPILATION_ERROR) {
+        const char *text = json_is_string(msg) ? json_string_value(msg) : "compile error";
+        snprintf(x.key, sizeof x.key, "compile:%s", text);
+        copy_text(x.label, text);
+    }
+    for (int k = 0; k < 3; k++)
+        x.halves[k] = passed_of(json_array_get(f, 3 + (size_t)k));
+    json_decref(f);
+    return add_rec(m, r->student ? r->student : "", &x);
+}
+
+size_t class_model_count(const struct class_model *m)
+{
+    return m->nrec;
+}
+
+size_t class_model_replay_from(const struct class_model *m, size_t i, int64_t slack_ms)
+{
+    int64_t from = m->rec[i].graded_ms - slack_ms;
+    size_t k = i;
+    /* a bounded look back: records of the last slack_ms are few */
+    while (k > 0 && i - k < 10000 && m->rec[k - 1].graded_ms >= from)
+        k--;
+    for (; k < i; k++)
+        if (m->rec[k].graded_ms >= from)
+            break;
+    return k == i ? i + 1 : k;
+}
+
+const char *class_model_record_id(const struct class_model *m, size_t i)
+{
+    return m->rec[i].id;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const struct class_rec *x = a, *y = b;
+    if (x->graded_ms != y->graded_ms)
+        return x->graded_ms < y->graded_ms ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+void class_model_sort(struct class_model *m)
+{
+    if (!m->nrec)
+        return;
+    qsort(m->rec, m->nrec, sizeof *m->rec, rec_cmp);
+    memset(m->rec_index.slot, 0, m->rec_index.cap * sizeof *m->rec_index.slot);
+    for (size_t i = 0; i < m->nrec; i++)
+        index_put_raw(&m->rec_index, m->rec[i].id, i);
+}
+
+const char *class_model_last_id(const struct class_model *m)
+{
+    return m->nrec ? m->rec[m->nrec - 1].id : "";
+}
+
+bool class_model_stuck(const struct class_model *m, const struct class_student *s)
+{
+    if (s->accepted || !s->attempts)
+        return false;
+    int64_t spread = s->last_ms - s->first_ms;
+    if (s->attempts >= m->t.attempts && spread >= (int64_t)m->t.minutes * 60000)
+        return true;
+    return m->t.repeats && s->repeats >= m->t.repeats;
+}
+
+static bool silent(const struct class_student *s, int64_t now_ms)
+{
+    return !s->accepted &&
+           (!s->attempts || now_ms - s->last_ms >= (int64_t)CLASS_SILENT_MINUTES * 60000);
+}
+
+static json_t *status_json(int status)
+{
+    if (status < 0)
+        return json_null();
+    return json_pack("{s:i, s:s, s:s}", "id", status, "name",
+                     verdict_status_to_str((enum verdict_status)status), "slug",
+                     verdict_status_slug((enum verdict_status)status));
+}
+
+static json_t *tile_json(const struct class_model *m, const struct class_student *s,
+                         int64_t now_ms)
+{
+    bool stuck = class_model_stuck(m, s);
+    /* needs help: stuck first (longest at it first), then trying without
+     * passing, then silent, then done */
+    double need = s->accepted ? 0 : stuck ? 3000 + s->attempts
+                : s->attempts ? 1000 + s->attempts : 500;
+    return json_pack("{s:s, s:s, s:s, s:b, s:i, s:o, s:o, s:i, s:i, s:b, s:o, s:s, s:s, s:s?,"
+                     " s:b, s:b, s:f, s:i}",
+                     "id", s->id, "name", s->name, "section", s->section,
+                     "verified", s->verified, "attempts", s->attempts,
+                     "first_ms", s->attempts ? json_integer(s->first_ms) : json_null(),
+                     "last_ms", s->attempts ? json_integer(s->last_ms) : json_null(),
+                     "best_points", s->best_points, "max_points", s->max_points,
+                     "accepted", s->accepted, "last_status", status_json(s->last_status),
+                     "mistake", s->last_label, "mistake_key", s->last_key,
+                     "last_id", s->last_id[0] ? s->last_id : NULL,
+                     "stuck", stuck, "silent", silent(s, now_ms), "needs_help", need,
+                     "repeats", s->repeats);
+}
+
+json_t *class_model_tile(const struct class_model *m, const char *id, int64_t now_ms)
+{
+    long i = index_find(m, &m->st_index, student_id_at, id);
+    return i < 0 ? NULL : tile_json(m, &m->st[i], now_ms);
+}
+
+json_t *class_model_event(const struct class_model *m, size_t i, int64_t now_ms)
+{
+    const struct class_rec *x = &m->rec[i];
+    const struct class_student *s = &m->st[x->student];
+    json_t *halves = json_array();
+    for (int k = 0; k < 3; k++)
+        json_array_append_new(halves, x->halves[k] < 0 ? json_null()
+                                                       : json_boolean(x->halves[k]));
+    return json_pack("{s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:s, s:s, s:o, s:o}", "id", x->id,
+                     "student", s->id, "received_ms", (json_int_t)x->received_ms,
+                     "graded_ms", (json_int_t)x->graded_ms, "status", status_json(x->status),
+                     "points", x->points, "max_points", x->max_points, "mistake", x->label,
+                     "mistake_key", x->key, "halves", halves, "tile", tile_json(m, s, now_ms));
+}
+
+json_t *class_model_thresholds(const struct class_model *m)
+{
+    return json_pack("{s:i, s:i, s:i, s:i}", "attempts", m->t.attempts, "minutes",
+                     m->t.minutes, "repeats", m->t.repeats, "silent_minutes",
+                     CLASS_SILENT_MINUTES);
+}
+
+/* A count of one mistake among the students' latest attempts. */
+struct tally {
+    const char *key, *label, *example;   /* example: a record id */
+    unsigned n;
+};
+
+static int tally_cmp(const void *a, const void *b)
+{
+    const struct tally *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? 1 : -1;
+    return strcmp(x->key, y->key);
+}
+
+/* Whether s is in the class: a student's tile (not the signed-out
+ * submissions) and, when members is given, one of its keys. */
+static bool in_class(const struct class_student *s, const json_t *members)
+{
+    return s->id[0] && (!members || json_object_get(members, s->id));
+}
+
+json_t *class_model_summary(const struct class_model *m, const json_t *members,
+                            int64_t now_ms)
+{
+    unsigned submitted = 0, accepted = 0, stuck = 0, quiet = 0, students = 0;
+    unsigned half_pass[3] = { 0 }, half_run[3] = { 0 };
+    struct tally *t = calloc(m->nst + 1, sizeof *t);
+    size_t nt = 0;
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < m->nst; i++) {
+        const struct class_student *s = &m->st[i];
+        if (!in_class(s, members))
+            continue;   /* signed-out submissions: nobody's tile; another class's */
+        students++;
+        submitted += s->attempts > 0;
+        accepted += s->accepted;
+        stuck += class_model_stuck(m, s);
+        quiet += silent(s, now_ms);
+        if (!s->last_key[0])
+            continue;
+        size_t k = 0;
+        while (k < nt && strcmp(t[k].key, s->last_key))
+            k++;   /* few distinct mistakes: a linear look-up is enough */
+        if (k == nt)
+            t[nt++] = (struct tally){ s->last_key, s->last_label, s->last_id, 0 };
+        t[k].n++;
+    }
+    /* the pass rate per half over every student's latest attempt */
+    for (size_t i = 0; i < m->nst; i++) {
+        const struct class_student *s = &m->st[i];
+        long r = in_class(s, members) && s->last_id[0] ? class_model_find(m, s->last_id) : -1;
+        for (int k = 0; r >= 0 && k < 3; k++) {
+            if (m->rec[r].halves[k] >= 0) {
+                half_run[k]++;
+                half_pass[k] += m->rec[r].halves[k] == 1;
+            }
+        }
+    }
+    qsort(t, nt, sizeof *t, tally_cmp);
+    json_t *top = json_array();
+    for (size_t k = 0; k < nt && k < CLASS_TOP_MISTAKES; k++)
+        json_array_append_new(top, json_pack("{s:s, s:s, s:s, s:i, s:s}", "key", t[k].key,
+                                             "kind", !strncmp(t[k].key, "compile:", 8)
+                                                 ? "compile_error" : "mistake",
+                                             "label", t[k].label, "count", t[k].n,
+                                             "example", t[k].example));
+    free(t);
+    json_t *halves = json_array();
+    static const int half_of[3] = { 1, 2, 4 };
+    for (int k = 0; k < 3; k++)
+        json_array_append_new(halves, json_pack("{s:i, s:i, s:i}", "half", half_of[k],
+                                                "passed", half_pass[k], "run", half_run[k]));
+    /* the share of students with an Accepted, over the session, in at
+     * most CLASS_SERIES_POINTS steps of the records' own order */
+    /* the records of the class (of a launch's class: its students' only) */
+    size_t nrec = m->nrec;
+    if (members) {
+        nrec = 0;
+        for (size_t i = 0; i < m->nrec; i++)
+            nrec += in_class(&m->st[m->rec[i].student], members);
+    }
+    json_t *series = json_array();
+    if (nrec) {
+        size_t step = (nrec + CLASS_SERIES_POINTS - 1) / CLASS_SERIES_POINTS, k = 0;
+        unsigned char *seen = calloc(m->nst ? m->nst : 1, 1);
+        unsigned done = 0;
+        for (size_t i = 0; seen && i < m->nrec; i++) {
+            const struct class_rec *x = &m->rec[i];
+            if (members && !in_class(&m->st[x->student], members))
+                continue;
+            if (x->status == VERDICT_ACCEPTED && !seen[x->student] &&
+                in_class(&m->st[x->student], members)) {
+                seen[x->student] = 1;
+                done++;
+            }
+            if (++k % step == 0 || k == nrec)
+                json_array_append_new(series, json_pack("{s:I, s:f}", "t_ms",
+                                                        (json_int_t)x->graded_ms, "share",
+                                                        students ? (double)done / students
+                                                                 : 0.0));
+        }
+        free(seen);
+    }
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:I}",
+                     "students", students, "submitted", submitted, "accepted", accepted,
+                     "stuck", stuck, "silent", quiet, "records", (int)nrec,
+                     "halves", halves, "mistakes", top, "accepted_series", series,
+                     "thresholds", class_model_thresholds(m), "last_event_id",
+                     class_model_last_id(m), "now_ms", (json_int_t)now_ms);
+}
+
+json_t *class_model_students(const struct class_model *m, const json_t *members,
+                             int64_t now_ms)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < m->nst; i++) {
+        if (!in_class(&m->st[i], members))
+            continue;
+        json_array_append_new(a, tile_json(m, &m->st[i], now_ms));
+    }
+    return json_pack("{s:o, s:o, s:s}", "students", a, "thresholds",
+                     class_model_thresholds(m), "last_event_id", class_model_last_id(m));
+}
+
+char *class_model_gradebook_csv(const struct class_model *m, const json_t *members,
+                                size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    static const char *const header[] = {
+        "student_id", "name", "section", "verified", "attempts", "best_points", "max_points",
+        "accepted", "latest_verdict",
+    };
+    csv_write_row(f, header, 9, CSV_GUARD_ALL);
+    for (size_t i = 0; i < m->nst; i++) {
+        const struct class_student *s = &m->st[i];
+        if (!in_class(s, members))
+            continue;
+        char num[3][16];
+        snprintf(num[0], sizeof num[0], "%u", s->attempts);
+        snprintf(num[1], sizeof num[1], "%d", s->best_points);
+        snprintf(num[2], sizeof num[2], "%d", s->max_points);
+        const char *cells[9] = {
+            s->id, s->name, s->section,
+            s->verified ? "yes" : "no " GRADEBOOK_UNVERIFIED_MARK,
+            num[0], num[1], num[2], s->accepted ? "yes" : "no",
+            s->last_status < 0 ? "" : verdict_status_to_str((enum verdict_status)s->last_status),
+        };
+        /* every cell guarded, as in every gradebook (the id, the name and
+         * the section come from outside; the rest never needs it) */
+        csv_write_row(f, cells, 9, CSV_GUARD_ALL);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+const char *class_model_record_student(const struct class_model *m, size_t i)
+{
+    const char *id = i < m->nrec ? m->st[m->rec[i].student].id : "";
+    return *id ? id : NULL;
+}

@@ -1,0 +1,26 @@
+/* api.h - the JSON documents of the API that do not grade. */
+#ifndef BUTTERFLY_API_H
+#define BUTTERFLY_API_H
+
+#include <jansson.h>
+
+#include "pool/pool.h"
+#include "server/core/server.h"
+
+/* GET /api/tasks: the list of tasks. New reference. */
+json_t *api_tasks(void);
+
+/* GET /api/tasks/butterfly: what the page needs. New reference. */
+json_t *api_task_butterfly(void);
+
+/* GET /healthz: ok while the pool can grade (pool_stats.healthy). New reference. */
+json_t *api_health(const struct pool_stats *ps);
+
+/* GET /api/about: version, device, workers, queue, admission, limits. New reference. */
+json_t *api_about(const struct pool_stats *ps, const struct server_config *c);
+
+/* GET /api/openapi.json: docs/openapi.json, embedded at build time. A
+ * static string; *len gets its length. */
+const char *api_openapi(size_t *len);
+
+#endif

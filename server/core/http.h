@@ -1,0 +1,282 @@
+/*
+ * http_internal.h - what the server's files share: the server, one
+ * request's state, responses (response.c) and submissions (submission.c).
+ *
+ * Threads: libmicrohttpd's one polling thread runs every callback; the
+ * pool's thread delivers verdicts (on_job_done), and the connection
+ * watcher's thread reports clients that hung up. A request is touched by
+ * the pool's thread only through its atomic `result` and by resuming its
+ * connection; the watcher knows only job ids.
+ */
+#ifndef BUTTERFLY_HTTP_INTERNAL_H
+#define BUTTERFLY_HTTP_INTERNAL_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pool/pool.h"
+#include "server/identity/auth.h"
+#include "server/core/client_addr.h"
+#include "server/core/conn_limit.h"
+#include "server/core/conn_watch.h"
+#include "server/lti/lti.h"
+#include "server/core/metrics.h"
+#include "server/identity/records.h"
+#include "server/core/request.h"
+#include "server/core/server.h"
+#include "server/identity/session.h"
+#include "server/core/static_files.h"
+
+/* Whether client may start one more guest session or LTI login now
+ * (SIGN_INS_PER_WINDOW in SIGN_IN_WINDOW_S), counting it; when not, a
+ * 429 with Retry-After is queued and *refused is its result. */
+struct request;
+bool http_sign_in_allowed(struct request *r, enum MHD_Result *refused);
+
+struct server {
+    struct server_config cfg;
+    struct MHD_Daemon *daemon;
+    struct pool *pool;
+    struct static_files *files;
+    struct metrics *metrics;
+    struct conn_watch *watch;
+    struct conn_limit *conns;      /* the connections' bounds (conn_limit.h) */
+    struct records *records;       /* NULL: no records (--database none) */
+    struct class_feed *feed;       /* the live class view; NULL without records */
+    struct lti *lti;               /* NULL: no --lti-config */
+    struct token_guard *guard;         /* wrong tokens */
+    struct token_guard *sign_ins;      /* guest sessions and LTI logins made */
+    char *page_csp;                /* the pages' Content-Security-Policy (server_start) */
+    char instructor_token[STORE_TOKEN_SIZE];
+    unsigned port;
+    atomic_uint gradebooks;        /* gradebook downloads being made (class_gradebook.c) */
+};
+
+enum request_state {
+    REQ_NEW, REQ_HEADERS, REQ_READING, REQ_WAITING, REQ_DONE,
+    REQ_LOOKUP,      /* suspended: a token is being looked up on the reader's thread */
+    REQ_DEFERRED,    /* suspended: the reader's thread prepares the answer */
+    REQ_SESSION,     /* reading the small body of POST /api/session */
+    REQ_LTI_BODY,    /* reading an LTI login's or launch's form (lti_http.c) */
+    REQ_LTI_WAIT,    /* suspended: the LTI thread keeps a login or checks a launch */
+};
+
+/* What a token in a request is for. */
+enum lookup_kind { LOOKUP_NONE, LOOKUP_BEARER, LOOKUP_LINK, LOOKUP_CLASS };
+
+/* A page of GET /api/me/submissions, for the reader's thread. */
+struct list_args {
+    char student[PRINCIPAL_ID_MAX];
+    int64_t before_ms;
+    char before_id[STORE_ID_SIZE];
+    unsigned limit;
+    char klass[STORE_ID_SIZE];   /* the class view's class ("": every student) */
+};
+
+/* Per request; created by the URI log callback, freed when it completes. */
+struct request {
+    struct server *srv;
+    struct MHD_Connection *conn;
+    double start_ms;
+    char method[16];
+    struct request_uri uri;
+    struct client_id client;       /* the fair-share key (client_addr.h) */
+    struct conn_slot *slot;        /* its connection's (conn_limit.h); NULL: not bounded */
+    enum request_state state;
+    enum route route;
+    enum body_kind kind;
+    bool format_text;
+    bool too_large;                /* a chunked body went past the limit */
+    size_t limit;
+    char *body;
+    size_t len;
+    /* a submission */
+    int fd;                        /* its socket, watched while suspended */
+    double submitted_ms;
+    enum pool_submit_status refused;   /* POOL_SUBMITTED (0) unless refused */
+    double retry_wait_ms;          /* the pool's estimate, for Retry-After */
+    _Atomic(struct pool_result *) result;   /* set by the pool's thread */
+    atomic_uint watch_handoff;     /* conn_watch_handoff: both threads done with the watch */
+    unsigned status;
+    char verdict_slug[32];
+    uint64_t seed;
+    double wait_ms;
+    /* who: from the cookie, or a token looked up off this thread */
+    struct principal who;
+    /* whom a personal link opened on a signed-out page was for, waiting
+     * for the page's "Sign in as NAME?" (PENDING_COOKIE) */
+    struct principal pending;
+    bool link_pending;             /* this request's link: set the pending cookie */
+    bool had_pending;              /* a pending cookie came, valid or not: clear it */
+    bool secure;                   /* the client reached us over TLS */
+    bool has_cookie;               /* a session cookie came, valid or not */
+    /* cookies response_queue clears on the answer (COOKIE_CLEAR_* bits),
+     * unless the answer sets that cookie itself: bare names over TLS (an
+     * older server's, or tossed), and ours when two sessions came */
+    unsigned clear_cookies;
+    /* a bare-named session over TLS that an older server made, honoured
+     * this once: the answer sets it again under its __Host- name (NULL:
+     * none; libmicrohttpd's copy, valid as long as the request) */
+    const char *session_to_rename;
+    enum lookup_kind lookup;
+    /* a personal link for someone else than the session it came with: it
+     * does not replace that session (a link an attacker sent would sign
+     * the victim in as the attacker, to collect their work) */
+    bool link_other;
+    char token[AUTH_TOKEN_MAX + 1];
+    enum store_status lookup_status;
+    /* an answer made on the reader's thread (REQ_DEFERRED) */
+    unsigned deferred_status;
+    char *deferred_body;           /* JSON text, owned (or deferred_len bytes of deferred_type) */
+    size_t deferred_len;           /* 0: strlen(deferred_body) */
+    const char *deferred_type;     /* NULL: application/json */
+    char deferred_header[2][1300]; /* "Name: value" pairs, "" when none */
+    struct list_args list;
+    /* GET /api/class/gradebook: what the reader's thread writes */
+    int gradebook_layout;          /* enum gradebook_layout */
+    json_t *class_members;         /* owned: the class's students; NULL: every student */
+    /* the record of a submission */
+    char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
+    int64_t lti_link;              /* the LTI launch the page came from, 0: none */
+    bool detached;                 /* ?wait=false: answered 202 already */
+    char *source;                  /* the source as sent, owned until queued */
+    size_t source_len;
+    int64_t received_ms;
+    char *stored;                  /* the verdict JSON as stored, owned */
+    size_t stored_len;
+    enum store_status record_status;
+    char record_reason[256];
+    struct lti_req *lti;           /* an LTI route's state (lti_http.c), owned */
+};
+
+/* What response_queue clears (request.clear_cookies). */
+enum {
+    COOKIE_CLEAR_SESSION_BARE = 1u << 0,   /* SESSION_COOKIE, over TLS */
+    COOKIE_CLEAR_PENDING_BARE = 1u << 1,   /* PENDING_COOKIE, over TLS */
+    COOKIE_CLEAR_SESSION = 1u << 2,        /* the session under its own name */
+};
+
+/* --- http.c ------------------------------------------------------------------ */
+
+/* Starts libmicrohttpd on s's address with the callbacks of http.c. NULL
+ * with a reason in err on failure. */
+struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz);
+
+/* --- response.c ------------------------------------------------------------ */
+
+/* Adds the headers every response has, queues it, marks the request
+ * answered. Takes resp (destroyed here); NULL means out of memory. */
+enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                               const char *type, const char *cache);
+
+/* A response from a buffer it will own (MUST_FREE) or borrow (PERSISTENT). */
+struct MHD_Response *response_from_buffer(char *data, size_t len,
+                                          enum MHD_ResponseMemoryMode mode);
+
+/* Sends j (consumed) as compact JSON. */
+enum MHD_Result response_json(struct request *r, unsigned status, json_t *j);
+
+/* Sends {"error": {"code", "message"}}, with one extra header when
+ * header is not NULL. */
+enum MHD_Result response_error(struct request *r, unsigned status, const char *code,
+                               const char *message, const char *header, const char *value);
+
+/* Sends a file of the static set (ETag, CSP, revalidation), or 404. */
+enum MHD_Result response_file(struct request *r, const char *name);
+
+/* Adds a header "Name: value" (as deferred_header holds them) to resp. */
+void response_add_pair(struct MHD_Response *resp, const char *pair);
+
+/* --- records_http.c ---------------------------------------------------------- */
+
+/* The request's principal from its cookie or token; a token is looked up
+ * on the reader's thread (REQ_LOOKUP) and auth_resume goes on from there.
+ * Answers (401, 429, 403) what may not go on. Calls http_dispatch. */
+enum MHD_Result auth_begin(struct request *r);
+enum MHD_Result auth_resume(struct request *r);
+
+/* The routes of the records: /api/me, /api/me/submissions,
+ * /api/submissions/{id}, /class, POST /api/session. */
+enum MHD_Result records_http_get(struct request *r, const char *url);
+enum MHD_Result session_begin(struct request *r);
+/* DELETE /api/session: signs this browser out (the cookie is cleared). */
+enum MHD_Result session_end(struct request *r);
+enum MHD_Result session_finish(struct request *r);
+
+/* A read that found the connection lost (PostgreSQL restarted) is made
+ * once more: the store connects again on the next call. */
+#define READ_TWICE(st, call)                                                  \
+    do {                                                                      \
+        (st) = (call);                                                        \
+        if ((st) == STORE_UNAVAILABLE)                                        \
+            (st) = (call);                                                    \
+    } while (0)
+
+/* Makes the deferred answer an error {"error": {code, message}} with status. */
+void defer_error(struct request *r, unsigned status, const char *code, const char *msg);
+
+/* Sends the answer the reader's thread made (REQ_DEFERRED). */
+enum MHD_Result deferred_answer(struct request *r);
+
+/* --- class_gradebook.c ------------------------------------------------------- */
+
+/* GET /api/class/gradebook?layout=: the batch's layouts from the records,
+ * written on the reader's thread; klass NULL: every student. */
+enum MHD_Result class_gradebook_get(struct request *r, const char *klass);
+
+/* The verdict answer: the stored JSON with "recorded" (and the reason
+ * when false) added as its last members. A new string, NULL on OOM. */
+char *records_answer_text(const char *stored, size_t len, bool recorded, const char *code,
+                          const char *reason, size_t *outlen);
+
+/* --- class_http.c ----------------------------------------------------------- */
+
+/* The class view's routes: /class and /api/class/... (the instructor's). */
+enum MHD_Result class_http_get(struct request *r, const char *url);
+/* --- lti_http.c ------------------------------------------------------------------- */
+
+/* The LTI routes: headers in (begin), a piece of the form (body), the
+ * request complete (finish), the LTI thread done (answer), the request
+ * over (release, also for any other route). */
+enum MHD_Result lti_http_begin(struct request *r);
+enum MHD_Result lti_http_body(struct request *r, const char *data, size_t *size);
+enum MHD_Result lti_http_finish(struct request *r);
+enum MHD_Result lti_http_answer(struct request *r);
+void lti_http_release(struct request *r);
+
+/* --- http.c (dispatch) ---------------------------------------------------- */
+
+/* Goes on with a request whose principal is known. */
+enum MHD_Result http_dispatch(struct request *r);
+
+/* --- submission.c ---------------------------------------------------------- */
+
+/* Checks a submission's headers before any of its body is read. */
+enum MHD_Result submission_begin(struct request *r);
+
+/* Whether the Content-Length or Transfer-Encoding refuse the body
+ * before any of it is read (against r->limit): then *answer is the 413,
+ * 411 or 400 queued, with too_large as the 413's sentence. */
+bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer);
+
+/* Takes one piece of a body into r->body, counting chunked bodies against
+ * r->limit (past it r->too_large, and the rest is dropped). */
+enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size);
+
+/* The body is complete: queue the job (suspending the connection) or refuse. */
+enum MHD_Result submission_finish(struct request *r);
+
+/* The connection was resumed: answer with the verdict or the refusal. */
+enum MHD_Result submission_answer(struct request *r);
+
+/* The request is over: count a verdict nobody received, release the job's
+ * result. */
+void submission_release(struct request *r);
+
+/* conn_gone_fn for the watcher: the client of job id hung up. */
+void submission_client_gone(uint64_t id, void *arg);
+
+#endif

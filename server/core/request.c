@@ -1,0 +1,196 @@
+/* request.c - routes and the parsing of a request's headers and body. */
+#include "server/core/request.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/parse_num.h"
+
+static const struct {
+    const char *path;
+    enum route route;
+} routes[] = {
+    { "/", ROUTE_PAGE },
+    { "/index.html", ROUTE_PAGE },
+    { "/api/tasks", ROUTE_TASKS },
+    { "/api/tasks/butterfly", ROUTE_TASK },
+    { "/api/tasks/butterfly/submissions", ROUTE_SUBMIT },
+    { "/healthz", ROUTE_HEALTH },
+    { "/api/about", ROUTE_ABOUT },
+    { "/metrics", ROUTE_METRICS },
+    { "/api/openapi.json", ROUTE_OPENAPI },
+    { "/class", ROUTE_CLASS },
+    { "/api/me", ROUTE_ME },
+    { "/api/session", ROUTE_SESSION },
+    { "/api/me/submissions", ROUTE_MY_SUBMISSIONS },
+    { "/api/class/events", ROUTE_CLASS_EVENTS },
+    { "/api/class/summary", ROUTE_CLASS_SUMMARY },
+    { "/api/class/students", ROUTE_CLASS_STUDENTS },
+    { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK },
+    { "/api/class/gradebook", ROUTE_CLASS_GRADEBOOK_LAYOUT },
+    { "/lti/login", ROUTE_LTI_LOGIN },
+    { "/lti/launch", ROUTE_LTI_LAUNCH },
+    { "/lti/jwks.json", ROUTE_LTI_JWKS },
+    { NULL, ROUTE_NONE },
+};
+
+enum route request_route(const char *path)
+{
+    for (size_t i = 0; routes[i].path; i++)
+        if (!strcmp(path, routes[i].path))
+            return routes[i].route;
+    if (!strncmp(path, "/static/", 8))
+        return ROUTE_STATIC;
+    if (request_submission_id(path))
+        return ROUTE_SUBMISSION;
+    if (!strncmp(path, "/api/class/students/", 20) && path[20] && !strchr(path + 20, '/'))
+        return ROUTE_CLASS_STUDENT;
+    return ROUTE_NONE;
+}
+
+const char *request_submission_id(const char *path)
+{
+    static const char prefix[] = "/api/submissions/";
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0)
+        return NULL;
+    const char *id = path + sizeof prefix - 1;
+    /* any segment is an id to look up (and 404 alike); only the shape of
+     * a path is checked here */
+    return *id && !strchr(id, '/') ? id : NULL;
+}
+
+bool request_method_allowed(enum route r, const char *method, const char **allow)
+{
+    if (r == ROUTE_LTI_LOGIN) {
+        *allow = "GET, HEAD, POST";
+        return !strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "POST");
+    }
+    if (r == ROUTE_SESSION) {
+        *allow = "POST, DELETE";
+        return !strcmp(method, "POST") || !strcmp(method, "DELETE");
+    }
+    if (r == ROUTE_SUBMIT || r == ROUTE_LTI_LAUNCH) {
+        *allow = "POST";
+        return !strcmp(method, "POST");
+    }
+    *allow = "GET, HEAD";
+    return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+}
+
+const char *request_method_refusal(enum route r)
+{
+    switch (r) {
+    case ROUTE_SUBMIT: return "Submit with POST.";
+    case ROUTE_SESSION: return "Only POST (sign in with a name) and DELETE (sign out) here.";
+    case ROUTE_LTI_LAUNCH: return "Only POST here.";
+    case ROUTE_LTI_LOGIN: return "Only GET, HEAD and POST here.";
+    default: return "Only GET and HEAD here.";
+    }
+}
+
+void request_uri_inspect(const char *uri, struct request_uri *out)
+{
+    /* the query string is not logged: it is nobody's business */
+    size_t n = strcspn(uri, "?");
+    out->escaped = memchr(uri, '%', n) != NULL;
+    out->escaped_nul = false;
+    for (size_t i = 0; i + 2 < n; i++)
+        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+            out->escaped_nul = true;
+    if (n >= sizeof out->log_path)
+        n = sizeof out->log_path - 1;
+    memcpy(out->log_path, uri, n);
+    out->log_path[n] = '\0';
+}
+
+/* Whether the media type of a Content-Type value is `want`. */
+static bool media_type_is(const char *value, const char *want)
+{
+    while (*value == ' ' || *value == '\t')
+        value++;
+    size_t n = strlen(want);
+    if (strncasecmp(value, want, n) != 0)
+        return false;
+    value += n;
+    while (*value == ' ' || *value == '\t')
+        value++;
+    /* "application/jsonx" is another type; parameters follow a ';' */
+    return *value == '\0' || *value == ';';
+}
+
+enum body_kind request_body_kind(const char *content_type)
+{
+    if (!content_type)
+        return BODY_UNSUPPORTED;
+    if (media_type_is(content_type, "application/json"))
+        return BODY_JSON;
+    if (media_type_is(content_type, "text/plain"))
+        return BODY_PLAIN;
+    return BODY_UNSUPPORTED;
+}
+
+size_t request_body_limit(enum body_kind k)
+{
+    return k == BODY_JSON ? REQUEST_MAX_JSON : REQUEST_MAX_PLAIN;
+}
+
+const char *request_too_large_message(enum body_kind k)
+{
+    return k == BODY_JSON ? "The request is over the limit of 256 KiB."
+                          : "The kernel body is over the limit of 64 KiB.";
+}
+
+const char *request_length_check_to_str(enum length_check c)
+{
+    switch (c) {
+    case LENGTH_OK: return "ok";
+    case LENGTH_TOO_LARGE: return "too large";
+    case LENGTH_REQUIRED: return "length required";
+    case LENGTH_MALFORMED: return "malformed";
+    }
+    return "unknown";
+}
+
+enum length_check request_check_length(const char *content_length,
+                                       const char *transfer_encoding, size_t limit)
+{
+    if (content_length) {
+        uint64_t n;
+        /* digits only: "+5", "0x10" and " 5" are not lengths */
+        if (!parse_u64(content_length, UINT64_MAX, &n))
+            return LENGTH_MALFORMED;
+        return n > limit ? LENGTH_TOO_LARGE : LENGTH_OK;
+    }
+    if (transfer_encoding && !strcasecmp(transfer_encoding, "chunked"))
+        return LENGTH_OK;   /* counted as it arrives */
+    return LENGTH_REQUIRED;
+}
+
+bool request_extract_source(enum body_kind k, const char *body, size_t len, const char **src,
+                            size_t *src_len, json_t **owner, char *msg, size_t msgsz)
+{
+    *owner = NULL;
+    if (k != BODY_JSON) {
+        *src = body ? body : "";
+        *src_len = body ? len : 0;
+        return true;
+    }
+    json_error_t jerr;
+    json_t *j = json_loadb(body ? body : "", body ? len : 0, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) {
+        snprintf(msg, msgsz, "Malformed JSON at line %d, column %d: %s", jerr.line,
+                 jerr.column, jerr.text);
+        return false;
+    }
+    json_t *s = json_object_get(j, "source");
+    if (!json_is_string(s)) {
+        snprintf(msg, msgsz, "The JSON must be an object with a string \"source\".");
+        json_decref(j);
+        return false;
+    }
+    *src = json_string_value(s);
+    *src_len = json_string_length(s);
+    *owner = j;
+    return true;
+}

@@ -1,0 +1,154 @@
+/* response.c - every response the server sends goes out through here. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/defaults.h"
+#include "server/core/http.h"
+#include "server/identity/session.h"
+
+/* Whether resp already sets cookie `name` (Set-Cookie "name=..."). */
+struct cookie_find {
+    const char *name;
+    bool found;
+};
+
+static enum MHD_Result find_set_cookie(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       const char *value)
+{
+    struct cookie_find *f = cls;
+    size_t n = strlen(f->name);
+    (void)kind;
+    if (key && value && !strcasecmp(key, MHD_HTTP_HEADER_SET_COOKIE) &&
+        !strncmp(value, f->name, n) && value[n] == '=')
+        f->found = true;
+    return f->found ? MHD_NO : MHD_YES;
+}
+
+static bool sets_cookie(struct MHD_Response *resp, const char *name)
+{
+    struct cookie_find f = { name, false };
+    MHD_get_response_headers(resp, find_set_cookie, &f);
+    return f.found;
+}
+
+/* The cookie work auth_begin left for the answer (request.clear_cookies,
+ * session_to_rename), for each cookie the answer does not set itself. */
+static void cookie_upkeep(struct request *r, struct MHD_Response *resp)
+{
+    char header[1300], name[64];
+    if (!r->clear_cookies && !r->session_to_rename)
+        return;
+    if ((r->clear_cookies & COOKIE_CLEAR_SESSION_BARE) && !sets_cookie(resp, SESSION_COOKIE) &&
+        session_clear_bare_cookie(SESSION_COOKIE, header, sizeof header))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    if ((r->clear_cookies & COOKIE_CLEAR_PENDING_BARE) && !sets_cookie(resp, PENDING_COOKIE) &&
+        session_clear_bare_cookie(PENDING_COOKIE, header, sizeof header))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    if (!session_cookie_name(SESSION_COOKIE, r->secure, name, sizeof name) ||
+        sets_cookie(resp, name))
+        return;
+    if (r->clear_cookies & COOKIE_CLEAR_SESSION) {
+        if (session_clear_cookie(r->secure, header, sizeof header))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    } else if (r->session_to_rename) {
+        /* the older server's value, unchanged (its signature and expiry
+         * stand), under the __Host- name; framed as an LTI launch's was
+         * (made without a token), so the course's frame still sends it */
+        bool framed = !r->who.has_cred && r->who.kind != PRINCIPAL_GUEST;
+        if ((framed ? session_set_framed_cookie : session_set_named_cookie)(
+                SESSION_COOKIE, r->session_to_rename, true, SESSION_LIFETIME_S, header,
+                sizeof header))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+    }
+}
+
+enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                               const char *type, const char *cache)
+{
+    if (!resp)
+        return MHD_NO;
+    cookie_upkeep(r, resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    /* on every answer: an address with a token in it (a personal link,
+     * the instructor's) never leaves in a Referer */
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    r->status = status;
+    r->state = REQ_DONE;
+    return ret;
+}
+
+void response_add_pair(struct MHD_Response *resp, const char *pair)
+{
+    char name[64];
+    const char *colon = strchr(pair, ':');
+    if (!colon || (size_t)(colon - pair) >= sizeof name)
+        return;
+    memcpy(name, pair, (size_t)(colon - pair));
+    name[colon - pair] = '\0';
+    MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
+}
+
+struct MHD_Response *response_from_buffer(char *data, size_t len,
+                                          enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
+    if (!resp && mode == MHD_RESPMEM_MUST_FREE)
+        free(data);
+    return resp;
+}
+
+enum MHD_Result response_json(struct request *r, unsigned status, json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+    /* an answer that cannot be written (out of memory, text that is not
+     * UTF-8) is a 500, never a connection closed without a word */
+    if (!text)
+        return response_error(r, 500, "internal_error", "The answer could not be written.", NULL,
+                              NULL);
+    return response_queue(r, status,
+                          response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE),
+                          "application/json", NULL);
+}
+
+/* Every error has the same shape: {"error": {"code", "message"}}. */
+enum MHD_Result response_error(struct request *r, unsigned status, const char *code,
+                               const char *message, const char *header, const char *value)
+{
+    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
+    if (resp && header)
+        MHD_add_response_header(resp, header, value);
+    return response_queue(r, status, resp, "application/json", NULL);
+}
+
+enum MHD_Result response_file(struct request *r, const char *name)
+{
+    /* The name is looked up in the set loaded at start, never opened:
+     * "..", "%2e%2e", "%2f" and "%00" can only fail to match. */
+    const struct static_file *f = static_files_find(r->srv->files, name);
+    if (!f)
+        return response_error(r, 404, "not_found", "No such file.", NULL, NULL);
+    const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_IF_NONE_MATCH);
+    bool fresh = inm && !strcmp(inm, f->etag);
+    struct MHD_Response *resp = fresh ? response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT)
+                                      : response_from_buffer(f->data, f->len,
+                                                             MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, f->etag);
+    MHD_add_response_header(resp, "Content-Security-Policy", r->srv->page_csp);
+    /* Revalidate every time: the page changes with the server, and a 304
+     * costs one round trip. */
+    return response_queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");
+}

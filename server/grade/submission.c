@@ -1,0 +1,587 @@
+/*
+ * submission.c - one submission from its headers to its verdict.
+ *
+ * The HTTP thread never waits on a job: once the body is in, the
+ * connection is suspended and the job queued; the pool's thread hands the
+ * result over and resumes the connection, and the answer goes out from
+ * the HTTP thread. While suspended, the socket is watched (conn_watch.c):
+ * a client that hangs up has its job cancelled.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/score.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/defaults.h"
+#include "common/report.h"
+#include "pool/wait_estimate.h"
+#include "server/core/http.h"
+#include "server/identity/lti_tag.h"
+
+static enum MHD_Result answer_refusal(struct request *r);
+
+/* A ?wait=false submission: its connection is answered 202 at once, so
+ * the job carries what the record needs itself. */
+struct detached_job {
+    struct server *srv;
+    char id[STORE_ID_SIZE];
+    struct principal who;
+    struct client_id client;
+    int64_t lti_link;           /* the launch the page came from, 0: none */
+    char *source;
+    size_t source_len;
+    int64_t received_ms;
+};
+
+/*
+ * The worker's verdict bytes with the record's id as their first member:
+ * a new NUL-terminated string of *outlen bytes, NULL on OOM or when the
+ * bytes are not a JSON object with members (never so for a verdict).
+ */
+static char *with_id(const char *bytes, size_t len, const char *id, size_t *outlen)
+{
+    if (len < 3 || bytes[0] != '{' || bytes[len - 1] != '}')
+        return NULL;
+    char head[STORE_ID_SIZE + 16];
+    int hl = snprintf(head, sizeof head, "{\"id\":\"%s\",", id);   /* ids are hex */
+    char *out = malloc((size_t)hl + len);
+    if (!out)
+        return NULL;
+    memcpy(out, head, (size_t)hl);
+    memcpy(out + hl, bytes + 1, len - 1);
+    out[(size_t)hl + len - 1] = '\0';
+    *outlen = (size_t)hl + len - 1;
+    return out;
+}
+
+/* Whether who's records are kept whatever they cost: a signed-in student
+ * (a roster's or an LTI launch's) or the instructor. Anyone else (signed
+ * out, an open lab's unverified name, which anyone can make) has a budget
+ * and a bounded record (records_write, UNTRUSTED_SOURCE_KEPT). */
+static bool trusted(const struct principal *who)
+{
+    return who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_INSTRUCTOR;
+}
+
+/*
+ * The record of a graded verdict: the stored text is the worker's bytes
+ * with the id in front (the bytes answered). The points, the device and
+ * what the class view shows (*facts) come from the verdict's header, which
+ * the worker filled from the verdict it made (common/verdict_facts.h): the
+ * server never parses a verdict to record it. An untrusted client's
+ * source longer than UNTRUSTED_SOURCE_KEPT is kept as its SHA-256 only
+ * (source "", the hash of what was sent). A new record the writer will
+ * own, NULL on OOM.
+ */
+static struct store_record *record_of(const char *id, const struct principal *who,
+                                      int64_t lti_link, const char *source, size_t source_len,
+                                      int64_t received_ms, const struct pool_result *res,
+                                      char **stored, size_t *stored_len,
+                                      struct verdict_shown *facts)
+{
+    const struct verdict_facts *vf = &res->head.facts;
+    size_t tl = 0;
+    char *text = with_id(res->verdict, res->verdict_len, id, &tl);
+    struct store_record *rec = calloc(1, sizeof *rec);
+    if (!text || !rec)
+        goto fail;
+    *facts = vf->shown;
+    snprintf(rec->id, sizeof rec->id, "%s", id);
+    rec->task = strdup(task_butterfly.id);
+    rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
+                   ? strdup(who->id) : NULL;
+    rec->lti_link = lti_link;
+    rec->received_ms = received_ms;
+    rec->graded_ms = records_now_ms();
+    /* 64 KiB filler a millisecond's Rejected costs would otherwise be
+     * kept whole, each time */
+    size_t kept = !trusted(who) && source_len > UNTRUSTED_SOURCE_KEPT ? 0 : source_len;
+    rec->source = malloc(kept + 1);
+    if (rec->source) {
+        memcpy(rec->source, source, kept);
+        rec->source[kept] = '\0';
+    }
+    rec->source_len = kept;
+    store_sha256_hex(source, source_len, rec->sha256);
+    rec->status = (int)res->head.status;
+    rec->points = (int)vf->points;
+    rec->max_points = (int)vf->max_points;
+    rec->verdict = text;
+    rec->verdict_len = tl;
+    rec->seed = res->head.seed;
+    rec->device = vf->device[0] ? strdup(vf->device) : NULL;
+    rec->grader_version = strdup(BUTTERFLY_VERSION);
+    text = NULL;   /* the record's now */
+    if (!rec->task || !rec->source || !rec->grader_version || (vf->device[0] && !rec->device) ||
+        (rec->student == NULL && (who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST)))
+        goto fail;
+    if (!(*stored = strdup(rec->verdict)))
+        goto fail;
+    *stored_len = tl;
+    return rec;
+fail:
+    free(text);
+    store_record_free(rec);
+    return NULL;
+}
+
+/* Whether a graded result is one to keep: the kernel's own verdict. */
+static bool to_record(const struct pool_result *res)
+{
+    return res->graded && !res->cancelled;
+}
+
+bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer)
+{
+    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    switch (request_check_length(cl, te, r->limit)) {
+    case LENGTH_OK:
+        return false;
+    case LENGTH_TOO_LARGE:
+        /* refused from the headers: a 10 MB body is never read */
+        *answer = response_error(r, 413, "payload_too_large", too_large, NULL, NULL);
+        return true;
+    case LENGTH_MALFORMED:
+        *answer = response_error(r, 400, "bad_request", "The Content-Length is not a number.",
+                                 NULL, NULL);
+        return true;
+    case LENGTH_REQUIRED:
+        *answer = response_error(r, 411, "length_required",
+                                 "Send a Content-Length (or a chunked body).", NULL, NULL);
+        return true;
+    }
+    return false;
+}
+
+enum MHD_Result submission_begin(struct request *r)
+{
+    const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
+    r->kind = request_body_kind(type);
+    if (r->kind == BODY_UNSUPPORTED)
+        return response_error(r, 415, "unsupported_media_type",
+                              "Send the kernel body as text/plain, or JSON {\"source\": \"...\"} "
+                              "as application/json.", NULL, NULL);
+    r->limit = request_body_limit(r->kind);
+    const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
+    r->format_text = fmt && !strcmp(fmt, "text");
+    enum MHD_Result refused;
+    if (body_length_refused(r, request_too_large_message(r->kind), &refused))
+        return refused;
+    r->state = REQ_READING;
+    return MHD_YES;
+}
+
+enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size)
+{
+    /* Counted for chunked bodies too, whose length is not declared.
+     * libmicrohttpd cannot answer in the middle of a body, so the rest is
+     * read and dropped, up to 1 MiB more; past that the connection is
+     * simply closed. */
+    if (r->too_large || r->len + *size > r->limit) {
+        r->too_large = true;
+        r->len += *size;
+        *size = 0;
+        return r->len > r->limit + (1u << 20) ? MHD_NO : MHD_YES;
+    }
+    char *grown = realloc(r->body, r->len + *size + 1);
+    if (!grown)
+        return MHD_NO;
+    memcpy(grown + r->len, data, *size);
+    r->body = grown;
+    r->len += *size;
+    *size = 0;
+    return MHD_YES;
+}
+
+/* Runs on the records writer's thread: the record is committed (or not);
+ * only now may the answer say so. */
+static void on_recorded(const char *id, enum store_status st, const char *reason, void *arg)
+{
+    struct request *r = arg;
+    (void)id;
+    r->record_status = st;
+    snprintf(r->record_reason, sizeof r->record_reason, "%s", reason);
+    MHD_resume_connection(r->conn);
+}
+
+/*
+ * Runs on the pool's thread: publish the result, then hand the watch over
+ * (conn_watch_handoff: whichever of this and submission_finish comes
+ * second stops watching the socket, which is so before libmicrohttpd can
+ * close it: it runs submission_finish and the resumed connection on one
+ * thread), have it recorded, and wake the connection (after the commit
+ * when it is recorded).
+ */
+static void on_job_done(struct pool_result *res, void *arg)
+{
+    struct request *r = arg;
+    struct pool_result *copy = malloc(sizeof *copy);
+    if (copy)
+        *copy = *res;
+    else
+        pool_result_clear(res);   /* answered 500 below */
+    res->verdict = NULL;
+    uint64_t job = res->job_id;
+    struct store_record *rec = NULL;
+    struct verdict_shown facts;
+    if (copy && r->id[0] && to_record(copy)) {
+        rec = record_of(r->id, &r->who, r->lti_link, r->source, r->source_len, r->received_ms, copy,
+                        &r->stored, &r->stored_len, &facts);
+        if (!rec) {
+            r->record_status = STORE_NO_MEMORY;
+            snprintf(r->record_reason, sizeof r->record_reason, "out of memory");
+        }
+    }
+    free(r->source);
+    r->source = NULL;
+    atomic_store(&r->result, copy);
+    conn_watch_handoff(r->srv->watch, &r->watch_handoff, job);
+    if (rec)
+        records_write(r->srv->records, rec, &facts, trusted(&r->who) ? NULL : &r->client,
+                      on_recorded, r);
+    else
+        MHD_resume_connection(r->conn);
+}
+
+static void detached_free(struct detached_job *d)
+{
+    if (d)
+        free(d->source);
+    free(d);
+}
+
+/* What a detached record's callback needs: the text it stored. */
+struct detached_write {
+    struct records *rs;
+    char *stored;
+};
+
+static void on_detached_recorded(const char *id, enum store_status st, const char *reason,
+                                 void *arg)
+{
+    struct detached_write *w = arg;
+    char *answer = NULL;
+    if (st != STORE_OK)
+        answer = records_answer_text(w->stored, strlen(w->stored), false,
+                                     store_status_to_str(st), reason, NULL);
+    records_detached_done(w->rs, id, st == STORE_OK, answer);
+    free(w->stored);
+    free(w);
+}
+
+/* Runs on the pool's thread for a ?wait=false job: nobody is waiting. */
+static void on_detached_done(struct pool_result *res, void *arg)
+{
+    struct detached_job *d = arg;
+    struct records *rs = d->srv->records;
+    char *stored = NULL;
+    size_t len = 0;
+    struct verdict_shown facts;
+    struct store_record *rec = to_record(res)
+        ? record_of(d->id, &d->who, d->lti_link, d->source, d->source_len, d->received_ms, res, &stored,
+                    &len, &facts)
+        : NULL;
+    if (!rec) {
+        /* not graded (shut down, no worker) or out of memory: the verdict
+         * is the answer, unrecorded */
+        size_t tl = 0;
+        char *text = with_id(res->verdict, res->verdict_len, d->id, &tl);
+        char *answer = text ? records_answer_text(text, tl, false, "not_graded",
+                                                  "The submission was not graded.", NULL)
+                            : NULL;
+        free(text);
+        records_detached_done(rs, d->id, false, answer);
+    } else {
+        struct detached_write *w = malloc(sizeof *w);
+        if (w) {
+            *w = (struct detached_write){ rs, stored };
+            records_write(rs, rec, &facts, trusted(&d->who) ? NULL : &d->client,
+                          on_detached_recorded, w);
+        } else {
+            free(stored);
+            store_record_free(rec);
+            records_detached_done(rs, d->id, false, NULL);
+        }
+    }
+    pool_result_clear(res);
+    detached_free(d);
+}
+
+void submission_client_gone(uint64_t id, void *arg)
+{
+    struct server *s = arg;
+    pool_cancel(s->pool, id);
+}
+
+/* ?wait=false: queue the job with its own context and answer 202 now. */
+static enum MHD_Result submission_detach(struct request *r, const char *src, size_t len)
+{
+    if (r->who.kind == PRINCIPAL_NONE)
+        return response_error(r, 401, "unauthorized",
+                              "Sign in (a cookie or a bearer token) to submit without waiting: "
+                              "only you may read the verdict later.", NULL, NULL);
+    struct detached_job *d = calloc(1, sizeof *d);
+    if (!d || !store_new_id(d->id) || !(d->source = malloc(len + 1))) {
+        detached_free(d);
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    }
+    memcpy(d->source, src, len);
+    d->source_len = len;
+    d->srv = r->srv;
+    d->who = r->who;
+    d->client = r->client;
+    d->lti_link = r->lti_link;
+    d->received_ms = records_now_ms();
+    free(r->body);
+    r->body = NULL;
+    if (!records_detach(r->srv->records, d->id, &r->who)) {
+        detached_free(d);
+        return response_error(r, 503, "queue_full",
+                              "Too many submissions are waiting; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "5");
+    }
+    char id[STORE_ID_SIZE];
+    snprintf(id, sizeof id, "%s", d->id);
+    struct pool_submission sub = { d->source, d->source_len, &r->client, on_detached_done, d };
+    uint64_t job = 0;
+    r->refused = pool_submit(r->srv->pool, &sub, &job, &r->retry_wait_ms);
+    if (r->refused != POOL_SUBMITTED) {
+        records_detached_done(r->srv->records, id, true, NULL);   /* drop the entry */
+        detached_free(d);
+        metrics_count_refusal(r->srv->metrics, r->refused);
+        return answer_refusal(r);
+    }
+    r->refused = POOL_SUBMITTED;
+    char location[64];
+    snprintf(location, sizeof location, "/api/submissions/%s", id);
+    json_t *j = json_pack("{s:s, s:s, s:s}", "id", id, "state", "pending", "url", location);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    struct MHD_Response *resp = text ? response_from_buffer(text, strlen(text),
+                                                            MHD_RESPMEM_MUST_FREE) : NULL;
+    if (resp)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    return response_queue(r, 202, resp, "application/json", NULL);
+}
+
+/*
+ * The launch the submitting page came from (LTI_LAUNCH_HEADER, lti_tag.h)
+ * into r->lti_link, for a signed-in student with LTI on; none sent: 0
+ * (the student's latest launch is scored). False with the answer in
+ * *answer when the tag is not one of this student's launches: a page of
+ * another student's launch left open in this browser, or a forged tag,
+ * is refused rather than scored for whoever is signed in now, or on a
+ * line item they were not launched from.
+ */
+static bool launch_of(struct request *r, enum MHD_Result *answer)
+{
+    r->lti_link = 0;
+    const char *tag = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, LTI_LAUNCH_HEADER);
+    if (!tag || !r->srv->lti || !r->srv->records || r->who.kind != PRINCIPAL_STUDENT)
+        return true;
+    r->lti_link = lti_tag_read(records_session_key(r->srv->records), r->who.id, tag);
+    if (r->lti_link > 0)
+        return true;
+    *answer = response_error(r, 403, "launch_not_yours",
+                             "This page was opened by a launch of someone other than the "
+                             "student signed in now (or its launch is not valid): open the "
+                             "exercise again from your course.", NULL, NULL);
+    return false;
+}
+
+enum MHD_Result submission_finish(struct request *r)
+{
+    if (r->too_large)
+        return response_error(r, 413, "payload_too_large", request_too_large_message(r->kind),
+                              NULL, NULL);
+    const char *src;
+    size_t len;
+    json_t *owner;
+    char msg[300];
+    enum MHD_Result refused;
+    if (!launch_of(r, &refused))
+        return refused;
+    if (!request_extract_source(r->kind, r->body, r->len, &src, &len, &owner, msg, sizeof msg))
+        return response_error(r, 400, "bad_request", msg, NULL, NULL);
+    if (r->srv->records) {
+        const char *wait = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "wait");
+        if (wait && !strcmp(wait, "false")) {
+            json_decref(owner);
+            return submission_detach(r, src, len);
+        }
+        /* the record's id comes before the verdict: a record is told by id */
+        bool attributable = !(r->lookup == LOOKUP_BEARER && r->lookup_status != STORE_OK);
+        if (attributable && store_new_id(r->id)) {
+            r->source = malloc(len + 1);
+            if (r->source) {
+                memcpy(r->source, src, len);
+                r->source_len = len;
+            } else {
+                r->id[0] = '\0';
+            }
+        }
+        r->received_ms = records_now_ms();
+        if (!r->id[0]) {
+            r->record_status = STORE_UNAVAILABLE;
+            snprintf(r->record_reason, sizeof r->record_reason, "%s", attributable
+                     ? "no id could be made" : "the token could not be checked");
+        }
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    r->fd = ci ? ci->connect_fd : -1;
+    /* Suspend first: the verdict may arrive before pool_submit returns. */
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_WAITING;
+    r->submitted_ms = clock_now_ms();
+    struct pool_submission sub = { src, len, &r->client, on_job_done, r };
+    uint64_t id = 0;
+    enum pool_submit_status st = pool_submit(r->srv->pool, &sub, &id, &r->retry_wait_ms);
+    json_decref(owner);
+    free(r->body);
+    r->body = NULL;
+    r->refused = st;
+    if (st != POOL_SUBMITTED) {
+        metrics_count_refusal(r->srv->metrics, st);
+        MHD_resume_connection(r->conn);
+        return MHD_YES;
+    }
+    /* The job may be over already: a socket watched now is unwatched at
+     * once by the handoff, since the callback arrived first. */
+    if (r->fd >= 0 && !atomic_load(&r->result))
+        conn_watch_add(r->srv->watch, r->fd, id);
+    conn_watch_handoff(r->srv->watch, &r->watch_handoff, id);
+    return MHD_YES;
+}
+
+static enum MHD_Result answer_refusal(struct request *r)
+{
+    char secs[16];
+    snprintf(secs, sizeof secs, "%u", wait_retry_after_s(r->retry_wait_ms));
+    switch (r->refused) {
+    case POOL_CLIENT_BUSY:
+        return response_error(r, 429, "too_many_requests",
+                              "You have submissions waiting already; wait for their verdicts.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    case POOL_QUEUE_FULL:
+        return response_error(r, 503, "queue_full",
+                              "Every grader is busy and the queue is full; try again shortly.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    case POOL_WAIT_TOO_LONG:
+        return response_error(r, 503, "too_busy",
+                              "Every grader is busy and the wait would be too long; try again "
+                              "shortly.", MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    case POOL_STOPPING:
+        return response_error(r, 503, "shutting_down", "The grader is shutting down.",
+                              MHD_HTTP_HEADER_RETRY_AFTER, "5");
+    default:
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    }
+}
+
+/* The one place a verdict becomes an HTTP status: every graded outcome,
+ * a compile error or a refused body included, is a 200. */
+static unsigned http_status_for(enum verdict_status s)
+{
+    return s == VERDICT_INTERNAL_ERROR ? 500 : 200;
+}
+
+/* Counts a graded submission and remembers it for the access log. */
+static void count_result(struct request *r, const struct pool_result *res)
+{
+    if (res->graded)
+        metrics_count_submission(r->srv->metrics, res->head.status,
+                                 (clock_now_ms() - r->submitted_ms) / 1000.0);
+    snprintf(r->verdict_slug, sizeof r->verdict_slug, "%s",
+             res->graded ? verdict_status_slug(res->head.status) : "cancelled");
+    r->seed = res->head.seed;
+    r->wait_ms = res->wait_ms;
+}
+
+enum MHD_Result submission_answer(struct request *r)
+{
+    if (r->refused != POOL_SUBMITTED)
+        return answer_refusal(r);
+    struct pool_result *res = atomic_exchange(&r->result, NULL);
+    if (!res)   /* out of memory in the pool's callback */
+        return response_error(r, 500, "internal_error", "The job ended without a verdict.",
+                              NULL, NULL);
+    count_result(r, res);
+    unsigned status = http_status_for(res->head.status);
+    enum MHD_Result ret;
+    if (res->cancelled) {
+        ret = MHD_NO;   /* nobody is there to read it */
+    } else if (r->format_text) {
+        /* the one answer that reads the verdict: to put it in words */
+        struct verdict *v = verdict_from_bytes(res->verdict, res->verdict_len);
+        char *text = v ? report_to_string(v) : NULL;
+        verdict_free(v);
+        ret = text ? response_queue(r, status,
+                                    response_from_buffer(text, strlen(text),
+                                                         MHD_RESPMEM_MUST_FREE),
+                                    "text/plain; charset=utf-8", NULL)
+                   : MHD_NO;
+    } else if (r->stored) {
+        /* the stored bytes, and whether they are in the store */
+        bool ok = r->record_status == STORE_OK;
+        size_t n = 0;
+        char *text = records_answer_text(r->stored, r->stored_len, ok,
+                                         store_status_to_str(r->record_status),
+                                         r->record_reason, &n);
+        ret = text ? response_queue(r, status,
+                                    response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE),
+                                    "application/json", NULL)
+                   : MHD_NO;
+    } else if (r->srv->records) {
+        /* kept no record (not graded, no id, out of memory): say so */
+        size_t tl = res->verdict_len, n = 0;
+        char *idd = r->id[0] ? with_id(res->verdict, res->verdict_len, r->id, &tl) : NULL;
+        char *text = records_answer_text(idd ? idd : res->verdict, tl, false,
+                                         r->record_status ? store_status_to_str(r->record_status)
+                                                          : "not_graded",
+                                         r->record_reason[0] ? r->record_reason
+                                                             : "The submission was not graded.",
+                                         &n);
+        free(idd);
+        ret = text ? response_queue(r, status,
+                                    response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE),
+                                    "application/json", NULL)
+                   : MHD_NO;
+    } else {
+        /* the worker's bytes, as they are (the response frees them) */
+        ret = response_queue(r, status,
+                             response_from_buffer(res->verdict, res->verdict_len,
+                                                  MHD_RESPMEM_MUST_FREE),
+                             "application/json", NULL);
+        res->verdict = NULL;
+    }
+    pool_result_clear(res);
+    free(res);
+    return ret;
+}
+
+void submission_release(struct request *r)
+{
+    /* A verdict that arrived for a connection that went away (the client
+     * hung up as it came) was graded all the same: count it and log it like
+     * any other, so that the counters add up. */
+    struct pool_result *res = atomic_exchange(&r->result, NULL);
+    if (res) {
+        count_result(r, res);
+        pool_result_clear(res);
+        free(res);
+    }
+    free(r->body);
+    r->body = NULL;
+    free(r->source);
+    r->source = NULL;
+    free(r->stored);
+    r->stored = NULL;
+}

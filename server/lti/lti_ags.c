@@ -1,0 +1,346 @@
+/*
+ * lti_ags.c - scores back to the platforms (Assignment and Grade Services
+ * 2.0): a thread reads the outbox (filled in each record's own
+ * transaction, store_lti.h), gets an access token with a signed client
+ * assertion, and posts each score to its line item's /scores, in order per
+ * (line item, user), retrying with backoff. The outbox is in the store, so
+ * a restart goes on where it stopped; a student's answer never waits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/verdict.h"
+#include "server/lti/lti_internal.h"
+#include "store/store_lti.h"
+
+#define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+#define DUE_BATCH 16
+
+/* A copy of one due score, made during the walk. */
+struct due {
+    int64_t seq, graded_ms, best, last_ts, next_ms;
+    int points, max_points, status, attempts;
+    char *issuer, *client_id, *sub, *lineitem;
+};
+
+struct due_list {
+    struct due v[DUE_BATCH];
+    size_t n;
+};
+
+static bool take_due(const struct store_lti_score *sc, void *arg)
+{
+    struct due_list *d = arg;
+    if (d->n == DUE_BATCH)
+        return false;
+    struct due *x = &d->v[d->n];
+    *x = (struct due){ sc->seq, sc->graded_ms, sc->best_points, sc->last_timestamp_ms,
+                       sc->next_ms, sc->points, sc->max_points, sc->status, sc->attempts,
+                       strdup(sc->issuer), strdup(sc->client_id), strdup(sc->sub),
+                       strdup(sc->lineitem) };
+    if (x->issuer && x->client_id && x->sub && x->lineitem)
+        d->n++;
+    else {
+        free(x->issuer);
+        free(x->client_id);
+        free(x->sub);
+        free(x->lineitem);
+    }
+    return true;
+}
+
+static void due_clear(struct due_list *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->v[i].issuer);
+        free(d->v[i].client_id);
+        free(d->v[i].sub);
+        free(d->v[i].lineitem);
+    }
+    d->n = 0;
+}
+
+/* Percent-encodes s for a form body into out. */
+static void form_escape(const char *s, char *out, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (; *s && o + 4 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~') {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    out[o] = '\0';
+}
+
+/* The client assertion: a JWT signed with our key in use. NULL on failure. */
+static char *client_assertion(struct lti *l, const struct lti_platform *p, char *err,
+                              size_t errsz)
+{
+    jwk_t *key = NULL;
+    char kid[64], jti[STORE_ID_SIZE];
+    if (!lti_signing_key(l->sender_store, &key, kid, err, errsz))
+        return NULL;
+    if (!store_new_id(jti)) {
+        r_jwk_free(key);
+        snprintf(err, errsz, "no random bytes");
+        return NULL;
+    }
+    time_t now = time(NULL);
+    json_t *claims = json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "iss", p->client_id, "sub",
+                               p->client_id, "aud", p->auth_token_url, "iat", (json_int_t)now,
+                               "exp", (json_int_t)(now + LTI_ASSERTION_LIFETIME_S), "jti", jti);
+    jwt_t *jwt = NULL;
+    char *out = NULL;
+    if (claims && r_jwt_init(&jwt) == RHN_OK &&
+        r_jwt_set_full_claims_json_t(jwt, claims) == RHN_OK &&
+        r_jwt_set_header_str_value(jwt, "kid", kid) == RHN_OK &&
+        r_jwt_set_sign_alg(jwt, R_JWA_ALG_RS256) == RHN_OK) {
+        char *signed_jwt = r_jwt_serialize_signed(jwt, key, 0);
+        out = signed_jwt ? strdup(signed_jwt) : NULL;
+        r_free(signed_jwt);
+    }
+    if (!out)
+        snprintf(err, errsz, "the client assertion could not be signed");
+    json_decref(claims);
+    r_jwt_free(jwt);
+    r_jwk_free(key);
+    return out;
+}
+
+/* Platform i's access token, from the cache or the token endpoint. */
+static const char *access_token(struct lti *l, size_t i, char *err, size_t errsz)
+{
+    struct access_token *t = &l->tokens[i];
+    if (t->token && time(NULL) < t->expires)
+        return t->token;
+    free(t->token);
+    t->token = NULL;
+    const struct lti_platform *p = &l->cfg.p[i];
+    char *assertion = client_assertion(l, p, err, errsz);
+    if (!assertion)
+        return NULL;
+    size_t n = strlen(assertion) * 3 + 512;
+    char *body = malloc(n), scope[256];
+    if (!body) {
+        free(assertion);
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    form_escape(AGS_SCORE_SCOPE, scope, sizeof scope);
+    int w = snprintf(body, n, "grant_type=client_credentials&client_assertion_type="
+                     "urn%%3Aietf%%3Aparams%%3Aoauth%%3Aclient-assertion-type%%3Ajwt-bearer"
+                     "&scope=%s&client_assertion=", scope);
+    form_escape(assertion, body + w, n - (size_t)w);
+    free(assertion);
+    char *answer = NULL;
+    long status = 0;
+    bool ok = lti_http_fetch(p, p->auth_token_url, body, "application/x-www-form-urlencoded",
+                             NULL, "application/json", LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS,
+                             &answer, &status, err, errsz);
+    free(body);
+    if (ok && status != 200) {
+        snprintf(err, errsz, "the token endpoint answered %ld", status);
+        ok = false;
+    }
+    json_t *j = ok ? json_loads(answer, 0, NULL) : NULL;
+    free(answer);
+    const char *tok = json_string_value(json_object_get(j, "access_token"));
+    json_t *exp = json_object_get(j, "expires_in");
+    if (ok && (!tok || strlen(tok) > 4000)) {
+        snprintf(err, errsz, "the token endpoint gave no access_token");
+        ok = false;
+    }
+    if (ok) {
+        t->token = strdup(tok);
+        long long life = json_is_integer(exp) ? json_integer_value(exp) : 300;
+        /* renewed a little before the platform would refuse it */
+        t->expires = time(NULL) + (life > 20 ? life - 10 : life / 2);
+    }
+    json_decref(j);
+    return t->token;
+}
+
+/* The line item's /scores address (before its query string, if any). */
+static void scores_url(const char *lineitem, char *out, size_t n)
+{
+    size_t q = strcspn(lineitem, "?");
+    snprintf(out, n, "%.*s/scores%s", (int)q, lineitem, lineitem + q);
+}
+
+/* RFC 3339 with milliseconds, UTC. */
+static void iso_ms(int64_t ms, char *out, size_t n)
+{
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
+}
+
+/* Sends one score; true when the platform took it. *timestamp gets the
+ * one it was sent with; *permanent says a refusal will not change by
+ * trying again (a 4xx other than 401, 408 and 429: an unknown user, say). */
+static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *timestamp,
+                       bool *permanent, char *err, size_t errsz)
+{
+    *permanent = false;
+    /* the line item came in a launch: a host outside the registration's
+     * gets neither our token nor a retry */
+    if (!lti_platform_allows(&l->cfg.p[i], d->lineitem)) {
+        char origin[LTI_ORIGIN_SIZE];
+        if (!lti_url_origin(d->lineitem, origin, sizeof origin))
+            snprintf(origin, sizeof origin, "(none)");
+        snprintf(err, errsz, "the line item's origin %.200s is not one of the registration's "
+                 "(docs/LTI.md: service_origins)", origin);
+        *permanent = true;
+        return false;
+    }
+    const char *token = access_token(l, i, err, errsz);
+    if (!token)
+        return false;
+    /* the time of this attempt, after the last sent: a platform refuses a
+     * timestamp not after the last one it has, and an attempt that timed
+     * out here may still have reached it */
+    int64_t now = store_now_ms();
+    int64_t ts = now > d->last_ts ? now : d->last_ts + 1;
+    *timestamp = ts;
+    bool best = l->policy == LTI_POLICY_BEST;
+    int64_t given = best ? d->best : d->points;
+    bool complete = best ? given >= d->max_points : d->status == VERDICT_ACCEPTED;
+    char when[40], url[2200];
+    iso_ms(ts, when, sizeof when);
+    scores_url(d->lineitem, url, sizeof url);
+    json_t *score = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s}", "userId", d->sub,
+                              "scoreGiven", (json_int_t)given, "scoreMaximum", d->max_points,
+                              "activityProgress", complete ? "Completed" : "Submitted",
+                              "gradingProgress", "FullyGraded", "timestamp", when);
+    char *body = score ? json_dumps(score, JSON_COMPACT) : NULL;
+    json_decref(score);
+    if (!body) {
+        snprintf(err, errsz, "out of memory");
+        return false;
+    }
+    char *answer = NULL;
+    long status = 0;
+    bool ok = lti_http_fetch(&l->cfg.p[i], url, body, "application/vnd.ims.lis.v1.score+json",
+                             token, NULL, LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status,
+                             err, errsz);
+    free(body);
+    free(answer);
+    if (ok && (status < 200 || status > 299)) {
+        snprintf(err, errsz, "the scores endpoint answered %ld", status);
+        *permanent = status >= 400 && status < 500 && status != 401 && status != 408 &&
+                     status != 429;
+        if (status == 401) {
+            free(l->tokens[i].token);   /* the platform ended it: ask again */
+            l->tokens[i].token = NULL;
+        }
+        ok = false;
+    }
+    return ok;
+}
+
+static void count(struct lti *l, uint64_t *c)
+{
+    pthread_mutex_lock(&l->lock);
+    (*c)++;
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* One pass over what is due. */
+static void send_due(struct lti *l)
+{
+    struct due_list d = { .n = 0 };
+    struct store_error e = { 0 };
+    if (store_lti_outbox_due(l->sender_store, store_now_ms(), DUE_BATCH, take_due, &d, &e) !=
+        STORE_OK)
+        return;
+    for (size_t k = 0; k < d.n; k++) {
+        const struct due *x = &d.v[k];
+        const struct lti_platform *p = lti_config_find(&l->cfg, x->issuer, x->client_id);
+        char err[300];
+        int64_t ts = 0;
+        /* several instances share a PostgreSQL outbox: one sends each
+         * score, the others see it taken; the lease outlives a call */
+        bool mine = false;
+        if (store_lti_outbox_claim(l->sender_store, x->seq, x->next_ms,
+                                   store_now_ms() + 3 * (int64_t)LTI_SEND_TIMEOUT_MS, &mine,
+                                   &e) != STORE_OK || !mine)
+            continue;
+        if (!p) {
+            store_lti_outbox_retry(l->sender_store, x->seq, 0, true,
+                                   "the platform is no longer registered", &e);
+            count(l, &l->scores_failed);
+            continue;
+        }
+        bool permanent = false;
+        if (send_score(l, (size_t)(p - l->cfg.p), x, &ts, &permanent, err, sizeof err)) {
+            store_lti_outbox_sent(l->sender_store, x->seq, ts, &e);
+            count(l, &l->scores_sent);
+            continue;
+        }
+        bool give_up = permanent || (unsigned)x->attempts + 1 >= LTI_SEND_ATTEMPTS;
+        int64_t wait = LTI_RETRY_FIRST_MS;
+        for (int a = 0; a < x->attempts && wait < LTI_RETRY_MAX_MS; a++)
+            wait *= 2;
+        if (wait > LTI_RETRY_MAX_MS)
+            wait = LTI_RETRY_MAX_MS;
+        store_lti_outbox_retry(l->sender_store, x->seq, store_now_ms() + wait, give_up, err,
+                               &e);
+        count(l, give_up ? &l->scores_failed : &l->scores_retried);
+        fprintf(stderr, "butterfly-server: LTI score for %s %s: %s\n", p->name,
+                give_up ? "failed for good" : "will be tried again", err);
+    }
+    due_clear(&d);
+}
+
+static void *sender_thread(void *arg)
+{
+    struct lti *l = arg;
+    pthread_mutex_lock(&l->lock);
+    while (!l->stopping) {
+        pthread_mutex_unlock(&l->lock);
+        send_due(l);
+        pthread_mutex_lock(&l->lock);
+        if (l->stopping)
+            break;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += (long)LTI_SENDER_POLL_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&l->sender_wake, &l->lock, &until);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
+bool lti_sender_start(struct lti *l)
+{
+    l->sender_started = pthread_create(&l->sender, NULL, sender_thread, l) == 0;
+    return l->sender_started;
+}
+
+void lti_sender_stop(struct lti *l)
+{
+    pthread_mutex_lock(&l->lock);
+    l->stopping = true;
+    pthread_cond_broadcast(&l->sender_wake);
+    pthread_mutex_unlock(&l->lock);
+    if (l->sender_started)
+        pthread_join(l->sender, NULL);
+    l->sender_started = false;
+    for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++) {
+        free(l->tokens[i].token);
+        l->tokens[i].token = NULL;
+    }
+}

@@ -1,0 +1,299 @@
+/*
+ * lti_check.c - the claims of a launch, checked one by one as 1EdTech's
+ * Security Framework (5.1.3) and LTI Core 1.3 ask; and the small parsers
+ * of a launch's form and cookie. Pure functions: no network, no store.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <orcania.h>
+
+#include "common/defaults.h"
+#include "server/lti/lti.h"
+
+#define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
+#define AGS_CLAIM "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+#define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+#define ROLE_MEMBERSHIP "http://purl.imsglobal.org/vocab/lis/v2/membership#"
+
+/* Every reason a launch is refused for, each with the page's sentence
+ * when its check has no more precise one. The order is docs/LTI.md's. */
+const struct lti_reason lti_reasons[] = {
+    { "too_large", "The id_token is over 64 KiB." },
+    { "not_a_jwt", "The id_token is not a signed JWT." },
+    { "state_cookie", "The browser sent no state cookie: it may block cookies inside the "
+                      "course's page." },
+    { "state", "The state is not one of this tool's logins, was used already, or expired." },
+    { "alg_none", "The id_token is unsigned (alg none): an unsigned token is refused." },
+    { "key_header", "The id_token's header names a key or a key's address (jku, x5u, jwk, "
+                    "x5c): only the platform's registered key set is used." },
+    { "alg", "The id_token is not signed with RS256." },
+    { "kid", "The key the id_token names (kid) is not in the platform's key set." },
+    { "key_set", "The platform's key set could not be fetched." },
+    { "signature", "The id_token's signature is not the platform key's." },
+    { "iss", "The issuer (iss) is not the registered platform's." },
+    { "aud", "The audience (aud) does not hold this tool's client_id." },
+    { "azp", "The authorised party (azp) is not this tool's client_id." },
+    { "exp", "The id_token has expired (exp), or has no exp." },
+    { "iat", "The id_token was issued in the future (iat, beyond 60 s of skew), or has no "
+             "iat." },
+    { "nonce", "The nonce is not the one this login made." },
+    { "version", "The LTI version is missing or not 1.3.0." },
+    { "message_type", "Only LtiResourceLinkRequest launches are taken." },
+    { "deployment_id", "The deployment_id is not registered with this tool." },
+    { "sub", "The subject (sub) is missing." },
+    { "roles", "The roles claim is missing." },
+    { "resource_link", "The resource_link id is missing." },
+    { "target_link_uri", "The target_link_uri is not the login's." },
+    { "unregistered", "The platform is no longer registered." },
+    { "store", "The tool cannot keep the launch now." },
+    { "busy", "The tool is too busy; try again shortly." },
+};
+const size_t lti_n_reasons = sizeof lti_reasons / sizeof *lti_reasons;
+
+const struct lti_reason *lti_reason_find(const char *code)
+{
+    for (size_t i = 0; code && i < lti_n_reasons; i++)
+        if (!strcmp(lti_reasons[i].code, code))
+            return &lti_reasons[i];
+    return NULL;
+}
+
+bool lti_refuse(struct lti_refusal *why, const char *code, const char *message)
+{
+    const struct lti_reason *r = lti_reason_find(code);
+    why->code = r ? r->code : code;
+    snprintf(why->message, sizeof why->message, "%s",
+             message ? message : r ? r->message : "The launch was refused.");
+    return false;
+}
+
+bool lti_token_unsigned(const char *token)
+{
+    size_t n = strcspn(token, ".");
+    unsigned char head[1024];
+    size_t len = 0;
+    if (!token[n] || n == 0 || n > 4 * (sizeof head - 8) / 3 ||
+        !o_base64url_decode((const unsigned char *)token, n, head, &len))
+        return false;
+    json_t *h = json_loadb((const char *)head, len, 0, NULL);
+    const char *alg = json_string_value(json_object_get(h, "alg"));
+    /* "None" and "NONE" are the same forgery, tried on libraries that
+     * compare case-sensitively */
+    bool none = alg && !strcasecmp(alg, "none");
+    json_decref(h);
+    return none;
+}
+
+/* Whether the n bytes at s are base64url's alphabet alone (no padding):
+ * the only form a JWS part has, and one every decoder reads alike. */
+static bool base64url_only(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!isalnum(c) && c != '-' && c != '_')
+            return false;
+    }
+    return true;
+}
+
+bool lti_token_header_ok(const char *token, struct lti_refusal *why)
+{
+    if (lti_token_unsigned(token))
+        return lti_refuse(why, "alg_none", NULL);
+    const char *dot1 = strchr(token, '.');
+    const char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+    size_t n = dot1 ? (size_t)(dot1 - token) : 0;
+    /* a compact JWS and nothing else: a JWE (five parts) or a JSON
+     * serialisation would be parsed by other paths of the library */
+    if (!dot2 || strchr(dot2 + 1, '.') || n == 0 || n > LTI_MAX_JWT_HEADER ||
+        dot2 == dot1 + 1 || !dot2[1] || !base64url_only(token, n) ||
+        !base64url_only(dot1 + 1, (size_t)(dot2 - dot1 - 1)) ||
+        !base64url_only(dot2 + 1, strlen(dot2 + 1)))
+        return lti_refuse(why, "not_a_jwt", NULL);
+    unsigned char head[LTI_MAX_JWT_HEADER];
+    size_t len = 0;
+    if (!o_base64url_decode((const unsigned char *)token, n, head, &len))
+        return lti_refuse(why, "not_a_jwt", NULL);
+    /* the header as the library will read it (jansson too): one object,
+     * no member twice, so no second "jku" hides behind a first */
+    json_t *h = json_loadb((const char *)head, len, JSON_REJECT_DUPLICATES, NULL);
+    bool object = json_is_object(h);
+    /* jku and x5u are addresses the library would fetch while parsing (a
+     * blind SSRF open to anyone who knows an issuer); jwk and x5c are
+     * keys the token brings for itself */
+    static const char *const named[] = { "jku", "x5u", "jwk", "x5c" };
+    const char *found = NULL;
+    for (size_t i = 0; object && !found && i < sizeof named / sizeof *named; i++)
+        if (json_object_get(h, named[i]))
+            found = named[i];
+    json_decref(h);
+    if (!object)
+        return lti_refuse(why, "not_a_jwt", "The id_token's header is not a JSON object.");
+    if (found) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "The id_token's header names a key or a key's address (%s): "
+                 "only the platform's registered key set is used.", found);
+        return lti_refuse(why, "key_header", msg);
+    }
+    why->code = NULL;
+    why->message[0] = '\0';
+    return true;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && strlen(s) <= 1024 ? s : NULL;
+}
+
+/* Whether a role names an instructor or a teaching assistant of the
+ * context (LIS v2 membership roles; the short forms LTI allows too). */
+static bool teaches(const char *role)
+{
+    return !strcmp(role, ROLE_MEMBERSHIP "Instructor") ||
+           !strcmp(role, ROLE_MEMBERSHIP "ContentDeveloper") ||
+           !strcmp(role, ROLE_MEMBERSHIP "Administrator") ||
+           !strncmp(role, "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#", 61) ||
+           !strcmp(role, "Instructor") || !strcmp(role, "TeachingAssistant");
+}
+
+bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const char *nonce,
+                      const char *target_link_uri, time_t now, struct lti_claims *out,
+                      struct lti_refusal *why)
+{
+    memset(out, 0, sizeof *out);
+    why->code = NULL;
+    why->message[0] = '\0';
+    if (!json_is_object(claims))
+        return lti_refuse(why, "not_a_jwt", "The id_token's claims are not a JSON object.");
+    const char *iss = str(claims, "iss");
+    if (!iss || strcmp(iss, p->issuer))
+        return lti_refuse(why, "iss", NULL);
+    json_t *aud = json_object_get(claims, "aud");
+    bool has = false;
+    if (json_is_string(aud)) {
+        has = !strcmp(json_string_value(aud), p->client_id);
+    } else if (json_is_array(aud)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(aud, i, v)
+            has = has || (json_is_string(v) && !strcmp(json_string_value(v), p->client_id));
+    }
+    if (!has)
+        return lti_refuse(why, "aud", NULL);
+    const char *azp = str(claims, "azp");
+    if (json_is_array(aud) && (!azp || strcmp(azp, p->client_id)))
+        return lti_refuse(why, "azp", "The audience is a list, and azp is not this tool's "
+                                      "client_id.");
+    if (azp && strcmp(azp, p->client_id))
+        return lti_refuse(why, "azp", NULL);
+    json_t *exp = json_object_get(claims, "exp"), *iat = json_object_get(claims, "iat");
+    if (!json_is_number(exp) || json_number_value(exp) <= (double)now)
+        return lti_refuse(why, "exp", NULL);
+    if (!json_is_number(iat) || json_number_value(iat) > (double)now + LTI_CLOCK_SKEW_S)
+        return lti_refuse(why, "iat", NULL);
+    const char *n = str(claims, "nonce");
+    if (!n || !nonce || strcmp(n, nonce))
+        return lti_refuse(why, "nonce", NULL);
+    const char *version = str(claims, CLAIM "version");
+    if (!version || strcmp(version, "1.3.0"))
+        return lti_refuse(why, "version", NULL);
+    const char *mt = str(claims, CLAIM "message_type");
+    if (!mt)
+        return lti_refuse(why, "message_type", "The message_type is missing.");
+    if (strcmp(mt, "LtiResourceLinkRequest"))
+        return lti_refuse(why, "message_type", NULL);
+    const char *dep = str(claims, CLAIM "deployment_id");
+    if (!dep)
+        return lti_refuse(why, "deployment_id", "The deployment_id is missing.");
+    bool known = false;
+    for (size_t i = 0; i < p->n_deployments; i++)
+        known = known || !strcmp(p->deployment_ids[i], dep);
+    if (!known)
+        return lti_refuse(why, "deployment_id", NULL);
+    const char *sub = str(claims, "sub");
+    if (!sub || !*sub)
+        return lti_refuse(why, "sub", NULL);
+    json_t *roles = json_object_get(claims, CLAIM "roles");
+    if (!json_is_array(roles))
+        return lti_refuse(why, "roles", NULL);
+    const char *rl = str(json_object_get(claims, CLAIM "resource_link"), "id");
+    if (!rl || !*rl)
+        return lti_refuse(why, "resource_link", NULL);
+    const char *target = str(claims, CLAIM "target_link_uri");
+    if (!target || !target_link_uri || strcmp(target, target_link_uri))
+        return lti_refuse(why, "target_link_uri", NULL);
+    size_t i;
+    json_t *v;
+    json_array_foreach(roles, i, v)
+        if (json_is_string(v) && teaches(json_string_value(v)))
+            out->instructor = true;
+    out->sub = sub;
+    out->deployment_id = dep;
+    out->resource_link_id = rl;
+    out->name = str(claims, "name");
+    if (!out->name || !*out->name)
+        out->name = "";
+    out->email = str(claims, "email");
+    if (!out->email)
+        out->email = "";
+    json_t *ctx = json_object_get(claims, CLAIM "context");
+    out->context_id = str(ctx, "id");
+    if (!out->context_id)
+        out->context_id = "";
+    out->context_title = str(ctx, "title");
+    if (!out->context_title)
+        out->context_title = "";
+    json_t *ags = json_object_get(claims, AGS_CLAIM);
+    json_t *scopes = json_object_get(ags, "scope");
+    const char *li = str(ags, "lineitem");
+    json_array_foreach(scopes, i, v)
+        if (li && json_is_string(v) && !strcmp(json_string_value(v), AGS_SCORE_SCOPE) &&
+            (!strncmp(li, "https://", 8) || !strncmp(li, "http://", 7)))
+            out->lineitem = li;
+    return true;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool lti_form_value(const char *body, size_t len, const char *name, char *out, size_t outsz)
+{
+    size_t nl = strlen(name), i = 0;
+    while (i < len) {
+        size_t end = i;
+        while (end < len && body[end] != '&')
+            end++;
+        if (end - i > nl && !memcmp(body + i, name, nl) && body[i + nl] == '=') {
+            size_t o = 0;
+            for (size_t k = i + nl + 1; k < end; k++) {
+                char c = body[k];
+                if (c == '+') {
+                    c = ' ';
+                } else if (c == '%' && k + 2 < end && hexval(body[k + 1]) >= 0 &&
+                           hexval(body[k + 2]) >= 0) {
+                    c = (char)(hexval(body[k + 1]) * 16 + hexval(body[k + 2]));
+                    k += 2;
+                }
+                if (c == '\0' || o + 1 >= outsz)
+                    return false;
+                out[o++] = c;
+            }
+            out[o] = '\0';
+            return true;
+        }
+        i = end + 1;
+    }
+    return false;
+}

@@ -1,0 +1,594 @@
+/*
+ * lti_http.c - LTI's routes: GET /lti/jwks.json, GET and POST /lti/login
+ * (third-party login initiation), POST /lti/launch (the id_token).
+ *
+ * The login's state and the launch's checks run on the LTI thread
+ * (lti_submit): this side reads the form, suspends the connection, and
+ * answers when the job resumes it. A refused launch is an HTML page that
+ * says which check failed; it makes no session and counts its reason.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/defaults.h"
+#include "server/class/class_feed.h"
+#include "server/core/http.h"
+#include "server/lti/lti.h"
+#include "server/identity/lti_tag.h"
+#include "store/store_lti.h"
+
+struct lti_req {
+    char *body;
+    size_t len;
+    bool too_large;
+    /* the login */
+    const struct lti_platform *platform;
+    struct store_lti_state st;
+    char *location;
+    /* the launch */
+    char *id_token;
+    char state[STORE_TOKEN_SIZE];
+    bool no_cookie;             /* the browser sent no state cookie */
+    bool taken;                 /* the login's state is taken: into taken_st */
+    bool waited;                /* the job waited for the platform's key set once */
+    struct store_lti_state taken_st;
+    const struct lti_platform *launch_platform;
+    char *relaunch;             /* then: the login again, for a new window */
+    /* the answer the job made */
+    unsigned status;
+    const char *code;           /* a refusal's check, NULL when accepted */
+    char message[300];
+    struct principal who;
+    int64_t link;               /* a learner's resource link (the page's launch tag) */
+    char redirect[160];
+};
+
+void lti_http_release(struct request *r)
+{
+    struct lti_req *q = r->lti;
+    if (!q)
+        return;
+    free(q->body);
+    free(q->location);
+    free(q->id_token);
+    free(q->st.issuer);
+    free(q->st.client_id);
+    free(q->st.target_link_uri);
+    free(q->st.relaunch);
+    store_lti_state_clear(&q->taken_st);
+    free(q->relaunch);
+    free(q);
+    r->lti = NULL;
+}
+
+/* --- pages ------------------------------------------------------------------------ */
+
+static void html_escape(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 7 < n; s++) {
+        const char *rep = *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;"
+                        : *s == '"' ? "&quot;" : NULL;
+        if (rep) {
+            memcpy(out + o, rep, strlen(rep));
+            o += strlen(rep);
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* A small page: a refusal says which check failed (code) and why; with
+ * a relaunch address, a link that opens the login again in a new window
+ * (where the browser keeps the tool's cookies). */
+static enum MHD_Result page_with(struct request *r, unsigned status, const char *title,
+                                 const char *code, const char *message, const char *relaunch)
+{
+    char t[256], m[700], c[80];
+    html_escape(title, t, sizeof t);
+    html_escape(message, m, sizeof m);
+    html_escape(code ? code : "", c, sizeof c);
+    size_t ln = relaunch && *relaunch ? 6 * strlen(relaunch) + 1 : 1;
+    char *link = malloc(ln);
+    if (!link)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    html_escape(relaunch ? relaunch : "", link, ln);
+    char *body = NULL;
+    int n = asprintf(&body,
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<title>%s</title></head><body><main><h1>%s</h1><p>%s</p>%s%s%s%s%s%s"
+        "<p>Open the exercise again from your course. If it keeps failing, show this page "
+        "to your instructor.</p></main></body></html>\n",
+        t, t, m, code ? "<p>Check that failed: <code id=\"check\">" : "", c,
+        code ? "</code></p>" : "",
+        link[0] ? "<p><a id=\"new-window\" href=\"" : "", link,
+        link[0] ? "\" target=\"_blank\" rel=\"noopener\">Open the exercise in a new "
+                  "window</a> (your browser blocks this tool's cookies inside the "
+                  "course's page).</p>" : "");
+    free(link);
+    if (n < 0)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    return response_queue(r, status, response_from_buffer(body, (size_t)n,
+                                                          MHD_RESPMEM_MUST_FREE),
+                          "text/html; charset=utf-8", "no-store");
+}
+
+static enum MHD_Result page(struct request *r, unsigned status, const char *title,
+                            const char *code, const char *message)
+{
+    return page_with(r, status, title, code, message, NULL);
+}
+
+static enum MHD_Result refuse_launch(struct request *r, unsigned status, const char *code,
+                                     const char *message)
+{
+    lti_count_launch(r->srv->lti, code);
+    return page_with(r, status, "The launch was refused", code, message,
+                     r->lti ? r->lti->relaunch : NULL);
+}
+
+/* --- the key set ------------------------------------------------------------------ */
+
+static enum MHD_Result jwks(struct request *r)
+{
+    char *text = lti_jwks_text(r->srv->lti);
+    if (!text)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    return response_queue(r, 200, response_from_buffer(text, strlen(text),
+                                                       MHD_RESPMEM_MUST_FREE),
+                          "application/json", "max-age=300");
+}
+
+/* The Set-Cookie value setting (state) or clearing (NULL) the login's
+ * state cookie. The launch comes back as a cross-site POST (inside the
+ * platform's frame): only SameSite=None lets the browser send it, and
+ * browsers take that only with Secure. Over TLS named __Host- (Path=/):
+ * a state cookie tossed by a sibling host would let the tosser's own
+ * login sign this browser in as the tosser. */
+static void state_cookie(struct request *r, const char *state, char *out, size_t n)
+{
+    if (r->secure)
+        snprintf(out, n, "%s%s=%s; Path=/; HttpOnly; Max-Age=%u; SameSite=None; Secure",
+                 COOKIE_HOST_PREFIX, LTI_STATE_COOKIE, state ? state : "",
+                 state ? LTI_STATE_LIFETIME_S : 0);
+    else
+        snprintf(out, n, "%s=%s; Path=/lti/; HttpOnly; Max-Age=%u", LTI_STATE_COOKIE,
+                 state ? state : "", state ? LTI_STATE_LIFETIME_S : 0);
+}
+
+struct state_count {
+    const char *name;
+    unsigned n;
+};
+
+static enum MHD_Result count_state(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    struct state_count *c = cls;
+    (void)kind;
+    if (key && value && !strcasecmp(key, MHD_HTTP_HEADER_COOKIE))
+        c->n += session_cookie_count(value, c->name);
+    return MHD_YES;
+}
+
+/* The launch's state cookie under the name this scheme gives it (NULL:
+ * none), and whether two came (*two), which matches no state. */
+static void state_cookie_read(struct request *r, const char **value, bool *two)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", r->secure ? COOKIE_HOST_PREFIX : "", LTI_STATE_COOKIE);
+    struct state_count c = { name, 0 };
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_state, &c);
+    *two = c.n > 1;
+    *value = c.n == 1 ? MHD_lookup_connection_value(r->conn, MHD_COOKIE_KIND, name) : NULL;
+}
+
+/* --- the login ------------------------------------------------------------------- */
+
+/* A login or launch parameter, from the form (POST) or the query (GET). */
+static bool param(struct request *r, const char *name, char *out, size_t n)
+{
+    if (!strcmp(r->method, "POST"))
+        return r->lti->body && lti_form_value(r->lti->body, r->lti->len, name, out, n);
+    const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    if (!v || strlen(v) >= n)
+        return false;
+    snprintf(out, n, "%s", v);
+    return true;
+}
+
+/* Appends &name=escaped(value) to *s (grown); false on OOM. */
+static bool add_query(char **s, const char *name, const char *value)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t have = strlen(*s), vl = strlen(value);
+    char *grown = realloc(*s, have + strlen(name) + 3 * vl + 3);
+    if (!grown)
+        return false;
+    *s = grown;
+    char *o = grown + have;
+    *o++ = strchr(grown, '?') ? '&' : '?';
+    o += sprintf(o, "%s=", name);
+    for (size_t i = 0; i < vl; i++) {
+        unsigned char c = (unsigned char)value[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~') {
+            *o++ = (char)c;
+        } else {
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o = '\0';
+    return true;
+}
+
+static void login_job(struct lti *l, struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct store_error e = { 0 };
+    (void)l;
+    r->lti->status = store_lti_state_put(s, &r->lti->st, &e) == STORE_OK ? 302 : 503;
+    snprintf(r->lti->message, sizeof r->lti->message, "%.200s", e.message);
+    MHD_resume_connection(r->conn);
+}
+
+static enum MHD_Result login(struct request *r)
+{
+    struct lti_req *q = r->lti;
+    char iss[1100], hint[1100], target[1100], client[1100], msg_hint[4100];
+    if (!param(r, "iss", iss, sizeof iss) || !param(r, "login_hint", hint, sizeof hint) ||
+        !param(r, "target_link_uri", target, sizeof target))
+        return page(r, 400, "The login was refused", "login",
+                    "A login needs iss, login_hint and target_link_uri.");
+    if (!param(r, "client_id", client, sizeof client))
+        client[0] = '\0';
+    bool has_msg_hint = param(r, "lti_message_hint", msg_hint, sizeof msg_hint);
+    const struct lti_platform *p = lti_config_find(lti_config_of(r->srv->lti), iss, client);
+    if (!p)
+        return page(r, 400, "The login was refused", "unregistered",
+                    "No platform with this issuer and client_id is registered with this tool.");
+    const char *pub = lti_public_url(r->srv->lti);
+    if (strncmp(target, pub, strlen(pub)) ||
+        (target[strlen(pub)] != '/' && target[strlen(pub)] != '\0'))
+        return page(r, 400, "The login was refused", "target_link_uri",
+                    "The target_link_uri is not an address of this tool.");
+    enum MHD_Result refused;
+    if (!http_sign_in_allowed(r, &refused))
+        return refused;   /* each login is a write: one address cannot fill the store */
+    q->platform = p;
+    if (!store_new_token(q->st.state) || !store_new_token(q->st.nonce))
+        return response_error(r, 500, "internal_error", "No random bytes.", NULL, NULL);
+    q->st.issuer = strdup(p->issuer);
+    q->st.client_id = strdup(p->client_id);
+    q->st.target_link_uri = strdup(target);
+    q->st.expires_ms = store_now_ms() + (int64_t)LTI_STATE_LIFETIME_S * 1000;
+    char redirect_uri[1200];
+    snprintf(redirect_uri, sizeof redirect_uri, "%s/lti/launch", pub);
+    /* the same login, for a new window if the frame's cookies are blocked */
+    q->st.relaunch = malloc(strlen(pub) + 16);
+    if (q->st.relaunch) {
+        sprintf(q->st.relaunch, "%s/lti/login", pub);
+        bool kept = add_query(&q->st.relaunch, "iss", p->issuer) &&
+                    add_query(&q->st.relaunch, "client_id", p->client_id) &&
+                    add_query(&q->st.relaunch, "login_hint", hint) &&
+                    (!has_msg_hint || add_query(&q->st.relaunch, "lti_message_hint", msg_hint)) &&
+                    add_query(&q->st.relaunch, "target_link_uri", target);
+        if (!kept || strlen(q->st.relaunch) > STORE_LTI_MAX_RELAUNCH)
+            q->st.relaunch[0] = '\0';   /* too long to keep: no link, the rest works */
+    }
+    q->location = strdup(p->auth_login_url);
+    bool ok = q->st.issuer && q->st.client_id && q->st.target_link_uri && q->location &&
+              add_query(&q->location, "scope", "openid") &&
+              add_query(&q->location, "response_type", "id_token") &&
+              add_query(&q->location, "response_mode", "form_post") &&
+              add_query(&q->location, "prompt", "none") &&
+              add_query(&q->location, "client_id", p->client_id) &&
+              add_query(&q->location, "redirect_uri", redirect_uri) &&
+              add_query(&q->location, "login_hint", hint) &&
+              (!has_msg_hint || add_query(&q->location, "lti_message_hint", msg_hint)) &&
+              add_query(&q->location, "state", q->st.state) &&
+              add_query(&q->location, "nonce", q->st.nonce);
+    if (!ok)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_LTI_WAIT;
+    if (!lti_submit(r->srv->lti, login_job, r)) {
+        q->status = 503;
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result login_answer(struct request *r)
+{
+    struct lti_req *q = r->lti;
+    if (q->status != 302)
+        return page(r, 503, "The login could not be kept", "store",
+                    "The tool cannot keep logins now; try again shortly.");
+    struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, q->location);
+    /* the launch comes back as a cross-site POST (inside the platform's
+     * frame): only SameSite=None lets the browser send this cookie, and
+     * browsers take SameSite=None only with Secure */
+    char cookie[300];
+    state_cookie(r, q->st.state, cookie, sizeof cookie);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    return response_queue(r, 302, resp, "text/plain; charset=utf-8", "no-store");
+}
+
+/* --- the launch ------------------------------------------------------------------ */
+
+/* The job's refusal: code with its reason's sentence (lti_reasons). */
+static void refusal(struct lti_req *q, const char *code)
+{
+    const struct lti_reason *why = lti_reason_find(code);
+    q->code = why ? why->code : code;
+    snprintf(q->message, sizeof q->message, "%s", why ? why->message : "");
+}
+
+/* The launch's checks before the signature's, once (the login's state
+ * is used once): its platform, or NULL with the refusal in q. */
+static const struct lti_platform *launch_platform(struct lti *l, struct store *s,
+                                                  struct lti_req *q)
+{
+    struct store_error e = { 0 };
+    q->status = 400;
+    enum store_status ss = store_lti_state_take(s, q->state, store_now_ms(), &q->taken_st, &e);
+    const struct store_lti_state *st = &q->taken_st;
+    const struct lti_platform *p = NULL;
+    if (ss == STORE_NOT_FOUND) {
+        refusal(q, "state");
+    } else if (ss != STORE_OK) {
+        q->status = 503;
+        q->code = "store";
+        snprintf(q->message, sizeof q->message, "The tool cannot read its logins now.");
+    } else if (q->no_cookie) {
+        refusal(q, "state_cookie");
+        q->relaunch = st->relaunch && *st->relaunch ? strdup(st->relaunch) : NULL;
+    } else if (!(p = lti_config_find(lti_config_of(l), st->issuer, st->client_id))) {
+        refusal(q, "unregistered");
+    }
+    return p;
+}
+
+/* The launch on the LTI thread. It runs a second time when it waited for
+ * its platform's key set (lti_verify_token), from the signature on. */
+static void launch_job(struct lti *l, struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct lti_req *q = r->lti;
+    struct store_error e = { 0 };
+    struct lti_refusal why = { NULL, "" };
+    json_t *claims = NULL;
+    enum store_status ss;
+    if (!q->taken) {
+        q->taken = true;
+        if (!(q->launch_platform = launch_platform(l, s, q))) {
+            MHD_resume_connection(r->conn);
+            return;
+        }
+    }
+    const struct lti_platform *p = q->launch_platform;
+    const struct store_lti_state *st = &q->taken_st;
+    enum lti_verify v = lti_verify_token(l, p, q->id_token, !q->waited, launch_job, r, &claims,
+                                         &why);
+    if (v == LTI_WAIT) {
+        q->waited = true;
+        return;   /* the connection stays suspended until this job comes back */
+    }
+    if (v == LTI_REFUSED) {
+        q->code = why.code;
+        if (!strcmp(why.code, "key_set"))
+            q->status = 502;
+        snprintf(q->message, sizeof q->message, "%s", why.message);
+    } else {
+        struct lti_claims c;
+        if (!lti_check_claims(claims, p, st->nonce, st->target_link_uri, time(NULL), &c, &why)) {
+            q->code = why.code;
+            snprintf(q->message, sizeof q->message, "%s", why.message);
+        } else if ((ss = store_lti_nonce_use(s, p->issuer, st->nonce,
+                                             (int64_t)json_number_value(json_object_get(
+                                                 claims, "exp")) * 1000 + 60000, &e)) ==
+                   STORE_CONFLICT) {
+            q->code = "nonce";
+            snprintf(q->message, sizeof q->message, "The nonce was used before (a replay).");
+        } else {
+            char student[STORE_ID_SIZE], klass[STORE_ID_SIZE];
+            /* the platform's names are shown on the class view and written
+             * in gradebooks: no control character, no bidi override */
+            char name[PRINCIPAL_NAME_MAX], email[PRINCIPAL_NAME_MAX];
+            session_clean_name(c.name, name, sizeof name);
+            session_clean_name(c.email, email, sizeof email);
+            struct store_lti_launch ll = {
+                .issuer = p->issuer, .client_id = p->client_id, .sub = c.sub,
+                .name = name, .email = email, .context_id = c.context_id,
+                .context_title = c.context_title, .instructor = c.instructor,
+                .deployment_id = c.deployment_id, .resource_link = c.resource_link_id,
+                .lineitem = c.lineitem,
+            };
+            if (ss == STORE_OK)
+                ss = store_lti_launch(s, &ll, student, klass, &q->link, q->who.name,
+                                      sizeof q->who.name, &e);
+            /* the store's name (a roster's, maybe long) cut to a character */
+            session_clean_name(q->who.name, q->who.name, sizeof q->who.name);
+            if (ss != STORE_OK) {
+                q->status = 503;
+                q->code = "store";
+                snprintf(q->message, sizeof q->message, "The tool cannot keep the launch "
+                         "now (%s).", store_status_to_str(ss));
+            } else {
+                q->status = 303;
+                q->code = NULL;
+                class_feed_lti_changed(r->srv->feed);   /* a class or a learner may be new */
+                if (c.instructor) {
+                    q->who.kind = PRINCIPAL_INSTRUCTOR;
+                    /* vouched for by the platform, not by the instructor's token:
+                     * the credentials table must not end it (credentials.c) */
+                    snprintf(q->who.id, sizeof q->who.id, "%s%s", PRINCIPAL_LTI_PREFIX, klass);
+                    snprintf(q->redirect, sizeof q->redirect, "/class?class=%s", klass);
+                } else {
+                    q->who.kind = PRINCIPAL_STUDENT;
+                    snprintf(q->who.id, sizeof q->who.id, "%s", student);
+                    snprintf(q->redirect, sizeof q->redirect, "/");
+                }
+            }
+        }
+    }
+    json_decref(claims);
+    MHD_resume_connection(r->conn);
+}
+
+static enum MHD_Result launch(struct request *r)
+{
+    struct lti_req *q = r->lti;
+    if (q->too_large)
+        return refuse_launch(r, 413, "too_large", "The launch's form is over its size bound.");
+    q->id_token = malloc(LTI_MAX_ID_TOKEN + 2);
+    if (!q->id_token)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    if (!lti_form_value(q->body, q->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
+        bool present = q->len && memmem(q->body, q->len, "id_token=", 9);
+        return refuse_launch(r, 400, present ? "too_large" : "not_a_jwt", present
+                             ? "The id_token is over 64 KiB." : "The launch has no id_token.");
+    }
+    if (strlen(q->id_token) > LTI_MAX_ID_TOKEN)
+        return refuse_launch(r, 400, "too_large", "The id_token is over 64 KiB.");
+    if (!lti_form_value(q->body, q->len, "state", q->state, sizeof q->state))
+        return refuse_launch(r, 400, "state", "The launch has no state, or not one of ours.");
+    const char *cookie = NULL;
+    bool two = false;
+    state_cookie_read(r, &cookie, &two);
+    /* no cookie: the state is still taken (used once) and its login
+     * offered again in a new window */
+    q->no_cookie = !cookie && !two;
+    if (two || (cookie && (strlen(cookie) != strlen(q->state) ||
+                           !session_equal(cookie, q->state, strlen(q->state)))))
+        return refuse_launch(r, 400, "state", "The state is not the one this browser's login "
+                             "made.");
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_LTI_WAIT;
+    if (!lti_submit(r->srv->lti, launch_job, r)) {
+        q->status = 503;
+        refusal(q, "busy");
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result launch_answer(struct request *r)
+{
+    struct lti_req *q = r->lti;
+    if (q->code)
+        return refuse_launch(r, q->status, q->code, q->message);
+    lti_count_launch(r->srv->lti, NULL);
+    unsigned life = q->who.kind == PRINCIPAL_INSTRUCTOR ? LTI_INSTRUCTOR_SESSION_S
+                                                        : SESSION_LIFETIME_S;
+    char *value = session_cookie_make(records_session_key(r->srv->records), &q->who,
+                                      time(NULL), life);
+    if (!value)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    char cookie[1300];
+    /* inside the platform's frame the session is a third-party cookie:
+     * SameSite=None (with Secure) or the browser drops it; over plain
+     * http (a test, a laptop) the page's own Lax cookie */
+    bool made = session_set_framed_cookie(SESSION_COOKIE, value, r->secure, life, cookie,
+                                          sizeof cookie);
+    free(value);
+    if (!made)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    /* a learner's page says which launch it came from (lti_tag.h): in the
+     * fragment, which the browser keeps for the page and never sends */
+    char location[sizeof q->redirect + LTI_TAG_SIZE + 16], tag[LTI_TAG_SIZE];
+    if (q->who.kind == PRINCIPAL_STUDENT &&
+        lti_tag_make(records_session_key(r->srv->records), q->who.id, q->link, tag))
+        snprintf(location, sizeof location, "%s#launch=%s", q->redirect, tag);
+    else
+        snprintf(location, sizeof location, "%s", q->redirect);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    char clear[200];
+    state_cookie(r, NULL, clear, sizeof clear);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
+    return response_queue(r, 303, resp, "text/plain; charset=utf-8", "no-store");
+}
+
+/* --- the routes ------------------------------------------------------------------ */
+
+enum MHD_Result lti_http_begin(struct request *r)
+{
+    if (!r->srv->lti || !r->srv->records)
+        return response_error(r, 404, "not_found", "LTI is not set up here (--lti-config).",
+                              NULL, NULL);
+    r->lti = calloc(1, sizeof *r->lti);
+    if (!r->lti)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    if (r->route == ROUTE_LTI_JWKS || strcmp(r->method, "POST")) {
+        r->state = REQ_HEADERS;   /* answered by lti_http_finish once complete */
+        return MHD_YES;
+    }
+    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (request_check_length(cl, te, LTI_MAX_FORM) == LENGTH_TOO_LARGE)
+        return r->route == ROUTE_LTI_LAUNCH
+                   ? refuse_launch(r, 413, "too_large", "The launch is over its size bound.")
+                   : page(r, 413, "The login was refused", "too_large",
+                          "The login is over its size bound.");
+    r->state = REQ_LTI_BODY;
+    return MHD_YES;
+}
+
+enum MHD_Result lti_http_body(struct request *r, const char *data, size_t *size)
+{
+    struct lti_req *q = r->lti;
+    if (q->too_large || q->len + *size > LTI_MAX_FORM) {
+        q->too_large = true;
+        q->len += *size;
+        *size = 0;
+        return q->len > LTI_MAX_FORM + (1u << 20) ? MHD_NO : MHD_YES;
+    }
+    char *grown = realloc(q->body, q->len + *size + 1);
+    if (!grown)
+        return MHD_NO;
+    memcpy(grown + q->len, data, *size);
+    q->body = grown;
+    q->len += *size;
+    q->body[q->len] = '\0';
+    *size = 0;
+    return MHD_YES;
+}
+
+enum MHD_Result lti_http_finish(struct request *r)
+{
+    switch (r->route) {
+    case ROUTE_LTI_JWKS:
+        return jwks(r);
+    case ROUTE_LTI_LOGIN:
+        if (r->lti->too_large)
+            return page(r, 413, "The login was refused", "too_large",
+                        "The login is over its size bound.");
+        return login(r);
+    case ROUTE_LTI_LAUNCH:
+        return launch(r);
+    default:
+        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+    }
+}
+
+enum MHD_Result lti_http_answer(struct request *r)
+{
+    return r->route == ROUTE_LTI_LOGIN ? login_answer(r) : launch_answer(r);
+}

@@ -1,0 +1,95 @@
+/* lti_internal.h - what lti.c, lti_ags.c and lti_http.c share. */
+#ifndef BUTTERFLY_LTI_INTERNAL_H
+#define BUTTERFLY_LTI_INTERNAL_H
+
+#include <pthread.h>
+#include <rhonabwy.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "common/defaults.h"
+#include "server/lti/lti.h"
+#include "store/store.h"
+
+#define LTI_MAX_REFUSAL_CODES 32
+
+struct lti_job {
+    void (*fn)(struct lti *l, struct store *s, void *arg);
+    void *arg;
+};
+
+/* The job ring holds the queue and the launches parked on a key set's
+ * fetch: lti_submit admits while both together are under
+ * LTI_QUEUE_LENGTH, and the one job the LTI thread has in hand may park
+ * on top of them. */
+#define LTI_RING (LTI_QUEUE_LENGTH + 1u)
+
+struct lti;
+
+/* A platform's key set as last fetched, and its fetch (under lti.lock;
+ * a fetch runs on a thread of its own, one at most per platform). */
+struct keyset {
+    struct lti *l;
+    size_t platform;            /* its index in l->cfg.p */
+    jwks_t *set;                /* NULL: none fetched yet */
+    time_t fetched;             /* the last fetch that worked */
+    time_t last_try;            /* the last fetch started (0: never) */
+    bool in_flight;             /* a fetch is running */
+    bool joinable;              /* fetcher is a thread to join */
+    bool failing;               /* the last fetch failed: /healthz says so */
+    time_t failing_since;
+    char failure[256];          /* why, for the refusal page and /healthz */
+    size_t n_waiting;           /* launches parked on the fetch */
+    pthread_t fetcher;
+};
+
+/* A launch parked until its platform's key set fetch is over. */
+struct lti_parked {
+    size_t platform;
+    struct lti_job job;
+};
+
+/* A platform's access token for scores, as the sender caches it. */
+struct access_token {
+    char *token;
+    time_t expires;
+};
+
+struct lti {
+    struct lti_config cfg;
+    char public_url[1024];
+    enum lti_policy policy;
+    struct store *store;          /* the LTI thread's connection */
+    struct store *sender_store;   /* the sender's */
+    pthread_mutex_t lock;         /* the queue, jwks, counters */
+    pthread_cond_t wake;
+    struct lti_job jobs[LTI_RING];
+    size_t head, n_jobs;
+    struct lti_parked parked[LTI_RING];
+    size_t n_parked;
+    bool stopping, thread_started, curl_ready;
+    bool quiesced;              /* lti_quiesce ran (only the stopping thread reads it) */
+    pthread_t thread;
+    char *jwks;                   /* the public key set, JSON text */
+    struct keyset keysets[LTI_MAX_PLATFORMS];   /* under lock */
+    /* the sender (lti_ags.c) */
+    pthread_t sender;
+    bool sender_started;
+    pthread_cond_t sender_wake;
+    struct access_token tokens[LTI_MAX_PLATFORMS];  /* the sender's only */
+    /* counters, under lock */
+    uint64_t launches_ok;
+    struct { const char *code; uint64_t count; } refusals[LTI_MAX_REFUSAL_CODES];
+    size_t n_refusals;
+    uint64_t scores_sent, scores_retried, scores_failed;
+};
+
+/* The newest key's private JWK (for signing) and its kid. */
+bool lti_signing_key(struct store *s, jwk_t **key, char kid[64], char *err, size_t errsz);
+
+/* The score sender (lti_ags.c). */
+bool lti_sender_start(struct lti *l);
+void lti_sender_stop(struct lti *l);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * http.c - libmicrohttpd's callbacks: a request is created when its URI
+ * arrives, dispatched when its headers are in, fed its body, and freed
+ * with its access-log line when it completes.
+ *
+ * One internal polling thread serves every connection and never waits on
+ * a job (submission.c), so /healthz, the page and the API answer at once
+ * while every worker is busy.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/clock.h"
+#include "common/defaults.h"
+#include "server/core/access_log.h"
+#include "server/core/api.h"
+#include "server/core/http.h"
+
+static enum MHD_Result serve_get(struct request *r, const char *url)
+{
+    struct server *s = r->srv;
+    struct pool_stats ps;
+    switch (r->route) {
+    case ROUTE_PAGE:
+        return response_file(r, "index.html");
+    case ROUTE_STATIC:
+        return response_file(r, url + strlen("/static/"));
+    case ROUTE_TASKS:
+        return response_json(r, 200, api_tasks());
+    case ROUTE_TASK:
+        return response_json(r, 200, api_task_butterfly());
+    case ROUTE_HEALTH: {
+        pool_get_stats(s->pool, &ps);
+        /* the status is the grading's: a failing store does not stop
+         * grading, so it is reported in the body only */
+        json_t *h = api_health(&ps);
+        if (h && s->records) {
+            char msg[512];
+            const char *st = records_health(s->records, msg, sizeof msg);
+            uint64_t bytes, max_bytes;
+            records_size(s->records, &bytes, &max_bytes);
+            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind",
+                                                      records_kind(s->records), "status", st,
+                                                      "message", msg,
+                                                      "bytes", (json_int_t)bytes,
+                                                      "max_bytes", (json_int_t)max_bytes));
+        } else if (h) {
+            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind", "none",
+                                                      "status", "none", "message", "",
+                                                      "bytes", (json_int_t)0,
+                                                      "max_bytes", (json_int_t)0));
+        }
+        /* LTI degraded (a platform's key set unreachable) is said in the
+         * body too: grading and every other platform go on */
+        if (h && s->lti)
+            json_object_set_new(h, "lti", lti_health(s->lti));
+        return response_json(r, ps.healthy ? 200 : 503, h);
+    }
+    case ROUTE_ABOUT:
+        pool_get_stats(s->pool, &ps);
+        return response_json(r, 200, api_about(&ps, &s->cfg));
+    case ROUTE_METRICS: {
+        pool_get_stats(s->pool, &ps);
+        char *text = metrics_render(s->metrics, &ps, s->records, s->guard, s->sign_ins);
+        if (text) {
+            /* the connections' and LTI's counters after the others */
+            char *all = NULL;
+            size_t n = 0;
+            FILE *f = open_memstream(&all, &n);
+            if (f) {
+                fputs(text, f);
+                conn_limit_render_metrics(s->conns, f);
+                if (s->lti)
+                    lti_render_metrics(s->lti, f);
+                fclose(f);
+                free(text);
+                text = all;
+            }
+        }
+        if (!text)
+            return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_queue(r, 200, response_from_buffer(text, strlen(text),
+                                                           MHD_RESPMEM_MUST_FREE),
+                              "text/plain; version=0.0.4; charset=utf-8", NULL);
+    }
+    case ROUTE_OPENAPI: {
+        size_t len;
+        const char *doc = api_openapi(&len);
+        return response_queue(r, 200, response_from_buffer((char *)doc, len,
+                                                           MHD_RESPMEM_PERSISTENT),
+                              "application/json", "no-cache");
+    }
+    case ROUTE_CLASS:
+    case ROUTE_CLASS_EVENTS:
+    case ROUTE_CLASS_SUMMARY:
+    case ROUTE_CLASS_STUDENTS:
+    case ROUTE_CLASS_STUDENT:
+    case ROUTE_CLASS_GRADEBOOK:
+    case ROUTE_CLASS_GRADEBOOK_LAYOUT:
+        return class_http_get(r, url);
+    case ROUTE_ME:
+    case ROUTE_MY_SUBMISSIONS:
+    case ROUTE_SUBMISSION:
+        return records_http_get(r, url);
+    default:
+        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+    }
+}
+
+struct forwarding {
+    const char *name;
+    char joined[CLIENT_ADDR_MAX_FORWARDING];
+    bool found;
+};
+
+/* Joins every line of one header: libmicrohttpd's lookup returns only
+ * the first, and a proxy that appends a line of its own (HAProxy) writes
+ * the one that counts last. */
+static enum MHD_Result join_forwarding(void *arg, enum MHD_ValueKind kind, const char *key,
+                                       const char *value)
+{
+    struct forwarding *f = arg;
+    (void)kind;
+    if (key && value && !strcasecmp(key, f->name)) {
+        client_addr_join(f->joined, sizeof f->joined, value);
+        f->found = true;
+    }
+    return MHD_YES;
+}
+
+/* The client of the request (client_addr.h), into r->client. */
+static void resolve_client(struct request *r)
+{
+    struct client_id peer;
+    const struct client_rules *rules = &r->srv->cfg.clients;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    client_addr_from_sockaddr(ci ? ci->client_addr : NULL, &peer);
+    /* TLS ends at the proxy: only a trusted one may say it was there */
+    const char *pub = r->srv->cfg.public_url;
+    const char *proto = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                    "X-Forwarded-Proto");
+    r->secure = (pub && !strncmp(pub, "https://", 8)) ||
+                (proto && !strcmp(proto, "https") &&
+                 trusted_proxies_contain(&rules->proxies, &peer));
+    /* the headers are read only for a trusted peer; joining them costs a
+     * walk over the request's headers, so only then */
+    if (rules->proxies.n == 0 || !trusted_proxies_contain(&rules->proxies, &peer)) {
+        client_addr_resolve(&peer, NULL, rules, &r->client);
+        return;
+    }
+    struct forwarding f = { client_header_to_str(rules->header), "", false };
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, join_forwarding, &f);
+    client_addr_resolve(&peer, f.found ? f.joined : NULL, rules, &r->client);
+}
+
+/* The refusals of conn_limit_headers: a connection let in over
+ * --max-connections is answered 503 and closed (it holds a spare slot);
+ * a forwarded client past --per-ip-connections is answered 429, and the
+ * proxy's connection, which carries other clients too, stays open. */
+static enum MHD_Result connection_refused(struct request *r, enum conn_verdict v)
+{
+    bool busy = v == CONN_BUSY;
+    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code",
+                          busy ? "too_many_connections" : "too_many_requests", "message",
+                          busy ? "The server has no connection to spare; try again shortly."
+                               : "You have too many requests open at once; wait for their "
+                                 "answers.");
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
+    char secs[16];
+    snprintf(secs, sizeof secs, "%u", CONNECTION_RETRY_AFTER_S);
+    if (resp) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+        if (busy)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
+    return response_queue(r, busy ? 503 : 429, resp, "application/json", NULL);
+}
+
+/* The headers are in: who is asking, for what, and may they. */
+static enum MHD_Result on_headers(struct request *r, const char *url, const char *method)
+{
+    snprintf(r->method, sizeof r->method, "%s", method);
+    resolve_client(r);
+    enum conn_verdict cv = conn_limit_headers(r->srv->conns, r->slot, &r->client);
+    if (cv != CONN_OK)
+        return connection_refused(r, cv);
+    /* An escaped NUL cuts the path libmicrohttpd hands over (so
+     * "index.html%00.css" would read "index.html"): refuse it outright. */
+    if (r->uri.escaped_nul)
+        return response_error(r, 400, "bad_request", "The path holds an escaped NUL byte.",
+                              NULL, NULL);
+    r->route = request_route(url);
+    /* static names never need escapes: an escaped one is a probe */
+    if (r->route == ROUTE_NONE || (r->route == ROUTE_STATIC && r->uri.escaped))
+        return response_error(r, 404, "not_found", r->route == ROUTE_NONE
+                              ? "No such resource." : "No such file.", NULL, NULL);
+    const char *allow;
+    if (!request_method_allowed(r->route, method, &allow))
+        return response_error(r, 405, "method_not_allowed", request_method_refusal(r->route),
+                              MHD_HTTP_HEADER_ALLOW, allow);
+    return auth_begin(r);
+}
+
+static bool lti_route(enum route r)
+{
+    return r == ROUTE_LTI_LOGIN || r == ROUTE_LTI_LAUNCH || r == ROUTE_LTI_JWKS;
+}
+
+enum MHD_Result http_dispatch(struct request *r)
+{
+    /* LTI's login and launch are cross-site posts by design (the
+     * platform's form): the id_token, the state and its cookie are what
+     * authenticate them, not the Origin */
+    if (lti_route(r->route))
+        return lti_http_begin(r);
+    if (r->srv->records && (!strcmp(r->method, "POST") || !strcmp(r->method, "DELETE"))) {
+        /* A request that changes state must come from the page's own
+         * origin: a cross-site form or fetch carries neither a matching
+         * Origin nor CSRF_HEADER. A signed-out curl with neither is
+         * graded as before, since it acts for nobody; a bearer token is
+         * no ambient credential. Without records there is no session to
+         * abuse, and the server is today's. */
+        const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+        bool custom = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, CSRF_HEADER);
+        bool needs = (r->has_cookie && r->lookup != LOOKUP_BEARER) ||
+                     r->route == ROUTE_SESSION || origin;
+        if (needs && !auth_same_origin(origin, MHD_lookup_connection_value(
+                                                   r->conn, MHD_HEADER_KIND, "Host"),
+                                       r->srv->cfg.public_url, custom))
+            return response_error(r, 403, "cross_site",
+                                  "This request must come from the exercise page itself.",
+                                  NULL, NULL);
+    }
+    if (r->route == ROUTE_SUBMIT)
+        return submission_begin(r);
+    if (r->route == ROUTE_SESSION)
+        return !strcmp(r->method, "DELETE") ? session_end(r) : session_begin(r);
+    r->state = REQ_HEADERS;
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    struct request *r = *con_cls;
+    (void)cls;
+    (void)version;
+    if (!r)
+        return MHD_NO;   /* the URI callback always makes one: out of memory */
+    r->conn = conn;
+    switch (r->state) {
+    case REQ_NEW:
+        return on_headers(r, url, method);
+    case REQ_HEADERS:
+        /* A body on a GET is read and dropped (up to the limit); the
+         * answer goes out once the request is complete, which keeps the
+         * connection alive for the next request. */
+        if (*upload_size > 0) {
+            r->len += *upload_size;
+            *upload_size = 0;
+            return r->len > REQUEST_MAX_PLAIN ? MHD_NO : MHD_YES;
+        }
+        if (lti_route(r->route))
+            return lti_http_finish(r);
+        return serve_get(r, url);
+    case REQ_READING:
+        if (*upload_size > 0)
+            return request_body_take(r, upload_data, upload_size);
+        return submission_finish(r);
+    case REQ_WAITING:
+        return submission_answer(r);
+    case REQ_LOOKUP:
+        return auth_resume(r);
+    case REQ_DEFERRED:
+        return deferred_answer(r);
+    case REQ_SESSION:
+        if (*upload_size > 0)
+            return request_body_take(r, upload_data, upload_size);
+        return session_finish(r);
+    case REQ_LTI_BODY:
+        if (*upload_size > 0)
+            return lti_http_body(r, upload_data, upload_size);
+        return lti_http_finish(r);
+    case REQ_LTI_WAIT:
+        return lti_http_answer(r);
+    case REQ_DONE:
+        *upload_size = 0;   /* answered early (413): drop the rest */
+        return MHD_YES;
+    }
+    return MHD_NO;
+}
+
+/* Made at the start of every request, even one libmicrohttpd answers
+ * itself (a header too large, say), so every request gets its log line. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    struct request *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->srv = cls;
+    r->conn = conn;
+    r->fd = -1;
+    r->wait_ms = -1;
+    r->start_ms = clock_now_ms();
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->slot = ci ? ci->socket_context : NULL;
+    request_uri_inspect(uri, &r->uri);
+    client_id_local(&r->client);   /* "-" in the log until the headers are in */
+    return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct server *s = cls;
+    struct request *r = *con_cls;
+    /* the connection waits for its next request's header from now */
+    const union MHD_ConnectionInfo *sc =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_limit_request_done(s->conns, sc ? sc->socket_context : NULL);
+    if (!r)
+        return;
+    submission_release(r);
+    lti_http_release(r);
+    free(r->deferred_body);
+    json_decref(r->class_members);
+    if (r->status == 0) {
+        /* answered by libmicrohttpd itself (a 400 or 431 of its own) */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+        if (ci)
+            r->status = ci->http_status;
+    }
+    metrics_count_response(s->metrics, r->status);
+    if (s->cfg.access_log)
+        access_log_write(stderr, &(struct access_log_entry){
+            .client = &r->client, .method = r->method, .path = r->uri.log_path,
+            .status = r->status, .ms = clock_now_ms() - r->start_ms,
+            .verdict = r->verdict_slug[0] ? r->verdict_slug : NULL, .seed = r->seed,
+            .wait_ms = r->wait_ms,
+            .note = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : "(connection closed)",
+        });
+    free(r);
+    *con_cls = NULL;
+}
+
+/* libmicrohttpd's messages, HTTP_LOG_BURST per HTTP_LOG_WINDOW_S at most:
+ * it writes one for every connection closed in the middle of a header
+ * (conn_limit.h closes them by the thousand under a slow-header flood),
+ * and a log written that fast fills the disk, or blocks the polling
+ * thread on a stderr nobody reads fast enough. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static double window_start = -1e18;
+    static unsigned in_window, left_out;
+    (void)cls;
+    double now = clock_now_ms();
+    pthread_mutex_lock(&lock);
+    if (now - window_start >= HTTP_LOG_WINDOW_S * 1000.0) {
+        if (left_out)
+            fprintf(stderr, "libmicrohttpd: %u more messages left out in %u s\n", left_out,
+                    HTTP_LOG_WINDOW_S);
+        window_start = now;
+        in_window = left_out = 0;
+    }
+    bool shown = in_window < HTTP_LOG_BURST;
+    if (shown)
+        in_window++;
+    else
+        left_out++;
+    pthread_mutex_unlock(&lock);
+    if (shown) {
+        fputs("libmicrohttpd: ", stderr);
+        vfprintf(stderr, fmt, ap);
+    }
+}
+
+/* The accept policy (conn_limit_admit): libmicrohttpd closes a refused
+ * socket at once. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct server *s = cls;
+    (void)addrlen;
+    return conn_limit_admit(s->conns, addr) ? MHD_YES : MHD_NO;
+}
+
+/* A connection opened or closed: its slot in conn_limit.h's bookkeeping
+ * is the connection's socket context. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ca =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        *socket_context = conn_limit_opened(s->conns, fd ? fd->connect_fd : -1,
+                                            ca ? ca->client_addr : NULL);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        conn_limit_closed(s->conns, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
+struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz)
+{
+    const struct server_config *c = &s->cfg;
+    struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)c->port) };
+    struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons((uint16_t)c->port) };
+    const struct sockaddr *addr;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY |
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (inet_pton(AF_INET, c->bind, &a4.sin_addr) == 1) {
+        addr = (const struct sockaddr *)&a4;
+    } else if (inet_pton(AF_INET6, c->bind, &a6.sin6_addr) == 1) {
+        addr = (const struct sockaddr *)&a6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errsz, "bad bind address \"%s\" (give an IPv4 or IPv6 address)", c->bind);
+        return NULL;
+    }
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, (uint16_t)c->port, on_accept, s, on_request, s,
+        MHD_OPTION_SOCK_ADDR, addr,
+        /* both bounds are conn_limit.h's: libmicrohttpd's per-address one
+         * counts whole addresses, and at its own limit it would stop
+         * accepting where ours makes room */
+        MHD_OPTION_CONNECTION_LIMIT, conn_limit_capacity(s->conns),
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->connection_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, c->connection_memory,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_END);
+    if (!d)
+        snprintf(err, errsz, "cannot listen on %s port %u (in use?)", c->bind, c->port);
+    return d;
+}
