@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "engine/checks/source_check.h"
-#include "server/access_log.h"
-#include "server/client_addr.h"
-#include "server/request.h"
-#include "server/static_files.h"
+#include "server/core/access_log.h"
+#include "server/core/client_addr.h"
+#include "server/core/request.h"
+#include "server/core/static_files.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,7 +18,7 @@
 #include "common/score.h"
 #include "common/verdict.h"
 #include "common/verdict_facts.h"
-#include "server/class_model.h"
+#include "server/class/class_model.h"
 
 static const char wrong_verdict[] =
     "{\"status\":{\"id\":4},\"diagnosis\":{\"id\":\"twiddle_sign\",\"title\":\"The twiddle "

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/conn_watch.h"
+#include "server/core/conn_watch.h"
 
 struct gone {
     pthread_mutex_t lock;

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "common/defaults.h"
-#include "server/lti.h"
+#include "server/lti/lti.h"
 
 #define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
 #define NOW 1800000000

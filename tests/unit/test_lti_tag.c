@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "server/lti_tag.h"
+#include "server/identity/lti_tag.h"
 
 static const uint8_t key[SESSION_KEY_BYTES] = { 1, 2, 3, 4 };
 static const uint8_t other_key[SESSION_KEY_BYTES] = { 9, 9, 9 };

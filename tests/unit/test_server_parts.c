@@ -14,12 +14,12 @@
 
 #include "common/client_id.h"
 #include "common/defaults.h"
-#include "server/access_log.h"
-#include "server/auth.h"
-#include "server/client_addr.h"
-#include "server/record_budget.h"
-#include "server/request.h"
-#include "server/session.h"
+#include "server/core/access_log.h"
+#include "server/identity/auth.h"
+#include "server/core/client_addr.h"
+#include "server/identity/record_budget.h"
+#include "server/core/request.h"
+#include "server/identity/session.h"
 #include "store/store.h"
 
 #include <nettle/hmac.h>
