@@ -131,7 +131,7 @@ def main():
         p = subprocess.run([NGINX, "-t", "-p", tmp, "-e", os.path.join(tmp, "error.log"),
                             "-c", os.path.join(tmp, "nginx.conf")], capture_output=True, text=True)
         check(p.returncode == 0, "nginx -t: " + p.stderr)
-    largest = c_value("server/request.h", "REQUEST_MAX_JSON")
+    largest = c_value("server/core/request.h", "REQUEST_MAX_JSON")
     check(size_value(d["client_max_body_size"][0]) == largest,
           "client_max_body_size %s is not the server's %d bytes" % (d["client_max_body_size"], largest))
     check(size_value(d["client_body_buffer_size"][0]) >= largest,

@@ -6,7 +6,7 @@ usage: test_openapi.py SERVER_BINARY SAMPLES_DIR SOURCE_ROOT
 docs/openapi.json must be a valid OpenAPI 3.1 document (checked with
 @seriousme/openapi-schema-validator, installed by `npm ci` from
 tests/http/openapi-lint/package-lock.json), describe exactly the routes of
-server/request.c, be what /api/openapi.json serves, and hold every answer
+server/core/request.c, be what /api/openapi.json serves, and hold every answer
 the server really gives: the 200s of every route (GET and HEAD), and every
 error shape, 400, 404, 405, 411, 413, 415, 429 and 503, each body checked
 with python3-jsonschema against the schema the document gives for that
@@ -173,10 +173,10 @@ def t_served_and_versioned(srv):
 
 
 def t_routes_are_the_servers(_srv):
-    """The document's paths are server/request.c's routes, no more, no less."""
-    with open(os.path.join(ROOT, "server", "request.c")) as f:
+    """The document's paths are server/core/request.c's routes, no more, no less."""
+    with open(os.path.join(ROOT, "server", "core", "request.c")) as f:
         table = re.findall(r'\{ "(/[^"]*)", ROUTE_\w+ \}', f.read())
-    assert table, "no route table in server/request.c"
+    assert table, "no route table in server/core/request.c"
     assert set(DOC["paths"]) == set(table) | {"/static/{name}", "/api/submissions/{id}",
                                                  "/api/class/students/{id}"}, (
         sorted(DOC["paths"]), table)
