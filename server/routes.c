@@ -1,7 +1,8 @@
 /*
- * http.c - libmicrohttpd's callbacks: a request is created when its URI
- * arrives, dispatched when its headers are in, fed its body, and freed
- * with its access-log line when it completes.
+ * routes.c - the routes and libmicrohttpd's callbacks: a request is
+ * created when its URI arrives, dispatched when its headers are in, fed
+ * its body, and freed with its access-log line when it completes. The one
+ * file that knows every room: each room's handlers are called from here.
  *
  * One internal polling thread serves every connection and never waits on
  * a job (submission.c), so /healthz, the page and the API answer at once
@@ -20,7 +21,19 @@
 #include "common/defaults.h"
 #include "server/core/access_log.h"
 #include "server/core/api.h"
+#include "server/class/class_gradebook.h"
+#include "server/class/class_http.h"
+#include "server/core/body.h"
 #include "server/core/http.h"
+#include "server/grade/submission.h"
+#include "server/identity/auth.h"
+#include "server/identity/caller.h"
+#include "server/identity/deferred.h"
+#include "server/identity/records.h"
+#include "server/identity/token_guard.h"
+#include "server/lti/lti.h"
+#include "server/lti/lti_http.h"
+#include "server/records/records_http.h"
 
 static enum MHD_Result serve_get(struct request *r, const char *url)
 {
@@ -67,20 +80,21 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
         return response_json(r, 200, api_about(&ps, &s->cfg));
     case ROUTE_METRICS: {
         pool_get_stats(s->pool, &ps);
-        char *text = metrics_render(s->metrics, &ps, s->records, s->guard, s->sign_ins);
-        if (text) {
-            /* the connections' and LTI's counters after the others */
-            char *all = NULL;
-            size_t n = 0;
-            FILE *f = open_memstream(&all, &n);
-            if (f) {
-                fputs(text, f);
-                conn_limit_render_metrics(s->conns, f);
-                if (s->lti)
-                    lti_render_metrics(s->lti, f);
-                fclose(f);
+        /* each room's counters, in the order the exposition always had */
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        if (f) {
+            metrics_render(s->metrics, &ps, f);
+            token_guard_render_metrics(s->guard, s->sign_ins, f);
+            if (s->records)
+                records_render_metrics(s->records, f);
+            conn_limit_render_metrics(s->conns, f);
+            if (s->lti)
+                lti_render_metrics(s->lti, f);
+            if (fclose(f) != 0) {
                 free(text);
-                text = all;
+                text = NULL;
             }
         }
         if (!text)
@@ -105,6 +119,7 @@ static enum MHD_Result serve_get(struct request *r, const char *url)
     case ROUTE_CLASS_GRADEBOOK_LAYOUT:
         return class_http_get(r, url);
     case ROUTE_ME:
+        return caller_me(r);
     case ROUTE_MY_SUBMISSIONS:
     case ROUTE_SUBMISSION:
         return records_http_get(r, url);
@@ -187,6 +202,8 @@ static enum MHD_Result connection_refused(struct request *r, enum conn_verdict v
     return response_queue(r, busy ? 503 : 429, resp, "application/json", NULL);
 }
 
+static enum MHD_Result routes_dispatch(struct request *r);
+
 /* The headers are in: who is asking, for what, and may they. */
 static enum MHD_Result on_headers(struct request *r, const char *url, const char *method)
 {
@@ -209,7 +226,8 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
     if (!request_method_allowed(r->route, method, &allow))
         return response_error(r, 405, "method_not_allowed", request_method_refusal(r->route),
                               MHD_HTTP_HEADER_ALLOW, allow);
-    return auth_begin(r);
+    enum MHD_Result answer;
+    return caller_begin(r, &answer) ? routes_dispatch(r) : answer;
 }
 
 static bool lti_route(enum route r)
@@ -217,7 +235,8 @@ static bool lti_route(enum route r)
     return r == ROUTE_LTI_LOGIN || r == ROUTE_LTI_LAUNCH || r == ROUTE_LTI_JWKS;
 }
 
-enum MHD_Result http_dispatch(struct request *r)
+/* Goes on with a request whose principal is known. */
+static enum MHD_Result routes_dispatch(struct request *r)
 {
     /* LTI's login and launch are cross-site posts by design (the
      * platform's form): the id_token, the state and its cookie are what
@@ -245,7 +264,7 @@ enum MHD_Result http_dispatch(struct request *r)
     if (r->route == ROUTE_SUBMIT)
         return submission_begin(r);
     if (r->route == ROUTE_SESSION)
-        return !strcmp(r->method, "DELETE") ? session_end(r) : session_begin(r);
+        return !strcmp(r->method, "DELETE") ? caller_session_end(r) : caller_session_begin(r);
     r->state = REQ_HEADERS;
     return MHD_YES;
 }
@@ -277,18 +296,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return serve_get(r, url);
     case REQ_READING:
         if (*upload_size > 0)
-            return request_body_take(r, upload_data, upload_size);
+            return body_take(r, upload_data, upload_size);
         return submission_finish(r);
     case REQ_WAITING:
         return submission_answer(r);
-    case REQ_LOOKUP:
-        return auth_resume(r);
+    case REQ_LOOKUP: {
+        enum MHD_Result answer;
+        return caller_resume(r, &answer) ? routes_dispatch(r) : answer;
+    }
     case REQ_DEFERRED:
         return deferred_answer(r);
     case REQ_SESSION:
         if (*upload_size > 0)
-            return request_body_take(r, upload_data, upload_size);
-        return session_finish(r);
+            return body_take(r, upload_data, upload_size);
+        return caller_session_finish(r);
     case REQ_LTI_BODY:
         if (*upload_size > 0)
             return lti_http_body(r, upload_data, upload_size);
@@ -417,7 +438,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     }
 }
 
-struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz)
+struct MHD_Daemon *routes_start(struct server *s, char *err, size_t errsz)
 {
     const struct server_config *c = &s->cfg;
     struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)c->port) };

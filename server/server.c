@@ -9,6 +9,10 @@
 #include "common/defaults.h"
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/grade/submission.h"
+#include "server/identity/records.h"
+#include "server/identity/token_guard.h"
+#include "server/lti/lti.h"
 
 void server_config_init(struct server_config *c)
 {
@@ -53,6 +57,8 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         return NULL;
     }
     s->cfg = *c;
+    s->class_has = class_feed_in_class;
+    s->class_changed = class_feed_lti_changed;
     s->metrics = metrics_new();
     if (!s->metrics) {
         snprintf(err, errsz, "out of memory");
@@ -63,7 +69,8 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         goto fail;
     s->guard = token_guard_new(TOKEN_FAILURES_PER_WINDOW, TOKEN_FAILURE_WINDOW_S);
     s->sign_ins = token_guard_new(SIGN_INS_PER_WINDOW, SIGN_IN_WINDOW_S);
-    if (!s->guard) {
+    /* both checked: token_guard_allow takes no NULL (issue 30, defect 4) */
+    if (!s->guard || !s->sign_ins) {
         snprintf(err, errsz, "out of memory");
         goto fail;
     }
@@ -140,7 +147,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     s->conns = conn_limit_new(&cl, err, errsz);
     if (!s->conns)
         goto fail;
-    s->daemon = http_start(s, err, errsz);
+    s->daemon = routes_start(s, err, errsz);
     if (!s->daemon)
         goto fail;
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);

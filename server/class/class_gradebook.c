@@ -29,6 +29,9 @@
 #include "gradebook/student_id.h"
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/class/class_gradebook.h"
+#include "server/identity/deferred.h"
+#include "server/identity/records.h"
 #include "store/store_choose.h"
 
 /* One student's row, as the batch makes it from an input of the records. */
@@ -190,7 +193,7 @@ static void gradebook_call(struct store *s, void *arg)
         snprintf(msg, sizeof msg, "The gradebook is over %u MiB; write it with "
                  "butterfly-batch --from-database (docs/BATCH.md).",
                  CLASS_GRADEBOOK_MAX_BYTES >> 20);
-        defer_error(r, 503, "gradebook_too_large", msg);
+        deferred_error(r, 503, "gradebook_too_large", msg);
     } else if (ok) {
         r->deferred_status = 200;
         r->deferred_body = buf;
@@ -203,7 +206,7 @@ static void gradebook_call(struct store *s, void *arg)
         char msg[640];
         snprintf(msg, sizeof msg, "The records cannot be read now (%s).",
                  store_status_to_str(e.status));
-        defer_error(r, 503, "store_unavailable", msg);
+        deferred_error(r, 503, "store_unavailable", msg);
     }   /* else out of memory: no body, deferred_answer says so */
     free(buf);
     rows_free(rows, n);
@@ -241,7 +244,7 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
     r->state = REQ_DEFERRED;
     if (!records_read(r->srv->records, gradebook_call, r)) {
         atomic_fetch_sub(&r->srv->gradebooks, 1);
-        defer_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
+        deferred_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
         MHD_resume_connection(r->conn);
     }
     return MHD_YES;

@@ -15,6 +15,11 @@
 #include "common/defaults.h"
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/class/class_gradebook.h"
+#include "server/class/class_http.h"
+#include "server/identity/auth.h"
+#include "server/identity/deferred.h"
+#include "server/identity/records.h"
 
 /* Refuses (and answers) what is not the instructor's own request: a
  * cross-site one, nobody, a student. */

@@ -1,6 +1,7 @@
 /*
- * http_internal.h - what the server's files share: the server, one
- * request's state, responses (response.c) and submissions (submission.c).
+ * http.h - what every room of the server shares: the server, one
+ * request's state, and the answers (response.c). Each room's handlers are
+ * declared in its own header; the route table (server/routes.c) calls them.
  *
  * Threads: libmicrohttpd's one polling thread runs every callback; the
  * pool's thread delivers verdicts (on_job_done), and the connection
@@ -18,23 +19,22 @@
 #include <stdint.h>
 
 #include "pool/pool.h"
-#include "server/identity/auth.h"
 #include "server/core/client_addr.h"
 #include "server/core/conn_limit.h"
 #include "server/core/conn_watch.h"
-#include "server/lti/lti.h"
 #include "server/core/metrics.h"
-#include "server/identity/records.h"
+#include "server/core/principal.h"
 #include "server/core/request.h"
 #include "server/core/server.h"
-#include "server/identity/session.h"
 #include "server/core/static_files.h"
+#include "store/store.h"
 
-/* Whether client may start one more guest session or LTI login now
- * (SIGN_INS_PER_WINDOW in SIGN_IN_WINDOW_S), counting it; when not, a
- * 429 with Retry-After is queued and *refused is its result. */
-struct request;
-bool http_sign_in_allowed(struct request *r, enum MHD_Result *refused);
+/* The rooms' own state, opaque here (identity/, class/, lti/). */
+struct records;
+struct class_feed;
+struct lti;
+struct lti_req;
+struct token_guard;
 
 struct server {
     struct server_config cfg;
@@ -53,6 +53,12 @@ struct server {
     char instructor_token[STORE_TOKEN_SIZE];
     unsigned port;
     atomic_uint gradebooks;        /* gradebook downloads being made (class_gradebook.c) */
+    /* The class view's answers to the other features (the records' reads
+     * ask whether a student is in an LTI instructor's class; a launch
+     * says a class or a learner may be new), set by server.c, so that no
+     * feature includes another's header. Called with `feed` (NULL: none). */
+    bool (*class_has)(struct class_feed *f, const char *klass, const char *student);
+    void (*class_changed)(struct class_feed *f);
 };
 
 enum request_state {
@@ -126,7 +132,7 @@ struct request {
      * does not replace that session (a link an attacker sent would sign
      * the victim in as the attacker, to collect their work) */
     bool link_other;
-    char token[AUTH_TOKEN_MAX + 1];
+    char token[PRINCIPAL_TOKEN_MAX + 1];
     enum store_status lookup_status;
     /* an answer made on the reader's thread (REQ_DEFERRED) */
     unsigned deferred_status;
@@ -159,11 +165,9 @@ enum {
     COOKIE_CLEAR_SESSION = 1u << 2,        /* the session under its own name */
 };
 
-/* --- http.c ------------------------------------------------------------------ */
-
-/* Starts libmicrohttpd on s's address with the callbacks of http.c. NULL
- * with a reason in err on failure. */
-struct MHD_Daemon *http_start(struct server *s, char *err, size_t errsz);
+/* Starts libmicrohttpd on s's address with the route table's callbacks
+ * (server/routes.c, beside main.c). NULL with a reason in err on failure. */
+struct MHD_Daemon *routes_start(struct server *s, char *err, size_t errsz);
 
 /* --- response.c ------------------------------------------------------------ */
 
@@ -190,93 +194,9 @@ enum MHD_Result response_file(struct request *r, const char *name);
 /* Adds a header "Name: value" (as deferred_header holds them) to resp. */
 void response_add_pair(struct MHD_Response *resp, const char *pair);
 
-/* --- records_http.c ---------------------------------------------------------- */
-
-/* The request's principal from its cookie or token; a token is looked up
- * on the reader's thread (REQ_LOOKUP) and auth_resume goes on from there.
- * Answers (401, 429, 403) what may not go on. Calls http_dispatch. */
-enum MHD_Result auth_begin(struct request *r);
-enum MHD_Result auth_resume(struct request *r);
-
-/* The routes of the records: /api/me, /api/me/submissions,
- * /api/submissions/{id}, /class, POST /api/session. */
-enum MHD_Result records_http_get(struct request *r, const char *url);
-enum MHD_Result session_begin(struct request *r);
-/* DELETE /api/session: signs this browser out (the cookie is cleared). */
-enum MHD_Result session_end(struct request *r);
-enum MHD_Result session_finish(struct request *r);
-
-/* A read that found the connection lost (PostgreSQL restarted) is made
- * once more: the store connects again on the next call. */
-#define READ_TWICE(st, call)                                                  \
-    do {                                                                      \
-        (st) = (call);                                                        \
-        if ((st) == STORE_UNAVAILABLE)                                        \
-            (st) = (call);                                                    \
-    } while (0)
-
-/* Makes the deferred answer an error {"error": {code, message}} with status. */
-void defer_error(struct request *r, unsigned status, const char *code, const char *msg);
-
-/* Sends the answer the reader's thread made (REQ_DEFERRED). */
-enum MHD_Result deferred_answer(struct request *r);
-
-/* --- class_gradebook.c ------------------------------------------------------- */
-
-/* GET /api/class/gradebook?layout=: the batch's layouts from the records,
- * written on the reader's thread; klass NULL: every student. */
-enum MHD_Result class_gradebook_get(struct request *r, const char *klass);
-
 /* The verdict answer: the stored JSON with "recorded" (and the reason
  * when false) added as its last members. A new string, NULL on OOM. */
-char *records_answer_text(const char *stored, size_t len, bool recorded, const char *code,
-                          const char *reason, size_t *outlen);
-
-/* --- class_http.c ----------------------------------------------------------- */
-
-/* The class view's routes: /class and /api/class/... (the instructor's). */
-enum MHD_Result class_http_get(struct request *r, const char *url);
-/* --- lti_http.c ------------------------------------------------------------------- */
-
-/* The LTI routes: headers in (begin), a piece of the form (body), the
- * request complete (finish), the LTI thread done (answer), the request
- * over (release, also for any other route). */
-enum MHD_Result lti_http_begin(struct request *r);
-enum MHD_Result lti_http_body(struct request *r, const char *data, size_t *size);
-enum MHD_Result lti_http_finish(struct request *r);
-enum MHD_Result lti_http_answer(struct request *r);
-void lti_http_release(struct request *r);
-
-/* --- http.c (dispatch) ---------------------------------------------------- */
-
-/* Goes on with a request whose principal is known. */
-enum MHD_Result http_dispatch(struct request *r);
-
-/* --- submission.c ---------------------------------------------------------- */
-
-/* Checks a submission's headers before any of its body is read. */
-enum MHD_Result submission_begin(struct request *r);
-
-/* Whether the Content-Length or Transfer-Encoding refuse the body
- * before any of it is read (against r->limit): then *answer is the 413,
- * 411 or 400 queued, with too_large as the 413's sentence. */
-bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer);
-
-/* Takes one piece of a body into r->body, counting chunked bodies against
- * r->limit (past it r->too_large, and the rest is dropped). */
-enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size);
-
-/* The body is complete: queue the job (suspending the connection) or refuse. */
-enum MHD_Result submission_finish(struct request *r);
-
-/* The connection was resumed: answer with the verdict or the refusal. */
-enum MHD_Result submission_answer(struct request *r);
-
-/* The request is over: count a verdict nobody received, release the job's
- * result. */
-void submission_release(struct request *r);
-
-/* conn_gone_fn for the watcher: the client of job id hung up. */
-void submission_client_gone(uint64_t id, void *arg);
+char *response_verdict_text(const char *stored, size_t len, bool recorded, const char *code,
+                            const char *reason, size_t *outlen);
 
 #endif

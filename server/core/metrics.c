@@ -118,14 +118,8 @@ static void render_process(FILE *f)
             p.start_time_seconds);
 }
 
-char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct records *rs,
-                     struct token_guard *guard, struct token_guard *sign_ins)
+void metrics_render(struct metrics *m, const struct pool_stats *ps, FILE *f)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
     fprintf(f, "# HELP butterfly_build_info The server's version and the device its workers "
                "grade on (empty until one is ready); always 1.\n"
                "# TYPE butterfly_build_info gauge\nbutterfly_build_info{version=\"");
@@ -199,28 +193,4 @@ char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct reco
     fprintf(f, "# HELP butterfly_job_retries_total Jobs graded again after a failure of the grader's own.\n"
                "# TYPE butterfly_job_retries_total counter\nbutterfly_job_retries_total %llu\n",
             (unsigned long long)ps->retries);
-    if (guard) {
-        uint64_t failures, refused;
-        token_guard_counts(guard, &failures, &refused);
-        fprintf(f, "# HELP butterfly_token_failures_total Wrong tokens (links, bearer, instructor) received.\n"
-                   "# TYPE butterfly_token_failures_total counter\nbutterfly_token_failures_total %llu\n"
-                   "# HELP butterfly_token_refusals_total Tries refused because their client sent too many wrong tokens.\n"
-                   "# TYPE butterfly_token_refusals_total counter\nbutterfly_token_refusals_total %llu\n",
-                (unsigned long long)failures, (unsigned long long)refused);
-    }
-    if (sign_ins) {
-        uint64_t made, refused;
-        token_guard_counts(sign_ins, &made, &refused);
-        (void)made;
-        fprintf(f, "# HELP butterfly_sign_in_refusals_total Guest sessions and LTI logins refused because their client started too many.\n"
-                   "# TYPE butterfly_sign_in_refusals_total counter\nbutterfly_sign_in_refusals_total %llu\n",
-                (unsigned long long)refused);
-    }
-    if (rs)
-        records_render_metrics(rs, f);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }

@@ -4,8 +4,8 @@
 
 #include "common/verdict.h"
 #include "pool/pool.h"
-#include "server/identity/auth.h"
-#include "server/identity/records.h"
+#include <stdio.h>
+
 
 struct metrics;
 
@@ -25,11 +25,9 @@ void metrics_count_refusal(struct metrics *m, enum pool_submit_status why);
 /* Counts one HTTP response by status code. Thread-safe. */
 void metrics_count_response(struct metrics *m, unsigned status);
 
-/* The exposition text (malloc'd, caller frees): butterfly_build_info, the
- * standard process_* metrics of this process, the counters, the pool's
- * gauges, the wrong tokens (guard), the sign-ins refused (sign_ins) and
- * the records' counters (rs; NULL: no store, none written). */
-char *metrics_render(struct metrics *m, const struct pool_stats *ps, struct records *rs,
-                     struct token_guard *guard, struct token_guard *sign_ins);
+/* Writes the exposition text to f: butterfly_build_info, the standard
+ * process_* metrics of this process, the counters and the pool's gauges.
+ * The other rooms' counters follow from their own render_metrics. */
+void metrics_render(struct metrics *m, const struct pool_stats *ps, FILE *f);
 
 #endif

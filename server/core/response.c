@@ -1,11 +1,12 @@
 /* response.c - every response the server sends goes out through here. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/defaults.h"
 #include "server/core/http.h"
-#include "server/identity/session.h"
+#include "server/core/cookie.h"
 
 /* Whether resp already sets cookie `name` (Set-Cookie "name=..."). */
 struct cookie_find {
@@ -40,23 +41,23 @@ static void cookie_upkeep(struct request *r, struct MHD_Response *resp)
     if (!r->clear_cookies && !r->session_to_rename)
         return;
     if ((r->clear_cookies & COOKIE_CLEAR_SESSION_BARE) && !sets_cookie(resp, SESSION_COOKIE) &&
-        session_clear_bare_cookie(SESSION_COOKIE, header, sizeof header))
+        cookie_clear_bare(SESSION_COOKIE, header, sizeof header))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     if ((r->clear_cookies & COOKIE_CLEAR_PENDING_BARE) && !sets_cookie(resp, PENDING_COOKIE) &&
-        session_clear_bare_cookie(PENDING_COOKIE, header, sizeof header))
+        cookie_clear_bare(PENDING_COOKIE, header, sizeof header))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
-    if (!session_cookie_name(SESSION_COOKIE, r->secure, name, sizeof name) ||
+    if (!cookie_name(SESSION_COOKIE, r->secure, name, sizeof name) ||
         sets_cookie(resp, name))
         return;
     if (r->clear_cookies & COOKIE_CLEAR_SESSION) {
-        if (session_clear_cookie(r->secure, header, sizeof header))
+        if (cookie_clear_session(r->secure, header, sizeof header))
             MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     } else if (r->session_to_rename) {
         /* the older server's value, unchanged (its signature and expiry
          * stand), under the __Host- name; framed as an LTI launch's was
          * (made without a token), so the course's frame still sends it */
         bool framed = !r->who.has_cred && r->who.kind != PRINCIPAL_GUEST;
-        if ((framed ? session_set_framed_cookie : session_set_named_cookie)(
+        if ((framed ? cookie_set_framed : cookie_set)(
                 SESSION_COOKIE, r->session_to_rename, true, SESSION_LIFETIME_S, header,
                 sizeof header))
             MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
@@ -151,4 +152,38 @@ enum MHD_Result response_file(struct request *r, const char *name)
     /* Revalidate every time: the page changes with the server, and a 304
      * costs one round trip. */
     return response_queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");
+}
+
+char *response_verdict_text(const char *stored, size_t len, bool recorded, const char *code,
+                            const char *reason, size_t *outlen)
+{
+    /* The stored bytes, their closing brace replaced by the members that
+     * say whether they are kept: no second parse of a verdict that was
+     * made by this server and ends in '}'. */
+    if (len < 3 || stored[0] != '{' || stored[len - 1] != '}')
+        return NULL;   /* never "{}": a verdict has members */
+    char *tail = NULL;
+    if (recorded) {
+        tail = strdup(",\"recorded\":true}");
+    } else {
+        json_t *e = json_pack("{s:s, s:s}", "code", code ? code : "", "message",
+                              reason ? reason : "");
+        char *et = e ? json_dumps(e, JSON_COMPACT) : NULL;
+        json_decref(e);
+        if (et && asprintf(&tail, ",\"recorded\":false,\"record_error\":%s}", et) < 0)
+            tail = NULL;
+        free(et);
+    }
+    if (!tail)
+        return NULL;
+    size_t tl = strlen(tail);
+    char *out = malloc(len - 1 + tl + 1);
+    if (out) {
+        memcpy(out, stored, len - 1);
+        memcpy(out + len - 1, tail, tl + 1);
+        if (outlen)
+            *outlen = len - 1 + tl;
+    }
+    free(tail);
+    return out;
 }

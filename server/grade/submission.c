@@ -18,7 +18,10 @@
 #include "common/defaults.h"
 #include "common/report.h"
 #include "pool/wait_estimate.h"
+#include "server/core/body.h"
 #include "server/core/http.h"
+#include "server/grade/submission.h"
+#include "server/identity/records.h"
 #include "server/identity/lti_tag.h"
 
 static enum MHD_Result answer_refusal(struct request *r);
@@ -134,31 +137,6 @@ static bool to_record(const struct pool_result *res)
     return res->graded && !res->cancelled;
 }
 
-bool body_length_refused(struct request *r, const char *too_large, enum MHD_Result *answer)
-{
-    const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    switch (request_check_length(cl, te, r->limit)) {
-    case LENGTH_OK:
-        return false;
-    case LENGTH_TOO_LARGE:
-        /* refused from the headers: a 10 MB body is never read */
-        *answer = response_error(r, 413, "payload_too_large", too_large, NULL, NULL);
-        return true;
-    case LENGTH_MALFORMED:
-        *answer = response_error(r, 400, "bad_request", "The Content-Length is not a number.",
-                                 NULL, NULL);
-        return true;
-    case LENGTH_REQUIRED:
-        *answer = response_error(r, 411, "length_required",
-                                 "Send a Content-Length (or a chunked body).", NULL, NULL);
-        return true;
-    }
-    return false;
-}
-
 enum MHD_Result submission_begin(struct request *r)
 {
     const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
@@ -172,31 +150,9 @@ enum MHD_Result submission_begin(struct request *r)
     const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
     r->format_text = fmt && !strcmp(fmt, "text");
     enum MHD_Result refused;
-    if (body_length_refused(r, request_too_large_message(r->kind), &refused))
+    if (body_refused(r, request_too_large_message(r->kind), &refused))
         return refused;
     r->state = REQ_READING;
-    return MHD_YES;
-}
-
-enum MHD_Result request_body_take(struct request *r, const char *data, size_t *size)
-{
-    /* Counted for chunked bodies too, whose length is not declared.
-     * libmicrohttpd cannot answer in the middle of a body, so the rest is
-     * read and dropped, up to 1 MiB more; past that the connection is
-     * simply closed. */
-    if (r->too_large || r->len + *size > r->limit) {
-        r->too_large = true;
-        r->len += *size;
-        *size = 0;
-        return r->len > r->limit + (1u << 20) ? MHD_NO : MHD_YES;
-    }
-    char *grown = realloc(r->body, r->len + *size + 1);
-    if (!grown)
-        return MHD_NO;
-    memcpy(grown + r->len, data, *size);
-    r->body = grown;
-    r->len += *size;
-    *size = 0;
     return MHD_YES;
 }
 
@@ -269,7 +225,7 @@ static void on_detached_recorded(const char *id, enum store_status st, const cha
     struct detached_write *w = arg;
     char *answer = NULL;
     if (st != STORE_OK)
-        answer = records_answer_text(w->stored, strlen(w->stored), false,
+        answer = response_verdict_text(w->stored, strlen(w->stored), false,
                                      store_status_to_str(st), reason, NULL);
     records_detached_done(w->rs, id, st == STORE_OK, answer);
     free(w->stored);
@@ -293,7 +249,7 @@ static void on_detached_done(struct pool_result *res, void *arg)
          * is the answer, unrecorded */
         size_t tl = 0;
         char *text = with_id(res->verdict, res->verdict_len, d->id, &tl);
-        char *answer = text ? records_answer_text(text, tl, false, "not_graded",
+        char *answer = text ? response_verdict_text(text, tl, false, "not_graded",
                                                   "The submission was not graded.", NULL)
                             : NULL;
         free(text);
@@ -532,7 +488,7 @@ enum MHD_Result submission_answer(struct request *r)
         /* the stored bytes, and whether they are in the store */
         bool ok = r->record_status == STORE_OK;
         size_t n = 0;
-        char *text = records_answer_text(r->stored, r->stored_len, ok,
+        char *text = response_verdict_text(r->stored, r->stored_len, ok,
                                          store_status_to_str(r->record_status),
                                          r->record_reason, &n);
         ret = text ? response_queue(r, status,
@@ -543,7 +499,7 @@ enum MHD_Result submission_answer(struct request *r)
         /* kept no record (not graded, no id, out of memory): say so */
         size_t tl = res->verdict_len, n = 0;
         char *idd = r->id[0] ? with_id(res->verdict, res->verdict_len, r->id, &tl) : NULL;
-        char *text = records_answer_text(idd ? idd : res->verdict, tl, false,
+        char *text = response_verdict_text(idd ? idd : res->verdict, tl, false,
                                          r->record_status ? store_status_to_str(r->record_status)
                                                           : "not_graded",
                                          r->record_reason[0] ? r->record_reason

@@ -1,7 +1,7 @@
 /*
  * auth.h - the checks on who may do what, as pure functions: the bearer
  * token of an Authorization header, the same-origin rule for requests
- * that change state, and the bound on wrong tokens per client.
+ * that change state (the bound on wrong tokens: token_guard.h).
  */
 #ifndef BUTTERFLY_AUTH_H
 #define BUTTERFLY_AUTH_H
@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "common/client_id.h"
+#include "server/core/principal.h"
 
 /* The longest token read from a request; a longer one is wrong at once. */
-#define AUTH_TOKEN_MAX 128
+#define AUTH_TOKEN_MAX PRINCIPAL_TOKEN_MAX
 
 /*
  * The token of "Bearer TOKEN" (the scheme case-insensitive) into token.
@@ -36,26 +36,5 @@ bool auth_token_shape(const char *token);
  */
 bool auth_same_origin(const char *origin, const char *host, const char *public_url,
                       bool custom_header);
-
-/* A per-client bound on events (wrong tokens: TOKEN_FAILURES_PER_WINDOW
- * in TOKEN_FAILURE_WINDOW_S; sign-ins that write to the store:
- * SIGN_INS_PER_WINDOW in SIGN_IN_WINDOW_S; grader/common/defaults.h).
- * Thread-safe. */
-struct token_guard;
-
-/* A guard allowing per_window events per client in window_s seconds. */
-struct token_guard *token_guard_new(unsigned per_window, unsigned window_s);
-void token_guard_free(struct token_guard *g);
-
-/* Whether client may try a token (make an event) now; when not, *retry_s
- * says when. */
-bool token_guard_allow(struct token_guard *g, const struct client_id *client, time_t now,
-                       unsigned *retry_s);
-
-/* Counts a wrong token (an event) from client. */
-void token_guard_fail(struct token_guard *g, const struct client_id *client, time_t now);
-
-/* Wrong tokens seen, and tries refused for being past the bound. */
-void token_guard_counts(struct token_guard *g, uint64_t *failures, uint64_t *refused);
 
 #endif

@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "common/client_id.h"
-#include "server/class/class_model.h"
+#include "common/verdict_facts.h"
 #include "server/identity/session.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -122,5 +122,14 @@ enum detached_state { DETACHED_UNKNOWN, DETACHED_PENDING, DETACHED_UNRECORDED };
  */
 enum detached_state records_detached_get(struct records *rs, const char *id,
                                          const struct principal *who, char **answer);
+
+/* A read that found the connection lost (PostgreSQL restarted) is made
+ * once more: the store connects again on the next call. */
+#define READ_TWICE(st, call)                                                  \
+    do {                                                                      \
+        (st) = (call);                                                        \
+        if ((st) == STORE_UNAVAILABLE)                                        \
+            (st) = (call);                                                    \
+    } while (0)
 
 #endif

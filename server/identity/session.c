@@ -14,30 +14,6 @@
 /* Bounds the work a hostile cookie can cause before its signature fails. */
 #define COOKIE_MAX 2048
 
-const char *principal_class_scope(const struct principal *p)
-{
-    size_t n = strlen(PRINCIPAL_LTI_PREFIX);
-    if (p->kind != PRINCIPAL_INSTRUCTOR || strncmp(p->id, PRINCIPAL_LTI_PREFIX, n))
-        return NULL;
-    return p->id + n;
-}
-
-bool principal_same(const struct principal *a, const struct principal *b)
-{
-    return a->kind == b->kind && !strcmp(a->id, b->id);
-}
-
-const char *principal_kind_to_str(enum principal_kind k)
-{
-    switch (k) {
-    case PRINCIPAL_NONE: return "none";
-    case PRINCIPAL_STUDENT: return "student";
-    case PRINCIPAL_GUEST: return "guest";
-    case PRINCIPAL_INSTRUCTOR: return "instructor";
-    }
-    return "none";
-}
-
 bool session_equal(const void *a, const void *b, size_t n)
 {
     return memeql_sec(a, b, n) != 0;
@@ -230,79 +206,6 @@ bool session_pending_read(const uint8_t key[SESSION_KEY_BYTES], const char *valu
     return read_value(key, value, now, true, out);
 }
 
-bool session_cookie_name(const char *base, bool secure, char *out, size_t outsz)
-{
-    int n = snprintf(out, outsz, "%s%s", secure ? COOKIE_HOST_PREFIX : "", base);
-    return n > 0 && (size_t)n < outsz;
-}
-
-/* The header's value setting (value) or clearing (NULL) cookie base:
- * over TLS named COOKIE_HOST_PREFIX base, which the browser takes only
- * with Secure, Path=/ and no Domain, and so from no other host or
- * plain-http page; SameSite=None when framed, as a cookie inside the
- * course's frame must be (browsers take that only with Secure). */
-static bool set_cookie(const char *base, const char *value, bool secure, bool framed,
-                       unsigned max_age_s, char *out, size_t outsz)
-{
-    int n = snprintf(out, outsz, "%s%s=%s; Path=/; HttpOnly; SameSite=%s; Max-Age=%u%s",
-                     secure ? COOKIE_HOST_PREFIX : "", base, value ? value : "",
-                     secure && framed ? "None" : "Lax", value ? max_age_s : 0,
-                     secure ? "; Secure" : "");
-    return n > 0 && (size_t)n < outsz;
-}
-
-bool session_set_named_cookie(const char *base, const char *value, bool secure,
-                              unsigned max_age_s, char *out, size_t outsz)
-{
-    /* HttpOnly: no script reads it; SameSite=Lax: a cross-site POST does
-     * not carry it (the Origin check is the second lock) */
-    return set_cookie(base, value, secure, false, max_age_s, out, outsz);
-}
-
-bool session_set_framed_cookie(const char *base, const char *value, bool secure,
-                               unsigned max_age_s, char *out, size_t outsz)
-{
-    return set_cookie(base, value, secure, true, max_age_s, out, outsz);
-}
-
-bool session_set_cookie(const char *value, bool secure, unsigned max_age_s, char *out,
-                        size_t outsz)
-{
-    return session_set_named_cookie(SESSION_COOKIE, value, secure, max_age_s, out, outsz);
-}
-
-bool session_clear_cookie(bool secure, char *out, size_t outsz)
-{
-    /* None over TLS: an LTI launch set it inside the course's frame, where
-     * a Lax clearing is ignored and the session would stay */
-    return set_cookie(SESSION_COOKIE, NULL, secure, true, 0, out, outsz);
-}
-
-bool session_clear_bare_cookie(const char *base, char *out, size_t outsz)
-{
-    int n = snprintf(out, outsz, "%s=; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=0",
-                     base);
-    return n > 0 && (size_t)n < outsz;
-}
-
-unsigned session_cookie_count(const char *header, const char *name)
-{
-    unsigned count = 0;
-    size_t name_len = strlen(name);
-    const char *p = header;
-    /* pairs are "name=value" split by ';' with optional spaces; a name
-     * matches whole and case-sensitively, as browsers keep them */
-    while (p && *p && count < 2) {
-        while (*p == ' ' || *p == '\t' || *p == ';')
-            p++;
-        const char *end = strchr(p, ';');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len > name_len && !memcmp(p, name, name_len) && p[name_len] == '=')
-            count++;
-        p = end;
-    }
-    return count;
-}
 
 /* The length of the UTF-8 sequence at s (n bytes left) and its code point,
  * or 0 when it is not well formed (overlong, surrogate, past U+10FFFF). */

@@ -14,9 +14,13 @@
 #include <time.h>
 
 #include "common/defaults.h"
-#include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/identity/caller.h"
+#include "server/identity/records.h"
+#include "server/identity/session.h"
 #include "server/lti/lti.h"
+#include "server/lti/lti_http.h"
+#include "server/core/cookie.h"
 #include "server/identity/lti_tag.h"
 #include "store/store_lti.h"
 
@@ -172,7 +176,7 @@ static enum MHD_Result count_state(void *cls, enum MHD_ValueKind kind, const cha
     struct state_count *c = cls;
     (void)kind;
     if (key && value && !strcasecmp(key, MHD_HTTP_HEADER_COOKIE))
-        c->n += session_cookie_count(value, c->name);
+        c->n += cookie_count(value, c->name);
     return MHD_YES;
 }
 
@@ -260,7 +264,7 @@ static enum MHD_Result login(struct request *r)
         return page(r, 400, "The login was refused", "target_link_uri",
                     "The target_link_uri is not an address of this tool.");
     enum MHD_Result refused;
-    if (!http_sign_in_allowed(r, &refused))
+    if (!caller_sign_in_allowed(r, &refused))
         return refused;   /* each login is a write: one address cannot fill the store */
     q->platform = p;
     if (!store_new_token(q->st.state) || !store_new_token(q->st.nonce))
@@ -428,7 +432,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
             } else {
                 q->status = 303;
                 q->code = NULL;
-                class_feed_lti_changed(r->srv->feed);   /* a class or a learner may be new */
+                r->srv->class_changed(r->srv->feed);   /* a class or a learner may be new */
                 if (c.instructor) {
                     q->who.kind = PRINCIPAL_INSTRUCTOR;
                     /* vouched for by the platform, not by the instructor's token:
@@ -500,7 +504,7 @@ static enum MHD_Result launch_answer(struct request *r)
     /* inside the platform's frame the session is a third-party cookie:
      * SameSite=None (with Secure) or the browser drops it; over plain
      * http (a test, a laptop) the page's own Lax cookie */
-    bool made = session_set_framed_cookie(SESSION_COOKIE, value, r->secure, life, cookie,
+    bool made = cookie_set_framed(SESSION_COOKIE, value, r->secure, life, cookie,
                                           sizeof cookie);
     free(value);
     if (!made)

@@ -20,6 +20,8 @@
 #include "server/identity/record_budget.h"
 #include "server/core/request.h"
 #include "server/identity/session.h"
+#include "server/identity/token_guard.h"
+#include "server/core/cookie.h"
 #include "store/store.h"
 
 #include <nettle/hmac.h>
@@ -353,29 +355,29 @@ static void test_session_cookie(void **state)
     char header[300];
     /* over TLS the name is __Host-: Secure, Path=/ and no Domain, so that
      * no sibling host can set one (cookie tossing) */
-    assert_true(session_set_cookie("v", true, 60, header, sizeof header));
+    assert_true(cookie_set_session("v", true, 60, header, sizeof header));
     assert_string_equal(header, "__Host-" SESSION_COOKIE
                         "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
     assert_null(strstr(header, "Domain"));
-    assert_true(session_set_cookie("v", false, 60, header, sizeof header));
+    assert_true(cookie_set_session("v", false, 60, header, sizeof header));
     assert_string_equal(header, SESSION_COOKIE "=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60");
-    assert_true(session_set_cookie(NULL, false, 60, header, sizeof header));
+    assert_true(cookie_set_session(NULL, false, 60, header, sizeof header));
     assert_non_null(strstr(header, "Max-Age=0"));
-    assert_true(session_set_framed_cookie(SESSION_COOKIE, "v", true, 60, header, sizeof header));
+    assert_true(cookie_set_framed(SESSION_COOKIE, "v", true, 60, header, sizeof header));
     assert_string_equal(header, "__Host-" SESSION_COOKIE
                         "=v; Path=/; HttpOnly; SameSite=None; Max-Age=60; Secure");
     /* signing out over TLS clears an LTI launch's cookie inside the
      * course's frame too: SameSite=None, as it was set */
-    assert_true(session_clear_cookie(true, header, sizeof header));
+    assert_true(cookie_clear_session(true, header, sizeof header));
     assert_string_equal(header, "__Host-" SESSION_COOKIE
                         "=; Path=/; HttpOnly; SameSite=None; Max-Age=0; Secure");
-    assert_true(session_clear_cookie(false, header, sizeof header));
+    assert_true(cookie_clear_session(false, header, sizeof header));
     assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
-    assert_true(session_clear_bare_cookie(SESSION_COOKIE, header, sizeof header));
+    assert_true(cookie_clear_bare(SESSION_COOKIE, header, sizeof header));
     assert_string_equal(header, SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=None; Secure; Max-Age=0");
-    assert_true(session_cookie_name(SESSION_COOKIE, true, header, sizeof header));
+    assert_true(cookie_name(SESSION_COOKIE, true, header, sizeof header));
     assert_string_equal(header, "__Host-" SESSION_COOKIE);
-    assert_false(session_set_cookie("v", true, 60, header, 20));
+    assert_false(cookie_set_session("v", true, 60, header, 20));
 }
 
 /* Two values of one cookie are seen whole-name only, whatever the spaces;
@@ -399,11 +401,11 @@ static void test_session_cookie_count(void **state)
         { "", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        assert_int_equal(session_cookie_count(cases[i].header, "a"), cases[i].want);
-    assert_int_equal(session_cookie_count(NULL, "a"), 0);
+        assert_int_equal(cookie_count(cases[i].header, "a"), cases[i].want);
+    assert_int_equal(cookie_count(NULL, "a"), 0);
     /* the prefixed name is another name */
-    assert_int_equal(session_cookie_count("__Host-a=1; a=2", "a"), 1);
-    assert_int_equal(session_cookie_count("__Host-a=1; a=2", "__Host-a"), 1);
+    assert_int_equal(cookie_count("__Host-a=1; a=2", "a"), 1);
+    assert_int_equal(cookie_count("__Host-a=1; a=2", "__Host-a"), 1);
 }
 
 /* A value this server makes says so ("h"); one an older server made reads
@@ -620,7 +622,7 @@ static void test_token_guard(void **state)
     unsigned retry = 0;
     for (unsigned i = 0; i < TOKEN_FAILURES_PER_WINDOW; i++) {
         assert_true(token_guard_allow(g, &one, 100, &retry));
-        token_guard_fail(g, &one, 100);
+        token_guard_count(g, &one, 100);
     }
     assert_false(token_guard_allow(g, &one, 101, &retry));
     assert_int_equal(retry, TOKEN_FAILURE_WINDOW_S - 1);
@@ -633,8 +635,8 @@ static void test_token_guard(void **state)
     token_guard_free(g);
     /* another budget: the sign-ins' */
     g = token_guard_new(2, 60);
-    token_guard_fail(g, &one, 100);
-    token_guard_fail(g, &one, 100);
+    token_guard_count(g, &one, 100);
+    token_guard_count(g, &one, 100);
     assert_false(token_guard_allow(g, &one, 130, &retry));
     assert_int_equal(retry, 30);
     assert_true(token_guard_allow(g, &one, 160, &retry));
