@@ -30,9 +30,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     files = static_files_load("static", err, sizeof err);   /* run from the repo root */
-    client_rules_init(&rules);
-    trusted_proxies_add(&rules.proxies, "127.0.0.1", err, sizeof err);
-    trusted_proxies_add(&rules.proxies, "10.0.0.0/8", err, sizeof err);
+    client_addr_rules_init(&rules);
+    client_addr_proxies_add(&rules.proxies, "127.0.0.1", err, sizeof err);
+    client_addr_proxies_add(&rules.proxies, "10.0.0.0/8", err, sizeof err);
     forwarded_rules = rules;
     forwarded_rules.header = CLIENT_HEADER_FORWARDED;
     return 0;

@@ -165,7 +165,7 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
         break;
     }
     case O_TRUSTED: snprintf(buf, n, "%s", c->clients.proxies.n ? "set" : "none"); break;
-    case O_PROXY_HEADER: snprintf(buf, n, "%s", client_header_to_str(c->clients.header)); break;
+    case O_PROXY_HEADER: snprintf(buf, n, "%s", client_addr_header_to_str(c->clients.header)); break;
     case O_IPV6_PREFIX: snprintf(buf, n, "%u", c->clients.ipv6_prefix); break;
     case O_SEED: snprintf(buf, n, "%s", c->fixed_seed ? "fixed" : "fresh"); break;
     case O_MAX_CONN: snprintf(buf, n, "%u", c->max_connections); break;
@@ -226,7 +226,7 @@ static bool add_proxies(struct server_config *c, const char *value)
     char list[1024], err[200];
     snprintf(list, sizeof list, "%s", value);
     for (char *save, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        if (!trusted_proxies_add(&c->clients.proxies, item, err, sizeof err)) {
+        if (!client_addr_proxies_add(&c->clients.proxies, item, err, sizeof err)) {
             fprintf(stderr, "butterfly-server: %s\n", err);
             return false;
         }
@@ -254,7 +254,7 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
     case O_WORKER: c->worker_path = value; break;
     case O_TRUSTED: return add_proxies(c, value);
     case O_PROXY_HEADER:
-        if (!client_header_parse(value, &c->clients.header)) {
+        if (!client_addr_header_parse(value, &c->clients.header)) {
             fprintf(stderr, "butterfly-server: bad --proxy-header \"%.80s\" (X-Forwarded-For "
                     "or Forwarded)\n", value);
             return false;

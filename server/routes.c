@@ -163,14 +163,14 @@ static void resolve_client(struct request *r)
                                                     "X-Forwarded-Proto");
     r->secure = (pub && !strncmp(pub, "https://", 8)) ||
                 (proto && !strcmp(proto, "https") &&
-                 trusted_proxies_contain(&rules->proxies, &peer));
+                 client_addr_proxies_contain(&rules->proxies, &peer));
     /* the headers are read only for a trusted peer; joining them costs a
      * walk over the request's headers, so only then */
-    if (rules->proxies.n == 0 || !trusted_proxies_contain(&rules->proxies, &peer)) {
+    if (rules->proxies.n == 0 || !client_addr_proxies_contain(&rules->proxies, &peer)) {
         client_addr_resolve(&peer, NULL, rules, &r->client);
         return;
     }
-    struct forwarding f = { client_header_to_str(rules->header), "", false };
+    struct forwarding f = { client_addr_header_to_str(rules->header), "", false };
     MHD_get_connection_values(r->conn, MHD_HEADER_KIND, join_forwarding, &f);
     client_addr_resolve(&peer, f.found ? f.joined : NULL, rules, &r->client);
 }

@@ -26,7 +26,7 @@ void server_config_init(struct server_config *c)
     c->max_wait_ms = DEFAULT_MAX_WAIT_MS;
     c->deadline_ms = DEFAULT_DEADLINE_MS;
     c->recycle_after = DEFAULT_RECYCLE_AFTER;
-    client_rules_init(&c->clients);
+    client_addr_rules_init(&c->clients);
     c->max_connections = DEFAULT_MAX_CONNECTIONS;
     c->per_ip_connections = DEFAULT_PER_IP_CONNECTIONS;
     c->connection_timeout_s = DEFAULT_IDLE_TIMEOUT_S;

@@ -9,20 +9,20 @@
 
 #include "common/defaults.h"
 
-void client_rules_init(struct client_rules *r)
+void client_addr_rules_init(struct client_rules *r)
 {
     memset(r, 0, sizeof *r);
-    if (!client_header_parse(DEFAULT_PROXY_HEADER, &r->header))
+    if (!client_addr_header_parse(DEFAULT_PROXY_HEADER, &r->header))
         r->header = CLIENT_HEADER_X_FORWARDED_FOR;
     r->ipv6_prefix = DEFAULT_IPV6_CLIENT_PREFIX;
 }
 
-const char *client_header_to_str(enum client_header h)
+const char *client_addr_header_to_str(enum client_header h)
 {
     return h == CLIENT_HEADER_FORWARDED ? "Forwarded" : "X-Forwarded-For";
 }
 
-bool client_header_parse(const char *name, enum client_header *h)
+bool client_addr_header_parse(const char *name, enum client_header *h)
 {
     if (!strcasecmp(name, "X-Forwarded-For"))
         *h = CLIENT_HEADER_X_FORWARDED_FOR;
@@ -88,7 +88,7 @@ bool client_addr_from_sockaddr(const struct sockaddr *sa, struct client_id *out)
     return false;
 }
 
-bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz)
+bool client_addr_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz)
 {
     char text[CLIENT_ADDR_LEN];
     struct trusted_net net;
@@ -141,7 +141,7 @@ static bool in_net(const struct trusted_net *net, const struct client_id *a)
     return (net->addr[full] & mask) == (addr[full] & mask);
 }
 
-bool trusted_proxies_contain(const struct trusted_proxies *t, const struct client_id *addr)
+bool client_addr_proxies_contain(const struct trusted_proxies *t, const struct client_id *addr)
 {
     for (size_t i = 0; i < t->n; i++)
         if (in_net(&t->nets[i], addr))
@@ -231,7 +231,7 @@ static bool walk(const char *header, bool forwarded, const struct trusted_proxie
             return false;
         if (!hop_address(hop, hn, addr))
             return false;
-        if (!trusted_proxies_contain(t, addr))
+        if (!client_addr_proxies_contain(t, addr))
             return true;
         *last_trusted = true;
         *lt = *addr;
@@ -248,7 +248,7 @@ void client_addr_resolve(const struct client_id *peer, const char *forwarding,
     const struct client_id *client = peer;
     const struct trusted_proxies *t = &r->proxies;
     if (peer->family != CLIENT_LOCAL && t->n > 0 && forwarding &&
-        trusted_proxies_contain(t, peer)) {
+        client_addr_proxies_contain(t, peer)) {
         if (walk(forwarding, r->header == CLIENT_HEADER_FORWARDED, t, &hop, &last_trusted, &last))
             client = &hop;
         else if (last_trusted)

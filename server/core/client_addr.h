@@ -59,13 +59,13 @@ struct client_rules {
 };
 
 /* The defaults: no trusted proxy, X-Forwarded-For, DEFAULT_IPV6_CLIENT_PREFIX. */
-void client_rules_init(struct client_rules *r);
+void client_addr_rules_init(struct client_rules *r);
 
 /* The header's name as HTTP writes it ("X-Forwarded-For", "Forwarded"). */
-const char *client_header_to_str(enum client_header h);
+const char *client_addr_header_to_str(enum client_header h);
 
 /* Parses a header name (either, case-insensitive) into *h; false if neither. */
-bool client_header_parse(const char *name, enum client_header *h);
+bool client_addr_header_parse(const char *name, enum client_header *h);
 
 /*
  * Adds "ADDR" or "ADDR/PREFIX" (IPv4 or IPv6) to the trusted proxies. An
@@ -73,7 +73,7 @@ bool client_header_parse(const char *name, enum client_header *h);
  * 10.0.0.0/8), as are the hops of the headers and a dual-stack peer.
  * False with a reason in err when it does not parse or the list is full.
  */
-bool trusted_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz);
+bool client_addr_proxies_add(struct trusted_proxies *t, const char *spec, char *err, size_t errsz);
 
 /*
  * The peer of a connection as a whole address (prefix 32 or 128): an
@@ -88,7 +88,7 @@ bool client_addr_from_sockaddr(const struct sockaddr *sa, struct client_id *out)
 bool client_addr_parse(const char *text, struct client_id *out);
 
 /* Whether the address `addr` (a whole one) is a trusted proxy. */
-bool trusted_proxies_contain(const struct trusted_proxies *t, const struct client_id *addr);
+bool client_addr_proxies_contain(const struct trusted_proxies *t, const struct client_id *addr);
 
 /*
  * The client of a request whose peer address is `peer` (a whole address,

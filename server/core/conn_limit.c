@@ -40,7 +40,7 @@ struct conn_limit {
     struct conn_limit_stats st;    /* the counters; open and waiting kept as they change */
 };
 
-const char *conn_verdict_to_str(enum conn_verdict v)
+const char *conn_limit_verdict_to_str(enum conn_verdict v)
 {
     switch (v) {
     case CONN_OK: return "ok";
@@ -127,7 +127,7 @@ static bool peer_of(const struct conn_limit *l, const struct sockaddr *sa, struc
         *proxy = false;
         return false;
     }
-    *proxy = trusted_proxies_contain(&l->o.rules->proxies, &whole);
+    *proxy = client_addr_proxies_contain(&l->o.rules->proxies, &whole);
     client_addr_resolve(&whole, NULL, l->o.rules, key);
     return true;
 }

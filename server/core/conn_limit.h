@@ -60,7 +60,7 @@ enum conn_verdict {
 };
 
 /* "ok", "busy", "client_full". */
-const char *conn_verdict_to_str(enum conn_verdict v);
+const char *conn_limit_verdict_to_str(enum conn_verdict v);
 
 /* What was done, for /metrics. */
 struct conn_limit_stats {

@@ -9,7 +9,11 @@
  */
 #include "server/lti/lti_internal.h"
 
+#include "server/lti/lti_fetch.h"
+#include "server/lti/lti_keys.h"
+
 #include <curl/curl.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,174 +21,16 @@
 #include "common/defaults.h"
 #include "store/store_lti.h"
 
-/* ---- outbound calls ----------------------------------------------------------- */
-
-struct sink {
-    char *buf;
-    size_t len, max;
-    bool over;
-};
-
-static size_t sink_write(char *data, size_t size, size_t n, void *arg)
-{
-    struct sink *k = arg;
-    size_t add = size * n;
-    if (k->len + add > k->max) {
-        k->over = true;
-        return 0;   /* libcurl stops the transfer */
-    }
-    char *grown = realloc(k->buf, k->len + add + 1);
-    if (!grown)
-        return 0;
-    memcpy(grown + k->len, data, add);
-    k->buf = grown;
-    k->len += add;
-    k->buf[k->len] = '\0';
-    return add;
-}
-
-bool lti_http_fetch(const struct lti_platform *p, const char *url, const char *body,
-                    const char *ctype, const char *bearer, const char *accept, size_t max,
-                    long timeout_ms, char **out, long *status, char *err, size_t errsz)
-{
-    *out = NULL;
-    *status = 0;
-    /* only the registration's hosts: a line item comes in a launch, and
-     * no address anyone else names is called with our assertion or token */
-    if (!p || !lti_platform_allows(p, url)) {
-        snprintf(err, errsz, "the address is not at a host of the platform's registration");
-        return false;
-    }
-    CURL *c = curl_easy_init();
-    if (!c) {
-        snprintf(err, errsz, "libcurl could not start");
-        return false;
-    }
-    struct sink k = { NULL, 0, max, false };
-    struct curl_slist *h = NULL;
-    char line[4200];
-    if (ctype) {
-        snprintf(line, sizeof line, "Content-Type: %s", ctype);
-        h = curl_slist_append(h, line);
-    }
-    if (accept) {
-        snprintf(line, sizeof line, "Accept: %s", accept);
-        h = curl_slist_append(h, line);
-    }
-    if (bearer) {
-        snprintf(line, sizeof line, "Authorization: Bearer %s", bearer);
-        h = curl_slist_append(h, line);
-    }
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)LTI_CONNECT_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &k);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "butterfly-grader-lti");
-    if (h)
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    if (body) {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-    CURLcode rc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
-    if (rc != CURLE_OK || k.over) {
-        snprintf(err, errsz, "%s", k.over ? "the answer is over its size bound"
-                                          : curl_easy_strerror(rc));
-        free(k.buf);
-        return false;
-    }
-    *out = k.buf ? k.buf : strdup("");
-    return *out != NULL;
-}
-
-/* ---- the tool's keys ---------------------------------------------------------- */
-
-/* The public half of a stored private JWK, with its kid, alg and use. */
-static json_t *public_jwk(const char *kid, const char *priv_json)
-{
-    jwk_t *priv = NULL, *pub = NULL;
-    json_t *out = NULL;
-    if (r_jwk_init(&priv) == RHN_OK && r_jwk_init(&pub) == RHN_OK &&
-        r_jwk_import_from_json_str(priv, priv_json) == RHN_OK &&
-        r_jwk_extract_pubkey(priv, pub, R_FLAG_IGNORE_REMOTE) == RHN_OK) {
-        r_jwk_set_property_str(pub, "kid", kid);
-        r_jwk_set_property_str(pub, "alg", "RS256");
-        r_jwk_set_property_str(pub, "use", "sig");
-        out = r_jwk_export_to_json_t(pub);
-    }
-    r_jwk_free(priv);
-    r_jwk_free(pub);
-    return out;
-}
-
-struct key_pick {
-    json_t *keys;           /* the public set */
-    char *signing_jwk;      /* the newest key's private JWK */
-    char signing_kid[64];
-    int64_t now;
-};
-
-static bool pick_key(const struct store_lti_key *k, void *arg)
-{
-    struct key_pick *p = arg;
-    if (k->retired_ms && k->retired_ms + (int64_t)LTI_KEY_OVERLAP_S * 1000 < p->now)
-        return true;   /* past its overlap: no longer published */
-    json_t *pub = public_jwk(k->kid, k->jwk);
-    if (pub)
-        json_array_append_new(p->keys, pub);
-    if (!k->retired_ms && !p->signing_jwk) {
-        p->signing_jwk = strdup(k->jwk);
-        snprintf(p->signing_kid, sizeof p->signing_kid, "%s", k->kid);
-    }
-    return true;
-}
-
-bool lti_signing_key(struct store *s, jwk_t **key, char kid[64], char *err, size_t errsz)
-{
-    struct store_error e = { 0 };
-    struct key_pick p = { json_array(), NULL, "", store_now_ms() };
-    enum store_status st = store_lti_keys_each(s, pick_key, &p, &e);
-    json_decref(p.keys);
-    *key = NULL;
-    bool ok = st == STORE_OK && p.signing_jwk && r_jwk_init(key) == RHN_OK &&
-              r_jwk_import_from_json_str(*key, p.signing_jwk) == RHN_OK;
-    if (ok) {
-        snprintf(kid, 64, "%s", p.signing_kid);
-    } else {
-        snprintf(err, errsz, "no signing key in the store (%s)", e.message);
-        r_jwk_free(*key);
-        *key = NULL;
-    }
-    free(p.signing_jwk);
-    return ok;
-}
-
 /* Rereads the public key set from the store into memory. */
 static void refresh_keys(struct lti *l, struct store *s)
 {
-    struct store_error e = { 0 };
-    struct key_pick p = { json_array(), NULL, "", store_now_ms() };
-    if (store_lti_keys_each(s, pick_key, &p, &e) == STORE_OK) {
-        json_t *doc = json_pack("{s:O}", "keys", p.keys);
-        char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-        if (text) {
-            pthread_mutex_lock(&l->lock);
-            free(l->jwks);
-            l->jwks = text;
-            pthread_mutex_unlock(&l->lock);
-        }
+    char *text = lti_keys_public_text(s);
+    if (text) {
+        pthread_mutex_lock(&l->lock);
+        free(l->jwks);
+        l->jwks = text;
+        pthread_mutex_unlock(&l->lock);
     }
-    json_decref(p.keys);
-    free(p.signing_jwk);
 }
 
 char *lti_jwks_text(struct lti *l)
@@ -258,7 +104,7 @@ static void *fetch_thread(void *arg)
     char *text = NULL, err[160], why[256] = "";
     long status = 0;
     jwks_t *set = NULL;
-    if (!lti_http_fetch(p, p->key_set_url, NULL, NULL, NULL, "application/json",
+    if (!lti_fetch(p, p->key_set_url, NULL, NULL, NULL, "application/json",
                         LTI_MAX_KEY_SET, LTI_FETCH_TIMEOUT_MS, &text, &status, err, sizeof err))
         snprintf(why, sizeof why, "The platform's key set could not be fetched (%s).", err);
     else if (status != 200)
@@ -571,7 +417,7 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
         goto fail;
     }
     l->thread_started = true;
-    if (!lti_sender_start(l)) {
+    if (!lti_ags_start(l)) {
         snprintf(err, errsz, "cannot start LTI's score sender");
         goto fail;
     }
@@ -599,7 +445,7 @@ void lti_quiesce(struct lti *l)
             pthread_join(l->keysets[i].fetcher, NULL);
         l->keysets[i].joinable = false;
     }
-    lti_sender_stop(l);
+    lti_ags_stop(l);
 }
 
 void lti_free(struct lti *l)

@@ -37,7 +37,7 @@ struct lti_platform {
     char *deployment_ids[LTI_MAX_DEPLOYMENTS];
     size_t n_deployments;
     char *auth_login_url, *auth_token_url, *key_set_url;
-    /* where the tool may call (lti_url_origin's form, each once): nothing
+    /* where the tool may call (lti_config_url_origin's form, each once): nothing
      * outside them is fetched for this registration */
     char origins[LTI_MAX_ORIGINS][LTI_ORIGIN_SIZE];
     size_t n_origins;
@@ -66,11 +66,11 @@ void lti_config_free(struct lti_config *c);
  * "scheme://host:port" with the scheme's port when none is written, into
  * out. False for anything else, and for a URL with a user or password
  * (libcurl would send them). */
-bool lti_url_origin(const char *url, char *out, size_t outsz);
+bool lti_config_url_origin(const char *url, char *out, size_t outsz);
 
 /* Whether url is at one of p's origins (p->origins): the only addresses a
  * call made for p may go to. */
-bool lti_platform_allows(const struct lti_platform *p, const char *url);
+bool lti_config_allows(const struct lti_platform *p, const char *url);
 
 /* The registration of (issuer, client_id); client_id NULL or "" matches
  * the issuer's only one (a login may leave it out). NULL when none, or
@@ -207,16 +207,5 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
                                  bool may_wait,
                                  void (*fn)(struct lti *l, struct store *s, void *arg),
                                  void *arg, json_t **claims, struct lti_refusal *why);
-
-/* libcurl, bounded: GET (body NULL) or POST body with content type ctype
- * and optional bearer token, to url only if it is at one of p's origins
- * (lti_platform_allows); no redirect followed, a connect and a total
- * timeout; the answer (at most max bytes) into *out (a NUL-terminated
- * string the caller frees), its status into *status. False with a
- * sentence in err when no answer came (or it was too big, or url is not
- * p's). */
-bool lti_http_fetch(const struct lti_platform *p, const char *url, const char *body,
-                    const char *ctype, const char *bearer, const char *accept, size_t max,
-                    long timeout_ms, char **out, long *status, char *err, size_t errsz);
 
 #endif

@@ -12,6 +12,9 @@
 
 #include "common/verdict.h"
 #include "server/lti/lti_internal.h"
+
+#include "server/lti/lti_fetch.h"
+#include "server/lti/lti_keys.h"
 #include "store/store_lti.h"
 
 #define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -86,7 +89,7 @@ static char *client_assertion(struct lti *l, const struct lti_platform *p, char 
 {
     jwk_t *key = NULL;
     char kid[64], jti[STORE_ID_SIZE];
-    if (!lti_signing_key(l->sender_store, &key, kid, err, errsz))
+    if (!lti_keys_signing(l->sender_store, &key, kid, err, errsz))
         return NULL;
     if (!store_new_id(jti)) {
         r_jwk_free(key);
@@ -142,7 +145,7 @@ static const char *access_token(struct lti *l, size_t i, char *err, size_t errsz
     free(assertion);
     char *answer = NULL;
     long status = 0;
-    bool ok = lti_http_fetch(p, p->auth_token_url, body, "application/x-www-form-urlencoded",
+    bool ok = lti_fetch(p, p->auth_token_url, body, "application/x-www-form-urlencoded",
                              NULL, "application/json", LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS,
                              &answer, &status, err, errsz);
     free(body);
@@ -195,9 +198,9 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     *permanent = false;
     /* the line item came in a launch: a host outside the registration's
      * gets neither our token nor a retry */
-    if (!lti_platform_allows(&l->cfg.p[i], d->lineitem)) {
+    if (!lti_config_allows(&l->cfg.p[i], d->lineitem)) {
         char origin[LTI_ORIGIN_SIZE];
-        if (!lti_url_origin(d->lineitem, origin, sizeof origin))
+        if (!lti_config_url_origin(d->lineitem, origin, sizeof origin))
             snprintf(origin, sizeof origin, "(none)");
         snprintf(err, errsz, "the line item's origin %.200s is not one of the registration's "
                  "(docs/LTI.md: service_origins)", origin);
@@ -231,7 +234,7 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     }
     char *answer = NULL;
     long status = 0;
-    bool ok = lti_http_fetch(&l->cfg.p[i], url, body, "application/vnd.ims.lis.v1.score+json",
+    bool ok = lti_fetch(&l->cfg.p[i], url, body, "application/vnd.ims.lis.v1.score+json",
                              token, NULL, LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status,
                              err, errsz);
     free(body);
@@ -324,13 +327,13 @@ static void *sender_thread(void *arg)
     return NULL;
 }
 
-bool lti_sender_start(struct lti *l)
+bool lti_ags_start(struct lti *l)
 {
     l->sender_started = pthread_create(&l->sender, NULL, sender_thread, l) == 0;
     return l->sender_started;
 }
 
-void lti_sender_stop(struct lti *l)
+void lti_ags_stop(struct lti *l)
 {
     pthread_mutex_lock(&l->lock);
     l->stopping = true;

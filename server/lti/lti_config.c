@@ -81,7 +81,7 @@ static bool take_frame_origins(json_t *o, size_t i, struct lti_config *out, char
     return true;
 }
 
-bool lti_url_origin(const char *url, char *out, size_t outsz)
+bool lti_config_url_origin(const char *url, char *out, size_t outsz)
 {
     /* libcurl's own parser, the one that will make the call: a check
      * made by another could be told "http://a@b/" and see a different host */
@@ -109,10 +109,10 @@ bool lti_url_origin(const char *url, char *out, size_t outsz)
     return ok;
 }
 
-bool lti_platform_allows(const struct lti_platform *p, const char *url)
+bool lti_config_allows(const struct lti_platform *p, const char *url)
 {
     char origin[LTI_ORIGIN_SIZE];
-    if (!lti_url_origin(url, origin, sizeof origin))
+    if (!lti_config_url_origin(url, origin, sizeof origin))
         return false;
     for (size_t i = 0; i < p->n_origins; i++)
         if (!strcmp(p->origins[i], origin))
@@ -125,7 +125,7 @@ static bool add_origin(struct lti_platform *p, const char *url, size_t i, const 
                        char *err, size_t errsz)
 {
     char origin[LTI_ORIGIN_SIZE];
-    if (!lti_url_origin(url, origin, sizeof origin)) {
+    if (!lti_config_url_origin(url, origin, sizeof origin)) {
         snprintf(err, errsz, "platform %zu: \"%s\" is not an http(s) address with a host "
                  "(and no user or password)", i + 1, key);
         return false;
@@ -147,7 +147,7 @@ static bool take_origins(json_t *o, struct lti_platform *p, size_t i, char *err,
         !add_origin(p, p->auth_token_url, i, "auth_token_url", err, errsz) ||
         !add_origin(p, p->key_set_url, i, "key_set_url", err, errsz))
         return false;
-    if (lti_url_origin(p->issuer, scratch, sizeof scratch) &&
+    if (lti_config_url_origin(p->issuer, scratch, sizeof scratch) &&
         !add_origin(p, p->issuer, i, "issuer", err, errsz))
         return false;
     json_t *list = json_object_get(o, "service_origins");

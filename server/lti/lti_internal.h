@@ -85,11 +85,8 @@ struct lti {
     uint64_t scores_sent, scores_retried, scores_failed;
 };
 
-/* The newest key's private JWK (for signing) and its kid. */
-bool lti_signing_key(struct store *s, jwk_t **key, char kid[64], char *err, size_t errsz);
-
 /* The score sender (lti_ags.c). */
-bool lti_sender_start(struct lti *l);
-void lti_sender_stop(struct lti *l);
+bool lti_ags_start(struct lti *l);
+void lti_ags_stop(struct lti *l);
 
 #endif

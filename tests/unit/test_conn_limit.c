@@ -94,7 +94,7 @@ static void test_ipv6_network_is_one_client(void **state)
 {
     (void)state;
     struct client_rules rules;
-    client_rules_init(&rules);
+    client_addr_rules_init(&rules);
     struct conn_limit *l = made(100, 2, &rules);
     struct conn a, b, c, d;
     assert_true(connect_from(l, "2001:db8:1::1", &a));
@@ -127,7 +127,7 @@ static void test_mapped_ipv4_is_the_address(void **state)
 {
     (void)state;
     struct client_rules rules;
-    client_rules_init(&rules);
+    client_addr_rules_init(&rules);
     struct conn_limit *l = made(100, 1, &rules);
     struct conn a, b;
     assert_true(connect_from(l, "192.0.2.7", &a));
@@ -142,7 +142,7 @@ static void test_full_closes_the_longest_wait(void **state)
 {
     (void)state;
     struct client_rules rules;
-    client_rules_init(&rules);
+    client_addr_rules_init(&rules);
     struct conn_limit *l = made(3, 0, &rules);
     struct conn c[5];
     struct client_id who;
@@ -183,7 +183,7 @@ static void test_all_busy_answers_busy(void **state)
 {
     (void)state;
     struct client_rules rules;
-    client_rules_init(&rules);
+    client_addr_rules_init(&rules);
     struct conn_limit *l = made(2, 0, &rules);
     struct conn c[2 + CONNECTION_SPARE + 1];
     struct client_id who;
@@ -194,7 +194,7 @@ static void test_all_busy_answers_busy(void **state)
     }
     struct conn extra;
     assert_true(connect_from(l, "192.0.2.9", &extra));
-    assert_string_equal(conn_verdict_to_str(conn_limit_headers(l, extra.slot, &who)), "busy");
+    assert_string_equal(conn_limit_verdict_to_str(conn_limit_headers(l, extra.slot, &who)), "busy");
     gone(l, &extra);
     /* the spare fills with ones that never send a header: each newcomer
      * closes the longest wait among them, until none is left to close */
@@ -219,8 +219,8 @@ static void test_header_deadline(void **state)
     (void)state;
     char err[128];
     struct client_rules rules;
-    client_rules_init(&rules);
-    assert_true(trusted_proxies_add(&rules.proxies, "10.0.0.1", err, sizeof err));
+    client_addr_rules_init(&rules);
+    assert_true(client_addr_proxies_add(&rules.proxies, "10.0.0.1", err, sizeof err));
     struct conn_limit *l = made(10, 0, &rules);
     struct conn early, late, proxy, kept;
     struct client_id who;
@@ -263,8 +263,8 @@ static void test_forwarded_client_counted(void **state)
     (void)state;
     char err[128];
     struct client_rules rules;
-    client_rules_init(&rules);
-    assert_true(trusted_proxies_add(&rules.proxies, "10.0.0.1", err, sizeof err));
+    client_addr_rules_init(&rules);
+    assert_true(client_addr_proxies_add(&rules.proxies, "10.0.0.1", err, sizeof err));
     struct conn_limit *l = made(10, 2, &rules);
     struct conn c[4];
     for (int k = 0; k < 4; k++)

@@ -280,11 +280,11 @@ static void origins(void **state)
         { "not a url", false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        assert_int_equal(lti_platform_allows(canvas, cases[i].url), cases[i].ok);
-    assert_true(lti_platform_allows(other, "https://a.example/k"));
-    assert_false(lti_platform_allows(other, "https://school.instructure.com/x"));
+        assert_int_equal(lti_config_allows(canvas, cases[i].url), cases[i].ok);
+    assert_true(lti_config_allows(other, "https://a.example/k"));
+    assert_false(lti_config_allows(other, "https://school.instructure.com/x"));
     char o[LTI_ORIGIN_SIZE];
-    assert_true(lti_url_origin("http://Host.Example/p?q", o, sizeof o));
+    assert_true(lti_config_url_origin("http://Host.Example/p?q", o, sizeof o));
     assert_string_equal(o, "http://host.example:80");
     /* a service origin is an origin: no path, user or wildcard */
     struct lti_config c;

@@ -16,6 +16,13 @@ usage: test_rooms.py SOURCE_ROOT BUILD_ROOT
    the GPU stack).
 4. Suite names match folders: every test's program (its script, or the
    source of its executable) is in tests/SUITE/.
+5. The server's own rooms: core <- identity <- features (grade, records,
+   class, lti), with main.c, server.c and routes.c on top (they may
+   include any room). A core file includes only core; identity, core and
+   identity; a feature, core, identity and its own room, never another
+   feature's header. At most three files on top.
+6. The include graph between the server's rooms has no circle (the call
+   graph between its files is tests/unit/test_call_graph.py's).
 
 Each check is first run on a made-up tree that breaks it, so a check that
 cannot fail fails the test.
@@ -47,6 +54,17 @@ ALLOWED = {
     "bench": None,
     "fuzz": None,
 }
+# The server's rooms (server/ROOM/file) and what each may include; the
+# files on top (server/main.c ...) may include every room.
+SERVER_ROOMS = {
+    "core": {"core"},
+    "identity": {"core", "identity"},
+    "grade": {"core", "identity", "grade"},
+    "records": {"core", "identity", "records"},
+    "class": {"core", "identity", "class"},
+    "lti": {"core", "identity", "lti"},
+}
+SERVER_TOP = {"main.c", "server.c", "routes.c", "meson.build", "README.md"}
 # Made by the build, not in the sources: include name -> producer.
 GENERATED = {"common/config.h", "engine/harness_template.h", "server/openapi_doc.h"}
 # The system headers a project header could shadow and the code uses.
@@ -102,6 +120,74 @@ def include_problems(root, rels):
                 problems.append(f"{where}: {here}/ may include only "
                                 f"{', '.join(sorted(allowed))}")
     return problems
+
+
+def server_room(rel):
+    """The server room of a repository-relative path: "top" for a file
+    beside main.c, None outside server/ (or a generated header)."""
+    parts = rel.split("/")
+    if parts[0] != "server" or rel in GENERATED:
+        return None
+    return "top" if len(parts) == 2 else parts[1]
+
+
+def server_room_problems(root, rels):
+    """Includes that break the server's room rule, unknown rooms, too many
+    files on top, and circles in the include graph between its rooms."""
+    problems = []
+    graph = {}
+    for rel in rels:
+        here = server_room(rel)
+        if here is None:
+            continue
+        if here == "top":
+            if os.path.basename(rel) not in SERVER_TOP:
+                problems.append(f"{rel}: on top of server/ beside main.c; put it in a room "
+                                f"({', '.join(sorted(SERVER_ROOMS))})")
+        elif here not in SERVER_ROOMS:
+            problems.append(f"{rel}: server/{here}/ is no room of the server")
+            continue
+        text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
+        for name in INCLUDE.findall(text):
+            there = server_room(name)
+            if there is None:
+                continue
+            if there == "top":
+                problems.append(f"{rel}: #include \"{name}\": the top of server/ is "
+                                "included by no room")
+                continue
+            graph.setdefault(here, set()).add(there)
+            if here != "top" and there not in SERVER_ROOMS.get(here, set()):
+                problems.append(f"{rel}: #include \"{name}\": server/{here}/ may include "
+                                f"only {', '.join(sorted(SERVER_ROOMS[here]))}")
+    for cycle in circles(graph):
+        problems.append(f"the server's rooms include each other in a circle: "
+                        f"{' -> '.join(cycle)}")
+    return problems
+
+
+def circles(graph):
+    """The circles of a directed graph {node: {nodes}} (self-loops aside),
+    each once, as a path back to its first node."""
+    found, state, path = [], {}, []
+
+    def visit(n):
+        state[n] = 1
+        path.append(n)
+        for m in sorted(graph.get(n, ())):
+            if m == n:
+                continue
+            if state.get(m) == 1:
+                found.append(path[path.index(m):] + [m])
+            elif m not in state:
+                visit(m)
+        path.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n)
+    return found
 
 
 def compile_units(build):
@@ -213,6 +299,17 @@ def tracked_sources(root):
     return sorted(f for f in files if f.endswith(SOURCE_EXT) and "node_modules" not in f)
 
 
+def git_files(root, under):
+    """Every file git knows under a folder (the top of server/ holds no
+    more than main.c, server.c, routes.c and its build file)."""
+    out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others",
+                          "--exclude-standard", under], capture_output=True, text=True)
+    if out.returncode == 0:
+        return out.stdout.split()
+    return [os.path.relpath(os.path.join(d, f), root)
+            for d, _, fs in os.walk(os.path.join(root, under)) for f in fs]
+
+
 def self_test():
     """Each check on a tree that breaks it: it must complain."""
     with tempfile.TemporaryDirectory() as t:
@@ -248,6 +345,30 @@ def self_test():
                                        [os.path.join(t, "tests/unit/test_x.c")]})
         if len(got) != 1 or "abuse_in_hostile" not in got[0]:
             return [f"self-test: the suite check gave {got}"]
+        # the server's rooms: core including identity, a feature including
+        # another's header, a stray file on top, a room of no name, and a
+        # circle (core -> identity -> core) must all be flagged; a feature
+        # including core and identity, and the top including a feature, not
+        write("server/core/req.h", "")
+        write("server/core/resp.c", "#include \"server/identity/who.h\"\n")
+        write("server/identity/who.h", "#include \"server/core/req.h\"\n")
+        write("server/grade/sub.c", "#include \"server/records/rec.h\"\n")
+        write("server/records/rec.h", "#include \"server/core/req.h\"\n"
+                                      "#include \"server/identity/who.h\"\n")
+        write("server/extra.c", "")
+        write("server/misc/x.c", "")
+        write("server/routes.c", "#include \"server/grade/sub.h\"\n")
+        write("server/grade/sub.h", "")
+        rels = ["server/core/req.h", "server/core/resp.c", "server/identity/who.h",
+                "server/grade/sub.c", "server/records/rec.h", "server/extra.c",
+                "server/misc/x.c", "server/routes.c", "server/grade/sub.h"]
+        got = server_room_problems(t, rels)
+        want = {"server/core/resp.c: #include", "server/grade/sub.c: #include",
+                "server/extra.c: on top", "server/misc/x.c: server/misc/", "in a circle"}
+        missing = [w for w in want if not any(w in p for p in got)]
+        wrong = [p for p in got if "rec.h:" in p or "routes.c:" in p or "sub.h:" in p]
+        if missing or wrong or len(got) != len(want):
+            return [f"self-test: the server room check gave {got}"]
     return []
 
 
@@ -255,6 +376,10 @@ def main():
     root, build = (os.path.realpath(a) for a in sys.argv[1:3])
     problems = self_test()
     problems += include_problems(root, tracked_sources(root))
+    problems += server_room_problems(root, [f for f in tracked_sources(root)
+                                            if f.startswith("server/")] +
+                                     [f for f in git_files(root, "server")
+                                      if not f.endswith(SOURCE_EXT)])
     units = compile_units(build)
     if not units:
         problems.append("no compile commands in the build")

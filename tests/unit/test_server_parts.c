@@ -129,20 +129,20 @@ static bool contains_text(const struct trusted_proxies *t, const char *addr)
 {
     struct client_id a;
     assert_true(client_addr_parse(addr, &a));
-    return trusted_proxies_contain(t, &a);
+    return client_addr_proxies_contain(t, &a);
 }
 
 static void test_client_behind_a_trusted_proxy(void **state)
 {
     struct client_rules r;
-    client_rules_init(&r);
+    client_addr_rules_init(&r);
     struct trusted_proxies *t = &r.proxies;
     char err[200], out[CLIENT_ADDR_LEN];
-    assert_true(trusted_proxies_add(t, "127.0.0.1", err, sizeof err));
-    assert_true(trusted_proxies_add(t, "10.0.0.0/8", err, sizeof err));
-    assert_true(trusted_proxies_add(t, "fd00::/8", err, sizeof err));
-    assert_false(trusted_proxies_add(t, "10.0.0.0/33", err, sizeof err));
-    assert_false(trusted_proxies_add(t, "nginx", err, sizeof err));
+    assert_true(client_addr_proxies_add(t, "127.0.0.1", err, sizeof err));
+    assert_true(client_addr_proxies_add(t, "10.0.0.0/8", err, sizeof err));
+    assert_true(client_addr_proxies_add(t, "fd00::/8", err, sizeof err));
+    assert_false(client_addr_proxies_add(t, "10.0.0.0/33", err, sizeof err));
+    assert_false(client_addr_proxies_add(t, "nginx", err, sizeof err));
     assert_true(contains_text(t, "10.200.3.4"));
     assert_false(contains_text(t, "11.0.0.1"));
     /* from anyone else the header is the client's own words: ignored */
@@ -168,13 +168,13 @@ static void test_client_behind_a_trusted_proxy(void **state)
     resolve_text("127.0.0.1", "198.51.100.1, ::ffff:10.1.1.1", &r, out);
     assert_string_equal(out, "198.51.100.1");
     struct trusted_proxies m = { .n = 0 };
-    assert_true(trusted_proxies_add(&m, "::ffff:10.0.0.0/104", err, sizeof err));
-    assert_false(trusted_proxies_add(&m, "::ffff:10.0.0.0/95", err, sizeof err));
+    assert_true(client_addr_proxies_add(&m, "::ffff:10.0.0.0/104", err, sizeof err));
+    assert_false(client_addr_proxies_add(&m, "::ffff:10.0.0.0/95", err, sizeof err));
     assert_true(contains_text(&m, "10.9.8.7"));
     assert_false(contains_text(&m, "11.9.8.7"));
     /* no proxies configured: the peer, whatever the headers say */
     struct client_rules none;
-    client_rules_init(&none);
+    client_addr_rules_init(&none);
     resolve_text("192.0.2.7", "198.51.100.1", &none, out);
     assert_string_equal(out, "192.0.2.7");
 }
@@ -184,16 +184,16 @@ static void test_client_behind_a_trusted_proxy(void **state)
 static void test_forwarded_header(void **state)
 {
     struct client_rules r;
-    client_rules_init(&r);
+    client_addr_rules_init(&r);
     char err[200], out[CLIENT_ADDR_LEN];
     assert_int_equal(r.header, CLIENT_HEADER_X_FORWARDED_FOR);
-    assert_string_equal(client_header_to_str(r.header), DEFAULT_PROXY_HEADER);
-    assert_true(trusted_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
+    assert_string_equal(client_addr_header_to_str(r.header), DEFAULT_PROXY_HEADER);
+    assert_true(client_addr_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
     enum client_header h;
-    assert_true(client_header_parse("forwarded", &h));
+    assert_true(client_addr_header_parse("forwarded", &h));
     assert_int_equal(h, CLIENT_HEADER_FORWARDED);
-    assert_true(client_header_parse("X-FORWARDED-FOR", &h));
-    assert_false(client_header_parse("X-Real-IP", &h));
+    assert_true(client_addr_header_parse("X-FORWARDED-FOR", &h));
+    assert_false(client_addr_header_parse("X-Real-IP", &h));
     r.header = CLIENT_HEADER_FORWARDED;
     /* with quotes, ports and brackets */
     resolve_text("127.0.0.1", "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"",
@@ -217,9 +217,9 @@ static void test_forwarding_lines_joined(void **state)
     client_addr_join(buf, sizeof buf, "198.51.100.1");         /* the proxy's */
     assert_string_equal(buf, "6.6.6.6, 198.51.100.1");
     struct client_rules r;
-    client_rules_init(&r);
+    client_addr_rules_init(&r);
     char err[200], out[CLIENT_ADDR_LEN];
-    assert_true(trusted_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
+    assert_true(client_addr_proxies_add(&r.proxies, "127.0.0.1", err, sizeof err));
     resolve_text("127.0.0.1", buf, &r, out);
     assert_string_equal(out, "198.51.100.1");
     /* too long: the left end goes, from an entry's start, never the right */
@@ -238,7 +238,7 @@ static void test_forwarding_lines_joined(void **state)
 static void test_ipv6_clients_grouped(void **state)
 {
     struct client_rules r;
-    client_rules_init(&r);
+    client_addr_rules_init(&r);
     char out[CLIENT_ADDR_LEN];
     assert_int_equal(r.ipv6_prefix, 64);
     resolve_text("2001:db8:1:2:aaaa::1", NULL, &r, out);
@@ -284,7 +284,7 @@ static void test_client_ids_from_sockets(void **state)
     assert_string_equal(client_id_format(&c, out, sizeof out), "-");
     /* two hosts of one /64 are one client; the next /64 is another */
     struct client_rules r;
-    client_rules_init(&r);
+    client_addr_rules_init(&r);
     assert_int_equal(inet_pton(AF_INET6, "2001:db8:1:2::7", &v6.sin6_addr), 1);
     assert_true(client_addr_from_sockaddr((struct sockaddr *)&v6, &a));
     assert_int_equal(a.prefix, 128);
@@ -670,7 +670,7 @@ static void test_record_budget(void **state)
     record_budget_free(b);
     /* a /64 is one client: its addresses share one budget */
     struct client_rules rules;
-    client_rules_init(&rules);
+    client_addr_rules_init(&rules);
     struct sockaddr_in6 a = { .sin6_family = AF_INET6 }, c = { .sin6_family = AF_INET6 };
     inet_pton(AF_INET6, "2001:db8:1:2::1", &a.sin6_addr);
     inet_pton(AF_INET6, "2001:db8:1:2:ffff::9", &c.sin6_addr);
