@@ -356,6 +356,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         return;
     submission_release(r);
     lti_http_release(r);
+    free(r->body);   /* a body no route took (an answer on an error path) */
     free(r->deferred_body);
     json_decref(r->class_members);
     if (r->status == 0) {

@@ -20,14 +20,12 @@
 #include "server/identity/session.h"
 #include "server/lti/lti.h"
 #include "server/lti/lti_http.h"
+#include "server/core/body.h"
 #include "server/core/cookie.h"
 #include "server/identity/lti_tag.h"
 #include "store/store_lti.h"
 
 struct lti_req {
-    char *body;
-    size_t len;
-    bool too_large;
     /* the login */
     const struct lti_platform *platform;
     struct store_lti_state st;
@@ -55,7 +53,6 @@ void lti_http_release(struct request *r)
     struct lti_req *q = r->lti;
     if (!q)
         return;
-    free(q->body);
     free(q->location);
     free(q->id_token);
     free(q->st.issuer);
@@ -198,7 +195,7 @@ static void state_cookie_read(struct request *r, const char **value, bool *two)
 static bool param(struct request *r, const char *name, char *out, size_t n)
 {
     if (!strcmp(r->method, "POST"))
-        return r->lti->body && lti_form_value(r->lti->body, r->lti->len, name, out, n);
+        return r->body && lti_form_value(r->body, r->len, name, out, n);
     const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
     if (!v || strlen(v) >= n)
         return false;
@@ -454,19 +451,19 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
 static enum MHD_Result launch(struct request *r)
 {
     struct lti_req *q = r->lti;
-    if (q->too_large)
+    if (r->too_large)
         return refuse_launch(r, 413, "too_large", "The launch's form is over its size bound.");
     q->id_token = malloc(LTI_MAX_ID_TOKEN + 2);
     if (!q->id_token)
         return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
-    if (!lti_form_value(q->body, q->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
-        bool present = q->len && memmem(q->body, q->len, "id_token=", 9);
+    if (!lti_form_value(r->body, r->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
+        bool present = r->body && r->len && memmem(r->body, r->len, "id_token=", 9);
         return refuse_launch(r, 400, present ? "too_large" : "not_a_jwt", present
                              ? "The id_token is over 64 KiB." : "The launch has no id_token.");
     }
     if (strlen(q->id_token) > LTI_MAX_ID_TOKEN)
         return refuse_launch(r, 400, "too_large", "The id_token is over 64 KiB.");
-    if (!lti_form_value(q->body, q->len, "state", q->state, sizeof q->state))
+    if (!lti_form_value(r->body, r->len, "state", q->state, sizeof q->state))
         return refuse_launch(r, 400, "state", "The launch has no state, or not one of ours.");
     const char *cookie = NULL;
     bool two = false;
@@ -542,37 +539,29 @@ enum MHD_Result lti_http_begin(struct request *r)
         r->state = REQ_HEADERS;   /* answered by lti_http_finish once complete */
         return MHD_YES;
     }
+    /* the one body reader, as for every POST: a malformed Content-Length
+     * is a 400, neither a length nor chunked a 411 (issue 30, defect 5);
+     * a form over its bound is LTI's own refusal page */
+    r->limit = LTI_MAX_FORM;
     const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
     const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    if (request_check_length(cl, te, LTI_MAX_FORM) == LENGTH_TOO_LARGE)
+    if (request_check_length(cl, te, r->limit) == LENGTH_TOO_LARGE)
         return r->route == ROUTE_LTI_LAUNCH
                    ? refuse_launch(r, 413, "too_large", "The launch is over its size bound.")
                    : page(r, 413, "The login was refused", "too_large",
                           "The login is over its size bound.");
+    enum MHD_Result refused;
+    if (body_refused(r, "The form is over its size bound.", &refused))
+        return refused;
     r->state = REQ_LTI_BODY;
     return MHD_YES;
 }
 
 enum MHD_Result lti_http_body(struct request *r, const char *data, size_t *size)
 {
-    struct lti_req *q = r->lti;
-    if (q->too_large || q->len + *size > LTI_MAX_FORM) {
-        q->too_large = true;
-        q->len += *size;
-        *size = 0;
-        return q->len > LTI_MAX_FORM + (1u << 20) ? MHD_NO : MHD_YES;
-    }
-    char *grown = realloc(q->body, q->len + *size + 1);
-    if (!grown)
-        return MHD_NO;
-    memcpy(grown + q->len, data, *size);
-    q->body = grown;
-    q->len += *size;
-    q->body[q->len] = '\0';
-    *size = 0;
-    return MHD_YES;
+    return body_take(r, data, size);
 }
 
 enum MHD_Result lti_http_finish(struct request *r)
@@ -581,7 +570,7 @@ enum MHD_Result lti_http_finish(struct request *r)
     case ROUTE_LTI_JWKS:
         return jwks(r);
     case ROUTE_LTI_LOGIN:
-        if (r->lti->too_large)
+        if (r->too_large)
             return page(r, 413, "The login was refused", "too_large",
                         "The login is over its size bound.");
         return login(r);

@@ -8,6 +8,7 @@ unless a URL is given: the lti_pg suite gives a PostgreSQL cluster's)
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -148,6 +149,32 @@ try:
     st, _, page = Browser().go("GET", SERVER_URL + "/lti/login?iss=http://nobody&login_hint=x"
                                "&target_link_uri=" + SERVER_URL)
     check(st == 400 and "unregistered" in page, "a login from an unregistered issuer is refused")
+
+    # the LTI forms are read as every POST body (issue 30, defect 5): a
+    # Content-Length that is no number is a 400, and neither a length nor
+    # a chunked body a 411, before any of it is read
+    def raw_status(path, length_header):
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        try:
+            s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                       "Content-Type: application/x-www-form-urlencoded\r\n%s\r\n"
+                       % (path, length_header)).encode())
+            reply = b""
+            while b"\r\n" not in reply:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        finally:
+            s.close()
+        return int(reply.split(b" ", 2)[1]) if reply.startswith(b"HTTP/") else 0
+    for path in ("/lti/login", "/lti/launch"):
+        got = raw_status(path, "Content-Length: 12abc\r\n")
+        check(got == 400, "POST %s with a malformed Content-Length is a 400 (got %s)"
+              % (path, got))
+        got = raw_status(path, "")
+        check(got == 411, "POST %s with neither a length nor chunked is a 411 (got %s)"
+              % (path, got))
 
     # ---- a learner -----------------------------------------------------------------
     learner = Browser()
