@@ -18,8 +18,9 @@
 struct detached {
     char id[STORE_ID_SIZE];
     struct principal owner;
-    char *answer;              /* NULL while pending */
-    time_t done_at;
+    enum detached_state state; /* PENDING until its verdict came, then UNRECORDED or LOST */
+    char *answer;              /* owned; set when UNRECORDED */
+    time_t done_at;            /* when it stopped being pending */
 };
 
 struct records {
@@ -144,7 +145,8 @@ static void *sweeper_main(void *arg)
         time_t now = time(NULL);
         bool failing = rs->health == STORE_UNAVAILABLE;
         for (size_t i = 0; i < rs->ndetached;) {
-            if (rs->detached[i].answer && now - rs->detached[i].done_at > DETACHED_KEEP_S) {
+            if (rs->detached[i].state != DETACHED_PENDING &&
+                now - rs->detached[i].done_at > DETACHED_KEEP_S) {
                 free(rs->detached[i].answer);
                 rs->detached[i] = rs->detached[--rs->ndetached];
             } else {
@@ -549,6 +551,7 @@ bool records_detach(struct records *rs, const char *id, const struct principal *
         if (rs->detached) {
             struct detached *d = &rs->detached[rs->ndetached++];
             memset(d, 0, sizeof *d);
+            d->state = DETACHED_PENDING;
             snprintf(d->id, sizeof d->id, "%s", id);
             d->owner = *who;
             ok = true;
@@ -566,6 +569,10 @@ void records_detached_done(struct records *rs, const char *id, bool recorded, ch
         *d = rs->detached[--rs->ndetached];
         free(answer);
     } else if (d) {
+        /* no answer (out of memory making it) is a lost verdict, never a
+         * job pending for ever: it leaves the table after DETACHED_KEEP_S
+         * like any other (issue 30, defect 3) */
+        d->state = answer ? DETACHED_UNRECORDED : DETACHED_LOST;
         d->answer = answer;
         d->done_at = time(NULL);
     } else {
@@ -594,8 +601,8 @@ enum detached_state records_detached_get(struct records *rs, const char *id,
     pthread_mutex_lock(&rs->lock);
     struct detached *d = find_detached(rs, id);
     if (d && may_read(who, &d->owner)) {
-        st = d->answer ? DETACHED_UNRECORDED : DETACHED_PENDING;
-        if (d->answer)
+        st = d->state;
+        if (st == DETACHED_UNRECORDED)
             *answer = strdup(d->answer);
     }
     pthread_mutex_unlock(&rs->lock);

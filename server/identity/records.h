@@ -108,17 +108,24 @@ void records_render_metrics(struct records *rs, FILE *f);
 /* Adds id, owned by who, as pending. False when MAX_DETACHED are held. */
 bool records_detach(struct records *rs, const char *id, const struct principal *who);
 
+/* What the table knows of a detached job. */
+enum detached_state {
+    DETACHED_UNKNOWN,      /* not in the table: ask the store */
+    DETACHED_PENDING,      /* graded or recorded, not yet done */
+    DETACHED_UNRECORDED,   /* done, not in the store: its answer is kept */
+    DETACHED_LOST,         /* done, but its answer could not be made (out of memory) */
+};
+
 /* The detached job's verdict came and the store answered: recorded ones
  * leave the table; an unrecorded one keeps its answer (text, taken) for
- * DETACHED_KEEP_S, since the store cannot give it back. */
+ * DETACHED_KEEP_S, since the store cannot give it back; answer NULL (out
+ * of memory) marks it lost for as long. Either way it is pending no more. */
 void records_detached_done(struct records *rs, const char *id, bool recorded, char *answer);
-
-enum detached_state { DETACHED_UNKNOWN, DETACHED_PENDING, DETACHED_UNRECORDED };
 
 /*
  * What the table knows of id for who: pending, unrecorded (with a copy of
- * the answer in *answer, the caller frees), or unknown (then ask the
- * store). Another principal's id is unknown.
+ * the answer in *answer, the caller frees; NULL on OOM), lost, or unknown
+ * (then ask the store). Another principal's id is unknown.
  */
 enum detached_state records_detached_get(struct records *rs, const char *id,
                                          const struct principal *who, char **answer);

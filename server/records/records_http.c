@@ -172,6 +172,10 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
                                                                     MHD_RESPMEM_MUST_FREE),
                                        "application/json", NULL)
                       : response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    case DETACHED_LOST:
+        return response_error(r, 500, "internal_error",
+                              "The verdict was lost (the server ran out of memory): submit "
+                              "again.", NULL, NULL);
     case DETACHED_UNKNOWN:
         break;
     }
