@@ -25,6 +25,7 @@
 #include "server/class/class_http.h"
 #include "server/core/body.h"
 #include "server/core/http.h"
+#include "server/core/route.h"
 #include "server/grade/submission.h"
 #include "server/identity/auth.h"
 #include "server/identity/caller.h"
@@ -35,97 +36,191 @@
 #include "server/lti/lti_http.h"
 #include "server/records/records_http.h"
 
-static enum MHD_Result serve_get(struct request *r, const char *url)
+/* --- the answers of the core's own routes ----------------------------------- */
+
+static enum MHD_Result page_get(struct request *r)
+{
+    return response_file(r, "index.html");
+}
+
+static enum MHD_Result static_get(struct request *r)
+{
+    return response_file(r, r->path + strlen("/static/"));
+}
+
+static enum MHD_Result tasks_get(struct request *r)
+{
+    return response_json(r, 200, api_tasks());
+}
+
+static enum MHD_Result task_get(struct request *r)
+{
+    return response_json(r, 200, api_task_butterfly());
+}
+
+static enum MHD_Result health_get(struct request *r)
 {
     struct server *s = r->srv;
     struct pool_stats ps;
-    switch (r->route) {
-    case ROUTE_PAGE:
-        return response_file(r, "index.html");
-    case ROUTE_STATIC:
-        return response_file(r, url + strlen("/static/"));
-    case ROUTE_TASKS:
-        return response_json(r, 200, api_tasks());
-    case ROUTE_TASK:
-        return response_json(r, 200, api_task_butterfly());
-    case ROUTE_HEALTH: {
-        pool_get_stats(s->pool, &ps);
-        /* the status is the grading's: a failing store does not stop
-         * grading, so it is reported in the body only */
-        json_t *h = api_health(&ps);
-        if (h && s->records) {
-            char msg[512];
-            const char *st = records_health(s->records, msg, sizeof msg);
-            uint64_t bytes, max_bytes;
-            records_size(s->records, &bytes, &max_bytes);
-            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind",
-                                                      records_kind(s->records), "status", st,
-                                                      "message", msg,
-                                                      "bytes", (json_int_t)bytes,
-                                                      "max_bytes", (json_int_t)max_bytes));
-        } else if (h) {
-            json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind", "none",
-                                                      "status", "none", "message", "",
-                                                      "bytes", (json_int_t)0,
-                                                      "max_bytes", (json_int_t)0));
+    pool_get_stats(s->pool, &ps);
+    /* the status is the grading's: a failing store does not stop
+     * grading, so it is reported in the body only */
+    json_t *h = api_health(&ps);
+    if (h && s->records) {
+        char msg[512];
+        const char *st = records_health(s->records, msg, sizeof msg);
+        uint64_t bytes, max_bytes;
+        records_size(s->records, &bytes, &max_bytes);
+        json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind",
+                                                  records_kind(s->records), "status", st,
+                                                  "message", msg,
+                                                  "bytes", (json_int_t)bytes,
+                                                  "max_bytes", (json_int_t)max_bytes));
+    } else if (h) {
+        json_object_set_new(h, "store", json_pack("{s:s, s:s, s:s, s:I, s:I}", "kind", "none",
+                                                  "status", "none", "message", "",
+                                                  "bytes", (json_int_t)0,
+                                                  "max_bytes", (json_int_t)0));
+    }
+    /* LTI degraded (a platform's key set unreachable) is said in the
+     * body too: grading and every other platform go on */
+    if (h && s->lti)
+        json_object_set_new(h, "lti", lti_health(s->lti));
+    return response_json(r, ps.healthy ? 200 : 503, h);
+}
+
+static enum MHD_Result about_get(struct request *r)
+{
+    struct pool_stats ps;
+    pool_get_stats(r->srv->pool, &ps);
+    return response_json(r, 200, api_about(&ps, &r->srv->cfg));
+}
+
+static enum MHD_Result metrics_get(struct request *r)
+{
+    struct server *s = r->srv;
+    struct pool_stats ps;
+    pool_get_stats(s->pool, &ps);
+    /* each room's counters, in the order the exposition always had */
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (f) {
+        metrics_render(s->metrics, &ps, f);
+        token_guard_render_metrics(s->guard, s->sign_ins, f);
+        if (s->records)
+            records_render_metrics(s->records, f);
+        conn_limit_render_metrics(s->conns, f);
+        if (s->lti)
+            lti_render_metrics(s->lti, f);
+        if (fclose(f) != 0) {
+            free(text);
+            text = NULL;
         }
-        /* LTI degraded (a platform's key set unreachable) is said in the
-         * body too: grading and every other platform go on */
-        if (h && s->lti)
-            json_object_set_new(h, "lti", lti_health(s->lti));
-        return response_json(r, ps.healthy ? 200 : 503, h);
     }
-    case ROUTE_ABOUT:
-        pool_get_stats(s->pool, &ps);
-        return response_json(r, 200, api_about(&ps, &s->cfg));
-    case ROUTE_METRICS: {
-        pool_get_stats(s->pool, &ps);
-        /* each room's counters, in the order the exposition always had */
-        char *text = NULL;
-        size_t n = 0;
-        FILE *f = open_memstream(&text, &n);
-        if (f) {
-            metrics_render(s->metrics, &ps, f);
-            token_guard_render_metrics(s->guard, s->sign_ins, f);
-            if (s->records)
-                records_render_metrics(s->records, f);
-            conn_limit_render_metrics(s->conns, f);
-            if (s->lti)
-                lti_render_metrics(s->lti, f);
-            if (fclose(f) != 0) {
-                free(text);
-                text = NULL;
-            }
-        }
-        if (!text)
-            return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
-        return response_queue(r, 200, response_from_buffer(text, strlen(text),
-                                                           MHD_RESPMEM_MUST_FREE),
-                              "text/plain; version=0.0.4; charset=utf-8", NULL);
-    }
-    case ROUTE_OPENAPI: {
-        size_t len;
-        const char *doc = api_openapi(&len);
-        return response_queue(r, 200, response_from_buffer((char *)doc, len,
-                                                           MHD_RESPMEM_PERSISTENT),
-                              "application/json", "no-cache");
-    }
-    case ROUTE_CLASS:
-    case ROUTE_CLASS_EVENTS:
-    case ROUTE_CLASS_SUMMARY:
-    case ROUTE_CLASS_STUDENTS:
-    case ROUTE_CLASS_STUDENT:
-    case ROUTE_CLASS_GRADEBOOK:
-    case ROUTE_CLASS_GRADEBOOK_LAYOUT:
-        return class_http_get(r, url);
-    case ROUTE_ME:
-        return caller_me(r);
-    case ROUTE_MY_SUBMISSIONS:
-    case ROUTE_SUBMISSION:
-        return records_http_get(r, url);
-    default:
-        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
-    }
+    if (!text)
+        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+    return response_queue(r, 200, response_from_buffer(text, strlen(text),
+                                                       MHD_RESPMEM_MUST_FREE),
+                          "text/plain; version=0.0.4; charset=utf-8", NULL);
+}
+
+static enum MHD_Result openapi_get(struct request *r)
+{
+    size_t len;
+    const char *doc = api_openapi(&len);
+    return response_queue(r, 200, response_from_buffer((char *)doc, len, MHD_RESPMEM_PERSISTENT),
+                          "application/json", "no-cache");
+}
+
+/* The rooms' handlers that take the path too. */
+static enum MHD_Result class_get(struct request *r)
+{
+    return class_http_get(r, r->path);
+}
+
+static enum MHD_Result records_get(struct request *r)
+{
+    return records_http_get(r, r->path);
+}
+
+/* POST signs in (a body), DELETE signs out (none). */
+static enum MHD_Result session_begin(struct request *r)
+{
+    return !strcmp(r->method, "DELETE") ? caller_session_end(r) : caller_session_begin(r);
+}
+
+/* --- the route table ----------------------------------------------------------- */
+
+#define GET_HEAD (METHOD_GET | METHOD_HEAD)
+#define ONLY_GET "Only GET and HEAD here."
+
+/*
+ * Every route: its path (written here only; docs/openapi.json's paths are
+ * these, tests/http/test_openapi.py checks), methods, needs, body bound
+ * and handler. A GET's handler is its finish: it answers once the request
+ * is complete (a body sent with a GET is read and dropped).
+ */
+static const struct route_row table[] = {
+    { "/", ROUTE_PAGE, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, page_get, NULL, NULL },
+    { "/index.html", ROUTE_PAGE, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, page_get, NULL, NULL },
+    { "/static/{name}", ROUTE_STATIC, GET_HEAD, ONLY_GET, PATH_ANY_REST, 0, NULL, NULL,
+      static_get, NULL, NULL },
+    { "/api/tasks", ROUTE_TASKS, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, tasks_get, NULL, NULL },
+    { "/api/tasks/butterfly", ROUTE_TASK, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, task_get, NULL,
+      NULL },
+    { "/api/tasks/butterfly/submissions", ROUTE_SUBMIT, METHOD_POST, "Submit with POST.",
+      NEED_SAME_ORIGIN, REQUEST_MAX_JSON, submission_begin, NULL, submission_finish,
+      submission_answer, submission_release },
+    { "/healthz", ROUTE_HEALTH, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, health_get, NULL, NULL },
+    { "/api/about", ROUTE_ABOUT, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, about_get, NULL, NULL },
+    { "/metrics", ROUTE_METRICS, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, metrics_get, NULL, NULL },
+    { "/api/openapi.json", ROUTE_OPENAPI, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, openapi_get,
+      NULL, NULL },
+    { "/class", ROUTE_CLASS, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL, NULL, class_get, NULL,
+      NULL },
+    { "/api/me", ROUTE_ME, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, caller_me, NULL, NULL },
+    { "/api/session", ROUTE_SESSION, METHOD_POST | METHOD_DELETE,
+      "Only POST (sign in with a name) and DELETE (sign out) here.",
+      NEED_RECORDS | NEED_SAME_ORIGIN, CALLER_SESSION_MAX_BODY, session_begin, NULL,
+      caller_session_finish, NULL, NULL },
+    { "/api/me/submissions", ROUTE_MY_SUBMISSIONS, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL,
+      NULL, records_get, NULL, NULL },
+    { "/api/submissions/{id}", ROUTE_SUBMISSION, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL,
+      NULL, records_get, NULL, NULL },
+    { "/api/class/events", ROUTE_CLASS_EVENTS, GET_HEAD, ONLY_GET,
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+    { "/api/class/summary", ROUTE_CLASS_SUMMARY, GET_HEAD, ONLY_GET,
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+    { "/api/class/students", ROUTE_CLASS_STUDENTS, GET_HEAD, ONLY_GET,
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+    { "/api/class/students/{id}", ROUTE_CLASS_STUDENT, GET_HEAD, ONLY_GET,
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+    { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK, GET_HEAD, ONLY_GET,
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+    { "/api/class/gradebook", ROUTE_CLASS_GRADEBOOK_LAYOUT, GET_HEAD, ONLY_GET,
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+    { "/lti/login", ROUTE_LTI_LOGIN, GET_HEAD | METHOD_POST, "Only GET, HEAD and POST here.",
+      NEED_LTI | NEED_CROSS_SITE_FORM, LTI_MAX_FORM, lti_http_begin, NULL, lti_http_finish,
+      lti_http_answer, lti_http_release },
+    { "/lti/launch", ROUTE_LTI_LAUNCH, METHOD_POST, "Only POST here.",
+      NEED_LTI | NEED_CROSS_SITE_FORM, LTI_MAX_FORM, lti_http_begin, NULL, lti_http_finish,
+      lti_http_answer, lti_http_release },
+    { "/lti/jwks.json", ROUTE_LTI_JWKS, GET_HEAD, ONLY_GET, NEED_LTI, 0, lti_http_begin, NULL,
+      lti_http_finish, NULL, lti_http_release },
+};
+
+const struct route_row *routes_find(const char *path)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (route_matches(&table[i], path))
+            return &table[i];
+    return NULL;
+}
+
+const struct route_row *routes_row(size_t i)
+{
+    return i < sizeof table / sizeof table[0] ? &table[i] : NULL;
 }
 
 struct forwarding {
@@ -217,56 +312,61 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
     if (r->uri.escaped_nul)
         return response_error(r, 400, "bad_request", "The path holds an escaped NUL byte.",
                               NULL, NULL);
-    r->route = request_route(url);
+    r->path = url;
+    r->row = routes_find(url);
+    r->route = r->row ? r->row->route : ROUTE_NONE;
     /* static names never need escapes: an escaped one is a probe */
     if (r->route == ROUTE_NONE || (r->route == ROUTE_STATIC && r->uri.escaped))
         return response_error(r, 404, "not_found", r->route == ROUTE_NONE
                               ? "No such resource." : "No such file.", NULL, NULL);
-    const char *allow;
-    if (!request_method_allowed(r->route, method, &allow))
-        return response_error(r, 405, "method_not_allowed", request_method_refusal(r->route),
+    char allow[64];
+    if (!route_allows(r->row, method, allow, sizeof allow))
+        return response_error(r, 405, "method_not_allowed", r->row->refusal,
                               MHD_HTTP_HEADER_ALLOW, allow);
     enum MHD_Result answer;
     return caller_begin(r, &answer) ? routes_dispatch(r) : answer;
 }
 
-static bool lti_route(enum route r)
-{
-    return r == ROUTE_LTI_LOGIN || r == ROUTE_LTI_LAUNCH || r == ROUTE_LTI_JWKS;
-}
-
-/* Goes on with a request whose principal is known. */
+/* Goes on with a request whose principal is known: the row's needs, in
+ * order, then its begin. */
 static enum MHD_Result routes_dispatch(struct request *r)
 {
-    /* LTI's login and launch are cross-site posts by design (the
-     * platform's form): the id_token, the state and its cookie are what
-     * authenticate them, not the Origin */
-    if (lti_route(r->route))
-        return lti_http_begin(r);
-    if (r->srv->records && (!strcmp(r->method, "POST") || !strcmp(r->method, "DELETE"))) {
+    const struct route_row *row = r->row;
+    struct server *s = r->srv;
+    if ((row->needs & NEED_RECORDS) && (!s->records || !s->feed))
+        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+    if ((row->needs & NEED_LTI) && (!s->lti || !s->records))
+        return response_error(r, 404, "not_found", "LTI is not set up here (--lti-config).",
+                              NULL, NULL);
+    bool changes = !strcmp(r->method, "POST") || !strcmp(r->method, "DELETE");
+    if ((row->needs & NEED_SAME_ORIGIN) && changes && s->records) {
         /* A request that changes state must come from the page's own
          * origin: a cross-site form or fetch carries neither a matching
          * Origin nor CSRF_HEADER. A signed-out curl with neither is
          * graded as before, since it acts for nobody; a bearer token is
          * no ambient credential. Without records there is no session to
-         * abuse, and the server is today's. */
+         * abuse, and the server is today's. (NEED_CROSS_SITE_FORM: LTI's
+         * login and launch are the platform's cross-site forms by design:
+         * the id_token, the state and its cookie authenticate them.) */
         const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
         bool custom = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, CSRF_HEADER);
         bool needs = (r->has_cookie && r->lookup != LOOKUP_BEARER) ||
                      r->route == ROUTE_SESSION || origin;
         if (needs && !auth_same_origin(origin, MHD_lookup_connection_value(
                                                    r->conn, MHD_HEADER_KIND, "Host"),
-                                       r->srv->cfg.public_url, custom))
+                                       s->cfg.public_url, custom))
             return response_error(r, 403, "cross_site",
                                   "This request must come from the exercise page itself.",
                                   NULL, NULL);
     }
-    if (r->route == ROUTE_SUBMIT)
-        return submission_begin(r);
-    if (r->route == ROUTE_SESSION)
-        return !strcmp(r->method, "DELETE") ? caller_session_end(r) : caller_session_begin(r);
+    if (row->needs & NEED_INSTRUCTOR) {
+        enum MHD_Result answer;
+        if (!caller_instructor(r, &answer))
+            return answer;
+    }
+    r->limit = row->body_max;
     r->state = REQ_HEADERS;
-    return MHD_YES;
+    return row->begin ? row->begin(r) : MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -275,6 +375,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     struct request *r = *con_cls;
     (void)cls;
+    (void)url;
     (void)version;
     if (!r)
         return MHD_NO;   /* the URI callback always makes one: out of memory */
@@ -291,31 +392,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             *upload_size = 0;
             return r->len > REQUEST_MAX_PLAIN ? MHD_NO : MHD_YES;
         }
-        if (lti_route(r->route))
-            return lti_http_finish(r);
-        return serve_get(r, url);
+        return r->row->finish(r);
     case REQ_READING:
         if (*upload_size > 0)
-            return body_take(r, upload_data, upload_size);
-        return submission_finish(r);
-    case REQ_WAITING:
-        return submission_answer(r);
+            return r->row->body ? r->row->body(r, upload_data, upload_size)
+                                : body_take(r, upload_data, upload_size);
+        return r->row->finish(r);
+    case REQ_SUSPENDED:
+        return r->row->resume ? r->row->resume(r) : deferred_answer(r);
     case REQ_LOOKUP: {
         enum MHD_Result answer;
         return caller_resume(r, &answer) ? routes_dispatch(r) : answer;
     }
-    case REQ_DEFERRED:
-        return deferred_answer(r);
-    case REQ_SESSION:
-        if (*upload_size > 0)
-            return body_take(r, upload_data, upload_size);
-        return caller_session_finish(r);
-    case REQ_LTI_BODY:
-        if (*upload_size > 0)
-            return lti_http_body(r, upload_data, upload_size);
-        return lti_http_finish(r);
-    case REQ_LTI_WAIT:
-        return lti_http_answer(r);
     case REQ_DONE:
         *upload_size = 0;   /* answered early (413): drop the rest */
         return MHD_YES;
@@ -354,8 +442,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     conn_limit_request_done(s->conns, sc ? sc->socket_context : NULL);
     if (!r)
         return;
-    submission_release(r);
-    lti_http_release(r);
+    if (r->row && r->row->release)
+        r->row->release(r);
     free(r->body);   /* a body no route took (an answer on an error path) */
     free(r->deferred_body);
     json_decref(r->class_members);

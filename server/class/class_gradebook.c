@@ -241,7 +241,7 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
     r->gradebook_layout = (int)l;
     r->class_members = members;
     MHD_suspend_connection(r->conn);
-    r->state = REQ_DEFERRED;
+    r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, gradebook_call, r)) {
         atomic_fetch_sub(&r->srv->gradebooks, 1);
         deferred_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");

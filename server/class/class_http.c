@@ -21,33 +21,6 @@
 #include "server/identity/deferred.h"
 #include "server/identity/records.h"
 
-/* Refuses (and answers) what is not the instructor's own request: a
- * cross-site one, nobody, a student. */
-static enum MHD_Result refuse(struct request *r, bool *refused)
-{
-    *refused = true;
-    const char *site = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
-    const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
-    bool cross = (site && strcmp(site, "same-origin") && strcmp(site, "none")) ||
-                 (origin && !auth_same_origin(origin, MHD_lookup_connection_value(
-                                                          r->conn, MHD_HEADER_KIND, "Host"),
-                                              r->srv->cfg.public_url, false));
-    /* a bearer token is no ambient credential: a script that holds it may
-     * read from anywhere, a cookie may not */
-    if (cross && r->lookup != LOOKUP_BEARER)
-        return response_error(r, 403, "cross_site",
-                              "The class view is read from its own page only.", NULL, NULL);
-    if (r->who.kind == PRINCIPAL_NONE)
-        return response_error(r, 401, "unauthorized",
-                              "Open the instructor's address the server printed at start, or "
-                              "send Authorization: Bearer TOKEN.",
-                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-    if (r->who.kind != PRINCIPAL_INSTRUCTOR)
-        return response_error(r, 403, "forbidden", "The class view is the instructor's.", NULL,
-                              NULL);
-    *refused = false;
-    return MHD_YES;
-}
 
 static enum MHD_Result events(struct request *r, const char *klass)
 {
@@ -151,7 +124,7 @@ static enum MHD_Result one_student(struct request *r, const char *url, const cha
     snprintf(r->list.student, sizeof r->list.student, "%s", id);
     snprintf(r->list.klass, sizeof r->list.klass, "%s", klass ? klass : "");
     MHD_suspend_connection(r->conn);
-    r->state = REQ_DEFERRED;
+    r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, student_call, r)) {
         r->deferred_status = 503;
         r->deferred_body = strdup("{\"error\":{\"code\":\"store_unavailable\",\"message\":"
@@ -163,8 +136,8 @@ static enum MHD_Result one_student(struct request *r, const char *url, const cha
 
 enum MHD_Result class_http_get(struct request *r, const char *url)
 {
-    if (!r->srv->records || !r->srv->feed)
-        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+    /* the route table checked the records (NEED_RECORDS) and, but for
+     * the page, the instructor (NEED_INSTRUCTOR) */
     if (r->route == ROUTE_CLASS) {
         /* the page itself: no data in it, but only the instructor gets it
          * (a student's cookie, or nobody, is told where to go) */
@@ -174,10 +147,6 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
                                   NULL, NULL);
         return response_file(r, "class.html");
     }
-    bool refused;
-    enum MHD_Result ret = refuse(r, &refused);
-    if (refused)
-        return ret;
     /* an LTI launch names its class (?class=ID, lti_classes.class_id;
      * ?context= is the older name); none: every student of the store */
     const char *klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "class");

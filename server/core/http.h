@@ -35,6 +35,7 @@ struct class_feed;
 struct lti;
 struct lti_req;
 struct token_guard;
+struct route_row;
 
 struct server {
     struct server_config cfg;
@@ -62,12 +63,12 @@ struct server {
 };
 
 enum request_state {
-    REQ_NEW, REQ_HEADERS, REQ_READING, REQ_WAITING, REQ_DONE,
-    REQ_LOOKUP,      /* suspended: a token is being looked up on the reader's thread */
-    REQ_DEFERRED,    /* suspended: the reader's thread prepares the answer */
-    REQ_SESSION,     /* reading the small body of POST /api/session */
-    REQ_LTI_BODY,    /* reading an LTI login's or launch's form (lti_http.c) */
-    REQ_LTI_WAIT,    /* suspended: the LTI thread keeps a login or checks a launch */
+    REQ_NEW,         /* its headers not in yet */
+    REQ_HEADERS,     /* no body wanted: answered once the request is complete */
+    REQ_READING,     /* reading its body (the row's body, or body_take) */
+    REQ_SUSPENDED,   /* suspended: another thread makes its answer (the row's resume) */
+    REQ_LOOKUP,      /* suspended: a token is being looked up (identity/caller.c) */
+    REQ_DONE,        /* answered */
 };
 
 /* What a token in a request is for. */
@@ -92,6 +93,8 @@ struct request {
     struct client_id client;       /* the fair-share key (client_addr.h) */
     struct conn_slot *slot;        /* its connection's (conn_limit.h); NULL: not bounded */
     enum request_state state;
+    const struct route_row *row;   /* its row of the route table (core/route.h) */
+    const char *path;              /* the decoded path (libmicrohttpd's, as long as the request) */
     enum route route;
     enum body_kind kind;
     bool format_text;
@@ -134,7 +137,7 @@ struct request {
     bool link_other;
     char token[PRINCIPAL_TOKEN_MAX + 1];
     enum store_status lookup_status;
-    /* an answer made on the reader's thread (REQ_DEFERRED) */
+    /* an answer made on the reader's thread (REQ_SUSPENDED, deferred.h) */
     unsigned deferred_status;
     char *deferred_body;           /* JSON text, owned (or deferred_len bytes of deferred_type) */
     size_t deferred_len;           /* 0: strlen(deferred_body) */

@@ -1,4 +1,5 @@
-/* request.c - routes and the parsing of a request's headers and body. */
+/* request.c - the parsing of a request's path, headers and body (the
+ * routes are server/routes.c's table). */
 #include "server/core/request.h"
 
 #include <stdio.h>
@@ -6,48 +7,6 @@
 #include <strings.h>
 
 #include "common/parse_num.h"
-
-static const struct {
-    const char *path;
-    enum route route;
-} routes[] = {
-    { "/", ROUTE_PAGE },
-    { "/index.html", ROUTE_PAGE },
-    { "/api/tasks", ROUTE_TASKS },
-    { "/api/tasks/butterfly", ROUTE_TASK },
-    { "/api/tasks/butterfly/submissions", ROUTE_SUBMIT },
-    { "/healthz", ROUTE_HEALTH },
-    { "/api/about", ROUTE_ABOUT },
-    { "/metrics", ROUTE_METRICS },
-    { "/api/openapi.json", ROUTE_OPENAPI },
-    { "/class", ROUTE_CLASS },
-    { "/api/me", ROUTE_ME },
-    { "/api/session", ROUTE_SESSION },
-    { "/api/me/submissions", ROUTE_MY_SUBMISSIONS },
-    { "/api/class/events", ROUTE_CLASS_EVENTS },
-    { "/api/class/summary", ROUTE_CLASS_SUMMARY },
-    { "/api/class/students", ROUTE_CLASS_STUDENTS },
-    { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK },
-    { "/api/class/gradebook", ROUTE_CLASS_GRADEBOOK_LAYOUT },
-    { "/lti/login", ROUTE_LTI_LOGIN },
-    { "/lti/launch", ROUTE_LTI_LAUNCH },
-    { "/lti/jwks.json", ROUTE_LTI_JWKS },
-    { NULL, ROUTE_NONE },
-};
-
-enum route request_route(const char *path)
-{
-    for (size_t i = 0; routes[i].path; i++)
-        if (!strcmp(path, routes[i].path))
-            return routes[i].route;
-    if (!strncmp(path, "/static/", 8))
-        return ROUTE_STATIC;
-    if (request_submission_id(path))
-        return ROUTE_SUBMISSION;
-    if (!strncmp(path, "/api/class/students/", 20) && path[20] && !strchr(path + 20, '/'))
-        return ROUTE_CLASS_STUDENT;
-    return ROUTE_NONE;
-}
 
 const char *request_submission_id(const char *path)
 {
@@ -58,35 +17,6 @@ const char *request_submission_id(const char *path)
     /* any segment is an id to look up (and 404 alike); only the shape of
      * a path is checked here */
     return *id && !strchr(id, '/') ? id : NULL;
-}
-
-bool request_method_allowed(enum route r, const char *method, const char **allow)
-{
-    if (r == ROUTE_LTI_LOGIN) {
-        *allow = "GET, HEAD, POST";
-        return !strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "POST");
-    }
-    if (r == ROUTE_SESSION) {
-        *allow = "POST, DELETE";
-        return !strcmp(method, "POST") || !strcmp(method, "DELETE");
-    }
-    if (r == ROUTE_SUBMIT || r == ROUTE_LTI_LAUNCH) {
-        *allow = "POST";
-        return !strcmp(method, "POST");
-    }
-    *allow = "GET, HEAD";
-    return !strcmp(method, "GET") || !strcmp(method, "HEAD");
-}
-
-const char *request_method_refusal(enum route r)
-{
-    switch (r) {
-    case ROUTE_SUBMIT: return "Submit with POST.";
-    case ROUTE_SESSION: return "Only POST (sign in with a name) and DELETE (sign out) here.";
-    case ROUTE_LTI_LAUNCH: return "Only POST here.";
-    case ROUTE_LTI_LOGIN: return "Only GET, HEAD and POST here.";
-    default: return "Only GET and HEAD here.";
-    }
 }
 
 void request_uri_inspect(const char *uri, struct request_uri *out)

@@ -11,6 +11,7 @@
 
 #include "common/task.h"
 
+/* The routes (their paths are server/routes.c's table, written there only). */
 enum route {
     ROUTE_NONE,
     ROUTE_PAGE,
@@ -22,7 +23,7 @@ enum route {
     ROUTE_ABOUT,
     ROUTE_METRICS,
     ROUTE_OPENAPI,
-    ROUTE_CLASS,             /* GET /class: the instructor's (issue 21 fills it) */
+    ROUTE_CLASS,             /* GET /class: the instructor's page */
     ROUTE_ME,                /* GET /api/me: who the page is signed in as */
     ROUTE_SESSION,           /* POST /api/session: an open lab's display name */
     ROUTE_MY_SUBMISSIONS,    /* GET /api/me/submissions */
@@ -37,19 +38,6 @@ enum route {
     ROUTE_LTI_LAUNCH,        /* POST /lti/launch: the id_token */
     ROUTE_LTI_JWKS,          /* GET /lti/jwks.json: the tool's public keys */
 };
-
-/* The route of a decoded request path (no query string); ROUTE_NONE when
- * nothing is there. */
-enum route request_route(const char *path);
-
-/*
- * Whether `method` may be used on route r. When not, *allow gets the
- * value of the Allow header to answer 405 with.
- */
-bool request_method_allowed(enum route r, const char *method, const char **allow);
-
-/* The 405 answer's words for a method route r does not allow. */
-const char *request_method_refusal(enum route r);
 
 /* The id of a /api/submissions/{id} path (NULL for any other path): a
  * pointer into path. */

@@ -395,7 +395,7 @@ enum MHD_Result submission_finish(struct request *r)
     r->fd = ci ? ci->connect_fd : -1;
     /* Suspend first: the verdict may arrive before pool_submit returns. */
     MHD_suspend_connection(r->conn);
-    r->state = REQ_WAITING;
+    r->state = REQ_SUSPENDED;
     r->submitted_ms = clock_now_ms();
     struct pool_submission sub = { src, len, &r->client, on_job_done, r };
     uint64_t id = 0;

@@ -26,8 +26,6 @@
 #include "server/identity/session.h"
 #include "server/identity/token_guard.h"
 
-#define SESSION_MAX_BODY 4096   /* {"name": ...}: a name is MAX_DISPLAY_NAME_BYTES */
-
 _Static_assert(STORE_MAX_STUDENT_ID < PRINCIPAL_ID_MAX, "a session holds a roster id whole");
 
 /* answer is what was queued (or MHD_YES, suspended): the request does not
@@ -461,11 +459,10 @@ static enum MHD_Result session_confirm(struct request *r, bool yes, const char *
 
 enum MHD_Result caller_session_begin(struct request *r)
 {
-    r->limit = SESSION_MAX_BODY;
-    enum MHD_Result refused;
+        enum MHD_Result refused;
     if (body_refused(r, "The request is over the limit of 4 KiB.", &refused))
         return refused;
-    r->state = REQ_SESSION;
+    r->state = REQ_READING;
     return MHD_YES;
 }
 
@@ -559,4 +556,28 @@ enum MHD_Result caller_session_finish(struct request *r)
     snprintf(guest.id, sizeof guest.id, "%s", id);
     r->who = guest;
     return deferred_begin(r, session_call);
+}
+
+bool caller_instructor(struct request *r, enum MHD_Result *answer)
+{
+    const char *site = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+    const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+    bool cross = (site && strcmp(site, "same-origin") && strcmp(site, "none")) ||
+                 (origin && !auth_same_origin(origin, MHD_lookup_connection_value(
+                                                          r->conn, MHD_HEADER_KIND, "Host"),
+                                              r->srv->cfg.public_url, false));
+    /* a bearer token is no ambient credential: a script that holds it may
+     * read from anywhere, a cookie may not */
+    if (cross && r->lookup != LOOKUP_BEARER)
+        return caller_answered(answer, response_error(r, 403, "cross_site",
+                              "The class view is read from its own page only.", NULL, NULL));
+    if (r->who.kind == PRINCIPAL_NONE)
+        return caller_answered(answer, response_error(r, 401, "unauthorized",
+                              "Open the instructor's address the server printed at start, or "
+                              "send Authorization: Bearer TOKEN.",
+                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
+    if (r->who.kind != PRINCIPAL_INSTRUCTOR)
+        return caller_answered(answer, response_error(r, 403, "forbidden", "The class view is the instructor's.", NULL,
+                              NULL));
+    return true;
 }

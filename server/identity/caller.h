@@ -4,6 +4,9 @@
 
 #include "server/core/http.h"
 
+/* POST /api/session's bound: {"name": ...}, a name MAX_DISPLAY_NAME_BYTES. */
+#define CALLER_SESSION_MAX_BODY 4096
+
 /* The request's principal from its cookies or token; a token is looked up
  * on the reader's thread (REQ_LOOKUP, then caller_resume). True when the
  * request goes on to its route; false when *answer was queued instead
@@ -28,5 +31,10 @@ enum MHD_Result caller_session_end(struct request *r);
  * (SIGN_INS_PER_WINDOW in SIGN_IN_WINDOW_S), counting it; when not, a
  * 429 with Retry-After is queued and *refused is its result. */
 bool caller_sign_in_allowed(struct request *r, enum MHD_Result *refused);
+
+/* Whether r is the instructor's own request (the class view's API): true
+ * when it is; false when *answer was queued: 403 for a cross-site read
+ * with a cookie, 401 for nobody, 403 for a student. */
+bool caller_instructor(struct request *r, enum MHD_Result *answer);
 
 #endif

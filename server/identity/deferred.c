@@ -52,7 +52,7 @@ enum MHD_Result deferred_answer(struct request *r)
 enum MHD_Result deferred_begin(struct request *r, store_call_fn fn)
 {
     MHD_suspend_connection(r->conn);
-    r->state = REQ_DEFERRED;
+    r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, fn, r)) {
         deferred_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
         MHD_resume_connection(r->conn);

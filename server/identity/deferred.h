@@ -1,4 +1,4 @@
-/* deferred.h - answers the records' reader thread makes (REQ_DEFERRED). */
+/* deferred.h - answers the records' reader thread makes (REQ_SUSPENDED). */
 #ifndef BUTTERFLY_DEFERRED_H
 #define BUTTERFLY_DEFERRED_H
 
@@ -19,7 +19,7 @@ void deferred_error(struct request *r, unsigned status, const char *code, const 
 /* Makes the deferred answer the 503 of a store that failed with e. */
 void deferred_store_error(struct request *r, const struct store_error *e);
 
-/* Sends the answer the reader's thread made (REQ_DEFERRED). */
+/* Sends the answer the reader's thread made (REQ_SUSPENDED). */
 enum MHD_Result deferred_answer(struct request *r);
 
 #endif

@@ -299,7 +299,7 @@ static enum MHD_Result login(struct request *r)
     if (!ok)
         return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
     MHD_suspend_connection(r->conn);
-    r->state = REQ_LTI_WAIT;
+    r->state = REQ_SUSPENDED;
     if (!lti_submit(r->srv->lti, login_job, r)) {
         q->status = 503;
         MHD_resume_connection(r->conn);
@@ -476,7 +476,7 @@ static enum MHD_Result launch(struct request *r)
         return refuse_launch(r, 400, "state", "The state is not the one this browser's login "
                              "made.");
     MHD_suspend_connection(r->conn);
-    r->state = REQ_LTI_WAIT;
+    r->state = REQ_SUSPENDED;
     if (!lti_submit(r->srv->lti, launch_job, r)) {
         q->status = 503;
         refusal(q, "busy");
@@ -529,9 +529,6 @@ static enum MHD_Result launch_answer(struct request *r)
 
 enum MHD_Result lti_http_begin(struct request *r)
 {
-    if (!r->srv->lti || !r->srv->records)
-        return response_error(r, 404, "not_found", "LTI is not set up here (--lti-config).",
-                              NULL, NULL);
     r->lti = calloc(1, sizeof *r->lti);
     if (!r->lti)
         return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
@@ -555,7 +552,7 @@ enum MHD_Result lti_http_begin(struct request *r)
     enum MHD_Result refused;
     if (body_refused(r, "The form is over its size bound.", &refused))
         return refused;
-    r->state = REQ_LTI_BODY;
+    r->state = REQ_READING;
     return MHD_YES;
 }
 

@@ -19,6 +19,7 @@
 #include "server/core/client_addr.h"
 #include "server/identity/record_budget.h"
 #include "server/core/request.h"
+#include "server/core/route.h"
 #include "server/identity/session.h"
 #include "server/identity/token_guard.h"
 #include "server/core/cookie.h"
@@ -26,28 +27,64 @@
 
 #include <nettle/hmac.h>
 
+static enum route route_of(const char *path)
+{
+    const struct route_row *row = routes_find(path);
+    return row ? row->route : ROUTE_NONE;
+}
+
+static bool allowed(const char *path, const char *method, char *allow)
+{
+    return route_allows(routes_find(path), method, allow, 64);
+}
+
 static void test_routes_and_methods(void **state)
 {
-    const char *allow;
-    assert_int_equal(request_route("/"), ROUTE_PAGE);
-    assert_int_equal(request_route("/api/tasks/butterfly/submissions"), ROUTE_SUBMIT);
-    assert_int_equal(request_route("/static/app.mjs"), ROUTE_STATIC);
-    assert_int_equal(request_route("/api/tasks/butterfly/submissions/"), ROUTE_NONE);
-    assert_int_equal(request_route("/healthz?x"), ROUTE_NONE);
-    assert_true(request_method_allowed(ROUTE_SUBMIT, "POST", &allow));
-    assert_false(request_method_allowed(ROUTE_SUBMIT, "GET", &allow));
+    char allow[64];
+    assert_int_equal(route_of("/"), ROUTE_PAGE);
+    assert_int_equal(route_of("/api/tasks/butterfly/submissions"), ROUTE_SUBMIT);
+    assert_int_equal(route_of("/static/app.mjs"), ROUTE_STATIC);
+    assert_int_equal(route_of("/api/tasks/butterfly/submissions/"), ROUTE_NONE);
+    assert_int_equal(route_of("/healthz?x"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/class/students/ada"), ROUTE_CLASS_STUDENT);
+    assert_int_equal(route_of("/api/class/students/a/b"), ROUTE_NONE);
+    assert_true(allowed("/api/tasks/butterfly/submissions", "POST", allow));
+    assert_false(allowed("/api/tasks/butterfly/submissions", "GET", allow));
     assert_string_equal(allow, "POST");
-    assert_true(request_method_allowed(ROUTE_HEALTH, "HEAD", &allow));
-    assert_false(request_method_allowed(ROUTE_HEALTH, "POST", &allow));
+    assert_true(allowed("/healthz", "HEAD", allow));
+    assert_false(allowed("/healthz", "POST", allow));
     assert_string_equal(allow, "GET, HEAD");
     /* a session is begun with a name and ended by DELETE (signing out) */
-    assert_true(request_method_allowed(ROUTE_SESSION, "POST", &allow));
-    assert_true(request_method_allowed(ROUTE_SESSION, "DELETE", &allow));
-    assert_false(request_method_allowed(ROUTE_SESSION, "GET", &allow));
+    assert_true(allowed("/api/session", "POST", allow));
+    assert_true(allowed("/api/session", "DELETE", allow));
+    assert_false(allowed("/api/session", "GET", allow));
     assert_string_equal(allow, "POST, DELETE");
-    assert_non_null(strstr(request_method_refusal(ROUTE_SESSION), "DELETE"));
-    assert_false(request_method_allowed(ROUTE_SUBMIT, "DELETE", &allow));
-    assert_string_equal(request_method_refusal(ROUTE_SUBMIT), "Submit with POST.");
+    assert_non_null(strstr(routes_find("/api/session")->refusal, "DELETE"));
+    assert_false(allowed("/api/tasks/butterfly/submissions", "DELETE", allow));
+    assert_string_equal(routes_find("/api/tasks/butterfly/submissions")->refusal,
+                        "Submit with POST.");
+    assert_false(allowed("/lti/login", "DELETE", allow));
+    assert_string_equal(allow, "GET, HEAD, POST");
+}
+
+/* Every row of the route table says what it needs: a route that changes
+ * state (POST, DELETE) is either the page's own (same-origin) or a
+ * platform's cross-site form (LTI), never neither; a row that reads a
+ * body has its bound; each has a handler to answer with. */
+static void test_route_table_rows(void **state)
+{
+    size_t n = 0;
+    for (const struct route_row *row; (row = routes_row(n)); n++) {
+        bool changes = row->methods & (METHOD_POST | METHOD_DELETE);
+        unsigned origin = row->needs & (NEED_SAME_ORIGIN | NEED_CROSS_SITE_FORM);
+        assert_true(changes ? origin == NEED_SAME_ORIGIN || origin == NEED_CROSS_SITE_FORM
+                            : origin == 0);
+        assert_true(!(row->methods & METHOD_POST) || row->body_max > 0);
+        assert_non_null(row->finish);
+        assert_non_null(row->refusal);
+        assert_true(routes_find(strchr(row->path, '{') ? "/api/submissions/x" : row->path));
+    }
+    assert_true(n >= 24);
 }
 
 static void test_uri_inspection(void **state)
@@ -644,7 +681,7 @@ static void test_token_guard(void **state)
     assert_string_equal(request_submission_id("/api/submissions/ab"), "ab");
     assert_null(request_submission_id("/api/submissions/"));
     assert_null(request_submission_id("/api/submissions/a/b"));
-    assert_int_equal(request_route("/api/submissions/x"), ROUTE_SUBMISSION);
+    assert_int_equal(route_of("/api/submissions/x"), ROUTE_SUBMISSION);
 }
 
 /* Issue 29: what a signed-out client may have kept, by count and bytes,
@@ -690,6 +727,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
+        cmocka_unit_test(test_route_table_rows),
         cmocka_unit_test(test_session_cookie),
         cmocka_unit_test(test_session_cookie_count),
         cmocka_unit_test(test_session_host_marker),

@@ -1,0 +1,44 @@
+/* route.c - matching a path and a method against a row of the route table. */
+#include "server/core/route.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool route_matches(const struct route_row *row, const char *path)
+{
+    const char *brace = strchr(row->path, '{');
+    if (!brace)
+        return !strcmp(path, row->path);
+    size_t n = (size_t)(brace - row->path);
+    if (strncmp(path, row->path, n) != 0)
+        return false;
+    const char *rest = path + n;
+    if (row->needs & PATH_ANY_REST)
+        return true;
+    /* any one segment is a name to look up (and 404 alike): only the
+     * shape of a path is checked here */
+    return *rest && !strchr(rest, '/');
+}
+
+bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz)
+{
+    static const struct { unsigned bit; const char *name; } methods[] = {
+        { METHOD_GET, "GET" }, { METHOD_HEAD, "HEAD" }, { METHOD_POST, "POST" },
+        { METHOD_DELETE, "DELETE" },
+    };
+    bool ok = false;
+    size_t used = 0;
+    if (allowsz)
+        allow[0] = '\0';
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        if (!(row->methods & methods[i].bit))
+            continue;
+        if (!strcmp(method, methods[i].name))
+            ok = true;
+        int w = snprintf(allow + used, allowsz > used ? allowsz - used : 0, "%s%s",
+                         used ? ", " : "", methods[i].name);
+        if (w > 0)
+            used += (size_t)w;
+    }
+    return ok;
+}

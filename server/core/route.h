@@ -1,0 +1,69 @@
+/*
+ * route.h - what a row of the route table is (the table itself is
+ * server/routes.c's, beside main.c): the path, the methods, what the
+ * route needs, its body's bound, and its handler. The table's rows are
+ * checked and called from one place, so a new route is one row and its
+ * handler, and each route's path is written in that table only.
+ */
+#ifndef BUTTERFLY_ROUTE_H
+#define BUTTERFLY_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "server/core/http.h"
+
+/* The methods a row allows (its Allow header is written from them). */
+enum {
+    METHOD_GET = 1u << 0,
+    METHOD_HEAD = 1u << 1,
+    METHOD_POST = 1u << 2,
+    METHOD_DELETE = 1u << 3,
+};
+
+/* What a route needs before its handler runs, checked in this order from
+ * the row (routes.c's routes_dispatch). */
+enum {
+    NEED_RECORDS = 1u << 0,       /* a store (--database): 404 without */
+    NEED_LTI = 1u << 1,           /* --lti-config (and a store): 404 without */
+    NEED_SAME_ORIGIN = 1u << 2,   /* a POST or DELETE from the page's own origin (403) */
+    NEED_CROSS_SITE_FORM = 1u << 3,   /* a platform's cross-site form (LTI): no Origin check */
+    NEED_INSTRUCTOR = 1u << 4,    /* the instructor's own request (403, 401) */
+    PATH_ANY_REST = 1u << 5,      /* the row's "{name}" takes the rest of the path, '/' too */
+};
+
+/* A route's handler: each called for the request, NULL for none. */
+typedef enum MHD_Result (*route_fn)(struct request *r);
+typedef enum MHD_Result (*route_body_fn)(struct request *r, const char *data, size_t *size);
+
+struct route_row {
+    const char *path;          /* exact, or ending in a "{name}" segment */
+    enum route route;
+    unsigned methods;          /* METHOD_* */
+    const char *refusal;       /* the 405's sentence for another method */
+    unsigned needs;            /* NEED_*, PATH_ANY_REST */
+    size_t body_max;           /* the bound of a body it reads (r->limit); 0: none read */
+    route_fn begin;            /* the headers are in and the checks passed; NULL: wait
+                                  for the request to be complete (a GET) */
+    route_body_fn body;        /* a piece of the body (NULL: body_take) */
+    route_fn finish;           /* the request is complete: answer, or suspend */
+    route_fn resume;           /* the suspended connection is resumed (NULL:
+                                  deferred_answer, the reader's thread's answer) */
+    void (*release)(struct request *r);   /* the request is over (NULL: nothing) */
+};
+
+/* Whether path matches row's path: exactly, or with a last "{name}"
+ * segment standing for one non-empty segment (any rest of the path with
+ * PATH_ANY_REST). */
+bool route_matches(const struct route_row *row, const char *path);
+
+/* Whether row allows method; *allow gets the Allow header's value
+ * ("GET, HEAD", "POST, DELETE", ...; the caller's buffer of allowsz). */
+bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz);
+
+/* The route table (server/routes.c, beside main.c): the row of a decoded
+ * path, NULL when nothing is there; the i-th row, NULL past the last. */
+const struct route_row *routes_find(const char *path);
+const struct route_row *routes_row(size_t i);
+
+#endif
