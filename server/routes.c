@@ -119,7 +119,7 @@ static enum MHD_Result metrics_get(struct request *r)
         }
     }
     if (!text)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     return response_queue(r, 200, response_from_buffer(text, strlen(text),
                                                        MHD_RESPMEM_MUST_FREE),
                           "text/plain; version=0.0.4; charset=utf-8", NULL);
@@ -277,24 +277,16 @@ static void resolve_client(struct request *r)
 static enum MHD_Result connection_refused(struct request *r, enum conn_verdict v)
 {
     bool busy = v == CONN_BUSY;
-    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code",
-                          busy ? "too_many_connections" : "too_many_requests", "message",
-                          busy ? "The server has no connection to spare; try again shortly."
-                               : "You have too many requests open at once; wait for their "
-                                 "answers.");
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    if (!text)
-        return MHD_NO;
-    struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
     char secs[16];
     snprintf(secs, sizeof secs, "%u", CONNECTION_RETRY_AFTER_S);
-    if (resp) {
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
-        if (busy)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    }
-    return response_queue(r, busy ? 503 : 429, resp, "application/json", NULL);
+    if (busy)   /* closed after the answer: the connection holds a spare slot
+                 * (Retry-After: the table's CONNECTION_RETRY_AFTER_S) */
+        return response_error(r, ERROR_TOO_MANY_CONNECTIONS,
+                              "The server has no connection to spare; try again shortly.",
+                              MHD_HTTP_HEADER_CONNECTION, "close");
+    return response_error(r, ERROR_TOO_MANY_REQUESTS,
+                          "You have too many requests open at once; wait for their answers.",
+                          MHD_HTTP_HEADER_RETRY_AFTER, secs);
 }
 
 static enum MHD_Result routes_dispatch(struct request *r);
@@ -310,18 +302,18 @@ static enum MHD_Result on_headers(struct request *r, const char *url, const char
     /* An escaped NUL cuts the path libmicrohttpd hands over (so
      * "index.html%00.css" would read "index.html"): refuse it outright. */
     if (r->uri.escaped_nul)
-        return response_error(r, 400, "bad_request", "The path holds an escaped NUL byte.",
+        return response_error(r, ERROR_BAD_REQUEST, "The path holds an escaped NUL byte.",
                               NULL, NULL);
     r->path = url;
     r->row = routes_find(url);
     r->route = r->row ? r->row->route : ROUTE_NONE;
     /* static names never need escapes: an escaped one is a probe */
     if (r->route == ROUTE_NONE || (r->route == ROUTE_STATIC && r->uri.escaped))
-        return response_error(r, 404, "not_found", r->route == ROUTE_NONE
+        return response_error(r, ERROR_NOT_FOUND, r->route == ROUTE_NONE
                               ? "No such resource." : "No such file.", NULL, NULL);
     char allow[64];
     if (!route_allows(r->row, method, allow, sizeof allow))
-        return response_error(r, 405, "method_not_allowed", r->row->refusal,
+        return response_error(r, ERROR_METHOD_NOT_ALLOWED, r->row->refusal,
                               MHD_HTTP_HEADER_ALLOW, allow);
     enum MHD_Result answer;
     return caller_begin(r, &answer) ? routes_dispatch(r) : answer;
@@ -334,9 +326,9 @@ static enum MHD_Result routes_dispatch(struct request *r)
     const struct route_row *row = r->row;
     struct server *s = r->srv;
     if ((row->needs & NEED_RECORDS) && (!s->records || !s->feed))
-        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
     if ((row->needs & NEED_LTI) && (!s->lti || !s->records))
-        return response_error(r, 404, "not_found", "LTI is not set up here (--lti-config).",
+        return response_error(r, ERROR_NOT_FOUND, "LTI is not set up here (--lti-config).",
                               NULL, NULL);
     bool changes = !strcmp(r->method, "POST") || !strcmp(r->method, "DELETE");
     if ((row->needs & NEED_SAME_ORIGIN) && changes && s->records) {
@@ -355,7 +347,7 @@ static enum MHD_Result routes_dispatch(struct request *r)
         if (needs && !auth_same_origin(origin, MHD_lookup_connection_value(
                                                    r->conn, MHD_HEADER_KIND, "Host"),
                                        s->cfg.public_url, custom))
-            return response_error(r, 403, "cross_site",
+            return response_error(r, ERROR_CROSS_SITE,
                                   "This request must come from the exercise page itself.",
                                   NULL, NULL);
     }

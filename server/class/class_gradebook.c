@@ -193,7 +193,7 @@ static void gradebook_call(struct store *s, void *arg)
         snprintf(msg, sizeof msg, "The gradebook is over %u MiB; write it with "
                  "butterfly-batch --from-database (docs/BATCH.md).",
                  CLASS_GRADEBOOK_MAX_BYTES >> 20);
-        deferred_error(r, 503, "gradebook_too_large", msg);
+        deferred_error(r, ERROR_GRADEBOOK_TOO_LARGE, msg);
     } else if (ok) {
         r->deferred_status = 200;
         r->deferred_body = buf;
@@ -206,7 +206,7 @@ static void gradebook_call(struct store *s, void *arg)
         char msg[640];
         snprintf(msg, sizeof msg, "The records cannot be read now (%s).",
                  store_status_to_str(e.status));
-        deferred_error(r, 503, "store_unavailable", msg);
+        deferred_error(r, ERROR_STORE_UNAVAILABLE, msg);
     }   /* else out of memory: no body, deferred_answer says so */
     free(buf);
     rows_free(rows, n);
@@ -226,16 +226,16 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
                  gradebook_layout_to_str(GRADEBOOK_LAYOUT_DEFAULT),
                  gradebook_layout_to_str(GRADEBOOK_LAYOUT_CANVAS),
                  gradebook_layout_to_str(GRADEBOOK_LAYOUT_MOODLE));
-        return response_error(r, 400, "bad_layout", msg, NULL, NULL);
+        return response_error(r, ERROR_BAD_LAYOUT, msg, NULL, NULL);
     }
     bool oom;
     json_t *members = class_feed_members(r->srv->feed, klass, &oom);
     if (oom)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     if (atomic_fetch_add(&r->srv->gradebooks, 1) >= CLASS_GRADEBOOKS_AT_ONCE) {
         atomic_fetch_sub(&r->srv->gradebooks, 1);
         json_decref(members);
-        return response_error(r, 503, "gradebook_busy", "Another gradebook is being written; "
+        return response_error(r, ERROR_GRADEBOOK_BUSY, "Another gradebook is being written; "
                               "try again in a moment.", MHD_HTTP_HEADER_RETRY_AFTER, "2");
     }
     r->gradebook_layout = (int)l;
@@ -244,7 +244,7 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
     r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, gradebook_call, r)) {
         atomic_fetch_sub(&r->srv->gradebooks, 1);
-        deferred_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
+        deferred_error(r, ERROR_STORE_UNAVAILABLE, "The records are too busy; try again shortly.");
         MHD_resume_connection(r->conn);
     }
     return MHD_YES;

@@ -38,13 +38,13 @@ static enum MHD_Result events(struct request *r, const char *klass)
         case CLASS_STREAM_FULL:
             snprintf(msg, sizeof msg, "%u class views are open already (--class-streams); "
                      "close one or try again.", r->srv->cfg.class_streams);
-            return response_error(r, 503, "too_many_streams", msg,
-                                  MHD_HTTP_HEADER_RETRY_AFTER, "10");
+            return response_error(r, ERROR_TOO_MANY_STREAMS, msg,
+                                  NULL, NULL);
         case CLASS_STREAM_STOPPING:
-            return response_error(r, 503, "shutting_down", "The server is stopping.",
-                                  MHD_HTTP_HEADER_RETRY_AFTER, "5");
+            return response_error(r, ERROR_SHUTTING_DOWN, "The server is stopping.",
+                                  NULL, NULL);
         default:
-            return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+            return response_out_of_memory(r);
         }
     }
     /* a proxy must pass each event on at once (nginx reads this) */
@@ -118,7 +118,7 @@ static enum MHD_Result one_student(struct request *r, const char *url, const cha
     json_t *tile = strlen(id) < sizeof r->list.student
                        ? class_feed_tile(r->srv->feed, klass, id) : NULL;
     if (!tile)
-        return response_error(r, 404, "not_found", "No such student in this class.", NULL,
+        return response_error(r, ERROR_NOT_FOUND, "No such student in this class.", NULL,
                               NULL);
     json_decref(tile);
     snprintf(r->list.student, sizeof r->list.student, "%s", id);
@@ -142,7 +142,7 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         /* the page itself: no data in it, but only the instructor gets it
          * (a student's cookie, or nobody, is told where to go) */
         if (r->who.kind != PRINCIPAL_INSTRUCTOR)
-            return response_error(r, 401, "unauthorized",
+            return response_error(r, ERROR_UNAUTHORIZED,
                                   "Open the instructor's address the server printed at start.",
                                   NULL, NULL);
         return response_file(r, "class.html");
@@ -158,22 +158,22 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
      * that one; asked for another, it is refused */
     const char *scope = principal_class_scope(&r->who);
     if (scope && (!*scope || (klass && strcmp(klass, scope))))
-        return response_error(r, 403, "forbidden", "This session is for another class: open "
+        return response_error(r, ERROR_FORBIDDEN, "This session is for another class: open "
                               "this class's view from its course on the platform.", NULL, NULL);
     if (scope)
         klass = scope;
     struct class_feed *f = r->srv->feed;
     if (!class_feed_ready(f))
-        return response_error(r, 503, "loading",
+        return response_error(r, ERROR_LOADING,
                               "The class is being read from the records; try again shortly.",
                               MHD_HTTP_HEADER_RETRY_AFTER, "2");
     enum class_known known = klass && strlen(klass) < STORE_ID_SIZE
                                  ? class_feed_has_class(f, klass) : CLASS_UNKNOWN;
     if (klass && known == CLASS_PENDING)
-        return response_error(r, 503, "loading", "The class of a launch is being read; "
+        return response_error(r, ERROR_LOADING, "The class of a launch is being read; "
                               "try again shortly.", MHD_HTTP_HEADER_RETRY_AFTER, "1");
     if (klass && known != CLASS_KNOWN)
-        return response_error(r, 404, "not_found",
+        return response_error(r, ERROR_NOT_FOUND,
                               "No such class here: open the class view from the course's "
                               "platform again.", NULL, NULL);
     switch (r->route) {
@@ -189,7 +189,7 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         size_t n = 0;
         char *csv = class_feed_gradebook_csv(f, klass, &n);
         if (!csv)
-            return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+            return response_out_of_memory(r);
         struct MHD_Response *resp = response_from_buffer(csv, n, MHD_RESPMEM_MUST_FREE);
         if (resp)
             MHD_add_response_header(resp, "Content-Disposition",
@@ -199,6 +199,6 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
     case ROUTE_CLASS_GRADEBOOK_LAYOUT:
         return class_gradebook_get(r, klass);
     default:
-        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }
 }

@@ -16,14 +16,14 @@ bool body_refused(struct request *r, const char *too_large, enum MHD_Result *ans
         return false;
     case LENGTH_TOO_LARGE:
         /* refused from the headers: a 10 MB body is never read */
-        *answer = response_error(r, 413, "payload_too_large", too_large, NULL, NULL);
+        *answer = response_error(r, ERROR_PAYLOAD_TOO_LARGE, too_large, NULL, NULL);
         return true;
     case LENGTH_MALFORMED:
-        *answer = response_error(r, 400, "bad_request", "The Content-Length is not a number.",
+        *answer = response_error(r, ERROR_BAD_REQUEST, "The Content-Length is not a number.",
                                  NULL, NULL);
         return true;
     case LENGTH_REQUIRED:
-        *answer = response_error(r, 411, "length_required",
+        *answer = response_error(r, ERROR_LENGTH_REQUIRED,
                                  "Send a Content-Length (or a chunked body).", NULL, NULL);
         return true;
     }

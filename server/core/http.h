@@ -22,6 +22,7 @@
 #include "server/core/client_addr.h"
 #include "server/core/conn_limit.h"
 #include "server/core/conn_watch.h"
+#include "server/core/errors.h"
 #include "server/core/metrics.h"
 #include "server/core/principal.h"
 #include "server/core/request.h"
@@ -186,10 +187,16 @@ struct MHD_Response *response_from_buffer(char *data, size_t len,
 /* Sends j (consumed) as compact JSON. */
 enum MHD_Result response_json(struct request *r, unsigned status, json_t *j);
 
-/* Sends {"error": {"code", "message"}}, with one extra header when
- * header is not NULL. */
-enum MHD_Result response_error(struct request *r, unsigned status, const char *code,
-                               const char *message, const char *header, const char *value);
+/* Sends {"error": {"code", "message"}} with e's status and code
+ * (errors.h), one extra header when header is not NULL, and e's
+ * Retry-After unless that header is one. */
+enum MHD_Result response_error(struct request *r, enum error_kind e, const char *message,
+                               const char *header, const char *value);
+
+/* The one answer to running out of memory: a 500 internal_error from a
+ * body written at compile time (MHD_NO, closing the connection, only when
+ * libmicrohttpd cannot make even that response). */
+enum MHD_Result response_out_of_memory(struct request *r);
 
 /* Sends a file of the static set (ETag, CSP, revalidation), or 404. */
 enum MHD_Result response_file(struct request *r, const char *name);

@@ -7,6 +7,7 @@
 #include "common/defaults.h"
 #include "server/core/http.h"
 #include "server/core/cookie.h"
+#include "server/core/errors.h"
 
 /* Whether resp already sets cookie `name` (Set-Cookie "name=..."). */
 struct cookie_find {
@@ -68,7 +69,7 @@ enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Re
                                const char *type, const char *cache)
 {
     if (!resp)
-        return MHD_NO;
+        return response_out_of_memory(r);
     cookie_upkeep(r, resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
@@ -110,26 +111,49 @@ enum MHD_Result response_json(struct request *r, unsigned status, json_t *j)
     /* an answer that cannot be written (out of memory, text that is not
      * UTF-8) is a 500, never a connection closed without a word */
     if (!text)
-        return response_error(r, 500, "internal_error", "The answer could not be written.", NULL,
+        return response_error(r, ERROR_INTERNAL_ERROR, "The answer could not be written.", NULL,
                               NULL);
     return response_queue(r, status,
                           response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE),
                           "application/json", NULL);
 }
 
-/* Every error has the same shape: {"error": {"code", "message"}}. */
-enum MHD_Result response_error(struct request *r, unsigned status, const char *code,
-                               const char *message, const char *header, const char *value)
+/* Every error has the same shape: {"error": {"code", "message"}}, its
+ * status and code from the one table (errors.h). */
+enum MHD_Result response_error(struct request *r, enum error_kind e, const char *message,
+                               const char *header, const char *value)
 {
-    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message);
+    const struct error_row *row = errors_row(e);
+    json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", row->code, "message", message);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!text)
-        return MHD_NO;
+        return response_out_of_memory(r);
     struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
-    if (resp && header)
+    if (!resp)
+        return response_out_of_memory(r);
+    if (header)
         MHD_add_response_header(resp, header, value);
-    return response_queue(r, status, resp, "application/json", NULL);
+    if (row->retry_after_s && !(header && !strcasecmp(header, MHD_HTTP_HEADER_RETRY_AFTER))) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%u", row->retry_after_s);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
+    return response_queue(r, row->status, resp, "application/json", NULL);
+}
+
+enum MHD_Result response_out_of_memory(struct request *r)
+{
+    /* written at compile time: the answer needs no memory of its own but
+     * libmicrohttpd's response; without even that, the connection closes */
+    static const char body[] =
+        "{\"error\":{\"code\":\"internal_error\",\"message\":\"Out of memory.\"}}";
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return response_out_of_memory(r);
+    return response_queue(r, errors_row(ERROR_INTERNAL_ERROR)->status, resp, "application/json",
+                          NULL);
 }
 
 enum MHD_Result response_file(struct request *r, const char *name)
@@ -138,7 +162,7 @@ enum MHD_Result response_file(struct request *r, const char *name)
      * "..", "%2e%2e", "%2f" and "%00" can only fail to match. */
     const struct static_file *f = static_files_find(r->srv->files, name);
     if (!f)
-        return response_error(r, 404, "not_found", "No such file.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "No such file.", NULL, NULL);
     const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
     bool fresh = inm && !strcmp(inm, f->etag);
@@ -146,7 +170,7 @@ enum MHD_Result response_file(struct request *r, const char *name)
                                       : response_from_buffer(f->data, f->len,
                                                              MHD_RESPMEM_PERSISTENT);
     if (!resp)
-        return MHD_NO;
+        return response_out_of_memory(r);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, f->etag);
     MHD_add_response_header(resp, "Content-Security-Policy", r->srv->page_csp);
     /* Revalidate every time: the page changes with the server, and a 304

@@ -143,7 +143,7 @@ enum MHD_Result submission_begin(struct request *r)
                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
     r->kind = request_body_kind(type);
     if (r->kind == BODY_UNSUPPORTED)
-        return response_error(r, 415, "unsupported_media_type",
+        return response_error(r, ERROR_UNSUPPORTED_MEDIA_TYPE,
                               "Send the kernel body as text/plain, or JSON {\"source\": \"...\"} "
                               "as application/json.", NULL, NULL);
     r->limit = request_body_limit(r->kind);
@@ -280,13 +280,13 @@ void submission_client_gone(uint64_t id, void *arg)
 static enum MHD_Result submission_detach(struct request *r, const char *src, size_t len)
 {
     if (r->who.kind == PRINCIPAL_NONE)
-        return response_error(r, 401, "unauthorized",
+        return response_error(r, ERROR_UNAUTHORIZED,
                               "Sign in (a cookie or a bearer token) to submit without waiting: "
                               "only you may read the verdict later.", NULL, NULL);
     struct detached_job *d = calloc(1, sizeof *d);
     if (!d || !store_new_id(d->id) || !(d->source = malloc(len + 1))) {
         detached_free(d);
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     }
     memcpy(d->source, src, len);
     d->source_len = len;
@@ -299,7 +299,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     r->body = NULL;
     if (!records_detach(r->srv->records, d->id, &r->who)) {
         detached_free(d);
-        return response_error(r, 503, "queue_full",
+        return response_error(r, ERROR_QUEUE_FULL,
                               "Too many submissions are waiting; try again shortly.",
                               MHD_HTTP_HEADER_RETRY_AFTER, "5");
     }
@@ -345,7 +345,7 @@ static bool launch_of(struct request *r, enum MHD_Result *answer)
     r->lti_link = lti_tag_read(records_session_key(r->srv->records), r->who.id, tag);
     if (r->lti_link > 0)
         return true;
-    *answer = response_error(r, 403, "launch_not_yours",
+    *answer = response_error(r, ERROR_LAUNCH_NOT_YOURS,
                              "This page was opened by a launch of someone other than the "
                              "student signed in now (or its launch is not valid): open the "
                              "exercise again from your course.", NULL, NULL);
@@ -355,7 +355,7 @@ static bool launch_of(struct request *r, enum MHD_Result *answer)
 enum MHD_Result submission_finish(struct request *r)
 {
     if (r->too_large)
-        return response_error(r, 413, "payload_too_large", request_too_large_message(r->kind),
+        return response_error(r, ERROR_PAYLOAD_TOO_LARGE, request_too_large_message(r->kind),
                               NULL, NULL);
     const char *src;
     size_t len;
@@ -365,7 +365,7 @@ enum MHD_Result submission_finish(struct request *r)
     if (!launch_of(r, &refused))
         return refused;
     if (!request_extract_source(r->kind, r->body, r->len, &src, &len, &owner, msg, sizeof msg))
-        return response_error(r, 400, "bad_request", msg, NULL, NULL);
+        return response_error(r, ERROR_BAD_REQUEST, msg, NULL, NULL);
     if (r->srv->records) {
         const char *wait = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "wait");
         if (wait && !strcmp(wait, "false")) {
@@ -423,22 +423,22 @@ static enum MHD_Result answer_refusal(struct request *r)
     snprintf(secs, sizeof secs, "%u", wait_retry_after_s(r->retry_wait_ms));
     switch (r->refused) {
     case POOL_CLIENT_BUSY:
-        return response_error(r, 429, "too_many_requests",
+        return response_error(r, ERROR_TOO_MANY_REQUESTS,
                               "You have submissions waiting already; wait for their verdicts.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs);
     case POOL_QUEUE_FULL:
-        return response_error(r, 503, "queue_full",
+        return response_error(r, ERROR_QUEUE_FULL,
                               "Every grader is busy and the queue is full; try again shortly.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs);
     case POOL_WAIT_TOO_LONG:
-        return response_error(r, 503, "too_busy",
+        return response_error(r, ERROR_TOO_BUSY,
                               "Every grader is busy and the wait would be too long; try again "
                               "shortly.", MHD_HTTP_HEADER_RETRY_AFTER, secs);
     case POOL_STOPPING:
-        return response_error(r, 503, "shutting_down", "The grader is shutting down.",
-                              MHD_HTTP_HEADER_RETRY_AFTER, "5");
+        return response_error(r, ERROR_SHUTTING_DOWN, "The grader is shutting down.",
+                              NULL, NULL);
     default:
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     }
 }
 
@@ -467,7 +467,7 @@ enum MHD_Result submission_answer(struct request *r)
         return answer_refusal(r);
     struct pool_result *res = atomic_exchange(&r->result, NULL);
     if (!res)   /* out of memory in the pool's callback */
-        return response_error(r, 500, "internal_error", "The job ended without a verdict.",
+        return response_error(r, ERROR_INTERNAL_ERROR, "The job ended without a verdict.",
                               NULL, NULL);
     count_result(r, res);
     unsigned status = http_status_for(res->head.status);

@@ -74,7 +74,7 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
 {
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
-        return MHD_NO;
+        return response_out_of_memory(r);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
     char pair[1300];
     if (set_cookie) {
@@ -251,7 +251,7 @@ bool caller_begin(struct request *r, enum MHD_Result *answer)
         return true;   /* no records: today's server, no sessions */
     const char *cookie = NULL, *pending = NULL;
     if (!read_cookies(r, &cookie, &pending))
-        return caller_answered(answer, response_error(r, 401, "two_sessions",
+        return caller_answered(answer, response_error(r, ERROR_TWO_SESSIONS,
                               "This request carries two session cookies (one may be another "
                               "site's, set to sign you in as someone else): both are refused. "
                               "Clear this site's cookies and sign in again.", NULL, NULL));
@@ -280,7 +280,7 @@ bool caller_begin(struct request *r, enum MHD_Result *answer)
         authz = NULL;
     if (authz) {
         if (!auth_bearer(authz, r->token, sizeof r->token))
-            return caller_answered(answer, response_error(r, 401, "unauthorized",
+            return caller_answered(answer, response_error(r, ERROR_UNAUTHORIZED,
                                   "Send Authorization: Bearer TOKEN with your own token.",
                                   MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
         r->lookup = LOOKUP_BEARER;
@@ -299,7 +299,7 @@ bool caller_begin(struct request *r, enum MHD_Result *answer)
     if (!token_guard_allow(s->guard, &r->client, time(NULL), &retry)) {
         char secs[16];
         snprintf(secs, sizeof secs, "%u", retry);
-        return caller_answered(answer, response_error(r, 429, "too_many_token_failures",
+        return caller_answered(answer, response_error(r, ERROR_TOO_MANY_TOKEN_FAILURES,
                               "Too many wrong tokens from this address; wait and try again.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs));
     }
@@ -327,7 +327,7 @@ bool caller_resume(struct request *r, enum MHD_Result *answer)
         token_guard_count(s->guard, &r->client, time(NULL));
         if (r->lookup == LOOKUP_LINK)
             return caller_answered(answer, redirect(r, "/?signin=failed", false));
-        return caller_answered(answer, response_error(r, 401, "unauthorized", r->lookup == LOOKUP_CLASS
+        return caller_answered(answer, response_error(r, ERROR_UNAUTHORIZED, r->lookup == LOOKUP_CLASS
                               ? "This is not the instructor's token." : "The token is not valid.",
                               MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
     }
@@ -338,7 +338,7 @@ bool caller_resume(struct request *r, enum MHD_Result *answer)
             memset(&r->who, 0, sizeof r->who);
             return true;
         }
-        return caller_answered(answer, response_error(r, 503, "store_unavailable",
+        return caller_answered(answer, response_error(r, ERROR_STORE_UNAVAILABLE,
                               "The records cannot be read now; try again shortly.",
                               MHD_HTTP_HEADER_RETRY_AFTER, "5"));
     }
@@ -386,7 +386,7 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
 enum MHD_Result caller_session_end(struct request *r)
 {
     if (!r->srv->records)
-        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
     /* the cookie is signed, not kept: signing out is the browser
      * forgetting it, so the answer clears it (a copy taken elsewhere lasts
      * until its token is renewed or it expires) */
@@ -403,7 +403,7 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!text)
-        return response_error(r, 500, "internal_error", "The answer could not be written.", NULL,
+        return response_error(r, ERROR_INTERNAL_ERROR, "The answer could not be written.", NULL,
                                NULL);
     struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
     if (!resp)
@@ -441,15 +441,15 @@ static enum MHD_Result session_confirm(struct request *r, bool yes, const char *
         return me_with_cookies(r, SESSION_KEPT);
     }
     if (r->pending.kind == PRINCIPAL_NONE)
-        return response_error(r, 409, "no_pending_sign_in",
+        return response_error(r, ERROR_NO_PENDING_SIGN_IN,
                               "No sign-in is waiting (a link's lasts ten minutes): open your "
                               "link again.", NULL, NULL);
     if (!id || strcmp(id, r->pending.id) != 0)
-        return response_error(r, 409, "pending_changed",
+        return response_error(r, ERROR_PENDING_CHANGED,
                               "The sign-in waiting is not the one this page asked about: "
                               "reload the page and answer again.", NULL, NULL);
     if (r->who.kind != PRINCIPAL_NONE && !principal_same(&r->who, &r->pending))
-        return response_error(r, 409, "signed_in_as_other",
+        return response_error(r, ERROR_SIGNED_IN_AS_OTHER,
                               "This page is signed in as someone else: sign out first.",
                               NULL, NULL);
     r->who = r->pending;
@@ -474,7 +474,7 @@ static void session_call(struct store *s, void *arg)
     enum store_status st;
     READ_TWICE(st, store_has_roster(s, &roster, &e));
     if (st == STORE_OK && roster) {
-        deferred_error(r, 409, "roster", "This class has a roster: sign in with your personal link.");
+        deferred_error(r, ERROR_ROSTER, "This class has a roster: sign in with your personal link.");
     } else if (st == STORE_OK) {
         struct store_student guest = { .id = r->who.id, .name = r->who.name, .section = "",
                                        .email = "", .verified = false };
@@ -502,7 +502,7 @@ bool caller_sign_in_allowed(struct request *r, enum MHD_Result *refused)
     }
     char secs[16];
     snprintf(secs, sizeof secs, "%u", retry ? retry : 1);
-    *refused = response_error(r, 429, "too_many_sign_ins",
+    *refused = response_error(r, ERROR_TOO_MANY_SIGN_INS,
                               "Too many new sessions from this address; wait and try again.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs);
     return false;
@@ -511,9 +511,9 @@ bool caller_sign_in_allowed(struct request *r, enum MHD_Result *refused)
 enum MHD_Result caller_session_finish(struct request *r)
 {
     if (!r->srv->records)
-        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
     if (r->too_large)
-        return response_error(r, 413, "payload_too_large",
+        return response_error(r, ERROR_PAYLOAD_TOO_LARGE,
                               "The request is over the limit of 4 KiB.", NULL, NULL);
     json_t *j = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, NULL);
     json_t *confirm = json_object_get(j, "confirm");
@@ -528,7 +528,7 @@ enum MHD_Result caller_session_finish(struct request *r)
         free(r->body);
         r->body = NULL;
         if (!is_bool)
-            return response_error(r, 400, "bad_request",
+            return response_error(r, ERROR_BAD_REQUEST,
                                   "Send JSON {\"confirm\": true, \"id\": ID} or "
                                   "{\"confirm\": false}.", NULL, NULL);
         return session_confirm(r, yes, has_id ? id : NULL);
@@ -546,13 +546,13 @@ enum MHD_Result caller_session_finish(struct request *r)
     free(r->body);
     r->body = NULL;
     if (!ok)
-        return response_error(r, 400, "bad_request", why, NULL, NULL);
+        return response_error(r, ERROR_BAD_REQUEST, why, NULL, NULL);
     enum MHD_Result refused;
     if (!caller_sign_in_allowed(r, &refused))
         return refused;
     char id[STORE_ID_SIZE];
     if (!store_new_id(id))
-        return response_error(r, 500, "internal_error", "No random bytes.", NULL, NULL);
+        return response_error(r, ERROR_INTERNAL_ERROR, "No random bytes.", NULL, NULL);
     snprintf(guest.id, sizeof guest.id, "%s", id);
     r->who = guest;
     return deferred_begin(r, session_call);
@@ -569,15 +569,15 @@ bool caller_instructor(struct request *r, enum MHD_Result *answer)
     /* a bearer token is no ambient credential: a script that holds it may
      * read from anywhere, a cookie may not */
     if (cross && r->lookup != LOOKUP_BEARER)
-        return caller_answered(answer, response_error(r, 403, "cross_site",
+        return caller_answered(answer, response_error(r, ERROR_CROSS_SITE,
                               "The class view is read from its own page only.", NULL, NULL));
     if (r->who.kind == PRINCIPAL_NONE)
-        return caller_answered(answer, response_error(r, 401, "unauthorized",
+        return caller_answered(answer, response_error(r, ERROR_UNAUTHORIZED,
                               "Open the instructor's address the server printed at start, or "
                               "send Authorization: Bearer TOKEN.",
                               MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
     if (r->who.kind != PRINCIPAL_INSTRUCTOR)
-        return caller_answered(answer, response_error(r, 403, "forbidden", "The class view is the instructor's.", NULL,
+        return caller_answered(answer, response_error(r, ERROR_FORBIDDEN, "The class view is the instructor's.", NULL,
                               NULL));
     return true;
 }

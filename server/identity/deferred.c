@@ -20,9 +20,19 @@ void deferred_json(struct request *r, unsigned status, json_t *j)
     json_decref(j);
 }
 
-void deferred_error(struct request *r, unsigned status, const char *code, const char *msg)
+void deferred_error(struct request *r, enum error_kind e, const char *msg)
 {
-    deferred_json(r, status, json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg));
+    const struct error_row *row = errors_row(e);
+    deferred_json(r, row->status,
+                  json_pack("{s:{s:s, s:s}}", "error", "code", row->code, "message", msg));
+    /* the same Retry-After as the answer made on libmicrohttpd's thread */
+    for (int i = 0; row->retry_after_s && i < 2; i++) {
+        if (!r->deferred_header[i][0]) {
+            snprintf(r->deferred_header[i], sizeof r->deferred_header[i], "Retry-After: %u",
+                     row->retry_after_s);
+            break;
+        }
+    }
 }
 
 void deferred_store_error(struct request *r, const struct store_error *e)
@@ -30,13 +40,13 @@ void deferred_store_error(struct request *r, const struct store_error *e)
     char msg[640];
     snprintf(msg, sizeof msg, "The records cannot be read now (%s).",
              store_status_to_str(e->status));
-    deferred_error(r, 503, "store_unavailable", msg);
+    deferred_error(r, ERROR_STORE_UNAVAILABLE, msg);
 }
 
 enum MHD_Result deferred_answer(struct request *r)
 {
     if (!r->deferred_body)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     char *body = r->deferred_body;
     r->deferred_body = NULL;
     size_t len = r->deferred_len ? r->deferred_len : strlen(body);
@@ -54,7 +64,7 @@ enum MHD_Result deferred_begin(struct request *r, store_call_fn fn)
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, fn, r)) {
-        deferred_error(r, 503, "store_unavailable", "The records are too busy; try again shortly.");
+        deferred_error(r, ERROR_STORE_UNAVAILABLE, "The records are too busy; try again shortly.");
         MHD_resume_connection(r->conn);
     }
     return MHD_YES;

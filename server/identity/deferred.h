@@ -13,8 +13,9 @@ enum MHD_Result deferred_begin(struct request *r, store_call_fn fn);
 /* Fills the deferred answer: JSON j (consumed; NULL: out of memory) with status. */
 void deferred_json(struct request *r, unsigned status, json_t *j);
 
-/* Makes the deferred answer an error {"error": {code, message}} with status. */
-void deferred_error(struct request *r, unsigned status, const char *code, const char *msg);
+/* Makes the deferred answer the error e (errors.h) with the sentence msg,
+ * and its Retry-After. */
+void deferred_error(struct request *r, enum error_kind e, const char *msg);
 
 /* Makes the deferred answer the 503 of a store that failed with e. */
 void deferred_store_error(struct request *r, const struct store_error *e);

@@ -96,7 +96,7 @@ static enum MHD_Result page_with(struct request *r, unsigned status, const char 
     size_t ln = relaunch && *relaunch ? 6 * strlen(relaunch) + 1 : 1;
     char *link = malloc(ln);
     if (!link)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     html_escape(relaunch ? relaunch : "", link, ln);
     char *body = NULL;
     int n = asprintf(&body,
@@ -113,7 +113,7 @@ static enum MHD_Result page_with(struct request *r, unsigned status, const char 
                   "course's page).</p>" : "");
     free(link);
     if (n < 0)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     return response_queue(r, status, response_from_buffer(body, (size_t)n,
                                                           MHD_RESPMEM_MUST_FREE),
                           "text/html; charset=utf-8", "no-store");
@@ -139,7 +139,7 @@ static enum MHD_Result jwks(struct request *r)
 {
     char *text = lti_jwks_text(r->srv->lti);
     if (!text)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     return response_queue(r, 200, response_from_buffer(text, strlen(text),
                                                        MHD_RESPMEM_MUST_FREE),
                           "application/json", "max-age=300");
@@ -265,7 +265,7 @@ static enum MHD_Result login(struct request *r)
         return refused;   /* each login is a write: one address cannot fill the store */
     q->platform = p;
     if (!store_new_token(q->st.state) || !store_new_token(q->st.nonce))
-        return response_error(r, 500, "internal_error", "No random bytes.", NULL, NULL);
+        return response_error(r, ERROR_INTERNAL_ERROR, "No random bytes.", NULL, NULL);
     q->st.issuer = strdup(p->issuer);
     q->st.client_id = strdup(p->client_id);
     q->st.target_link_uri = strdup(target);
@@ -297,7 +297,7 @@ static enum MHD_Result login(struct request *r)
               add_query(&q->location, "state", q->st.state) &&
               add_query(&q->location, "nonce", q->st.nonce);
     if (!ok)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
     if (!lti_submit(r->srv->lti, login_job, r)) {
@@ -315,7 +315,7 @@ static enum MHD_Result login_answer(struct request *r)
                     "The tool cannot keep logins now; try again shortly.");
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
-        return MHD_NO;
+        return response_out_of_memory(r);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, q->location);
     /* the launch comes back as a cross-site POST (inside the platform's
      * frame): only SameSite=None lets the browser send this cookie, and
@@ -455,7 +455,7 @@ static enum MHD_Result launch(struct request *r)
         return refuse_launch(r, 413, "too_large", "The launch's form is over its size bound.");
     q->id_token = malloc(LTI_MAX_ID_TOKEN + 2);
     if (!q->id_token)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     if (!lti_form_value(r->body, r->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
         bool present = r->body && r->len && memmem(r->body, r->len, "id_token=", 9);
         return refuse_launch(r, 400, present ? "too_large" : "not_a_jwt", present
@@ -496,7 +496,7 @@ static enum MHD_Result launch_answer(struct request *r)
     char *value = session_cookie_make(records_session_key(r->srv->records), &q->who,
                                       time(NULL), life);
     if (!value)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     char cookie[1300];
     /* inside the platform's frame the session is a third-party cookie:
      * SameSite=None (with Secure) or the browser drops it; over plain
@@ -505,10 +505,10 @@ static enum MHD_Result launch_answer(struct request *r)
                                           sizeof cookie);
     free(value);
     if (!made)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
-        return MHD_NO;
+        return response_out_of_memory(r);
     /* a learner's page says which launch it came from (lti_tag.h): in the
      * fragment, which the browser keeps for the page and never sends */
     char location[sizeof q->redirect + LTI_TAG_SIZE + 16], tag[LTI_TAG_SIZE];
@@ -531,7 +531,7 @@ enum MHD_Result lti_http_begin(struct request *r)
 {
     r->lti = calloc(1, sizeof *r->lti);
     if (!r->lti)
-        return response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+        return response_out_of_memory(r);
     if (r->route == ROUTE_LTI_JWKS || strcmp(r->method, "POST")) {
         r->state = REQ_HEADERS;   /* answered by lti_http_finish once complete */
         return MHD_YES;
@@ -574,7 +574,7 @@ enum MHD_Result lti_http_finish(struct request *r)
     case ROUTE_LTI_LAUNCH:
         return launch(r);
     default:
-        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }
 }
 

@@ -58,7 +58,7 @@ static void get_call(struct store *s, void *arg)
         }
         deferred_json(r, 200, j);
     } else if (st == STORE_NOT_FOUND) {
-        deferred_error(r, 404, "not_found", not_found_msg);
+        deferred_error(r, ERROR_NOT_FOUND, not_found_msg);
     } else {
         deferred_store_error(r, &e);
     }
@@ -123,18 +123,18 @@ static void list_call(struct store *s, void *arg)
 static enum MHD_Result my_submissions(struct request *r)
 {
     if (r->who.kind == PRINCIPAL_NONE)
-        return response_error(r, 401, "unauthorized", "Sign in to see your submissions.",
+        return response_error(r, ERROR_UNAUTHORIZED, "Sign in to see your submissions.",
                               NULL, NULL);
     struct list_args *a = &r->list;
     const char *student = r->who.id;
     if (r->who.kind == PRINCIPAL_INSTRUCTOR) {
         student = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "student");
         if (!student || !*student || strlen(student) >= sizeof a->student)
-            return response_error(r, 400, "bad_request",
+            return response_error(r, ERROR_BAD_REQUEST,
                                   "The instructor names the student: ?student=ID.", NULL, NULL);
         const char *scope = principal_class_scope(&r->who);
         if (scope && !r->srv->class_has(r->srv->feed, scope, student))
-            return response_error(r, 403, "forbidden",
+            return response_error(r, ERROR_FORBIDDEN,
                                   "That student is not a learner of the class this session "
                                   "was opened from.", NULL, NULL);
     }
@@ -144,12 +144,12 @@ static enum MHD_Result my_submissions(struct request *r)
     if (lim && (!parse_u64(lim, MAX_PAGE_SIZE, &n) || n == 0)) {
         char msg[96];
         snprintf(msg, sizeof msg, "The limit is a number from 1 to %u.", MAX_PAGE_SIZE);
-        return response_error(r, 400, "bad_request", msg, NULL, NULL);
+        return response_error(r, ERROR_BAD_REQUEST, msg, NULL, NULL);
     }
     a->limit = (unsigned)n;
     const char *before = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "before");
     if (before && !parse_cursor(before, &a->before_ms, a->before_id))
-        return response_error(r, 400, "bad_request",
+        return response_error(r, ERROR_BAD_REQUEST,
                               "The cursor is not one this server gave (use \"next\").", NULL,
                               NULL);
     return deferred_begin(r, list_call);
@@ -161,7 +161,7 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
     /* whatever the reason, the same answer: no one learns that an id exists */
     if (!id || r->who.kind == PRINCIPAL_NONE || strlen(id) != STORE_ID_SIZE - 1 ||
         !auth_token_shape(id))
-        return response_error(r, 404, "not_found", not_found_msg, NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, not_found_msg, NULL, NULL);
     snprintf(r->id, sizeof r->id, "%s", id);
     char *answer = NULL;
     switch (records_detached_get(r->srv->records, r->id, &r->who, &answer)) {
@@ -171,9 +171,9 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
         return answer ? response_queue(r, 200, response_from_buffer(answer, strlen(answer),
                                                                     MHD_RESPMEM_MUST_FREE),
                                        "application/json", NULL)
-                      : response_error(r, 500, "internal_error", "Out of memory.", NULL, NULL);
+                      : response_out_of_memory(r);
     case DETACHED_LOST:
-        return response_error(r, 500, "internal_error",
+        return response_error(r, ERROR_INTERNAL_ERROR,
                               "The verdict was lost (the server ran out of memory): submit "
                               "again.", NULL, NULL);
     case DETACHED_UNKNOWN:
@@ -185,14 +185,14 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
 enum MHD_Result records_http_get(struct request *r, const char *url)
 {
     if (!r->srv->records)
-        return response_error(r, 404, "not_found", "This server keeps no records.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
     switch (r->route) {
     case ROUTE_MY_SUBMISSIONS:
         return my_submissions(r);
     case ROUTE_SUBMISSION:
         return one_submission(r, url);
     default:
-        return response_error(r, 404, "not_found", "No such resource.", NULL, NULL);
+        return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }
 }
 

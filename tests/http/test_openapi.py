@@ -172,6 +172,17 @@ def t_served_and_versioned(srv):
     assert DOC["info"]["version"] == json.loads(about)["version"]
 
 
+def t_errors_are_documented(_srv):
+    """Every code of the server's error table (server/core/errors.c) is in
+    the document's Error enum, with the status the table pairs it with."""
+    with open(os.path.join(ROOT, "server", "core", "errors.c")) as f:
+        rows = re.findall(r'\[ERROR_\w+\] = \{ (\d+), "([a-z_]+)",', f.read())
+    assert rows, "no error table in server/core/errors.c"
+    enum = DOC["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]["enum"]
+    missing = sorted(code for _, code in rows if code not in enum)
+    assert not missing, missing
+
+
 def t_routes_are_the_servers(_srv):
     """The document's paths are server/routes.c's route table, no more, no less."""
     with open(os.path.join(ROOT, "server", "routes.c")) as f:

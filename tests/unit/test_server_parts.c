@@ -20,6 +20,7 @@
 #include "server/identity/record_budget.h"
 #include "server/core/request.h"
 #include "server/core/route.h"
+#include "server/identity/deferred.h"
 #include "server/identity/session.h"
 #include "server/identity/token_guard.h"
 #include "server/core/cookie.h"
@@ -65,6 +66,32 @@ static void test_routes_and_methods(void **state)
                         "Submit with POST.");
     assert_false(allowed("/lti/login", "DELETE", allow));
     assert_string_equal(allow, "GET, HEAD, POST");
+}
+
+/* An error answered from the reader's thread is the same answer as one
+ * made on libmicrohttpd's: its status and code from the one table, and
+ * the Retry-After a 503 of the store carries (issue 30, defect 8: only one
+ * of the three ways of building a deferred answer carried it). */
+static void test_deferred_error_retry_after(void **state)
+{
+    static struct request r;
+    memset(&r, 0, sizeof r);
+    deferred_error(&r, ERROR_STORE_UNAVAILABLE, "The records cannot be read now.");
+    assert_int_equal(r.deferred_status, 503);
+    assert_non_null(r.deferred_body);
+    assert_non_null(strstr(r.deferred_body, "\"store_unavailable\""));
+    char want[32];
+    snprintf(want, sizeof want, "Retry-After: %u",
+             errors_row(ERROR_STORE_UNAVAILABLE)->retry_after_s);
+    assert_true(errors_row(ERROR_STORE_UNAVAILABLE)->retry_after_s > 0);
+    assert_string_equal(r.deferred_header[0], want);
+    free(r.deferred_body);
+    /* an error that says nothing of coming back adds no header */
+    memset(&r, 0, sizeof r);
+    deferred_error(&r, ERROR_NOT_FOUND, "No such submission.");
+    assert_int_equal(r.deferred_status, 404);
+    assert_string_equal(r.deferred_header[0], "");
+    free(r.deferred_body);
 }
 
 /* Every row of the route table says what it needs: a route that changes
@@ -728,6 +755,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_route_table_rows),
+        cmocka_unit_test(test_deferred_error_retry_after),
         cmocka_unit_test(test_session_cookie),
         cmocka_unit_test(test_session_cookie_count),
         cmocka_unit_test(test_session_host_marker),
