@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/defaults.h"
+#include "server/core/sse.h"
 #include "server/identity/records.h"
 #include "store/store_class.h"
 #include "store/store_lti.h"
@@ -219,6 +220,9 @@ static void stream_free(void *cls)
     free(s);
 }
 
+/* What a stream is told when it must read the class again. */
+static const struct sse_event reset_event = { .event = "reset", .data = "{}" };
+
 /* Writes "id: ID\nevent: record\ndata: JSON\n\n" of record i to mem:
  * the event id is the record's own. Under f->lock. */
 static void event_text(struct class_feed *f, size_t i, int64_t now, FILE *mem)
@@ -227,8 +231,8 @@ static void event_text(struct class_feed *f, size_t i, int64_t now, FILE *mem)
     char *data = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (data)
-        fprintf(mem, "id: %s\nevent: record\ndata: %s\n\n", class_model_record_id(f->m, i),
-                data);
+        sse_put(mem, &(struct sse_event){ .id = class_model_record_id(f->m, i),
+                                          .event = "record", .data = data });
     free(data);
 }
 
@@ -351,9 +355,10 @@ struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connecti
          : f->nstreams >= f->o.max_streams ? CLASS_STREAM_FULL
          : mem ? CLASS_STREAM_OK : CLASS_STREAM_NO_MEMORY;
     if (*why == CLASS_STREAM_OK) {
-        fprintf(mem, "retry: 2000\n: butterfly class events\n\n");
+        sse_put(mem, &(struct sse_event){ .retry_ms = 2000,
+                                          .comment = "butterfly class events" });
         if (after_id && *after_id && !replay(f, s->klass, after_id, mem))
-            fprintf(mem, "event: reset\ndata: {}\n\n");
+            sse_put(mem, &reset_event);
         fflush(mem);
         s->next = f->streams;
         if (f->streams)
@@ -749,8 +754,10 @@ static enum store_status catch_up(struct class_feed *f, bool initial, struct sto
     pthread_mutex_lock(&f->lock);
     class_model_sort(f->m);
     if (!initial) {
-        static const char reset[] = "event: reset\ndata: {}\n\n";
-        broadcast(f, reset, sizeof reset - 1);
+        char reset[64];
+        size_t n = sse_format(reset, sizeof reset, &reset_event);
+        if (n)
+            broadcast(f, reset, n);
     }
     pthread_mutex_unlock(&f->lock);
     return e->status;
@@ -824,9 +831,11 @@ static void lti_refresh(struct class_feed *f)
 
 static void heartbeat(struct class_feed *f)
 {
-    static const char beat[] = ": heartbeat\n\n";
+    char beat[32];
+    size_t n = sse_format(beat, sizeof beat, &(struct sse_event){ .comment = "heartbeat" });
     pthread_mutex_lock(&f->lock);
-    broadcast(f, beat, sizeof beat - 1);
+    if (n)
+        broadcast(f, beat, n);
     pthread_mutex_unlock(&f->lock);
 }
 

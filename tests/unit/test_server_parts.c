@@ -20,6 +20,7 @@
 #include "server/identity/record_budget.h"
 #include "server/core/request.h"
 #include "server/core/route.h"
+#include "server/core/sse.h"
 #include "server/identity/deferred.h"
 #include "server/identity/session.h"
 #include "server/identity/token_guard.h"
@@ -92,6 +93,23 @@ static void test_deferred_error_retry_after(void **state)
     assert_int_equal(r.deferred_status, 404);
     assert_string_equal(r.deferred_header[0], "");
     free(r.deferred_body);
+}
+
+/* Server-Sent Events are framed in one place: the fields in order, the
+ * blank line that dispatches, and no field that a line break in its value
+ * could turn into another event. */
+static void test_sse_framing(void **state)
+{
+    char out[128];
+    size_t n = sse_format(out, sizeof out, &(struct sse_event){ .id = "7", .event = "record",
+                                                                .data = "{\"a\":1}" });
+    assert_string_equal(out, "id: 7\nevent: record\ndata: {\"a\":1}\n\n");
+    assert_int_equal(n, strlen(out));
+    sse_format(out, sizeof out, &(struct sse_event){ .retry_ms = 2000, .comment = "hello" });
+    assert_string_equal(out, "retry: 2000\n: hello\n\n");
+    assert_int_equal(sse_format(out, sizeof out, &(struct sse_event){
+                         .event = "record", .data = "x\n\nevent: reset" }), 0);
+    assert_int_equal(sse_format(out, 8, &(struct sse_event){ .comment = "heartbeat" }), 0);
 }
 
 /* Every row of the route table says what it needs: a route that changes
@@ -756,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_route_table_rows),
         cmocka_unit_test(test_deferred_error_retry_after),
+        cmocka_unit_test(test_sse_framing),
         cmocka_unit_test(test_session_cookie),
         cmocka_unit_test(test_session_cookie_count),
         cmocka_unit_test(test_session_host_marker),
