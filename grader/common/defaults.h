@@ -127,8 +127,8 @@
  * An id is carried whole in a session cookie (server/session.h) and in the
  * store (STORE_MAX_STUDENT_ID); a name is shown on the page and in every
  * gradebook. */
-#define ROSTER_ID_MAX              159u      /* bytes of a student's id */
-#define ROSTER_NAME_MAX            256u      /* bytes of a student's name */
+#define ROSTER_ID_MAX              159       /* bytes of a student's id; no suffix: messages spell it */
+#define ROSTER_NAME_MAX            256       /* bytes of a student's name */
 
 /* Sessions and the records over HTTP (server/). */
 #define DEFAULT_RETENTION_DAYS     0u        /* keep records for ever */
