@@ -8,7 +8,12 @@
  * while the file PATH exists removes it (one worker wins) and sends itself
  * SIGKILL or SIGSTOP, as an operator or the out-of-memory killer would:
  * on any device, without a kernel slow enough to be caught running.
+ * "SLEEP_COMPILE:PATH" and "SLEEP_RUN:PATH" make the worker that reaches
+ * that stage sleep TEST_FAULT_SLEEP_S instead, as a machine too slow for
+ * the deadline would: the deadline's verdict on any machine's speed.
  */
+#define TEST_FAULT_SLEEP_S 60u
+
 #ifndef BUTTERFLY_TEST_FAULT_H
 #define BUTTERFLY_TEST_FAULT_H
 
