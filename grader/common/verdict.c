@@ -232,7 +232,7 @@ void verdict_deadline_hit(struct verdict *v, unsigned deadline_ms, bool compilin
 {
     v->status = VERDICT_INTERNAL_ERROR;
     verdict_set_message(v, "The grader's time limit of %u ms ran out while %s: this machine "
-                        "was too slow or too busy. It is the grader's limit, not a verdict on "
+                        "was too slow or too busy. It is the grader's limit, not a fault of "
                         "your code (every kernel within the cost limits finishes far inside "
                         "it); submit again.", deadline_ms,
                         compiling ? "compiling your kernel" : "the device compiled and ran "
