@@ -19,7 +19,9 @@ import argparse
 import json
 import os
 import random
+import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -326,6 +328,12 @@ class Target:
         checks.run("%s: server fds back to baseline" % self.name, fds_back)
 
 
+def default_deadline_ms(server):
+    """The server's default deadline, as its --help states it."""
+    out = subprocess.run([server, "--help"], capture_output=True, text=True, timeout=30).stdout
+    return int(re.search(r"--deadline-ms N .*\[(\d+)\]", out).group(1))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("server")
@@ -334,6 +342,9 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated case names")
     ap.add_argument("--results", help="write the results as JSON here")
     ap.add_argument("--markdown", help="write the results as a table (docs/RELIABILITY.md)")
+    ap.add_argument("--deadline-divisor", type=int, default=1,
+                    help="run every server with its deadline divided by this (as on a machine "
+                         "that many times slower): every verdict must stay the same")
     args = ap.parse_args()
 
     with open(os.path.join(HERE, "cases.json")) as f:
@@ -354,7 +365,14 @@ def main():
     results = []
     try:
         for name in needed:
-            targets[name] = Target(name, args.server, manifest["servers"][name],
+            server_args = list(manifest["servers"][name])
+            if args.deadline_divisor > 1:
+                if "--deadline-ms" not in server_args:
+                    server_args += ["--deadline-ms", str(default_deadline_ms(args.server))]
+                k = server_args.index("--deadline-ms") + 1
+                server_args[k] = str(max(1, int(server_args[k]) // args.deadline_divisor))
+                manifest["servers"][name] = server_args
+            targets[name] = Target(name, args.server, server_args,
                                    manifest["sanitized_time_factor"], hostname)
         for name, t in targets.items():
             print("# %s: %s, device %s%s" % (name, " ".join(manifest["servers"][name]), t.device,
