@@ -25,6 +25,9 @@
 #include "engine/checks/spirv_cost.h"
 #include "engine/compile.h"
 
+/* Room for the generated bodies: the body limit (64 KiB) and more. */
+#define TASK_BODY_ROOM (128 * 1024)
+
 static const char *const *dirs;
 static int ndirs;
 
@@ -49,9 +52,10 @@ static void test_plain_code_counts_its_tokens(void **state)
     (void)state;
     /* return x ; and the comment counts nothing */
     assert_int_equal(tokens("return x; // a comment\n"), 3);
-    /* the directive's 4, return TWO ; and the replacement's 2.0 twice:
-     * copied into place, then read again as glslang rescans it */
-    assert_int_equal(tokens("#define TWO 2.0\nreturn TWO;\n"), 4 + 3 + 2);
+    /* the directive's 4, return TWO ;, 1 for the definition used and the
+     * replacement's 2.0 twice: copied into place, then read again as
+     * glslang rescans it */
+    assert_int_equal(tokens("#define TWO 2.0\nreturn TWO;\n"), 4 + 3 + 1 + 2);
 }
 
 /* Ten levels of ten-fold: 10^6 statements, refused on the line that
@@ -132,6 +136,37 @@ static void test_self_reference_ends(void **state)
     assert_true(mc.too_deep);
 }
 
+/* Bodies that would make a careless count slow (thousands of
+ * definitions of one name, thousands of parameters, calls left open)
+ * take milliseconds, like everything else. */
+static void test_count_is_fast_on_any_body(void **state)
+{
+    (void)state;
+    static char body[TASK_BODY_ROOM];
+    char *p = body, *end = body + sizeof body;
+    struct macro_cost mc;
+    for (int i = 0; i < 5000; i++)
+        p += snprintf(p, (size_t)(end - p), "#define A\n");
+    snprintf(p, (size_t)(end - p), "#define B A A A A A A A A\n#define C B B B B B B B B\nC C C\n");
+    double t0 = clock_now_ms();
+    macro_cost_count(body, strlen(body), MAX_PREPROCESSED_TOKENS, &mc);
+    double redefinitions = clock_now_ms() - t0;
+    p = body;
+    p += snprintf(p, (size_t)(end - p), "#define F(");
+    for (int i = 0; i < 5000; i++)
+        p += snprintf(p, (size_t)(end - p), "%sp%d", i ? "," : "", i);
+    p += snprintf(p, (size_t)(end - p), ") p4999 p4999 p4999 p4999 p4999 p4999 p4999 p4999\n");
+    for (int i = 0; i < 500 && end - p > 8; i++)
+        p += snprintf(p, (size_t)(end - p), "F(1) ");
+    t0 = clock_now_ms();
+    macro_cost_count(body, strlen(body), MAX_PREPROCESSED_TOKENS, &mc);
+    double parameters = clock_now_ms() - t0;
+    print_message("5,000 definitions of one name: %.1f ms; 5,000 parameters: %.1f ms\n",
+                  redefinitions, parameters);
+    /* generous: each takes about 3 ms on a busy 2-core VM */
+    assert_true(redefinitions < 1000 && parameters < 1000);
+}
+
 struct largest {
     struct compiler *c;
     unsigned long tokens;
@@ -200,6 +235,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_macro_bomb_stops_at_once),
         cmocka_unit_test(test_tricks_are_counted),
         cmocka_unit_test(test_self_reference_ends),
+        cmocka_unit_test(test_count_is_fast_on_any_body),
         cmocka_unit_test(test_samples_are_far_below_the_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,13 +34,15 @@ struct macro {
     int nparams;        /* -1 for an object-like macro */
     uint32_t params;    /* token index of the first parameter name */
     uint32_t repl, repl_end;
+    int *param_at;      /* for each replacement token, its parameter's index or -1 */
     int next;           /* the next definition of the same name, or -1 */
 };
 
 struct name {
     uint32_t tok;       /* a token that spells it */
-    int first;          /* its first definition */
+    int first, last;    /* its first and last definitions, -1 when none */
     int active;         /* expansions of it in progress */
+    int param;          /* while a definition is read: its parameter index, or -1 */
 };
 
 struct frame {
@@ -143,7 +145,8 @@ static bool is_ident(const struct mc *s, uint32_t t)
 /* --- the text and its tokens ------------------------------------------------ */
 
 /* Removes line continuations and makes every newline one LF, as glslang
- * reads the text, keeping each byte's line. */
+ * reads the text, keeping each byte's line: counted by LF bytes, as
+ * glslang counts lines (a lone CR ends a line but starts no new number). */
 static bool clean(struct mc *s, const char *body, size_t len)
 {
     if (!(s->text = malloc(len + 1)) || !(s->line_at = malloc((len + 1) * sizeof *s->line_at)))
@@ -152,22 +155,25 @@ static bool clean(struct mc *s, const char *body, size_t len)
     size_t k = 0;
     for (size_t i = 0; i < len; i++) {
         char c = body[i];
+        bool lf = false;
         if (c == '\\' && i + 1 < len && (body[i + 1] == '\n' || body[i + 1] == '\r')) {
             if (body[i + 1] == '\r' && i + 2 < len && body[i + 2] == '\n')
                 i++;
             i++;
-            line++;
+            line += body[i] == '\n';
             continue;
         }
         if (c == '\r') {
             if (i + 1 < len && body[i + 1] == '\n')
                 i++;
+            lf = body[i] == '\n';
             c = '\n';
+        } else {
+            lf = c == '\n';
         }
         s->line_at[k] = line;
         s->text[k++] = c;
-        if (c == '\n')
-            line++;
+        line += lf;
     }
     s->text[k] = '\0';
     s->text_len = k;
@@ -286,12 +292,14 @@ static int name_of(struct mc *s, uint32_t t, bool create)
         return -1;
     if (!grow((void **)&s->names, &s->names_cap, s->nnames + 1, sizeof *s->names))
         return -1;
-    s->names[s->nnames] = (struct name){ .tok = t, .first = -1 };
+    s->names[s->nnames] = (struct name){ .tok = t, .first = -1, .last = -1, .param = -1 };
     s->hash[at] = (int)s->nnames;
     return (int)s->nnames++;
 }
 
-/* #define at token d (the word "define") up to end: one more definition. */
+/* #define at token d (the word "define") up to end: one more definition.
+ * Each replacement token's parameter is found once here, by name, so that
+ * a call costs no search however many parameters there are. */
 static void define(struct mc *s, size_t d, size_t end)
 {
     size_t k = d + 1;
@@ -304,39 +312,50 @@ static void define(struct mc *s, size_t d, size_t end)
     }
     struct macro mac = { .name = name, .nparams = -1, .next = -1 };
     k++;
+    size_t params = k, params_end = k;
     if (k < end && spelled(s, (uint32_t)k, "(") && !s->tok[k].space) {
         mac.nparams = 0;
-        mac.params = (uint32_t)++k;
-        for (; k < end && !spelled(s, (uint32_t)k, ")"); k++)
-            if (is_ident(s, (uint32_t)k))
-                mac.nparams++;
+        params = ++k;
+        while (k < end && !spelled(s, (uint32_t)k, ")"))
+            k++;
+        params_end = k;
         k = k < end ? k + 1 : end;
     }
     mac.repl = (uint32_t)k;
     mac.repl_end = (uint32_t)end;
+    if (end > k && !(mac.param_at = malloc((end - k) * sizeof *mac.param_at))) {
+        out_of_memory(s);
+        return;
+    }
+    for (size_t p = params; p < params_end; p++) {
+        int pn = is_ident(s, (uint32_t)p) ? name_of(s, (uint32_t)p, true) : -1;
+        if (pn < 0) {
+            if (!is_ident(s, (uint32_t)p))
+                continue;
+            free(mac.param_at);
+            out_of_memory(s);
+            return;
+        }
+        if (s->names[pn].param < 0)
+            s->names[pn].param = mac.nparams;
+        mac.nparams++;
+    }
+    for (size_t r = k; r < end; r++) {
+        int rn = is_ident(s, (uint32_t)r) ? name_of(s, (uint32_t)r, false) : -1;
+        mac.param_at[r - k] = rn >= 0 ? s->names[rn].param : -1;
+    }
+    for (size_t p = params; p < params_end; p++) {
+        int pn = is_ident(s, (uint32_t)p) ? name_of(s, (uint32_t)p, false) : -1;
+        if (pn >= 0)
+            s->names[pn].param = -1;
+    }
     /* kept in the order written, each name's definitions chained */
     s->m[s->nm] = mac;
-    int *link = &s->names[name].first;
-    while (*link >= 0)
-        link = &s->m[*link].next;
-    *link = (int)s->nm++;
-}
-
-/* The index of parameter spelled by token t in definition mac, or -1. */
-static int param_index(const struct mc *s, const struct macro *mac, uint32_t t)
-{
-    size_t n, m;
-    const char *p = spell(s, t, &n);
-    int index = 0;
-    for (uint32_t k = mac->params; k < mac->repl && index < mac->nparams; k++) {
-        if (!is_ident(s, k))
-            continue;
-        const char *q = spell(s, k, &m);
-        if (m == n && !memcmp(p, q, n))
-            return index;
-        index++;
-    }
-    return -1;
+    if (s->names[name].last >= 0)
+        s->m[s->names[name].last].next = (int)s->nm;
+    else
+        s->names[name].first = (int)s->nm;
+    s->names[name].last = (int)s->nm++;
 }
 
 /* --- expansion ------------------------------------------------------------------ */
@@ -547,7 +566,7 @@ static bool substitute(struct mc *s, const struct macro *mac, const struct ref_l
         bool pasting = spelled(s, k, "##") && list->n > 0 && k + 1 < mac->repl_end;
         if (pasting)
             k++;
-        int p = mac->nparams > 0 && is_ident(s, k) ? param_index(s, mac, k) : -1;
+        int p = mac->param_at ? mac->param_at[k - mac->repl] : -1;
         bool raw = pasting || (k + 1 < mac->repl_end && spelled(s, k + 1, "##"));
         const struct ref_list *src = NULL;
         struct ref one = { k, false };
@@ -618,6 +637,9 @@ static void expand_use(struct mc *s, struct expander *e, struct ref r, int name)
     for (int d = s->names[name].first; d >= 0 && !s->stop; d = s->m[d].next) {
         const struct macro *mac = &s->m[d];
         struct frame f = { .name = name };
+        /* each definition costs its use, even an empty one */
+        if (!charge(s, 1))
+            goto done;
         if (mac->nparams >= 0 && !have_args) {
             /* a function-like macro's name without a call stays a name */
             if (!name_emitted)
@@ -686,6 +708,8 @@ bool macro_cost_count(const char *body, size_t len, unsigned long limit, struct 
     free(s.line_at);
     free(s.tok);
     free(s.arena);
+    for (size_t i = 0; i < s.nm; i++)
+        free(s.m[i].param_at);
     free(s.m);
     free(s.names);
     free(s.hash);
