@@ -23,4 +23,16 @@
  * the variable is unset or malformed, or when PATH is not there. */
 void test_fault_at(enum grade_stage stage);
 
+/*
+ * A job that keeps its worker busy for as long as a test says, the same on
+ * every machine: with BUTTERFLY_TEST_SLOW_BODIES=1 in a test build, a body
+ * holding the line TEST_SLOW_MARK followed by N sleeps N ms (at most
+ * 600000) when it reaches the run, and is then graded as it is. (Before
+ * issue 29 tests used kernels that were slow on lavapipe; the cost bounds
+ * now refuse every such kernel, and on a GPU they were never slow.) Call
+ * with each job's body before grading it.
+ */
+#define TEST_SLOW_MARK "// butterfly-test-sleep-ms "
+void test_fault_body(const char *body, size_t len);
+
 #endif
