@@ -29,7 +29,7 @@
 #define COST_TRANSCENDENTAL_UNITS  100u
 /* Cost units one thread may execute, each loop's code counted for every
  * iteration the loop budget allows (TASK_LOOP_BUDGET + 1). */
-#define MAX_RUN_COST_UNITS         5000000u
+#define MAX_RUN_COST_UNITS         10000000u
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 
