@@ -11,6 +11,25 @@
 #define DEADLINE_MEANING           "bound on grading one submission"
 #define DEFAULT_DEADLINE_MS        5000u
 #define MAX_DEADLINE_MS            600000u   /* ten minutes */
+/* What a body may cost, counted on its code before anything that takes
+ * time grows with it, so that a verdict never depends on how fast the
+ * machine is (docs/VERDICT.md, "What a body can reach"): each bound is far
+ * above every legitimate kernel (tests/unit/test_cost_bounds.c measures
+ * the samples against them) and far below what could take the deadline
+ * on a machine four times slower than the 2-core VM the figures are from.
+ * Tokens the preprocessor handles, macro expansions included: counted
+ * before glslang runs (grader/engine/checks/macro_cost.h). */
+#define MAX_PREPROCESSED_TOKENS    100000u
+/* Cost units of the kernel once every call is inlined, as every driver
+ * does (grader/engine/checks/spirv_cost.h): an instruction is 1 unit, a
+ * transcendental function (sin, cos, exp, pow, atan, ...) is
+ * COST_TRANSCENDENTAL_UNITS, since lavapipe's LLVM compiles each into a
+ * long polynomial. */
+#define MAX_KERNEL_COST_UNITS      30000u
+#define COST_TRANSCENDENTAL_UNITS  100u
+/* Cost units one thread may execute, each loop's code counted for every
+ * iteration the loop budget allows (TASK_LOOP_BUDGET + 1). */
+#define MAX_RUN_COST_UNITS         10000000u
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 

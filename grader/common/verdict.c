@@ -228,18 +228,15 @@ void verdict_set_message(struct verdict *v, const char *fmt, ...)
     v->message = s;
 }
 
-void verdict_time_limit(struct verdict *v, unsigned deadline_ms, bool compiling)
+void verdict_deadline_hit(struct verdict *v, unsigned deadline_ms, bool compiling)
 {
-    v->status = VERDICT_TIME_LIMIT;
-    if (compiling)
-        verdict_set_message(v, "Compiling took longer than the %u ms limit: look for macros "
-                            "that expand to huge code.", deadline_ms);
-    else
-        /* loops are stopped by the loop budget long before this: what is
-         * left is straight-line code, which the driver compiles first */
-        verdict_set_message(v, "The kernel did not finish within %u ms, its compile by the "
-                            "driver included: look for code that expands into a huge "
-                            "program.", deadline_ms);
+    v->status = VERDICT_INTERNAL_ERROR;
+    verdict_set_message(v, "The grader's time limit of %u ms ran out while %s: this machine "
+                        "was too slow or too busy. It is the grader's limit, not a fault of "
+                        "your code (every kernel within the cost limits finishes far inside "
+                        "it); submit again.", deadline_ms,
+                        compiling ? "compiling your kernel" : "the device compiled and ran "
+                        "your kernel");
 }
 
 /* A JSON string even from bytes that are not UTF-8 (a log cut mid-character,
