@@ -38,8 +38,12 @@ function panelSvg(pic, id, title, extraClass) {
   }
   for (const a of pic.arrows) {
     const g = el('g', { class: `arrow-group ${a.key}`, 'data-key': a.key });
-    g.append(el('line', { x1: a.x1, y1: a.y1, x2: a.x, y2: a.y, class: `arrow${a.dashed ? ' dashed' : ''}`,
-      'marker-end': `url(#${id}-${a.key})` }));
+    // a zero arrow is a dot: a head on nothing would point anywhere
+    if (Math.hypot(a.x - a.x1, a.y - a.y1) < 1) g.append(el('circle', { cx: a.x, cy: a.y, r: 3.5, class: 'arrow-dot' }));
+    else {
+      g.append(el('line', { x1: a.x1, y1: a.y1, x2: a.x, y2: a.y, class: `arrow${a.dashed ? ' dashed' : ''}`,
+        'marker-end': `url(#${id}-${a.key})` }));
+    }
     svg.append(g);
   }
   const labels = pic.arrows.map((a) => [a.key, a.labelAt]);
