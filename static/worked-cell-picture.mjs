@@ -74,10 +74,10 @@ export function placeLabels(wanted, segments, size, fixed = []) {
   const taken = [...fixed];
   const placed = [];
   const inside = (b) => b.x0 >= EDGE && b.y0 >= EDGE && b.x1 <= size.w - EDGE && b.y1 <= size.h - EDGE;
-  const free = (b, own) => {
+  const free = (b) => {
     const g = grow(b, PAD);
     if (!inside(b) || taken.some((t) => boxesIntersect(g, t))) return false;
-    return !segments.some((s) => segmentHitsBox(s, g)) && !(own && segmentHitsBox(own, g));
+    return !segments.some((s) => segmentHitsBox(s, g));
   };
   for (const { text, x, y, dir } of wanted) {
     const half = labelBox(text, 0, 0);
@@ -221,7 +221,9 @@ export function workedCellPicture(wc, other = null) {
   const va = axes(vsize);
   const radius = VALUES_SIZE / 2 - 40;
   const oneLine = gotKnown && !k.got;
-  let { arrows, scale, c } = arrowsOf(list, vsize, radius, oneLine ? Math.abs(wc.got) : 0);
+  const drawn = arrowsOf(list, vsize, radius, oneLine ? Math.abs(wc.got) : 0);
+  const { scale, c } = drawn;
+  let { arrows } = drawn;
   let line = null;
   if (oneLine) {
     // one plane only: every value with that part, a line across the picture
