@@ -14,7 +14,7 @@ import { createNetworkView } from './network-view.mjs';
 import { createState } from './page-state.mjs';
 import {
   $, announce, clearResult, followOutcome, markStale, renderChecklist, renderPassed, renderTask, select,
-  setVerdictBox, showDiagnostics, showOutcome, showVerdict, startRunClock, stopRetryCountdown, stopRunClock,
+  setVerdictBox, showDiagnostics, showOtherAttempt, showOutcome, showVerdict, startRunClock, stopRetryCountdown, stopRunClock,
 } from './page-views.mjs';
 import { createProgress } from './progress.mjs';
 import { readTask } from './task.mjs';
@@ -208,8 +208,19 @@ async function main() {
   $('run').addEventListener('click', () => { run(); });
   $('reset').addEventListener('click', resetToStarter);
   // history.mjs asks for an earlier attempt's code (see its header)
+  // An attempt's code from the records (history.mjs), with its record when
+  // there is one: the results then show that attempt's saved verdict, and
+  // otherwise say that what they show is another attempt's.
   document.addEventListener('butterfly:load-source', (event) => {
-    state.editor.setValue(event.detail.source);
+    const { source, record } = event.detail;
+    state.editor.setValue(source);
+    const model = record && !state.running ? readVerdict(record) : null;
+    if (model) {
+      showVerdict(state, model, { source, loaded: true,
+        savedAt: Number.isFinite(record.received_ms) ? record.received_ms : null });
+    } else if (!state.running) {
+      showOtherAttempt(state);
+    }
     state.editor.focus();
   });
   document.addEventListener('keydown', (event) => {

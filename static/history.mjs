@@ -5,8 +5,9 @@
 //
 // app.mjs knows nothing of this module but two events on document:
 //   'butterfly:verdict' (detail {verdict}) after each run, from app.mjs;
-//   'butterfly:load-source' (detail {source}) from here, which app.mjs
-//   answers by putting the code in the editor.
+//   'butterfly:load-source' (detail {source, record}) from here, which
+//   app.mjs answers by putting the code in the editor and the record's
+//   saved verdict in the results.
 // When the server keeps no records (GET /api/me says records: false) the
 // section stays hidden and the browser's localStorage is all there is.
 // The pure functions are exported for node's tests; the rest is DOM.
@@ -162,7 +163,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
       status.textContent = 'That attempt could not be loaded.';
       return;
     }
-    doc.dispatchEvent(new CustomEvent('butterfly:load-source', { detail: { source: body.source } }));
+    doc.dispatchEvent(new CustomEvent('butterfly:load-source', { detail: { source: body.source, record: body } }));
     status.textContent = 'The attempt’s code is in the editor.';
     if (button) button.blur();
   }
