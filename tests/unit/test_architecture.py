@@ -8,7 +8,8 @@ usage: test_architecture.py SOURCE_ROOT
    exists: as written from the repository root, or as the tail of a path
    in the tree (the stages table writes `checks/spirv_loops.c` for
    grader/engine/checks/spirv_loops.c, includes write `common/...` from
-   grader/).
+   grader/). A file named alone in backticks (`routes.c`) exists somewhere
+   in the tree.
 2. Every room is named: each folder under server/ and grader/ that holds
    C files (.c, .cc) appears with its whole path from the root
    (`grader/engine/checks/`, `server/`), so a room added or moved fails
@@ -31,6 +32,8 @@ PATH = re.compile(
     r"(?<![\w./:@-])((?:[A-Za-z_][\w+-]*(?:\.[\w+-]+)*/)+"
     r"(?:[\w+-]+(?:\.[\w+-]+)*\.(?:c|cc|h|py|sh|md|json|comp|mjs|lua|csv|html|css|build|1))?)"
     r"(?![\w/])")
+# A file named alone, in backticks: `conn_limit.c`.
+BARE = re.compile(r"`([\w+-]+(?:\.[\w+-]+)*\.(?:c|cc|h|py|sh|comp|mjs))`")
 SKIP = {".git", "node_modules", "subprojects", "__pycache__"}
 C_EXT = (".c", ".cc")
 SECTIONS = ("Rooms", "The walk of a request")
@@ -91,6 +94,10 @@ def problems(root):
                 out.append("ARCHITECTURE.md names the folder %s, which the tree does not have" % p)
         elif p not in file_tails:
             out.append("ARCHITECTURE.md names the file %s, which the tree does not have" % p)
+    basenames = {f.rsplit("/", 1)[-1] for f in files}
+    for b in sorted(set(BARE.findall(doc))):
+        if b not in basenames:
+            out.append("ARCHITECTURE.md names the file `%s`, which is nowhere in the tree" % b)
     for r in sorted(rooms(dirs, files)):
         if r + "/" not in named:
             out.append("the room %s/ (a folder of C files) is not named in ARCHITECTURE.md "
@@ -129,6 +136,10 @@ def self_check():
         write(t, "docs/ARCHITECTURE.md", good + "grader/common/missing.c\n")
         results.append(("a file that is not there fails",
                         any("missing.c" in p for p in problems(t))))
+        write(t, "docs/ARCHITECTURE.md", good + "the walk: `http.c`, then `gone.c`\n")
+        results.append(("a file named alone that is nowhere fails",
+                        any("`gone.c`" in p for p in problems(t))
+                        and not any("`http.c`" in p for p in problems(t))))
         write(t, "server/lti/lti.c")
         write(t, "docs/ARCHITECTURE.md", good)
         results.append(("a room not named fails",
