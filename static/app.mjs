@@ -2,8 +2,11 @@
 // editor and the saved progress, runs (and cancels) submissions and hands
 // their outcome to the views. What the page holds is in page-state.mjs,
 // how it is shown in page-views.mjs; the logic lives in small pure modules
-// that node tests without a DOM. A module that adds to the page (a
-// history of runs, a session) registers with onResult() below.
+// that node tests without a DOM. A module that adds to the page (the
+// records, history.mjs) follows two events on document instead of
+// being called from here: 'butterfly:verdict' after each run, and
+// 'butterfly:load-source' to put code in the editor. All requests go
+// through api.mjs.
 
 import { fetchCourseFile, fetchTask, submitSource, utf8Length } from './api.mjs';
 import { parseCourse } from './course.mjs';
@@ -22,14 +25,6 @@ import { readVerdict } from './verdict.mjs';
 import { outcomeView } from './verdict-view.mjs';
 
 const state = createState();
-
-// Listeners for each verdict shown after a run: fn(model, source).
-const resultListeners = [];
-
-/* Registers fn(model, source), called after each run's verdict is shown. */
-export function onResult(fn) {
-  resultListeners.push(fn);
-}
 
 function getStorage() {
   try {
@@ -96,7 +91,6 @@ async function run() {
       const view = showVerdict(state, model, { source });
       if (model.passed) renderPassed(true);
       followOutcome(state, view);
-      for (const fn of resultListeners) fn(model, source);
     } else {
       followOutcome(state, showOutcome(state, outcome.kind === 'verdict' ? { kind: 'bad-response', status: 200 } : outcome));
     }
