@@ -20,6 +20,13 @@
  * Tokens the preprocessor handles, macro expansions included: counted
  * before glslang runs (grader/engine/checks/macro_cost.h). */
 #define MAX_PREPROCESSED_TOKENS    100000u
+/* Operators in one statement once macros are expanded (a+a+...+a):
+ * glslang's tree is as deep as the chain and its walks recurse once per
+ * operator, so a long chain crashes the compiler at a depth that depends
+ * on the build (a sanitizer's frames are larger), and the time the crash
+ * takes to be seen decided the verdict. Counted with the tokens above;
+ * a butterfly's longest statement has about 15. */
+#define MAX_EXPRESSION_OPERATORS   1000u
 /* Cost units of the kernel once every call is inlined, as every driver
  * does (grader/engine/checks/spirv_cost.h): an instruction is 1 unit, a
  * transcendental function (sin, cos, exp, pow, atan, ...) is

@@ -167,9 +167,45 @@ static void test_count_is_fast_on_any_body(void **state)
     assert_true(redefinitions < 1000 && parameters < 1000);
 }
 
+/* a+a+...+a, n terms, in one statement or through a macro */
+static char *chain(int n, bool macro)
+{
+    size_t cap = (size_t)n * 2 + 128;
+    char *b = malloc(cap), *p = b, *end = b + cap;
+    assert_non_null(b);
+    p += snprintf(p, (size_t)(end - p), macro ? "#define CHAIN a" : "return a");
+    for (int i = 1; i < n; i++)
+        p += snprintf(p, (size_t)(end - p), "+a");
+    snprintf(p, (size_t)(end - p), macro ? "\nreturn CHAIN;\n" : ";\n");
+    return b;
+}
+
+static void test_long_expression_is_refused(void **state)
+{
+    (void)state;
+    struct macro_cost mc;
+    for (int macro = 0; macro < 2; macro++) {
+        char *at = chain((int)MAX_EXPRESSION_OPERATORS + 1, macro);
+        char *over = chain((int)MAX_EXPRESSION_OPERATORS + 2, macro);
+        assert_true(macro_cost_count(at, strlen(at), MAX_PREPROCESSED_TOKENS, &mc));
+        assert_int_equal(mc.most_operators, MAX_EXPRESSION_OPERATORS);
+        assert_false(macro_cost_count(over, strlen(over), MAX_PREPROCESSED_TOKENS, &mc));
+        assert_true(mc.long_expression);
+        assert_int_equal(mc.line, macro ? 2 : 1);
+        free(at);
+        free(over);
+    }
+    /* a statement ends the count: many short ones are fine */
+    char many[8192] = "";
+    for (int i = 0; i < 600; i++)
+        strcat(many, "x=a+b;");
+    assert_true(macro_cost_count(many, strlen(many), MAX_PREPROCESSED_TOKENS, &mc));
+    assert_int_equal(mc.most_operators, 2);
+}
+
 struct largest {
     struct compiler *c;
-    unsigned long tokens;
+    unsigned long tokens, operators;
     uint64_t inlined, run;
     char tokens_name[64], inlined_name[64], run_name[64];
     size_t measured;
@@ -179,6 +215,10 @@ static bool measure_one(void *arg, const char *name, const char *body)
 {
     struct largest *l = arg;
     unsigned long t = tokens(body);
+    struct macro_cost mc;
+    macro_cost_count(body, strlen(body), ULONG_MAX - 1, &mc);
+    if (mc.most_operators > l->operators)
+        l->operators = mc.most_operators;
     if (t > l->tokens) {
         l->tokens = t;
         snprintf(l->tokens_name, sizeof l->tokens_name, "%s", name);
@@ -221,7 +261,9 @@ static void test_samples_are_far_below_the_bounds(void **state)
                   (unsigned long long)l.inlined, l.inlined_name, (unsigned long long)l.run,
                   l.run_name);
     assert_true(l.measured >= 20);
+    print_message("the most operators in one statement: %lu\n", l.operators);
     assert_true(l.tokens * 10 <= MAX_PREPROCESSED_TOKENS);
+    assert_true(l.operators * 10 <= MAX_EXPRESSION_OPERATORS);
     assert_true(l.inlined * 10 <= MAX_KERNEL_COST_UNITS);
     assert_true(l.run * 10 <= MAX_RUN_COST_UNITS);
 }
@@ -236,6 +278,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tricks_are_counted),
         cmocka_unit_test(test_self_reference_ends),
         cmocka_unit_test(test_count_is_fast_on_any_body),
+        cmocka_unit_test(test_long_expression_is_refused),
         cmocka_unit_test(test_samples_are_far_below_the_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,6 +183,11 @@ static void test_verdict_fields(void **state)
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "more than %u tokens for the compiler", MAX_PREPROCESSED_TOKENS);
     assert_doc_says(doc, "VERDICT.md", phrase);
+    thousands(MAX_EXPRESSION_OPERATORS, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "| %s operators in one statement |", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "more than %u operators once", MAX_EXPRESSION_OPERATORS);
+    assert_doc_says(doc, "VERDICT.md", phrase);
     thousands(MAX_KERNEL_COST_UNITS, n, sizeof n);
     snprintf(phrase, sizeof phrase, "| %s cost units inlined |", n);
     assert_doc_says(doc, "VERDICT.md", phrase);

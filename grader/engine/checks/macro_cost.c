@@ -1,6 +1,8 @@
 /* macro_cost.c - a bounded simulation of the preprocessor, counting tokens. */
 #include "engine/checks/macro_cost.h"
 
+#include "common/defaults.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +78,9 @@ struct mc {
     int *hash;          /* open addressing over names; -1 empty */
     size_t hash_cap;
     unsigned long work, limit;
+    unsigned long operators, most_operators;   /* in the output's statement, and the most */
     int line, depth;
-    bool stop, too_deep, no_memory;
+    bool stop, too_deep, no_memory, long_expression;
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
@@ -460,9 +463,34 @@ static bool next(struct mc *s, struct expander *e, struct ref *r)
     return false;
 }
 
+/* A token of the expansion's output (e not collecting): counts the
+ * operators of the statement it is in, a ';' or a brace ending one. A
+ * token of several operator characters ("+=") counts once per character,
+ * more than glslang's tree has, never fewer. */
+static void count_operator(struct mc *s, uint32_t t)
+{
+    size_t len;
+    const char *p = spell(s, t, &len);
+    if (len == 1 && (*p == ';' || *p == '{' || *p == '}')) {
+        s->operators = 0;
+        return;
+    }
+    for (size_t i = 0; i < len; i++)
+        if (strchr("+-*/%<>=!&|^?", p[i]))
+            s->operators++;
+    if (s->operators > s->most_operators)
+        s->most_operators = s->operators;
+    if (s->operators > MAX_EXPRESSION_OPERATORS) {
+        s->long_expression = true;
+        s->stop = true;
+    }
+}
+
 static void emit(struct mc *s, struct expander *e, struct ref r)
 {
-    if (e->collect && !list_add(&e->out, r))
+    if (!e->collect)
+        count_operator(s, r.tok);
+    else if (!list_add(&e->out, r))
         out_of_memory(s);
 }
 
@@ -701,6 +729,8 @@ bool macro_cost_count(const char *body, size_t len, unsigned long limit, struct 
     free(top.out.r);
     out->tokens = s.work;
     out->too_deep = s.too_deep;
+    out->long_expression = s.long_expression;
+    out->most_operators = s.most_operators;
     out->no_memory = s.no_memory;
     out->line = s.stop ? s.line : 0;
     bool ok = !s.stop && !s.no_memory;

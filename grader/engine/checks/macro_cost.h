@@ -24,6 +24,8 @@ struct macro_cost {
     unsigned long tokens;   /* tokens handled, up to limit + 1 */
     int line;               /* the body's line being expanded when the limit passed, else 0 */
     bool too_deep;          /* macro calls nested in arguments past MACRO_COST_MAX_DEPTH */
+    bool long_expression;   /* one statement with more than MAX_EXPRESSION_OPERATORS operators */
+    unsigned long most_operators;   /* the most operators in one statement, up to the bound + 1 */
     bool no_memory;
 };
 
@@ -32,9 +34,10 @@ struct macro_cost {
 
 /*
  * Counts the tokens the preprocessor handles for body (len bytes, already
- * checked by source_check as UTF-8 without NUL). Returns true when the
- * count is at most limit and nothing else stopped it; else false with
- * *out saying why.
+ * checked by source_check as UTF-8 without NUL), and the operators of
+ * each statement the expansion makes. Returns true when the count is at
+ * most limit, no statement has more than MAX_EXPRESSION_OPERATORS
+ * operators and nothing else stopped it; else false with *out saying why.
  */
 bool macro_cost_count(const char *body, size_t len, unsigned long limit,
                       struct macro_cost *out);

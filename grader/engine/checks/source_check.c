@@ -130,6 +130,10 @@ static bool check_expansion(const char *s, size_t len, int *line_out, char *msg,
     *line_out = mc.line;
     if (mc.no_memory)
         snprintf(msg, msgsz, "The grader ran out of memory counting the macros of this body.");
+    else if (mc.long_expression)
+        snprintf(msg, msgsz, "line %d: one statement has more than %u operators once its macros "
+                 "are expanded: the compiler's tree would be as deep as the chain; split it into "
+                 "statements or use a loop.", mc.line, MAX_EXPRESSION_OPERATORS);
     else if (mc.too_deep)
         snprintf(msg, msgsz, "line %d: macro calls are nested more than %d deep in each other's "
                  "arguments; write the code out or use a loop.", mc.line, MACRO_COST_MAX_DEPTH);
