@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/diagnosis/cues.h"
+#include "engine/diagnosis/literal.h"
 #include "engine/diagnosis/summary.h"
 #include "engine/diagnosis/text.h"
 
@@ -352,19 +353,37 @@ static int cue_count(const struct search_found *f, const char *compact)
     return count;
 }
 
+/* How many of a found reading's mistakes name a step the code writes as
+ * the recipe does (literal_steps). */
+static int literal_count(const struct search_found *f, unsigned literal)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks);
+    int count = 0;
+    for (size_t k = 0; k < n; k++)
+        count += literal_contradicts(literal, family_step_of(ks[k].param, ks[k].value));
+    return count;
+}
+
 /* The recipe step a found member leads with: the code's, when it shows
  * one of the mistakes, else that of the mistake earliest in the recipe. */
-static const char *lead_step(const struct search_found *f, const char *compact)
+static const char *lead_step(const struct search_found *f, const char *compact,
+                             unsigned literal)
 {
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
     const char *best = NULL;
     for (size_t k = 0; k < n; k++) {
         const char *cue = cues_step(compact, value_of(ks[k])->id);
-        if (cue)
+        if (cue && !literal_contradicts(literal, cue))
             return cue;
+        /* a step the code writes as the recipe does leads only when every
+         * mistake's does */
         const char *step = family_step_of(ks[k].param, ks[k].value);
-        if (!best || family_step_rank(step) < family_step_rank(best))
+        bool lit = literal_contradicts(literal, step);
+        if (!best || (literal_contradicts(literal, best) && !lit) ||
+            (literal_contradicts(literal, best) == lit &&
+             family_step_rank(step) < family_step_rank(best)))
             best = step;
     }
     return best ? best : "";
@@ -466,12 +485,38 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     const struct task *t = c->task;
     if (!res || res->n == 0)
         return NULL;
-    /* among readings the outputs prove alike, the one the code shows leads */
+    /* among readings the outputs prove alike, one that names no line the
+     * student wrote as the recipe does leads; of those, the one the code
+     * shows */
+    unsigned literal = literal_steps(compact);
     size_t lead = 0;
-    for (size_t e = 1; e < res->n; e++)
-        if (cue_count(&res->found[e], compact) > cue_count(&res->found[lead], compact))
+    for (size_t e = 1; e < res->n; e++) {
+        int le = literal_count(&res->found[e], literal),
+            ll = literal_count(&res->found[lead], literal);
+        if (le < ll ||
+            (le == ll && cue_count(&res->found[e], compact) > cue_count(&res->found[lead], compact)))
             lead = e;
-    const struct search_found *f = &res->found[lead];
+    }
+    struct search_found *f = malloc(sizeof *f);
+    if (!f)
+        return NULL;
+    *f = res->found[lead];
+    /* a step reading on a literal line gives way to an equivalent step */
+    if (f->tables && f->step != SEARCH_STEP_NONE &&
+        literal_contradicts(literal, step_readings[f->step].step)) {
+        for (int k = SEARCH_STEP_J; k < SEARCH_STEPS; k++) {
+            if (!((f->step_also >> k) & 1) || literal_contradicts(literal, step_readings[k].step))
+                continue;
+            f->step_also = (f->step_also & ~(1u << k)) | (1u << f->step);
+            f->step = (enum search_step)k;
+            memcpy(f->values, f->step_values[k], sizeof f->values);
+            break;
+        }
+    }
+    /* "equivalently" never offers a step the student wrote as the recipe does */
+    for (int k = SEARCH_STEP_J; k < SEARCH_STEPS; k++)
+        if (literal_contradicts(literal, step_readings[k].step))
+            f->step_also &= ~(1u << k);
     static const struct family_member right_member;
     struct family_pair right[TASK_NHALVES][TASK_N];
     for (int h = 0; h < TASK_NHALVES; h++)
@@ -486,7 +531,7 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
 
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
-    const char *step = lead_step(f, compact);
+    const char *step = lead_step(f, compact, literal);
     /* one sentence: what the kernel does, and where it shows */
     struct text what = { 0 };
     if (n > 0)
@@ -540,17 +585,21 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     if (f->tables && !by_step)
         text_add(&more, "%sThe outputs do not show which step (j, base, r, w or the sign) "
                  "computes these numbers: several give them.", more.len ? " " : "");
-    if (res->n > 1) {
+    /* other readings of the same numbers: never one on a line the student
+     * wrote as the recipe does; one said, the rest counted (issue 32:
+     * "more" stays short) */
+    size_t eligible = 0, first_other = res->n;
+    for (size_t e = 0; e < res->n; e++) {
+        if (e == lead || literal_count(&res->found[e], literal))
+            continue;
+        if (eligible++ == 0)
+            first_other = e;
+    }
+    if (eligible > 0) {
         text_add(&more, "%sEquivalently, the same numbers come from a kernel where ",
                  more.len ? " " : "");
-        size_t shown = 0;
-        for (size_t e = 0; e < res->n && shown < 3; e++) {
-            if (e == lead)
-                continue;
-            text_add(&more, "%s", shown++ ? "; or where " : "");
-            add_whats(&more, &res->found[e].member);
-        }
-        size_t others = res->n - 1 - shown + res->more;
+        add_whats(&more, &res->found[first_other].member);
+        size_t others = eligible - 1 + res->more;
         if (others > 0)
             text_add(&more, "; or %zu other such mistake%s", others, others > 1 ? "s" : "");
         text_add(&more, ".");
@@ -572,7 +621,9 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
                 break;
             }
     }
-    return diagnosis_from_texts(&id, &title, &why, &hint, step, &more);
+    struct diagnosis *d = diagnosis_from_texts(&id, &title, &why, &hint, step, &more);
+    free(f);
+    return d;
 }
 
 /* ---- values read back as formulas ---- */

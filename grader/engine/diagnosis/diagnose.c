@@ -7,6 +7,8 @@
 #include "engine/diagnosis/cues.h"
 #include "engine/diagnosis/decompile.h"
 #include "engine/diagnosis/describe.h"
+#include "engine/diagnosis/literal.h"
+#include "engine/diagnosis/solved.h"
 #include "engine/diagnosis/summary.h"
 #include "engine/diagnosis/worked.h"
 
@@ -44,16 +46,40 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c, const char 
     struct search_result *res = malloc(sizeof *res);
     struct diagnosis *d = NULL;
     char *compact = cues_compact(body, len);
-    if (res && search_outputs(t, runs, nruns, out, res))
+    unsigned literal = literal_steps(compact);
+    bool weak = true;   /* no formula of the family, or one on a line written right */
+    if (res && search_outputs(t, runs, nruns, out, res)) {
         d = describe_member(c, res, compact);
+        weak = !d || res->found[0].tables || literal_contradicts(literal, d->step);
+    }
     free(compact);
     free(res);
+    /* mistakes with no row in the family, proven on every cell */
+    struct diagnosis *s = weak ? solved_structure(c) : NULL;
+    if (s) {
+        diagnosis_free(d);
+        d = s;
+    }
     /* no member with a formula: each value read back as one */
     struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
         d ? NULL : malloc(TASK_NHALVES * sizeof *formulas);
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
         d = describe_formulas(c, formulas);
     free(formulas);
+    /* nothing named, or named on a line the student wrote as the recipe
+     * does: the kernel's own twiddle, solved from the two planes */
+    if ((!d || literal_contradicts(literal, d->step)) && !(literal & LITERAL_W)) {
+        struct diagnosis *w = solved_twiddle(c, literal);
+        if (w) {
+            diagnosis_free(d);
+            d = w;
+        }
+    }
+    /* never a diagnosis that contradicts a line: the summary says where */
+    if (d && literal_contradicts(literal, d->step)) {
+        diagnosis_free(d);
+        d = NULL;
+    }
     work_cells(v, c, d);
     if (d) {
         diagnosis_free(v->diagnosis);

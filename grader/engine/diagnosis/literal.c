@@ -1,0 +1,203 @@
+/* literal.c - which steps of the recipe a body writes as the recipe does.
+ *
+ * A diagnosis proven on the outputs can still name a step whose line is,
+ * to the letter, the recipe's: `int j = (i / half) % 2;` with a wrong base
+ * gives the numbers of a wrong j too. Told "j is not (i / half) % 2", the
+ * student reads a falsehood about the line. So before a step is named, the
+ * code is read for it: a step written as the recipe writes it (after
+ * blanks, comments and the student's own names are normalised) is never
+ * the one the diagnosis leads with.
+ *
+ * The code is read as statements of the compact text (cues_compact). The
+ * student's names are found by what is assigned to them, in the recipe's
+ * order: the name given this.thread.x is i, then the name given (i / half)
+ * % 2 is j, and so on, each renamed before the next step is looked for.
+ */
+#include "engine/diagnosis/literal.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* code with every whole identifier `from` replaced by `to`; a new string,
+ * NULL on OOM. A name after a '.' (a field: this.thread.x) is left. */
+static char *renamed(const char *code, const char *from, const char *to)
+{
+    size_t nf = strlen(from), nt = strlen(to), n = strlen(code);
+    size_t cap = n + 1 + (nt > nf ? (n / (nf ? nf : 1) + 1) * (nt - nf) : 0);
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t k = 0; k < n;) {
+        bool start = k == 0 || (!ident_char(code[k - 1]) && code[k - 1] != '.');
+        if (start && !strncmp(code + k, from, nf) && !ident_char(code[k + nf])) {
+            memcpy(out + o, to, nt);
+            o += nt;
+            k += nf;
+        } else {
+            out[o++] = code[k++];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* The name declared `<type>NAME=<rhs>;` (or `,NAME=<rhs>;`) in code, for
+ * one of the right-hand sides, into name; false when none is. */
+static bool declared_as(const char *code, const char *const *rhs, char *name, size_t size)
+{
+    for (size_t r = 0; rhs[r]; r++) {
+        size_t nr = strlen(rhs[r]);
+        for (const char *p = strchr(code, '='); p; p = strchr(p + 1, '=')) {
+            if (p[1] == '=' || (p > code && strchr("=!<>+-*/%&|^", p[-1])))
+                continue;
+            if (strncmp(p + 1, rhs[r], nr) || (p[1 + nr] != ';' && p[1 + nr] != ','))
+                continue;
+            const char *e = p, *b = p;
+            while (b > code && ident_char(b[-1]))
+                b--;
+            if (b == e || isdigit((unsigned char)*b) || (size_t)(e - b) >= size)
+                continue;
+            memcpy(name, b, (size_t)(e - b));
+            name[e - b] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Renames the name declared as one of rhs to `to` in *code; true when one
+ * is declared so (the step is the recipe's), false otherwise or on OOM. */
+static bool take_name(char **code, const char *const *rhs, const char *to)
+{
+    char name[64];
+    if (!declared_as(*code, rhs, name, sizeof name))
+        return false;
+    char *next = renamed(*code, name, to);
+    if (!next)
+        return false;
+    free(*code);
+    *code = next;
+    return true;
+}
+
+/* Whether code holds every one of the pieces. */
+static bool holds_all(const char *code, const char *const *pieces)
+{
+    for (size_t k = 0; pieces[k]; k++)
+        if (!strstr(code, pieces[k]))
+            return false;
+    return true;
+}
+
+/* Whether code holds, for some row of the table, every piece of it. */
+static bool holds_row(const char *code, const char *const rows[][3], size_t nrows)
+{
+    for (size_t k = 0; k < nrows; k++) {
+        bool all = true;
+        for (size_t p = 0; p < 3 && rows[k][p] && all; p++)
+            all = strstr(code, rows[k][p]) != NULL;
+        if (all)
+            return true;
+    }
+    return false;
+}
+
+unsigned literal_steps(const char *compact)
+{
+    if (!compact)
+        return 0;
+    char *code = strdup(compact);
+    if (!code)
+        return 0;
+    unsigned mask = 0;
+    static const char *const i_rhs[] = { "this.thread.x", "int(this.thread.x)", NULL };
+    if (take_name(&code, i_rhs, "i"))
+        mask |= LITERAL_I;
+    static const char *const j_rhs[] = { "(i/half)%2", "i/half%2", "(i/half)&1", "((i/half)%2)",
+                                         NULL };
+    if (take_name(&code, j_rhs, "j"))
+        mask |= LITERAL_J;
+    static const char *const base_rhs[] = { "i-j*half", "i-half*j", "i-(j*half)", "i-(half*j)",
+                                            NULL };
+    if (take_name(&code, base_rhs, "base"))
+        mask |= LITERAL_BASE;
+    static const char *const r_rhs[] = { "i%half", "(i%half)", "i&(half-1)", NULL };
+    if (take_name(&code, r_rhs, "r"))
+        mask |= LITERAL_R;
+    /* the twiddle: cos and sin of the recipe's angle, inline or named */
+    static const char *const angle_rhs[] = {
+        "-PI*float(r)/float(half)", "-(PI*float(r)/float(half))", "-PI*(float(r)/float(half))",
+        "-float(r)*PI/float(half)", "-PI/float(half)*float(r)", "(-PI*float(r)/float(half))",
+        NULL };
+    bool named_angle = take_name(&code, angle_rhs, "ANGLE");
+    static const char *const w_named[] = { "cos(ANGLE)", "sin(ANGLE)", NULL };
+    bool w = named_angle && holds_all(code, w_named);
+    for (size_t k = 0; angle_rhs[k] && !w; k++) {
+        const char *a = angle_rhs[k];
+        char c[96], s[96];
+        snprintf(c, sizeof c, "cos(%s)", a);
+        snprintf(s, sizeof s, "sin(%s)", a);
+        w = strstr(code, c) && strstr(code, s);
+    }
+    if (w)
+        mask |= LITERAL_W;
+    /* the elements read, a's and b's planes */
+    static const char *const reads[][3] = {
+        { "ar=spectrum[0][base]", "ai=spectrum[1][base]", NULL },
+        { "a=vec2(spectrum[0][base],spectrum[1][base])", NULL, NULL },
+    };
+    static const char *const reads_b[][3] = {
+        { "br=spectrum[0][base+half]", "bi=spectrum[1][base+half]", NULL },
+        { "b=vec2(spectrum[0][base+half],spectrum[1][base+half])", NULL, NULL },
+    };
+    if (holds_row(code, reads, 2) && holds_row(code, reads_b, 2))
+        mask |= LITERAL_READ;
+    static const char *const wb[][3] = {
+        { "tr=wr*br-wi*bi", "ti=wr*bi+wi*br", NULL },
+        { "vec2(w.x*b.x-w.y*b.y,w.x*b.y+w.y*b.x)", NULL, NULL },
+    };
+    if (holds_row(code, wb, 2))
+        mask |= LITERAL_WB;
+    /* the ending: + for the lower member, − for the upper one, returned as
+     * it is (a scale or a sign after it is the ending's too) */
+    static const char *const ending[][3] = {
+        { "returnj==0?ar+tr:ar-tr;", "returnj==0?ai+ti:ai-ti;", NULL },
+        { "returnj==1?ar-tr:ar+tr;", "returnj==1?ai-ti:ai+ti;", NULL },
+        { "returnj==0?a+wb:a-wb;", NULL, NULL },
+        { "re=j==0?ar+tr:ar-tr;", "im=j==0?ai+ti:ai-ti;", "returnthis.thread.y==0?re:im;" },
+    };
+    if (holds_row(code, ending, 4))
+        mask |= LITERAL_SIGN;
+    free(code);
+    return mask;
+}
+
+unsigned literal_bit(const char *step)
+{
+    static const struct {
+        const char *slug;
+        unsigned bit;
+    } bits[] = {
+        { "i", LITERAL_I }, { "j", LITERAL_J }, { "base", LITERAL_BASE }, { "r", LITERAL_R },
+        { "read", LITERAL_READ }, { "w", LITERAL_W }, { "wb", LITERAL_WB },
+        { "sign", LITERAL_SIGN },
+    };
+    for (size_t k = 0; step && k < sizeof bits / sizeof bits[0]; k++)
+        if (!strcmp(step, bits[k].slug))
+            return bits[k].bit;
+    return 0;
+}
+
+bool literal_contradicts(unsigned mask, const char *step)
+{
+    return (mask & literal_bit(step)) != 0;
+}
