@@ -30,6 +30,8 @@
 #include <cmocka.h>
 
 #include "common/read_input.h"
+#include "engine/diagnosis/cues.h"
+#include "engine/diagnosis/literal.h"
 #include "engine/grade.h"
 
 static struct grader *grader;
@@ -178,6 +180,16 @@ static void check_sample(void **state)
         for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
             if (strstr(texts[k], never))
                 fail_msg("%s: \"%s\" says \"%s\"", s->name, texts[k], never);
+    }
+    /* never contradict a literal line (issue 32): a step the body writes
+     * as the recipe does is never the one the diagnosis leads with */
+    if (v->diagnosis) {
+        char *compact = cues_compact(body, len);
+        unsigned literal = literal_steps(compact);
+        if (literal_contradicts(literal, v->diagnosis->step))
+            fail_msg("%s: leads with step \"%s\", whose line is the recipe's (%s)", s->name,
+                     v->diagnosis->step, v->diagnosis->title);
+        free(compact);
     }
     const char *summary = header(body, "summary");
     if (summary) {

@@ -532,34 +532,73 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
     const char *step = lead_step(f, compact, literal);
-    /* one sentence: what the kernel does, and where it shows */
+    /* the mistake in the lead step */
+    size_t k0 = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(family_step_of(ks[k].param, ks[k].value), step))
+            k0 = k;
+    /* the aspects of a fit, in the recipe's order (a, b, w, the sign) */
+    int first = -1, second = -1;
+    for (int a = 0; a < ASPECTS; a++) {
+        if (!((aspect_mask >> a) & 1))
+            continue;
+        if (first < 0)
+            first = a;
+        else if (second < 0)
+            second = a;
+    }
+    int parts = (int)n + (by_step ? 1 : f->tables ? __builtin_popcount(aspect_mask) : 0);
+    /* one sentence: what the kernel does, and where it shows; with three
+     * or more parts, only the one to start with (issue 32: one story) */
     struct text what = { 0 };
-    if (n > 0)
+    if (n > 0 && parts >= 3)
+        text_add(&what, "%s", value_of(ks[k0])->what);
+    else if (n > 0)
         add_whats_of(&what, &f->member, c);
     if (by_step) {
-        text_add(&what, "%s", n ? ", and " : "");
-        add_step_values(&what, t, f);
+        if (parts < 3) {
+            text_add(&what, "%s", n ? ", and " : "");
+            add_step_values(&what, t, f);
+        }
         if (!n)
             step = step_readings[f->step].step;
-    } else if (f->tables) {
-        struct text detail = { 0 };
-        for (int a = 0; a < ASPECTS; a++)
-            if ((aspect_mask >> a) & 1)
-                add_aspect(&detail, t, f, (enum aspect)a, right);
-        text_add(&what, "%severy cell is a + w·b or a − w·b of two elements and a twiddle, "
-                 "but no one step of the recipe gives them all: the cells fit, for "
-                 "example, %s", n ? ", and " : "", detail.buf ? detail.buf : "");
-        free(detail.buf);
-        if (!n) {
-            for (int a = 0; a < ASPECTS && !step[0]; a++)
-                if ((aspect_mask >> a) & 1)
-                    step = aspects[a].step;
+    } else if (f->tables && first >= 0) {
+        if (!n || parts < 3) {
+            struct text detail = { 0 };
+            add_aspect(&detail, t, f, (enum aspect)first, right);
+            text_add(&what, "%sthe cells fit a ± w·b with %s", n ? ", and " : "",
+                     detail.buf ? detail.buf : "");
+            free(detail.buf);
         }
+        if (!n)
+            step = aspects[first].step;
     }
     if (what.buf)
         add_capital(&why, what.buf);
     free(what.buf);
     add_where(&why, c);
+    /* a second mistake gets one sentence */
+    if (f->tables && !by_step && !n && parts == 2 && second >= 0) {
+        struct text detail = { 0 };
+        add_aspect(&detail, t, f, (enum aspect)second, right);
+        text_add(&why, " They also fit %s.", detail.buf ? detail.buf : "");
+        free(detail.buf);
+    }
+    if (parts >= 3) {
+        static const char *const nouns[ASPECTS] = {
+            [ASPECT_A] = "a, the element read at base",
+            [ASPECT_B] = "b, the element read at base + half",
+            [ASPECT_W] = "the twiddle", [ASPECT_SIGN] = "the sign before w·b",
+            [ASPECT_PART] = "w·b", [ASPECT_CONSTANT] = "the stray number",
+        };
+        free(title.buf);
+        title = (struct text){ 0 };
+        text_add(&title, "Several steps differ: start with ");
+        if (n > 0)
+            add_lowered(&title, value_of(ks[k0])->title);
+        else
+            text_add(&title, "%s", first >= 0 ? nouns[first] : step);
+    }
 
     /* behind "more": the right formula, the readings that give the same
      * numbers, and which step could not be pinned down */
@@ -607,10 +646,6 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
 
     if (n > 0) {
         /* the hint of the mistake in the lead step */
-        size_t k0 = 0;
-        for (size_t k = 0; k < n; k++)
-            if (!strcmp(family_step_of(ks[k].param, ks[k].value), step))
-                k0 = k;
         add_one_hint(&hint, hint_of(ks[k0]), advice_of(ks[k0]));
     } else if (by_step) {
         add_one_hint(&hint, step_readings[f->step].hint, step_readings[f->step].advice);
@@ -784,7 +819,7 @@ static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int
 /* The explanation of outputs read back as formulas, value by value. */
 struct diagnosis *describe_formulas(
     const struct comparison *c,
-    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
+    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N], unsigned literal)
 {
     const struct task *t = c->task;
     static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
@@ -886,10 +921,17 @@ struct diagnosis *describe_formulas(
                      verb);
             said++;
         }
-        for (int a = 0; a < ASPECTS; a++)
-            if (((mask >> a) & 1) &&
-                (!step[0] || family_step_rank(aspects[a].step) < family_step_rank(step)))
+        /* the earliest in the recipe, of the steps not written as the
+         * recipe does where there is one */
+        for (int a = 0; a < ASPECTS; a++) {
+            if (!((mask >> a) & 1))
+                continue;
+            bool lit = literal_contradicts(literal, aspects[a].step);
+            if (!step[0] || (literal_contradicts(literal, step) && !lit) ||
+                (literal_contradicts(literal, step) == lit &&
+                 family_step_rank(aspects[a].step) < family_step_rank(step)))
                 step = aspects[a].step;
+        }
     }
     text_add(&why, "%d of the 48 values are not the recipe's: %s", wrong,
              examples.buf ? examples.buf : "");

@@ -64,7 +64,7 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c, const char 
     struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
         d ? NULL : malloc(TASK_NHALVES * sizeof *formulas);
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
-        d = describe_formulas(c, formulas);
+        d = describe_formulas(c, formulas, literal);
     free(formulas);
     /* nothing named, or named on a line the student wrote as the recipe
      * does: the kernel's own twiddle, solved from the two planes */

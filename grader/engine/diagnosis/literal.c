@@ -64,6 +64,17 @@ static bool declared_as(const char *code, const char *const *rhs, char *name, si
             const char *e = p, *b = p;
             while (b > code && ident_char(b[-1]))
                 b--;
+            /* the compact code runs the type into the name: intj, constfloatpi */
+            static const char *const types[] = { "constfloat", "constint", "float", "int",
+                                                 "bool", "uint", "vec2", "highp", "mediump", NULL };
+            for (size_t k = 0; types[k]; k++) {
+                size_t nt = strlen(types[k]);
+                if ((size_t)(e - b) > nt && !strncmp(b, types[k], nt) &&
+                    (b == code || !ident_char(b[-1]))) {
+                    b += nt;
+                    break;
+                }
+            }
             if (b == e || isdigit((unsigned char)*b) || (size_t)(e - b) >= size)
                 continue;
             memcpy(name, b, (size_t)(e - b));
@@ -111,6 +122,27 @@ static bool holds_row(const char *code, const char *const rows[][3], size_t nrow
     return false;
 }
 
+/* Whether code takes w's parts as cos and sin of `angle`, each in its
+ * place: wr = cos, wi = sin (or c, s), or vec2(cos, sin). */
+static bool twiddle_of(const char *code, const char *angle)
+{
+    static const char *const forms[][2] = {
+        { "wr=cos(%s)", "wi=sin(%s)" }, { "c=cos(%s)", "s=sin(%s)" },
+        { "vec2(cos(%s),sin(%s))", NULL },
+    };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        bool all = true;
+        for (size_t p = 0; p < 2 && forms[k][p] && all; p++) {
+            char piece[160];
+            snprintf(piece, sizeof piece, forms[k][p], angle, angle);
+            all = strstr(code, piece) != NULL;
+        }
+        if (all)
+            return true;
+    }
+    return false;
+}
+
 unsigned literal_steps(const char *compact)
 {
     if (!compact)
@@ -122,34 +154,45 @@ unsigned literal_steps(const char *compact)
     static const char *const i_rhs[] = { "this.thread.x", "int(this.thread.x)", NULL };
     if (take_name(&code, i_rhs, "i"))
         mask |= LITERAL_I;
+    /* a constant of the student's own for π reads as PI */
+    static const char *const pi_rhs[] = { "3.14159265", "3.1415926", "3.141592", "3.14159265359",
+                                          "3.1415926535", NULL };
+    take_name(&code, pi_rhs, "PI");
     static const char *const j_rhs[] = { "(i/half)%2", "i/half%2", "(i/half)&1", "((i/half)%2)",
                                          NULL };
-    if (take_name(&code, j_rhs, "j"))
+    static const char *const j_branches[] = { "if((i/half)%2==0){j=0;}else{j=1;}", NULL };
+    /* j as a bool: upper = (i & half) != 0 */
+    static const char *const upper_rhs[] = { "(i&half)!=0", "((i/half)%2)==1", "(i/half)%2==1",
+                                             "(i/half)%2!=0", NULL };
+    if (take_name(&code, j_rhs, "j") || holds_all(code, j_branches) ||
+        take_name(&code, upper_rhs, "UPPER"))
         mask |= LITERAL_J;
     static const char *const base_rhs[] = { "i-j*half", "i-half*j", "i-(j*half)", "i-(half*j)",
                                             NULL };
-    if (take_name(&code, base_rhs, "base"))
+    static const char *const base_upper[] = { "UPPER?i-half:i", "UPPER?(i-half):i", NULL };
+    if (take_name(&code, base_rhs, "base") || take_name(&code, base_upper, "base"))
         mask |= LITERAL_BASE;
     static const char *const r_rhs[] = { "i%half", "(i%half)", "i&(half-1)", NULL };
     if (take_name(&code, r_rhs, "r"))
         mask |= LITERAL_R;
-    /* the twiddle: cos and sin of the recipe's angle, inline or named */
+    /* the twiddle: cos and sin of the recipe's angle, inline or named, each
+     * in its own part (wr = cos, wi = sin) */
     static const char *const angle_rhs[] = {
         "-PI*float(r)/float(half)", "-(PI*float(r)/float(half))", "-PI*(float(r)/float(half))",
         "-float(r)*PI/float(half)", "-PI/float(half)*float(r)", "(-PI*float(r)/float(half))",
         NULL };
+    static const char *const angle_r_rhs[] = {
+        "-PI*float(i%half)/float(half)", "-PI*float(i-(i/half)*half)/float(half)", NULL };
     bool named_angle = take_name(&code, angle_rhs, "ANGLE");
-    static const char *const w_named[] = { "cos(ANGLE)", "sin(ANGLE)", NULL };
-    bool w = named_angle && holds_all(code, w_named);
-    for (size_t k = 0; angle_rhs[k] && !w; k++) {
-        const char *a = angle_rhs[k];
-        char c[96], s[96];
-        snprintf(c, sizeof c, "cos(%s)", a);
-        snprintf(s, sizeof s, "sin(%s)", a);
-        w = strstr(code, c) && strstr(code, s);
-    }
-    if (w)
+    bool named_angle_r = take_name(&code, angle_r_rhs, "ANGLE_R");
+    if (named_angle && twiddle_of(code, "ANGLE"))
         mask |= LITERAL_W;
+    for (size_t k = 0; angle_rhs[k] && !(mask & LITERAL_W); k++)
+        if (twiddle_of(code, angle_rhs[k]))
+            mask |= LITERAL_W;
+    /* r written into the angle itself: both steps are the recipe's */
+    if (named_angle_r && twiddle_of(code, "ANGLE_R"))
+        mask |= LITERAL_W | LITERAL_R;
     /* the elements read, a's and b's planes */
     static const char *const reads[][3] = {
         { "ar=spectrum[0][base]", "ai=spectrum[1][base]", NULL },
@@ -161,6 +204,14 @@ unsigned literal_steps(const char *compact)
     };
     if (holds_row(code, reads, 2) && holds_row(code, reads_b, 2))
         mask |= LITERAL_READ;
+    /* w·b written with b's elements in it (c and s are w's parts) */
+    static const char *const wb_inline[] = {
+        "=c*spectrum[0][base+half]-s*spectrum[1][base+half];",
+        "=c*spectrum[1][base+half]+s*spectrum[0][base+half];", NULL };
+    static const char *const a_inline[] = { "returnspectrum[0][base]+", "returnspectrum[1][base]+",
+                                            NULL };
+    if (holds_all(code, wb_inline) && holds_all(code, a_inline))
+        mask |= LITERAL_READ | LITERAL_WB;
     static const char *const wb[][3] = {
         { "tr=wr*br-wi*bi", "ti=wr*bi+wi*br", NULL },
         { "vec2(w.x*b.x-w.y*b.y,w.x*b.y+w.y*b.x)", NULL, NULL },
@@ -175,7 +226,15 @@ unsigned literal_steps(const char *compact)
         { "returnj==0?a+wb:a-wb;", NULL, NULL },
         { "re=j==0?ar+tr:ar-tr;", "im=j==0?ai+ti:ai-ti;", "returnthis.thread.y==0?re:im;" },
     };
-    if (holds_row(code, ending, 4))
+    /* a vec2 result: its sign is its own line, the plane the return's */
+    static const char *const sign_upper[] = { "UPPER?a-wb:a+wb", NULL };
+    char result[64];
+    if (declared_as(code, sign_upper, result, sizeof result))
+        mask |= LITERAL_SIGN;
+    static const char *const sign_branches[] = {
+        "sign=1.0;if(j==1){sign=-1.0;}", "returnspectrum[0][base]+sign*re;",
+        "returnspectrum[1][base]+sign*im;", NULL };
+    if (holds_row(code, ending, 4) || holds_all(code, sign_branches))
         mask |= LITERAL_SIGN;
     free(code);
     return mask;

@@ -391,7 +391,13 @@ struct diagnosis *solved_twiddle(const struct comparison *c, unsigned literal)
 {
     double complex (*w)[TASK_N] = malloc(TASK_NHALVES * sizeof *w);
     struct diagnosis *d = NULL;
-    if (w && solved_twiddles(c, w)) {
+    /* a twiddle is cos and sin of one angle: a w of another size is a
+     * scale or a sign of the ending, not the twiddle */
+    bool unit = w && solved_twiddles(c, w);
+    for (int h = 0; unit && h < TASK_NHALVES; h++)
+        for (int i = 0; i < TASK_N; i++)
+            unit &= fabs(cabs(w[h][i]) - 1) < 2e-3;
+    if (unit) {
         enum w_kind kind = all_twiddles(c->task, w, turned_by_pi) ? W_OFF_BY_PI
                          : all_twiddles(c->task, w, in_degrees)   ? W_DEGREES
                                                                   : W_OTHER;
