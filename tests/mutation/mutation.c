@@ -33,6 +33,7 @@
 #include "common/read_input.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/grade.h"
+#include "tests/support/words.h"
 
 #define MAX_TOKENS 4096
 
@@ -378,6 +379,7 @@ int main(int argc, char **argv)
     size_t graded = 0, by_status[128] = { 0 }, named = 0, by_formula = 0, by_values = 0;
     size_t marked = 0, leads = 0;   /* named mutants of marked lines; leading with the step */
     size_t contradicts = 0;         /* leading with a step only unmutated lines compute */
+    size_t too_long = 0;            /* over the words of a diagnosis */
     static struct tally ids[1024];
     size_t nids = 0;
     double t0 = clock_now_ms();
@@ -399,6 +401,13 @@ int main(int argc, char **argv)
                 if (m.steps[k][0]) {
                     marked++;
                     leads += step_in(v->diagnosis->step, m.steps[k]);
+                }
+                /* one story, short (issue 32) */
+                if (!test_diagnosis_short(v->diagnosis->title, v->diagnosis->explanation,
+                                          v->diagnosis->more, 40, 80)) {
+                    too_long++;
+                    printf("too long: %s\n    %s %s\n", m.keys[k], v->diagnosis->title,
+                           v->diagnosis->explanation);
                 }
                 /* never contradict a literal line (issue 32): a mutant of a
                  * marked line does not lead with a step only unmutated
@@ -449,6 +458,8 @@ int main(int argc, char **argv)
            marked, leads, marked ? 100.0 * (double)leads / (double)marked : 0.0);
     printf("  named mutants leading with a step only unmutated lines compute: %zu\n",
            contradicts);
+    printf("  diagnoses over 40 words (title and first sentence) or 80 (more): %zu\n",
+           too_long);
     qsort(ids, nids, sizeof ids[0], by_count);
     printf("  names given, most common first:\n");
     for (size_t k = 0; k < nids; k++)
@@ -464,5 +475,5 @@ int main(int argc, char **argv)
     free(m.keys);
     free(m.steps);
     free(m.others);
-    return contradicts ? 2 : 0;
+    return contradicts || too_long ? 2 : 0;
 }

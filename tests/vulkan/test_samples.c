@@ -33,6 +33,7 @@
 #include "engine/diagnosis/cues.h"
 #include "engine/diagnosis/literal.h"
 #include "engine/grade.h"
+#include "tests/support/words.h"
 
 static struct grader *grader;
 
@@ -181,6 +182,11 @@ static void check_sample(void **state)
             if (strstr(texts[k], never))
                 fail_msg("%s: \"%s\" says \"%s\"", s->name, texts[k], never);
     }
+    /* one story, short (issue 32) */
+    if (v->diagnosis && !test_diagnosis_short(v->diagnosis->title, v->diagnosis->explanation,
+                                              v->diagnosis->more, 40, 80))
+        fail_msg("%s: too long: \"%s\" \"%s\" (more: %s)", s->name, v->diagnosis->title,
+                 v->diagnosis->explanation, v->diagnosis->more ? v->diagnosis->more : "");
     /* never contradict a literal line (issue 32): a step the body writes
      * as the recipe does is never the one the diagnosis leads with */
     if (v->diagnosis) {

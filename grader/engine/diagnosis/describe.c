@@ -268,7 +268,7 @@ static void add_lowered(struct text *s, const char *title)
  * "base is", "tr = ...") stays as written. */
 static void add_capital(struct text *s, const char *clause)
 {
-    static const char *const words[] = { "every ", "each ", "both ", "the " };
+    static const char *const words[] = { "every ", "each ", "both ", "the ", "at " };
     for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
         if (!strncmp(clause, words[k], strlen(words[k]))) {
             text_add(s, "%c%s", clause[0] - 'a' + 'A', clause + 1);
@@ -551,7 +551,8 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     /* one sentence: what the kernel does, and where it shows; with three
      * or more parts, only the one to start with (issue 32: one story) */
     struct text what = { 0 };
-    if (n > 0 && parts >= 3)
+    bool two = n == 2 && !f->tables;   /* the lead one, then the other in a sentence */
+    if (n > 0 && (parts >= 3 || two))
         text_add(&what, "%s", value_of(ks[k0])->what);
     else if (n > 0)
         add_whats_of(&what, &f->member, c);
@@ -578,6 +579,14 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     free(what.buf);
     add_where(&why, c);
     /* a second mistake gets one sentence */
+    if (two) {
+        text_add(&why, " A second mistake: ");
+        add_lowered(&why, value_of(ks[1 - k0])->what);
+        text_add(&why, ".");
+        free(title.buf);
+        title = (struct text){ 0 };
+        text_add(&title, "%s", value_of(ks[k0])->title);
+    }
     if (f->tables && !by_step && !n && parts == 2 && second >= 0) {
         struct text detail = { 0 };
         add_aspect(&detail, t, f, (enum aspect)second, right);
@@ -857,8 +866,8 @@ struct diagnosis *describe_formulas(
                              (!products_off ||
                               ((product_elements(f) >> (i + rank < TASK_N ? i + rank
                                                                           : TASK_N - 1)) & 1));
-                /* the first wrong value of each half and plane, three at most */
-                if (shown_here || examples_shown == 3)
+                /* the first wrong value only (issue 32: one story, short) */
+                if (shown_here || examples_shown == 1)
                     continue;
                 char got[128], want[128];
                 text_add(&examples, "%sat half = %d, i = %d the %s part is %s where %s is due",
@@ -933,8 +942,10 @@ struct diagnosis *describe_formulas(
                 step = aspects[a].step;
         }
     }
-    text_add(&why, "%d of the 48 values are not the recipe's: %s", wrong,
-             examples.buf ? examples.buf : "");
+    /* the first wrong value, then how many (issue 32: one story, short) */
+    if (examples.buf)
+        add_capital(&why, examples.buf);
+    text_add(&why, " (%d of the 48 values)", wrong);
     free(examples.buf);
     add_where(&why, c);
     text_add(&more, "Every value, on the visible spectrum and on the hidden ones, is one number "
