@@ -182,6 +182,16 @@ static void check_sample(void **state)
             if (strstr(texts[k], never))
                 fail_msg("%s: \"%s\" says \"%s\"", s->name, texts[k], never);
     }
+    /* the worked cell never has no reading while a visible cell has one
+     * (issue 32): an expression, or the kernel's own numbers */
+    if (v->status == VERDICT_WRONG_ANSWER && v->worked_cell && !v->worked_cell->hidden &&
+        !v->worked_cell->got_matches[0] && !v->worked_cell->kernel_known && v->worked_cells)
+        for (size_t k = 0; k < WORKED_CELLS; k++) {
+            const struct worked_cell *o = &v->worked_cells[k];
+            if (!o->passed && o->got_matches[0] && strncmp(o->got_matches, "the other plane", 15))
+                fail_msg("%s: the worked cell has no reading, but half %d, i %d, plane %d "
+                         "reads as %s", s->name, o->half, o->i, o->plane, o->got_matches);
+        }
     /* one story, short (issue 32) */
     if (v->diagnosis && !test_diagnosis_short(v->diagnosis->title, v->diagnosis->explanation,
                                               v->diagnosis->more, 40, 80))

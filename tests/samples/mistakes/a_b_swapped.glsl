@@ -2,6 +2,8 @@
 // diagnosis: a_b_swapped
 // leads-with: read
 // title: a and b are swapped
+// says: a is element 1 where element 0 is due, b is element 0 where element 1 is due
+// never: imaginary part
 // a read at base + half and b at base.
 int i = this.thread.x;
 int j = (i / half) % 2;

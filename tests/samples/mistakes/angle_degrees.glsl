@@ -3,6 +3,7 @@
 // diagnosis: angle_in_degrees
 // leads-with: w
 // title: The angle is in degrees
+// says: your w is −0.448−0.894i where −i is due
 // The angle written in degrees, which cos and sin read as radians.
 int i = this.thread.x;
 int j = (i / half) % 2;
