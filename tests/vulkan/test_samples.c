@@ -16,6 +16,10 @@
  *   // title: TEXT               (the diagnosis's title, word for word)
  *   // says: TEXT                (the worked cell's sentence holds TEXT)
  *   // never: TEXT               (no text of the diagnosis or worked cell holds TEXT)
+ *   // names: TEXT               (the title or the explanation's first sentence holds
+ *                                  TEXT, case aside)
+ *   // mistake: TEXT             (the true mistake, in words: what the students'
+ *                                  corpus states; read by people, not checked)
  * An accepted body must carry neither a diagnosis nor a summary. Every
  * folder given is graded; those after the first are named by their last
  * component ("mistakes/both_plus.glsl").
@@ -206,6 +210,16 @@ static void check_sample(void **state)
             fail_msg("%s: leads with step \"%s\", whose line is the recipe's (%s)", s->name,
                      v->diagnosis->step, v->diagnosis->title);
         free(compact);
+    }
+    const char *names = header(body, "names");
+    if (names) {
+        names += strspn(names, " ");
+        assert_non_null(v->diagnosis);
+        char first[1024];
+        snprintf(first, sizeof first, "%s %.*s", v->diagnosis->title,
+                 (int)test_first_sentence(v->diagnosis->explanation), v->diagnosis->explanation);
+        if (!strcasestr(first, names))
+            fail_msg("%s: \"%s\" does not name \"%s\"", s->name, first, names);
     }
     const char *summary = header(body, "summary");
     if (summary) {

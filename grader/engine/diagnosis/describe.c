@@ -353,6 +353,33 @@ static int cue_count(const struct search_found *f, const char *compact)
     return count;
 }
 
+/*
+ * A mistake's step, read against the code: where its own step's line is
+ * the recipe's to the letter, the neighbouring step the same mistake can
+ * live in, so that the diagnosis names the line that is not: the angle's
+ * index in r; a product formed wrong in w·b; w·b's part taken wrong in the
+ * ending's plane; the twiddle's sign in the conjugate multiply; what picks
+ * the sign, on an ending written right, in the j it reads.
+ */
+static const char *step_against(struct mistake k, unsigned literal)
+{
+    const char *step = family_step_of(k.param, k.value);
+    if (!literal_contradicts(literal, step))
+        return step;
+    static const struct {
+        enum family_param param;
+        const char *from, *to;
+    } moves[] = {
+        { FP_INDEX, "w", "r" }, { FP_MULTIPLY, "w", "wb" }, { FP_MULTIPLY, "wb", "plane" },
+        { FP_SIGN, "w", "wb" }, { FP_ROLE, "sign", "j" }, { FP_ENDING, "sign", "j" },
+    };
+    for (size_t m = 0; m < sizeof moves / sizeof moves[0]; m++)
+        if (moves[m].param == k.param && !strcmp(step, moves[m].from) &&
+            !literal_contradicts(literal, moves[m].to))
+            return moves[m].to;
+    return step;
+}
+
 /* How many of a found reading's mistakes name a step the code writes as
  * the recipe does (literal_steps). */
 static int literal_count(const struct search_found *f, unsigned literal)
@@ -361,7 +388,7 @@ static int literal_count(const struct search_found *f, unsigned literal)
     size_t n = mistakes_of(&f->member, ks);
     int count = 0;
     for (size_t k = 0; k < n; k++)
-        count += literal_contradicts(literal, family_step_of(ks[k].param, ks[k].value));
+        count += literal_contradicts(literal, step_against(ks[k], literal));
     return count;
 }
 
@@ -379,7 +406,7 @@ static const char *lead_step(const struct search_found *f, const char *compact,
             return cue;
         /* a step the code writes as the recipe does leads only when every
          * mistake's does */
-        const char *step = family_step_of(ks[k].param, ks[k].value);
+        const char *step = step_against(ks[k], literal);
         bool lit = literal_contradicts(literal, step);
         if (!best || (literal_contradicts(literal, best) && !lit) ||
             (literal_contradicts(literal, best) == lit &&
@@ -513,6 +540,22 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
             break;
         }
     }
+    /* a sign of its own per cell, on an ending written as the recipe does,
+     * is the j that ending reads (j picks + or −): said as j where j's line
+     * is not the recipe's */
+    if (f->tables && f->step == SEARCH_STEP_SIGN && literal_contradicts(literal, "sign") &&
+        !literal_contradicts(literal, "j")) {
+        bool plus_minus = true;
+        for (int h = 0; h < TASK_NHALVES; h++)
+            for (int i = 0; i < TASK_N; i++)
+                plus_minus &= f->pairs[h][i].op == OP_PLUS || f->pairs[h][i].op == OP_MINUS;
+        if (plus_minus) {
+            for (int h = 0; h < TASK_NHALVES; h++)
+                for (int i = 0; i < TASK_N; i++)
+                    f->values[h][i] = f->pairs[h][i].op == OP_MINUS;
+            f->step = SEARCH_STEP_J;
+        }
+    }
     /* "equivalently" never offers a step the student wrote as the recipe does */
     for (int k = SEARCH_STEP_J; k < SEARCH_STEPS; k++)
         if (literal_contradicts(literal, step_readings[k].step))
@@ -535,7 +578,8 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     /* the mistake in the lead step */
     size_t k0 = 0;
     for (size_t k = 0; k < n; k++)
-        if (!strcmp(family_step_of(ks[k].param, ks[k].value), step))
+        if (!strcmp(step_against(ks[k], literal), step) ||
+            !strcmp(family_step_of(ks[k].param, ks[k].value), step))
             k0 = k;
     /* the aspects of a fit, in the recipe's order (a, b, w, the sign) */
     int first = -1, second = -1;

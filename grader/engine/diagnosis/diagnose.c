@@ -162,8 +162,11 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c, const char 
     }
     free(compact);
     free(res);
-    /* mistakes with no row in the family, proven on every cell */
-    struct diagnosis *s = weak ? solved_structure(c) : NULL;
+    /* mistakes with no row in the family, proven on every cell: a and b
+     * or their planes swapped always (a formula may give the same numbers
+     * through steps the code wrote right), a half never read where no
+     * formula of the family is sure */
+    struct diagnosis *s = solved_structure(c, weak, !(literal & LITERAL_READ));
     if (s) {
         diagnosis_free(d);
         d = s;

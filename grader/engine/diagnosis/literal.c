@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,50 @@ static bool twiddle_of(const char *code, const char *angle)
     return false;
 }
 
+/* How many times code assigns to `name` (=, +=, ... but not ==). */
+static int assignments(const char *code, const char *name)
+{
+    int count = 0;
+    size_t n = strlen(name);
+    for (const char *p = strstr(code, name); p; p = strstr(p + 1, name)) {
+        if (ident_char(p[n]) || (p > code && p[-1] == '.'))
+            continue;
+        /* the compact code runs a declaration's type into the name */
+        if (p > code && ident_char(p[-1])) {
+            static const char *const types[] = { "float", "int", "bool", "uint", "vec2", NULL };
+            bool typed = false;
+            for (size_t t = 0; types[t] && !typed; t++) {
+                size_t nt = strlen(types[t]);
+                typed = (size_t)(p - code) >= nt && !strncmp(p - nt, types[t], nt) &&
+                        (p - nt == code || !ident_char(p[-(ptrdiff_t)nt - 1]));
+            }
+            if (!typed)
+                continue;
+        }
+        const char *q = p + n;
+        if (*q && strchr("+-*/%&|^", *q) && q[1] == '=')
+            q++;
+        /* an index into the name (a table) reads it, an assignment after ]
+         * writes one element: both count as writing the name */
+        if (*q == '[') {
+            const char *e = strchr(q, ']');
+            q = e ? e + 1 : q;
+        }
+        count += q[0] == '=' && q[1] != '=';
+    }
+    return count;
+}
+
+/* Whether each of the names is assigned at most once (a step written to
+ * the letter and then overwritten is not the recipe's). */
+static bool written_once(const char *code, const char *const *names)
+{
+    for (size_t k = 0; names[k]; k++)
+        if (assignments(code, names[k]) > 1)
+            return false;
+    return true;
+}
+
 unsigned literal_steps(const char *compact)
 {
     if (!compact)
@@ -164,9 +209,12 @@ unsigned literal_steps(const char *compact)
     /* j as a bool: upper = (i & half) != 0 */
     static const char *const upper_rhs[] = { "(i&half)!=0", "((i/half)%2)==1", "(i/half)%2==1",
                                              "(i/half)%2!=0", NULL };
-    if (take_name(&code, j_rhs, "j") || holds_all(code, j_branches) ||
-        take_name(&code, upper_rhs, "UPPER"))
+    /* the branches' form writes j twice by design, as the sign's does */
+    unsigned written_twice = 0;
+    if (take_name(&code, j_rhs, "j") || take_name(&code, upper_rhs, "UPPER"))
         mask |= LITERAL_J;
+    else if (holds_all(code, j_branches))
+        written_twice |= LITERAL_J;
     static const char *const base_rhs[] = { "i-j*half", "i-half*j", "i-(j*half)", "i-(half*j)",
                                             NULL };
     static const char *const base_upper[] = { "UPPER?i-half:i", "UPPER?(i-half):i", NULL };
@@ -234,7 +282,27 @@ unsigned literal_steps(const char *compact)
     static const char *const sign_branches[] = {
         "sign=1.0;if(j==1){sign=-1.0;}", "returnspectrum[0][base]+sign*re;",
         "returnspectrum[1][base]+sign*im;", NULL };
-    if (holds_row(code, ending, 4) || holds_all(code, sign_branches))
+    if (holds_row(code, ending, 4))
+        mask |= LITERAL_SIGN;
+    else if (holds_all(code, sign_branches))
+        written_twice |= LITERAL_SIGN;
+    /* overwritten later: not the recipe's line after all */
+    static const struct {
+        unsigned bit;
+        const char *names[5];
+    } writes[] = {
+        { LITERAL_J, { "j", NULL } }, { LITERAL_BASE, { "base", NULL } },
+        { LITERAL_R, { "r", NULL } }, { LITERAL_W, { "wr", "wi", "ANGLE", NULL } },
+        { LITERAL_WB, { "tr", "ti", "wb", NULL } },
+        { LITERAL_READ, { "ar", "ai", "br", "bi", NULL } },
+        { LITERAL_SIGN, { "sign", NULL } },
+    };
+    for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++)
+        if ((mask & writes[k].bit) && !written_once(code, writes[k].names))
+            mask &= ~writes[k].bit;
+    if ((written_twice & LITERAL_J) && assignments(code, "j") == 2)
+        mask |= LITERAL_J;
+    if ((written_twice & LITERAL_SIGN) && assignments(code, "sign") == 2)
         mask |= LITERAL_SIGN;
     free(code);
     return mask;

@@ -376,14 +376,16 @@ static struct diagnosis *words_twiddle(const struct comparison *c,
     return made(&id, &title, &why, &hint, "w", &more);
 }
 
-struct diagnosis *solved_structure(const struct comparison *c)
+struct diagnosis *solved_structure(const struct comparison *c, bool half_too, bool reads_too)
 {
+    for (int v = 0; v < VARIANTS && reads_too; v++)
+        if (variant_matches(c, (enum variant)v))
+            return words_variant(c, (enum variant)v);
+    if (!half_too)
+        return NULL;
     int h0 = fixed_half(c);
     if (h0 || same_for_every_half(c))
         return words_half(c, h0);
-    for (int v = 0; v < VARIANTS; v++)
-        if (variant_matches(c, (enum variant)v))
-            return words_variant(c, (enum variant)v);
     return NULL;
 }
 

@@ -13,14 +13,15 @@
 #include "engine/diagnosis/text.h"
 
 /*
- * The diagnosis of outputs that are the same for every half (id
- * half_never_read: the right pass of one fixed half on every run, or the
- * same outputs for every half on a spectrum they share), else of the
- * recipe with a and b swapped (a_b_swapped) or b's, a's or both planes
- * swapped (b_planes_swapped, a_planes_swapped, both joined by '+'), each
+ * The diagnosis, when reads_too (the body's reads are not the recipe's to
+ * the letter), of the recipe with a and b swapped (a_b_swapped) or b's,
+ * a's or both planes swapped (b_planes_swapped, a_planes_swapped, both
+ * joined by '+'), else, when half_too, of outputs that are the same for
+ * every half (half_never_read: the right pass of one fixed half on every
+ * run, or the same outputs for every half on a spectrum they share), each
  * proven on every cell of every run; NULL when none holds or on OOM.
  */
-struct diagnosis *solved_structure(const struct comparison *c);
+struct diagnosis *solved_structure(const struct comparison *c, bool half_too, bool reads_too);
 
 /*
  * The kernel's twiddle per cell, w[half index][i] = ±(got − a)/b with the
