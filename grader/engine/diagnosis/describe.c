@@ -985,6 +985,20 @@ struct diagnosis *describe_formulas(
                  family_step_rank(aspects[a].step) < family_step_rank(step)))
                 step = aspects[a].step;
         }
+        /* three or more: one story, the step to start with (issue 32) */
+        if (total >= 3) {
+            static const char *const starts[] = { "j", "the read of a and b", "base", "r",
+                                                  "w", "w·b", "the sign", "the plane" };
+            static const char *const slugs[] = { "j", "read", "base", "r", "w", "wb", "sign",
+                                                 "plane" };
+            const char *words = step;
+            for (size_t k = 0; k < sizeof slugs / sizeof slugs[0]; k++)
+                if (!strcmp(slugs[k], step))
+                    words = starts[k];
+            free(title.buf);
+            title = (struct text){ 0 };
+            text_add(&title, "Several steps differ: start with %s", words);
+        }
     }
     /* the first wrong value, then how many (issue 32: one story, short) */
     if (examples.buf)
