@@ -107,29 +107,6 @@ static int fixed_half(const struct comparison *c)
     return 0;
 }
 
-/* Whether every two runs on the same spectrum, at different halves, return
- * the same outputs (at least one such two). */
-static bool same_for_every_half(const struct comparison *c)
-{
-    int pairs = 0;
-    for (size_t x = 0; x < c->nruns; x++) {
-        for (size_t y = x + 1; y < c->nruns; y++) {
-            const struct compared_run *p = &c->run[x], *q = &c->run[y];
-            if (p->run->half == q->run->half ||
-                memcmp(p->run->spec, q->run->spec, sizeof p->run->spec))
-                continue;
-            for (int k = 0; k < TASK_CELLS; k++) {
-                float g = p->got[k], h = q->got[k];
-                if (!isfinite(g) || !isfinite(h) ||
-                    !compare_cell(g, h, c->task->atol, c->task->rtol))
-                    return false;
-            }
-            pairs++;
-        }
-    }
-    return pairs > 0;
-}
-
 /* ---- the kernel's own twiddle ---- */
 
 bool solved_twiddles(const struct comparison *c, double complex w[TASK_NHALVES][TASK_N])
@@ -279,15 +256,12 @@ static struct diagnosis *words_half(const struct comparison *c, int h0)
     struct text id = { 0 }, title = { 0 }, why = { 0 }, hint = { 0 }, more = { 0 };
     text_add(&id, "half_never_read");
     text_add(&title, "Your kernel never reads half");
-    text_add(&why, "Every half gives the same outputs");
-    if (h0)
-        text_add(&why, ", the right ones for half = %d", h0);
+    text_add(&why, "Every half gives the same outputs, the right ones for half = %d", h0);
     add_where(&why, c);
     text_add(&hint, "%s j, base, r and the angle all follow half, the kernel's parameter: "
              "use half itself, not a number of your own", family_hint_name(1));
-    text_add(&more, "The kernel runs once per pass, with half = 1, then 2, then 4; on the same "
-             "spectrum yours returned the same numbers for every half%s.",
-             h0 ? ", as if half were always the same number" : "");
+    text_add(&more, "The kernel runs once per pass, with half = 1, then 2, then 4; on every "
+             "spectrum yours returned the pass of half = %d, as if half were always %d.", h0, h0);
     return made(&id, &title, &why, &hint, "j", &more);
 }
 
@@ -383,10 +357,9 @@ struct diagnosis *solved_structure(const struct comparison *c, bool half_too, bo
             return words_variant(c, (enum variant)v);
     if (!half_too)
         return NULL;
+    /* proven on every run, hidden ones too: the right pass of one half */
     int h0 = fixed_half(c);
-    if (h0 || same_for_every_half(c))
-        return words_half(c, h0);
-    return NULL;
+    return h0 ? words_half(c, h0) : NULL;
 }
 
 struct diagnosis *solved_twiddle(const struct comparison *c, unsigned literal)

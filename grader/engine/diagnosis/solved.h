@@ -18,8 +18,8 @@
  * a's or both planes swapped (b_planes_swapped, a_planes_swapped, both
  * joined by '+'), else, when half_too, of outputs that are the same for
  * every half (half_never_read: the right pass of one fixed half on every
- * run, or the same outputs for every half on a spectrum they share), each
- * proven on every cell of every run; NULL when none holds or on OOM.
+ * run), each proven on every cell of every run; NULL when none holds or
+ * on OOM.
  */
 struct diagnosis *solved_structure(const struct comparison *c, bool half_too, bool reads_too);
 

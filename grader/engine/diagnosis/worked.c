@@ -199,58 +199,63 @@ static void solve_kernel(const struct comparison *c, const char *step, struct wo
     w->kernel_known = false;
     /* a wrong j turns the sign with it */
     bool sign_first = step && (!strcmp(step, "sign") || !strcmp(step, "j"));
+    /* s·w is what the outputs fix, so one sign is tried: the other gives
+     * the same fit with −w */
+    int s = sign_first ? -w->sign : w->sign;
+    /* the run of the half where each element is largest, to solve on */
+    const struct compared_run *best[TASK_N] = { NULL };
+    double size[TASK_N] = { 0 };
+    for (size_t r = 0; r < c->nruns; r++) {
+        if (c->run[r].run->half != half)
+            continue;
+        const float *in = c->run[r].run->spec;
+        for (int e = 0; e < TASK_N; e++) {
+            double m = hypot(in[e], in[TASK_N + e]);
+            if (m > size[e]) {
+                size[e] = m;
+                best[e] = &c->run[r];
+            }
+        }
+    }
     bool found_other = false;   /* a fit of another size, kept while no twiddle fits */
     for (int differ = 0; differ <= 2; differ++) {
         for (int ka = 0; ka < TASK_N; ka++) {
             for (int kb = 0; kb < TASK_N; kb++) {
                 if ((ka != due_a) + (kb != due_b) != differ || ka == kb)
                     continue;
-                for (int order = 0; order < 2; order++) {
-                    int s = (order == 0) != sign_first ? w->sign : -w->sign;
-                    const struct compared_run *best = NULL;
-                    double size = 0;
-                    for (size_t r = 0; r < c->nruns; r++) {
-                        const float *in = c->run[r].run->spec;
-                        double m = hypot(in[kb], in[TASK_N + kb]);
-                        if (c->run[r].run->half == half && m > size) {
-                            size = m;
-                            best = &c->run[r];
-                        }
-                    }
-                    if (!best || size < 1e-3)
-                        return;
-                    const float *in = best->run->spec;
-                    double complex g = best->got[i] + I * best->got[TASK_N + i];
-                    if (!isfinite(creal(g)) || !isfinite(cimag(g)))
-                        return;
-                    double complex a = in[ka] + I * in[TASK_N + ka];
-                    double complex b = in[kb] + I * in[TASK_N + kb];
-                    double complex kw = s * (g - a) / b;
-                    bool all = true;
-                    for (size_t r = 0; r < c->nruns && all; r++) {
-                        const struct compared_run *cr = &c->run[r];
-                        if (cr->run->half != half)
-                            continue;
-                        const float *x = cr->run->spec;
-                        double complex z = x[ka] + I * x[TASK_N + ka] +
-                                           s * kw * (x[kb] + I * x[TASK_N + kb]);
-                        all = compare_cell(creal(z), cr->got[i], t->atol, t->rtol) &&
-                              compare_cell(cimag(z), cr->got[TASK_N + i], t->atol, t->rtol);
-                    }
-                    if (!all)
+                if (!best[kb] || size[kb] < 1e-3)
+                    continue;
+                const float *in = best[kb]->run->spec;
+                double complex g = best[kb]->got[i] + I * best[kb]->got[TASK_N + i];
+                if (!isfinite(creal(g)) || !isfinite(cimag(g)))
+                    return;
+                double complex a = in[ka] + I * in[TASK_N + ka];
+                double complex b = in[kb] + I * in[TASK_N + kb];
+                double complex kw = s * (g - a) / b;
+                bool all = true;
+                for (size_t r = 0; r < c->nruns && all; r++) {
+                    const struct compared_run *cr = &c->run[r];
+                    if (cr->run->half != half || cr == best[kb])
                         continue;
-                    bool unit = fabs(cabs(kw) - 1) < 2e-3;
-                    if (!unit && (found_other || differ > 0))
-                        continue;
-                    w->kernel_known = true;
-                    w->kernel_a = ka;
-                    w->kernel_b = kb;
-                    w->kernel_sign = s;
-                    w->kernel_w = (struct complex_value){ creal(kw) + 0.0, cimag(kw) + 0.0 };
-                    if (unit)
-                        return;
-                    found_other = true;
+                    const float *x = cr->run->spec;
+                    double complex z = x[ka] + I * x[TASK_N + ka] +
+                                       s * kw * (x[kb] + I * x[TASK_N + kb]);
+                    all = compare_cell(creal(z), cr->got[i], t->atol, t->rtol) &&
+                          compare_cell(cimag(z), cr->got[TASK_N + i], t->atol, t->rtol);
                 }
+                if (!all)
+                    continue;
+                bool unit = fabs(cabs(kw) - 1) < 2e-3;
+                if (!unit && (found_other || differ > 0))
+                    continue;
+                w->kernel_known = true;
+                w->kernel_a = ka;
+                w->kernel_b = kb;
+                w->kernel_sign = s;
+                w->kernel_w = (struct complex_value){ creal(kw) + 0.0, cimag(kw) + 0.0 };
+                if (unit)
+                    return;
+                found_other = true;
             }
         }
     }
