@@ -624,9 +624,12 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     add_where(&why, c);
     /* a second mistake gets one sentence */
     if (two) {
-        text_add(&why, " A second mistake: ");
-        add_lowered(&why, value_of(ks[1 - k0])->what);
-        text_add(&why, ".");
+        /* never of a line the student wrote as the recipe does */
+        if (!literal_contradicts(literal, step_against(ks[1 - k0], literal))) {
+            text_add(&why, " A second mistake: ");
+            add_lowered(&why, value_of(ks[1 - k0])->what);
+            text_add(&why, ".");
+        }
         free(title.buf);
         title = (struct text){ 0 };
         text_add(&title, "%s", value_of(ks[k0])->title);
