@@ -196,6 +196,13 @@ static void check_sample(void **state)
                 fail_msg("%s: the worked cell has no reading, but half %d, i %d, plane %d "
                          "reads as %s", s->name, o->half, o->i, o->plane, o->got_matches);
         }
+    /* never a cell whose only reading is another plane's, unless the
+     * diagnosis is about the planes (issue 32) */
+    if (v->diagnosis && v->worked_cell && strcmp(v->diagnosis->step, "plane") &&
+        !strstr(v->diagnosis->id, "planes") &&
+        !strncmp(v->worked_cell->got_matches, "the other plane", 15) &&
+        !strstr(v->worked_cell->says, "its own numbers"))
+        fail_msg("%s: the worked cell tells a planes story: %s", s->name, v->worked_cell->says);
     /* one story, short (issue 32) */
     if (v->diagnosis && !test_diagnosis_short(v->diagnosis->title, v->diagnosis->explanation,
                                               v->diagnosis->more, 40, 80))
