@@ -129,6 +129,12 @@ struct worked_cell {
     char says[384];                    /* the cell in one sentence, consistent with the
                                           diagnosis (worked_say), or "" */
     bool passed;
+    /* the kernel's own numbers, solved from its outputs (issue 32): the
+     * elements it read as a and b, its sign and its w, such that a ± w·b
+     * gives both planes of this output on every run of the half */
+    bool kernel_known;
+    int kernel_a, kernel_b, kernel_sign;
+    struct complex_value kernel_w;
 };
 
 #define WORKED_CELLS (TASK_NHALVES * TASK_CELLS)
