@@ -2,8 +2,11 @@
 // editor and the saved progress, runs (and cancels) submissions and hands
 // their outcome to the views. What the page holds is in page-state.mjs,
 // how it is shown in page-views.mjs; the logic lives in small pure modules
-// that node tests without a DOM. A module that adds to the page (a
-// history of runs, a session) registers with onResult() below.
+// that node tests without a DOM. A module that adds to the page (the
+// records, history.mjs) follows two events on document instead of
+// being called from here: 'butterfly:verdict' after each run, and
+// 'butterfly:load-source' to put code in the editor. All requests go
+// through api.mjs.
 
 import { fetchCourseFile, fetchTask, submitSource, utf8Length } from './api.mjs';
 import { parseCourse } from './course.mjs';
@@ -14,7 +17,7 @@ import { createNetworkView } from './network-view.mjs';
 import { createState } from './page-state.mjs';
 import {
   $, announce, clearResult, followOutcome, markStale, renderChecklist, renderPassed, renderTask, select,
-  setVerdictBox, showDiagnostics, showOutcome, showVerdict, startRunClock, stopRetryCountdown, stopRunClock,
+  setVerdictBox, showDiagnostics, showOtherAttempt, showOutcome, showVerdict, startRunClock, stopRetryCountdown, stopRunClock,
 } from './page-views.mjs';
 import { createProgress } from './progress.mjs';
 import { readTask } from './task.mjs';
@@ -22,14 +25,6 @@ import { readVerdict } from './verdict.mjs';
 import { outcomeView } from './verdict-view.mjs';
 
 const state = createState();
-
-// Listeners for each verdict shown after a run: fn(model, source).
-const resultListeners = [];
-
-/* Registers fn(model, source), called after each run's verdict is shown. */
-export function onResult(fn) {
-  resultListeners.push(fn);
-}
 
 function getStorage() {
   try {
@@ -96,7 +91,6 @@ async function run() {
       const view = showVerdict(state, model, { source });
       if (model.passed) renderPassed(true);
       followOutcome(state, view);
-      for (const fn of resultListeners) fn(model, source);
     } else {
       followOutcome(state, showOutcome(state, outcome.kind === 'verdict' ? { kind: 'bad-response', status: 200 } : outcome));
     }
@@ -208,8 +202,19 @@ async function main() {
   $('run').addEventListener('click', () => { run(); });
   $('reset').addEventListener('click', resetToStarter);
   // history.mjs asks for an earlier attempt's code (see its header)
+  // An attempt's code from the records (history.mjs), with its record when
+  // there is one: the results then show that attempt's saved verdict, and
+  // otherwise say that what they show is another attempt's.
   document.addEventListener('butterfly:load-source', (event) => {
-    state.editor.setValue(event.detail.source);
+    const { source, record } = event.detail;
+    state.editor.setValue(source);
+    const model = record && !state.running ? readVerdict(record) : null;
+    if (model) {
+      showVerdict(state, model, { source, loaded: true,
+        savedAt: Number.isFinite(record.received_ms) ? record.received_ms : null });
+    } else if (!state.running) {
+      showOtherAttempt(state);
+    }
     state.editor.focus();
   });
   document.addEventListener('keydown', (event) => {

@@ -3,8 +3,11 @@
 //
 // State: the tiles by student id, the summary, the ids of the records
 // seen (an event replayed after a reconnect is dropped), the last event
-// id. The server's clock is the one the minutes are counted on.
+// id. The server's clock is the one the minutes are counted on. Its
+// requests go through api.mjs's request(), as all the page's do; the
+// event stream is the browser's EventSource.
 
+import { errorTag, request } from '/static/api.mjs';
 import { h } from '/static/dom.mjs';
 import { shareChart } from '/static/class-chart.mjs';
 import { counts, studentPanel, tile } from '/static/class-view.mjs';
@@ -33,10 +36,12 @@ function withContext(path) {
 }
 const serverNow = () => Date.now() + state.skewMs;
 
+/* The JSON of GET path (for the view's class); throws an Error whose
+ * message names the path and request()'s error, for the status line. */
 async function getJSON(path) {
-  const r = await fetch(withContext(path), { credentials: 'same-origin', cache: 'no-store' });
-  if (!r.ok) throw new Error(`${path}: ${r.status}`);
-  return r.json();
+  const r = await request(fetch, withContext(path), { credentials: 'same-origin', cache: 'no-store' });
+  if (!r.ok || !r.body) throw new Error(`${path}: ${r.ok ? 'not JSON' : errorTag(r.error)}`);
+  return r.body;
 }
 
 function setLive(text) {

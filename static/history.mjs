@@ -5,18 +5,15 @@
 //
 // app.mjs knows nothing of this module but two events on document:
 //   'butterfly:verdict' (detail {verdict}) after each run, from app.mjs;
-//   'butterfly:load-source' (detail {source}) from here, which app.mjs
-//   answers by putting the code in the editor.
+//   'butterfly:load-source' (detail {source, record}) from here, which
+//   app.mjs answers by putting the code in the editor and the record's
+//   saved verdict in the results.
 // When the server keeps no records (GET /api/me says records: false) the
 // section stays hidden and the browser's localStorage is all there is.
+// Its requests go through api.mjs's request(), as all the page's do.
 // The pure functions are exported for node's tests; the rest is DOM.
 
-export const ME_URL = '/api/me';
-export const SESSION_URL = '/api/session';
-export const MY_SUBMISSIONS_URL = '/api/me/submissions';
-/* A cross-site page cannot send this header without a preflight the
- * server never grants: the server's second lock on every POST. */
-export const CSRF_HEADERS = { 'X-Requested-With': 'butterfly' };
+import { CSRF_HEADERS, ME_URL, MY_SUBMISSIONS_URL, SESSION_URL, errorText, request } from './api.mjs';
 
 /* The address without a personal token (?k=) or a sign-in note, or null
  * when there is nothing to take out. */
@@ -86,17 +83,6 @@ export function signinNote(param, me) {
   return `That link signs in someone else, and this page is signed in as ${as}: nothing changed. To use the link, sign out first, then open it again.`;
 }
 
-async function getJson(fetchFn, url, init = {}) {
-  try {
-    const response = await fetchFn(url, { ...init, headers: { Accept: 'application/json', ...(init.headers || {}) } });
-    let body = null;
-    try { body = await response.json(); } catch { body = null; }
-    return { status: response.status, body };
-  } catch {
-    return { status: 0, body: null };
-  }
-}
-
 // ---- DOM ---------------------------------------------------------------------
 
 function el(doc, tag, attrs = {}, ...children) {
@@ -144,8 +130,8 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
 
   async function loadPage(reset) {
     const url = reset || !next ? MY_SUBMISSIONS_URL : `${MY_SUBMISSIONS_URL}?before=${encodeURIComponent(next)}`;
-    const { status: code, body } = await getJson(fetchFn, url);
-    if (code !== 200 || !body || !Array.isArray(body.submissions)) {
+    const { ok, body } = await request(fetchFn, url);
+    if (!ok || !body || !Array.isArray(body.submissions)) {
       status.textContent = 'Your earlier attempts cannot be shown right now.';
       return;
     }
@@ -157,12 +143,12 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   }
 
   async function loadAttempt(id, button) {
-    const { status: code, body } = await getJson(fetchFn, `/api/submissions/${encodeURIComponent(id)}`);
-    if (code !== 200 || !body || typeof body.source !== 'string') {
+    const { ok, body } = await request(fetchFn, `/api/submissions/${encodeURIComponent(id)}`);
+    if (!ok || !body || typeof body.source !== 'string') {
       status.textContent = 'That attempt could not be loaded.';
       return;
     }
-    doc.dispatchEvent(new CustomEvent('butterfly:load-source', { detail: { source: body.source } }));
+    doc.dispatchEvent(new CustomEvent('butterfly:load-source', { detail: { source: body.source, record: body } }));
     status.textContent = 'The attempt’s code is in the editor.';
     if (button) button.blur();
   }
@@ -200,7 +186,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   async function answer(yes) {
     confirmYes.disabled = true;
     confirmNo.disabled = true;
-    const { status: code, body } = await getJson(fetchFn, SESSION_URL, {
+    const { status: code, body, error } = await request(fetchFn, SESSION_URL, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...CSRF_HEADERS },
       // the id says whom this page asked about: a sign-in another page put
@@ -209,7 +195,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     });
     confirmYes.disabled = false;
     confirmNo.disabled = false;
-    if (code === 0 || code >= 500) {   // nothing decided: ask again
+    if (error && (error.kind === 'network' || code >= 500)) {   // nothing decided: ask again
       status.textContent = 'The server could not be reached; try again.';
       return;
     }
@@ -221,16 +207,16 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
       showSignedOut();
       status.textContent = code === 200
         ? 'Not signed in: that link was not yours. Ask your instructor for your own.'
-        : (body && body.error && body.error.message ? body.error.message : 'That did not work; open your link again.');
+        : errorText(error, 'That did not work; open your link again.');
     }
   }
   confirmYes.addEventListener('click', () => answer(true));
   confirmNo.addEventListener('click', () => answer(false));
 
   signOut.addEventListener('click', async () => {
-    const { status: code, body } = await getJson(fetchFn, SESSION_URL, { method: 'DELETE', headers: CSRF_HEADERS });
-    if (code !== 200) {
-      status.textContent = body && body.error && body.error.message ? body.error.message : 'Signing out did not work; try again.';
+    const r = await request(fetchFn, SESSION_URL, { method: 'DELETE', headers: CSRF_HEADERS });
+    if (r.status !== 200) {
+      status.textContent = errorText(r.error, 'Signing out did not work; try again.');
       return;
     }
     showSignedOut();
@@ -241,7 +227,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const name = doc.getElementById('history-name').value;
-    const { status: code, body } = await getJson(fetchFn, SESSION_URL, {
+    const { status: code, body, error } = await request(fetchFn, SESSION_URL, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...CSRF_HEADERS },
       body: JSON.stringify({ name }),
@@ -249,7 +235,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     if (code === 200 && body) {
       await showSignedIn(body);
     } else {
-      status.textContent = body && body.error && body.error.message ? body.error.message : 'The name could not be kept.';
+      status.textContent = errorText(error, 'The name could not be kept.');
     }
   });
   more.addEventListener('click', () => loadPage(false));
@@ -264,7 +250,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   });
 
   (async () => {
-    const { status: code, body: me } = await getJson(fetchFn, ME_URL);
+    const { status: code, body: me } = await request(fetchFn, ME_URL);
     if (code !== 200 || !me || me.records !== true) return;   // no records: localStorage only
     section.hidden = false;
     if (me.kind === 'none' && me.pending) askFirst(me.pending);

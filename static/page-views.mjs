@@ -173,6 +173,7 @@ export function markStale(state, stale) {
 
 export function clearResult(state) {
   markStale(state, false);
+  $('other-attempt-note').hidden = true;
   state.model = null;
   state.grids = [];
   state.gridView = null;
@@ -268,14 +269,18 @@ function formatWhen(ms) {
 }
 
 /* Shows a verdict model and returns its view. meta: {source, savedAt (a
- * restored result)}. */
-export function showVerdict(state, model, { source = '', savedAt = null } = {}) {
+ * restored result, or with loaded an attempt loaded from the records)}. */
+export function showVerdict(state, model, { source = '', savedAt = null, loaded = false } = {}) {
   clearResult(state);
   state.model = model;
   const view = verdictView(model);
   const extra = [];
   if (view.kind === 'accepted' && state.task) extra.push(nextStepParagraph(nextStep(state.course, state.task.subtitle)));
-  if (savedAt) {
+  if (loaded) {
+    extra.push(h('p', { className: 'restored' }, savedAt
+      ? `The saved result of the attempt you loaded, run on ${formatWhen(savedAt)}.`
+      : 'The saved result of the attempt you loaded.'));
+  } else if (savedAt) {
     const changed = state.editor && source !== state.editor.getValue();
     extra.push(h('p', { className: 'restored' }, `Saved result of your run on ${formatWhen(savedAt)}` +
       `${changed ? '; you have changed the code since.' : '.'}`));
@@ -307,6 +312,16 @@ export function showVerdict(state, model, { source = '', savedAt = null } = {}) 
   renderChecklist(model);
   pointAtWorkedCell(state);
   return view;
+}
+
+/* After an attempt's code is loaded without a verdict the page can show:
+ * the results on show are another attempt's, and said so, and the
+ * compiler's list and marks, which name lines of that other code, go. */
+export function showOtherAttempt(state) {
+  showDiagnostics(state, [], '');
+  $('compile-log-box').hidden = true;
+  const shown = state.model !== null || $('verdict').dataset.tone !== 'none';
+  $('other-attempt-note').hidden = !shown;
 }
 
 /* Shows an outcome that is not a verdict and returns its view. */

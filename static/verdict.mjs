@@ -29,10 +29,30 @@ export function statusKind(id) {
   return 'unknown';
 }
 
-/* The page's hint for each step of the recipe a diagnosis leads with. */
-export const HINT_OF_STEP = Object.freeze({
-  i: 1, j: 1, base: 1, read: 1, r: 2, w: 2, wb: 3, sign: 3, plane: 3,
-});
+/*
+ * The page's three hints, in one table: the number of each (its id is
+ * hint-N), the name its summary shows in index.html, which is also how
+ * the grader's hint begins (grader/engine/diagnosis/family.c), and the
+ * steps of the recipe it covers. A diagnosis links to the hint its text
+ * names; the step decides only for a text that names none, so the link
+ * and the words never point at two different hints.
+ */
+export const HINTS = Object.freeze([
+  Object.freeze({ number: 1, name: 'Hint 1 — which pair am I in?', steps: Object.freeze(['i', 'j', 'base', 'read']) }),
+  Object.freeze({ number: 2, name: 'Hint 2 — which twiddle?', steps: Object.freeze(['r', 'w']) }),
+  Object.freeze({ number: 3, name: 'Hint 3 — the ending', steps: Object.freeze(['wb', 'sign', 'plane']) }),
+]);
+
+/* The hint number for a diagnosis: the one its hint text begins with, else
+ * the one that covers its step, else null. */
+export function hintNumberOf(step, hintText) {
+  if (typeof hintText === 'string') {
+    const named = HINTS.find((h) => hintText.startsWith(h.name));
+    if (named) return named.number;
+  }
+  const covering = HINTS.find((h) => h.steps.includes(step));
+  return covering ? covering.number : null;
+}
 
 const text = (v) => (typeof v === 'string' && v ? v : null);
 
@@ -45,7 +65,7 @@ function readDiagnosis(raw) {
     title: text(raw.title) || 'What went wrong',
     explanation: text(raw.explanation),
     hint: text(raw.hint),
-    hintNumber: step && HINT_OF_STEP[step] ? HINT_OF_STEP[step] : null,
+    hintNumber: hintNumberOf(step, text(raw.hint)),
     more: text(raw.more),
   };
 }

@@ -11,6 +11,32 @@
 #define DEADLINE_MEANING           "bound on grading one submission"
 #define DEFAULT_DEADLINE_MS        5000u
 #define MAX_DEADLINE_MS            600000u   /* ten minutes */
+/* What a body may cost, counted on its code before anything that takes
+ * time grows with it, so that a verdict never depends on how fast the
+ * machine is (docs/VERDICT.md, "What a body can reach"): each bound is far
+ * above every legitimate kernel (tests/unit/test_cost_bounds.c measures
+ * the samples against them) and far below what could take the deadline
+ * on a machine four times slower than the 2-core VM the figures are from.
+ * Tokens the preprocessor handles, macro expansions included: counted
+ * before glslang runs (grader/engine/checks/macro_cost.h). */
+#define MAX_PREPROCESSED_TOKENS    100000u
+/* Operators in one statement once macros are expanded (a+a+...+a):
+ * glslang's tree is as deep as the chain and its walks recurse once per
+ * operator, so a long chain crashes the compiler at a depth that depends
+ * on the build (a sanitizer's frames are larger), and the time the crash
+ * takes to be seen decided the verdict. Counted with the tokens above;
+ * a butterfly's longest statement has about 15. */
+#define MAX_EXPRESSION_OPERATORS   1000u
+/* Cost units of the kernel once every call is inlined, as every driver
+ * does (grader/engine/checks/spirv_cost.h): an instruction is 1 unit, a
+ * transcendental function (sin, cos, exp, pow, atan, ...) is
+ * COST_TRANSCENDENTAL_UNITS, since lavapipe's LLVM compiles each into a
+ * long polynomial. */
+#define MAX_KERNEL_COST_UNITS      30000u
+#define COST_TRANSCENDENTAL_UNITS  100u
+/* Cost units one thread may execute, each loop's code counted for every
+ * iteration the loop budget allows (TASK_LOOP_BUDGET + 1). */
+#define MAX_RUN_COST_UNITS         10000000u
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 
@@ -127,8 +153,8 @@
  * An id is carried whole in a session cookie (server/session.h) and in the
  * store (STORE_MAX_STUDENT_ID); a name is shown on the page and in every
  * gradebook. */
-#define ROSTER_ID_MAX              159u      /* bytes of a student's id */
-#define ROSTER_NAME_MAX            256u      /* bytes of a student's name */
+#define ROSTER_ID_MAX              159       /* bytes of a student's id; no suffix: messages spell it */
+#define ROSTER_NAME_MAX            256       /* bytes of a student's name */
 
 /* Sessions and the records over HTTP (server/). */
 #define DEFAULT_RETENTION_DAYS     0u        /* keep records for ever */

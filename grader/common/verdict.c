@@ -228,18 +228,15 @@ void verdict_set_message(struct verdict *v, const char *fmt, ...)
     v->message = s;
 }
 
-void verdict_time_limit(struct verdict *v, unsigned deadline_ms, bool compiling)
+void verdict_deadline_hit(struct verdict *v, unsigned deadline_ms, bool compiling)
 {
-    v->status = VERDICT_TIME_LIMIT;
-    if (compiling)
-        verdict_set_message(v, "Compiling took longer than the %u ms limit: look for macros "
-                            "that expand to huge code.", deadline_ms);
-    else
-        /* loops are stopped by the loop budget long before this: what is
-         * left is straight-line code, which the driver compiles first */
-        verdict_set_message(v, "The kernel did not finish within %u ms, its compile by the "
-                            "driver included: look for code that expands into a huge "
-                            "program.", deadline_ms);
+    v->status = VERDICT_INTERNAL_ERROR;
+    verdict_set_message(v, "The grader's time limit of %u ms ran out while %s: this machine "
+                        "was too slow or too busy. It is the grader's limit, not a fault of "
+                        "your code (every kernel within the cost limits finishes far inside "
+                        "it); submit again.", deadline_ms,
+                        compiling ? "compiling your kernel" : "the device compiled and ran "
+                        "your kernel");
 }
 
 /* A JSON string even from bytes that are not UTF-8 (a log cut mid-character,
@@ -325,6 +322,13 @@ static json_t *worked_cell_to_json(const struct worked_cell *w)
     json_object_set_new(j, "sign", json_integer(w->sign < 0 ? -1 : 1));
     json_object_set_new(j, "says", w->says[0] ? jstr(w->says) : json_null());
     json_object_set_new(j, "passed", json_boolean(w->passed));
+    json_object_set_new(j, "kernel",
+                        w->kernel_known
+                            ? json_pack("{s:i, s:i, s:i, s:o}", "a_element", w->kernel_a,
+                                        "b_element", w->kernel_b, "sign",
+                                        w->kernel_sign < 0 ? -1 : 1, "w",
+                                        complex_to_json(w->kernel_w))
+                            : json_null());
     return j;
 }
 
@@ -513,6 +517,22 @@ static bool get_text(const json_t *obj, const char *key, bool nullable, char *bu
     return true;
 }
 
+/* "kernel": absent or null (not solved), else the kernel's own numbers. */
+static bool kernel_from_json(const json_t *wj, struct worked_cell *w)
+{
+    const json_t *k = json_object_get(wj, "kernel");
+    w->kernel_known = false;
+    if (!k || json_is_null(k))
+        return true;
+    if (!json_is_object(k))
+        return false;
+    w->kernel_known = true;
+    return get_int_in(k, "a_element", 0, TASK_N - 1, &w->kernel_a) &&
+           get_int_in(k, "b_element", 0, TASK_N - 1, &w->kernel_b) &&
+           get_int_in(k, "sign", -1, 1, &w->kernel_sign) &&
+           complex_from_json(k, "w", &w->kernel_w);
+}
+
 static bool worked_cell_from_json(const json_t *wj, struct worked_cell *w)
 {
     const char *spectrum = json_string_value(json_object_get(wj, "spectrum"));
@@ -536,7 +556,7 @@ static bool worked_cell_from_json(const json_t *wj, struct worked_cell *w)
            get_text(wj, "got_matches", true, w->got_matches, sizeof w->got_matches) &&
            get_text(wj, "matches", true, w->matches, sizeof w->matches) &&
            get_text(wj, "says", true, w->says, sizeof w->says) &&
-           get_int_in(wj, "sign", -1, 1, &w->sign);
+           get_int_in(wj, "sign", -1, 1, &w->sign) && kernel_from_json(wj, w);
 }
 
 /* Reads "worked_cell" and "worked_cells" into v; false when either is

@@ -129,6 +129,12 @@ struct worked_cell {
     char says[384];                    /* the cell in one sentence, consistent with the
                                           diagnosis (worked_say), or "" */
     bool passed;
+    /* the kernel's own numbers, solved from its outputs (issue 32): the
+     * elements it read as a and b, its sign and its w, such that a ± w·b
+     * gives both planes of this output on every run of the half */
+    bool kernel_known;
+    int kernel_a, kernel_b, kernel_sign;
+    struct complex_value kernel_w;
 };
 
 #define WORKED_CELLS (TASK_NHALVES * TASK_CELLS)
@@ -197,11 +203,15 @@ void verdict_set_message(struct verdict *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
- * Makes v a Time Limit Exceeded by the deadline (not by the loop budget),
- * with the one sentence that says so: `compiling` when the compiler was
- * still at work, else the run (on a CPU driver that includes its compile).
+ * Makes v the verdict of a grading the deadline stopped: an Internal Error,
+ * the grader's limit and never a verdict on the code, since every body
+ * within the cost bounds (common/defaults.h) compiles and runs far inside
+ * it; only a machine too slow or too busy reaches it, and a faster one
+ * would have given the code its verdict. Time Limit Exceeded is for what
+ * the code provably does (the loop budget). `compiling` when the compiler
+ * was still at work, else the device's compile and run.
  */
-void verdict_time_limit(struct verdict *v, unsigned deadline_ms, bool compiling);
+void verdict_deadline_hit(struct verdict *v, unsigned deadline_ms, bool compiling);
 
 /* The verdict as JSON (see docs/VERDICT.md); a new reference, NULL on OOM. */
 json_t *verdict_to_json(const struct verdict *v);

@@ -461,6 +461,17 @@ static bool swallows_line(const char *raw)
            strstr(raw, "not allowed in nested scope");
 }
 
+/*
+ * glslang types an undeclared name as a float, so the same line goes on to
+ * report the conversion or the operator that float breaks ("a float
+ * cannot be stored in an int" after `int k = y;`): no mistake of the
+ * student's, and false of the code. True for such a raw message.
+ */
+static bool follows_undeclared(const char *raw)
+{
+    return strstr(raw, "cannot convert from") || strstr(raw, "wrong operand types");
+}
+
 static void drop(struct diagnostic *diags, size_t *n, size_t k)
 {
     free(diags[k].message);
@@ -477,12 +488,16 @@ void compile_messages_apply(struct diagnostic *diags, size_t *n, const char *bod
         return;
     bool columns = compile_columns_trusted(code, body, len);
     int swallowing = 0;     /* the line whose follow-on errors are dropped */
+    int undeclared = 0;     /* the line of the last undeclared name */
     for (size_t k = 0; k < *n;) {
         struct diagnostic *d = &diags[k];
-        if (swallowing && d->line == swallowing) {
+        if ((swallowing && d->line == swallowing) ||
+            (undeclared && d->line == undeclared && follows_undeclared(d->message))) {
             drop(diags, n, k);
             continue;
         }
+        if (strstr(d->message, "' : undeclared identifier"))
+            undeclared = d->line;
         char text[512];
         const char *line_text =
             d->line <= body_lines && line_of(code, d->line, text, sizeof text) ? text : NULL;

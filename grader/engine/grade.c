@@ -181,7 +181,7 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
         break;
     case GPU_TIMEOUT:
         g->usable = false;
-        verdict_time_limit(v, g->opts.deadline_ms, false);
+        verdict_deadline_hit(v, g->opts.deadline_ms, false);
         return;
     case GPU_DEVICE_LOST:
     case GPU_ERROR:

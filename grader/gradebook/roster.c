@@ -25,16 +25,11 @@ const char *gradebook_roster_cell_problem(enum gradebook_roster_column c, const 
     const char *why = gradebook_text_problem(s, len);
     if (why)
         return why;
-    /* the phrase names the bound; one per thread, as the batch may read
-     * rosters on several */
-    static _Thread_local char over[64];
     switch (c) {
     case ROSTER_ID: case ROSTER_SIS_USER: case ROSTER_SIS_LOGIN:
-        if (len > ROSTER_ID_MAX) {
-            snprintf(over, sizeof over, "is over %u bytes (an id is at most %u bytes)",
-                     ROSTER_ID_MAX, ROSTER_ID_MAX);
-            return over;
-        }
+        if (len > ROSTER_ID_MAX)
+            return "is over " DEFAULTS_XSTR_(ROSTER_ID_MAX) " bytes (an id is at most "
+                   DEFAULTS_XSTR_(ROSTER_ID_MAX) " bytes)";
         /* Canvas and Moodle match an id as it is: one guarded with an
          * apostrophe would match nobody, one left bare a spreadsheet runs */
         if (len && csv_is_formula(s))
@@ -42,11 +37,9 @@ const char *gradebook_roster_cell_problem(enum gradebook_roster_column c, const 
                    "as a formula";
         return NULL;
     case ROSTER_STUDENT:
-        if (len > ROSTER_NAME_MAX) {
-            snprintf(over, sizeof over, "is over %u bytes (a name is at most %u bytes)",
-                     ROSTER_NAME_MAX, ROSTER_NAME_MAX);
-            return over;
-        }
+        if (len > ROSTER_NAME_MAX)
+            return "is over " DEFAULTS_XSTR_(ROSTER_NAME_MAX) " bytes (a name is at most "
+                   DEFAULTS_XSTR_(ROSTER_NAME_MAX) " bytes)";
         return NULL;
     default:
         return NULL;

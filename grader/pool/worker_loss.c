@@ -78,10 +78,11 @@ struct verdict *worker_loss_verdict(enum worker_loss cause, enum grade_stage sta
     *grader_fault = true;
     switch (cause) {
     case LOSS_DEADLINE: {
-        *grader_fault = false;
-        struct verdict *v = verdict_new(VERDICT_TIME_LIMIT, NULL);
+        /* the grader's limit, not the code's (verdict_deadline_hit): a
+         * fault of the grader's, graded again once on a fresh worker */
+        struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
         if (v)
-            verdict_time_limit(v, deadline_ms, stage == STAGE_COMPILE);
+            verdict_deadline_hit(v, deadline_ms, stage == STAGE_COMPILE);
         return v;
     }
     case LOSS_STOPPED:

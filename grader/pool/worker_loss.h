@@ -1,12 +1,14 @@
 /*
  * worker_loss.h - what a job's verdict is when its worker is lost.
  *
- * Runtime Error and Time Limit Exceeded are claims about the student's
- * code, so they are given only for what that code did: the compiler or the
- * driver crashing on it, or the deadline passing while it ran. Everything
- * else (a worker stopped from outside, killed by the system, out of memory
- * in the grader's own code, breaking the protocol) is the grader's fault:
+ * A Runtime Error is a claim about the student's code, so it is given only
+ * for what that code did: the compiler or the driver crashing on it.
+ * Everything else (the deadline passing, which only a machine too slow or
+ * too busy reaches since the cost bounds refuse what could take that long;
+ * a worker stopped from outside, killed by the system, out of memory in
+ * the grader's own code, breaking the protocol) is the grader's fault:
  * Internal Error, and the pool grades the job again on a fresh worker.
+ * Time Limit Exceeded is the loop budget's alone, decided in the worker.
  */
 #ifndef BUTTERFLY_WORKER_LOSS_H
 #define BUTTERFLY_WORKER_LOSS_H

@@ -103,6 +103,7 @@ static int serve(struct grader *g)
             return WORKER_EXIT_INTERNAL;
         }
         grader_set_seed(g, seed);
+        test_fault_body(body, body_len);
         struct verdict *v = grader_grade(g, body, body_len);
         free(payload);
         if (!v || !send_verdict(g, v)) {

@@ -90,8 +90,8 @@ def functional(tmp):
     # the bounds are written once (defaults.h) and the man page states them
     with open(os.path.join(ROOT, "grader", "common", "defaults.h")) as f:
         text = f.read()
-    most = int(re.search(r"#define ROSTER_ID_MAX\s+(\d+)u", text).group(1))
-    name_most = int(re.search(r"#define ROSTER_NAME_MAX\s+(\d+)u", text).group(1))
+    most = int(re.search(r"#define ROSTER_ID_MAX\s+(\d+)\b", text).group(1))
+    name_most = int(re.search(r"#define ROSTER_NAME_MAX\s+(\d+)\b", text).group(1))
     long_roster = os.path.join(tmp, "long.csv")
     with open(long_roster, "w") as f:
         f.write("id,name\nok1,Fine\n" + "x" * (most + 1) + ",Too Long\n")

@@ -287,7 +287,7 @@ static void test_roster_load(void **state)
     } cases[] = {
         { "\xef\xbb\xbfid,name\ns1,Ada\n-5,Minus\n", 0, NULL },
         { "id,name\ns1,Ada\ns2,Ren\xe9\n", 0, ":3: not UTF-8" },
-        { "\xff\xfei\0d\0\n\0", 10, "UTF-16" },
+        { "\xff\xfei\0d\0\n\0", 8, "UTF-16" },
         { "id,name\ns1,A\ns2,B\ns1,C\n", 0, ":4: the ID \"s1\" is on line 2 too" },
         { "id,name\ns1,\"A\x1b[31m\"\n", 0, ":2: the Student \"A%1B[31m\" holds a control" },
         { "Student,SIS Login ID\nA,ok\nB,\"=1+1\"\n", 0, ":3: the SIS Login ID \"=1+1\"" },

@@ -133,6 +133,73 @@ async function worked() {
   }));
 }
 
+/* How many columns of the editor's font its text area shows, and whether
+ * it wraps long lines instead. */
+async function editorColumns() {
+  return page.evaluate(() => {
+    const line = document.querySelector('#editor .cm-line');
+    const scroller = document.querySelector('#editor .cm-scroller');
+    if (!line || !scroller) {
+      const ta = document.querySelector('#editor textarea');
+      const cs = getComputedStyle(ta);
+      const probe = document.createElement('span');
+      probe.style.font = cs.font;
+      probe.textContent = 'x'.repeat(10);
+      document.body.append(probe);
+      const ch = probe.getBoundingClientRect().width / 10;
+      probe.remove();
+      return { room: ta.clientWidth / ch, wraps: cs.whiteSpace !== 'pre' && cs.overflowWrap !== 'normal' };
+    }
+    const probe = document.createElement('span');
+    probe.textContent = 'x'.repeat(10);
+    line.append(probe);
+    const ch = probe.getBoundingClientRect().width / 10;
+    probe.remove();
+    const gutters = document.querySelector('#editor .cm-gutters');
+    const pad = parseFloat(getComputedStyle(line).paddingLeft) + parseFloat(getComputedStyle(line).paddingRight);
+    const room = (scroller.clientWidth - (gutters ? gutters.getBoundingClientRect().width : 0) - pad) / ch;
+    return { room, wraps: Boolean(document.querySelector('#editor .cm-lineWrapping')) };
+  });
+}
+
+/* The selectors' shown elements that something else lies over: each is
+ * scrolled to the middle of the window and the topmost element at its
+ * centre must be itself or inside it. */
+async function coveredControls(selectors) {
+  return page.evaluate(async (list) => {
+    const out = [];
+    for (const s of list) {
+      for (const el of document.querySelectorAll(s)) {
+        if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+        el.scrollIntoView({ block: 'center' });
+        await new Promise((resolve) => { requestAnimationFrame(() => resolve()); });
+        const r = el.getBoundingClientRect();
+        if (r.width < 1 || r.height < 1) continue;
+        const top = document.elementFromPoint(r.left + Math.min(r.width / 2, 20), r.top + r.height / 2);
+        if (top && top !== el && !el.contains(top)) out.push(`${s} under ${top.tagName.toLowerCase()}.${top.className}`);
+      }
+    }
+    return out;
+  }, selectors);
+}
+
+/* Whether the worked cell's picture, as the browser draws it, has no two
+ * labels (text boxes) overlapping. */
+async function pictureLabelsApart() {
+  return page.evaluate(() => {
+    for (const svg of document.querySelectorAll('#worked svg.worked-picture')) {
+      const boxes = [...svg.querySelectorAll('text')].map((t) => t.getBBox());
+      for (let x = 0; x < boxes.length; x++) {
+        for (let y = x + 1; y < boxes.length; y++) {
+          const p = boxes[x], q = boxes[y];
+          if (p.x < q.x + q.width && q.x < p.x + p.width && p.y < q.y + q.height && q.y < p.y + p.height) return false;
+        }
+      }
+    }
+    return true;
+  });
+}
+
 /* WCAG contrast of the comment in the fixed signature line on its background. */
 async function signatureCommentContrast() {
   return page.evaluate(() => {
@@ -335,9 +402,13 @@ async function main() {
     let w = await worked();
     check(!w.hidden && w.half === '4' && w.i === '1' && w.plane === '0' && w.matches === 'a_plus_conj_wb', `worked cell ${JSON.stringify(w)}`);
     check(w.text.includes('which is the real part of a + conj(w)·b') && !w.text.includes('check j'), `worked text: ${w.text}`);
-    const pic = await page.$eval('#worked svg.worked-picture', (svg) => ({ role: svg.getAttribute('role'),
-      arrows: svg.querySelectorAll('line.arrow').length, desc: svg.querySelector('desc').textContent }));
-    check(pic.role === 'img' && pic.arrows === 5 && pic.desc.startsWith('Arrows from 0 in the complex plane: a = '), `picture ${JSON.stringify(pic)}`);
+    const pic = await page.$eval('#worked figure.worked-figure', (f) => ({ role: f.getAttribute('role'),
+      values: f.querySelectorAll('svg.values line.arrow').length, twiddle: f.querySelectorAll('svg.twiddle line.arrow').length,
+      words: f.getAttribute('aria-label'), legend: f.querySelector('.worked-legend').textContent }));
+    check(pic.role === 'img' && pic.values === 6 && pic.twiddle === 2 && pic.words.startsWith('Arrows from 0 in the complex plane: a = ') &&
+      pic.words.includes('your w = 0.707 + 0.707i'), `picture ${JSON.stringify(pic)}`);
+    check(pic.legend.includes('due: a + w·b = 1.71 − 0.783i') && pic.legend.includes('yours = 1.533 + 3.46i'),
+      `the legend names both results with their numbers: ${pic.legend}`);
     check(await page.getAttribute('.cell[data-half="4"][data-x="1"][data-y="0"]', 'aria-pressed') === 'true', 'the worked cell is marked in the grid');
     // Beside the code: at 1280 px the verdict sits right of the editor,
     // and both are on screen after Run.
@@ -353,6 +424,28 @@ async function main() {
     await page.click('#worked .worked-details summary');
     check(w.steps.j.startsWith('(6 / 4) % 2 = 1: the upper member') && w.steps.base === '6 − 1·4 = 2', `worked steps: ${JSON.stringify(w.steps)}`);
     await shot('3-wrong-twiddle');
+  });
+
+  await step('1366×768 and 1920×1080: nothing lies over anything, the editor holds 72 columns, the hint link opens the hint named', async () => {
+    for (const [width, height] of [[1366, 768], [1920, 1080]]) {
+      await page.setViewportSize({ width, height });
+      const fit = await editorColumns();
+      check(fit.wraps || fit.room >= 72, `${width}: the editor shows ${fit.room.toFixed(1)} columns`);
+      const covered = await coveredControls(['#run', '#reset', '#diagnosis h3', '.hint-line a', '#worked-title',
+        '.worked-legend', '#grid-options', '.hints summary', '#elsewhere-title', '#course-title', '.page-footer p']);
+      check(covered.length === 0, `${width}: covered: ${covered.join('; ')}`);
+      check(await pictureLabelsApart(), `${width}: the picture's drawn labels overlap`);
+      // the link, clicked as a student would (no force: the click fails when anything lies over it)
+      await page.evaluate(() => { for (const d of document.querySelectorAll('.hints details')) d.open = false; });
+      await page.click('#diagnosis .hint-line a', { timeout: 5000 });
+      const open = await page.$$eval('.hints details', (ds) => ds.filter((d) => d.open).map((d) => d.id));
+      const named = (await page.textContent('#diagnosis .hint-line')).match(/^Hint (\d)/)[1];
+      check(open.join() === `hint-${named}`, `${width}: the text names hint ${named}, open: ${open.join()}`);
+    }
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.$eval('#worked', (e) => e.scrollIntoView());
+    await shot('3b-worked-1366x768', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   await step('while a run is out: the last result is dimmed and the time counts up', async () => {

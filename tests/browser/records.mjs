@@ -58,6 +58,27 @@ async function editorText() {
   });
 }
 
+/* The selectors' shown elements that something else lies over (the
+ * topmost element at each one's centre, scrolled to the middle, is not
+ * itself nor inside it). */
+async function coveredControls(selectors) {
+  return page.evaluate(async (list) => {
+    const out = [];
+    for (const s of list) {
+      for (const el of document.querySelectorAll(s)) {
+        if (!el.getClientRects().length) continue;
+        el.scrollIntoView({ block: 'center' });
+        await new Promise((resolve) => { requestAnimationFrame(() => resolve()); });
+        const r = el.getBoundingClientRect();
+        if (r.width < 1 || r.height < 1) continue;
+        const top = document.elementFromPoint(r.left + Math.min(r.width / 2, 20), r.top + r.height / 2);
+        if (top && top !== el && !el.contains(top)) out.push(`${s} under ${top.tagName.toLowerCase()}.${top.className}`);
+      }
+    }
+    return out;
+  }, selectors);
+}
+
 async function runAndWait() {
   await page.evaluate(() => { document.getElementById('record-note').textContent = ''; });
   await page.click('#run');
@@ -107,6 +128,42 @@ async function main() {
     await page.waitForFunction(() => /in the editor/.test(document.getElementById('history-status').textContent));
     const text = await editorText();
     check(text.includes('int j = (i / half) % 2;'), `the editor holds the correct body: ${text.slice(0, 60)}`);
+  });
+
+  await step('Load this code shows that attempt\'s saved verdict, clicked without force at 1366×768 and 1920×1080', async () => {
+    await setBody('return 1.0\n');
+    await runAndWait();
+    await page.waitForFunction(() => document.querySelectorAll('#history-list li').length === 3);
+    check(await page.isVisible('#diagnostics'), 'the compile error is listed');
+    for (const [width, height] of [[1366, 768], [1920, 1080]]) {
+      await page.setViewportSize({ width, height });
+      const covered = await coveredControls(['#history-title', '#history-who', '#history-sign-out', '.history-load',
+        '#history-status', '#elsewhere-title', '#course-title']);
+      check(covered.length === 0, `${width}: covered: ${covered.join('; ')}`);
+      // rows newest first: the compile error, return 0.0, the correct body
+      await page.evaluate(() => { document.getElementById('history-status').textContent = ''; });
+      await page.click('#history-list li:nth-child(3) .history-load', { timeout: 5000 });
+      await page.waitForFunction(() => /in the editor/.test(document.getElementById('history-status').textContent));
+      const shown = await page.evaluate(() => ({ title: document.getElementById('verdict-title').textContent,
+        note: (document.querySelector('#verdict .restored') || {}).textContent || '',
+        diagnostics: !document.getElementById('diagnostics').hidden,
+        other: !document.getElementById('other-attempt-note').hidden }));
+      check(shown.title.includes('Accepted') && shown.note.startsWith('The saved result of the attempt you loaded') &&
+        !shown.diagnostics && !shown.other, `${width}: after loading the correct attempt: ${JSON.stringify(shown)}`);
+      await page.evaluate(() => { document.getElementById('history-status').textContent = ''; });
+      await page.click('#history-list li:nth-child(1) .history-load', { timeout: 5000 });
+      await page.waitForFunction(() => /in the editor/.test(document.getElementById('history-status').textContent));
+      const again = await page.evaluate(() => ({ title: document.getElementById('verdict-title').textContent,
+        items: document.querySelectorAll('#diagnostics-list li').length, diagnostics: !document.getElementById('diagnostics').hidden }));
+      check(again.title.includes('Compilation error') && again.diagnostics && again.items > 0,
+        `${width}: the compile error's own verdict: ${JSON.stringify(again)}`);
+    }
+    // code from elsewhere, with no record: the results say they are another attempt's
+    await setBody('return 2.0;\n');
+    const other = await page.evaluate(() => ({ note: !document.getElementById('other-attempt-note').hidden,
+      diagnostics: !document.getElementById('diagnostics').hidden }));
+    check(other.note && !other.diagnostics, `code with no record: ${JSON.stringify(other)}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   await step('"Not saved" plainly when the server could not keep the run', async () => {

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -88,9 +89,13 @@ def install(tmp):
 
 
 def get(url, body=None, ctype=None):
+    """(status, headers, body) of the answer, an error status's too."""
     req = urllib.request.Request(url, data=body, headers={"Content-Type": ctype} if ctype else {})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return r.status, r.headers, r.read()
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
 
 
 def grades(srv):
@@ -214,9 +219,11 @@ def main():
                 assert seccomp_mode(srv.proc.pid) == ("2", "1"), seccomp_mode(srv.proc.pid)
                 grades(srv)
                 # past the deadline the worker is killed and another started,
-                # all under the filter
+                # all under the filter; the deadline is the grader's limit
+                # (an Internal Error after its retry, both attempts slow)
                 status, _, data = get(srv.url + SUBMIT, slow_body(5000).encode(), "text/plain")
-                assert status == 200 and json.loads(data)["status"]["id"] == 5, data[:300]
+                assert status == 500 and json.loads(data)["status"]["id"] == 13, data[:300]
+                assert "grader's time limit" in json.loads(data)["message"], data[:300]
                 srv.wait_healthy()
                 grades(srv)
                 workers = children(srv.proc.pid)

@@ -18,7 +18,8 @@ class Server:
         # no records unless a test asks (--database, --state-dir): the
         # suites before issue 20 test the stateless server, and no test
         # writes into the home folder
-        full_env = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_DATABASE="none")
+        full_env = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_DATABASE="none",
+                        BUTTERFLY_TEST_SLOW_BODIES="1")   # slow_body(), tests/hostile/common.py
         full_env.update(env or {})
         self.started = time.time()
         self.proc = subprocess.Popen(

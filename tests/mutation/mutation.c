@@ -33,6 +33,7 @@
 #include "common/read_input.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/grade.h"
+#include "tests/support/words.h"
 
 #define MAX_TOKENS 4096
 
@@ -125,6 +126,7 @@ struct mutants {
     char **texts;       /* the bodies to grade */
     char **keys;        /* their code, for spotting duplicates */
     char **steps;       /* the steps the mutated token's line computes, "" if unmarked */
+    char **others;      /* the steps every other marked line computes, left as written */
     size_t n, cap;
 };
 
@@ -218,7 +220,8 @@ static void add(struct mutants *m, const char *s, size_t n, const struct token *
         m->texts = realloc(m->texts, m->cap * sizeof *m->texts);
         m->keys = realloc(m->keys, m->cap * sizeof *m->keys);
         m->steps = realloc(m->steps, m->cap * sizeof *m->steps);
-        if (!m->texts || !m->keys || !m->steps) {
+        m->others = realloc(m->others, m->cap * sizeof *m->others);
+        if (!m->texts || !m->keys || !m->steps || !m->others) {
             fprintf(stderr, "out of memory\n");
             exit(1);
         }
@@ -227,6 +230,21 @@ static void add(struct mutants *m, const char *s, size_t n, const struct token *
     steps_of_line(s, n, t->start, steps, sizeof steps);
     m->texts[m->n] = text;
     m->steps[m->n] = strdup(steps);
+    /* the other lines are the correct sample's, to the letter */
+    char others[512] = "";
+    for (size_t line = 0; line < n;) {
+        size_t end = line;
+        while (end < n && s[end] != '\n')
+            end++;
+        if (!(t->start >= line && t->start <= end)) {
+            char one[64];
+            steps_of_line(s, n, line, one, sizeof one);
+            if (one[0] && strlen(others) + strlen(one) + 2 < sizeof others)
+                strcat(strcat(others, " "), one);
+        }
+        line = end + 1;
+    }
+    m->others[m->n] = strdup(others);
     m->keys[m->n++] = key;
 }
 
@@ -360,6 +378,8 @@ int main(int argc, char **argv)
     }
     size_t graded = 0, by_status[128] = { 0 }, named = 0, by_formula = 0, by_values = 0;
     size_t marked = 0, leads = 0;   /* named mutants of marked lines; leading with the step */
+    size_t contradicts = 0;         /* leading with a step only unmutated lines compute */
+    size_t too_long = 0;            /* over the words of a diagnosis */
     static struct tally ids[1024];
     size_t nids = 0;
     double t0 = clock_now_ms();
@@ -381,6 +401,25 @@ int main(int argc, char **argv)
                 if (m.steps[k][0]) {
                     marked++;
                     leads += step_in(v->diagnosis->step, m.steps[k]);
+                }
+                /* one story, short (issue 32) */
+                if (!test_diagnosis_short(v->diagnosis->title, v->diagnosis->explanation,
+                                          v->diagnosis->more, 40, 80)) {
+                    too_long++;
+                    printf("too long: %s\n    %s %s\n", m.keys[k], v->diagnosis->title,
+                           v->diagnosis->explanation);
+                }
+                /* never contradict a literal line (issue 32): a mutant of a
+                 * marked line does not lead with a step only unmutated
+                 * (correct, to the letter) lines compute */
+                if (v->diagnosis->step[0] && m.steps[k][0] &&
+                    step_in(v->diagnosis->step, m.others[k]) &&
+                    !step_in(v->diagnosis->step, m.steps[k])) {
+                    contradicts++;
+                    if (verbose || texts)
+                        printf("contradicts a literal line (%s): %s\n    %s: %s\n",
+                               v->diagnosis->step, m.keys[k], v->diagnosis->id,
+                               v->diagnosis->title);
                 }
             }
             if (verbose)
@@ -417,6 +456,10 @@ int main(int argc, char **argv)
            named - by_formula - by_values, by_values);
     printf("  named mutants of marked lines: %zu, leading with the broken step: %zu (%.1f%%)\n",
            marked, leads, marked ? 100.0 * (double)leads / (double)marked : 0.0);
+    printf("  named mutants leading with a step only unmutated lines compute: %zu\n",
+           contradicts);
+    printf("  diagnoses over 40 words (title and first sentence) or 80 (more): %zu\n",
+           too_long);
     qsort(ids, nids, sizeof ids[0], by_count);
     printf("  names given, most common first:\n");
     for (size_t k = 0; k < nids; k++)
@@ -426,9 +469,11 @@ int main(int argc, char **argv)
         free(m.texts[k]);
         free(m.keys[k]);
         free(m.steps[k]);
+        free(m.others[k]);
     }
     free(m.texts);
     free(m.keys);
     free(m.steps);
-    return 0;
+    free(m.others);
+    return contradicts || too_long ? 2 : 0;
 }

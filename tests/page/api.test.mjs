@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fetchTask, submitSource, utf8Length, SUBMIT_URL, TASK_URL } from '../../static/api.mjs';
+import { errorTag, errorText, fetchTask, request, submitSource, utf8Length, SUBMIT_URL, TASK_URL } from '../../static/api.mjs';
 import { fixture } from './helpers.mjs';
 
 function respond(status, body, headers = {}) {
@@ -99,4 +99,39 @@ test('utf8Length counts bytes as the server does', () => {
   assert.equal(utf8Length('abc'), 3);
   assert.equal(utf8Length('π'), 2);
   assert.equal(utf8Length('✓'), 3);
+});
+
+test('request: one shape for every answer, with Accept added and the caller\'s headers kept', async () => {
+  let seen = null;
+  const ok = await request(async (url, init) => { seen = { url, init }; return respond(200, { kind: 'guest' }); },
+    '/api/session', { method: 'DELETE', headers: { 'X-Requested-With': 'butterfly' } });
+  assert.deepEqual(ok, { ok: true, status: 200, body: { kind: 'guest' }, error: null });
+  assert.equal(seen.init.method, 'DELETE');
+  assert.equal(seen.init.headers.Accept, 'application/json');
+  assert.equal(seen.init.headers['X-Requested-With'], 'butterfly');
+
+  const refused = await request(async () => respond(429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'Retry-After': '3' }), '/api/me');
+  assert.deepEqual(refused, { ok: false, status: 429, body: { error: { code: 'rate_limited', message: 'slow down' } },
+    error: { kind: 'http', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: 3 } });
+  assert.equal(errorText(refused.error, 'fallback'), 'slow down');
+  assert.equal(errorTag(refused.error), 'HTTP 429');
+
+  const html = await request(async () => respond(502, '<html>'), '/api/me');
+  assert.equal(html.body, null);
+  assert.equal(errorText(html.error, 'fallback'), 'fallback');
+
+  const lost = await request(async () => { throw new TypeError('Failed to fetch'); }, '/api/me');
+  assert.deepEqual(lost, { ok: false, status: 0, body: null, error: { kind: 'network', reason: 'lost' } });
+  assert.equal(errorTag(lost.error), 'no connection');
+  assert.equal(errorText(lost.error, 'fallback'), 'fallback');
+});
+
+test('the page\'s modules fetch through api.mjs alone', async () => {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const dir = new URL('../../static/', import.meta.url);
+  for (const name of (await readdir(dir)).filter((n) => n.endsWith('.mjs') && n !== 'api.mjs')) {
+    const text = await readFile(new URL(name, dir), 'utf8');
+    // a call of fetch (passing the function on, as app.mjs does, is fine)
+    assert.doesNotMatch(text, /\bfetch(Fn)?\s*\(/, `${name} calls fetch itself: use api.mjs's request()`);
+  }
 });

@@ -4,7 +4,10 @@
 // two names), hardcoded_visible and compile_error_line3, and for a loop of
 // 20,000 iterations (endless_loop). Remade with
 //   build/grader/butterfly-grade --json --seed 20261129 tests/samples/NAME.glsl
-// fixture('NAME') reads verdict-NAME.json.
+// fixture('NAME') reads verdict-NAME.json. mistake-verdicts.json holds the
+// grader's verdict on every kernel of tests/samples/mistakes/, cut down to
+// what the worked cell's picture reads; remade with
+//   /usr/bin/python3 tests/page/make_mistake_verdicts.py [BUILD_DIR]
 import { readFileSync } from 'node:fs';
 
 export function fixture(name) {

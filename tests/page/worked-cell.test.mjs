@@ -80,24 +80,27 @@ test('a worked cell with a missing or mistyped field is not used', () => {
   }
 });
 
-test('the picture: a, b, w·b and the value due as arrows, the kernel\'s value dashed, and the same in words', () => {
+test('the picture: a, b, w·b and the value due as arrows, the kernel\'s value, w·b and w dashed, and the same in words', () => {
   const m = readVerdict(fixture('wrong_twiddle_sign-worked'));
   const wc = m.workedCell;
   const p = workedCellPicture(wc, otherPlane(m, wc));
-  assert.deepEqual(p.arrows.map((a) => a.key), ['a', 'b', 'wb', 'due', 'got']);
-  const due = p.arrows.find((a) => a.key === 'due');
+  assert.deepEqual(p.values.arrows.map((a) => a.key), ['due', 'got', 'wb', 'kwb', 'a', 'b']);
+  assert.deepEqual(p.twiddle.arrows.map((a) => a.key), ['w', 'kw']);
+  const due = p.values.arrows.find((a) => a.key === 'due');
   assert.ok(Math.abs(due.re - (wc.a.re + wc.wb.re)) < 1e-9 && Math.abs(due.im - (wc.a.im + wc.wb.im)) < 1e-9);
-  const got = p.arrows.find((a) => a.key === 'got');
+  const got = p.values.arrows.find((a) => a.key === 'got');
   assert.equal(got.dashed, true);
   assert.equal(got.re, wc.got);
   // the imaginary axis points up: a positive im is above the middle
-  const b = p.arrows.find((a) => a.key === 'b');
-  assert.ok(b.y < p.size / 2 && b.x > p.size / 2);
-  for (const a of p.arrows) assert.ok(a.x >= 0 && a.x <= p.size && a.y >= 0 && a.y <= p.size, a.key);
-  assert.match(p.words, /^Arrows from 0 in the complex plane: a = .*; b = .*; w·b = .*; the value due, a \+ w·b = .*; your kernel's value = .*\.$/);
+  const { w: size } = p.values.size;
+  const b = p.values.arrows.find((a) => a.key === 'b');
+  assert.ok(b.y < size / 2 && b.x > size / 2);
+  for (const a of p.values.arrows) assert.ok(a.x >= 0 && a.x <= size && a.y >= 0 && a.y <= size, a.key);
+  assert.match(p.words, /^Arrows from 0 in the complex plane: a = .*; b = .*; w = .*; w·b = .*; the value due, a \+ w·b = .*; your kernel's value = .*; so your w·b = .*; and your w = .*\.$/);
   // one plane only (a hidden spectrum): a line across, said as that part
   const alone = workedCellPicture(wc, null);
-  assert.equal(alone.arrows.length, 4);
-  assert.match(alone.line.label, /real part/);
+  assert.equal(alone.values.arrows.length, 4);
+  assert.equal(alone.twiddle.arrows.length, 1);
+  assert.match(alone.values.line.labelAt.text, /yours \(re\)/);
   assert.match(alone.words, /your kernel's real part = /);
 });

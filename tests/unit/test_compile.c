@@ -303,6 +303,12 @@ static const struct message_case message_cases[] = {
       "'y' : undeclared identifier", 1 },
     { "let i = 1;\nreturn 0.0;", 1, "'let' is JavaScript", "'let' : undeclared identifier", 1 },
     { "return Math.cos(1.0);", 1, "Math is JavaScript", "'Math' : undeclared identifier", 1 },
+    /* an undeclared name is a float to glslang: the conversion it then
+     * reports on the same line is no mistake of the student's (issue 32) */
+    { "int k = y * 2;\nreturn 0.0;", 1, "'y' is not declared", "'y' : undeclared identifier", 1 },
+    { "int k = y;\nreturn 0.0;", 1, "'y' is not declared", "'y' : undeclared identifier", 1 },
+    { "int k = 2 * (y % 4);\nreturn 0.0;", 1, "'y' is not declared", "'y' : undeclared identifier",
+      1 },
     /* the wrong return type */
     { "vec2 a = vec2(1.0, 2.0);\nreturn a;", 2, "the body must return one float",
       "cannot convert return value", 1 },

@@ -280,9 +280,11 @@ static void test_description_in_words(void **state)
 
     d = describe("planes_swapped", "twiddle_sign");
     assert_string_equal(d->id, "planes_swapped+twiddle_sign");
-    assert_true(starts_with(d->title, "Two mistakes: the real and imaginary planes "
-                                      "are swapped, and the twiddle turns the wrong way"));
-    expect_in(d->explanation, "it shows at every half.");
+    /* one story (issue 32): the title names the lead mistake, the second
+     * gets a sentence of its own */
+    assert_string_equal(d->title, "The twiddle turns the wrong way");
+    expect_in(d->explanation, "it shows at every half. A second mistake: each plane returns "
+                              "the other plane's part");
     assert_null(strchr(d->hint, ';'));
     diagnosis_free(d);
 

@@ -130,7 +130,9 @@ static void test_verdict_expressions(void **state)
 /* n with a comma every three digits, as the docs write numbers. */
 static void thousands(unsigned n, char *buf, size_t size)
 {
-    if (n >= 1000)
+    if (n >= 1000000)
+        snprintf(buf, size, "%u,%03u,%03u", n / 1000000, n / 1000 % 1000, n % 1000);
+    else if (n >= 1000)
         snprintf(buf, size, "%u,%03u", n / 1000, n % 1000);
     else
         snprintf(buf, size, "%u", n);
@@ -176,8 +178,28 @@ static void test_verdict_fields(void **state)
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "capped at %u KiB", SPIRV_COST_MAX_PRIVATE_BYTES / 1024);
     assert_doc_says(doc, "VERDICT.md", phrase);
-    thousands(SPIRV_COST_MAX_INLINED, n, sizeof n);
-    snprintf(phrase, sizeof phrase, "inlining at %s instructions", n);
+    thousands(MAX_PREPROCESSED_TOKENS, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "| %s tokens for the compiler |", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "more than %u tokens for the compiler", MAX_PREPROCESSED_TOKENS);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    thousands(MAX_EXPRESSION_OPERATORS, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "| %s operators in one statement |", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "more than %u operators once", MAX_EXPRESSION_OPERATORS);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    thousands(MAX_KERNEL_COST_UNITS, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "| %s cost units inlined |", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    thousands(MAX_RUN_COST_UNITS, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "| %s cost units run per thread |", n);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "transcendental function (`sin`");
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    snprintf(phrase, sizeof phrase, "`determinant`, `inverse`) %u,", COST_TRANSCENDENTAL_UNITS);
+    assert_doc_says(doc, "VERDICT.md", phrase);
+    thousands(TASK_LOOP_BUDGET + 1, n, sizeof n);
+    snprintf(phrase, sizeof phrase, "the loop budget allows (%s,", n);
     assert_doc_says(doc, "VERDICT.md", phrase);
     snprintf(phrase, sizeof phrase, "cut at %u bytes", COMPILE_MAX_MESSAGE_BYTES);
     assert_doc_says(doc, "VERDICT.md", phrase);

@@ -225,8 +225,9 @@ static void test_loss_blames_only_the_code(void **state)
         bool fault;
         enum verdict_status want;
     } cases[] = {
-        { LOSS_DEADLINE, STAGE_RUN, false, 0, false, VERDICT_TIME_LIMIT },
-        { LOSS_DEADLINE, STAGE_COMPILE, false, 0, false, VERDICT_TIME_LIMIT },
+        /* the deadline is the grader's limit: never Time Limit Exceeded */
+        { LOSS_DEADLINE, STAGE_RUN, false, 0, true, VERDICT_INTERNAL_ERROR },
+        { LOSS_DEADLINE, STAGE_COMPILE, false, 0, true, VERDICT_INTERNAL_ERROR },
         { LOSS_STOPPED, STAGE_RUN, false, 0, true, VERDICT_INTERNAL_ERROR },
         { LOSS_PROTOCOL, STAGE_RUN, true, 0, true, VERDICT_INTERNAL_ERROR },
         /* the compiler or the driver crashing on the code */

@@ -2,10 +2,12 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/defaults.h"
 #include "common/task.h"
 #include "engine/checks/source_check.h"
 
@@ -27,6 +29,24 @@ static void test_plain_body_passes(void **state)
     assert_true(CHECK_STR("#define TWO 2.0\n#if 1\nreturn TWO;\n#endif\n"));
     /* UTF-8 in a comment is fine */
     assert_true(CHECK_STR("// w = e^(−iπ·r/half)\nreturn 0.0;"));
+}
+
+/* A macro bomb is refused before glslang, on the line that expands it. */
+static void test_macro_bomb_is_refused(void **state)
+{
+    (void)state;
+    assert_false(CHECK_STR("#define A x = x + 1.0;\n#define B A A A A A A A A A A\n"
+                           "#define C B B B B B B B B B B\n#define D C C C C C C C C C C\n"
+                           "#define E D D D D D D D D D D\n#define F E E E E E E E E E E\n"
+                           "float x = 0.0;\nF\nreturn x;\n"));
+    assert_int_equal(line, 8);
+    char want[96];
+    snprintf(want, sizeof want, "line 8: your macros expand to more than %u tokens",
+             MAX_PREPROCESSED_TOKENS);
+    assert_non_null(strstr(msg, want));
+    /* a few macros are the student's own business */
+    assert_true(CHECK_STR("#define A x = x + 1.0;\n#define B A A A A A A A A A A\n"
+                          "float x = 0.0;\nB B B\nreturn x;\n"));
 }
 
 static void test_empty_and_blank(void **state)
@@ -146,6 +166,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_body_passes),
+        cmocka_unit_test(test_macro_bomb_is_refused),
         cmocka_unit_test(test_empty_and_blank),
         cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_nul_byte),

@@ -14,6 +14,8 @@ static const struct worked_cell worked_example = {
     .a = { -0.5, 1.25 }, .b = { 0.75, 2.0 }, .w = { 0, -1 }, .wb = { 2.0, -0.75 },
     .due = "a \u2212 w\u00b7b", .expected = 2.0, .got = NAN,
     .got_matches = "a + w\u00b7b", .passed = false,
+    .kernel_known = true, .kernel_a = 3, .kernel_b = 1, .kernel_sign = 1,
+    .kernel_w = { -0.448, -0.894 },
 };
 
 static struct verdict *sample(void)
@@ -111,6 +113,12 @@ static void test_json_fields(void **state)
     assert_string_equal(json_string_value(json_object_get(w, "got_text")), "NaN");
     assert_string_equal(json_string_value(json_object_get(w, "got_matches")), "a + w\u00b7b");
     assert_true(json_is_false(json_object_get(w, "passed")));
+    /* the kernel's own numbers (issue 32) */
+    json_t *kernel = json_object_get(w, "kernel");
+    assert_int_equal(json_integer_value(json_object_get(kernel, "a_element")), 3);
+    assert_int_equal(json_integer_value(json_object_get(kernel, "b_element")), 1);
+    assert_int_equal(json_integer_value(json_object_get(kernel, "sign")), 1);
+    assert_true(json_real_value(json_object_get(json_object_get(kernel, "w"), "im")) == -0.894);
     json_t *all = json_object_get(j, "worked_cells");
     assert_int_equal(json_array_size(all), WORKED_CELLS);
     assert_true(json_is_null(json_object_get(json_array_get(all, 1), "got_matches")));
@@ -147,6 +155,9 @@ static void test_round_trip(void **state)
     assert_true(w->worked_cell->hidden);
     assert_string_equal(w->worked_cell->got_matches, worked_example.got_matches);
     assert_string_equal(w->worked_cell->due, worked_example.due);
+    assert_true(w->worked_cell->kernel_known);
+    assert_int_equal(w->worked_cell->kernel_a, 3);
+    assert_true(w->worked_cell->kernel_w.re == -0.448);
     assert_non_null(w->worked_cells);
     assert_true(isinf(w->worked_cells[5].got));
     assert_int_equal(w->worked_cells[47].i, 7);

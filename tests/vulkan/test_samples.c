@@ -16,6 +16,10 @@
  *   // title: TEXT               (the diagnosis's title, word for word)
  *   // says: TEXT                (the worked cell's sentence holds TEXT)
  *   // never: TEXT               (no text of the diagnosis or worked cell holds TEXT)
+ *   // names: TEXT               (the title or the explanation's first sentence holds
+ *                                  TEXT, case aside)
+ *   // mistake: TEXT             (the true mistake, in words: what the students'
+ *                                  corpus states; read by people, not checked)
  * An accepted body must carry neither a diagnosis nor a summary. Every
  * folder given is graded; those after the first are named by their last
  * component ("mistakes/both_plus.glsl").
@@ -30,7 +34,10 @@
 #include <cmocka.h>
 
 #include "common/read_input.h"
+#include "engine/diagnosis/cues.h"
+#include "engine/diagnosis/literal.h"
 #include "engine/grade.h"
+#include "tests/support/words.h"
 
 static struct grader *grader;
 
@@ -178,6 +185,48 @@ static void check_sample(void **state)
         for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
             if (strstr(texts[k], never))
                 fail_msg("%s: \"%s\" says \"%s\"", s->name, texts[k], never);
+    }
+    /* the worked cell never has no reading while a visible cell has one
+     * (issue 32): an expression, or the kernel's own numbers */
+    if (v->status == VERDICT_WRONG_ANSWER && v->worked_cell && !v->worked_cell->hidden &&
+        !v->worked_cell->got_matches[0] && !v->worked_cell->kernel_known && v->worked_cells)
+        for (size_t k = 0; k < WORKED_CELLS; k++) {
+            const struct worked_cell *o = &v->worked_cells[k];
+            if (!o->passed && o->got_matches[0] && strncmp(o->got_matches, "the other plane", 15))
+                fail_msg("%s: the worked cell has no reading, but half %d, i %d, plane %d "
+                         "reads as %s", s->name, o->half, o->i, o->plane, o->got_matches);
+        }
+    /* never a cell whose only reading is another plane's, unless the
+     * diagnosis is about the planes (issue 32) */
+    if (v->diagnosis && v->worked_cell && strcmp(v->diagnosis->step, "plane") &&
+        !strstr(v->diagnosis->id, "planes") &&
+        !strncmp(v->worked_cell->got_matches, "the other plane", 15) &&
+        !strstr(v->worked_cell->says, "its own numbers"))
+        fail_msg("%s: the worked cell tells a planes story: %s", s->name, v->worked_cell->says);
+    /* one story, short (issue 32) */
+    if (v->diagnosis && !test_diagnosis_short(v->diagnosis->title, v->diagnosis->explanation,
+                                              v->diagnosis->more, 40, 80))
+        fail_msg("%s: too long: \"%s\" \"%s\" (more: %s)", s->name, v->diagnosis->title,
+                 v->diagnosis->explanation, v->diagnosis->more ? v->diagnosis->more : "");
+    /* never contradict a literal line (issue 32): a step the body writes
+     * as the recipe does is never the one the diagnosis leads with */
+    if (v->diagnosis) {
+        char *compact = cues_compact(body, len);
+        unsigned literal = literal_steps(compact);
+        if (literal_contradicts(literal, v->diagnosis->step))
+            fail_msg("%s: leads with step \"%s\", whose line is the recipe's (%s)", s->name,
+                     v->diagnosis->step, v->diagnosis->title);
+        free(compact);
+    }
+    const char *names = header(body, "names");
+    if (names) {
+        names += strspn(names, " ");
+        assert_non_null(v->diagnosis);
+        char first[1024];
+        snprintf(first, sizeof first, "%s %.*s", v->diagnosis->title,
+                 (int)test_first_sentence(v->diagnosis->explanation), v->diagnosis->explanation);
+        if (!strcasestr(first, names))
+            fail_msg("%s: \"%s\" does not name \"%s\"", s->name, first, names);
     }
     const char *summary = header(body, "summary");
     if (summary) {

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/defaults.h"
 #include "common/task.h"
 #include "engine/checks/directive_scan.h"
+#include "engine/checks/macro_cost.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 when it is not valid:
  * no overlong forms, no surrogates, nothing above U+10FFFF. */
@@ -114,6 +116,35 @@ static bool check_directives(const char *s, size_t len, int *line_out,
     return false;
 }
 
+/*
+ * Refuses a body whose macros would make the compiler read more than
+ * MAX_PREPROCESSED_TOKENS tokens (a macro bomb: a few hundred bytes that
+ * glslang takes minutes over), counted before it runs, so the verdict is
+ * the same on a fast machine and a slow one.
+ */
+static bool check_expansion(const char *s, size_t len, int *line_out, char *msg, size_t msgsz)
+{
+    struct macro_cost mc;
+    if (macro_cost_count(s, len, MAX_PREPROCESSED_TOKENS, &mc))
+        return true;
+    *line_out = mc.line;
+    if (mc.no_memory)
+        snprintf(msg, msgsz, "The grader ran out of memory counting the macros of this body.");
+    else if (mc.long_expression)
+        snprintf(msg, msgsz, "line %d: one statement has more than %u operators once its macros "
+                 "are expanded: the compiler's tree would be as deep as the chain; split it into "
+                 "statements or use a loop.", mc.line, MAX_EXPRESSION_OPERATORS);
+    else if (mc.too_deep)
+        snprintf(msg, msgsz, "line %d: macro calls are nested more than %d deep in each other's "
+                 "arguments; write the code out or use a loop.", mc.line, MACRO_COST_MAX_DEPTH);
+    else
+        snprintf(msg, msgsz, "line %d: your macros expand to more than %u tokens for the "
+                 "compiler (the limit on a body's code after its macros are expanded): macros "
+                 "that expand to huge code would take the compiler longer than any deadline; "
+                 "use a loop instead.", mc.line, MAX_PREPROCESSED_TOKENS);
+    return false;
+}
+
 bool source_check(const char *body, size_t len, int *line,
                   char *msg, size_t msgsz)
 {
@@ -163,5 +194,7 @@ bool source_check(const char *body, size_t len, int *line,
                  (unsigned char)body[control_at], control_at + 1);
         return false;
     }
-    return check_directives(body, len, line, msg, msgsz);
+    if (!check_directives(body, len, line, msg, msgsz))
+        return false;
+    return check_expansion(body, len, line, msg, msgsz);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/defaults.h"
+#include "common/task.h"
 #include "engine/checks/spirv_module.h"
 
 /* Sizes saturate here: far above every limit, far below overflow. */
@@ -264,11 +266,28 @@ done:
     return ok;
 }
 
+/* GLSL.std.450's Sin (13) through Log2 (30), Determinant (33) and
+ * MatrixInverse (34): lavapipe's LLVM turns each into a long polynomial
+ * (2,000 sin() took it 1.35 s to compile, 8,000 multiply-adds 53 ms). */
+static bool transcendental(uint32_t number)
+{
+    return (number >= 13 && number <= 30) || number == 33 || number == 34;
+}
+
+/* The cost units of one instruction (defaults.h). */
+static uint64_t units(const struct spirv_ins *ins, uint32_t glsl_set)
+{
+    if (ins->op == SpvOpExtInst && ins->wc >= 5 && glsl_set != 0 && ins->w[3] == glsl_set &&
+        transcendental(ins->w[4]))
+        return COST_TRANSCENDENTAL_UNITS;
+    return 1;
+}
+
 struct function_size {
     uint32_t id;
     size_t at;              /* word offset of its OpFunction */
-    uint64_t own;           /* instructions in its body */
-    uint64_t inlined;       /* with every call inlined; 0 until known */
+    uint64_t inlined;       /* cost units with every call inlined; 0 until known */
+    uint64_t run;           /* units it may execute, called once outside any loop */
     bool visiting;
 };
 
@@ -280,72 +299,153 @@ static struct function_size *find_function(struct function_size *f, size_t n, ui
     return NULL;
 }
 
-/* The inlined size of function f, by depth-first search over its calls.
- * A call cycle (recursion, which GLSL forbids) counts as unbounded. */
-static uint64_t inlined_size(const struct spirv_module *m, struct function_size *all, size_t n,
-                             struct function_size *f, int depth)
+/* What the sizing walk needs throughout. */
+struct sizing {
+    const struct spirv_module *m;
+    struct function_size *all;
+    size_t n;
+    uint32_t glsl_set;
+    uint64_t runs;          /* how often an instruction in a loop may run: the budget + 1 */
+};
+
+/*
+ * The inlined cost of function f and the units it may execute, by
+ * depth-first search over its calls. An instruction inside a loop (from
+ * its OpLoopMerge to its merge block's label, which glslang writes after
+ * the loop's blocks) runs at most budget + 1 times, since the budget
+ * counts the back edges of every loop of the thread together; so does
+ * everything a call inside a loop inlines. A call cycle (recursion, which
+ * GLSL forbids) counts as unbounded.
+ */
+static void size_function(struct sizing *z, struct function_size *f, int depth)
 {
     struct spirv_ins ins;
+    uint32_t merges[64];
+    size_t open = 0;
+    bool deeper = false;    /* loops nested past merges[]: all of the rest is in a loop */
     if (f->inlined)
-        return f->inlined;
-    if (f->visiting || depth > 256)
-        return SATURATED;
+        return;
+    if (f->visiting || depth > 256) {
+        f->inlined = f->run = SATURATED;
+        return;
+    }
     f->visiting = true;
-    uint64_t total = f->own;
-    for (size_t at = f->at; spirv_module_at(m, at, &ins) && ins.op != SpvOpFunctionEnd;
+    uint64_t total = 0, run = 0;
+    for (size_t at = f->at; spirv_module_at(z->m, at, &ins) && ins.op != SpvOpFunctionEnd;
          at += ins.wc) {
-        if (ins.op != SpvOpFunctionCall || ins.wc < 4)
+        if (ins.op == SpvOpLabel && ins.wc >= 2) {
+            for (size_t k = open; k-- > 0;)
+                if (merges[k] == ins.w[1]) {
+                    open = k;
+                    break;
+                }
+        }
+        if (ins.op == SpvOpLoopMerge && ins.wc >= 2) {
+            if (open < sizeof merges / sizeof *merges)
+                merges[open++] = ins.w[1];
+            else
+                deeper = true;
+        }
+        bool looped = open > 0 || deeper;
+        if (ins.op == SpvOpFunction || ins.op == SpvOpLine || ins.op == SpvOpNoLine)
             continue;
-        struct function_size *callee = find_function(all, n, ins.w[3]);
-        total = sat_add(total, callee ? inlined_size(m, all, n, callee, depth + 1) : SATURATED);
+        uint64_t inl = units(&ins, z->glsl_set), exe = inl;
+        if (ins.op == SpvOpFunctionCall && ins.wc >= 4) {
+            struct function_size *callee = find_function(z->all, z->n, ins.w[3]);
+            if (callee) {
+                size_function(z, callee, depth + 1);
+                inl = callee->inlined;
+                exe = looped ? inl : callee->run;
+            } else {
+                inl = exe = SATURATED;
+            }
+        }
+        total = sat_add(total, inl);
+        run = sat_add(run, looped ? sat_mul(exe, z->runs) : exe);
     }
     f->visiting = false;
     f->inlined = total ? total : 1;
-    return f->inlined;
+    f->run = run ? run : 1;
+}
+
+/* The entry point's inlined cost and run cost; SATURATED when unknown. */
+static bool measure(const struct spirv_module *m, uint64_t *inlined, uint64_t *run)
+{
+    struct spirv_ins ins;
+    struct sizing z = { .m = m, .runs = (uint64_t)TASK_LOOP_BUDGET + 1 };
+    size_t cap = 0;
+    uint32_t entry = 0;
+
+    *inlined = *run = SATURATED;
+    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(m, at, &ins); at += ins.wc) {
+        if (ins.op == SpvOpEntryPoint && ins.wc >= 3)
+            entry = ins.w[2];
+        if (ins.op == SpvOpExtInstImport && ins.wc >= 3 &&
+            !strncmp((const char *)(ins.w + 2), "GLSL.std.450", (ins.wc - 2) * 4))
+            z.glsl_set = ins.w[1];
+        if (ins.op == SpvOpFunction) {
+            if (z.n == cap) {
+                cap = cap ? cap * 2 : 16;
+                struct function_size *grown = realloc(z.all, cap * sizeof *grown);
+                if (!grown) {
+                    free(z.all);
+                    return false;
+                }
+                z.all = grown;
+            }
+            z.all[z.n++] = (struct function_size){ .id = ins.result, .at = at };
+        }
+    }
+    struct function_size *main_fn = find_function(z.all, z.n, entry);
+    if (main_fn) {
+        size_function(&z, main_fn, 0);
+        *inlined = main_fn->inlined;
+        *run = main_fn->run;
+    }
+    free(z.all);
+    return true;
 }
 
 static bool check_inlined_size(const struct spirv_module *m, char *msg, size_t msgsz)
 {
-    struct spirv_ins ins;
-    struct function_size *all = NULL;
-    size_t n = 0, cap = 0;
-    uint32_t entry = 0;
-    bool ok = false;
-
-    for (size_t at = SPIRV_HEADER_WORDS; spirv_module_at(m, at, &ins); at += ins.wc) {
-        if (ins.op == SpvOpEntryPoint && ins.wc >= 3)
-            entry = ins.w[2];
-        if (ins.op == SpvOpFunction) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                struct function_size *grown = realloc(all, cap * sizeof *grown);
-                if (!grown) {
-                    snprintf(msg, msgsz, "out of memory while sizing the compiled code");
-                    goto done;
-                }
-                all = grown;
-            }
-            all[n++] = (struct function_size){ .id = ins.result, .at = at };
-        } else if (n > 0 && ins.op != SpvOpFunctionEnd && ins.op != SpvOpLine &&
-                   ins.op != SpvOpNoLine) {
-            all[n - 1].own++;
-        }
+    uint64_t size, run;
+    if (!measure(m, &size, &run)) {
+        snprintf(msg, msgsz, "out of memory while sizing the compiled code");
+        return false;
     }
-    struct function_size *main_fn = find_function(all, n, entry);
-    uint64_t size = main_fn ? inlined_size(m, all, n, main_fn, 0) : SATURATED;
-    if (size <= SPIRV_COST_MAX_INLINED) {
-        ok = true;
-    } else if (size >= SATURATED) {
+    if (size >= SATURATED) {
         snprintf(msg, msgsz, "your code calls its functions in a cycle or nests calls too "
                  "deeply to be compiled");
-    } else {
-        snprintf(msg, msgsz, "your code grows to %llu instructions once every function call "
-                 "is inlined, as every driver does (the limit is %u): a function called "
-                 "from many places, calls nested deep, or macros that expand to huge code "
-                 "do this", (unsigned long long)size, SPIRV_COST_MAX_INLINED);
+        return false;
     }
-done:
-    free(all);
+    if (size > SPIRV_COST_MAX_INLINED) {
+        snprintf(msg, msgsz, "your code costs %llu units once every function call is "
+                 "inlined, as every driver does (the limit is %u; an instruction is 1 unit, "
+                 "a sin, cos, exp, pow or other transcendental function %u): a function "
+                 "called from many places, calls nested deep, or code unrolled by hand or "
+                 "by macros do this; use a loop", (unsigned long long)size,
+                 SPIRV_COST_MAX_INLINED, COST_TRANSCENDENTAL_UNITS);
+        return false;
+    }
+    if (run > SPIRV_COST_MAX_RUN) {
+        snprintf(msg, msgsz, "your code may run %llu cost units per thread (the limit is %u): "
+                 "the code inside its loops costs %llu or more, and a thread's loops may "
+                 "take %u iterations in all; do less work inside the loops",
+                 (unsigned long long)run, SPIRV_COST_MAX_RUN,
+                 (unsigned long long)((run - (run > size ? size : 0)) / TASK_LOOP_BUDGET),
+                 TASK_LOOP_BUDGET);
+        return false;
+    }
+    return true;
+}
+
+bool spirv_cost_measure(const uint32_t *words, size_t nwords, uint64_t *inlined, uint64_t *run)
+{
+    struct spirv_module m;
+    if (!spirv_module_index(&m, words, nwords))
+        return false;
+    bool ok = measure(&m, inlined, run);
+    spirv_module_clear(&m);
     return ok;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/diagnosis/cues.h"
+#include "engine/diagnosis/literal.h"
 #include "engine/diagnosis/summary.h"
 #include "engine/diagnosis/text.h"
 
@@ -267,7 +268,7 @@ static void add_lowered(struct text *s, const char *title)
  * "base is", "tr = ...") stays as written. */
 static void add_capital(struct text *s, const char *clause)
 {
-    static const char *const words[] = { "every ", "each ", "both ", "the " };
+    static const char *const words[] = { "every ", "each ", "both ", "the ", "at " };
     for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
         if (!strncmp(clause, words[k], strlen(words[k]))) {
             text_add(s, "%c%s", clause[0] - 'a' + 'A', clause + 1);
@@ -352,19 +353,64 @@ static int cue_count(const struct search_found *f, const char *compact)
     return count;
 }
 
+/*
+ * A mistake's step, read against the code: where its own step's line is
+ * the recipe's to the letter, the neighbouring step the same mistake can
+ * live in, so that the diagnosis names the line that is not: the angle's
+ * index in r; a product formed wrong in w·b; w·b's part taken wrong in the
+ * ending's plane; the twiddle's sign in the conjugate multiply; what picks
+ * the sign, on an ending written right, in the j it reads.
+ */
+static const char *step_against(struct mistake k, unsigned literal)
+{
+    const char *step = family_step_of(k.param, k.value);
+    if (!literal_contradicts(literal, step))
+        return step;
+    static const struct {
+        enum family_param param;
+        const char *from, *to;
+    } moves[] = {
+        { FP_INDEX, "w", "r" }, { FP_MULTIPLY, "w", "wb" }, { FP_MULTIPLY, "wb", "plane" },
+        { FP_SIGN, "w", "wb" }, { FP_ROLE, "sign", "j" }, { FP_ENDING, "sign", "j" },
+    };
+    for (size_t m = 0; m < sizeof moves / sizeof moves[0]; m++)
+        if (moves[m].param == k.param && !strcmp(step, moves[m].from) &&
+            !literal_contradicts(literal, moves[m].to))
+            return moves[m].to;
+    return step;
+}
+
+/* How many of a found reading's mistakes name a step the code writes as
+ * the recipe does (literal_steps). */
+static int literal_count(const struct search_found *f, unsigned literal)
+{
+    struct mistake ks[FAMILY_NPARAMS];
+    size_t n = mistakes_of(&f->member, ks);
+    int count = 0;
+    for (size_t k = 0; k < n; k++)
+        count += literal_contradicts(literal, step_against(ks[k], literal));
+    return count;
+}
+
 /* The recipe step a found member leads with: the code's, when it shows
  * one of the mistakes, else that of the mistake earliest in the recipe. */
-static const char *lead_step(const struct search_found *f, const char *compact)
+static const char *lead_step(const struct search_found *f, const char *compact,
+                             unsigned literal)
 {
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
     const char *best = NULL;
     for (size_t k = 0; k < n; k++) {
         const char *cue = cues_step(compact, value_of(ks[k])->id);
-        if (cue)
+        if (cue && !literal_contradicts(literal, cue))
             return cue;
-        const char *step = family_step_of(ks[k].param, ks[k].value);
-        if (!best || family_step_rank(step) < family_step_rank(best))
+        /* a step the code writes as the recipe does leads only when every
+         * mistake's does */
+        const char *step = step_against(ks[k], literal);
+        bool lit = literal_contradicts(literal, step);
+        if (!best || (literal_contradicts(literal, best) && !lit) ||
+            (literal_contradicts(literal, best) == lit &&
+             family_step_rank(step) < family_step_rank(best)))
             best = step;
     }
     return best ? best : "";
@@ -466,12 +512,54 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     const struct task *t = c->task;
     if (!res || res->n == 0)
         return NULL;
-    /* among readings the outputs prove alike, the one the code shows leads */
+    /* among readings the outputs prove alike, one that names no line the
+     * student wrote as the recipe does leads; of those, the one the code
+     * shows */
+    unsigned literal = literal_steps(compact);
     size_t lead = 0;
-    for (size_t e = 1; e < res->n; e++)
-        if (cue_count(&res->found[e], compact) > cue_count(&res->found[lead], compact))
+    for (size_t e = 1; e < res->n; e++) {
+        int le = literal_count(&res->found[e], literal),
+            ll = literal_count(&res->found[lead], literal);
+        if (le < ll ||
+            (le == ll && cue_count(&res->found[e], compact) > cue_count(&res->found[lead], compact)))
             lead = e;
-    const struct search_found *f = &res->found[lead];
+    }
+    struct search_found *f = malloc(sizeof *f);
+    if (!f)
+        return NULL;
+    *f = res->found[lead];
+    /* a step reading on a literal line gives way to an equivalent step */
+    if (f->tables && f->step != SEARCH_STEP_NONE &&
+        literal_contradicts(literal, step_readings[f->step].step)) {
+        for (int k = SEARCH_STEP_J; k < SEARCH_STEPS; k++) {
+            if (!((f->step_also >> k) & 1) || literal_contradicts(literal, step_readings[k].step))
+                continue;
+            f->step_also = (f->step_also & ~(1u << k)) | (1u << f->step);
+            f->step = (enum search_step)k;
+            memcpy(f->values, f->step_values[k], sizeof f->values);
+            break;
+        }
+    }
+    /* a sign of its own per cell, on an ending written as the recipe does,
+     * is the j that ending reads (j picks + or −): said as j where j's line
+     * is not the recipe's */
+    if (f->tables && f->step == SEARCH_STEP_SIGN && literal_contradicts(literal, "sign") &&
+        !literal_contradicts(literal, "j")) {
+        bool plus_minus = true;
+        for (int h = 0; h < TASK_NHALVES; h++)
+            for (int i = 0; i < TASK_N; i++)
+                plus_minus &= f->pairs[h][i].op == OP_PLUS || f->pairs[h][i].op == OP_MINUS;
+        if (plus_minus) {
+            for (int h = 0; h < TASK_NHALVES; h++)
+                for (int i = 0; i < TASK_N; i++)
+                    f->values[h][i] = f->pairs[h][i].op == OP_MINUS;
+            f->step = SEARCH_STEP_J;
+        }
+    }
+    /* "equivalently" never offers a step the student wrote as the recipe does */
+    for (int k = SEARCH_STEP_J; k < SEARCH_STEPS; k++)
+        if (literal_contradicts(literal, step_readings[k].step))
+            f->step_also &= ~(1u << k);
     static const struct family_member right_member;
     struct family_pair right[TASK_NHALVES][TASK_N];
     for (int h = 0; h < TASK_NHALVES; h++)
@@ -486,35 +574,87 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
 
     struct mistake ks[FAMILY_NPARAMS];
     size_t n = mistakes_of(&f->member, ks);
-    const char *step = lead_step(f, compact);
-    /* one sentence: what the kernel does, and where it shows */
+    const char *step = lead_step(f, compact, literal);
+    /* the mistake in the lead step */
+    size_t k0 = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(step_against(ks[k], literal), step) ||
+            !strcmp(family_step_of(ks[k].param, ks[k].value), step))
+            k0 = k;
+    /* the aspects of a fit, in the recipe's order (a, b, w, the sign) */
+    int first = -1, second = -1;
+    for (int a = 0; a < ASPECTS; a++) {
+        if (!((aspect_mask >> a) & 1))
+            continue;
+        if (first < 0)
+            first = a;
+        else if (second < 0)
+            second = a;
+    }
+    int parts = (int)n + (by_step ? 1 : f->tables ? __builtin_popcount(aspect_mask) : 0);
+    /* one sentence: what the kernel does, and where it shows; with three
+     * or more parts, only the one to start with (issue 32: one story) */
     struct text what = { 0 };
-    if (n > 0)
+    bool two = n == 2 && !f->tables;   /* the lead one, then the other in a sentence */
+    if (n > 0 && (parts >= 3 || two))
+        text_add(&what, "%s", value_of(ks[k0])->what);
+    else if (n > 0)
         add_whats_of(&what, &f->member, c);
     if (by_step) {
-        text_add(&what, "%s", n ? ", and " : "");
-        add_step_values(&what, t, f);
+        if (parts < 3) {
+            text_add(&what, "%s", n ? ", and " : "");
+            add_step_values(&what, t, f);
+        }
         if (!n)
             step = step_readings[f->step].step;
-    } else if (f->tables) {
-        struct text detail = { 0 };
-        for (int a = 0; a < ASPECTS; a++)
-            if ((aspect_mask >> a) & 1)
-                add_aspect(&detail, t, f, (enum aspect)a, right);
-        text_add(&what, "%severy cell is a + w·b or a − w·b of two elements and a twiddle, "
-                 "but no one step of the recipe gives them all: the cells fit, for "
-                 "example, %s", n ? ", and " : "", detail.buf ? detail.buf : "");
-        free(detail.buf);
-        if (!n) {
-            for (int a = 0; a < ASPECTS && !step[0]; a++)
-                if ((aspect_mask >> a) & 1)
-                    step = aspects[a].step;
+    } else if (f->tables && first >= 0) {
+        if (!n || parts < 3) {
+            struct text detail = { 0 };
+            add_aspect(&detail, t, f, (enum aspect)first, right);
+            text_add(&what, "%sthe cells fit a ± w·b with %s", n ? ", and " : "",
+                     detail.buf ? detail.buf : "");
+            free(detail.buf);
         }
+        if (!n)
+            step = aspects[first].step;
     }
     if (what.buf)
         add_capital(&why, what.buf);
     free(what.buf);
     add_where(&why, c);
+    /* a second mistake gets one sentence */
+    if (two) {
+        /* never of a line the student wrote as the recipe does */
+        if (!literal_contradicts(literal, step_against(ks[1 - k0], literal))) {
+            text_add(&why, " A second mistake: ");
+            add_lowered(&why, value_of(ks[1 - k0])->what);
+            text_add(&why, ".");
+        }
+        free(title.buf);
+        title = (struct text){ 0 };
+        text_add(&title, "%s", value_of(ks[k0])->title);
+    }
+    if (f->tables && !by_step && !n && parts == 2 && second >= 0) {
+        struct text detail = { 0 };
+        add_aspect(&detail, t, f, (enum aspect)second, right);
+        text_add(&why, " They also fit %s.", detail.buf ? detail.buf : "");
+        free(detail.buf);
+    }
+    if (parts >= 3) {
+        static const char *const nouns[ASPECTS] = {
+            [ASPECT_A] = "a, the element read at base",
+            [ASPECT_B] = "b, the element read at base + half",
+            [ASPECT_W] = "the twiddle", [ASPECT_SIGN] = "the sign before w·b",
+            [ASPECT_PART] = "w·b", [ASPECT_CONSTANT] = "the stray number",
+        };
+        free(title.buf);
+        title = (struct text){ 0 };
+        text_add(&title, "Several steps differ: start with ");
+        if (n > 0)
+            add_lowered(&title, value_of(ks[k0])->title);
+        else
+            text_add(&title, "%s", first >= 0 ? nouns[first] : step);
+    }
 
     /* behind "more": the right formula, the readings that give the same
      * numbers, and which step could not be pinned down */
@@ -540,17 +680,21 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     if (f->tables && !by_step)
         text_add(&more, "%sThe outputs do not show which step (j, base, r, w or the sign) "
                  "computes these numbers: several give them.", more.len ? " " : "");
-    if (res->n > 1) {
+    /* other readings of the same numbers: never one on a line the student
+     * wrote as the recipe does; one said, the rest counted (issue 32:
+     * "more" stays short) */
+    size_t eligible = 0, first_other = res->n;
+    for (size_t e = 0; e < res->n; e++) {
+        if (e == lead || literal_count(&res->found[e], literal))
+            continue;
+        if (eligible++ == 0)
+            first_other = e;
+    }
+    if (eligible > 0) {
         text_add(&more, "%sEquivalently, the same numbers come from a kernel where ",
                  more.len ? " " : "");
-        size_t shown = 0;
-        for (size_t e = 0; e < res->n && shown < 3; e++) {
-            if (e == lead)
-                continue;
-            text_add(&more, "%s", shown++ ? "; or where " : "");
-            add_whats(&more, &res->found[e].member);
-        }
-        size_t others = res->n - 1 - shown + res->more;
+        add_whats(&more, &res->found[first_other].member);
+        size_t others = eligible - 1 + res->more;
         if (others > 0)
             text_add(&more, "; or %zu other such mistake%s", others, others > 1 ? "s" : "");
         text_add(&more, ".");
@@ -558,10 +702,6 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
 
     if (n > 0) {
         /* the hint of the mistake in the lead step */
-        size_t k0 = 0;
-        for (size_t k = 0; k < n; k++)
-            if (!strcmp(family_step_of(ks[k].param, ks[k].value), step))
-                k0 = k;
         add_one_hint(&hint, hint_of(ks[k0]), advice_of(ks[k0]));
     } else if (by_step) {
         add_one_hint(&hint, step_readings[f->step].hint, step_readings[f->step].advice);
@@ -572,7 +712,9 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
                 break;
             }
     }
-    return diagnosis_from_texts(&id, &title, &why, &hint, step, &more);
+    struct diagnosis *d = diagnosis_from_texts(&id, &title, &why, &hint, step, &more);
+    free(f);
+    return d;
 }
 
 /* ---- values read back as formulas ---- */
@@ -733,7 +875,7 @@ static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int
 /* The explanation of outputs read back as formulas, value by value. */
 struct diagnosis *describe_formulas(
     const struct comparison *c,
-    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
+    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N], unsigned literal)
 {
     const struct task *t = c->task;
     static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
@@ -771,8 +913,8 @@ struct diagnosis *describe_formulas(
                              (!products_off ||
                               ((product_elements(f) >> (i + rank < TASK_N ? i + rank
                                                                           : TASK_N - 1)) & 1));
-                /* the first wrong value of each half and plane, three at most */
-                if (shown_here || examples_shown == 3)
+                /* the first wrong value only (issue 32: one story, short) */
+                if (shown_here || examples_shown == 1)
                     continue;
                 char got[128], want[128];
                 text_add(&examples, "%sat half = %d, i = %d the %s part is %s where %s is due",
@@ -835,13 +977,36 @@ struct diagnosis *describe_formulas(
                      verb);
             said++;
         }
-        for (int a = 0; a < ASPECTS; a++)
-            if (((mask >> a) & 1) &&
-                (!step[0] || family_step_rank(aspects[a].step) < family_step_rank(step)))
+        /* the earliest in the recipe, of the steps not written as the
+         * recipe does where there is one */
+        for (int a = 0; a < ASPECTS; a++) {
+            if (!((mask >> a) & 1))
+                continue;
+            bool lit = literal_contradicts(literal, aspects[a].step);
+            if (!step[0] || (literal_contradicts(literal, step) && !lit) ||
+                (literal_contradicts(literal, step) == lit &&
+                 family_step_rank(aspects[a].step) < family_step_rank(step)))
                 step = aspects[a].step;
+        }
+        /* three or more: one story, the step to start with (issue 32) */
+        if (total >= 3) {
+            static const char *const starts[] = { "j", "the read of a and b", "base", "r",
+                                                  "w", "w·b", "the sign", "the plane" };
+            static const char *const slugs[] = { "j", "read", "base", "r", "w", "wb", "sign",
+                                                 "plane" };
+            const char *words = step;
+            for (size_t k = 0; k < sizeof slugs / sizeof slugs[0]; k++)
+                if (!strcmp(slugs[k], step))
+                    words = starts[k];
+            free(title.buf);
+            title = (struct text){ 0 };
+            text_add(&title, "Several steps differ: start with %s", words);
+        }
     }
-    text_add(&why, "%d of the 48 values are not the recipe's: %s", wrong,
-             examples.buf ? examples.buf : "");
+    /* the first wrong value, then how many (issue 32: one story, short) */
+    if (examples.buf)
+        add_capital(&why, examples.buf);
+    text_add(&why, " (%d of the 48 values)", wrong);
     free(examples.buf);
     add_where(&why, c);
     text_add(&more, "Every value, on the visible spectrum and on the hidden ones, is one number "

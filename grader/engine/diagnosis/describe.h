@@ -36,10 +36,12 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
  * The diagnosis of outputs read back as formulas (decompile_outputs on the
  * same outputs): what differs from the right formulas (ids wrong_a,
  * wrong_b, wrong_twiddle, wrong_sign, wrong_part, stray_constant, by '+'),
- * with the first wrong values shown. NULL on OOM.
+ * with the first wrong values shown; of the steps the values could be, one
+ * not in `literal` (literal_steps of the body, 0 when unknown) leads.
+ * NULL on OOM.
  */
 struct diagnosis *describe_formulas(
     const struct comparison *c,
-    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N]);
+    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N], unsigned literal);
 
 #endif

@@ -8,6 +8,11 @@
 #include "common/verdict.h"
 #include "engine/compare.h"
 
+/* The words a diagnosis may take (issue 32): its title and the first
+ * sentence of its explanation together, and what it keeps behind "more". */
+#define DIAGNOSIS_LEAD_WORDS 40
+#define DIAGNOSIS_MORE_WORDS 80
+
 /*
  * For a Wrong Answer, in this order: v->diagnosis when a member of the
  * family with formulas reproduces every cell of every run (search.h,

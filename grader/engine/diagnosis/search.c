@@ -620,6 +620,7 @@ static bool keep_step(struct search_ctx *c, const struct family_member *shape,
         } else {
             f->step_also |= 1u << s;
         }
+        memcpy(f->step_values[s], g.values, sizeof g.values);
     }
     return any;
 }

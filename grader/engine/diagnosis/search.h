@@ -43,6 +43,8 @@ struct search_found {
     enum search_step step;        /* with tables: the one step that explains them, if any */
     unsigned step_also;           /* bits (1 << step) of other steps that explain them too */
     signed char values[TASK_NHALVES][TASK_N];   /* the step's value per cell (j, base, r) */
+    signed char step_values[SEARCH_STEPS][TASK_NHALVES][TASK_N];   /* the same for `step`
+                                                   and every step of step_also */
     struct family_pair pairs[TASK_NHALVES][TASK_N];   /* [half index][i], when tables */
     int depth;                                        /* mistakes it makes */
 };

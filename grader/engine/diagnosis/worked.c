@@ -1,6 +1,7 @@
 /* worked.c - one output cell worked through, as a student would on paper. */
 #include "engine/diagnosis/worked.h"
 
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -180,6 +181,158 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
     return true;
 }
 
+/*
+ * The kernel's own numbers at output i of `half` (issue 32): the elements
+ * it read as a and b, its sign and its w, solved from the two planes of
+ * the output, w = ±(got − a)/b, on the run of the half where b is largest,
+ * and kept only when a ± w·b then gives both planes on every run of the
+ * half. The recipe's elements are tried first, then those that differ in
+ * one, then in both; a w of size 1 (a twiddle) is taken over one of
+ * another size; the sign due is tried first, the other first when the
+ * diagnosis is about the sign or j (a + w·b = a − (−w)·b: the outputs
+ * cannot tell, the step says which reading to tell).
+ */
+static void solve_kernel(const struct comparison *c, const char *step, struct worked_cell *w)
+{
+    const struct task *t = c->task;
+    int half = w->half, i = w->i, due_a = w->base, due_b = w->base + half;
+    w->kernel_known = false;
+    /* a wrong j turns the sign with it */
+    bool sign_first = step && (!strcmp(step, "sign") || !strcmp(step, "j"));
+    /* s·w is what the outputs fix, so one sign is tried: the other gives
+     * the same fit with −w */
+    int s = sign_first ? -w->sign : w->sign;
+    /* the run of the half where each element is largest, to solve on */
+    const struct compared_run *best[TASK_N] = { NULL };
+    double size[TASK_N] = { 0 };
+    for (size_t r = 0; r < c->nruns; r++) {
+        if (c->run[r].run->half != half)
+            continue;
+        const float *in = c->run[r].run->spec;
+        for (int e = 0; e < TASK_N; e++) {
+            double m = hypot(in[e], in[TASK_N + e]);
+            if (m > size[e]) {
+                size[e] = m;
+                best[e] = &c->run[r];
+            }
+        }
+    }
+    bool found_other = false;   /* a fit of another size, kept while no twiddle fits */
+    for (int differ = 0; differ <= 2; differ++) {
+        for (int ka = 0; ka < TASK_N; ka++) {
+            for (int kb = 0; kb < TASK_N; kb++) {
+                if ((ka != due_a) + (kb != due_b) != differ || ka == kb)
+                    continue;
+                if (!best[kb] || size[kb] < 1e-3)
+                    continue;
+                const float *in = best[kb]->run->spec;
+                double complex g = best[kb]->got[i] + I * best[kb]->got[TASK_N + i];
+                if (!isfinite(creal(g)) || !isfinite(cimag(g)))
+                    return;
+                double complex a = in[ka] + I * in[TASK_N + ka];
+                double complex b = in[kb] + I * in[TASK_N + kb];
+                double complex kw = s * (g - a) / b;
+                bool all = true;
+                for (size_t r = 0; r < c->nruns && all; r++) {
+                    const struct compared_run *cr = &c->run[r];
+                    if (cr->run->half != half || cr == best[kb])
+                        continue;
+                    const float *x = cr->run->spec;
+                    double complex z = x[ka] + I * x[TASK_N + ka] +
+                                       s * kw * (x[kb] + I * x[TASK_N + kb]);
+                    all = compare_cell(creal(z), cr->got[i], t->atol, t->rtol) &&
+                          compare_cell(cimag(z), cr->got[TASK_N + i], t->atol, t->rtol);
+                }
+                if (!all)
+                    continue;
+                bool unit = fabs(cabs(kw) - 1) < 2e-3;
+                if (!unit && (found_other || differ > 0))
+                    continue;
+                w->kernel_known = true;
+                w->kernel_a = ka;
+                w->kernel_b = kb;
+                w->kernel_sign = s;
+                w->kernel_w = (struct complex_value){ creal(kw) + 0.0, cimag(kw) + 0.0 };
+                if (unit)
+                    return;
+                found_other = true;
+            }
+        }
+    }
+}
+
+/* Whether the kernel's own numbers differ from the recipe's. */
+static bool kernel_differs(const struct worked_cell *w)
+{
+    return w->kernel_known &&
+           (w->kernel_a != w->base || w->kernel_b != w->base + w->half ||
+            w->kernel_sign != w->sign || fabs(w->kernel_w.re - w->w.re) > 2e-3 ||
+            fabs(w->kernel_w.im - w->w.im) > 2e-3);
+}
+
+/* A twiddle as the page writes it: 1, −i, e^(−iπ/4), else −0.448−0.894i. */
+static void format_twiddle(char *buf, size_t size, struct complex_value z)
+{
+    for (int k = -7; k <= 8; k++) {
+        if (hypot(z.re - family_cos8(k), z.im - family_sin8(k)) > 5e-4)
+            continue;
+        static const char *const named[] = { [0] = "1", [4] = "i", [8] = "−1" };
+        if (k == 0 || k == 4 || k == 8) {
+            snprintf(buf, size, "%s", named[k]);
+        } else if (k == -4) {
+            snprintf(buf, size, "−i");
+        } else {
+            int num = abs(k), den = 8;
+            while (num % 2 == 0) {
+                num /= 2;
+                den /= 2;
+            }
+            if (num == 1)
+                snprintf(buf, size, "e^(%siπ/%d)", k < 0 ? "−" : "", den);
+            else
+                snprintf(buf, size, "e^(%siπ·%d/%d)", k < 0 ? "−" : "", num, den);
+        }
+        return;
+    }
+    double re = fabs(z.re) < 5e-4 ? 0 : z.re, im = fabs(z.im) < 5e-4 ? 0 : z.im;
+    int n = 0;
+    if (re != 0 || im == 0)
+        n = snprintf(buf, size, "%s%.3g", re < 0 ? "−" : "", fabs(re));
+    if (im != 0 && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "%s%.3gi", im < 0 ? "−" : re != 0 ? "+" : "",
+                 fabs(im));
+}
+
+/* How the kernel's own numbers differ from the recipe's, in words: "your
+ * w is −0.448−0.894i where −i is due". */
+static void kernel_words(const struct worked_cell *w, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+#define KERNEL_ADD(...) \
+    do { \
+        int m = snprintf(buf + n, size - n, __VA_ARGS__); \
+        if (m > 0) \
+            n = n + (size_t)m < size ? n + (size_t)m : size - 1; \
+    } while (0)
+    if (w->kernel_a != w->base)
+        KERNEL_ADD("%sa is element %d where element %d is due", n ? ", " : "", w->kernel_a,
+                   w->base);
+    if (w->kernel_b != w->base + w->half)
+        KERNEL_ADD("%sb is element %d where element %d is due", n ? ", " : "", w->kernel_b,
+                   w->base + w->half);
+    if (w->kernel_sign != w->sign)
+        KERNEL_ADD("%syour sign before w·b is %s where %s is due", n ? ", " : "",
+                   w->kernel_sign < 0 ? "−" : "+", w->sign < 0 ? "−" : "+");
+    if (fabs(w->kernel_w.re - w->w.re) > 2e-3 || fabs(w->kernel_w.im - w->w.im) > 2e-3) {
+        char got[48], due[48];
+        format_twiddle(got, sizeof got, w->kernel_w);
+        format_twiddle(due, sizeof due, w->w);
+        KERNEL_ADD("%syour w is %s where %s is due", n ? ", " : "", got, due);
+    }
+#undef KERNEL_ADD
+}
+
 /* A number as the sentence writes it, with the page's minus sign: six
  * significant digits, so that a denormal is not "0". */
 static void format_number(char *buf, size_t size, double x)
@@ -229,6 +382,20 @@ static void say(struct worked_cell *w, int match, const char *step)
     if (w->passed) {
         snprintf(w->says, sizeof w->says, "Here the recipe gives the %s part of %s, %s, and "
                  "your kernel returned it.", parts[w->plane], w->due, want);
+        return;
+    }
+    /* the kernel's own numbers tell the cell where no expression of the
+     * recipe's does, where the one that does is another plane's, or where
+     * the diagnosis is about w or the elements read */
+    bool other_plane = match == E_OTHER_PLUS || match == E_OTHER_MINUS;
+    bool own_step = step && (!strcmp(step, "w") || !strcmp(step, "read"));
+    if (kernel_differs(w) && (match < 0 || own_step || (other_plane && !(step &&
+                                                                          !strcmp(step, "plane"))))) {
+        char own[192];
+        kernel_words(w, own, sizeof own);
+        snprintf(w->says, sizeof w->says, "Here the recipe gives the %s part of %s, %s; your "
+                 "kernel returned %s, which is a %s w·b with its own numbers: %s.",
+                 parts[w->plane], w->due, want, got, w->kernel_sign < 0 ? "−" : "+", own);
         return;
     }
     if (match < 0) {
@@ -295,8 +462,14 @@ static int work_cell(const struct comparison *c, size_t run, int plane, int i, c
             snprintf(w->got_matches, sizeof w->got_matches, "%s", expression_names[first]);
             snprintf(w->matches, sizeof w->matches, "%s", expression_slugs[first]);
         }
+        solve_kernel(c, step, w);
     }
     say(w, first, step);
+    /* a cell whose only reading is another plane's tells a planes story:
+     * it counts as a reading only where the diagnosis is about the planes */
+    bool planes = step && !strcmp(step, "plane");
+    if (!planes && count == 1 && (first == E_OTHER_PLUS || first == E_OTHER_MINUS))
+        return 0;
     return count;
 }
 
@@ -322,19 +495,23 @@ bool worked_pick(const struct comparison *c, const char *step, struct worked_cel
      * a − w·b, since conj(−i) = −(−i); at half = 4 it is not), looked for
      * on the visible spectrum (48 cells, cheap next to the search). Failing
      * that, the first failing cell, hidden spectra after the visible one. */
+    /* Then (issue 32) the first failing visible cell with a reading at
+     * all: an expression, or the kernel's own numbers solved; never one
+     * with no reading while one with a reading exists. */
     struct worked_cell cell;
-    for (int pass = 0; pass < 3; pass++) {          /* unique visible; visible; hidden */
+    for (int pass = 0; pass < 4; pass++) {   /* unique visible; read visible; visible; hidden */
         for (int o = 0; o < TASK_NHALVES; o++) {
             for (size_t r = 0; r < c->nruns; r++) {
                 const struct compared_run *cr = &c->run[r];
-                if (cr->run->half != order[o] || cr->visible != (pass < 2))
+                if (cr->run->half != order[o] || cr->visible != (pass < 3))
                     continue;
                 for (int k = 0; k < TASK_CELLS; k++) {
                     if (cr->passed[k / TASK_N][k % TASK_N])
                         continue;
                     int fits = work_cell(c, r, k / TASK_N, k % TASK_N, step, pass == 0 ? 2 : 1,
                                          &cell);
-                    if (pass > 0 || fits == 1) {
+                    bool read = fits > 0 || kernel_differs(&cell);
+                    if (pass > 1 || (pass == 0 && fits == 1) || (pass == 1 && read)) {
                         *w = cell;
                         return true;
                     }

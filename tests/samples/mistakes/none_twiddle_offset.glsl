@@ -1,8 +1,10 @@
 // expect: wrong_answer
 // halves-passed:
-// diagnosis: none
-// summary: both planes wrong at both members for every half
-// The twiddle's angle off by a constant.
+// diagnosis: wrong_twiddle
+// leads-with: w
+// The twiddle's angle off by a constant: no multiple of π/8, so no formula of
+// the family; the kernel's own w, solved from the two planes, names it
+// (issue 32; it had only the summary before).
 int i = this.thread.x;
 int j = (i / half) % 2;
 int base = i - j * half;

@@ -1,0 +1,19 @@
+// expect: wrong_answer
+// diagnosis: twiddle_off_by_pi
+// leads-with: w
+// never: swapped
+// The angle of r + half: w turned by π. The ending is the recipe's, so it is
+// the twiddle (issue 32: it was told "The lower and upper members are swapped").
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base],        ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float ang = -PI * float(r + half) / float(half);
+float wr = cos(ang);
+float wi = sin(ang);
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
+return j == 0 ? ai + ti : ai - ti;

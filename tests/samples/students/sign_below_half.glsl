@@ -1,0 +1,16 @@
+// mistake: the sign + only where i < half
+// expect: wrong_answer
+// leads-with: sign
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base], ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float wr = cos(-PI * float(r) / float(half));
+float wi = sin(-PI * float(r) / float(half));
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+float s = i < half ? 1.0 : -1.0;
+if (this.thread.y == 0) return ar + s * tr;
+return ai + s * ti;

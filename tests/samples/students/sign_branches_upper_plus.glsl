@@ -1,0 +1,24 @@
+// mistake: if/else style: the upper branch adds
+// expect: wrong_answer
+// leads-with: sign
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base], ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float wr = cos(-PI * float(r) / float(half));
+float wi = sin(-PI * float(r) / float(half));
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+float outr;
+float outi;
+if (j == 0) {
+    outr = ar + tr;
+    outi = ai + ti;
+} else {
+    outr = ar + tr;
+    outi = ai - ti;
+}
+if (this.thread.y == 0) return outr;
+return outi;

@@ -1,0 +1,16 @@
+// mistake: two mistakes: j from the parity, and the conjugate multiply (either leads; the
+// code shows the multiply, so it does, and j gets the second sentence)
+// expect: wrong_answer
+// leads-with: wb
+int i = this.thread.x;
+int j = i % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base], ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float wr = cos(-PI * float(r) / float(half));
+float wi = sin(-PI * float(r) / float(half));
+float tr = wr * br + wi * bi;
+float ti = wr * bi - wi * br;
+if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
+return j == 0 ? ai + ti : ai - ti;

@@ -1,0 +1,16 @@
+// mistake: the angle divided by 2 * half
+// expect: wrong_answer
+// leads-with: w
+int i = this.thread.x;
+int j = (i / half) % 2;
+int base = i - j * half;
+int r = i % half;
+float ar = spectrum[0][base], ai = spectrum[1][base];
+float br = spectrum[0][base + half], bi = spectrum[1][base + half];
+float theta = -PI * float(r) / float(2 * half);
+float wr = cos(theta);
+float wi = sin(theta);
+float tr = wr * br - wi * bi;
+float ti = wr * bi + wi * br;
+if (this.thread.y == 0) return j == 0 ? ar + tr : ar - tr;
+return j == 0 ? ai + ti : ai - ti;
