@@ -963,7 +963,7 @@ struct class_feed *class_feed_start(struct records *rs, const char *url,
         snprintf(err, errsz, "the class view cannot start: out of memory or descriptors");
         goto fail;
     }
-    f->pg = !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
+    f->pg = store_kind_of_url(url) == STORE_KIND_POSTGRES;
     if (f->pg && store_listener_open(url, &f->listener, &e) != STORE_OK) {
         snprintf(err, errsz, "the class view cannot listen: %s", e.message);
         goto fail;

@@ -554,8 +554,7 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     }
     l->curl_ready = true;
     if (store_open(o->database_url, &l->store, &e) != STORE_OK || !l->store ||
-        store_open(o->database_url, &l->sender_store, &e) != STORE_OK || !l->sender_store ||
-        store_lti_prepare(l->store, &e) != STORE_OK) {
+        store_open(o->database_url, &l->sender_store, &e) != STORE_OK || !l->sender_store) {
         snprintf(err, errsz, "LTI needs a store (--database): %s",
                  e.message[0] ? e.message : "none");
         goto fail;

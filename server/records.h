@@ -1,7 +1,8 @@
 /*
  * records.h - the server's side of the store: two store writers (one
- * records, one serves reads so a read never waits behind a commit; on
- * SQLite one does both, see records.c), the
+ * records, one serves reads on a connection of its own, on both
+ * backends, so that a read never waits behind a commit nor a commit
+ * behind a long read, see records.c), the
  * store's health as the server last saw it, the retention sweep, and the
  * detached (?wait=false) submissions not yet in the store.
  *

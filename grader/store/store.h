@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "common/defaults.h"
+#include "common/verdict_facts.h"
 
 /* Ids and tokens: lower-case hex of random bytes from getrandom. */
 #define STORE_ID_BYTES        16                       /* 128 random bits */
@@ -56,7 +57,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  2
+#define STORE_SCHEMA_VERSION  3
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */
@@ -66,6 +67,10 @@ enum store_kind {
 
 /* "none", "sqlite" or "postgresql"; never NULL. */
 const char *store_kind_to_str(enum store_kind k);
+
+/* The backend a URL names, by its scheme alone (STORE_KIND_NONE for
+ * "none" and for what is no store URL): the one place that reads it. */
+enum store_kind store_kind_of_url(const char *url);
 
 enum store_status {
     STORE_OK = 0,
@@ -182,6 +187,13 @@ struct store_record {
     int64_t lti_link;           /* the LTI resource link the submission came from
                                    (store_lti.h; only once LTI's tables are there),
                                    0: none named; only written, never read back */
+    /* What the class view shows of the verdict, as the worker sent it
+     * (common/verdict_facts.h), kept in columns of their own so that no
+     * reader parses the verdict for them; when !shown_known the record
+     * is kept as one with no mistake and no half run. Only written:
+     * store_class_rows reads them back. */
+    bool shown_known;
+    struct verdict_shown shown;
 };
 
 /*

@@ -30,20 +30,11 @@ static bool id_shape(const char *id)
     return true;
 }
 
-/* The facts as one JSON array per row: one parse of the verdict. */
-static const char rows_sqlite[] =
+/* The facts are columns (store_schema.c, version 3), written at insert:
+ * one query for both backends, no verdict read. */
+static const char rows_sql[] =
     "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
-    "json_array(json_extract(v, '$.diagnosis.id'), json_extract(v, '$.diagnosis.title'), "
-    "json_extract(v, '$.diagnostics[0].message'), json_extract(v, '$.halves[0].passed'), "
-    "json_extract(v, '$.halves[1].passed'), json_extract(v, '$.halves[2].passed')) "
-    "FROM (SELECT *, CAST(verdict AS TEXT) AS v FROM records) ORDER BY graded_ms, id";
-static const char rows_pg[] =
-    "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
-    "json_build_array(j #> '{diagnosis,id}', j #> '{diagnosis,title}', "
-    "j #> '{diagnostics,0,message}', j #> '{halves,0,passed}', j #> '{halves,1,passed}', "
-    "j #> '{halves,2,passed}')::text "
-    "FROM records, LATERAL (SELECT convert_from(verdict, 'UTF8')::jsonb AS j) q "
-    "ORDER BY graded_ms, id";
+    RECORD_SHOWN_COLUMNS " FROM records ORDER BY graded_ms, id";
 
 struct rows {
     bool (*fn)(const struct store_class_row *r, void *arg);
@@ -64,13 +55,37 @@ static bool text_of(const struct store_value *v, const char **out, size_t *len)
     return true;
 }
 
+/* Copies a column's text into out (VERDICT_FACTS_TEXT), cut at a
+ * character's start when too long (a row migrated from an older store
+ * may hold a longer one). */
+static void shown_text(const struct store_value *v, char out[VERDICT_FACTS_TEXT])
+{
+    const char *p;
+    size_t len;
+    out[0] = '\0';
+    if (!text_of(v, &p, &len) || !p)
+        return;
+    if (len >= VERDICT_FACTS_TEXT) {
+        len = VERDICT_FACTS_TEXT - 1;
+        while (len > 0 && ((unsigned char)p[len] & 0xc0) == 0x80)
+            len--;
+    }
+    memcpy(out, p, len);
+    out[len] = '\0';
+}
+
+static int8_t half_of(const struct store_value *v)
+{
+    return v->type == SV_INT && (v->i == 0 || v->i == 1) ? (int8_t)v->i : -1;
+}
+
 static bool class_row(const struct store_value *c, size_t n, void *arg)
 {
     struct rows *w = arg;
     char id[STORE_ID_SIZE], student[STORE_MAX_TEXT + 1];
     const char *p;
     size_t len;
-    if (n != 8 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
+    if (n != 12 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
         return true;   /* not a row of ours: skipped */
     memcpy(id, p, len);
     id[len] = '\0';
@@ -84,9 +99,16 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
         student[len] = '\0';
         r.student = student;
     }
-    if (!text_of(&c[7], &r.facts, &r.facts_len))
-        return true;
+    shown_text(&c[7], r.shown.key);
+    shown_text(&c[8], r.shown.label);
+    for (int k = 0; k < TASK_NHALVES; k++)
+        r.shown.halves[k] = half_of(&c[9 + k]);
     return w->fn(&r, w->arg);
+}
+
+static enum store_status read_rows(struct store *s, void *arg, struct store_error *err)
+{
+    return s->ops->exec(s, rows_sql, false, NULL, 0, class_row, arg, NULL, err);
 }
 
 enum store_status store_class_rows(struct store *s,
@@ -95,22 +117,8 @@ enum store_status store_class_rows(struct store *s,
 {
     if (!s)
         return store_fail(err, STORE_INVALID, "no store");
-    enum store_status st = store_ready(s, err);
-    if (st != STORE_OK)
-        return st;
     struct rows w = { fn, arg };
-    st = s->ops->begin(s, false, err);
-    if (st != STORE_OK)
-        return st;
-    st = s->ops->exec(s, s->kind == STORE_KIND_POSTGRES ? rows_pg : rows_sqlite, false, NULL, 0,
-                      class_row, &w, NULL, err);
-    if (st == STORE_OK)
-        st = s->ops->commit(s, err);
-    if (st != STORE_OK)
-        s->ops->rollback(s);
-    else
-        store_ok(err);
-    return st;
+    return store_in_read(s, read_rows, &w, err);
 }
 
 static enum store_status listen_fail(struct store_listener *l, const char *what,
@@ -156,7 +164,7 @@ enum store_status store_listener_open(const char *url, struct store_listener **o
                                       struct store_error *err)
 {
     *out = NULL;
-    if (!url || (strncmp(url, "postgresql://", 13) && strncmp(url, "postgres://", 11)))
+    if (store_kind_of_url(url) != STORE_KIND_POSTGRES)
         return store_fail(err, STORE_UNSUPPORTED, "only PostgreSQL has listeners");
     struct store_listener *l = calloc(1, sizeof *l);
     if (!l || !(l->url = strdup(url))) {

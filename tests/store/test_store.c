@@ -31,6 +31,8 @@
 #include "common/clock.h"
 #include "common/defaults.h"
 #include "store/store.h"
+#include "store/store_class.h"
+#include "store/store_lti.h"
 #include "store/store_writer.h"
 
 static const char *backend;        /* "sqlite" or the PostgreSQL URL */
@@ -56,12 +58,29 @@ static void pg_run(const char *sql)
     PQfinish(c);
 }
 
+/* The rows a query answers on the PostgreSQL test database. */
+static int pg_count(const char *sql)
+{
+    PGconn *c = PQconnectdb(backend);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    int n = PQntuples(r);
+    PQclear(r);
+    PQfinish(c);
+    return n;
+}
+
 /* A URL for an empty store. */
 static const char *fresh(const char *options)
 {
     if (is_pg()) {
         pg_run("SET client_min_messages = warning; DROP TABLE IF EXISTS records, students, "
-               "instructor, secrets, schema_version");
+               "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
+               "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
+               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links; "
+               "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
         snprintf(url, sizeof url, "sqlite:%s/s%d.sqlite%s", tmpdir, ++serial,
@@ -924,7 +943,52 @@ static void read_fixtures(void)
     }
 }
 
-/* A store made by every earlier schema version opens, migrated, with its rows. */
+struct shown_seen {
+    bool accepted, diagnosed;
+};
+
+static bool see_shown(const struct store_class_row *r, void *arg)
+{
+    struct shown_seen *w = arg;
+    if (!strcmp(r->id, "00112233445566778899aabbccddeeff")) {
+        assert_string_equal(r->shown.key, "");
+        assert_int_equal(r->shown.halves[0], -1);
+        assert_int_equal(r->shown.halves[2], -1);
+        w->accepted = true;
+    } else if (!strcmp(r->id, "ffeeddccbbaa99887766554433221100")) {
+        assert_string_equal(r->shown.key, "mistake:swapped-halves");
+        assert_string_equal(r->shown.label, "The halves are swapped");
+        assert_int_equal(r->shown.halves[0], 1);
+        assert_int_equal(r->shown.halves[1], 0);
+        assert_int_equal(r->shown.halves[2], 0);
+        w->diagnosed = true;
+    }
+    return true;
+}
+
+static bool count_lti_key(const struct store_lti_key *k, void *arg)
+{
+    (void)k;
+    (*(int *)arg)++;
+    return true;
+}
+
+struct outbox_seen {
+    int newest_points;
+    char lineitem[64];
+};
+
+static bool see_outbox(const struct store_lti_score *sc, void *arg)
+{
+    struct outbox_seen *o = arg;
+    o->newest_points = sc->points;
+    snprintf(o->lineitem, sizeof o->lineitem, "%s", sc->lineitem);
+    return true;
+}
+
+/* A store made by every earlier schema version opens, migrated, with its
+ * rows: the records', LTI's (as they were kept before they joined the
+ * migrations), and the class view's facts of the records already there. */
 static void test_earlier_versions_open(void **state)
 {
     assert_true(STORE_SCHEMA_VERSION > 1);   /* else there is no earlier version to open */
@@ -972,7 +1036,39 @@ static void test_earlier_versions_open(void **state)
         store_record_clear(&r);
         unsigned char key[STORE_SECRET_BYTES];
         assert_int_equal(store_secret(s, "session", key, &err), STORE_OK);
+        /* the class view's facts of the records made before version 3,
+         * read once from their verdicts by the migration */
+        struct shown_seen seen = { 0 };
+        assert_int_equal(store_class_rows(s, see_shown, &seen, &err), STORE_OK);
+        assert_true(seen.accepted);
+        if (v >= 2) {
+            /* LTI's tables as store_lti.c made them (lti_schema 2): kept,
+             * and the trigger made anew still scores the launched student */
+            assert_true(seen.diagnosed);
+            int keys = 0;
+            assert_int_equal(store_lti_keys_each(s, count_lti_key, &keys, &err), STORE_OK);
+            assert_int_equal(keys, 1);
+            struct outbox_seen ob = { 0 };
+            assert_int_equal(store_lti_outbox_due(s, INT64_MAX / 2, 100, see_outbox, &ob, &err),
+                             STORE_OK);
+            assert_true(ob.newest_points == 2);   /* the record just made, newest of the pair */
+            assert_string_equal(ob.lineitem, "https://p/li/1");
+        }
         store_close(s);
+        /* the old layout's own version table is gone */
+        if (is_pg()) {
+            assert_int_equal(pg_count("SELECT 1 FROM pg_tables WHERE tablename = 'lti_schema'"), 0);
+        } else {
+            sqlite3 *db;
+            assert_int_equal(sqlite3_open(sqlite_path(), &db), SQLITE_OK);
+            sqlite3_stmt *q;
+            assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE "
+                                                "name = 'lti_schema'", -1, &q, NULL), SQLITE_OK);
+            assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+            assert_int_equal(sqlite3_column_int(q, 0), 0);
+            sqlite3_finalize(q);
+            sqlite3_close(db);
+        }
     }
 }
 
@@ -1004,7 +1100,7 @@ static void test_sqlite_full_then_recovers(void **state)
     struct store *big = open_ok(fresh(NULL));
     store_close(big);
     char capped[1100];
-    snprintf(capped, sizeof capped, "%s?max_page_count=40", url);
+    snprintf(capped, sizeof capped, "%s?max_page_count=60", url);
     struct store *s = open_ok(capped);
     struct store_error err;
     enum store_status st = STORE_OK;
