@@ -1181,6 +1181,116 @@ static void test_sqlite_read_only_then_recovers(void **state)
     store_close(s);
 }
 
+/* The server's reader beside its writer (server/records.c, issue 30
+ * defect 1): a reader that opened the file while it was read-only holds
+ * no connection once its call ends, so the writer's next write after the
+ * file is writable again succeeds (the -shm mapping the two share is not
+ * left read-only). */
+static void test_sqlite_reader_beside_read_only(void **state)
+{
+    if (is_pg())
+        skip();
+    struct store *s = open_ok(fresh(NULL));
+    store_close(s);
+    assert_int_equal(chmod(sqlite_path(), 0400), 0);
+    struct store *w = open_ok(url), *rd = open_ok(url);
+    struct store_error err;
+    assert_int_equal(store_probe(rd, &err), STORE_OK);
+    struct store_record r;
+    make_record(&r, "s1", 1, 1);
+    assert_int_equal(store_record_insert(w, &r, &err), STORE_READ_ONLY);
+    assert_int_equal(store_probe(rd, &err), STORE_OK);   /* the reader read meanwhile */
+    chmod_store(0600);
+    insert_ok(w, &r);
+    assert_int_equal(store_probe(rd, &err), STORE_OK);
+    store_record_clear(&r);
+    make_record(&r, "s1", 2, 1);
+    insert_ok(w, &r);
+    store_record_clear(&r);
+    store_close(rd);
+    store_close(w);
+}
+
+/* A commit completes while a long read is open on the reader's connection
+ * (server/records.c gives reads a connection of their own on both
+ * backends): the read waits, inside its transaction, for the commit of a
+ * record queued on the writer. With one connection for both (the server
+ * on SQLite before issue 30) the commit would wait for the read. */
+struct read_during {
+    struct store_writer *writer;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool committed, asked, seen_in_read;
+    enum store_status st;
+};
+
+static void committed_cb(const char *id, enum store_status status, const char *reason,
+                         void *arg)
+{
+    (void)id;
+    (void)reason;
+    struct read_during *d = arg;
+    pthread_mutex_lock(&d->lock);
+    d->committed = true;
+    d->st = status;
+    pthread_cond_broadcast(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+}
+
+static bool hold_read(const struct store_record *r, void *arg)
+{
+    (void)r;
+    struct read_during *d = arg;
+    if (d->asked)
+        return true;
+    d->asked = true;
+    struct store_record *rec = calloc(1, sizeof *rec);
+    make_record(rec, "s2", 99, 9);
+    assert_int_equal(store_writer_submit(d->writer, rec, committed_cb, d), STORE_WRITER_QUEUED);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;   /* a bound on a wait that is never long when it holds */
+    pthread_mutex_lock(&d->lock);
+    while (!d->committed)
+        if (pthread_cond_timedwait(&d->cond, &d->lock, &until) != 0)
+            break;
+    d->seen_in_read = d->committed;
+    pthread_mutex_unlock(&d->lock);
+    return true;
+}
+
+static void read_call(struct store *s, void *arg)
+{
+    struct store_error err;
+    assert_int_equal(store_records_each(s, INT64_MAX, hold_read, arg, &err), STORE_OK);
+}
+
+static void test_commit_during_read(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    for (int i = 0; i < 3; i++) {
+        struct store_record r;
+        make_record(&r, "s1", i + 1, 1);
+        insert_ok(s, &r);
+        store_record_clear(&r);
+    }
+    store_close(s);
+    struct store_writer_options o;
+    store_writer_options_init(&o);
+    struct read_during d = { .lock = PTHREAD_MUTEX_INITIALIZER,
+                             .cond = PTHREAD_COND_INITIALIZER };
+    d.writer = store_writer_start(open_ok(url), &o);
+    struct store_writer *reader = store_writer_start(open_ok(url), &o);
+    assert_non_null(d.writer);
+    assert_non_null(reader);
+    assert_int_equal(store_writer_call(reader, read_call, &d), STORE_WRITER_QUEUED);
+    store_writer_stop(reader);   /* runs what is queued: the read */
+    store_writer_stop(d.writer);
+    assert_true(d.asked);
+    assert_true(d.seen_in_read);
+    assert_int_equal(d.st, STORE_OK);
+}
+
 static void test_sqlite_backup(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
@@ -1394,6 +1504,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sqlite_full_then_recovers),
         cmocka_unit_test(test_sqlite_locked_then_recovers),
         cmocka_unit_test(test_sqlite_read_only_then_recovers),
+        cmocka_unit_test(test_sqlite_reader_beside_read_only),
+        cmocka_unit_test(test_commit_during_read),
         cmocka_unit_test(test_sqlite_backup),
         cmocka_unit_test(test_sqlite_file_private),
         cmocka_unit_test(test_pg_stopped_then_recovers),
