@@ -468,6 +468,27 @@ void lti_render_metrics(struct lti *l, FILE *f)
 
 /* ---- the thread ------------------------------------------------------------------- */
 
+bool lti_store_call(struct lti *l, bool write, store_call_fn fn, void *arg)
+{
+    return l->store_call && l->store_call(l->store_ctx, write, fn, arg);
+}
+
+struct job_call {
+    struct lti *l;
+    struct lti_job j;
+};
+
+static void job_run(struct store *s, void *arg)
+{
+    struct job_call *c = arg;
+    c->j.fn(c->l, s, c->j.arg);
+}
+
+static void refresh_run(struct store *s, void *arg)
+{
+    refresh_keys(arg, s);
+}
+
 bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *arg),
                 void *arg)
 {
@@ -494,7 +515,11 @@ static void *launch_thread(void *arg)
             l->head = (l->head + 1) % LTI_RING;
             l->n_jobs--;
             pthread_mutex_unlock(&l->lock);
-            j.fn(l, l->store, j.arg);
+            /* on the records' writer (a login and a launch write); one
+             * refused is answered all the same, with no store (503) */
+            struct job_call c = { l, j };
+            if (!lti_store_call(l, true, job_run, &c))
+                j.fn(l, NULL, j.arg);
             pthread_mutex_lock(&l->lock);
             continue;
         }
@@ -504,7 +529,7 @@ static void *launch_thread(void *arg)
             break;
         if (time(NULL) - last_refresh >= (time_t)LTI_KEYS_REFRESH_S) {
             pthread_mutex_unlock(&l->lock);
-            refresh_keys(l, l->store);
+            lti_store_call(l, false, refresh_run, l);
             last_refresh = time(NULL);
             pthread_mutex_lock(&l->lock);
             continue;
@@ -528,6 +553,23 @@ const char *lti_public_url(const struct lti *l)
     return l->public_url;
 }
 
+/* At start: the tool's key pair made when the store has none, and the
+ * public key set read. */
+struct first_key {
+    struct lti *l;
+    enum store_status st;
+    struct store_error e;
+};
+
+static void first_key_run(struct store *s, void *arg)
+{
+    struct first_key *fk = arg;
+    char kid[STORE_LTI_KID_SIZE];
+    fk->st = store_lti_key_make(s, true, kid, &fk->e);
+    if (fk->st == STORE_OK)
+        refresh_keys(fk->l, s);
+}
+
 struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
 {
     struct lti *l = calloc(1, sizeof *l);
@@ -543,7 +585,6 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     l->policy = o->policy;
     snprintf(l->public_url, sizeof l->public_url, "%s", o->public_url);
     char why[400];
-    struct store_error e = { 0 };
     if (!lti_config_load(o->config_path, &l->cfg, why, sizeof why)) {
         snprintf(err, errsz, "--lti-config %s: %s", o->config_path, why);
         goto fail;
@@ -553,18 +594,17 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
         goto fail;
     }
     l->curl_ready = true;
-    if (store_open(o->database_url, &l->store, &e) != STORE_OK || !l->store ||
-        store_open(o->database_url, &l->sender_store, &e) != STORE_OK || !l->sender_store) {
-        snprintf(err, errsz, "LTI needs a store (--database): %s",
-                 e.message[0] ? e.message : "none");
+    l->store_call = o->store_call;
+    l->store_ctx = o->store_ctx;
+    struct first_key fk = { .l = l, .st = STORE_UNAVAILABLE };
+    if (!l->store_call) {
+        snprintf(err, errsz, "LTI needs a store (--database): none");
         goto fail;
     }
-    char kid[STORE_LTI_KID_SIZE];
-    if (store_lti_key_make(l->store, true, kid, &e) != STORE_OK) {
-        snprintf(err, errsz, "LTI: %s", e.message);
+    if (!lti_store_call(l, true, first_key_run, &fk) || fk.st != STORE_OK) {
+        snprintf(err, errsz, "LTI: %s", fk.e.message[0] ? fk.e.message : "the store refused");
         goto fail;
     }
-    refresh_keys(l, l->store);
     if (pthread_create(&l->thread, NULL, launch_thread, l)) {
         snprintf(err, errsz, "cannot start LTI's thread");
         goto fail;
@@ -608,8 +648,6 @@ void lti_free(struct lti *l)
     lti_quiesce(l);
     for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++)
         r_jwks_free(l->keysets[i].set);
-    store_close(l->store);
-    store_close(l->sender_store);
     lti_config_free(&l->cfg);
     free(l->jwks);
     if (l->curl_ready)

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include "store/store_writer.h"
 
 #define LTI_MAX_PLATFORMS 64
 #define LTI_MAX_DEPLOYMENTS 32
@@ -146,13 +147,19 @@ struct lti_options {
     const char *database_url;     /* the store (LTI needs one) */
     const char *public_url;       /* the tool's base address, no trailing '/' */
     enum lti_policy policy;
+    /* How LTI uses the store: runs fn on the thread that owns a connection
+     * (the records' writer when write, else their reader) and returns once
+     * it has run; false, fn not called, when refused. LTI opens no
+     * connection of its own (server/records.h, records_call_wait). */
+    bool (*store_call)(void *ctx, bool write, store_call_fn fn, void *arg);
+    void *store_ctx;
 };
 
 struct lti;
 struct store;
 
-/* Reads the config, opens the store, makes the tool's key pair on a
- * first start, starts the threads. NULL with a reason in err. */
+/* Reads the config, makes the tool's key pair on a first start (through
+ * o->store_call), starts the threads. NULL with a reason in err. */
 struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz);
 
 /* Stops the threads: the launches queued are answered (their connections

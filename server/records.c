@@ -475,6 +475,45 @@ bool records_read(struct records *rs, store_call_fn fn, void *arg)
     return ok;
 }
 
+struct waited_call {
+    store_call_fn fn;
+    void *arg;
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    bool done;
+};
+
+static void waited_call_run(struct store *s, void *arg)
+{
+    struct waited_call *w = arg;
+    w->fn(s, w->arg);
+    pthread_mutex_lock(&w->lock);
+    w->done = true;
+    pthread_cond_signal(&w->done_cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
+bool records_call_wait(struct records *rs, bool write, store_call_fn fn, void *arg)
+{
+    struct waited_call w = { .fn = fn, .arg = arg };
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.done_cv, NULL);
+    pthread_mutex_lock(&rs->lock);
+    struct store_writer *t = write ? rs->writer : rs->reader;
+    bool ok = t && store_writer_call(t, waited_call_run, &w) == STORE_WRITER_QUEUED;
+    pthread_mutex_unlock(&rs->lock);
+    /* A queued call is always run, store_writer_stop included, and every
+     * store call is bounded (the busy timeout, STORE_PG_ANSWER_MS), so
+     * this wait ends; w lives on this stack until it has. */
+    pthread_mutex_lock(&w.lock);
+    while (ok && !w.done)
+        pthread_cond_wait(&w.done_cv, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    pthread_cond_destroy(&w.done_cv);
+    pthread_mutex_destroy(&w.lock);
+    return ok;
+}
+
 void records_size(struct records *rs, uint64_t *bytes, uint64_t *max_bytes)
 {
     pthread_mutex_lock(&rs->lock);

@@ -93,6 +93,15 @@ void records_on_commit(struct records *rs, records_committed_fn fn, void *arg);
 /* Queues fn on the reader's thread; false (fn not called) when refused. */
 bool records_read(struct records *rs, store_call_fn fn, void *arg);
 
+/*
+ * Runs fn on the writer's thread (write) or the reader's, with its
+ * connection, and returns once it has run: how another part of the
+ * server (LTI's threads) uses the store without a connection of its own.
+ * False, fn not called, when refused (the queue full, stopping). Never
+ * from a writer's own thread, nor from libmicrohttpd's.
+ */
+bool records_call_wait(struct records *rs, bool write, store_call_fn fn, void *arg);
+
 /* The store's size (as last read, and what was written since) and its
  * limit (0: none), in bytes, for /healthz. Reads memory. */
 void records_size(struct records *rs, uint64_t *bytes, uint64_t *max_bytes);
