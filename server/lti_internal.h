@@ -12,7 +12,6 @@
 #include "server/lti.h"
 #include "store/store.h"
 
-#define LTI_MAX_REFUSAL_CODES 32
 
 struct lti_job {
     void (*fn)(struct lti *l, struct store *s, void *arg);
@@ -81,8 +80,7 @@ struct lti {
     struct access_token tokens[LTI_MAX_PLATFORMS];  /* the sender's only */
     /* counters, under lock */
     uint64_t launches_ok;
-    struct { const char *code; uint64_t count; } refusals[LTI_MAX_REFUSAL_CODES];
-    size_t n_refusals;
+    uint64_t refused[LTI_NREASONS];   /* by reason; [LTI_ACCEPTED] unused */
     uint64_t scores_sent, scores_retried, scores_failed;
 };
 
