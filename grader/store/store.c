@@ -555,6 +555,24 @@ static bool walk_row(const struct store_value *c, size_t n, void *arg)
     return go_on;
 }
 
+struct walk_sql {
+    const char *sql, *sql2;
+    const struct store_value *p;
+    size_t n;
+    struct walk *w;
+};
+
+static enum store_status walk_read(struct store *s, void *arg, struct store_error *err)
+{
+    struct walk_sql *q = arg;
+    enum store_status st = s->ops->exec(s, q->sql, false, q->p, q->n, walk_row, q->w, NULL, err);
+    if (st == STORE_OK && !q->w->oom && !q->w->stopped && q->sql2)
+        st = s->ops->exec(s, q->sql2, false, q->p, q->n, walk_row, q->w, NULL, err);
+    if (st == STORE_OK && q->w->oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the records");
+    return st;
+}
+
 /* Runs queries of RECORD_COLUMNS (sql, then sql2 unless NULL or fn
  * stopped) in one read transaction, calling fn per record. */
 static enum store_status walk_records(struct store *s, const char *sql, const char *sql2,
@@ -563,21 +581,8 @@ static enum store_status walk_records(struct store *s, const char *sql, const ch
                                       void *arg, struct store_error *err)
 {
     struct walk w = { fn, arg, false, false };
-    enum store_status st = s->ops->begin(s, false, err);
-    if (st != STORE_OK)
-        return st;
-    st = s->ops->exec(s, sql, false, p, n, walk_row, &w, NULL, err);
-    if (st == STORE_OK && !w.oom && !w.stopped && sql2)
-        st = s->ops->exec(s, sql2, false, p, n, walk_row, &w, NULL, err);
-    if (st == STORE_OK && w.oom)
-        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the records");
-    if (st == STORE_OK)
-        st = s->ops->commit(s, err);
-    if (st != STORE_OK)
-        s->ops->rollback(s);
-    else
-        store_ok(err);
-    return st;
+    struct walk_sql q = { sql, sql2, p, n, &w };
+    return store_in_read(s, walk_read, &q, err);
 }
 
 enum store_status store_records_each(struct store *s, int64_t until_ms,
