@@ -571,8 +571,8 @@ void class_feed_committed(struct class_feed *f, const struct store_record *r,
 /* --- the store, through the records' reader ---------------------------------- */
 
 /* One piece of work for the reader's thread, waited for here: the feed
- * opens no store connection of its own (a second SQLite connection in
- * one process shares the -shm, see server/records.c). */
+ * opens no store connection of its own (the records' two serve the whole
+ * server, see server/records.c). */
 struct feed_call {
     struct class_feed *f;
     void (*fn)(struct class_feed *f, struct store *s, void *arg);

@@ -8,11 +8,12 @@
  * older store forward before anything else, and refuses a newer one.
  *
  * Threads and processes. A struct store is one connection: use it from
- * one thread at a time. On SQLite, prefer one connection per file per
- * process: a process's connections to one file share SQLite's locks and
- * shared memory, so one opened while the file was read-only keeps the
- * others read-only after the file is writable again (a single connection
- * recovers by itself: it reopens after a read-only failure). Only the server process and butterfly-admin /
+ * one thread at a time. A process's SQLite connections to one file share
+ * SQLite's locks and shared memory, so one opened while the file was
+ * read-only would keep the others read-only after the file is writable
+ * again: the SQLite backend closes such a connection as soon as its call
+ * ends, and reopens after a read-only failure, so several connections
+ * (the server's writer and reader) recover by themselves. Only the server process and butterfly-admin /
  * butterfly-batch open a store, never a worker, and a store is never
  * used across fork: every call made in a process other than the one that
  * opened it fails with STORE_UNAVAILABLE and touches nothing. The server
