@@ -21,51 +21,51 @@
 #include "store/store_internal.h"
 
 #define V1_SCHEMA(INT, BYTES)                                                        \
-    "CREATE TABLE schema_version (\n"                                               \
-    "    version " INT " NOT NULL\n"                                                \
-    ");\n"                                                                          \
-    "INSERT INTO schema_version (version) VALUES (0);\n"                            \
-    "CREATE TABLE students (\n"                                                     \
-    "    id           TEXT PRIMARY KEY,\n"                                          \
-    "    name         TEXT NOT NULL,\n"                                             \
-    "    section      TEXT NOT NULL DEFAULT '',\n"                                  \
-    "    email        TEXT NOT NULL DEFAULT '',\n"                                  \
-    "    verified     " INT " NOT NULL,\n"                                          \
-    "    token_sha256 TEXT UNIQUE,\n"                                               \
-    "    created_ms   " INT " NOT NULL\n"                                           \
-    ");\n"                                                                          \
-    "CREATE TABLE records (\n"                                                      \
-    "    id             TEXT PRIMARY KEY,\n"                                        \
-    "    task           TEXT NOT NULL,\n"                                           \
-    "    student        TEXT,\n"                                                    \
-    "    received_ms    " INT " NOT NULL,\n"                                        \
-    "    graded_ms      " INT " NOT NULL,\n"                                        \
-    "    source         " BYTES " NOT NULL,\n"                                      \
-    "    sha256         TEXT NOT NULL,\n"                                           \
-    "    status         " INT " NOT NULL,\n"                                        \
-    "    points         " INT " NOT NULL,\n"                                        \
-    "    max_points     " INT " NOT NULL,\n"                                        \
-    "    verdict        " BYTES " NOT NULL,\n"                                      \
-    "    seed           " INT " NOT NULL,\n"                                        \
-    "    device         TEXT,\n"                                                    \
-    "    grader_version TEXT NOT NULL\n"                                            \
-    ");\n"                                                                          \
-    "CREATE INDEX records_by_student ON records (student, received_ms, id);\n"      \
-    "CREATE INDEX records_by_time ON records (received_ms);\n"                      \
-    "CREATE TABLE instructor (\n"                                                   \
-    "    one          " INT " PRIMARY KEY CHECK (one = 1),\n"                       \
-    "    token_sha256 TEXT NOT NULL,\n"                                             \
-    "    created_ms   " INT " NOT NULL\n"                                           \
+    "CREATE TABLE schema_version (\n"                                                \
+    "    version " INT " NOT NULL\n"                                                 \
+    ");\n"                                                                           \
+    "INSERT INTO schema_version (version) VALUES (0);\n"                             \
+    "CREATE TABLE students (\n"                                                      \
+    "    id           TEXT PRIMARY KEY,\n"                                           \
+    "    name         TEXT NOT NULL,\n"                                              \
+    "    section      TEXT NOT NULL DEFAULT '',\n"                                   \
+    "    email        TEXT NOT NULL DEFAULT '',\n"                                   \
+    "    verified     " INT " NOT NULL,\n"                                           \
+    "    token_sha256 TEXT UNIQUE,\n"                                                \
+    "    created_ms   " INT " NOT NULL\n"                                            \
+    ");\n"                                                                           \
+    "CREATE TABLE records (\n"                                                       \
+    "    id             TEXT PRIMARY KEY,\n"                                         \
+    "    task           TEXT NOT NULL,\n"                                            \
+    "    student        TEXT,\n"                                                     \
+    "    received_ms    " INT " NOT NULL,\n"                                         \
+    "    graded_ms      " INT " NOT NULL,\n"                                         \
+    "    source         " BYTES " NOT NULL,\n"                                       \
+    "    sha256         TEXT NOT NULL,\n"                                            \
+    "    status         " INT " NOT NULL,\n"                                         \
+    "    points         " INT " NOT NULL,\n"                                         \
+    "    max_points     " INT " NOT NULL,\n"                                         \
+    "    verdict        " BYTES " NOT NULL,\n"                                       \
+    "    seed           " INT " NOT NULL,\n"                                         \
+    "    device         TEXT,\n"                                                     \
+    "    grader_version TEXT NOT NULL\n"                                             \
+    ");\n"                                                                           \
+    "CREATE INDEX records_by_student ON records (student, received_ms, id);\n"       \
+    "CREATE INDEX records_by_time ON records (received_ms);\n"                       \
+    "CREATE TABLE instructor (\n"                                                    \
+    "    one          " INT " PRIMARY KEY CHECK (one = 1),\n"                        \
+    "    token_sha256 TEXT NOT NULL,\n"                                              \
+    "    created_ms   " INT " NOT NULL\n"                                            \
     ");\n"
 
 /* Version 2: secrets the instances of a class share (the key that signs
  * session cookies), so that a cookie one instance set another accepts,
  * and a restart signs no one out. */
 #define V2_SCHEMA(INT, BYTES)                                                        \
-    "CREATE TABLE secrets (\n"                                                      \
-    "    name       TEXT PRIMARY KEY,\n"                                            \
-    "    value      " BYTES " NOT NULL,\n"                                          \
-    "    created_ms " INT " NOT NULL\n"                                             \
+    "CREATE TABLE secrets (\n"                                                       \
+    "    name       TEXT PRIMARY KEY,\n"                                             \
+    "    value      " BYTES " NOT NULL,\n"                                           \
+    "    created_ms " INT " NOT NULL\n"                                              \
     ");\n"
 
 /* Version 3: LTI 1.3's tables join the records' migrations (until now
@@ -175,10 +175,10 @@
  * "mistake:ID", "compile:MESSAGE" or ''; shown_label its words; half1..3
  * each half right (1), wrong (0) or not run (-1). */
 #define V3_SHOWN_COLUMNS(INT)                                                        \
-    "ALTER TABLE records ADD COLUMN shown_key TEXT NOT NULL DEFAULT '';\n"          \
-    "ALTER TABLE records ADD COLUMN shown_label TEXT NOT NULL DEFAULT '';\n"        \
-    "ALTER TABLE records ADD COLUMN half1 " INT " NOT NULL DEFAULT -1;\n"           \
-    "ALTER TABLE records ADD COLUMN half2 " INT " NOT NULL DEFAULT -1;\n"           \
+    "ALTER TABLE records ADD COLUMN shown_key TEXT NOT NULL DEFAULT '';\n"           \
+    "ALTER TABLE records ADD COLUMN shown_label TEXT NOT NULL DEFAULT '';\n"         \
+    "ALTER TABLE records ADD COLUMN half1 " INT " NOT NULL DEFAULT -1;\n"            \
+    "ALTER TABLE records ADD COLUMN half2 " INT " NOT NULL DEFAULT -1;\n"            \
     "ALTER TABLE records ADD COLUMN half3 " INT " NOT NULL DEFAULT -1;\n"
 
 /* The records made before version 3 get their facts from their verdicts'
@@ -193,13 +193,15 @@
     " half3 = COALESCE(json_extract(CAST(verdict AS TEXT), '$.halves[2].passed'), -1),\n" \
     " shown_key = CASE\n"                                                            \
     "  WHEN json_type(CAST(verdict AS TEXT), '$.diagnosis.id') = 'text'\n"           \
+    "   AND json_extract(CAST(verdict AS TEXT), '$.diagnosis.id') <> ''\n"           \
     "   THEN 'mistake:' || json_extract(CAST(verdict AS TEXT), '$.diagnosis.id')\n"  \
     "  WHEN status = 6 THEN 'compile:' || COALESCE(json_extract(CAST(verdict AS TEXT),\n" \
     "   '$.diagnostics[0].message'), 'compile error')\n"                             \
     "  ELSE '' END,\n"                                                               \
     " shown_label = CASE\n"                                                          \
     "  WHEN json_type(CAST(verdict AS TEXT), '$.diagnosis.id') = 'text'\n"           \
-    "   THEN COALESCE(json_extract(CAST(verdict AS TEXT), '$.diagnosis.title'),\n"   \
+    "   AND json_extract(CAST(verdict AS TEXT), '$.diagnosis.id') <> ''\n"           \
+    "   THEN COALESCE(NULLIF(json_extract(CAST(verdict AS TEXT), '$.diagnosis.title'), ''),\n" \
     "    json_extract(CAST(verdict AS TEXT), '$.diagnosis.id'))\n"                   \
     "  WHEN status = 6 THEN COALESCE(json_extract(CAST(verdict AS TEXT),\n"          \
     "   '$.diagnostics[0].message'), 'compile error')\n"                             \
@@ -216,13 +218,15 @@
     "  THEN (q.j #>> '{halves,2,passed}')::boolean::int END, -1),\n"                 \
     " shown_key = CASE\n"                                                            \
     "  WHEN jsonb_typeof(q.j #> '{diagnosis,id}') = 'string'\n"                      \
+    "   AND q.j #>> '{diagnosis,id}' <> ''\n"                                        \
     "   THEN 'mistake:' || (q.j #>> '{diagnosis,id}')\n"                             \
     "  WHEN r.status = 6 THEN 'compile:' || COALESCE(q.j #>> '{diagnostics,0,message}',\n" \
     "   'compile error')\n"                                                          \
     "  ELSE '' END,\n"                                                               \
     " shown_label = CASE\n"                                                          \
     "  WHEN jsonb_typeof(q.j #> '{diagnosis,id}') = 'string'\n"                      \
-    "   THEN COALESCE(q.j #>> '{diagnosis,title}', q.j #>> '{diagnosis,id}')\n"      \
+    "   AND q.j #>> '{diagnosis,id}' <> ''\n"                                        \
+    "   THEN COALESCE(NULLIF(q.j #>> '{diagnosis,title}', ''), q.j #>> '{diagnosis,id}')\n" \
     "  WHEN r.status = 6 THEN COALESCE(q.j #>> '{diagnostics,0,message}',\n"         \
     "   'compile error')\n"                                                          \
     "  ELSE '' END\n"                                                                \
