@@ -986,6 +986,64 @@ static bool see_outbox(const struct store_lti_score *sc, void *arg)
     return true;
 }
 
+/* The class view's facts are the record's as written (what the worker
+ * sent), never its verdict's JSON read again: a verdict that says
+ * otherwise, or is no JSON at all, changes nothing (issue 30 defect 6). */
+struct shown_got {
+    char id[STORE_ID_SIZE];
+    struct verdict_shown shown;
+    int n;
+};
+
+static bool take_shown(const struct store_class_row *r, void *arg)
+{
+    struct shown_got *g = arg;
+    if (!strcmp(r->id, g->id)) {
+        g->shown = r->shown;
+        g->n++;
+    }
+    return true;
+}
+
+static void test_class_facts_from_columns(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_record r;
+    make_record(&r, "s1", 5, 3);
+    free(r.verdict);
+    r.verdict = strdup("{\"diagnosis\":{\"id\":\"from-json\"},\"halves\":[{\"passed\":false}]}");
+    r.verdict_len = strlen(r.verdict);
+    r.shown_known = true;
+    snprintf(r.shown.key, sizeof r.shown.key, "mistake:swapped-halves");
+    snprintf(r.shown.label, sizeof r.shown.label, "The halves are swapped");
+    r.shown.halves[0] = 1;
+    r.shown.halves[1] = 0;
+    r.shown.halves[2] = -1;
+    insert_ok(s, &r);
+    struct shown_got g = { .n = 0 };
+    snprintf(g.id, sizeof g.id, "%s", r.id);
+    store_record_clear(&r);
+    struct store_error err;
+    assert_int_equal(store_class_rows(s, take_shown, &g, &err), STORE_OK);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.shown.key, "mistake:swapped-halves");
+    assert_string_equal(g.shown.label, "The halves are swapped");
+    assert_int_equal(g.shown.halves[0], 1);
+    assert_int_equal(g.shown.halves[1], 0);
+    assert_int_equal(g.shown.halves[2], -1);
+    /* a record written with no facts is one with no mistake and no half run */
+    make_record(&r, "s1", 6, 3);
+    insert_ok(s, &r);
+    snprintf(g.id, sizeof g.id, "%s", r.id);
+    store_record_clear(&r);
+    g.n = 0;
+    assert_int_equal(store_class_rows(s, take_shown, &g, &err), STORE_OK);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.shown.key, "");
+    assert_int_equal(g.shown.halves[0], -1);
+    store_close(s);
+}
+
 /* A store made by every earlier schema version opens, migrated, with its
  * rows: the records', LTI's (as they were kept before they joined the
  * migrations), and the class view's facts of the records already there. */
@@ -1499,6 +1557,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_bounded_queue),
         cmocka_unit_test(test_writer_isolates_bad_rows),
         cmocka_unit_test(test_never_across_fork),
+        cmocka_unit_test(test_class_facts_from_columns),
         cmocka_unit_test(test_earlier_versions_open),
         cmocka_unit_test(test_newer_schema_refused),
         cmocka_unit_test(test_sqlite_full_then_recovers),
