@@ -17,6 +17,7 @@
 #include "common/parse_num.h"
 #include "pool/pool.h"
 #include "server/core/server.h"
+#include "store/store.h"
 #include "store/store_location.h"
 
 enum value_kind { V_UINT, V_TEXT, V_FLAG, V_LIST };
@@ -377,7 +378,7 @@ int main(int argc, char **argv)
      * SQLite serves one instance, so its start makes a new token; a
      * PostgreSQL store is shared by instances, whose starts must not end
      * each other's token: there only the first start makes one. */
-    cfg.rotate_instructor_token = !strncmp(loc.url, "sqlite:", 7);
+    cfg.rotate_instructor_token = store_kind_of_url(loc.url) == STORE_KIND_SQLITE;
     struct server *s = server_start(&cfg, err, sizeof err);
     if (!s) {
         fprintf(stderr, "butterfly-server: %s\n", err);

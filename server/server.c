@@ -49,6 +49,12 @@ static void on_committed(const struct store_record *r, const struct verdict_show
     class_feed_committed(arg, r, facts);
 }
 
+/* LTI's way to the store: the records' threads and connections. */
+static bool server_store_call(void *ctx, bool write, store_call_fn fn, void *arg)
+{
+    return ctx && records_call_wait(ctx, write, fn, arg);
+}
+
 struct server *server_start(const struct server_config *c, char *err, size_t errsz)
 {
     struct server *s = calloc(1, sizeof *s);
@@ -103,8 +109,11 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         size_t bl = strlen(base);
         if (bl && base[bl - 1] == '/')
             base[bl - 1] = '\0';
-        struct lti_options lo = { c->lti_config, c->database_url, base,
-                                  c->lti_score_last ? LTI_POLICY_LAST : LTI_POLICY_BEST };
+        struct lti_options lo = {
+            .config_path = c->lti_config, .database_url = c->database_url, .public_url = base,
+            .policy = c->lti_score_last ? LTI_POLICY_LAST : LTI_POLICY_BEST,
+            .store_call = server_store_call, .store_ctx = s->records,
+        };
         s->lti = lti_start(&lo, err, errsz);
         if (!s->lti)
             goto fail;
@@ -198,14 +207,15 @@ void server_stop(struct server *s, uint32_t drain_ms)
      * past the drain time), which resumes its connection */
     pool_free(s->pool, drain_ms);
     s->pool = NULL;
+    /* logins and launches queued are answered, with the records' threads
+     * still there (they are LTI's store); a score in flight ends within
+     * its timeout (and is sent again after the restart). The answers are
+     * sent by the HTTP threads, which still read s->lti: it is freed once
+     * the daemon has stopped */
+    lti_quiesce(s->lti);
     /* every verdict is in: its record is written and told, which resumes
      * the connection; reads queued are answered */
     records_stop(s->records);
-    /* logins and launches queued are answered; a score in flight ends
-     * within its timeout (and is sent again after the restart). The
-     * answers are sent by the HTTP threads, which still read s->lti: it
-     * is freed once the daemon has stopped */
-    lti_quiesce(s->lti);
     if (s->daemon) {
         /* give the resumed connections a moment to send their answers */
         for (int i = 0; i < 100; i++) {

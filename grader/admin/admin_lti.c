@@ -19,8 +19,7 @@ int admin_lti(struct store *s, int nargs, char **args)
     struct store_error e = { 0 };
     char kid[STORE_LTI_KID_SIZE];
     int64_t cutoff = store_now_ms() - (int64_t)LTI_KEY_OVERLAP_S * 1000;
-    if (store_lti_prepare(s, &e) != STORE_OK || store_lti_key_make(s, false, kid, &e) !=
-        STORE_OK || store_lti_keys_prune(s, cutoff, &e) != STORE_OK) {
+    if (store_lti_key_make(s, false, kid, &e) != STORE_OK || store_lti_keys_prune(s, cutoff, &e) != STORE_OK) {
         fprintf(stderr, "butterfly-admin: %s\n", e.message);
         return 1;
     }

@@ -68,7 +68,8 @@ static bool one_int(const struct store_value *c, size_t n, void *arg)
 static enum store_status read_version(struct store *s, int64_t *version, struct store_error *err)
 {
     int64_t has = 0;
-    enum store_status st = s->ops->exec(s, s->ops->has_version_table, false, NULL, 0, one_int,
+    struct store_value name = sv_text("schema_version");
+    enum store_status st = s->ops->exec(s, s->ops->has_table, false, &name, 1, one_int,
                                         &has, NULL, err);
     *version = 0;
     if (st != STORE_OK || !has)
@@ -103,6 +104,7 @@ static enum store_status migrate(struct store *s, struct store_error *err)
         struct store_value p = sv_int(next);
         if ((st = s->ops->exec(s, s->ops->migrations[next], true, NULL, 0, NULL, NULL, NULL,
                                err)) != STORE_OK
+            || (store_schema_after[next] && (st = store_schema_after[next](s, err)) != STORE_OK)
             || (st = s->ops->exec(s, "UPDATE schema_version SET version = ?1", false, &p, 1,
                                   NULL, NULL, NULL, err)) != STORE_OK) {
             char why[sizeof err->message];
@@ -123,6 +125,15 @@ fail:
     return st;
 }
 
+enum store_kind store_kind_of_url(const char *url)
+{
+    if (url && !strncmp(url, "sqlite:", 7))
+        return STORE_KIND_SQLITE;
+    if (url && (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11)))
+        return STORE_KIND_POSTGRES;
+    return STORE_KIND_NONE;
+}
+
 enum store_status store_open(const char *url, struct store **out, struct store_error *err)
 {
     *out = NULL;
@@ -141,12 +152,11 @@ enum store_status store_open(const char *url, struct store **out, struct store_e
         goto fail;
     }
     s->pid = getpid();
-    if (!strncmp(url, "sqlite:", 7)) {
-        s->kind = STORE_KIND_SQLITE;
+    s->kind = store_kind_of_url(url);
+    if (s->kind == STORE_KIND_SQLITE) {
         s->ops = &store_sqlite_ops;
         st = store_sqlite_open(s, url + 7, err);
-    } else if (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11)) {
-        s->kind = STORE_KIND_POSTGRES;
+    } else if (s->kind == STORE_KIND_POSTGRES) {
         s->ops = &store_pg_ops;
         st = store_pg_open(s, url, err);
     } else {
@@ -252,10 +262,27 @@ enum store_status store_in_write(struct store *s,
     return STORE_OK;
 }
 
+enum store_status store_in_read(struct store *s,
+                                enum store_status (*fn)(struct store *s, void *arg,
+                                                        struct store_error *err),
+                                void *arg, struct store_error *err)
+{
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if ((st = s->ops->begin(s, false, err)) != STORE_OK)
+        return st;
+    /* a read's COMMIT only ends the snapshot */
+    if ((st = fn(s, arg, err)) != STORE_OK || (st = s->ops->commit(s, err)) != STORE_OK) {
+        s->ops->rollback(s);
+        return st;
+    }
+    store_ok(err);
+    return STORE_OK;
+}
+
 /* ---- records ---------------------------------------------------------- */
 
-#define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
-                       "points, max_points, verdict, seed, device, grader_version"
 /* The same, without the bytes a list leaves out. */
 #define RECORD_SUMMARY "id, task, student, received_ms, graded_ms, NULL, sha256, status, " \
                        "points, max_points, NULL, seed, device, grader_version"
@@ -285,6 +312,10 @@ static enum store_status check_record(const struct store_record *r, struct store
     if (strnlen(r->sha256, STORE_SHA256_SIZE) != STORE_SHA256_SIZE - 1)
         return store_fail(err, STORE_INVALID, "record %s: the SHA-256 is not 64 hex digits",
                           r->id);
+    if (r->shown_known && (!memchr(r->shown.key, '\0', sizeof r->shown.key)
+                           || !memchr(r->shown.label, '\0', sizeof r->shown.label)))
+        return store_fail(err, STORE_INVALID, "record %s: the class view's facts are not text",
+                          r->id);
     if (r->seed > (uint64_t)INT64_MAX)
         return store_fail(err, STORE_INVALID, "record %s: the seed is out of range", r->id);
     return STORE_OK;
@@ -296,21 +327,22 @@ static enum store_status insert_one(struct store *s, const struct store_record *
     enum store_status st = check_record(r, err);
     if (st != STORE_OK)
         return st;
+    /* the class view's facts: unknown ones as a record with none */
+    const struct verdict_shown *f = &r->shown;
+    bool known = r->shown_known;
     const struct store_value p[] = {
         sv_text(r->id), sv_text(r->task), sv_text(r->student), sv_int(r->received_ms),
         sv_int(r->graded_ms), sv_bytes(r->source ? r->source : "", r->source_len), sv_text(r->sha256),
         sv_int(r->status), sv_int(r->points), sv_int(r->max_points),
         sv_bytes(r->verdict, r->verdict_len), sv_int(r->seed), sv_text(r->device),
-        sv_text(r->grader_version), sv_text(STORE_CLASS_CHANNEL),
+        sv_text(r->grader_version),
+        sv_text(known ? f->key : ""), sv_text(known ? f->label : ""),
+        sv_int(known ? f->halves[0] : -1), sv_int(known ? f->halves[1] : -1),
+        sv_int(known ? f->halves[2] : -1),
+        sv_text(STORE_CLASS_CHANNEL),
     };
-#define INSERT_RECORD "INSERT INTO records (" RECORD_COLUMNS ") VALUES " \
-                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-    /* PostgreSQL: the other instances' class views are told in the same
-     * statement (store_class.h): NOTIFY is delivered at the commit, and
-     * only if the record commits */
-    bool pg = s->kind == STORE_KIND_POSTGRES;
     /* the launch the record came from, for LTI's trigger on the records
-     * (store_lti.c), which consumes it in this transaction */
+     * (store_schema.c), which consumes it in this transaction */
     if (r->lti_link > 0) {
         const struct store_value l[] = { sv_text(r->id), sv_int(r->lti_link) };
         st = s->ops->exec(s, "INSERT INTO lti_record_links (record_id, link) VALUES (?1, ?2)",
@@ -318,11 +350,8 @@ static enum store_status insert_one(struct store *s, const struct store_record *
         if (st != STORE_OK)
             return st;
     }
-    st = s->ops->exec(s, pg ? "WITH r AS (" INSERT_RECORD " RETURNING id) "
-                              "SELECT pg_notify(?15, id) FROM r"
-                            : INSERT_RECORD,
-                      false, p, sizeof p / sizeof p[0] - !pg, NULL, NULL, NULL, err);
-#undef INSERT_RECORD
+    size_t np = sizeof p / sizeof p[0] - !s->ops->notifies_class;
+    st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, NULL, err);
     if (st == STORE_CONFLICT)
         store_fail(err, st, "a record with id %s exists already", r->id);
     return st;
@@ -526,6 +555,24 @@ static bool walk_row(const struct store_value *c, size_t n, void *arg)
     return go_on;
 }
 
+struct walk_sql {
+    const char *sql, *sql2;
+    const struct store_value *p;
+    size_t n;
+    struct walk *w;
+};
+
+static enum store_status walk_read(struct store *s, void *arg, struct store_error *err)
+{
+    struct walk_sql *q = arg;
+    enum store_status st = s->ops->exec(s, q->sql, false, q->p, q->n, walk_row, q->w, NULL, err);
+    if (st == STORE_OK && !q->w->oom && !q->w->stopped && q->sql2)
+        st = s->ops->exec(s, q->sql2, false, q->p, q->n, walk_row, q->w, NULL, err);
+    if (st == STORE_OK && q->w->oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the records");
+    return st;
+}
+
 /* Runs queries of RECORD_COLUMNS (sql, then sql2 unless NULL or fn
  * stopped) in one read transaction, calling fn per record. */
 static enum store_status walk_records(struct store *s, const char *sql, const char *sql2,
@@ -534,21 +581,8 @@ static enum store_status walk_records(struct store *s, const char *sql, const ch
                                       void *arg, struct store_error *err)
 {
     struct walk w = { fn, arg, false, false };
-    enum store_status st = s->ops->begin(s, false, err);
-    if (st != STORE_OK)
-        return st;
-    st = s->ops->exec(s, sql, false, p, n, walk_row, &w, NULL, err);
-    if (st == STORE_OK && !w.oom && !w.stopped && sql2)
-        st = s->ops->exec(s, sql2, false, p, n, walk_row, &w, NULL, err);
-    if (st == STORE_OK && w.oom)
-        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the records");
-    if (st == STORE_OK)
-        st = s->ops->commit(s, err);
-    if (st != STORE_OK)
-        s->ops->rollback(s);
-    else
-        store_ok(err);
-    return st;
+    struct walk_sql q = { sql, sql2, p, n, &w };
+    return store_in_read(s, walk_read, &q, err);
 }
 
 enum store_status store_records_each(struct store *s, int64_t until_ms,

@@ -8,11 +8,12 @@
  * older store forward before anything else, and refuses a newer one.
  *
  * Threads and processes. A struct store is one connection: use it from
- * one thread at a time. On SQLite, prefer one connection per file per
- * process: a process's connections to one file share SQLite's locks and
- * shared memory, so one opened while the file was read-only keeps the
- * others read-only after the file is writable again (a single connection
- * recovers by itself: it reopens after a read-only failure). Only the server process and butterfly-admin /
+ * one thread at a time. A process's SQLite connections to one file share
+ * SQLite's locks and shared memory, so one opened while the file was
+ * read-only would keep the others read-only after the file is writable
+ * again: the SQLite backend closes such a connection as soon as its call
+ * ends, and reopens after a read-only failure, so several connections
+ * (the server's writer and reader) recover by themselves. Only the server process and butterfly-admin /
  * butterfly-batch open a store, never a worker, and a store is never
  * used across fork: every call made in a process other than the one that
  * opened it fails with STORE_UNAVAILABLE and touches nothing. The server
@@ -39,6 +40,7 @@
 #include <stdint.h>
 
 #include "common/defaults.h"
+#include "common/verdict_facts.h"
 
 /* Ids and tokens: lower-case hex of random bytes from getrandom. */
 #define STORE_ID_BYTES        16                       /* 128 random bits */
@@ -56,7 +58,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  2
+#define STORE_SCHEMA_VERSION  3
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */
@@ -66,6 +68,10 @@ enum store_kind {
 
 /* "none", "sqlite" or "postgresql"; never NULL. */
 const char *store_kind_to_str(enum store_kind k);
+
+/* The backend a URL names, by its scheme alone (STORE_KIND_NONE for
+ * "none" and for what is no store URL): the one place that reads it. */
+enum store_kind store_kind_of_url(const char *url);
 
 enum store_status {
     STORE_OK = 0,
@@ -182,6 +188,13 @@ struct store_record {
     int64_t lti_link;           /* the LTI resource link the submission came from
                                    (store_lti.h; only once LTI's tables are there),
                                    0: none named; only written, never read back */
+    /* What the class view shows of the verdict, as the worker sent it
+     * (common/verdict_facts.h), kept in columns of their own so that no
+     * reader parses the verdict for them; when !shown_known the record
+     * is kept as one with no mistake and no half run. Only written:
+     * store_class_rows reads them back. */
+    bool shown_known;
+    struct verdict_shown shown;
 };
 
 /*

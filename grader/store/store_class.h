@@ -26,23 +26,22 @@
 #define STORE_CLASS_CHANNEL "butterfly_records"
 
 /* What the class view keeps of a record, read without its source and
- * with only the verdict's few facts it shows (the backend's own JSON
- * functions pick them out): valid during the callback. */
+ * its verdict: the verdict's few facts it shows are columns of their own,
+ * written at insert (store_record.shown): valid during the callback. */
 struct store_class_row {
     const char *id;
     const char *student;        /* NULL: nobody signed in */
     int64_t received_ms, graded_ms;
     int status, points, max_points;
-    const char *facts;          /* JSON array text: [diagnosis.id, diagnosis.title,
-                                 * diagnostics[0].message, halves[0..2].passed] */
-    size_t facts_len;
+    struct verdict_shown shown; /* as the worker sent them (a record of an older
+                                 * store: as its migration read them, once) */
 };
 
 /*
  * Calls fn for every record, by graded_ms then id, in one read
  * transaction; fn returns false to stop. What the class view loads at
  * start: about a tenth of the bytes of store_records_each, and no
- * verdict parsed whole by the caller.
+ * verdict read at all.
  */
 enum store_status store_class_rows(struct store *s,
                                    bool (*fn)(const struct store_class_row *r, void *arg),

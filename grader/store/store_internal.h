@@ -74,9 +74,15 @@ struct store_ops {
     void (*close)(struct store *s);
     /* The schema of each version in this backend's dialect. */
     const char *const *migrations;
-    /* A query without parameters answering one row, one integer: 1 when
-     * the table schema_version exists. */
-    const char *has_version_table;
+    /* A query of one parameter, a table's name, answering one row, one
+     * integer: 1 when the table exists (in the store's schema). */
+    const char *has_table;
+    /* How a record is inserted: RECORD_INSERT (store.c) with the 14
+     * record's columns as ?1..?14, the class view's facts as ?15..?19,
+     * and STORE_CLASS_CHANNEL as ?20 where the backend tells the other
+     * instances in the same statement (notifies_class). */
+    const char *insert_record;
+    bool notifies_class;
     /* A query without parameters answering one row, one integer: the
      * bytes the store's data takes now (store_size). */
     const char *size_bytes;
@@ -119,6 +125,22 @@ enum store_status store_in_write(struct store *s,
                                  enum store_status (*fn)(struct store *s, void *arg,
                                                          struct store_error *err),
                                  void *arg, struct store_error *err);
+
+/* Runs fn in one read transaction (store_ready first), so that what it
+ * reads is one snapshot; ended when fn returns, err cleared on success. */
+enum store_status store_in_read(struct store *s,
+                                enum store_status (*fn)(struct store *s, void *arg,
+                                                        struct store_error *err),
+                                void *arg, struct store_error *err);
+
+/* The columns of a record's insert, in the order of the parameters every
+ * backend's insert_record binds. */
+#define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
+                       "points, max_points, verdict, seed, device, grader_version"
+#define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3"
+#define RECORD_INSERT "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS \
+                      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " \
+                      "?14, ?15, ?16, ?17, ?18, ?19)"
 
 /* Clears err (may be NULL) to STORE_OK. */
 void store_ok(struct store_error *err);

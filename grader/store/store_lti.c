@@ -1,6 +1,7 @@
 /*
  * store_lti.c - LTI 1.3's tables (store_lti.h), on both backends through
- * the same SQL as store.c (store_internal.h).
+ * the same SQL as store.c (store_internal.h); the tables are the
+ * migrations' (store_schema.c).
  */
 #include "store/store_lti.h"
 
@@ -10,100 +11,8 @@
 
 #include "store/store_internal.h"
 
-/* The tables, in either dialect. lti_outbox.state: 0 waiting, 1 sent,
- * 2 failed for good. */
-#define LTI_TABLES(INT, SERIAL)                                                      \
-    "CREATE TABLE IF NOT EXISTS lti_schema (version " INT " NOT NULL);\n"            \
-    "CREATE TABLE IF NOT EXISTS lti_keys (\n"                                        \
-    "    kid TEXT PRIMARY KEY, jwk TEXT NOT NULL,\n"                                 \
-    "    created_ms " INT " NOT NULL, retired_ms " INT " NOT NULL DEFAULT 0);\n"     \
-    "CREATE TABLE IF NOT EXISTS lti_states (\n"                                      \
-    "    state TEXT PRIMARY KEY, nonce TEXT NOT NULL, issuer TEXT NOT NULL,\n"       \
-    "    client_id TEXT NOT NULL, target_link_uri TEXT NOT NULL,\n"                  \
-    "    relaunch TEXT NOT NULL DEFAULT '', expires_ms " INT " NOT NULL);\n"                                            \
-    "CREATE TABLE IF NOT EXISTS lti_nonces (\n"                                      \
-    "    issuer TEXT NOT NULL, nonce TEXT NOT NULL, expires_ms " INT " NOT NULL,\n"  \
-    "    PRIMARY KEY (issuer, nonce));\n"                                            \
-    "CREATE TABLE IF NOT EXISTS lti_users (\n"                                       \
-    "    issuer TEXT NOT NULL, sub TEXT NOT NULL, student TEXT NOT NULL UNIQUE,\n"   \
-    "    PRIMARY KEY (issuer, sub));\n"                                              \
-    "CREATE TABLE IF NOT EXISTS lti_classes (\n"                                     \
-    "    issuer TEXT NOT NULL, context TEXT NOT NULL, class_id TEXT NOT NULL UNIQUE,\n" \
-    "    title TEXT NOT NULL DEFAULT '', PRIMARY KEY (issuer, context));\n"          \
-    "CREATE TABLE IF NOT EXISTS lti_members (\n"                                     \
-    "    class_id TEXT NOT NULL, student TEXT NOT NULL, role TEXT NOT NULL,\n"       \
-    "    PRIMARY KEY (class_id, student));\n"                                        \
-    "CREATE TABLE IF NOT EXISTS lti_resource_links (\n"                              \
-    "    link " SERIAL ", issuer TEXT NOT NULL, client_id TEXT NOT NULL,\n"          \
-    "    deployment TEXT NOT NULL, context TEXT NOT NULL, resource_link TEXT NOT NULL,\n" \
-    "    lineitem TEXT NOT NULL DEFAULT '',\n"                                      \
-    "    UNIQUE (issuer, client_id, deployment, context, resource_link));\n"        \
-    "CREATE TABLE IF NOT EXISTS lti_launches (\n"                                    \
-    "    student TEXT NOT NULL, link " INT " NOT NULL, launched_ms " INT " NOT NULL,\n" \
-    "    PRIMARY KEY (student, link));\n"                                           \
-    "CREATE TABLE IF NOT EXISTS lti_record_links (\n"                                \
-    "    record_id TEXT PRIMARY KEY, link " INT " NOT NULL);\n"                      \
-    "CREATE TABLE IF NOT EXISTS lti_outbox (\n"                                      \
-    "    seq " SERIAL ", record_id TEXT NOT NULL, student TEXT NOT NULL,\n"          \
-    "    issuer TEXT NOT NULL, client_id TEXT NOT NULL, sub TEXT NOT NULL,\n"        \
-    "    lineitem TEXT NOT NULL, points " INT " NOT NULL, max_points " INT " NOT NULL,\n" \
-    "    status " INT " NOT NULL, graded_ms " INT " NOT NULL,\n"                     \
-    "    state " INT " NOT NULL DEFAULT 0, attempts " INT " NOT NULL DEFAULT 0,\n"   \
-    "    next_ms " INT " NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '');\n"     \
-    "CREATE INDEX IF NOT EXISTS lti_outbox_waiting ON lti_outbox (state, issuer, lineitem, sub);\n" \
-    "CREATE TABLE IF NOT EXISTS lti_sent (\n"                                        \
-    "    issuer TEXT NOT NULL, lineitem TEXT NOT NULL, sub TEXT NOT NULL,\n"         \
-    "    last_ms " INT " NOT NULL, PRIMARY KEY (issuer, lineitem, sub));\n"
-
-/* A record's score goes to the line item of the resource link it came
- * from: the launch its page carried (lti_record_links, written in the
- * record's transaction by store.c and consumed here), else the student's
- * latest launch. Either way the student must have been launched from
- * that link (lti_launches), and the link must have a line item. */
-#define OUTBOX_INSERT                                                                \
-    "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
-    " points, max_points, status, graded_ms)"                                        \
-    " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub, k.lineitem,"         \
-    " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms"                         \
-    " FROM lti_launches a JOIN lti_resource_links k ON k.link = a.link"              \
-    " JOIN lti_users u ON u.student = a.student AND u.issuer = k.issuer"             \
-    " WHERE a.student = NEW.student AND k.lineitem <> '' AND a.link = COALESCE("     \
-    " (SELECT r.link FROM lti_record_links r WHERE r.record_id = NEW.id),"           \
-    " (SELECT b.link FROM lti_launches b WHERE b.student = NEW.student"              \
-    "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1));"                          \
-    " DELETE FROM lti_record_links WHERE record_id = NEW.id;"
-
-/* A forgotten student (butterfly-admin forget) takes their LTI rows
- * along: a later launch of the same (issuer, sub) is a new student. */
-#define FORGET_DELETE                                                                \
-    "DELETE FROM lti_users WHERE student = OLD.id; "                                 \
-    "DELETE FROM lti_members WHERE student = OLD.id; "                               \
-    "DELETE FROM lti_launches WHERE student = OLD.id; "                              \
-    "DELETE FROM lti_outbox WHERE student = OLD.id;"
-
-/* The triggers: a record of a student whose launch gave a line item puts
- * its score in the outbox, inside the record's own transaction. */
-#define SQLITE_TRIGGERS                                                              \
-    "CREATE TRIGGER IF NOT EXISTS lti_outbox_on_record AFTER INSERT ON records\n"    \
-    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT " END;\n"       \
-    "CREATE TRIGGER IF NOT EXISTS lti_forget AFTER DELETE ON students\n"             \
-    "FOR EACH ROW BEGIN " FORGET_DELETE " END;\n"
-
-/* Nothing here writes to a store that has it all (a read-only store
- * still starts); a migration makes SQLite's triggers again (below). */
-static const char sqlite_schema[] =
-    LTI_TABLES("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT") SQLITE_TRIGGERS;
-
-static const char pg_schema[] =
-    LTI_TABLES("BIGINT", "BIGSERIAL PRIMARY KEY")
-    "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n"
-    "AS $$ BEGIN " OUTBOX_INSERT " RETURN NEW; END $$;\n"
-    "CREATE OR REPLACE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"
-    "FOR EACH ROW WHEN (NEW.student IS NOT NULL) EXECUTE FUNCTION lti_outbox_on_record();\n"
-    "CREATE OR REPLACE FUNCTION lti_forget() RETURNS trigger LANGUAGE plpgsql\n"
-    "AS $$ BEGIN " FORGET_DELETE " RETURN OLD; END $$;\n"
-    "CREATE OR REPLACE TRIGGER lti_forget AFTER DELETE ON students\n"
-    "FOR EACH ROW EXECUTE FUNCTION lti_forget();\n";
+/* The tables are made by the store's migrations (store_schema.c,
+ * version 3), in the same versions as the records'. */
 
 static enum store_status exec(struct store *s, const char *sql, const struct store_value *p,
                               size_t n, store_row_fn row, void *arg, uint64_t *changes,
@@ -117,58 +26,6 @@ static bool one_int(const struct store_value *c, size_t n, void *arg)
     if (n >= 1 && c[0].type == SV_INT)
         *(int64_t *)arg = c[0].i;
     return false;
-}
-
-/* Version 1 kept one line item per student (lti_links: the latest
- * launch's). Each becomes a resource link of its own, told apart by its
- * line item (deployment '' marks one from before version 2: no launch
- * since has a deployment ''), launched by that student, so that their
- * scores go where they went before until they launch again. */
-#define MIGRATE_V1                                                                   \
-    "INSERT INTO lti_resource_links (issuer, client_id, deployment, context,"        \
-    " resource_link, lineitem) SELECT DISTINCT issuer, client_id, '', '', lineitem,"  \
-    " lineitem FROM lti_links;\n"                                                    \
-    "INSERT INTO lti_launches (student, link, launched_ms) SELECT l.student, k.link, 0" \
-    " FROM lti_links l JOIN lti_resource_links k ON k.issuer = l.issuer AND"         \
-    " k.client_id = l.client_id AND k.deployment = '' AND k.context = '' AND"        \
-    " k.resource_link = l.lineitem;\n"                                               \
-    "DROP TABLE lti_links;\n"                                                        \
-    "UPDATE lti_schema SET version = 2;\n"
-
-/* SQLite's CREATE TRIGGER IF NOT EXISTS kept version 1's, which name
- * lti_links (PostgreSQL's CREATE OR REPLACE made them anew). */
-#define SQLITE_REMAKE_TRIGGERS                                                       \
-    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
-    "DROP TRIGGER IF EXISTS lti_forget;\n" SQLITE_TRIGGERS
-
-static enum store_status prepare(struct store *s, void *arg, struct store_error *err)
-{
-    (void)arg;
-    enum store_status st = s->ops->lock_schema(s, err);
-    if (st != STORE_OK)
-        return st;
-    st = s->ops->exec(s, s->kind == STORE_KIND_POSTGRES ? pg_schema : sqlite_schema, true,
-                      NULL, 0, NULL, NULL, NULL, err);
-    int64_t v = -1;
-    if (st == STORE_OK)
-        st = exec(s, "SELECT version FROM lti_schema", NULL, 0, one_int, &v, NULL, err);
-    if (st == STORE_OK && v == 1)
-        st = s->ops->exec(s, s->kind == STORE_KIND_POSTGRES ? MIGRATE_V1 : SQLITE_REMAKE_TRIGGERS
-                          MIGRATE_V1, true, NULL, 0, NULL, NULL, NULL, err);
-    if (st == STORE_OK && v > STORE_LTI_SCHEMA_VERSION)
-        return store_fail(err, STORE_TOO_NEW, "LTI's tables are version %lld, newer than "
-                          "this program's %d", (long long)v, STORE_LTI_SCHEMA_VERSION);
-    if (st == STORE_OK && v < 0) {
-        struct store_value p = sv_int(STORE_LTI_SCHEMA_VERSION);
-        st = exec(s, "INSERT INTO lti_schema (version) VALUES (?1)", &p, 1, NULL, NULL, NULL,
-                  err);
-    }
-    return st;
-}
-
-enum store_status store_lti_prepare(struct store *s, struct store_error *err)
-{
-    return store_in_write(s, prepare, NULL, err);
 }
 
 /* ---- keys ------------------------------------------------------------------ */

@@ -4,11 +4,11 @@
  * platform's (issuer, sub) is, each (issuer, context) as a class, and
  * the outbox of scores to send back.
  *
- * The tables are LTI's own and carry their own version (lti_schema), so
- * they are added without touching the records' migrations:
- * store_lti_prepare creates or migrates them, forward only. The outbox is
- * filled by a trigger on the records table, so a score to send is
- * committed in the same transaction as its record, whoever writes it.
+ * The tables are made by the store's migrations with the records'
+ * (store_schema.c, version 3): every store has them, and store_open
+ * takes them forward with the rest. The outbox is filled by a trigger on
+ * the records table, so a score to send is committed in the same
+ * transaction as its record, whoever writes it.
  *
  * Same rules as store.h: one connection, one thread; errors in err.
  */
@@ -20,12 +20,6 @@
 #include <stdint.h>
 
 #include "store/store.h"
-
-#define STORE_LTI_SCHEMA_VERSION 2   /* 2: a line item per resource link */
-
-/* Creates LTI's tables and the outbox trigger when missing (several
- * processes at once make them once). */
-enum store_status store_lti_prepare(struct store *s, struct store_error *err);
 
 /* ---- the tool's keys --------------------------------------------------- */
 

@@ -495,8 +495,13 @@ const struct store_ops store_pg_ops = {
     .backup = pg_backup,
     .close = pg_close,
     .migrations = store_schema_pg,
-    .has_version_table = "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() "
-                         "AND tablename = 'schema_version'",
+    .has_table = "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() "
+                 "AND tablename = ?1",
+    /* the other instances' class views are told in the same statement
+     * (store_class.h): NOTIFY is delivered at the commit, and only if the
+     * record commits */
+    .insert_record = "WITH r AS (" RECORD_INSERT " RETURNING id) SELECT pg_notify(?20, id) FROM r",
+    .notifies_class = true,
     .statement_is_transaction = true,
     /* the store's own tables with their indexes and TOAST, not the
      * database's catalogue (a few MB of an empty database) */

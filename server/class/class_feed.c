@@ -576,8 +576,8 @@ void class_feed_committed(struct class_feed *f, const struct store_record *r,
 /* --- the store, through the records' reader ---------------------------------- */
 
 /* One piece of work for the reader's thread, waited for here: the feed
- * opens no store connection of its own (a second SQLite connection in
- * one process shares the -shm, see server/records.c). */
+ * opens no store connection of its own (the records' two serve the whole
+ * server, see server/records.c). */
 struct feed_call {
     struct class_feed *f;
     void (*fn)(struct class_feed *f, struct store *s, void *arg);
@@ -972,7 +972,7 @@ struct class_feed *class_feed_start(struct records *rs, const char *url,
         snprintf(err, errsz, "the class view cannot start: out of memory or descriptors");
         goto fail;
     }
-    f->pg = !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
+    f->pg = store_kind_of_url(url) == STORE_KIND_POSTGRES;
     if (f->pg && store_listener_open(url, &f->listener, &e) != STORE_OK) {
         snprintf(err, errsz, "the class view cannot listen: %s", e.message);
         goto fail;

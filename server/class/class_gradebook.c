@@ -10,7 +10,9 @@
  * every record, so at most CLASS_GRADEBOOKS_AT_ONCE are made at once (a
  * second click is told to wait, and the reader stays free for the token
  * lookups and the other reads), and a file past CLASS_GRADEBOOK_MAX_BYTES
- * is refused.
+ * is refused. The reader is a connection of its own on both backends, so
+ * the records' commits (and the submissions' answers that wait for them)
+ * go on during the walk (bench/bench_gradebook_commits.py).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -291,36 +291,13 @@ long class_model_add_facts(struct class_model *m, const struct store_record *r,
     return add_rec(m, r->student ? r->student : "", &x);
 }
 
-/* A JSON true or 1 (SQLite's json_extract gives booleans as numbers). */
-static int8_t passed_of(json_t *v)
-{
-    if (json_is_boolean(v))
-        return json_is_true(v) ? 1 : 0;
-    if (json_is_integer(v))
-        return json_integer_value(v) ? 1 : 0;
-    return -1;
-}
-
 long class_model_add_row(struct class_model *m, const struct store_class_row *r)
 {
-    struct class_rec x;
-    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
-    json_t *f = r->facts ? json_loadb(r->facts, r->facts_len, 0, NULL) : NULL;
-    json_t *did = json_array_get(f, 0), *title = json_array_get(f, 1);
-    json_t *msg = json_array_get(f, 2);
-    if (json_is_string(did)) {
-        snprintf(x.key, sizeof x.key, "mistake:%s", json_string_value(did));
-        copy_text(x.label, json_is_string(title) ? json_string_value(title)
-                                                 : json_string_value(did));
-    } else if (r->status == VERDICT_COMPILATION_ERROR) {
-        const char *text = json_is_string(msg) ? json_string_value(msg) : "compile error";
-        snprintf(x.key, sizeof x.key, "compile:%s", text);
-        copy_text(x.label, text);
-    }
-    for (int k = 0; k < 3; k++)
-        x.halves[k] = passed_of(json_array_get(f, 3 + (size_t)k));
-    json_decref(f);
-    return add_rec(m, r->student ? r->student : "", &x);
+    struct store_record head = { .student = (char *)r->student, .received_ms = r->received_ms,
+                                 .graded_ms = r->graded_ms, .status = r->status,
+                                 .points = r->points, .max_points = r->max_points };
+    snprintf(head.id, sizeof head.id, "%s", r->id);
+    return class_model_add_facts(m, &head, &r->shown);
 }
 
 size_t class_model_count(const struct class_model *m)

@@ -82,8 +82,8 @@ long class_model_add(struct class_model *m, const struct store_record *r);
 long class_model_add_facts(struct class_model *m, const struct store_record *r,
                            const struct verdict_shown *f);
 
-/* The same from the store's light row (store_class_rows: the facts
- * picked out by the backend). */
+/* The same from the store's light row (store_class_rows: the facts as
+ * the store keeps them in columns). */
 long class_model_add_row(struct class_model *m, const struct store_class_row *r);
 
 /* Records held, in the order they were added. */

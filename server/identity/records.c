@@ -25,7 +25,7 @@ struct detached {
 
 struct records {
     struct store_writer *writer, *reader;
-    char kind[16];
+    enum store_kind kind;
     char display_url[512];
     uint8_t key[SESSION_KEY_BYTES];
     unsigned retention_days;
@@ -251,7 +251,7 @@ struct records *records_start(const char *url, unsigned retention_days, unsigned
         store_close(s);
         goto fail;
     }
-    snprintf(rs->kind, sizeof rs->kind, "%s", store_kind_to_str(store_kind(s)));
+    rs->kind = store_kind(s);
     snprintf(rs->display_url, sizeof rs->display_url, "%s", store_display_url(s));
     bool created = false;
     enum store_status st = store_instructor_ensure(s, instructor_token, &created, &e);
@@ -280,19 +280,19 @@ struct records *records_start(const char *url, unsigned retention_days, unsigned
     rs->writer = open_writer(url, err, errsz);
     if (!rs->writer)
         goto fail;
-    /* PostgreSQL: a second connection for reads, so that a read never
-     * waits behind a commit. SQLite: the same one. Its connections in one
-     * process share the -shm mapping, so a reader that opened the file
-     * while it was read-only would keep the writer read-only after the
-     * file is writable again (recording must resume without a restart);
-     * and a SQLite commit is short. */
-    if (!strcmp(rs->kind, "sqlite")) {
-        rs->reader = rs->writer;
-    } else {
-        rs->reader = open_writer(url, err, errsz);
-        if (!rs->reader)
-            goto fail;
-    }
+    /* A second connection for reads, on both backends, so that a long
+     * read (a gradebook of the whole class) never holds a commit, and so
+     * a submission's answer, behind it: WAL lets SQLite's reader read its
+     * snapshot while the writer commits. A process's SQLite connections
+     * to one file share its -shm mapping, so one opened while the file
+     * was read-only would keep the others read-only after the file is
+     * writable again; the backend closes a read-only connection as soon
+     * as its call ends (store_sqlite.c, release_if_read_only), so the
+     * reader never holds it so, and the writer's next open after a
+     * read-only failure finds the file as it is. */
+    rs->reader = open_writer(url, err, errsz);
+    if (!rs->reader)
+        goto fail;
     if (pthread_create(&rs->sweeper, NULL, sweeper_main, rs) != 0) {
         snprintf(err, errsz, "cannot start the retention thread");
         goto fail;
@@ -323,8 +323,7 @@ void records_stop(struct records *rs)
     pthread_mutex_unlock(&rs->lock);
     /* every queued record is written and told, which resumes its connection */
     store_writer_stop(w);
-    if (rd != w)
-        store_writer_stop(rd);
+    store_writer_stop(rd);
 }
 
 void records_free(struct records *rs)
@@ -354,7 +353,7 @@ bool records_session_current(struct records *rs, const struct principal *who)
 
 const char *records_kind(const struct records *rs)
 {
-    return rs->kind;
+    return store_kind_to_str(rs->kind);
 }
 
 const char *records_display_url(const struct records *rs)
@@ -365,8 +364,6 @@ const char *records_display_url(const struct records *rs)
 struct write_ctx {
     struct records *rs;
     const struct store_record *rec;   /* the writer's, whole until its callback returns */
-    bool has_facts;
-    struct verdict_shown facts;
     store_written_fn fn;
     void *arg;
 };
@@ -387,7 +384,7 @@ static void on_written(const char *id, enum store_status st, const char *reason,
     snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);
     pthread_mutex_unlock(&rs->lock);
     if (st == STORE_OK && rs->committed)
-        rs->committed(c->rec, c->has_facts ? &c->facts : NULL, rs->committed_arg);
+        rs->committed(c->rec, c->rec->shown_known ? &c->rec->shown : NULL, rs->committed_arg);
     c->fn(id, st, reason, c->arg);
     free(c);
 }
@@ -435,6 +432,10 @@ static enum store_status admit(struct records *rs, const struct store_record *r,
 void records_write(struct records *rs, struct store_record *r, const struct verdict_shown *facts,
                    const struct client_id *untrusted, store_written_fn fn, void *arg)
 {
+    /* the class view's facts are the record's columns (store.h) */
+    r->shown_known = facts != NULL;
+    if (facts)
+        r->shown = *facts;
     if (untrusted) {
         char msg[300];
         enum store_status st = admit(rs, r, untrusted, msg, sizeof msg);
@@ -449,10 +450,7 @@ void records_write(struct records *rs, struct store_record *r, const struct verd
     struct write_ctx *c = malloc(sizeof *c);
     enum store_writer_submit q = STORE_WRITER_NO_MEMORY;
     if (c) {
-        *c = (struct write_ctx){ .rs = rs, .rec = r, .has_facts = facts != NULL, .fn = fn,
-                                 .arg = arg };
-        if (facts)
-            c->facts = *facts;
+        *c = (struct write_ctx){ .rs = rs, .rec = r, .fn = fn, .arg = arg };
         pthread_mutex_lock(&rs->lock);
         q = rs->writer ? store_writer_submit(rs->writer, r, on_written, c)
                        : STORE_WRITER_STOPPING;
@@ -476,6 +474,45 @@ bool records_read(struct records *rs, store_call_fn fn, void *arg)
     pthread_mutex_lock(&rs->lock);
     bool ok = rs->reader && store_writer_call(rs->reader, fn, arg) == STORE_WRITER_QUEUED;
     pthread_mutex_unlock(&rs->lock);
+    return ok;
+}
+
+struct waited_call {
+    store_call_fn fn;
+    void *arg;
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    bool done;
+};
+
+static void waited_call_run(struct store *s, void *arg)
+{
+    struct waited_call *w = arg;
+    w->fn(s, w->arg);
+    pthread_mutex_lock(&w->lock);
+    w->done = true;
+    pthread_cond_signal(&w->done_cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
+bool records_call_wait(struct records *rs, bool write, store_call_fn fn, void *arg)
+{
+    struct waited_call w = { .fn = fn, .arg = arg };
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.done_cv, NULL);
+    pthread_mutex_lock(&rs->lock);
+    struct store_writer *t = write ? rs->writer : rs->reader;
+    bool ok = t && store_writer_call(t, waited_call_run, &w) == STORE_WRITER_QUEUED;
+    pthread_mutex_unlock(&rs->lock);
+    /* A queued call is always run, store_writer_stop included, and every
+     * store call is bounded (the busy timeout, STORE_PG_ANSWER_MS), so
+     * this wait ends; w lives on this stack until it has. */
+    pthread_mutex_lock(&w.lock);
+    while (ok && !w.done)
+        pthread_cond_wait(&w.done_cv, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    pthread_cond_destroy(&w.done_cv);
+    pthread_mutex_destroy(&w.lock);
     return ok;
 }
 

@@ -1,7 +1,8 @@
 /*
  * records.h - the server's side of the store: two store writers (one
- * records, one serves reads so a read never waits behind a commit; on
- * SQLite one does both, see records.c), the
+ * records, one serves reads on a connection of its own, on both
+ * backends, so that a read never waits behind a commit nor a commit
+ * behind a long read, see records.c), the
  * store's health as the server last saw it, the retention sweep, and the
  * detached (?wait=false) submissions not yet in the store.
  *
@@ -91,6 +92,15 @@ void records_on_commit(struct records *rs, records_committed_fn fn, void *arg);
 
 /* Queues fn on the reader's thread; false (fn not called) when refused. */
 bool records_read(struct records *rs, store_call_fn fn, void *arg);
+
+/*
+ * Runs fn on the writer's thread (write) or the reader's, with its
+ * connection, and returns once it has run: how another part of the
+ * server (LTI's threads) uses the store without a connection of its own.
+ * False, fn not called, when refused (the queue full, stopping). Never
+ * from a writer's own thread, nor from libmicrohttpd's.
+ */
+bool records_call_wait(struct records *rs, bool write, store_call_fn fn, void *arg);
 
 /* The store's size (as last read, and what was written since) and its
  * limit (0: none), in bytes, for /healthz. Reads memory. */

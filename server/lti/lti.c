@@ -165,7 +165,7 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
 {
     size_t i = (size_t)(p - l->cfg.p);
     *claims = NULL;
-    why->code = NULL;
+    why->code = LTI_ACCEPTED;
     /* the header is read here first: an unsigned token is a forgery with
      * a name of its own (rhonabwy parses none), and one naming a key or
      * a key's address never reaches the library, which would fetch it */
@@ -176,7 +176,7 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
     if (r_jwt_init(&jwt) != RHN_OK ||
         r_jwt_advanced_parse(jwt, token, R_PARSE_NONE, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
         r_jwt_free(jwt);
-        lti_refuse(why, "not_a_jwt", NULL);
+        lti_refuse(why, LTI_R_NOT_A_JWT, NULL);
         return LTI_REFUSED;
     }
     /* RS256 only, whatever the header says: HS256 signed with the
@@ -185,12 +185,12 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
     const char *kid = r_jwt_get_header_str_value(jwt, "kid");
     enum lti_verify out = LTI_REFUSED;
     if (!alg || strcmp(alg, "RS256") || r_jwt_get_sign_alg(jwt) != R_JWA_ALG_RS256) {
-        lti_refuse(why, "alg", NULL);
+        lti_refuse(why, LTI_R_ALG, NULL);
         r_jwt_free(jwt);
         return LTI_REFUSED;
     }
     if (!kid || !*kid) {
-        lti_refuse(why, "kid", "The id_token's header names no key (kid).");
+        lti_refuse(why, LTI_R_KID, "The id_token's header names no key (kid).");
         r_jwt_free(jwt);
         return LTI_REFUSED;
     }
@@ -221,15 +221,15 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
      * the platform's answer, which the fetch above asked for) */
     unsigned int bits = 0;
     if (!key && (failing || !have_set)) {
-        lti_refuse(why, "key_set", failing && failure[0] ? failure : NULL);
+        lti_refuse(why, LTI_R_KEY_SET, failing && failure[0] ? failure : NULL);
     } else if (!key) {
-        lti_refuse(why, "kid", NULL);
+        lti_refuse(why, LTI_R_KID, NULL);
     } else if (!(r_jwk_key_type(key, &bits, R_FLAG_IGNORE_REMOTE) & R_KEY_TYPE_RSA)) {
-        lti_refuse(why, "kid", "The key the id_token names is not an RSA key.");
+        lti_refuse(why, LTI_R_KID, "The key the id_token names is not an RSA key.");
     } else if (r_jwt_verify_signature(jwt, key, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
-        lti_refuse(why, "signature", NULL);
+        lti_refuse(why, LTI_R_SIGNATURE, NULL);
     } else if (!(*claims = r_jwt_get_full_claims_json_t(jwt))) {
-        lti_refuse(why, "not_a_jwt", "The id_token has no claims.");
+        lti_refuse(why, LTI_R_NOT_A_JWT, "The id_token has no claims.");
     } else {
         out = LTI_VERIFIED;
     }
@@ -262,22 +262,13 @@ json_t *lti_health(struct lti *l)
 
 /* ---- counters -------------------------------------------------------------------- */
 
-void lti_count_launch(struct lti *l, const char *code)
+void lti_count_launch(struct lti *l, enum lti_reason_id refusal)
 {
     pthread_mutex_lock(&l->lock);
-    if (!code) {
+    if (refusal == LTI_ACCEPTED)
         l->launches_ok++;
-    } else {
-        size_t i = 0;
-        while (i < l->n_refusals && strcmp(l->refusals[i].code, code))
-            i++;
-        if (i == l->n_refusals && i < LTI_MAX_REFUSAL_CODES) {
-            l->refusals[i].code = code;   /* codes are static strings */
-            l->n_refusals++;
-        }
-        if (i < l->n_refusals)
-            l->refusals[i].count++;
-    }
+    else if (refusal > LTI_ACCEPTED && refusal < LTI_NREASONS)
+        l->refused[refusal]++;
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -290,18 +281,9 @@ void lti_render_metrics(struct lti *l, FILE *f)
     fprintf(f, "# HELP butterfly_lti_launches_refused_total LTI launches refused, by the "
                "check that failed.\n# TYPE butterfly_lti_launches_refused_total counter\n");
     /* every reason from 0, so that a rate over one is never "no data" */
-    for (size_t k = 0; k < lti_n_reasons; k++) {
-        uint64_t n = 0;
-        for (size_t i = 0; i < l->n_refusals; i++)
-            if (!strcmp(l->refusals[i].code, lti_reasons[k].code))
-                n = l->refusals[i].count;
+    for (int k = LTI_ACCEPTED + 1; k < LTI_NREASONS; k++)
         fprintf(f, "butterfly_lti_launches_refused_total{reason=\"%s\"} %llu\n",
-                lti_reasons[k].code, (unsigned long long)n);
-    }
-    for (size_t i = 0; i < l->n_refusals; i++)   /* none: every code is listed */
-        if (!lti_reason_find(l->refusals[i].code))
-            fprintf(f, "butterfly_lti_launches_refused_total{reason=\"%s\"} %llu\n",
-                    l->refusals[i].code, (unsigned long long)l->refusals[i].count);
+                lti_reasons[k].code, (unsigned long long)l->refused[k]);
     fprintf(f, "# HELP butterfly_lti_scores_total Scores sent back to platforms, by outcome "
                "(sent, retried, failed).\n# TYPE butterfly_lti_scores_total counter\n"
                "butterfly_lti_scores_total{outcome=\"sent\"} %llu\n"
@@ -313,6 +295,22 @@ void lti_render_metrics(struct lti *l, FILE *f)
 }
 
 /* ---- the thread ------------------------------------------------------------------- */
+
+struct job_call {
+    struct lti *l;
+    struct lti_job j;
+};
+
+static void job_run(struct store *s, void *arg)
+{
+    struct job_call *c = arg;
+    c->j.fn(c->l, s, c->j.arg);
+}
+
+static void refresh_run(struct store *s, void *arg)
+{
+    refresh_keys(arg, s);
+}
 
 bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *arg),
                 void *arg)
@@ -340,7 +338,11 @@ static void *launch_thread(void *arg)
             l->head = (l->head + 1) % LTI_RING;
             l->n_jobs--;
             pthread_mutex_unlock(&l->lock);
-            j.fn(l, l->store, j.arg);
+            /* on the records' writer (a login and a launch write); one
+             * refused is answered all the same, with no store (503) */
+            struct job_call c = { l, j };
+            if (!lti_store_call(l, true, job_run, &c))
+                j.fn(l, NULL, j.arg);
             pthread_mutex_lock(&l->lock);
             continue;
         }
@@ -350,7 +352,7 @@ static void *launch_thread(void *arg)
             break;
         if (time(NULL) - last_refresh >= (time_t)LTI_KEYS_REFRESH_S) {
             pthread_mutex_unlock(&l->lock);
-            refresh_keys(l, l->store);
+            lti_store_call(l, false, refresh_run, l);
             last_refresh = time(NULL);
             pthread_mutex_lock(&l->lock);
             continue;
@@ -374,6 +376,23 @@ const char *lti_public_url(const struct lti *l)
     return l->public_url;
 }
 
+/* At start: the tool's key pair made when the store has none, and the
+ * public key set read. */
+struct first_key {
+    struct lti *l;
+    enum store_status st;
+    struct store_error e;
+};
+
+static void first_key_run(struct store *s, void *arg)
+{
+    struct first_key *fk = arg;
+    char kid[STORE_LTI_KID_SIZE];
+    fk->st = store_lti_key_make(s, true, kid, &fk->e);
+    if (fk->st == STORE_OK)
+        refresh_keys(fk->l, s);
+}
+
 struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
 {
     struct lti *l = calloc(1, sizeof *l);
@@ -389,7 +408,6 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     l->policy = o->policy;
     snprintf(l->public_url, sizeof l->public_url, "%s", o->public_url);
     char why[400];
-    struct store_error e = { 0 };
     if (!lti_config_load(o->config_path, &l->cfg, why, sizeof why)) {
         snprintf(err, errsz, "--lti-config %s: %s", o->config_path, why);
         goto fail;
@@ -399,19 +417,17 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
         goto fail;
     }
     l->curl_ready = true;
-    if (store_open(o->database_url, &l->store, &e) != STORE_OK || !l->store ||
-        store_open(o->database_url, &l->sender_store, &e) != STORE_OK || !l->sender_store ||
-        store_lti_prepare(l->store, &e) != STORE_OK) {
-        snprintf(err, errsz, "LTI needs a store (--database): %s",
-                 e.message[0] ? e.message : "none");
+    l->store_call = o->store_call;
+    l->store_ctx = o->store_ctx;
+    struct first_key fk = { .l = l, .st = STORE_UNAVAILABLE };
+    if (!l->store_call) {
+        snprintf(err, errsz, "LTI needs a store (--database): none");
         goto fail;
     }
-    char kid[STORE_LTI_KID_SIZE];
-    if (store_lti_key_make(l->store, true, kid, &e) != STORE_OK) {
-        snprintf(err, errsz, "LTI: %s", e.message);
+    if (!lti_store_call(l, true, first_key_run, &fk) || fk.st != STORE_OK) {
+        snprintf(err, errsz, "LTI: %s", fk.e.message[0] ? fk.e.message : "the store refused");
         goto fail;
     }
-    refresh_keys(l, l->store);
     if (pthread_create(&l->thread, NULL, launch_thread, l)) {
         snprintf(err, errsz, "cannot start LTI's thread");
         goto fail;
@@ -455,8 +471,6 @@ void lti_free(struct lti *l)
     lti_quiesce(l);
     for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++)
         r_jwks_free(l->keysets[i].set);
-    store_close(l->store);
-    store_close(l->sender_store);
     lti_config_free(&l->cfg);
     free(l->jwks);
     if (l->curl_ready)

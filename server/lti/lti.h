@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include "store/store_writer.h"
 
 #define LTI_MAX_PLATFORMS 64
 #define LTI_MAX_DEPLOYMENTS 32
@@ -80,29 +81,67 @@ const struct lti_platform *lti_config_find(const struct lti_config *c, const cha
 
 /* ---- the checks of a launch (lti_check.c: pure, unit-tested) ----------------- */
 
-/* Why a launch was refused: the metric's label and the page's sentence. */
+/* The reasons a launch is refused for, in docs/LTI.md's order: the code
+ * counts and compares them; their names are for /metrics, the page and
+ * the log only (lti_reasons). */
+enum lti_reason_id {
+    LTI_ACCEPTED = 0,       /* no refusal */
+    LTI_R_TOO_LARGE,
+    LTI_R_NOT_A_JWT,
+    LTI_R_STATE_COOKIE,
+    LTI_R_STATE,
+    LTI_R_ALG_NONE,
+    LTI_R_KEY_HEADER,
+    LTI_R_ALG,
+    LTI_R_KID,
+    LTI_R_KEY_SET,
+    LTI_R_SIGNATURE,
+    LTI_R_ISS,
+    LTI_R_AUD,
+    LTI_R_AZP,
+    LTI_R_EXP,
+    LTI_R_IAT,
+    LTI_R_NONCE,
+    LTI_R_VERSION,
+    LTI_R_MESSAGE_TYPE,
+    LTI_R_DEPLOYMENT_ID,
+    LTI_R_SUB,
+    LTI_R_ROLES,
+    LTI_R_RESOURCE_LINK,
+    LTI_R_TARGET_LINK_URI,
+    LTI_R_UNREGISTERED,
+    LTI_R_STORE,
+    LTI_R_BUSY,
+    LTI_NREASONS
+};
+
+/* Why a launch was refused: the reason and the page's sentence. */
 struct lti_refusal {
-    const char *code;       /* NULL: accepted */
+    enum lti_reason_id code;    /* LTI_ACCEPTED: accepted */
     char message[256];
 };
 
-/* A reason a launch is refused for: the metric's label (and the page's
- * <code id="check">) and its sentence. */
+/* A reason's name (the metric's label, the page's <code id="check">) and
+ * its sentence. */
 struct lti_reason {
     const char *code, *message;
 };
 
-/* Every reason, in docs/LTI.md's order (tests/unit/test_lti_docs.py
- * holds the doc to it); /metrics lists each, refused or not. */
-extern const struct lti_reason lti_reasons[];
-extern const size_t lti_n_reasons;
+/* Every reason by its id (index LTI_ACCEPTED is empty), in docs/LTI.md's
+ * order (tests/unit/test_lti_docs.py holds the doc to it); /metrics lists
+ * each, refused or not. */
+extern const struct lti_reason lti_reasons[LTI_NREASONS];
 
-/* The reason of code, NULL when none is listed. */
-const struct lti_reason *lti_reason_find(const char *code);
+/* The name of reason id ("" for LTI_ACCEPTED and what is no reason). */
+const char *lti_reason_code(enum lti_reason_id id);
+
+/* The reason named code, LTI_ACCEPTED when none is (for a test or a
+ * document's check, never on a request's path). */
+enum lti_reason_id lti_reason_find(const char *code);
 
 /* Fills *why with code and message (NULL: the reason's own sentence);
  * returns false, for "return lti_refuse(...)". */
-bool lti_refuse(struct lti_refusal *why, const char *code, const char *message);
+bool lti_refuse(struct lti_refusal *why, enum lti_reason_id code, const char *message);
 
 /* Whether token is a JWT whose header's alg says it is unsigned ("none",
  * in any case), with or without a signature part. */
@@ -146,13 +185,19 @@ struct lti_options {
     const char *database_url;     /* the store (LTI needs one) */
     const char *public_url;       /* the tool's base address, no trailing '/' */
     enum lti_policy policy;
+    /* How LTI uses the store: runs fn on the thread that owns a connection
+     * (the records' writer when write, else their reader) and returns once
+     * it has run; false, fn not called, when refused. LTI opens no
+     * connection of its own (server/records.h, records_call_wait). */
+    bool (*store_call)(void *ctx, bool write, store_call_fn fn, void *arg);
+    void *store_ctx;
 };
 
 struct lti;
 struct store;
 
-/* Reads the config, opens the store, makes the tool's key pair on a
- * first start, starts the threads. NULL with a reason in err. */
+/* Reads the config, makes the tool's key pair on a first start (through
+ * o->store_call), starts the threads. NULL with a reason in err. */
 struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz);
 
 /* Stops the threads: the launches queued are answered (their connections
@@ -178,7 +223,7 @@ bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *
                 void *arg);
 
 /* Counts a refused launch under its code, and an accepted one. */
-void lti_count_launch(struct lti *l, const char *refusal_code);
+void lti_count_launch(struct lti *l, enum lti_reason_id refusal);
 
 /* Writes LTI's counters in Prometheus' text format. */
 void lti_render_metrics(struct lti *l, FILE *f);

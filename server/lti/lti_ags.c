@@ -53,6 +53,58 @@ static bool take_due(const struct store_lti_score *sc, void *arg)
     return true;
 }
 
+/* The sender's store calls, each run on a records' thread with its
+ * connection (lti_store_call): the outbox's rows are the writer's, the
+ * signing key is read on the reader. */
+enum outbox_op { OUTBOX_DUE, OUTBOX_CLAIM, OUTBOX_SENT, OUTBOX_RETRY, OUTBOX_KEY };
+
+struct outbox_call {
+    enum outbox_op op;
+    struct due_list *due;
+    int64_t seq, when_ms, was_next_ms;   /* when: the lease, the timestamp or the retry */
+    bool give_up, claimed;
+    const char *error;
+    jwk_t **key;
+    char *kid, *err;
+    size_t errsz;
+    bool key_ok;
+    enum store_status st;
+};
+
+static void outbox_run(struct store *s, void *arg)
+{
+    struct outbox_call *c = arg;
+    struct store_error e = { 0 };
+    switch (c->op) {
+    case OUTBOX_DUE:
+        c->st = store_lti_outbox_due(s, store_now_ms(), DUE_BATCH, take_due, c->due, &e);
+        break;
+    case OUTBOX_CLAIM:
+        c->st = store_lti_outbox_claim(s, c->seq, c->was_next_ms, c->when_ms, &c->claimed, &e);
+        break;
+    case OUTBOX_SENT:
+        c->st = store_lti_outbox_sent(s, c->seq, c->when_ms, &e);
+        break;
+    case OUTBOX_RETRY:
+        c->st = store_lti_outbox_retry(s, c->seq, c->when_ms, c->give_up, c->error, &e);
+        break;
+    case OUTBOX_KEY:
+        c->key_ok = lti_keys_signing(s, c->key, c->kid, c->err, c->errsz);
+        c->st = STORE_OK;
+        break;
+    }
+}
+
+/* Runs c on the records' writer (the key: the reader); STORE_UNAVAILABLE
+ * when refused (the server stopping). */
+static enum store_status outbox(struct lti *l, struct outbox_call *c)
+{
+    c->st = STORE_UNAVAILABLE;
+    if (!lti_store_call(l, c->op != OUTBOX_KEY, outbox_run, c))
+        return STORE_UNAVAILABLE;
+    return c->st;
+}
+
 static void due_clear(struct due_list *d)
 {
     for (size_t i = 0; i < d->n; i++) {
@@ -89,8 +141,13 @@ static char *client_assertion(struct lti *l, const struct lti_platform *p, char 
 {
     jwk_t *key = NULL;
     char kid[64], jti[STORE_ID_SIZE];
-    if (!lti_keys_signing(l->sender_store, &key, kid, err, errsz))
+    struct outbox_call kc = { .op = OUTBOX_KEY, .key = &key, .kid = kid, .err = err,
+                              .errsz = errsz };
+    if (outbox(l, &kc) != STORE_OK || !kc.key_ok) {
+        if (!kc.key_ok && kc.st != STORE_OK)
+            snprintf(err, errsz, "the store is stopping");
         return NULL;
+    }
     if (!store_new_id(jti)) {
         r_jwk_free(key);
         snprintf(err, errsz, "no random bytes");
@@ -263,10 +320,11 @@ static void count(struct lti *l, uint64_t *c)
 static void send_due(struct lti *l)
 {
     struct due_list d = { .n = 0 };
-    struct store_error e = { 0 };
-    if (store_lti_outbox_due(l->sender_store, store_now_ms(), DUE_BATCH, take_due, &d, &e) !=
-        STORE_OK)
+    struct outbox_call dc = { .op = OUTBOX_DUE, .due = &d };
+    if (outbox(l, &dc) != STORE_OK) {
+        due_clear(&d);
         return;
+    }
     for (size_t k = 0; k < d.n; k++) {
         const struct due *x = &d.v[k];
         const struct lti_platform *p = lti_config_find(&l->cfg, x->issuer, x->client_id);
@@ -274,20 +332,20 @@ static void send_due(struct lti *l)
         int64_t ts = 0;
         /* several instances share a PostgreSQL outbox: one sends each
          * score, the others see it taken; the lease outlives a call */
-        bool mine = false;
-        if (store_lti_outbox_claim(l->sender_store, x->seq, x->next_ms,
-                                   store_now_ms() + 3 * (int64_t)LTI_SEND_TIMEOUT_MS, &mine,
-                                   &e) != STORE_OK || !mine)
+        struct outbox_call cc = { .op = OUTBOX_CLAIM, .seq = x->seq, .was_next_ms = x->next_ms,
+                                  .when_ms = store_now_ms() + 3 * (int64_t)LTI_SEND_TIMEOUT_MS };
+        if (outbox(l, &cc) != STORE_OK || !cc.claimed)
             continue;
         if (!p) {
-            store_lti_outbox_retry(l->sender_store, x->seq, 0, true,
-                                   "the platform is no longer registered", &e);
+            outbox(l, &(struct outbox_call){ .op = OUTBOX_RETRY, .seq = x->seq, .when_ms = 0,
+                                             .give_up = true,
+                                             .error = "the platform is no longer registered" });
             count(l, &l->scores_failed);
             continue;
         }
         bool permanent = false;
         if (send_score(l, (size_t)(p - l->cfg.p), x, &ts, &permanent, err, sizeof err)) {
-            store_lti_outbox_sent(l->sender_store, x->seq, ts, &e);
+            outbox(l, &(struct outbox_call){ .op = OUTBOX_SENT, .seq = x->seq, .when_ms = ts });
             count(l, &l->scores_sent);
             continue;
         }
@@ -297,8 +355,9 @@ static void send_due(struct lti *l)
             wait *= 2;
         if (wait > LTI_RETRY_MAX_MS)
             wait = LTI_RETRY_MAX_MS;
-        store_lti_outbox_retry(l->sender_store, x->seq, store_now_ms() + wait, give_up, err,
-                               &e);
+        outbox(l, &(struct outbox_call){ .op = OUTBOX_RETRY, .seq = x->seq,
+                                         .when_ms = store_now_ms() + wait, .give_up = give_up,
+                                         .error = err });
         count(l, give_up ? &l->scores_failed : &l->scores_retried);
         fprintf(stderr, "butterfly-server: LTI score for %s %s: %s\n", p->name,
                 give_up ? "failed for good" : "will be tried again", err);

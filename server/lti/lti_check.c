@@ -20,53 +20,57 @@
 
 /* Every reason a launch is refused for, each with the page's sentence
  * when its check has no more precise one. The order is docs/LTI.md's. */
-const struct lti_reason lti_reasons[] = {
-    { "too_large", "The id_token is over 64 KiB." },
-    { "not_a_jwt", "The id_token is not a signed JWT." },
-    { "state_cookie", "The browser sent no state cookie: it may block cookies inside the "
+const struct lti_reason lti_reasons[LTI_NREASONS] = {
+    [LTI_R_TOO_LARGE] = { "too_large", "The id_token is over 64 KiB." },
+    [LTI_R_NOT_A_JWT] = { "not_a_jwt", "The id_token is not a signed JWT." },
+    [LTI_R_STATE_COOKIE] = { "state_cookie", "The browser sent no state cookie: it may block cookies inside the "
                       "course's page." },
-    { "state", "The state is not one of this tool's logins, was used already, or expired." },
-    { "alg_none", "The id_token is unsigned (alg none): an unsigned token is refused." },
-    { "key_header", "The id_token's header names a key or a key's address (jku, x5u, jwk, "
+    [LTI_R_STATE] = { "state", "The state is not one of this tool's logins, was used already, or expired." },
+    [LTI_R_ALG_NONE] = { "alg_none", "The id_token is unsigned (alg none): an unsigned token is refused." },
+    [LTI_R_KEY_HEADER] = { "key_header", "The id_token's header names a key or a key's address (jku, x5u, jwk, "
                     "x5c): only the platform's registered key set is used." },
-    { "alg", "The id_token is not signed with RS256." },
-    { "kid", "The key the id_token names (kid) is not in the platform's key set." },
-    { "key_set", "The platform's key set could not be fetched." },
-    { "signature", "The id_token's signature is not the platform key's." },
-    { "iss", "The issuer (iss) is not the registered platform's." },
-    { "aud", "The audience (aud) does not hold this tool's client_id." },
-    { "azp", "The authorised party (azp) is not this tool's client_id." },
-    { "exp", "The id_token has expired (exp), or has no exp." },
-    { "iat", "The id_token was issued in the future (iat, beyond 60 s of skew), or has no "
+    [LTI_R_ALG] = { "alg", "The id_token is not signed with RS256." },
+    [LTI_R_KID] = { "kid", "The key the id_token names (kid) is not in the platform's key set." },
+    [LTI_R_KEY_SET] = { "key_set", "The platform's key set could not be fetched." },
+    [LTI_R_SIGNATURE] = { "signature", "The id_token's signature is not the platform key's." },
+    [LTI_R_ISS] = { "iss", "The issuer (iss) is not the registered platform's." },
+    [LTI_R_AUD] = { "aud", "The audience (aud) does not hold this tool's client_id." },
+    [LTI_R_AZP] = { "azp", "The authorised party (azp) is not this tool's client_id." },
+    [LTI_R_EXP] = { "exp", "The id_token has expired (exp), or has no exp." },
+    [LTI_R_IAT] = { "iat", "The id_token was issued in the future (iat, beyond 60 s of skew), or has no "
              "iat." },
-    { "nonce", "The nonce is not the one this login made." },
-    { "version", "The LTI version is missing or not 1.3.0." },
-    { "message_type", "Only LtiResourceLinkRequest launches are taken." },
-    { "deployment_id", "The deployment_id is not registered with this tool." },
-    { "sub", "The subject (sub) is missing." },
-    { "roles", "The roles claim is missing." },
-    { "resource_link", "The resource_link id is missing." },
-    { "target_link_uri", "The target_link_uri is not the login's." },
-    { "unregistered", "The platform is no longer registered." },
-    { "store", "The tool cannot keep the launch now." },
-    { "busy", "The tool is too busy; try again shortly." },
+    [LTI_R_NONCE] = { "nonce", "The nonce is not the one this login made." },
+    [LTI_R_VERSION] = { "version", "The LTI version is missing or not 1.3.0." },
+    [LTI_R_MESSAGE_TYPE] = { "message_type", "Only LtiResourceLinkRequest launches are taken." },
+    [LTI_R_DEPLOYMENT_ID] = { "deployment_id", "The deployment_id is not registered with this tool." },
+    [LTI_R_SUB] = { "sub", "The subject (sub) is missing." },
+    [LTI_R_ROLES] = { "roles", "The roles claim is missing." },
+    [LTI_R_RESOURCE_LINK] = { "resource_link", "The resource_link id is missing." },
+    [LTI_R_TARGET_LINK_URI] = { "target_link_uri", "The target_link_uri is not the login's." },
+    [LTI_R_UNREGISTERED] = { "unregistered", "The platform is no longer registered." },
+    [LTI_R_STORE] = { "store", "The tool cannot keep the launch now." },
+    [LTI_R_BUSY] = { "busy", "The tool is too busy; try again shortly." },
 };
-const size_t lti_n_reasons = sizeof lti_reasons / sizeof *lti_reasons;
 
-const struct lti_reason *lti_reason_find(const char *code)
+const char *lti_reason_code(enum lti_reason_id id)
 {
-    for (size_t i = 0; code && i < lti_n_reasons; i++)
-        if (!strcmp(lti_reasons[i].code, code))
-            return &lti_reasons[i];
-    return NULL;
+    return id > LTI_ACCEPTED && id < LTI_NREASONS ? lti_reasons[id].code : "";
 }
 
-bool lti_refuse(struct lti_refusal *why, const char *code, const char *message)
+enum lti_reason_id lti_reason_find(const char *code)
 {
-    const struct lti_reason *r = lti_reason_find(code);
-    why->code = r ? r->code : code;
+    for (int i = LTI_ACCEPTED + 1; code && i < LTI_NREASONS; i++)
+        if (!strcmp(lti_reasons[i].code, code))
+            return (enum lti_reason_id)i;
+    return LTI_ACCEPTED;
+}
+
+bool lti_refuse(struct lti_refusal *why, enum lti_reason_id code, const char *message)
+{
+    bool known = code > LTI_ACCEPTED && code < LTI_NREASONS;
+    why->code = code;
     snprintf(why->message, sizeof why->message, "%s",
-             message ? message : r ? r->message : "The launch was refused.");
+             message ? message : known ? lti_reasons[code].message : "The launch was refused.");
     return false;
 }
 
@@ -102,7 +106,7 @@ static bool base64url_only(const char *s, size_t n)
 bool lti_token_header_ok(const char *token, struct lti_refusal *why)
 {
     if (lti_token_unsigned(token))
-        return lti_refuse(why, "alg_none", NULL);
+        return lti_refuse(why, LTI_R_ALG_NONE, NULL);
     const char *dot1 = strchr(token, '.');
     const char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
     size_t n = dot1 ? (size_t)(dot1 - token) : 0;
@@ -112,11 +116,11 @@ bool lti_token_header_ok(const char *token, struct lti_refusal *why)
         dot2 == dot1 + 1 || !dot2[1] || !base64url_only(token, n) ||
         !base64url_only(dot1 + 1, (size_t)(dot2 - dot1 - 1)) ||
         !base64url_only(dot2 + 1, strlen(dot2 + 1)))
-        return lti_refuse(why, "not_a_jwt", NULL);
+        return lti_refuse(why, LTI_R_NOT_A_JWT, NULL);
     unsigned char head[LTI_MAX_JWT_HEADER];
     size_t len = 0;
     if (!o_base64url_decode((const unsigned char *)token, n, head, &len))
-        return lti_refuse(why, "not_a_jwt", NULL);
+        return lti_refuse(why, LTI_R_NOT_A_JWT, NULL);
     /* the header as the library will read it (jansson too): one object,
      * no member twice, so no second "jku" hides behind a first */
     json_t *h = json_loadb((const char *)head, len, JSON_REJECT_DUPLICATES, NULL);
@@ -131,14 +135,14 @@ bool lti_token_header_ok(const char *token, struct lti_refusal *why)
             found = named[i];
     json_decref(h);
     if (!object)
-        return lti_refuse(why, "not_a_jwt", "The id_token's header is not a JSON object.");
+        return lti_refuse(why, LTI_R_NOT_A_JWT, "The id_token's header is not a JSON object.");
     if (found) {
         char msg[200];
         snprintf(msg, sizeof msg, "The id_token's header names a key or a key's address (%s): "
                  "only the platform's registered key set is used.", found);
-        return lti_refuse(why, "key_header", msg);
+        return lti_refuse(why, LTI_R_KEY_HEADER, msg);
     }
-    why->code = NULL;
+    why->code = LTI_ACCEPTED;
     why->message[0] = '\0';
     return true;
 }
@@ -165,13 +169,13 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
                       struct lti_refusal *why)
 {
     memset(out, 0, sizeof *out);
-    why->code = NULL;
+    why->code = LTI_ACCEPTED;
     why->message[0] = '\0';
     if (!json_is_object(claims))
-        return lti_refuse(why, "not_a_jwt", "The id_token's claims are not a JSON object.");
+        return lti_refuse(why, LTI_R_NOT_A_JWT, "The id_token's claims are not a JSON object.");
     const char *iss = str(claims, "iss");
     if (!iss || strcmp(iss, p->issuer))
-        return lti_refuse(why, "iss", NULL);
+        return lti_refuse(why, LTI_R_ISS, NULL);
     json_t *aud = json_object_get(claims, "aud");
     bool has = false;
     if (json_is_string(aud)) {
@@ -183,49 +187,49 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
             has = has || (json_is_string(v) && !strcmp(json_string_value(v), p->client_id));
     }
     if (!has)
-        return lti_refuse(why, "aud", NULL);
+        return lti_refuse(why, LTI_R_AUD, NULL);
     const char *azp = str(claims, "azp");
     if (json_is_array(aud) && (!azp || strcmp(azp, p->client_id)))
-        return lti_refuse(why, "azp", "The audience is a list, and azp is not this tool's "
+        return lti_refuse(why, LTI_R_AZP, "The audience is a list, and azp is not this tool's "
                                       "client_id.");
     if (azp && strcmp(azp, p->client_id))
-        return lti_refuse(why, "azp", NULL);
+        return lti_refuse(why, LTI_R_AZP, NULL);
     json_t *exp = json_object_get(claims, "exp"), *iat = json_object_get(claims, "iat");
     if (!json_is_number(exp) || json_number_value(exp) <= (double)now)
-        return lti_refuse(why, "exp", NULL);
+        return lti_refuse(why, LTI_R_EXP, NULL);
     if (!json_is_number(iat) || json_number_value(iat) > (double)now + LTI_CLOCK_SKEW_S)
-        return lti_refuse(why, "iat", NULL);
+        return lti_refuse(why, LTI_R_IAT, NULL);
     const char *n = str(claims, "nonce");
     if (!n || !nonce || strcmp(n, nonce))
-        return lti_refuse(why, "nonce", NULL);
+        return lti_refuse(why, LTI_R_NONCE, NULL);
     const char *version = str(claims, CLAIM "version");
     if (!version || strcmp(version, "1.3.0"))
-        return lti_refuse(why, "version", NULL);
+        return lti_refuse(why, LTI_R_VERSION, NULL);
     const char *mt = str(claims, CLAIM "message_type");
     if (!mt)
-        return lti_refuse(why, "message_type", "The message_type is missing.");
+        return lti_refuse(why, LTI_R_MESSAGE_TYPE, "The message_type is missing.");
     if (strcmp(mt, "LtiResourceLinkRequest"))
-        return lti_refuse(why, "message_type", NULL);
+        return lti_refuse(why, LTI_R_MESSAGE_TYPE, NULL);
     const char *dep = str(claims, CLAIM "deployment_id");
     if (!dep)
-        return lti_refuse(why, "deployment_id", "The deployment_id is missing.");
+        return lti_refuse(why, LTI_R_DEPLOYMENT_ID, "The deployment_id is missing.");
     bool known = false;
     for (size_t i = 0; i < p->n_deployments; i++)
         known = known || !strcmp(p->deployment_ids[i], dep);
     if (!known)
-        return lti_refuse(why, "deployment_id", NULL);
+        return lti_refuse(why, LTI_R_DEPLOYMENT_ID, NULL);
     const char *sub = str(claims, "sub");
     if (!sub || !*sub)
-        return lti_refuse(why, "sub", NULL);
+        return lti_refuse(why, LTI_R_SUB, NULL);
     json_t *roles = json_object_get(claims, CLAIM "roles");
     if (!json_is_array(roles))
-        return lti_refuse(why, "roles", NULL);
+        return lti_refuse(why, LTI_R_ROLES, NULL);
     const char *rl = str(json_object_get(claims, CLAIM "resource_link"), "id");
     if (!rl || !*rl)
-        return lti_refuse(why, "resource_link", NULL);
+        return lti_refuse(why, LTI_R_RESOURCE_LINK, NULL);
     const char *target = str(claims, CLAIM "target_link_uri");
     if (!target || !target_link_uri || strcmp(target, target_link_uri))
-        return lti_refuse(why, "target_link_uri", NULL);
+        return lti_refuse(why, LTI_R_TARGET_LINK_URI, NULL);
     size_t i;
     json_t *v;
     json_array_foreach(roles, i, v)

@@ -41,7 +41,7 @@ struct lti_req {
     char *relaunch;             /* then: the login again, for a new window */
     /* the answer the job made */
     unsigned status;
-    const char *code;           /* a refusal's check, NULL when accepted */
+    enum lti_reason_id code;    /* a refusal's check, LTI_ACCEPTED when accepted */
     char message[300];
     struct principal who;
     int64_t link;               /* a learner's resource link (the page's launch tag) */
@@ -125,11 +125,11 @@ static enum MHD_Result page(struct request *r, unsigned status, const char *titl
     return page_with(r, status, title, code, message, NULL);
 }
 
-static enum MHD_Result refuse_launch(struct request *r, unsigned status, const char *code,
-                                     const char *message)
+static enum MHD_Result refuse_launch(struct request *r, unsigned status,
+                                     enum lti_reason_id code, const char *message)
 {
     lti_count_launch(r->srv->lti, code);
-    return page_with(r, status, "The launch was refused", code, message,
+    return page_with(r, status, "The launch was refused", lti_reason_code(code), message,
                      r->lti ? r->lti->relaunch : NULL);
 }
 
@@ -329,11 +329,10 @@ static enum MHD_Result login_answer(struct request *r)
 /* --- the launch ------------------------------------------------------------------ */
 
 /* The job's refusal: code with its reason's sentence (lti_reasons). */
-static void refusal(struct lti_req *q, const char *code)
+static void refusal(struct lti_req *q, enum lti_reason_id code)
 {
-    const struct lti_reason *why = lti_reason_find(code);
-    q->code = why ? why->code : code;
-    snprintf(q->message, sizeof q->message, "%s", why ? why->message : "");
+    q->code = code;
+    snprintf(q->message, sizeof q->message, "%s", lti_reasons[code].message);
 }
 
 /* The launch's checks before the signature's, once (the login's state
@@ -347,16 +346,16 @@ static const struct lti_platform *launch_platform(struct lti *l, struct store *s
     const struct store_lti_state *st = &q->taken_st;
     const struct lti_platform *p = NULL;
     if (ss == STORE_NOT_FOUND) {
-        refusal(q, "state");
+        refusal(q, LTI_R_STATE);
     } else if (ss != STORE_OK) {
         q->status = 503;
-        q->code = "store";
+        q->code = LTI_R_STORE;
         snprintf(q->message, sizeof q->message, "The tool cannot read its logins now.");
     } else if (q->no_cookie) {
-        refusal(q, "state_cookie");
+        refusal(q, LTI_R_STATE_COOKIE);
         q->relaunch = st->relaunch && *st->relaunch ? strdup(st->relaunch) : NULL;
     } else if (!(p = lti_config_find(lti_config_of(l), st->issuer, st->client_id))) {
-        refusal(q, "unregistered");
+        refusal(q, LTI_R_UNREGISTERED);
     }
     return p;
 }
@@ -368,7 +367,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
     struct request *r = arg;
     struct lti_req *q = r->lti;
     struct store_error e = { 0 };
-    struct lti_refusal why = { NULL, "" };
+    struct lti_refusal why = { LTI_ACCEPTED, "" };
     json_t *claims = NULL;
     enum store_status ss;
     if (!q->taken) {
@@ -388,7 +387,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
     }
     if (v == LTI_REFUSED) {
         q->code = why.code;
-        if (!strcmp(why.code, "key_set"))
+        if (why.code == LTI_R_KEY_SET)
             q->status = 502;
         snprintf(q->message, sizeof q->message, "%s", why.message);
     } else {
@@ -400,7 +399,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                                              (int64_t)json_number_value(json_object_get(
                                                  claims, "exp")) * 1000 + 60000, &e)) ==
                    STORE_CONFLICT) {
-            q->code = "nonce";
+            q->code = LTI_R_NONCE;
             snprintf(q->message, sizeof q->message, "The nonce was used before (a replay).");
         } else {
             char student[STORE_ID_SIZE], klass[STORE_ID_SIZE];
@@ -423,12 +422,12 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
             session_clean_name(q->who.name, q->who.name, sizeof q->who.name);
             if (ss != STORE_OK) {
                 q->status = 503;
-                q->code = "store";
+                q->code = LTI_R_STORE;
                 snprintf(q->message, sizeof q->message, "The tool cannot keep the launch "
                          "now (%s).", store_status_to_str(ss));
             } else {
                 q->status = 303;
-                q->code = NULL;
+                q->code = LTI_ACCEPTED;
                 r->srv->class_changed(r->srv->feed);   /* a class or a learner may be new */
                 if (c.instructor) {
                     q->who.kind = PRINCIPAL_INSTRUCTOR;
@@ -452,19 +451,19 @@ static enum MHD_Result launch(struct request *r)
 {
     struct lti_req *q = r->lti;
     if (r->too_large)
-        return refuse_launch(r, 413, "too_large", "The launch's form is over its size bound.");
+        return refuse_launch(r, 413, LTI_R_TOO_LARGE, "The launch's form is over its size bound.");
     q->id_token = malloc(LTI_MAX_ID_TOKEN + 2);
     if (!q->id_token)
         return response_out_of_memory(r);
     if (!lti_form_value(r->body, r->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
         bool present = r->body && r->len && memmem(r->body, r->len, "id_token=", 9);
-        return refuse_launch(r, 400, present ? "too_large" : "not_a_jwt", present
+        return refuse_launch(r, 400, present ? LTI_R_TOO_LARGE : LTI_R_NOT_A_JWT, present
                              ? "The id_token is over 64 KiB." : "The launch has no id_token.");
     }
     if (strlen(q->id_token) > LTI_MAX_ID_TOKEN)
-        return refuse_launch(r, 400, "too_large", "The id_token is over 64 KiB.");
+        return refuse_launch(r, 400, LTI_R_TOO_LARGE, "The id_token is over 64 KiB.");
     if (!lti_form_value(r->body, r->len, "state", q->state, sizeof q->state))
-        return refuse_launch(r, 400, "state", "The launch has no state, or not one of ours.");
+        return refuse_launch(r, 400, LTI_R_STATE, "The launch has no state, or not one of ours.");
     const char *cookie = NULL;
     bool two = false;
     state_cookie_read(r, &cookie, &two);
@@ -473,13 +472,13 @@ static enum MHD_Result launch(struct request *r)
     q->no_cookie = !cookie && !two;
     if (two || (cookie && (strlen(cookie) != strlen(q->state) ||
                            !session_equal(cookie, q->state, strlen(q->state)))))
-        return refuse_launch(r, 400, "state", "The state is not the one this browser's login "
+        return refuse_launch(r, 400, LTI_R_STATE, "The state is not the one this browser's login "
                              "made.");
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
     if (!lti_submit(r->srv->lti, launch_job, r)) {
         q->status = 503;
-        refusal(q, "busy");
+        refusal(q, LTI_R_BUSY);
         MHD_resume_connection(r->conn);
     }
     return MHD_YES;
@@ -490,7 +489,7 @@ static enum MHD_Result launch_answer(struct request *r)
     struct lti_req *q = r->lti;
     if (q->code)
         return refuse_launch(r, q->status, q->code, q->message);
-    lti_count_launch(r->srv->lti, NULL);
+    lti_count_launch(r->srv->lti, LTI_ACCEPTED);
     unsigned life = q->who.kind == PRINCIPAL_INSTRUCTOR ? LTI_INSTRUCTOR_SESSION_S
                                                         : SESSION_LIFETIME_S;
     char *value = session_cookie_make(records_session_key(r->srv->records), &q->who,
@@ -546,7 +545,7 @@ enum MHD_Result lti_http_begin(struct request *r)
                                                  MHD_HTTP_HEADER_TRANSFER_ENCODING);
     if (request_check_length(cl, te, r->limit) == LENGTH_TOO_LARGE)
         return r->route == ROUTE_LTI_LAUNCH
-                   ? refuse_launch(r, 413, "too_large", "The launch is over its size bound.")
+                   ? refuse_launch(r, 413, LTI_R_TOO_LARGE, "The launch is over its size bound.")
                    : page(r, 413, "The login was refused", "too_large",
                           "The login is over its size bound.");
     enum MHD_Result refused;

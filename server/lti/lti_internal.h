@@ -12,7 +12,6 @@
 #include "server/lti/lti.h"
 #include "store/store.h"
 
-#define LTI_MAX_REFUSAL_CODES 32
 
 struct lti_job {
     void (*fn)(struct lti *l, struct store *s, void *arg);
@@ -60,8 +59,9 @@ struct lti {
     struct lti_config cfg;
     char public_url[1024];
     enum lti_policy policy;
-    struct store *store;          /* the LTI thread's connection */
-    struct store *sender_store;   /* the sender's */
+    /* the store, through the records' threads (lti_options.store_call) */
+    bool (*store_call)(void *ctx, bool write, store_call_fn fn, void *arg);
+    void *store_ctx;
     pthread_mutex_t lock;         /* the queue, jwks, counters */
     pthread_cond_t wake;
     struct lti_job jobs[LTI_RING];
@@ -80,10 +80,17 @@ struct lti {
     struct access_token tokens[LTI_MAX_PLATFORMS];  /* the sender's only */
     /* counters, under lock */
     uint64_t launches_ok;
-    struct { const char *code; uint64_t count; } refusals[LTI_MAX_REFUSAL_CODES];
-    size_t n_refusals;
+    uint64_t refused[LTI_NREASONS];   /* by reason; [LTI_ACCEPTED] unused */
     uint64_t scores_sent, scores_retried, scores_failed;
 };
+
+/* Runs fn with a connection of the records' (write: the writer's) and
+ * returns once it has run; false, fn not called, when refused. */
+static inline bool lti_store_call(struct lti *l, bool write, store_call_fn fn, void *arg)
+{
+    /* inline: lti.c and lti_ags.c both call it, and neither calls the other back */
+    return l->store_call && l->store_call(l->store_ctx, write, fn, arg);
+}
 
 /* The score sender (lti_ags.c). */
 bool lti_ags_start(struct lti *l);

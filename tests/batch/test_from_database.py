@@ -90,7 +90,9 @@ def make_store(tmp, verdicts):
         src = sample(files[name])
         verdict, points = verdicts[name]
         status = json.loads(verdict)["status"]["id"]
-        c.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        c.execute("INSERT INTO records (id, task, student, received_ms, graded_ms, source, "
+              "sha256, status, points, max_points, verdict, seed, device, grader_version) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                   (rid, "butterfly", student, ms, ms + 20, src,
                    hashlib.sha256(src).hexdigest(), status, points, 9, verdict, seed,
                    "llvmpipe", "0.1.0"))

@@ -646,6 +646,22 @@ try:
     check(got and new and plat.assertion_kids[-1] == new.group(1),
           "the next assertion is signed with the new key and the score arrives (%s)"
           % plat.assertion_kids[-2:])
+
+    # ---- LTI uses the records' connections (issue 30, defect 2) -----------------------------
+    if DATABASE.startswith("sqlite:"):
+        # every SQLite connection holds the store's file open once: the
+        # records' writer and their reader, and none of LTI's own (a
+        # process's connections to one file share its locks and -shm)
+        path = os.path.realpath(DATABASE[len("sqlite:"):])
+        fd_dir = "/proc/%d/fd" % srv.proc.pid
+        opened = 0
+        for fd in os.listdir(fd_dir):
+            try:
+                opened += os.readlink(os.path.join(fd_dir, fd)) == path
+            except OSError:
+                pass   # closed meanwhile
+        check(opened == 2, "after launches, scores and a key rotation the store's file is "
+              "open twice, the records' writer and reader, LTI on theirs (%d)" % opened)
 finally:
     rc = srv.stop()
     check(rc == 0, "the server stops cleanly (exit %s; under ASan: no leak)" % rc)

@@ -31,6 +31,8 @@
 #include "common/clock.h"
 #include "common/defaults.h"
 #include "store/store.h"
+#include "store/store_class.h"
+#include "store/store_lti.h"
 #include "store/store_writer.h"
 
 static const char *backend;        /* "sqlite" or the PostgreSQL URL */
@@ -56,12 +58,29 @@ static void pg_run(const char *sql)
     PQfinish(c);
 }
 
+/* The rows a query answers on the PostgreSQL test database. */
+static int pg_count(const char *sql)
+{
+    PGconn *c = PQconnectdb(backend);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    int n = PQntuples(r);
+    PQclear(r);
+    PQfinish(c);
+    return n;
+}
+
 /* A URL for an empty store. */
 static const char *fresh(const char *options)
 {
     if (is_pg()) {
         pg_run("SET client_min_messages = warning; DROP TABLE IF EXISTS records, students, "
-               "instructor, secrets, schema_version");
+               "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
+               "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
+               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links; "
+               "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
         snprintf(url, sizeof url, "sqlite:%s/s%d.sqlite%s", tmpdir, ++serial,
@@ -924,7 +943,110 @@ static void read_fixtures(void)
     }
 }
 
-/* A store made by every earlier schema version opens, migrated, with its rows. */
+struct shown_seen {
+    bool accepted, diagnosed;
+};
+
+static bool see_shown(const struct store_class_row *r, void *arg)
+{
+    struct shown_seen *w = arg;
+    if (!strcmp(r->id, "00112233445566778899aabbccddeeff")) {
+        assert_string_equal(r->shown.key, "");
+        assert_int_equal(r->shown.halves[0], -1);
+        assert_int_equal(r->shown.halves[2], -1);
+        w->accepted = true;
+    } else if (!strcmp(r->id, "ffeeddccbbaa99887766554433221100")) {
+        assert_string_equal(r->shown.key, "mistake:swapped-halves");
+        assert_string_equal(r->shown.label, "The halves are swapped");
+        assert_int_equal(r->shown.halves[0], 1);
+        assert_int_equal(r->shown.halves[1], 0);
+        assert_int_equal(r->shown.halves[2], 0);
+        w->diagnosed = true;
+    }
+    return true;
+}
+
+static bool count_lti_key(const struct store_lti_key *k, void *arg)
+{
+    (void)k;
+    (*(int *)arg)++;
+    return true;
+}
+
+struct outbox_seen {
+    int newest_points;
+    char lineitem[64];
+};
+
+static bool see_outbox(const struct store_lti_score *sc, void *arg)
+{
+    struct outbox_seen *o = arg;
+    o->newest_points = sc->points;
+    snprintf(o->lineitem, sizeof o->lineitem, "%s", sc->lineitem);
+    return true;
+}
+
+/* The class view's facts are the record's as written (what the worker
+ * sent), never its verdict's JSON read again: a verdict that says
+ * otherwise, or is no JSON at all, changes nothing (issue 30 defect 6). */
+struct shown_got {
+    char id[STORE_ID_SIZE];
+    struct verdict_shown shown;
+    int n;
+};
+
+static bool take_shown(const struct store_class_row *r, void *arg)
+{
+    struct shown_got *g = arg;
+    if (!strcmp(r->id, g->id)) {
+        g->shown = r->shown;
+        g->n++;
+    }
+    return true;
+}
+
+static void test_class_facts_from_columns(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_record r;
+    make_record(&r, "s1", 5, 3);
+    free(r.verdict);
+    r.verdict = strdup("{\"diagnosis\":{\"id\":\"from-json\"},\"halves\":[{\"passed\":false}]}");
+    r.verdict_len = strlen(r.verdict);
+    r.shown_known = true;
+    snprintf(r.shown.key, sizeof r.shown.key, "mistake:swapped-halves");
+    snprintf(r.shown.label, sizeof r.shown.label, "The halves are swapped");
+    r.shown.halves[0] = 1;
+    r.shown.halves[1] = 0;
+    r.shown.halves[2] = -1;
+    insert_ok(s, &r);
+    struct shown_got g = { .n = 0 };
+    snprintf(g.id, sizeof g.id, "%s", r.id);
+    store_record_clear(&r);
+    struct store_error err;
+    assert_int_equal(store_class_rows(s, take_shown, &g, &err), STORE_OK);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.shown.key, "mistake:swapped-halves");
+    assert_string_equal(g.shown.label, "The halves are swapped");
+    assert_int_equal(g.shown.halves[0], 1);
+    assert_int_equal(g.shown.halves[1], 0);
+    assert_int_equal(g.shown.halves[2], -1);
+    /* a record written with no facts is one with no mistake and no half run */
+    make_record(&r, "s1", 6, 3);
+    insert_ok(s, &r);
+    snprintf(g.id, sizeof g.id, "%s", r.id);
+    store_record_clear(&r);
+    g.n = 0;
+    assert_int_equal(store_class_rows(s, take_shown, &g, &err), STORE_OK);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.shown.key, "");
+    assert_int_equal(g.shown.halves[0], -1);
+    store_close(s);
+}
+
+/* A store made by every earlier schema version opens, migrated, with its
+ * rows: the records', LTI's (as they were kept before they joined the
+ * migrations), and the class view's facts of the records already there. */
 static void test_earlier_versions_open(void **state)
 {
     assert_true(STORE_SCHEMA_VERSION > 1);   /* else there is no earlier version to open */
@@ -972,7 +1094,39 @@ static void test_earlier_versions_open(void **state)
         store_record_clear(&r);
         unsigned char key[STORE_SECRET_BYTES];
         assert_int_equal(store_secret(s, "session", key, &err), STORE_OK);
+        /* the class view's facts of the records made before version 3,
+         * read once from their verdicts by the migration */
+        struct shown_seen seen = { 0 };
+        assert_int_equal(store_class_rows(s, see_shown, &seen, &err), STORE_OK);
+        assert_true(seen.accepted);
+        if (v >= 2) {
+            /* LTI's tables as store_lti.c made them (lti_schema 2): kept,
+             * and the trigger made anew still scores the launched student */
+            assert_true(seen.diagnosed);
+            int keys = 0;
+            assert_int_equal(store_lti_keys_each(s, count_lti_key, &keys, &err), STORE_OK);
+            assert_int_equal(keys, 1);
+            struct outbox_seen ob = { 0 };
+            assert_int_equal(store_lti_outbox_due(s, INT64_MAX / 2, 100, see_outbox, &ob, &err),
+                             STORE_OK);
+            assert_true(ob.newest_points == 2);   /* the record just made, newest of the pair */
+            assert_string_equal(ob.lineitem, "https://p/li/1");
+        }
         store_close(s);
+        /* the old layout's own version table is gone */
+        if (is_pg()) {
+            assert_int_equal(pg_count("SELECT 1 FROM pg_tables WHERE tablename = 'lti_schema'"), 0);
+        } else {
+            sqlite3 *db;
+            assert_int_equal(sqlite3_open(sqlite_path(), &db), SQLITE_OK);
+            sqlite3_stmt *q;
+            assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE "
+                                                "name = 'lti_schema'", -1, &q, NULL), SQLITE_OK);
+            assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+            assert_int_equal(sqlite3_column_int(q, 0), 0);
+            sqlite3_finalize(q);
+            sqlite3_close(db);
+        }
     }
 }
 
@@ -1004,7 +1158,7 @@ static void test_sqlite_full_then_recovers(void **state)
     struct store *big = open_ok(fresh(NULL));
     store_close(big);
     char capped[1100];
-    snprintf(capped, sizeof capped, "%s?max_page_count=40", url);
+    snprintf(capped, sizeof capped, "%s?max_page_count=60", url);
     struct store *s = open_ok(capped);
     struct store_error err;
     enum store_status st = STORE_OK;
@@ -1083,6 +1237,116 @@ static void test_sqlite_read_only_then_recovers(void **state)
     insert_ok(s, &r);
     store_record_clear(&r);
     store_close(s);
+}
+
+/* The server's reader beside its writer (server/records.c, issue 30
+ * defect 1): a reader that opened the file while it was read-only holds
+ * no connection once its call ends, so the writer's next write after the
+ * file is writable again succeeds (the -shm mapping the two share is not
+ * left read-only). */
+static void test_sqlite_reader_beside_read_only(void **state)
+{
+    if (is_pg())
+        skip();
+    struct store *s = open_ok(fresh(NULL));
+    store_close(s);
+    assert_int_equal(chmod(sqlite_path(), 0400), 0);
+    struct store *w = open_ok(url), *rd = open_ok(url);
+    struct store_error err;
+    assert_int_equal(store_probe(rd, &err), STORE_OK);
+    struct store_record r;
+    make_record(&r, "s1", 1, 1);
+    assert_int_equal(store_record_insert(w, &r, &err), STORE_READ_ONLY);
+    assert_int_equal(store_probe(rd, &err), STORE_OK);   /* the reader read meanwhile */
+    chmod_store(0600);
+    insert_ok(w, &r);
+    assert_int_equal(store_probe(rd, &err), STORE_OK);
+    store_record_clear(&r);
+    make_record(&r, "s1", 2, 1);
+    insert_ok(w, &r);
+    store_record_clear(&r);
+    store_close(rd);
+    store_close(w);
+}
+
+/* A commit completes while a long read is open on the reader's connection
+ * (server/records.c gives reads a connection of their own on both
+ * backends): the read waits, inside its transaction, for the commit of a
+ * record queued on the writer. With one connection for both (the server
+ * on SQLite before issue 30) the commit would wait for the read. */
+struct read_during {
+    struct store_writer *writer;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool committed, asked, seen_in_read;
+    enum store_status st;
+};
+
+static void committed_cb(const char *id, enum store_status status, const char *reason,
+                         void *arg)
+{
+    (void)id;
+    (void)reason;
+    struct read_during *d = arg;
+    pthread_mutex_lock(&d->lock);
+    d->committed = true;
+    d->st = status;
+    pthread_cond_broadcast(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+}
+
+static bool hold_read(const struct store_record *r, void *arg)
+{
+    (void)r;
+    struct read_during *d = arg;
+    if (d->asked)
+        return true;
+    d->asked = true;
+    struct store_record *rec = calloc(1, sizeof *rec);
+    make_record(rec, "s2", 99, 9);
+    assert_int_equal(store_writer_submit(d->writer, rec, committed_cb, d), STORE_WRITER_QUEUED);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;   /* a bound on a wait that is never long when it holds */
+    pthread_mutex_lock(&d->lock);
+    while (!d->committed)
+        if (pthread_cond_timedwait(&d->cond, &d->lock, &until) != 0)
+            break;
+    d->seen_in_read = d->committed;
+    pthread_mutex_unlock(&d->lock);
+    return true;
+}
+
+static void read_call(struct store *s, void *arg)
+{
+    struct store_error err;
+    assert_int_equal(store_records_each(s, INT64_MAX, hold_read, arg, &err), STORE_OK);
+}
+
+static void test_commit_during_read(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    for (int i = 0; i < 3; i++) {
+        struct store_record r;
+        make_record(&r, "s1", i + 1, 1);
+        insert_ok(s, &r);
+        store_record_clear(&r);
+    }
+    store_close(s);
+    struct store_writer_options o;
+    store_writer_options_init(&o);
+    struct read_during d = { .lock = PTHREAD_MUTEX_INITIALIZER,
+                             .cond = PTHREAD_COND_INITIALIZER };
+    d.writer = store_writer_start(open_ok(url), &o);
+    struct store_writer *reader = store_writer_start(open_ok(url), &o);
+    assert_non_null(d.writer);
+    assert_non_null(reader);
+    assert_int_equal(store_writer_call(reader, read_call, &d), STORE_WRITER_QUEUED);
+    store_writer_stop(reader);   /* runs what is queued: the read */
+    store_writer_stop(d.writer);
+    assert_true(d.asked);
+    assert_true(d.seen_in_read);
+    assert_int_equal(d.st, STORE_OK);
 }
 
 static void test_sqlite_backup(void **state)
@@ -1293,11 +1557,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_bounded_queue),
         cmocka_unit_test(test_writer_isolates_bad_rows),
         cmocka_unit_test(test_never_across_fork),
+        cmocka_unit_test(test_class_facts_from_columns),
         cmocka_unit_test(test_earlier_versions_open),
         cmocka_unit_test(test_newer_schema_refused),
         cmocka_unit_test(test_sqlite_full_then_recovers),
         cmocka_unit_test(test_sqlite_locked_then_recovers),
         cmocka_unit_test(test_sqlite_read_only_then_recovers),
+        cmocka_unit_test(test_sqlite_reader_beside_read_only),
+        cmocka_unit_test(test_commit_during_read),
         cmocka_unit_test(test_sqlite_backup),
         cmocka_unit_test(test_sqlite_file_private),
         cmocka_unit_test(test_pg_stopped_then_recovers),

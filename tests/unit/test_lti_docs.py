@@ -49,7 +49,7 @@ for name, say in WANT:
         bad.append("%s: docs/LTI.md does not say %r" % (name, text))
 # the refusal reasons: server/lti_check.c's table, each in the doc's table
 with open(os.path.join(ROOT, "server", "lti", "lti_check.c")) as f:
-    table = re.search(r"lti_reasons\[\] = \{(.*?)\n\};", f.read(), re.S).group(1)
+    table = re.search(r"lti_reasons\[\w*\] = \{(.*?)\n\};", f.read(), re.S).group(1)
 codes = re.findall(r'\{ "(\w+)",', table)
 # the reason column of the table of checks (its rows up to the blank line)
 rows = doc.split("| check | reason |", 1)[-1].split("\n\n", 1)[0]
