@@ -327,9 +327,10 @@ bool caller_resume(struct request *r, enum MHD_Result *answer)
         token_guard_count(s->guard, &r->client, time(NULL));
         if (r->lookup == LOOKUP_LINK)
             return caller_answered(answer, redirect(r, "/?signin=failed", false));
-        return caller_answered(answer, response_error(r, ERROR_UNAUTHORIZED, r->lookup == LOOKUP_CLASS
-                              ? "This is not the instructor's token." : "The token is not valid.",
-                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
+        return caller_answered(answer, response_error(
+            r, ERROR_UNAUTHORIZED, r->lookup == LOOKUP_CLASS
+                ? "This is not the instructor's token." : "The token is not valid.",
+            MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
     }
     if (r->lookup_status != STORE_OK) {
         /* the store cannot say who this is: a submission is graded
@@ -474,7 +475,8 @@ static void session_call(struct store *s, void *arg)
     enum store_status st;
     READ_TWICE(st, store_has_roster(s, &roster, &e));
     if (st == STORE_OK && roster) {
-        deferred_error(r, ERROR_ROSTER, "This class has a roster: sign in with your personal link.");
+        deferred_error(r, ERROR_ROSTER,
+                       "This class has a roster: sign in with your personal link.");
     } else if (st == STORE_OK) {
         struct store_student guest = { .id = r->who.id, .name = r->who.name, .section = "",
                                        .email = "", .verified = false };
@@ -577,7 +579,8 @@ bool caller_instructor(struct request *r, enum MHD_Result *answer)
                               "send Authorization: Bearer TOKEN.",
                               MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer"));
     if (r->who.kind != PRINCIPAL_INSTRUCTOR)
-        return caller_answered(answer, response_error(r, ERROR_FORBIDDEN, "The class view is the instructor's.", NULL,
-                              NULL));
+        return caller_answered(answer, response_error(r, ERROR_FORBIDDEN,
+                                                      "The class view is the instructor's.",
+                                                      NULL, NULL));
     return true;
 }

@@ -169,14 +169,14 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
     /* the header is read here first: an unsigned token is a forgery with
      * a name of its own (rhonabwy parses none), and one naming a key or
      * a key's address never reaches the library, which would fetch it */
-    if (!lti_token_header_ok(token, why))
+    if (!lti_check_token_header(token, why))
         return LTI_REFUSED;
     jwt_t *jwt = NULL;
     /* and then parsed with every header key source off, for good measure */
     if (r_jwt_init(&jwt) != RHN_OK ||
         r_jwt_advanced_parse(jwt, token, R_PARSE_NONE, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
         r_jwt_free(jwt);
-        lti_refuse(why, LTI_R_NOT_A_JWT, NULL);
+        lti_check_refuse(why, LTI_R_NOT_A_JWT, NULL);
         return LTI_REFUSED;
     }
     /* RS256 only, whatever the header says: HS256 signed with the
@@ -185,12 +185,12 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
     const char *kid = r_jwt_get_header_str_value(jwt, "kid");
     enum lti_verify out = LTI_REFUSED;
     if (!alg || strcmp(alg, "RS256") || r_jwt_get_sign_alg(jwt) != R_JWA_ALG_RS256) {
-        lti_refuse(why, LTI_R_ALG, NULL);
+        lti_check_refuse(why, LTI_R_ALG, NULL);
         r_jwt_free(jwt);
         return LTI_REFUSED;
     }
     if (!kid || !*kid) {
-        lti_refuse(why, LTI_R_KID, "The id_token's header names no key (kid).");
+        lti_check_refuse(why, LTI_R_KID, "The id_token's header names no key (kid).");
         r_jwt_free(jwt);
         return LTI_REFUSED;
     }
@@ -221,15 +221,15 @@ enum lti_verify lti_verify_token(struct lti *l, const struct lti_platform *p, co
      * the platform's answer, which the fetch above asked for) */
     unsigned int bits = 0;
     if (!key && (failing || !have_set)) {
-        lti_refuse(why, LTI_R_KEY_SET, failing && failure[0] ? failure : NULL);
+        lti_check_refuse(why, LTI_R_KEY_SET, failing && failure[0] ? failure : NULL);
     } else if (!key) {
-        lti_refuse(why, LTI_R_KID, NULL);
+        lti_check_refuse(why, LTI_R_KID, NULL);
     } else if (!(r_jwk_key_type(key, &bits, R_FLAG_IGNORE_REMOTE) & R_KEY_TYPE_RSA)) {
-        lti_refuse(why, LTI_R_KID, "The key the id_token names is not an RSA key.");
+        lti_check_refuse(why, LTI_R_KID, "The key the id_token names is not an RSA key.");
     } else if (r_jwt_verify_signature(jwt, key, R_FLAG_IGNORE_REMOTE) != RHN_OK) {
-        lti_refuse(why, LTI_R_SIGNATURE, NULL);
+        lti_check_refuse(why, LTI_R_SIGNATURE, NULL);
     } else if (!(*claims = r_jwt_get_full_claims_json_t(jwt))) {
-        lti_refuse(why, LTI_R_NOT_A_JWT, "The id_token has no claims.");
+        lti_check_refuse(why, LTI_R_NOT_A_JWT, "The id_token has no claims.");
     } else {
         out = LTI_VERIFIED;
     }
@@ -283,7 +283,7 @@ void lti_render_metrics(struct lti *l, FILE *f)
     /* every reason from 0, so that a rate over one is never "no data" */
     for (int k = LTI_ACCEPTED + 1; k < LTI_NREASONS; k++)
         fprintf(f, "butterfly_lti_launches_refused_total{reason=\"%s\"} %llu\n",
-                lti_reasons[k].code, (unsigned long long)l->refused[k]);
+                lti_check_reasons[k].code, (unsigned long long)l->refused[k]);
     fprintf(f, "# HELP butterfly_lti_scores_total Scores sent back to platforms, by outcome "
                "(sent, retried, failed).\n# TYPE butterfly_lti_scores_total counter\n"
                "butterfly_lti_scores_total{outcome=\"sent\"} %llu\n"

@@ -83,7 +83,7 @@ const struct lti_platform *lti_config_find(const struct lti_config *c, const cha
 
 /* The reasons a launch is refused for, in docs/LTI.md's order: the code
  * counts and compares them; their names are for /metrics, the page and
- * the log only (lti_reasons). */
+ * the log only (lti_check_reasons). */
 enum lti_reason_id {
     LTI_ACCEPTED = 0,       /* no refusal */
     LTI_R_TOO_LARGE,
@@ -130,29 +130,29 @@ struct lti_reason {
 /* Every reason by its id (index LTI_ACCEPTED is empty), in docs/LTI.md's
  * order (tests/unit/test_lti_docs.py holds the doc to it); /metrics lists
  * each, refused or not. */
-extern const struct lti_reason lti_reasons[LTI_NREASONS];
+extern const struct lti_reason lti_check_reasons[LTI_NREASONS];
 
 /* The name of reason id ("" for LTI_ACCEPTED and what is no reason). */
-const char *lti_reason_code(enum lti_reason_id id);
+const char *lti_check_reason_code(enum lti_reason_id id);
 
 /* The reason named code, LTI_ACCEPTED when none is (for a test or a
  * document's check, never on a request's path). */
-enum lti_reason_id lti_reason_find(const char *code);
+enum lti_reason_id lti_check_reason_find(const char *code);
 
 /* Fills *why with code and message (NULL: the reason's own sentence);
- * returns false, for "return lti_refuse(...)". */
-bool lti_refuse(struct lti_refusal *why, enum lti_reason_id code, const char *message);
+ * returns false, for "return lti_check_refuse(...)". */
+bool lti_check_refuse(struct lti_refusal *why, enum lti_reason_id code, const char *message);
 
 /* Whether token is a JWT whose header's alg says it is unsigned ("none",
  * in any case), with or without a signature part. */
-bool lti_token_unsigned(const char *token);
+bool lti_check_token_unsigned(const char *token);
 
 /* Reads token's header before any JWT library does: true when it is a
  * compact JWS (three base64url parts, a header of at most
  * LTI_MAX_JWT_HEADER bytes that is one JSON object, no member twice)
  * naming no key and no key's address (jku, x5u, jwk, x5c). Else false
  * with the reason in *why (alg_none, not_a_jwt, key_header). */
-bool lti_token_header_ok(const char *token, struct lti_refusal *why);
+bool lti_check_token_header(const char *token, struct lti_refusal *why);
 
 /* What an accepted launch says. Pointers into the claims (valid while
  * they are). */
@@ -174,7 +174,7 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
 
 /* The value of name in an application/x-www-form-urlencoded body, decoded
  * into out (NUL-terminated). False when absent, or longer than outsz - 1. */
-bool lti_form_value(const char *body, size_t len, const char *name, char *out, size_t outsz);
+bool lti_check_form_value(const char *body, size_t len, const char *name, char *out, size_t outsz);
 
 /* ---- the LTI threads (lti.c) ----------------------------------------------------- */
 
@@ -238,7 +238,7 @@ enum lti_verify { LTI_VERIFIED, LTI_REFUSED, LTI_WAIT };
 
 /*
  * On the LTI thread: verifies token's signature (RS256 only, whatever its
- * header says, and only after lti_token_header_ok) with the key of its kid
+ * header says, and only after lti_check_token_header) with the key of its kid
  * in p's key set, which is cached and fetched (bounded in time and size,
  * from p's key_set_url only) when missing, past its time, or without the
  * kid, at most every LTI_KEY_SET_REFETCH_S.

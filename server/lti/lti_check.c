@@ -20,7 +20,7 @@
 
 /* Every reason a launch is refused for, each with the page's sentence
  * when its check has no more precise one. The order is docs/LTI.md's. */
-const struct lti_reason lti_reasons[LTI_NREASONS] = {
+const struct lti_reason lti_check_reasons[LTI_NREASONS] = {
     [LTI_R_TOO_LARGE] = { "too_large", "The id_token is over 64 KiB." },
     [LTI_R_NOT_A_JWT] = { "not_a_jwt", "The id_token is not a signed JWT." },
     [LTI_R_STATE_COOKIE] = { "state_cookie", "The browser sent no state cookie: it may block cookies inside the "
@@ -52,29 +52,30 @@ const struct lti_reason lti_reasons[LTI_NREASONS] = {
     [LTI_R_BUSY] = { "busy", "The tool is too busy; try again shortly." },
 };
 
-const char *lti_reason_code(enum lti_reason_id id)
+const char *lti_check_reason_code(enum lti_reason_id id)
 {
-    return id > LTI_ACCEPTED && id < LTI_NREASONS ? lti_reasons[id].code : "";
+    return id > LTI_ACCEPTED && id < LTI_NREASONS ? lti_check_reasons[id].code : "";
 }
 
-enum lti_reason_id lti_reason_find(const char *code)
+enum lti_reason_id lti_check_reason_find(const char *code)
 {
     for (int i = LTI_ACCEPTED + 1; code && i < LTI_NREASONS; i++)
-        if (!strcmp(lti_reasons[i].code, code))
+        if (!strcmp(lti_check_reasons[i].code, code))
             return (enum lti_reason_id)i;
     return LTI_ACCEPTED;
 }
 
-bool lti_refuse(struct lti_refusal *why, enum lti_reason_id code, const char *message)
+bool lti_check_refuse(struct lti_refusal *why, enum lti_reason_id code, const char *message)
 {
     bool known = code > LTI_ACCEPTED && code < LTI_NREASONS;
     why->code = code;
     snprintf(why->message, sizeof why->message, "%s",
-             message ? message : known ? lti_reasons[code].message : "The launch was refused.");
+             message ? message
+                     : known ? lti_check_reasons[code].message : "The launch was refused.");
     return false;
 }
 
-bool lti_token_unsigned(const char *token)
+bool lti_check_token_unsigned(const char *token)
 {
     size_t n = strcspn(token, ".");
     unsigned char head[1024];
@@ -103,10 +104,10 @@ static bool base64url_only(const char *s, size_t n)
     return true;
 }
 
-bool lti_token_header_ok(const char *token, struct lti_refusal *why)
+bool lti_check_token_header(const char *token, struct lti_refusal *why)
 {
-    if (lti_token_unsigned(token))
-        return lti_refuse(why, LTI_R_ALG_NONE, NULL);
+    if (lti_check_token_unsigned(token))
+        return lti_check_refuse(why, LTI_R_ALG_NONE, NULL);
     const char *dot1 = strchr(token, '.');
     const char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
     size_t n = dot1 ? (size_t)(dot1 - token) : 0;
@@ -116,11 +117,11 @@ bool lti_token_header_ok(const char *token, struct lti_refusal *why)
         dot2 == dot1 + 1 || !dot2[1] || !base64url_only(token, n) ||
         !base64url_only(dot1 + 1, (size_t)(dot2 - dot1 - 1)) ||
         !base64url_only(dot2 + 1, strlen(dot2 + 1)))
-        return lti_refuse(why, LTI_R_NOT_A_JWT, NULL);
+        return lti_check_refuse(why, LTI_R_NOT_A_JWT, NULL);
     unsigned char head[LTI_MAX_JWT_HEADER];
     size_t len = 0;
     if (!o_base64url_decode((const unsigned char *)token, n, head, &len))
-        return lti_refuse(why, LTI_R_NOT_A_JWT, NULL);
+        return lti_check_refuse(why, LTI_R_NOT_A_JWT, NULL);
     /* the header as the library will read it (jansson too): one object,
      * no member twice, so no second "jku" hides behind a first */
     json_t *h = json_loadb((const char *)head, len, JSON_REJECT_DUPLICATES, NULL);
@@ -135,12 +136,13 @@ bool lti_token_header_ok(const char *token, struct lti_refusal *why)
             found = named[i];
     json_decref(h);
     if (!object)
-        return lti_refuse(why, LTI_R_NOT_A_JWT, "The id_token's header is not a JSON object.");
+        return lti_check_refuse(why, LTI_R_NOT_A_JWT,
+                                "The id_token's header is not a JSON object.");
     if (found) {
         char msg[200];
         snprintf(msg, sizeof msg, "The id_token's header names a key or a key's address (%s): "
                  "only the platform's registered key set is used.", found);
-        return lti_refuse(why, LTI_R_KEY_HEADER, msg);
+        return lti_check_refuse(why, LTI_R_KEY_HEADER, msg);
     }
     why->code = LTI_ACCEPTED;
     why->message[0] = '\0';
@@ -172,10 +174,11 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     why->code = LTI_ACCEPTED;
     why->message[0] = '\0';
     if (!json_is_object(claims))
-        return lti_refuse(why, LTI_R_NOT_A_JWT, "The id_token's claims are not a JSON object.");
+        return lti_check_refuse(why, LTI_R_NOT_A_JWT,
+                                "The id_token's claims are not a JSON object.");
     const char *iss = str(claims, "iss");
     if (!iss || strcmp(iss, p->issuer))
-        return lti_refuse(why, LTI_R_ISS, NULL);
+        return lti_check_refuse(why, LTI_R_ISS, NULL);
     json_t *aud = json_object_get(claims, "aud");
     bool has = false;
     if (json_is_string(aud)) {
@@ -187,49 +190,50 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
             has = has || (json_is_string(v) && !strcmp(json_string_value(v), p->client_id));
     }
     if (!has)
-        return lti_refuse(why, LTI_R_AUD, NULL);
+        return lti_check_refuse(why, LTI_R_AUD, NULL);
     const char *azp = str(claims, "azp");
     if (json_is_array(aud) && (!azp || strcmp(azp, p->client_id)))
-        return lti_refuse(why, LTI_R_AZP, "The audience is a list, and azp is not this tool's "
-                                      "client_id.");
+        return lti_check_refuse(why, LTI_R_AZP,
+                                "The audience is a list, and azp is not this tool's "
+                                "client_id.");
     if (azp && strcmp(azp, p->client_id))
-        return lti_refuse(why, LTI_R_AZP, NULL);
+        return lti_check_refuse(why, LTI_R_AZP, NULL);
     json_t *exp = json_object_get(claims, "exp"), *iat = json_object_get(claims, "iat");
     if (!json_is_number(exp) || json_number_value(exp) <= (double)now)
-        return lti_refuse(why, LTI_R_EXP, NULL);
+        return lti_check_refuse(why, LTI_R_EXP, NULL);
     if (!json_is_number(iat) || json_number_value(iat) > (double)now + LTI_CLOCK_SKEW_S)
-        return lti_refuse(why, LTI_R_IAT, NULL);
+        return lti_check_refuse(why, LTI_R_IAT, NULL);
     const char *n = str(claims, "nonce");
     if (!n || !nonce || strcmp(n, nonce))
-        return lti_refuse(why, LTI_R_NONCE, NULL);
+        return lti_check_refuse(why, LTI_R_NONCE, NULL);
     const char *version = str(claims, CLAIM "version");
     if (!version || strcmp(version, "1.3.0"))
-        return lti_refuse(why, LTI_R_VERSION, NULL);
+        return lti_check_refuse(why, LTI_R_VERSION, NULL);
     const char *mt = str(claims, CLAIM "message_type");
     if (!mt)
-        return lti_refuse(why, LTI_R_MESSAGE_TYPE, "The message_type is missing.");
+        return lti_check_refuse(why, LTI_R_MESSAGE_TYPE, "The message_type is missing.");
     if (strcmp(mt, "LtiResourceLinkRequest"))
-        return lti_refuse(why, LTI_R_MESSAGE_TYPE, NULL);
+        return lti_check_refuse(why, LTI_R_MESSAGE_TYPE, NULL);
     const char *dep = str(claims, CLAIM "deployment_id");
     if (!dep)
-        return lti_refuse(why, LTI_R_DEPLOYMENT_ID, "The deployment_id is missing.");
+        return lti_check_refuse(why, LTI_R_DEPLOYMENT_ID, "The deployment_id is missing.");
     bool known = false;
     for (size_t i = 0; i < p->n_deployments; i++)
         known = known || !strcmp(p->deployment_ids[i], dep);
     if (!known)
-        return lti_refuse(why, LTI_R_DEPLOYMENT_ID, NULL);
+        return lti_check_refuse(why, LTI_R_DEPLOYMENT_ID, NULL);
     const char *sub = str(claims, "sub");
     if (!sub || !*sub)
-        return lti_refuse(why, LTI_R_SUB, NULL);
+        return lti_check_refuse(why, LTI_R_SUB, NULL);
     json_t *roles = json_object_get(claims, CLAIM "roles");
     if (!json_is_array(roles))
-        return lti_refuse(why, LTI_R_ROLES, NULL);
+        return lti_check_refuse(why, LTI_R_ROLES, NULL);
     const char *rl = str(json_object_get(claims, CLAIM "resource_link"), "id");
     if (!rl || !*rl)
-        return lti_refuse(why, LTI_R_RESOURCE_LINK, NULL);
+        return lti_check_refuse(why, LTI_R_RESOURCE_LINK, NULL);
     const char *target = str(claims, CLAIM "target_link_uri");
     if (!target || !target_link_uri || strcmp(target, target_link_uri))
-        return lti_refuse(why, LTI_R_TARGET_LINK_URI, NULL);
+        return lti_check_refuse(why, LTI_R_TARGET_LINK_URI, NULL);
     size_t i;
     json_t *v;
     json_array_foreach(roles, i, v)
@@ -272,7 +276,7 @@ static int hexval(char c)
     return -1;
 }
 
-bool lti_form_value(const char *body, size_t len, const char *name, char *out, size_t outsz)
+bool lti_check_form_value(const char *body, size_t len, const char *name, char *out, size_t outsz)
 {
     size_t nl = strlen(name), i = 0;
     while (i < len) {

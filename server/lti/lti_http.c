@@ -129,7 +129,7 @@ static enum MHD_Result refuse_launch(struct request *r, unsigned status,
                                      enum lti_reason_id code, const char *message)
 {
     lti_count_launch(r->srv->lti, code);
-    return page_with(r, status, "The launch was refused", lti_reason_code(code), message,
+    return page_with(r, status, "The launch was refused", lti_check_reason_code(code), message,
                      r->lti ? r->lti->relaunch : NULL);
 }
 
@@ -195,7 +195,7 @@ static void state_cookie_read(struct request *r, const char **value, bool *two)
 static bool param(struct request *r, const char *name, char *out, size_t n)
 {
     if (!strcmp(r->method, "POST"))
-        return r->body && lti_form_value(r->body, r->len, name, out, n);
+        return r->body && lti_check_form_value(r->body, r->len, name, out, n);
     const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
     if (!v || strlen(v) >= n)
         return false;
@@ -328,11 +328,11 @@ static enum MHD_Result login_answer(struct request *r)
 
 /* --- the launch ------------------------------------------------------------------ */
 
-/* The job's refusal: code with its reason's sentence (lti_reasons). */
+/* The job's refusal: code with its reason's sentence (lti_check_reasons). */
 static void refusal(struct lti_req *q, enum lti_reason_id code)
 {
     q->code = code;
-    snprintf(q->message, sizeof q->message, "%s", lti_reasons[code].message);
+    snprintf(q->message, sizeof q->message, "%s", lti_check_reasons[code].message);
 }
 
 /* The launch's checks before the signature's, once (the login's state
@@ -455,14 +455,14 @@ static enum MHD_Result launch(struct request *r)
     q->id_token = malloc(LTI_MAX_ID_TOKEN + 2);
     if (!q->id_token)
         return response_out_of_memory(r);
-    if (!lti_form_value(r->body, r->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
+    if (!lti_check_form_value(r->body, r->len, "id_token", q->id_token, LTI_MAX_ID_TOKEN + 2)) {
         bool present = r->body && r->len && memmem(r->body, r->len, "id_token=", 9);
         return refuse_launch(r, 400, present ? LTI_R_TOO_LARGE : LTI_R_NOT_A_JWT, present
                              ? "The id_token is over 64 KiB." : "The launch has no id_token.");
     }
     if (strlen(q->id_token) > LTI_MAX_ID_TOKEN)
         return refuse_launch(r, 400, LTI_R_TOO_LARGE, "The id_token is over 64 KiB.");
-    if (!lti_form_value(r->body, r->len, "state", q->state, sizeof q->state))
+    if (!lti_check_form_value(r->body, r->len, "state", q->state, sizeof q->state))
         return refuse_launch(r, 400, LTI_R_STATE, "The launch has no state, or not one of ours.");
     const char *cookie = NULL;
     bool two = false;

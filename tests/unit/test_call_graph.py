@@ -29,11 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_rooms import SERVER_ROOMS, circles  # noqa: E402
 
 # Exported names that do not start with their file's stem, and why.
-ALIASES = {
-    # LTI's refusal vocabulary and the launch's checks, named for the
-    # room: issue 30's store layer turns the codes into an enum
-    "server/lti/lti_check.c": ("lti_",),
-}
+ALIASES = {}
 
 
 def members(lib):

@@ -64,7 +64,7 @@ static const char *failing(void (*fn)(json_t *c))
     json_decref(c);
     if (!ok)
         assert_true(why.code > LTI_ACCEPTED && why.code < LTI_NREASONS);   /* a listed reason */
-    return ok ? NULL : lti_reason_code(why.code);
+    return ok ? NULL : lti_check_reason_code(why.code);
 }
 
 #define MUTATION(name, body) static void name(json_t *c) { body; }
@@ -183,20 +183,20 @@ static void form_values(void **state)
     (void)state;
     const char body[] = "state=ab%2Fc&id_token=x.y.z&name=a+b%26c&bad=%zz&empty=";
     char out[32];
-    assert_true(lti_form_value(body, strlen(body), "state", out, sizeof out));
+    assert_true(lti_check_form_value(body, strlen(body), "state", out, sizeof out));
     assert_string_equal(out, "ab/c");
-    assert_true(lti_form_value(body, strlen(body), "id_token", out, sizeof out));
+    assert_true(lti_check_form_value(body, strlen(body), "id_token", out, sizeof out));
     assert_string_equal(out, "x.y.z");
-    assert_true(lti_form_value(body, strlen(body), "name", out, sizeof out));
+    assert_true(lti_check_form_value(body, strlen(body), "name", out, sizeof out));
     assert_string_equal(out, "a b&c");
-    assert_true(lti_form_value(body, strlen(body), "bad", out, sizeof out));
+    assert_true(lti_check_form_value(body, strlen(body), "bad", out, sizeof out));
     assert_string_equal(out, "%zz");
-    assert_true(lti_form_value(body, strlen(body), "empty", out, sizeof out));
+    assert_true(lti_check_form_value(body, strlen(body), "empty", out, sizeof out));
     assert_string_equal(out, "");
-    assert_false(lti_form_value(body, strlen(body), "stat", out, sizeof out));
-    assert_false(lti_form_value(body, strlen(body), "id_token", out, 4));   /* too long */
+    assert_false(lti_check_form_value(body, strlen(body), "stat", out, sizeof out));
+    assert_false(lti_check_form_value(body, strlen(body), "id_token", out, 4));   /* too long */
     const char nul[] = "a=x%00y";
-    assert_false(lti_form_value(nul, strlen(nul), "a", out, sizeof out));
+    assert_false(lti_check_form_value(nul, strlen(nul), "a", out, sizeof out));
 }
 
 /* An unsigned token is told apart from what is no JWT at all. */
@@ -204,13 +204,13 @@ static void unsigned_tokens(void **state)
 {
     (void)state;
     /* {"alg":"none","typ":"JWT"}, {"alg":"NONE"}, {"alg":"RS256"}: each with a body */
-    assert_true(lti_token_unsigned("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ4In0."));
-    assert_true(lti_token_unsigned("eyJhbGciOiJOT05FIn0.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"));
-    assert_false(lti_token_unsigned("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"));
-    assert_false(lti_token_unsigned("not.a.jwt"));
-    assert_false(lti_token_unsigned("eyJhbGciOiJub25lIn0"));   /* no body */
-    assert_false(lti_token_unsigned(""));
-    assert_false(lti_token_unsigned(".x.y"));
+    assert_true(lti_check_token_unsigned("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ4In0."));
+    assert_true(lti_check_token_unsigned("eyJhbGciOiJOT05FIn0.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"));
+    assert_false(lti_check_token_unsigned("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"));
+    assert_false(lti_check_token_unsigned("not.a.jwt"));
+    assert_false(lti_check_token_unsigned("eyJhbGciOiJub25lIn0"));   /* no body */
+    assert_false(lti_check_token_unsigned(""));
+    assert_false(lti_check_token_unsigned(".x.y"));
 }
 
 /* A header naming a key or a key's address is refused before any library
@@ -240,12 +240,12 @@ static void token_headers(void **state)
         { "", "not_a_jwt" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        bool ok = lti_token_header_ok(cases[i].token, &why);
+        bool ok = lti_check_token_header(cases[i].token, &why);
         if (!cases[i].code) {
             assert_true(ok);
         } else {
             assert_false(ok);
-            assert_string_equal(lti_reason_code(why.code), cases[i].code);
+            assert_string_equal(lti_check_reason_code(why.code), cases[i].code);
         }
     }
     /* a header over its bound is not read */
@@ -254,7 +254,7 @@ static void token_headers(void **state)
     assert_non_null(big);
     memset(big, 'A', n);
     memcpy(big + n, BODY, sizeof BODY);
-    assert_false(lti_token_header_ok(big, &why));
+    assert_false(lti_check_token_header(big, &why));
     assert_int_equal(why.code, LTI_R_NOT_A_JWT);
     free(big);
 }
@@ -310,18 +310,18 @@ static void reasons(void **state)
 {
     (void)state;
     for (int i = LTI_ACCEPTED + 1; i < LTI_NREASONS; i++) {
-        assert_non_null(lti_reasons[i].code);   /* every id has its row */
-        assert_int_equal(lti_reason_find(lti_reasons[i].code), i);
-        assert_true(strlen(lti_reasons[i].message) > 10);
+        assert_non_null(lti_check_reasons[i].code);   /* every id has its row */
+        assert_int_equal(lti_check_reason_find(lti_check_reasons[i].code), i);
+        assert_true(strlen(lti_check_reasons[i].message) > 10);
     }
-    assert_int_equal(lti_reason_find("alg_none"), LTI_R_ALG_NONE);
-    assert_int_equal(lti_reason_find("no_such_reason"), LTI_ACCEPTED);
-    assert_string_equal(lti_reason_code(LTI_ACCEPTED), "");
+    assert_int_equal(lti_check_reason_find("alg_none"), LTI_R_ALG_NONE);
+    assert_int_equal(lti_check_reason_find("no_such_reason"), LTI_ACCEPTED);
+    assert_string_equal(lti_check_reason_code(LTI_ACCEPTED), "");
     struct lti_refusal why;
-    assert_false(lti_refuse(&why, LTI_R_ALG_NONE, NULL));
-    assert_string_equal(lti_reason_code(why.code), "alg_none");
+    assert_false(lti_check_refuse(&why, LTI_R_ALG_NONE, NULL));
+    assert_string_equal(lti_check_reason_code(why.code), "alg_none");
     assert_non_null(strstr(why.message, "unsigned"));
-    assert_false(lti_refuse(&why, LTI_R_KID, "More precise."));
+    assert_false(lti_check_refuse(&why, LTI_R_KID, "More precise."));
     assert_string_equal(why.message, "More precise.");
 }
 

@@ -49,14 +49,14 @@ for name, say in WANT:
         bad.append("%s: docs/LTI.md does not say %r" % (name, text))
 # the refusal reasons: server/lti_check.c's table, each in the doc's table
 with open(os.path.join(ROOT, "server", "lti", "lti_check.c")) as f:
-    table = re.search(r"lti_reasons\[\w*\] = \{(.*?)\n\};", f.read(), re.S).group(1)
+    table = re.search(r"lti_check_reasons\[\w*\] = \{(.*?)\n\};", f.read(), re.S).group(1)
 codes = re.findall(r'\{ "(\w+)",', table)
 # the reason column of the table of checks (its rows up to the blank line)
 rows = doc.split("| check | reason |", 1)[-1].split("\n\n", 1)[0]
 documented = re.findall(r"`(\w+)`", "\n".join(r.rsplit("|", 2)[-2] for r in
                                              rows.splitlines()[2:]))
 if len(codes) < 20 or "alg_none" not in codes:
-    bad.append("server/lti_check.c's lti_reasons table is not where this test reads it")
+    bad.append("server/lti_check.c's lti_check_reasons table is not where this test reads it")
 for code in sorted(set(documented) - set(codes)):
     bad.append("docs/LTI.md names the reason %r, which server/lti_check.c does not list" % code)
 for code in codes:

@@ -9,7 +9,7 @@ usage: test_rooms.py SOURCE_ROOT BUILD_ROOT
    its own, so none can ever shadow a system one.
 2. Every project include names its room: a grader header from grader/
    ("common/verdict.h"), any other from the repository root
-   ("server/request.h"); never a bare name, never "grader/...".
+   ("server/core/request.h"); never a bare name, never "grader/...".
 3. The layer rule: common <- engine <- worker; common <- pool <- server,
    batch, cli. A server, batch or CLI file that includes an engine or
    worker header fails here (tests/unit/test_link.sh fails when they link
