@@ -37,7 +37,7 @@
 #include "bench/bench_util.h"
 #include "common/clock.h"
 #include "common/defaults.h"
-#include "common/read_input.h"
+#include "common/io/read_input.h"
 #include "engine/grade.h"
 #include "engine/runs.h"
 #include "engine/harness.h"

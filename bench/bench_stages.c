@@ -23,7 +23,7 @@
 #include "engine/checks/spirv_loops.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 
 enum { S_CHECKS, S_COMPILE, S_SPIRV_CHECK, S_KEYS, S_LOOPS, S_ROBUST, S_STRIP, S_VALIDATE, S_N };
 static const char *const stage_names[S_N] = {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/compile.h"
-#include "engine/compile_text.h"
+#include "engine/compile/compile.h"
+#include "engine/compile/compile_text.h"
 
 /* Whether s is UTF-8 with no control character but '\n'. */
 static bool visible_utf8(const unsigned char *s)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/frame.h"
+#include "common/io/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

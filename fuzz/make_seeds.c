@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 
 int main(int argc, char **argv)
 {

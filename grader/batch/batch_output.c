@@ -1,7 +1,7 @@
 /* batch_output.c - the output folder, atomic writes, the lock. */
 #include "batch/batch_output.h"
 
-#include "common/fdio.h"
+#include "common/io/fdio.h"
 
 #include <dirent.h>
 #include <errno.h>

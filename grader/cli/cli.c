@@ -9,7 +9,7 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/parse_num.h"
-#include "common/read_input.h"
+#include "common/io/read_input.h"
 #include "common/report.h"
 #include "common/seed.h"
 #include "pool/pool.h"

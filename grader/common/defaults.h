@@ -40,7 +40,7 @@
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 
-/* Compiler text in a verdict (grader/engine/compile_text.h). glslang
+/* Compiler text in a verdict (grader/engine/compile/compile_text.h). glslang
  * echoes the body into its messages; each piece is cut to its bound after
  * every control character was made a visible escape, so the answer to any
  * body stays within MAX_ANSWER_BYTES. */

@@ -9,7 +9,7 @@
 
 #include "common/client_id.h"
 #include "common/defaults.h"
-#include "common/frame.h"
+#include "common/io/frame.h"
 #include "common/verdict.h"
 
 #define POOL_MAX_WORKERS MAX_WORKERS

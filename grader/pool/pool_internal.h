@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "common/frame.h"
+#include "common/io/frame.h"
 #include "pool/fair_queue.h"
 #include "pool/job.h"
 #include "pool/pool.h"

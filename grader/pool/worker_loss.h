@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "common/frame.h"
+#include "common/io/frame.h"
 #include "common/verdict.h"
 
 enum worker_loss {

@@ -18,7 +18,7 @@
 
 #include "common/config.h"
 #include "common/defaults.h"
-#include "common/frame.h"
+#include "common/io/frame.h"
 #include "common/verdict_facts.h"
 #include "common/parse_num.h"
 #include "engine/grade.h"

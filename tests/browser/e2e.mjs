@@ -398,10 +398,11 @@ async function main() {
     check(diag.id === 'twiddle_sign' && diag.step === 'w' && diag.title === 'The twiddle turns the wrong way' &&
       diag.hint === '#hint-2' && diag.more && !/^Every cell, on the visible/.test(diag.where), `diagnosis ${JSON.stringify(diag)}`);
     // The worked cell: the grader's, where only the flipped twiddle fits
-    // (half = 4, output 1), in the grader's words, with its picture.
+    // (half = 4, output 1), in the kernel's own numbers (its w solved from
+    // the two planes), with its picture.
     let w = await worked();
     check(!w.hidden && w.half === '4' && w.i === '1' && w.plane === '0' && w.matches === 'a_plus_conj_wb', `worked cell ${JSON.stringify(w)}`);
-    check(w.text.includes('which is the real part of a + conj(w)·b') && !w.text.includes('check j'), `worked text: ${w.text}`);
+    check(w.text.includes('with its own numbers: your w is e^(iπ/4) where e^(−iπ/4) is due') && !w.text.includes('check j'), `worked text: ${w.text}`);
     const pic = await page.$eval('#worked figure.worked-figure', (f) => ({ role: f.getAttribute('role'),
       values: f.querySelectorAll('svg.values line.arrow').length, twiddle: f.querySelectorAll('svg.twiddle line.arrow').length,
       words: f.getAttribute('aria-label'), legend: f.querySelector('.worked-legend').textContent }));

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/read_input.h"
+#include "common/io/read_input.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/grade.h"
 #include "tests/support/words.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 #include "engine/gpu.h"
 
 bool device_fixture_open(struct device_fixture *f)

@@ -4,7 +4,7 @@
 usage: test_architecture.py SOURCE_ROOT
 
 1. Every folder the page names (a path that ends in "/") and every file it
-   names with its folder (`grader/store/pg_wait.c`, `common/frame.h`)
+   names with its folder (`grader/store/pg_wait.c`, `common/io/frame.h`)
    exists: as written from the repository root, or as the tail of a path
    in the tree (the stages table writes `checks/spirv_loops.c` for
    grader/engine/checks/spirv_loops.c, includes write `common/...` from
@@ -123,10 +123,10 @@ def self_check():
         write(t, "server/main.c")
         write(t, "server/core/http.c")
         write(t, "grader/common/verdict.c")
-        write(t, "grader/common/frame.h")
+        write(t, "grader/common/io/frame.h")
         write(t, "grader/engine/shaders/harness.comp")   # not C: not a room
         good = ("# A\n## Rooms\n`server/`, `server/core/` (`http.c`), `grader/common/`,\n"
-                "`common/frame.h`, see /api/me and https://example.org/x/y.c\n"
+                "`common/io/frame.h`, see /api/me and https://example.org/x/y.c\n"
                 "## The walk of a request\n")
         write(t, "docs/ARCHITECTURE.md", good)
         results.append(("a true page passes", problems(t) == []))

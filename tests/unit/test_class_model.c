@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "common/frame.h"
+#include "common/io/frame.h"
 #include "common/score.h"
 #include "common/verdict.h"
 #include "common/verdict_facts.h"

@@ -9,10 +9,10 @@
 
 #include "tests/test_bodies.h"
 
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 #include "engine/answer_bound.h"
-#include "engine/compile_messages.h"
-#include "engine/compile_text.h"
+#include "engine/compile/compile_messages.h"
+#include "engine/compile/compile_text.h"
 #include "engine/harness.h"
 
 #define correct test_correct_body

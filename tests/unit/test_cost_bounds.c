@@ -23,7 +23,7 @@
 #include "common/defaults.h"
 #include "engine/checks/macro_cost.h"
 #include "engine/checks/spirv_cost.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 
 /* Room for the generated bodies: the body limit (64 KiB) and more. */
 #define TASK_BODY_ROOM (128 * 1024)

@@ -11,11 +11,11 @@
 #include <jansson.h>
 
 #include "common/defaults.h"
-#include "common/read_input.h"
+#include "common/io/read_input.h"
 #include "common/task.h"
 #include "common/verdict.h"
 #include "engine/checks/spirv_cost.h"
-#include "engine/compile_messages.h"
+#include "engine/compile/compile_messages.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/diagnosis/family.h"
 #include "engine/diagnosis/worked.h"

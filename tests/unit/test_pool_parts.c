@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common/frame.h"
+#include "common/io/frame.h"
 #include "common/score.h"
 #include "pool/fair_queue.h"
 #include "pool/wait_estimate.h"

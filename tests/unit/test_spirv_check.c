@@ -19,7 +19,7 @@
 #include "engine/checks/spirv_check.h"
 #include "engine/checks/spirv_loops.h"
 #include "engine/checks/spirv_robust.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 #include "engine/refusal.h"
 #include "tests/test_bodies.h"
 

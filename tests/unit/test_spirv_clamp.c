@@ -34,7 +34,7 @@
 #include "engine/checks/spirv_module.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 #include "tests/support/sample_bodies.h"
 #include "tests/test_bodies.h"
 

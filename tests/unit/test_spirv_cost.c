@@ -17,7 +17,7 @@
 
 #include "engine/checks/spirv_check.h"
 #include "engine/checks/spirv_cost.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 
 static int setup(void **state)
 {

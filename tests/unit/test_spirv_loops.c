@@ -20,7 +20,7 @@
 #include "engine/checks/spirv_loops.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 
 static int setup(void **state)
 {

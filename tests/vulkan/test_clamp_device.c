@@ -24,7 +24,7 @@
 #include "engine/checks/spirv_loops.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 #include "engine/gpu.h"
 #include "tests/support/device_fixture.h"
 #include "tests/support/sample_bodies.h"

@@ -20,7 +20,7 @@
 #include "engine/checks/spirv_check.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 #include "engine/gpu.h"
 #include "tests/support/device_fixture.h"
 

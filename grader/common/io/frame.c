@@ -1,12 +1,12 @@
 /* frame.c - typed, length-prefixed frames over a socket. */
-#include "common/frame.h"
+#include "common/io/frame.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common/fdio.h"
+#include "common/io/fdio.h"
 
 static void put_header(unsigned char h[FRAME_HEADER], enum frame_type type, size_t len)
 {

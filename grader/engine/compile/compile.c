@@ -1,13 +1,13 @@
 /* compile.c - shaderc in-process: one compiler per process, no includer. */
-#include "engine/compile.h"
+#include "engine/compile/compile.h"
 
 #include <shaderc/shaderc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/checks/spirv_strip.h"
-#include "engine/compile_messages.h"
-#include "engine/compile_text.h"
+#include "engine/compile/compile_messages.h"
+#include "engine/compile/compile_text.h"
 #include "engine/harness.h"
 
 #define BODY_NAME "body"

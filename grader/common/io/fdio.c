@@ -1,5 +1,5 @@
 /* fdio.c - the retry loops every file-descriptor user needs. */
-#include "common/fdio.h"
+#include "common/io/fdio.h"
 
 #include <errno.h>
 #include <sys/socket.h>

@@ -1,5 +1,5 @@
 /* compile_text.c - compiler text made safe to show (see compile_text.h). */
-#include "engine/compile_text.h"
+#include "engine/compile/compile_text.h"
 
 #include <stdint.h>
 #include <stdio.h>

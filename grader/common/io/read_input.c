@@ -1,5 +1,5 @@
 /* read_input.c - bounded whole-file reads. */
-#include "common/read_input.h"
+#include "common/io/read_input.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * use, and declares the name for the rest). A function is looked for where
  * it is called, a field or swizzle after its '.'. A false column is worse than
  * none, so anything else leaves 0. */
-#include "engine/compile_column.h"
+#include "engine/compile/compile_column.h"
 
 #include <ctype.h>
 #include <string.h>

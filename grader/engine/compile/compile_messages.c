@@ -6,9 +6,9 @@
  * recognises one message by glslang's wording and says it in the words of
  * the course page; the original stays beside it. Every text a student
  * reads is written in this file. */
-#include "engine/compile_messages.h"
+#include "engine/compile/compile_messages.h"
 
-#include "engine/compile_column.h"
+#include "engine/compile/compile_column.h"
 
 #include <ctype.h>
 #include <stdarg.h>
