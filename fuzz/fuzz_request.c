@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "engine/checks/source_check.h"
-#include "server/core/access_log.h"
-#include "server/core/client_addr.h"
+#include "server/observe/access_log.h"
+#include "server/conn/client_addr.h"
 #include "server/core/request.h"
 #include "server/core/route.h"
 #include "server/core/static_files.h"

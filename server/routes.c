@@ -19,7 +19,7 @@
 
 #include "common/clock.h"
 #include "common/defaults.h"
-#include "server/core/access_log.h"
+#include "server/observe/access_log.h"
 #include "server/core/api.h"
 #include "server/class/class_gradebook.h"
 #include "server/class/class_http.h"

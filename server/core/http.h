@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 #include "pool/pool.h"
-#include "server/core/client_addr.h"
-#include "server/core/conn_limit.h"
-#include "server/core/conn_watch.h"
+#include "server/conn/client_addr.h"
+#include "server/conn/conn_limit.h"
+#include "server/conn/conn_watch.h"
 #include "server/core/errors.h"
-#include "server/core/metrics.h"
+#include "server/observe/metrics.h"
 #include "server/core/principal.h"
 #include "server/core/request.h"
 #include "server/core/server.h"

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/core/client_addr.h"
+#include "server/conn/client_addr.h"
 
 /* Every default is in grader/common/defaults.h; --help prints them. */
 struct server_config {

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "common/defaults.h"
-#include "server/core/conn_limit.h"
+#include "server/conn/conn_limit.h"
 
 static _Atomic long long fake_ms;
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/core/conn_watch.h"
+#include "server/conn/conn_watch.h"
 
 struct gone {
     pthread_mutex_t lock;

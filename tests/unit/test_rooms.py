@@ -16,8 +16,8 @@ usage: test_rooms.py SOURCE_ROOT BUILD_ROOT
    the GPU stack).
 4. Suite names match folders: every test's program (its script, or the
    source of its executable) is in tests/SUITE/.
-5. The server's own rooms: core <- identity <- features (grade, records,
-   class, lti), with main.c, server.c and routes.c on top (they may
+5. The server's own rooms: conn, observe <- core <- identity <- features
+   (grade, records, class, lti), with main.c, server.c and routes.c on top (they may
    include any room). A core file includes only core; identity, core and
    identity; a feature, core, identity and its own room, never another
    feature's header. At most three files on top.
@@ -57,12 +57,17 @@ ALLOWED = {
 # The server's rooms (server/ROOM/file) and what each may include; the
 # files on top (server/main.c ...) may include every room.
 SERVER_ROOMS = {
-    "core": {"core"},
-    "identity": {"core", "identity"},
-    "grade": {"core", "identity", "grade"},
-    "records": {"core", "identity", "records"},
-    "class": {"core", "identity", "class"},
-    "lti": {"core", "identity", "lti"},
+    # two leaves below the core: the connections (who the client is, its
+    # bounds, the watch of a suspended socket) and what is observed (the
+    # access log, the counters, the process's figures)
+    "conn": {"conn"},
+    "observe": {"observe"},
+    "core": {"conn", "observe", "core"},
+    "identity": {"conn", "observe", "core", "identity"},
+    "grade": {"conn", "observe", "core", "identity", "grade"},
+    "records": {"conn", "observe", "core", "identity", "records"},
+    "class": {"conn", "observe", "core", "identity", "class"},
+    "lti": {"conn", "observe", "core", "identity", "lti"},
 }
 SERVER_TOP = {"main.c", "server.c", "routes.c", "meson.build", "README.md"}
 # Made by the build, not in the sources: include name -> producer.

@@ -14,9 +14,9 @@
 
 #include "common/client_id.h"
 #include "common/defaults.h"
-#include "server/core/access_log.h"
+#include "server/observe/access_log.h"
 #include "server/identity/auth.h"
-#include "server/core/client_addr.h"
+#include "server/conn/client_addr.h"
 #include "server/identity/record_budget.h"
 #include "server/core/request.h"
 #include "server/core/route.h"

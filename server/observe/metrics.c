@@ -1,6 +1,6 @@
 /* metrics.c - a handful of counters and one latency histogram, the
  * build's facts and the standard process metrics. */
-#include "server/core/metrics.h"
+#include "server/observe/metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/config.h"
-#include "server/core/process_stats.h"
+#include "server/observe/process_stats.h"
 
 /* every verdict status, from the verdict's own table */
 #define NCOUNTED VERDICT_NSTATUSES

@@ -42,7 +42,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "server/core/client_addr.h"
+#include "server/conn/client_addr.h"
 
 struct conn_limit_options {
     unsigned max_connections;      /* open in all, before the spare */

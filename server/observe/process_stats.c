@@ -1,5 +1,5 @@
 /* process_stats.c - /proc/self/stat and /proc/self/fd, read the way Prometheus names them. */
-#include "server/core/process_stats.h"
+#include "server/observe/process_stats.h"
 
 #include <dirent.h>
 #include <stdio.h>

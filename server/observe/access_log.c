@@ -1,5 +1,5 @@
 /* access_log.c - the access log line, sanitized field by field. */
-#include "server/core/access_log.h"
+#include "server/observe/access_log.h"
 
 #include <time.h>
 

@@ -1,5 +1,5 @@
 /* client_addr.c - the client behind a trusted proxy. */
-#include "server/core/client_addr.h"
+#include "server/conn/client_addr.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>

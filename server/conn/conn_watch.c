@@ -1,5 +1,5 @@
 /* conn_watch.c - an epoll set of suspended sockets, and its thread. */
-#include "server/core/conn_watch.h"
+#include "server/conn/conn_watch.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* conn_limit.c - the slots of the open connections, and the header deadline's thread. */
-#include "server/core/conn_limit.h"
+#include "server/conn/conn_limit.h"
 
 #include <errno.h>
 #include <pthread.h>
