@@ -45,6 +45,10 @@ def members(lib):
         # a thin archive (meson's) names its members by path
         member = os.path.basename(head[head.index("[") + 1:head.rindex("]")])
         d, u = table.setdefault(member, (set(), set()))
+        # what a sanitizer adds to every object (__odr_asan.NAME,
+        # __asan_*, __ubsan_*) is the build's, not the file's
+        if fields[0].startswith(("__odr_asan", "__asan", "__ubsan", "__sanitizer", "__tsan")):
+            continue
         if fields[1] in "TDBRCV":
             d.add(fields[0])
         elif fields[1] == "U":
