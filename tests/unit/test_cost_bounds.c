@@ -151,6 +151,8 @@ static void test_count_is_fast_on_any_body(void **state)
     double t0 = clock_now_ms();
     macro_cost_count(body, strlen(body), MAX_PREPROCESSED_TOKENS, &mc);
     double redefinitions = clock_now_ms() - t0;
+    /* the count stops at the bound, whatever the body makes of it */
+    assert_true(mc.tokens <= MAX_PREPROCESSED_TOKENS + 1);
     p = body;
     p += snprintf(p, (size_t)(end - p), "#define F(");
     for (int i = 0; i < 5000; i++)
@@ -161,10 +163,11 @@ static void test_count_is_fast_on_any_body(void **state)
     t0 = clock_now_ms();
     macro_cost_count(body, strlen(body), MAX_PREPROCESSED_TOKENS, &mc);
     double parameters = clock_now_ms() - t0;
+    assert_true(mc.tokens <= MAX_PREPROCESSED_TOKENS + 1);
     print_message("5,000 definitions of one name: %.1f ms; 5,000 parameters: %.1f ms\n",
                   redefinitions, parameters);
-    /* generous: each takes about 3 ms on a busy 2-core VM */
-    assert_true(redefinitions < 1000 && parameters < 1000);
+    /* the times are figures, not a verdict (no test depends on the
+     * machine's speed): about 3 ms each on a busy 2-core VM */
 }
 
 /* a+a+...+a, n terms, in one statement or through a macro */
