@@ -34,7 +34,6 @@
 struct records;
 struct class_feed;
 struct lti;
-struct lti_req;
 struct token_guard;
 struct route_row;
 
@@ -74,15 +73,6 @@ enum request_state {
 
 /* What a token in a request is for. */
 enum lookup_kind { LOOKUP_NONE, LOOKUP_BEARER, LOOKUP_LINK, LOOKUP_CLASS };
-
-/* A page of GET /api/me/submissions, for the reader's thread. */
-struct list_args {
-    char student[PRINCIPAL_ID_MAX];
-    int64_t before_ms;
-    char before_id[STORE_ID_SIZE];
-    unsigned limit;
-    char klass[STORE_ID_SIZE];   /* the class view's class ("": every student) */
-};
 
 /* Per request; created by the URI log callback, freed when it completes. */
 struct request {
@@ -144,10 +134,6 @@ struct request {
     size_t deferred_len;           /* 0: strlen(deferred_body) */
     const char *deferred_type;     /* NULL: application/json */
     char deferred_header[2][1300]; /* "Name: value" pairs, "" when none */
-    struct list_args list;
-    /* GET /api/class/gradebook: what the reader's thread writes */
-    int gradebook_layout;          /* enum gradebook_layout */
-    json_t *class_members;         /* owned: the class's students; NULL: every student */
     /* the record of a submission */
     char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
     int64_t lti_link;              /* the LTI launch the page came from, 0: none */
@@ -159,7 +145,11 @@ struct request {
     size_t stored_len;
     enum store_status record_status;
     char record_reason[256];
-    struct lti_req *lti;           /* an LTI route's state (lti_http.c), owned */
+    /* The route's own state, a struct of its room's (struct lti_req,
+     * class_req, records_req, grade_req), which the core never reads:
+     * made by the row's begin or its handler, freed by the row's release,
+     * which on_completed calls on every path. NULL: none made yet. */
+    void *feature;
 };
 
 /* What response_queue clears (request.clear_cookies). */
