@@ -412,7 +412,6 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         return NULL;
     r->srv = cls;
     r->conn = conn;
-    r->fd = -1;
     r->wait_ms = -1;
     r->start_ms = clock_now_ms();
     const union MHD_ConnectionInfo *ci =
