@@ -178,28 +178,28 @@ static const struct route_row table[] = {
     { "/api/openapi.json", ROUTE_OPENAPI, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, openapi_get,
       NULL, NULL },
     { "/class", ROUTE_CLASS, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL, NULL, class_get, NULL,
-      NULL },
+      class_http_release },
     { "/api/me", ROUTE_ME, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, caller_me, NULL, NULL },
     { "/api/session", ROUTE_SESSION, METHOD_POST | METHOD_DELETE,
       "Only POST (sign in with a name) and DELETE (sign out) here.",
       NEED_RECORDS | NEED_SAME_ORIGIN, CALLER_SESSION_MAX_BODY, session_begin, NULL,
       caller_session_finish, NULL, NULL },
     { "/api/me/submissions", ROUTE_MY_SUBMISSIONS, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL,
-      NULL, records_get, NULL, NULL },
+      NULL, records_get, NULL, records_http_release },
     { "/api/submissions/{id}", ROUTE_SUBMISSION, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL,
-      NULL, records_get, NULL, NULL },
+      NULL, records_get, NULL, records_http_release },
     { "/api/class/events", ROUTE_CLASS_EVENTS, GET_HEAD, ONLY_GET,
-      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, class_http_release },
     { "/api/class/summary", ROUTE_CLASS_SUMMARY, GET_HEAD, ONLY_GET,
-      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, class_http_release },
     { "/api/class/students", ROUTE_CLASS_STUDENTS, GET_HEAD, ONLY_GET,
-      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, class_http_release },
     { "/api/class/students/{id}", ROUTE_CLASS_STUDENT, GET_HEAD, ONLY_GET,
-      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, class_http_release },
     { "/api/class/gradebook.csv", ROUTE_CLASS_GRADEBOOK, GET_HEAD, ONLY_GET,
-      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, class_http_release },
     { "/api/class/gradebook", ROUTE_CLASS_GRADEBOOK_LAYOUT, GET_HEAD, ONLY_GET,
-      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, NULL },
+      NEED_RECORDS | NEED_INSTRUCTOR, 0, NULL, NULL, class_get, NULL, class_http_release },
     { "/lti/login", ROUTE_LTI_LOGIN, GET_HEAD | METHOD_POST, "Only GET, HEAD and POST here.",
       NEED_LTI | NEED_CROSS_SITE_FORM, LTI_MAX_FORM, lti_http_begin, NULL, lti_http_finish,
       lti_http_answer, lti_http_release },
@@ -412,7 +412,6 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         return NULL;
     r->srv = cls;
     r->conn = conn;
-    r->fd = -1;
     r->wait_ms = -1;
     r->start_ms = clock_now_ms();
     const union MHD_ConnectionInfo *ci =
@@ -438,7 +437,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         r->row->release(r);
     free(r->body);   /* a body no route took (an answer on an error path) */
     free(r->deferred_body);
-    json_decref(r->class_members);
     if (r->status == 0) {
         /* answered by libmicrohttpd itself (a 400 or 431 of its own) */
         const union MHD_ConnectionInfo *ci =

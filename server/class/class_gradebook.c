@@ -32,6 +32,7 @@
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
 #include "server/class/class_gradebook.h"
+#include "server/class/class_http.h"
 #include "server/identity/deferred.h"
 #include "server/identity/records.h"
 #include "store/store_choose.h"
@@ -159,11 +160,12 @@ static bool write_layout(FILE *f, enum gradebook_layout l, const struct row *row
 static void gradebook_call(struct store *s, void *arg)
 {
     struct request *r = arg;
-    enum gradebook_layout l = (enum gradebook_layout)r->gradebook_layout;
+    struct class_req *q = r->feature;
+    enum gradebook_layout l = (enum gradebook_layout)q->gradebook_layout;
     struct store_error e = { 0 };
     struct store_chosen c = { 0 };
     struct gradebook_roster roster = { 0 };
-    struct roster_walk rw = { &roster, r->class_members, false };
+    struct roster_walk rw = { &roster, q->members, false };
     struct row *rows = NULL;
     size_t n = 0;
     char *buf = NULL;
@@ -176,7 +178,7 @@ static void gradebook_call(struct store *s, void *arg)
     rows = ok ? calloc(c.n ? c.n : 1, sizeof *rows) : NULL;
     ok = rows != NULL;
     for (size_t i = 0; ok && i < c.n; i++) {
-        if (r->class_members && !json_object_get(r->class_members, c.v[i].student))
+        if (q->members && !json_object_get(q->members, c.v[i].student))
             continue;
         ok = row_fill(s, &rows[n], &c.v[i], &e);
         n++;   /* a half-filled row is freed with the others */
@@ -230,6 +232,7 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
                  gradebook_layout_to_str(GRADEBOOK_LAYOUT_MOODLE));
         return response_error(r, ERROR_BAD_LAYOUT, msg, NULL, NULL);
     }
+    struct class_req *q = r->feature;   /* made by class_http_get */
     bool oom;
     json_t *members = class_feed_members(r->srv->feed, klass, &oom);
     if (oom)
@@ -240,8 +243,8 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
         return response_error(r, ERROR_GRADEBOOK_BUSY, "Another gradebook is being written; "
                               "try again in a moment.", MHD_HTTP_HEADER_RETRY_AFTER, "2");
     }
-    r->gradebook_layout = (int)l;
-    r->class_members = members;
+    q->gradebook_layout = (int)l;
+    q->members = members;
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, gradebook_call, r)) {

@@ -76,12 +76,22 @@ static json_t *attempt_json(const struct store_record *x)
     return a;
 }
 
+/* The request's class_req, made (zeroed) on the first call; NULL when
+ * out of memory. */
+static struct class_req *class_req_make(struct request *r)
+{
+    if (!r->feature)
+        r->feature = calloc(1, sizeof(struct class_req));
+    return r->feature;
+}
+
 static void student_call(struct store *s, void *arg)
 {
     struct request *r = arg;
     struct store_error e = { 0 };
     struct store_record_list l = { 0 };
-    enum store_status st = store_student_records(s, r->list.student, 0, NULL,
+    struct class_req *q = r->feature;
+    enum store_status st = store_student_records(s, q->student, 0, NULL,
                                                  CLASS_MAX_ATTEMPTS, &l, &e);
     json_t *attempts = json_array();
     for (size_t i = l.n; st == STORE_OK && i-- > 0;) {   /* oldest first */
@@ -94,7 +104,7 @@ static void student_call(struct store *s, void *arg)
         store_record_clear(&x);
     }
     if (st == STORE_OK) {
-        json_t *tile = class_feed_tile(r->srv->feed, r->list.klass, r->list.student);
+        json_t *tile = class_feed_tile(r->srv->feed, q->klass, q->student);
         json_t *j = json_pack("{s:o, s:o, s:b}", "student", tile ? tile : json_null(),
                               "attempts", attempts, "more", l.more);
         r->deferred_status = 200;
@@ -115,14 +125,17 @@ static void student_call(struct store *s, void *arg)
 static enum MHD_Result one_student(struct request *r, const char *url, const char *klass)
 {
     const char *id = url + strlen("/api/class/students/");
-    json_t *tile = strlen(id) < sizeof r->list.student
+    json_t *tile = strlen(id) < PRINCIPAL_ID_MAX
                        ? class_feed_tile(r->srv->feed, klass, id) : NULL;
     if (!tile)
         return response_error(r, ERROR_NOT_FOUND, "No such student in this class.", NULL,
                               NULL);
     json_decref(tile);
-    snprintf(r->list.student, sizeof r->list.student, "%s", id);
-    snprintf(r->list.klass, sizeof r->list.klass, "%s", klass ? klass : "");
+    struct class_req *q = class_req_make(r);
+    if (!q)
+        return response_out_of_memory(r);
+    snprintf(q->student, sizeof q->student, "%s", id);
+    snprintf(q->klass, sizeof q->klass, "%s", klass ? klass : "");
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
     if (!records_read(r->srv->records, student_call, r)) {
@@ -197,8 +210,20 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         return response_queue(r, 200, resp, "text/csv; charset=utf-8", NULL);
     }
     case ROUTE_CLASS_GRADEBOOK_LAYOUT:
+        if (!class_req_make(r))
+            return response_out_of_memory(r);
         return class_gradebook_get(r, klass);
     default:
         return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }
+}
+
+void class_http_release(struct request *r)
+{
+    struct class_req *q = r->feature;
+    if (!q)
+        return;
+    json_decref(q->members);
+    free(q);
+    r->feature = NULL;
 }

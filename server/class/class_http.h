@@ -9,4 +9,17 @@
  * the instructor). */
 enum MHD_Result class_http_get(struct request *r, const char *url);
 
+/* What a class route reads on the reader's thread (the request's
+ * `feature`, made by class_http_get before it queues a read, freed by
+ * class_http_release). */
+struct class_req {
+    char student[PRINCIPAL_ID_MAX];   /* GET /api/class/students/{id} */
+    char klass[STORE_ID_SIZE];        /* its class ("": every student) */
+    int gradebook_layout;             /* GET /api/class/gradebook: enum gradebook_layout */
+    json_t *members;                  /* owned: the class's students; NULL: every student */
+};
+
+/* Frees the request's class_req (the class rows' release). */
+void class_http_release(struct request *r);
+
 #endif

@@ -34,7 +34,6 @@
 struct records;
 struct class_feed;
 struct lti;
-struct lti_req;
 struct token_guard;
 struct route_row;
 
@@ -75,15 +74,6 @@ enum request_state {
 /* What a token in a request is for. */
 enum lookup_kind { LOOKUP_NONE, LOOKUP_BEARER, LOOKUP_LINK, LOOKUP_CLASS };
 
-/* A page of GET /api/me/submissions, for the reader's thread. */
-struct list_args {
-    char student[PRINCIPAL_ID_MAX];
-    int64_t before_ms;
-    char before_id[STORE_ID_SIZE];
-    unsigned limit;
-    char klass[STORE_ID_SIZE];   /* the class view's class ("": every student) */
-};
-
 /* Per request; created by the URI log callback, freed when it completes. */
 struct request {
     struct server *srv;
@@ -98,22 +88,22 @@ struct request {
     const char *path;              /* the decoded path (libmicrohttpd's, as long as the request) */
     enum route route;
     enum body_kind kind;
-    bool format_text;
     bool too_large;                /* a chunked body went past the limit */
     size_t limit;
     char *body;
     size_t len;
-    /* a submission */
-    int fd;                        /* its socket, watched while suspended */
-    double submitted_ms;
-    enum pool_submit_status refused;   /* POOL_SUBMITTED (0) unless refused */
-    double retry_wait_ms;          /* the pool's estimate, for Retry-After */
-    _Atomic(struct pool_result *) result;   /* set by the pool's thread */
-    atomic_uint watch_handoff;     /* conn_watch_handoff: both threads done with the watch */
     unsigned status;
+    /* the access log's line (on_completed), which the core writes: the
+     * verdict of a submission and its wait, as submission.c sets them */
     char verdict_slug[32];
     uint64_t seed;
-    double wait_ms;
+    double wait_ms;                /* -1: none */
+    /* Who is asking (identity/caller.c), for every route: these stay in
+     * the core, since they are found before the row's begin runs (a
+     * token's lookup suspends the request ahead of any route's state),
+     * and the core reads them itself: routes_dispatch the cookie and the
+     * lookup for the same-origin check, response_queue the cookies to
+     * clear or rename on every answer. */
     /* who: from the cookie, or a token looked up off this thread */
     struct principal who;
     /* whom a personal link opened on a signed-out page was for, waiting
@@ -138,28 +128,19 @@ struct request {
     bool link_other;
     char token[PRINCIPAL_TOKEN_MAX + 1];
     enum store_status lookup_status;
-    /* an answer made on the reader's thread (REQ_SUSPENDED, deferred.h) */
+    /* an answer made on the reader's thread (REQ_SUSPENDED, deferred.h),
+     * the core's: deferred_answer sends it for every route that reads
+     * the records, freed by on_completed */
     unsigned deferred_status;
     char *deferred_body;           /* JSON text, owned (or deferred_len bytes of deferred_type) */
     size_t deferred_len;           /* 0: strlen(deferred_body) */
     const char *deferred_type;     /* NULL: application/json */
     char deferred_header[2][1300]; /* "Name: value" pairs, "" when none */
-    struct list_args list;
-    /* GET /api/class/gradebook: what the reader's thread writes */
-    int gradebook_layout;          /* enum gradebook_layout */
-    json_t *class_members;         /* owned: the class's students; NULL: every student */
-    /* the record of a submission */
-    char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
-    int64_t lti_link;              /* the LTI launch the page came from, 0: none */
-    bool detached;                 /* ?wait=false: answered 202 already */
-    char *source;                  /* the source as sent, owned until queued */
-    size_t source_len;
-    int64_t received_ms;
-    char *stored;                  /* the verdict JSON as stored, owned */
-    size_t stored_len;
-    enum store_status record_status;
-    char record_reason[256];
-    struct lti_req *lti;           /* an LTI route's state (lti_http.c), owned */
+    /* The route's own state, a struct of its room's (struct lti_req,
+     * class_req, records_req, grade_req), which the core never reads:
+     * made by the row's begin or its handler, freed by the row's release,
+     * which on_completed calls on every path. NULL: none made yet. */
+    void *feature;
 };
 
 /* What response_queue clears (request.clear_cookies). */

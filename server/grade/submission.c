@@ -26,6 +26,33 @@
 
 static enum MHD_Result answer_refusal(struct request *r);
 
+/*
+ * A submission's own state (the request's `feature`): made by
+ * submission_begin, freed by submission_release. The pool's thread
+ * writes `result` (and, before it, the record's fields) and the records
+ * writer's thread `record_status` and `record_reason`, each before it
+ * resumes the connection; libmicrohttpd's thread reads them once resumed.
+ */
+struct grade_req {
+    bool format_text;              /* ?format=text */
+    int fd;                        /* its socket, watched while suspended (-1: none) */
+    double submitted_ms;
+    enum pool_submit_status refused;   /* POOL_SUBMITTED (0) unless refused */
+    double retry_wait_ms;          /* the pool's estimate, for Retry-After */
+    _Atomic(struct pool_result *) result;   /* set by the pool's thread */
+    atomic_uint watch_handoff;     /* conn_watch_handoff: both threads done with the watch */
+    /* the record of a submission */
+    char id[STORE_ID_SIZE];        /* "" when nothing is recorded */
+    int64_t lti_link;              /* the LTI launch the page came from, 0: none */
+    char *source;                  /* the source as sent, owned until queued */
+    size_t source_len;
+    int64_t received_ms;
+    char *stored;                  /* the verdict JSON as stored, owned */
+    size_t stored_len;
+    enum store_status record_status;
+    char record_reason[256];
+};
+
 /* A ?wait=false submission: its connection is answered 202 at once, so
  * the job carries what the record needs itself. */
 struct detached_job {
@@ -139,6 +166,13 @@ static bool to_record(const struct pool_result *res)
 
 enum MHD_Result submission_begin(struct request *r)
 {
+    /* made before anything can be refused, so that every answer and
+     * submission_release find it */
+    struct grade_req *q = calloc(1, sizeof *q);
+    if (!q)
+        return response_out_of_memory(r);
+    q->fd = -1;
+    r->feature = q;
     const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
     r->kind = request_body_kind(type);
@@ -148,7 +182,7 @@ enum MHD_Result submission_begin(struct request *r)
                               "as application/json.", NULL, NULL);
     r->limit = request_body_limit(r->kind);
     const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
-    r->format_text = fmt && !strcmp(fmt, "text");
+    q->format_text = fmt && !strcmp(fmt, "text");
     enum MHD_Result refused;
     if (body_refused(r, request_too_large_message(r->kind), &refused))
         return refused;
@@ -161,9 +195,10 @@ enum MHD_Result submission_begin(struct request *r)
 static void on_recorded(const char *id, enum store_status st, const char *reason, void *arg)
 {
     struct request *r = arg;
+    struct grade_req *q = r->feature;
     (void)id;
-    r->record_status = st;
-    snprintf(r->record_reason, sizeof r->record_reason, "%s", reason);
+    q->record_status = st;
+    snprintf(q->record_reason, sizeof q->record_reason, "%s", reason);
     MHD_resume_connection(r->conn);
 }
 
@@ -178,6 +213,7 @@ static void on_recorded(const char *id, enum store_status st, const char *reason
 static void on_job_done(struct pool_result *res, void *arg)
 {
     struct request *r = arg;
+    struct grade_req *q = r->feature;
     struct pool_result *copy = malloc(sizeof *copy);
     if (copy)
         *copy = *res;
@@ -187,18 +223,18 @@ static void on_job_done(struct pool_result *res, void *arg)
     uint64_t job = res->job_id;
     struct store_record *rec = NULL;
     struct verdict_shown facts;
-    if (copy && r->id[0] && to_record(copy)) {
-        rec = record_of(r->id, &r->who, r->lti_link, r->source, r->source_len, r->received_ms, copy,
-                        &r->stored, &r->stored_len, &facts);
+    if (copy && q->id[0] && to_record(copy)) {
+        rec = record_of(q->id, &r->who, q->lti_link, q->source, q->source_len, q->received_ms,
+                        copy, &q->stored, &q->stored_len, &facts);
         if (!rec) {
-            r->record_status = STORE_NO_MEMORY;
-            snprintf(r->record_reason, sizeof r->record_reason, "out of memory");
+            q->record_status = STORE_NO_MEMORY;
+            snprintf(q->record_reason, sizeof q->record_reason, "out of memory");
         }
     }
-    free(r->source);
-    r->source = NULL;
-    atomic_store(&r->result, copy);
-    conn_watch_handoff(r->srv->watch, &r->watch_handoff, job);
+    free(q->source);
+    q->source = NULL;
+    atomic_store(&q->result, copy);
+    conn_watch_handoff(r->srv->watch, &q->watch_handoff, job);
     if (rec)
         records_write(r->srv->records, rec, &facts, trusted(&r->who) ? NULL : &r->client,
                       on_recorded, r);
@@ -279,6 +315,7 @@ void submission_client_gone(uint64_t id, void *arg)
 /* ?wait=false: queue the job with its own context and answer 202 now. */
 static enum MHD_Result submission_detach(struct request *r, const char *src, size_t len)
 {
+    struct grade_req *q = r->feature;
     if (r->who.kind == PRINCIPAL_NONE)
         return response_error(r, ERROR_UNAUTHORIZED,
                               "Sign in (a cookie or a bearer token) to submit without waiting: "
@@ -293,7 +330,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     d->srv = r->srv;
     d->who = r->who;
     d->client = r->client;
-    d->lti_link = r->lti_link;
+    d->lti_link = q->lti_link;
     d->received_ms = records_now_ms();
     free(r->body);
     r->body = NULL;
@@ -307,14 +344,14 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     snprintf(id, sizeof id, "%s", d->id);
     struct pool_submission sub = { d->source, d->source_len, &r->client, on_detached_done, d };
     uint64_t job = 0;
-    r->refused = pool_submit(r->srv->pool, &sub, &job, &r->retry_wait_ms);
-    if (r->refused != POOL_SUBMITTED) {
+    q->refused = pool_submit(r->srv->pool, &sub, &job, &q->retry_wait_ms);
+    if (q->refused != POOL_SUBMITTED) {
         records_detached_done(r->srv->records, id, true, NULL);   /* drop the entry */
         detached_free(d);
-        metrics_count_refusal(r->srv->metrics, r->refused);
+        metrics_count_refusal(r->srv->metrics, q->refused);
         return answer_refusal(r);
     }
-    r->refused = POOL_SUBMITTED;
+    q->refused = POOL_SUBMITTED;
     char location[64];
     snprintf(location, sizeof location, "/api/submissions/%s", id);
     json_t *j = json_pack("{s:s, s:s, s:s}", "id", id, "state", "pending", "url", location);
@@ -329,21 +366,22 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
 
 /*
  * The launch the submitting page came from (LTI_LAUNCH_HEADER, lti_tag.h)
- * into r->lti_link, for a signed-in student with LTI on; none sent: 0
- * (the student's latest launch is scored). False with the answer in
- * *answer when the tag is not one of this student's launches: a page of
- * another student's launch left open in this browser, or a forged tag,
- * is refused rather than scored for whoever is signed in now, or on a
- * line item they were not launched from.
+ * into the grade_req's lti_link, for a signed-in student with LTI on;
+ * none sent: 0 (the student's latest launch is scored). False with the
+ * answer in *answer when the tag is not one of this student's launches: a
+ * page of another student's launch left open in this browser, or a forged
+ * tag, is refused rather than scored for whoever is signed in now, or on
+ * a line item they were not launched from.
  */
 static bool launch_of(struct request *r, enum MHD_Result *answer)
 {
-    r->lti_link = 0;
+    struct grade_req *q = r->feature;
+    q->lti_link = 0;
     const char *tag = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, LTI_LAUNCH_HEADER);
     if (!tag || !r->srv->lti || !r->srv->records || r->who.kind != PRINCIPAL_STUDENT)
         return true;
-    r->lti_link = lti_tag_read(records_session_key(r->srv->records), r->who.id, tag);
-    if (r->lti_link > 0)
+    q->lti_link = lti_tag_read(records_session_key(r->srv->records), r->who.id, tag);
+    if (q->lti_link > 0)
         return true;
     *answer = response_error(r, ERROR_LAUNCH_NOT_YOURS,
                              "This page was opened by a launch of someone other than the "
@@ -354,6 +392,7 @@ static bool launch_of(struct request *r, enum MHD_Result *answer)
 
 enum MHD_Result submission_finish(struct request *r)
 {
+    struct grade_req *q = r->feature;
     if (r->too_large)
         return response_error(r, ERROR_PAYLOAD_TOO_LARGE, request_too_large_message(r->kind),
                               NULL, NULL);
@@ -374,36 +413,36 @@ enum MHD_Result submission_finish(struct request *r)
         }
         /* the record's id comes before the verdict: a record is told by id */
         bool attributable = !(r->lookup == LOOKUP_BEARER && r->lookup_status != STORE_OK);
-        if (attributable && store_new_id(r->id)) {
-            r->source = malloc(len + 1);
-            if (r->source) {
-                memcpy(r->source, src, len);
-                r->source_len = len;
+        if (attributable && store_new_id(q->id)) {
+            q->source = malloc(len + 1);
+            if (q->source) {
+                memcpy(q->source, src, len);
+                q->source_len = len;
             } else {
-                r->id[0] = '\0';
+                q->id[0] = '\0';
             }
         }
-        r->received_ms = records_now_ms();
-        if (!r->id[0]) {
-            r->record_status = STORE_UNAVAILABLE;
-            snprintf(r->record_reason, sizeof r->record_reason, "%s", attributable
+        q->received_ms = records_now_ms();
+        if (!q->id[0]) {
+            q->record_status = STORE_UNAVAILABLE;
+            snprintf(q->record_reason, sizeof q->record_reason, "%s", attributable
                      ? "no id could be made" : "the token could not be checked");
         }
     }
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    r->fd = ci ? ci->connect_fd : -1;
+    q->fd = ci ? ci->connect_fd : -1;
     /* Suspend first: the verdict may arrive before pool_submit returns. */
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
-    r->submitted_ms = clock_now_ms();
+    q->submitted_ms = clock_now_ms();
     struct pool_submission sub = { src, len, &r->client, on_job_done, r };
     uint64_t id = 0;
-    enum pool_submit_status st = pool_submit(r->srv->pool, &sub, &id, &r->retry_wait_ms);
+    enum pool_submit_status st = pool_submit(r->srv->pool, &sub, &id, &q->retry_wait_ms);
     json_decref(owner);
     free(r->body);
     r->body = NULL;
-    r->refused = st;
+    q->refused = st;
     if (st != POOL_SUBMITTED) {
         metrics_count_refusal(r->srv->metrics, st);
         MHD_resume_connection(r->conn);
@@ -411,17 +450,18 @@ enum MHD_Result submission_finish(struct request *r)
     }
     /* The job may be over already: a socket watched now is unwatched at
      * once by the handoff, since the callback arrived first. */
-    if (r->fd >= 0 && !atomic_load(&r->result))
-        conn_watch_add(r->srv->watch, r->fd, id);
-    conn_watch_handoff(r->srv->watch, &r->watch_handoff, id);
+    if (q->fd >= 0 && !atomic_load(&q->result))
+        conn_watch_add(r->srv->watch, q->fd, id);
+    conn_watch_handoff(r->srv->watch, &q->watch_handoff, id);
     return MHD_YES;
 }
 
 static enum MHD_Result answer_refusal(struct request *r)
 {
+    struct grade_req *q = r->feature;
     char secs[16];
-    snprintf(secs, sizeof secs, "%u", wait_retry_after_s(r->retry_wait_ms));
-    switch (r->refused) {
+    snprintf(secs, sizeof secs, "%u", wait_retry_after_s(q->retry_wait_ms));
+    switch (q->refused) {
     case POOL_CLIENT_BUSY:
         return response_error(r, ERROR_TOO_MANY_REQUESTS,
                               "You have submissions waiting already; wait for their verdicts.",
@@ -452,9 +492,10 @@ static unsigned http_status_for(enum verdict_status s)
 /* Counts a graded submission and remembers it for the access log. */
 static void count_result(struct request *r, const struct pool_result *res)
 {
+    struct grade_req *q = r->feature;
     if (res->graded)
         metrics_count_submission(r->srv->metrics, res->head.status,
-                                 (clock_now_ms() - r->submitted_ms) / 1000.0);
+                                 (clock_now_ms() - q->submitted_ms) / 1000.0);
     snprintf(r->verdict_slug, sizeof r->verdict_slug, "%s",
              res->graded ? verdict_status_slug(res->head.status) : "cancelled");
     r->seed = res->head.seed;
@@ -463,9 +504,10 @@ static void count_result(struct request *r, const struct pool_result *res)
 
 enum MHD_Result submission_answer(struct request *r)
 {
-    if (r->refused != POOL_SUBMITTED)
+    struct grade_req *q = r->feature;
+    if (q->refused != POOL_SUBMITTED)
         return answer_refusal(r);
-    struct pool_result *res = atomic_exchange(&r->result, NULL);
+    struct pool_result *res = atomic_exchange(&q->result, NULL);
     if (!res)   /* out of memory in the pool's callback */
         return response_error(r, ERROR_INTERNAL_ERROR, "The job ended without a verdict.",
                               NULL, NULL);
@@ -474,7 +516,7 @@ enum MHD_Result submission_answer(struct request *r)
     enum MHD_Result ret;
     if (res->cancelled) {
         ret = MHD_NO;   /* nobody is there to read it */
-    } else if (r->format_text) {
+    } else if (q->format_text) {
         /* the one answer that reads the verdict: to put it in words */
         struct verdict *v = verdict_from_bytes(res->verdict, res->verdict_len);
         char *text = v ? report_to_string(v) : NULL;
@@ -484,13 +526,13 @@ enum MHD_Result submission_answer(struct request *r)
                                                          MHD_RESPMEM_MUST_FREE),
                                     "text/plain; charset=utf-8", NULL)
                    : MHD_NO;
-    } else if (r->stored) {
+    } else if (q->stored) {
         /* the stored bytes, and whether they are in the store */
-        bool ok = r->record_status == STORE_OK;
+        bool ok = q->record_status == STORE_OK;
         size_t n = 0;
-        char *text = response_verdict_text(r->stored, r->stored_len, ok,
-                                         store_status_to_str(r->record_status),
-                                         r->record_reason, &n);
+        char *text = response_verdict_text(q->stored, q->stored_len, ok,
+                                         store_status_to_str(q->record_status),
+                                         q->record_reason, &n);
         ret = text ? response_queue(r, status,
                                     response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE),
                                     "application/json", NULL)
@@ -498,11 +540,11 @@ enum MHD_Result submission_answer(struct request *r)
     } else if (r->srv->records) {
         /* kept no record (not graded, no id, out of memory): say so */
         size_t tl = res->verdict_len, n = 0;
-        char *idd = r->id[0] ? with_id(res->verdict, res->verdict_len, r->id, &tl) : NULL;
+        char *idd = q->id[0] ? with_id(res->verdict, res->verdict_len, q->id, &tl) : NULL;
         char *text = response_verdict_text(idd ? idd : res->verdict, tl, false,
-                                         r->record_status ? store_status_to_str(r->record_status)
+                                         q->record_status ? store_status_to_str(q->record_status)
                                                           : "not_graded",
-                                         r->record_reason[0] ? r->record_reason
+                                         q->record_reason[0] ? q->record_reason
                                                              : "The submission was not graded.",
                                          &n);
         free(idd);
@@ -525,19 +567,22 @@ enum MHD_Result submission_answer(struct request *r)
 
 void submission_release(struct request *r)
 {
+    struct grade_req *q = r->feature;
+    free(r->body);
+    r->body = NULL;
+    if (!q)   /* refused before submission_begin */
+        return;
     /* A verdict that arrived for a connection that went away (the client
      * hung up as it came) was graded all the same: count it and log it like
      * any other, so that the counters add up. */
-    struct pool_result *res = atomic_exchange(&r->result, NULL);
+    struct pool_result *res = atomic_exchange(&q->result, NULL);
     if (res) {
         count_result(r, res);
         pool_result_clear(res);
         free(res);
     }
-    free(r->body);
-    r->body = NULL;
-    free(r->source);
-    r->source = NULL;
-    free(r->stored);
-    r->stored = NULL;
+    free(q->source);
+    free(q->stored);
+    free(q);
+    r->feature = NULL;
 }

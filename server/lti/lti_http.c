@@ -48,9 +48,15 @@ struct lti_req {
     char redirect[160];
 };
 
+/* The request's LTI state (its `feature`, made by lti_http_begin). */
+static struct lti_req *lti_req_of(const struct request *r)
+{
+    return r->feature;
+}
+
 void lti_http_release(struct request *r)
 {
-    struct lti_req *q = r->lti;
+    struct lti_req *q = r->feature;
     if (!q)
         return;
     free(q->location);
@@ -62,7 +68,7 @@ void lti_http_release(struct request *r)
     store_lti_state_clear(&q->taken_st);
     free(q->relaunch);
     free(q);
-    r->lti = NULL;
+    r->feature = NULL;
 }
 
 /* --- pages ------------------------------------------------------------------------ */
@@ -130,7 +136,7 @@ static enum MHD_Result refuse_launch(struct request *r, unsigned status,
 {
     lti_count_launch(r->srv->lti, code);
     return page_with(r, status, "The launch was refused", lti_check_reason_code(code), message,
-                     r->lti ? r->lti->relaunch : NULL);
+                     lti_req_of(r) ? lti_req_of(r)->relaunch : NULL);
 }
 
 /* --- the key set ------------------------------------------------------------------ */
@@ -235,14 +241,15 @@ static void login_job(struct lti *l, struct store *s, void *arg)
     struct request *r = arg;
     struct store_error e = { 0 };
     (void)l;
-    r->lti->status = store_lti_state_put(s, &r->lti->st, &e) == STORE_OK ? 302 : 503;
-    snprintf(r->lti->message, sizeof r->lti->message, "%.200s", e.message);
+    struct lti_req *q = lti_req_of(r);
+    q->status = store_lti_state_put(s, &q->st, &e) == STORE_OK ? 302 : 503;
+    snprintf(q->message, sizeof q->message, "%.200s", e.message);
     MHD_resume_connection(r->conn);
 }
 
 static enum MHD_Result login(struct request *r)
 {
-    struct lti_req *q = r->lti;
+    struct lti_req *q = lti_req_of(r);
     char iss[1100], hint[1100], target[1100], client[1100], msg_hint[4100];
     if (!param(r, "iss", iss, sizeof iss) || !param(r, "login_hint", hint, sizeof hint) ||
         !param(r, "target_link_uri", target, sizeof target))
@@ -309,7 +316,7 @@ static enum MHD_Result login(struct request *r)
 
 static enum MHD_Result login_answer(struct request *r)
 {
-    struct lti_req *q = r->lti;
+    struct lti_req *q = lti_req_of(r);
     if (q->status != 302)
         return page(r, 503, "The login could not be kept", "store",
                     "The tool cannot keep logins now; try again shortly.");
@@ -365,7 +372,7 @@ static const struct lti_platform *launch_platform(struct lti *l, struct store *s
 static void launch_job(struct lti *l, struct store *s, void *arg)
 {
     struct request *r = arg;
-    struct lti_req *q = r->lti;
+    struct lti_req *q = lti_req_of(r);
     struct store_error e = { 0 };
     struct lti_refusal why = { LTI_ACCEPTED, "" };
     json_t *claims = NULL;
@@ -449,7 +456,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
 
 static enum MHD_Result launch(struct request *r)
 {
-    struct lti_req *q = r->lti;
+    struct lti_req *q = lti_req_of(r);
     if (r->too_large)
         return refuse_launch(r, 413, LTI_R_TOO_LARGE, "The launch's form is over its size bound.");
     q->id_token = malloc(LTI_MAX_ID_TOKEN + 2);
@@ -486,7 +493,7 @@ static enum MHD_Result launch(struct request *r)
 
 static enum MHD_Result launch_answer(struct request *r)
 {
-    struct lti_req *q = r->lti;
+    struct lti_req *q = lti_req_of(r);
     if (q->code)
         return refuse_launch(r, q->status, q->code, q->message);
     lti_count_launch(r->srv->lti, LTI_ACCEPTED);
@@ -528,8 +535,8 @@ static enum MHD_Result launch_answer(struct request *r)
 
 enum MHD_Result lti_http_begin(struct request *r)
 {
-    r->lti = calloc(1, sizeof *r->lti);
-    if (!r->lti)
+    r->feature = calloc(1, sizeof(struct lti_req));
+    if (!r->feature)
         return response_out_of_memory(r);
     if (r->route == ROUTE_LTI_JWKS || strcmp(r->method, "POST")) {
         r->state = REQ_HEADERS;   /* answered by lti_http_finish once complete */

@@ -20,6 +20,17 @@
 #include "server/identity/records.h"
 #include "server/records/records_http.h"
 
+/* A read of the records, for the reader's thread (the request's
+ * `feature`, made by records_http_get, freed by records_http_release). */
+struct records_req {
+    char id[STORE_ID_SIZE];          /* GET /api/submissions/{id} */
+    /* a page of GET /api/me/submissions */
+    char student[PRINCIPAL_ID_MAX];
+    int64_t before_ms;
+    char before_id[STORE_ID_SIZE];
+    unsigned limit;
+};
+
 static const char not_found_msg[] = "No such submission.";
 
 /* --- answers ------------------------------------------------------------------ */
@@ -37,7 +48,7 @@ static void get_call(struct store *s, void *arg)
     struct request *r = arg;
     struct store_error e = { 0 };
     struct store_record rec = { 0 };
-    const char *id = r->id;
+    const char *id = ((struct records_req *)r->feature)->id;
     enum store_status st;
     READ_TWICE(st, store_record_get(s, id, reader_id(&r->who),
                                     r->who.kind == PRINCIPAL_INSTRUCTOR, &rec, &e));
@@ -86,7 +97,7 @@ static bool parse_cursor(const char *c, int64_t *ms, char id[STORE_ID_SIZE])
 static void list_call(struct store *s, void *arg)
 {
     struct request *r = arg;
-    struct list_args *a = &r->list;
+    struct records_req *a = r->feature;
     struct store_error e = { 0 };
     struct store_record_list l = { 0 };
     enum store_status st;
@@ -125,7 +136,7 @@ static enum MHD_Result my_submissions(struct request *r)
     if (r->who.kind == PRINCIPAL_NONE)
         return response_error(r, ERROR_UNAUTHORIZED, "Sign in to see your submissions.",
                               NULL, NULL);
-    struct list_args *a = &r->list;
+    struct records_req *a = r->feature;
     const char *student = r->who.id;
     if (r->who.kind == PRINCIPAL_INSTRUCTOR) {
         student = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "student");
@@ -162,11 +173,12 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
     if (!id || r->who.kind == PRINCIPAL_NONE || strlen(id) != STORE_ID_SIZE - 1 ||
         !auth_token_shape(id))
         return response_error(r, ERROR_NOT_FOUND, not_found_msg, NULL, NULL);
-    snprintf(r->id, sizeof r->id, "%s", id);
+    struct records_req *q = r->feature;
+    snprintf(q->id, sizeof q->id, "%s", id);
     char *answer = NULL;
-    switch (records_detached_get(r->srv->records, r->id, &r->who, &answer)) {
+    switch (records_detached_get(r->srv->records, q->id, &r->who, &answer)) {
     case DETACHED_PENDING:
-        return response_json(r, 202, json_pack("{s:s, s:s}", "id", r->id, "state", "pending"));
+        return response_json(r, 202, json_pack("{s:s, s:s}", "id", q->id, "state", "pending"));
     case DETACHED_UNRECORDED:
         return answer ? response_queue(r, 200, response_from_buffer(answer, strlen(answer),
                                                                     MHD_RESPMEM_MUST_FREE),
@@ -186,6 +198,9 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
 {
     if (!r->srv->records)
         return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
+    r->feature = calloc(1, sizeof(struct records_req));
+    if (!r->feature)
+        return response_out_of_memory(r);
     switch (r->route) {
     case ROUTE_MY_SUBMISSIONS:
         return my_submissions(r);
@@ -196,3 +211,9 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
     }
 }
 
+
+void records_http_release(struct request *r)
+{
+    free(r->feature);
+    r->feature = NULL;
+}

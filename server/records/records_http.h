@@ -8,4 +8,7 @@
 /* Answers r (a route of the records) for r->who; a 404 without records. */
 enum MHD_Result records_http_get(struct request *r, const char *url);
 
+/* Frees the state records_http_get made (the rows' release). */
+void records_http_release(struct request *r);
+
 #endif
