@@ -242,17 +242,18 @@ enum store_status store_backup(struct store *s, const char *path, struct store_e
 
 /* ---- transactions ---------------------------------------------------- */
 
-/* Runs fn in one write transaction: committed when fn returns STORE_OK,
- * else rolled back. */
-enum store_status store_in_write(struct store *s,
-                                enum store_status (*fn)(struct store *s, void *arg,
-                                                        struct store_error *err),
-                                void *arg, struct store_error *err)
+/* Runs fn in one transaction, a write or a read one: committed when fn
+ * returns STORE_OK (a read's COMMIT only ends its snapshot), else rolled
+ * back. */
+static enum store_status in_transaction(struct store *s, bool write,
+                                        enum store_status (*fn)(struct store *s, void *arg,
+                                                                struct store_error *err),
+                                        void *arg, struct store_error *err)
 {
     enum store_status st = store_ready(s, err);
     if (st != STORE_OK)
         return st;
-    if ((st = s->ops->begin(s, true, err)) != STORE_OK)
+    if ((st = s->ops->begin(s, write, err)) != STORE_OK)
         return st;
     if ((st = fn(s, arg, err)) != STORE_OK || (st = s->ops->commit(s, err)) != STORE_OK) {
         s->ops->rollback(s);
@@ -262,23 +263,20 @@ enum store_status store_in_write(struct store *s,
     return STORE_OK;
 }
 
+enum store_status store_in_write(struct store *s,
+                                enum store_status (*fn)(struct store *s, void *arg,
+                                                        struct store_error *err),
+                                void *arg, struct store_error *err)
+{
+    return in_transaction(s, true, fn, arg, err);
+}
+
 enum store_status store_in_read(struct store *s,
                                 enum store_status (*fn)(struct store *s, void *arg,
                                                         struct store_error *err),
                                 void *arg, struct store_error *err)
 {
-    enum store_status st = store_ready(s, err);
-    if (st != STORE_OK)
-        return st;
-    if ((st = s->ops->begin(s, false, err)) != STORE_OK)
-        return st;
-    /* a read's COMMIT only ends the snapshot */
-    if ((st = fn(s, arg, err)) != STORE_OK || (st = s->ops->commit(s, err)) != STORE_OK) {
-        s->ops->rollback(s);
-        return st;
-    }
-    store_ok(err);
-    return STORE_OK;
+    return in_transaction(s, false, fn, arg, err);
 }
 
 /* ---- records ---------------------------------------------------------- */
