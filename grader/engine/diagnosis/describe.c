@@ -119,29 +119,6 @@ static void add_whats(struct text *s, const struct family_member *m)
     }
 }
 
-/* The angle of w = e^(iπk/8) as the page writes twiddles. */
-static void add_twiddle(struct text *s, int k)
-{
-    k = ((k % 16) + 16) % 16;
-    int signed_k = k > 8 ? k - 16 : k;
-    switch (signed_k) {
-    case 0: text_add(s, "1"); return;
-    case 8: text_add(s, "−1"); return;
-    case 4: text_add(s, "i"); return;
-    case -4: text_add(s, "−i"); return;
-    }
-    int num = abs(signed_k), den = 8;
-    while (num % 2 == 0) {
-        num /= 2;
-        den /= 2;
-    }
-    const char *sign = signed_k < 0 ? "−" : "";
-    if (num == 1)
-        text_add(s, "e^(%siπ/%d)", sign, den);
-    else
-        text_add(s, "e^(%siπ·%d/%d)", sign, num, den);
-}
-
 static const char *op_words(int op)
 {
     return op == OP_MINUS ? "a − w·b" : op == OP_REVERSED ? "w·b − a" : "a + w·b";
@@ -182,9 +159,9 @@ static void add_aspect(struct text *s, const struct task *t, const struct search
         break;
     case ASPECT_W:
         text_add(s, "w is ");
-        add_twiddle(s, x->k);
+        text_add_twiddle(s, x->k);
         text_add(s, " where ");
-        add_twiddle(s, y->k);
+        text_add_twiddle(s, y->k);
         text_add(s, " is due");
         break;
     default:
@@ -456,9 +433,9 @@ static void add_step_values(struct text *s, const struct task *t, const struct s
         break;
     case SEARCH_STEP_W:
         text_add(s, "w is ");
-        add_twiddle(s, got);
+        text_add_twiddle(s, got);
         text_add(s, " where ");
-        add_twiddle(s, own);
+        text_add_twiddle(s, own);
         text_add(s, " is due");
         break;
     case SEARCH_STEP_SIGN:

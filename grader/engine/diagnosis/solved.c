@@ -156,21 +156,7 @@ void solved_add_complex(struct text *s, double complex z)
     for (int k = -7; k <= 8; k++) {
         if (cabs(z - cexp(I * M_PI * k / 8.0)) > 5e-4)
             continue;
-        switch (k) {
-        case 0: text_add(s, "1"); return;
-        case 8: text_add(s, "−1"); return;
-        case 4: text_add(s, "i"); return;
-        case -4: text_add(s, "−i"); return;
-        }
-        int num = abs(k), den = 8;
-        while (num % 2 == 0) {
-            num /= 2;
-            den /= 2;
-        }
-        if (num == 1)
-            text_add(s, "e^(%siπ/%d)", k < 0 ? "−" : "", den);
-        else
-            text_add(s, "e^(%siπ·%d/%d)", k < 0 ? "−" : "", num, den);
+        text_add_twiddle(s, k);
         return;
     }
     double re = fabs(creal(z)) < 5e-4 ? 0 : creal(z), im = fabs(cimag(z)) < 5e-4 ? 0 : cimag(z);

@@ -40,3 +40,28 @@ char *text_take(struct text *s)
     }
     return s->buf;
 }
+
+/* The twiddle w = e^(iπk/8) as the page writes it: 1, −1, i, −i by name,
+ * the others as e^(±iπ/d) or e^(±iπ·n/d) in lowest terms; k is taken
+ * modulo 16, so any turn names the same angle. */
+void text_add_twiddle(struct text *s, int k)
+{
+    k = ((k % 16) + 16) % 16;
+    int signed_k = k > 8 ? k - 16 : k;
+    switch (signed_k) {
+    case 0: text_add(s, "1"); return;
+    case 8: text_add(s, "−1"); return;
+    case 4: text_add(s, "i"); return;
+    case -4: text_add(s, "−i"); return;
+    }
+    int num = abs(signed_k), den = 8;
+    while (num % 2 == 0) {
+        num /= 2;
+        den /= 2;
+    }
+    const char *sign = signed_k < 0 ? "−" : "";
+    if (num == 1)
+        text_add(s, "e^(%siπ/%d)", sign, den);
+    else
+        text_add(s, "e^(%siπ·%d/%d)", sign, num, den);
+}

@@ -22,4 +22,7 @@ void text_add(struct text *s, const char *fmt, ...) __attribute__((format(printf
  */
 char *text_take(struct text *s);
 
+/* Appends the twiddle e^(iπk/8) as the page names it (1, −i, e^(−iπ/4)). */
+void text_add_twiddle(struct text *s, int k);
+
 #endif
