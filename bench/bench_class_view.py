@@ -205,8 +205,9 @@ def shown_of(status, v):
     return key[:159], label[:159], halves[0], halves[1], halves[2]
 
 
-def summary_bench(binary, folder, n_students=1000, n_records=20000):
-    db = os.path.join(folder, "class.sqlite")
+def make_class(binary, db, n_students, n_records):
+    """A fresh SQLite store at db with n_students and n_records, the
+    records' verdicts copied from real gradings by binary."""
     srv = Server(binary, "--workers", "1", "--database", "sqlite:" + db)
     # real verdicts to copy: right, a named mistake, a compile error
     samples = []
@@ -243,6 +244,11 @@ def summary_bench(binary, folder, n_students=1000, n_records=20000):
                         (*shown_of(status, json.loads(verdict)), verdict.decode()))
     con.commit()
     con.close()
+
+
+def summary_bench(binary, folder, n_students=1000, n_records=20000):
+    db = os.path.join(folder, "class.sqlite")
+    make_class(binary, db, n_students, n_records)
     t0 = time.time()
     srv = Server(binary, "--workers", "1", "--database", "sqlite:" + db)
     token = token_of(srv)

@@ -21,9 +21,6 @@ from the same machine in the same run.
 import http.client
 import json
 import os
-import random
-import re
-import sqlite3
 import sys
 import tempfile
 import threading
@@ -33,38 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "http"))
 sys.path.insert(0, HERE)
 from serverproc import Server, no_guest_budget  # noqa: E402
-from bench_class_view import body, call, pct, token_of, SUBMIT  # noqa: E402
-
-
-def make_class(binary, db, n_students, n_records):
-    """The store: students and records, written as the server would."""
-    srv = Server(binary, "--workers", "1", "--database", "sqlite:" + db)
-    samples = []
-    for src in (body(False), body(True), b"return 1.0\n"):
-        st, _, data = call(srv.port, "POST", SUBMIT, src, {"Content-Type": "text/plain"})
-        v = json.loads(data)
-        v.pop("recorded", None)
-        samples.append((v["status"]["id"], json.dumps(v).encode(), src))
-    srv.stop()
-    con = sqlite3.connect(db)
-    now = int(time.time() * 1000)
-    rng = random.Random(7)
-    con.executemany("INSERT INTO students (id, name, section, email, verified, created_ms) "
-                    "VALUES (?, ?, ?, '', 1, ?)",
-                    [("s%04d" % k, "Student %04d" % k, "L%d" % (k % 8), now)
-                     for k in range(n_students)])
-    rows = []
-    for k in range(n_records):
-        status, verdict, src = samples[rng.randrange(3)]
-        t = now - (n_records - k) * 150
-        rows.append(("%032x" % rng.getrandbits(128), "butterfly",
-                     "s%04d" % rng.randrange(n_students), t, t + 20, src, "0" * 64, status,
-                     9 if status == 3 else 3, 9, verdict, 1, "llvmpipe", "bench"))
-    con.executemany("INSERT INTO records (id, task, student, received_ms, graded_ms, source, "
-                    "sha256, status, points, max_points, verdict, seed, device, grader_version) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    con.commit()
-    con.close()
+from bench_class_view import body, call, make_class, pct, token_of, SUBMIT  # noqa: E402
 
 
 def answers(port, n, src):
