@@ -158,7 +158,20 @@ try:
               p.get("target_link_uri") == SERVER_URL + "/lti/launch" for p in places.values()),
           "placements link_selection and assignment_selection, as LtiDeepLinkingRequest: %s"
           % places)
-    st, _, keys = get_json(key.get("public_jwk_url", SERVER_URL + "/lti/jwks.json")[len(SERVER_URL):])
+    try:
+        import jsonschema
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                               "openapi.json")) as f:
+            doc = json.load(f)
+        schema = (doc["paths"].get("/lti/canvas.json", {}).get("get", {}).get("responses", {})
+                  .get("200", {}).get("content", {}).get("application/json", {}).get("schema"))
+        jsonschema.validate(key, schema or {"not": {}})
+        said = None
+    except Exception as e:   # noqa: BLE001 - any failure is the check's
+        said = repr(e)[:300]
+    check(said is None, "the key is as docs/openapi.json describes it (%s)" % said)
+    jwk_url = key.get("public_jwk_url", SERVER_URL + "/lti/jwks.json")
+    st, _, keys = get_json(jwk_url[len(SERVER_URL):])
     check(st == 200 and keys.get("keys"), "its key set URL serves the tool's keys")
 
     # ---- an instructor places the exercise -------------------------------------
