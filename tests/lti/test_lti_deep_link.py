@@ -14,8 +14,10 @@ link's launches open the exercise and its scores reach its line item.
 GET /lti/canvas.json: every URL under the public URL, the placements as
 LtiDeepLinkingRequest, the scopes, the privacy level.
 
-usage: test_lti_deep_link.py BUTTERFLY_SERVER SAMPLES
-(run with /usr/bin/python3: python3-jwt, python3-cryptography)
+usage: test_lti_deep_link.py BUTTERFLY_SERVER SAMPLES [DATABASE_URL]
+(run with /usr/bin/python3: python3-jwt, python3-cryptography; SQLite in a
+temporary folder unless a URL is given: the lti_pg suite gives a PostgreSQL
+cluster's)
 """
 import json
 import os
@@ -113,8 +115,8 @@ config = os.path.join(folder, "lti.json")
 FRAME = "https://lms.example.edu"
 with open(config, "w") as f:
     json.dump({"platforms": [dict(plat.registration(), frame_origins=[FRAME])]}, f)
-srv = Server(BINARY, "--port", str(port), "--database",
-             "sqlite:" + os.path.join(folder, "r.sqlite"), "--public-url", SERVER_URL,
+DATABASE = sys.argv[3] if len(sys.argv) > 3 else "sqlite:" + os.path.join(folder, "r.sqlite")
+srv = Server(BINARY, "--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
              "--lti-config", config, "--workers", "1")
 try:
     srv.read_banner()
