@@ -149,7 +149,7 @@ static const char page_head[] =
     "<title>%s</title><style>body{font-family:sans-serif;max-width:40em;margin:2em auto;"
     "padding:0 1em}li{margin:1em 0}</style></head><body><main><h1>%s</h1>";
 
-char *lti_deep_link_chooser(const char *token, size_t *len)
+char *lti_deep_link_chooser(const char *public_url, const char *token, size_t *len)
 {
     char *text = NULL;
     size_t n = 0;
@@ -167,7 +167,10 @@ char *lti_deep_link_chooser(const char *token, size_t *len)
         const char *id = json_string_value(json_object_get(t, "id"));
         const char *title = json_string_value(json_object_get(t, "title"));
         const char *sub = json_string_value(json_object_get(t, "subtitle"));
-        fputs("<li><form method=\"post\" action=\"/lti/deep-link\">", f);
+        /* the public address: behind a proxy the tool may sit under a path */
+        fputs("<li><form method=\"post\" action=\"", f);
+        ok = ok && put_escaped(f, public_url);
+        fputs("/lti/deep-link\">", f);
         fputs("<input type=\"hidden\" name=\"choice\" value=\"", f);
         ok = ok && put_escaped(f, token);
         fputs("\"><input type=\"hidden\" name=\"exercise\" value=\"", f);

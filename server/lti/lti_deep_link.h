@@ -50,9 +50,10 @@ void lti_deep_link_choice_clear(struct lti_dl_choice *out);
  * when no exercise has that id. */
 bool lti_deep_link_exercise(const char *id, char *title, size_t titlesz, int *points);
 
-/* The chooser page for the choice token: HTML text the caller frees,
- * *len its length; NULL on OOM. */
-char *lti_deep_link_chooser(const char *token, size_t *len);
+/* The chooser page for the choice token, its forms posting to
+ * public_url's /lti/deep-link: HTML text the caller frees, *len its
+ * length; NULL on OOM. */
+char *lti_deep_link_chooser(const char *public_url, const char *token, size_t *len);
 
 /* The LtiDeepLinkingResponse for choice c and exercise id: a JWT signed
  * with the tool's key in use (kid in its header; s: the store, on the LTI

@@ -544,7 +544,7 @@ static enum MHD_Result chooser_answer(struct request *r)
 {
     struct lti_req *q = lti_req_of(r);
     size_t len = 0;
-    char *text = lti_deep_link_chooser(q->choice_st.state, &len);
+    char *text = lti_deep_link_chooser(lti_public_url(r->srv->lti), q->choice_st.state, &len);
     char *csp = NULL;
     if (!text || asprintf(&csp, "default-src 'none'; style-src 'unsafe-inline'; "
                           "form-action 'self'; frame-ancestors %s; base-uri 'none'",

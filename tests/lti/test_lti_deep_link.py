@@ -186,7 +186,7 @@ try:
     check("frame-ancestors %s" % FRAME in csp and "form-action 'self'" in csp and
           "script-src" not in csp, "the chooser may be framed by the course only, posts "
           "only to the tool, runs no script: %s" % csp)
-    check(all(a == "/lti/deep-link" and f.get("choice") and f.get("exercise") for a, f, _ in
+    check(all(a == SERVER_URL + "/lti/deep-link" and f.get("choice") and f.get("exercise") for a, f, _ in
               chooser) and {f["exercise"] for _, f, _ in chooser} == {t["id"] for t in tasks},
           "one form per exercise of GET /api/tasks, each posting its choice to /lti/deep-link")
     body = dict((f["exercise"], inner) for _, f, inner in chooser).get("butterfly", "")
