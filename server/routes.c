@@ -208,6 +208,15 @@ static const struct route_row table[] = {
       lti_http_answer, lti_http_release },
     { "/lti/jwks.json", ROUTE_LTI_JWKS, GET_HEAD, ONLY_GET, NEED_LTI, 0, lti_http_begin, NULL,
       lti_http_finish, NULL, lti_http_release },
+    /* the chooser's own form, posted from inside the platform's frame: the
+     * pages' Referrer-Policy (no-referrer) makes its Origin "null", so no
+     * Origin can vouch for it; the choice's token (server-side, used once,
+     * LTI_CHOICE_LIFETIME_S) and the cookie set with it do */
+    { "/lti/deep-link", ROUTE_LTI_DEEP_LINK, METHOD_POST, "Only POST here.",
+      NEED_LTI | NEED_CROSS_SITE_FORM, LTI_MAX_FORM, lti_http_begin, NULL, lti_http_finish,
+      lti_http_answer, lti_http_release },
+    { "/lti/canvas.json", ROUTE_LTI_CANVAS, GET_HEAD, ONLY_GET, NEED_LTI, 0, lti_http_begin,
+      NULL, lti_http_finish, NULL, lti_http_release },
 };
 
 const struct route_row *routes_find(const char *path)

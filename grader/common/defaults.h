@@ -254,6 +254,15 @@
 #define LTI_SEND_ATTEMPTS          50u       /* then it is marked failed */
 #define LTI_SENDER_POLL_MS         500u      /* the outbox is read this often when idle */
 #define LTI_RSA_BITS               2048u
+/* Deep Linking 2.0 and the Canvas configuration (server/lti/lti_deep_link.c). */
+#define LTI_CHOICE_LIFETIME_S      600u      /* a deep-linking chooser's choice is good this long */
+#define LTI_CHOICE_COOKIE          "butterfly_lti_choice"  /* binds the choice to the browser */
+#define LTI_MAX_DL_DATA            1024u     /* bytes of the platform's deep-linking data echoed */
+#define LTI_TOOL_TITLE             "Butterfly grader"
+#define LTI_TOOL_DESCRIPTION       "GPU-programming exercises graded on the server: the " \
+                                   "student's kernel runs, each output cell is checked, " \
+                                   "and the score goes to the gradebook."
+#define LTI_CANVAS_PRIVACY         "name_only"   /* the class view needs names, never emails */
 #define DEFAULT_LTI_SCORE_POLICY   "best"
 
 #endif

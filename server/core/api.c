@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/score.h"
 #include "common/task.h"
 #include "server/openapi_doc.h"
 
@@ -17,8 +18,9 @@ const char *api_openapi(size_t *len)
 json_t *api_tasks(void)
 {
     const struct task *t = &task_butterfly;
-    return json_pack("[{s:s, s:s, s:s, s:s}]", "id", t->id, "title", t->title,
-                     "subtitle", t->subtitle, "url", "/api/tasks/butterfly");
+    /* points: what a gradebook column of it holds (Deep Linking's line item) */
+    return json_pack("[{s:s, s:s, s:s, s:s, s:i}]", "id", t->id, "title", t->title,
+                     "subtitle", t->subtitle, "url", "/api/tasks/butterfly", "points", SCORE_MAX);
 }
 
 json_t *api_task_butterfly(void)

@@ -37,6 +37,8 @@ enum route {
     ROUTE_LTI_LOGIN,         /* GET or POST /lti/login: LTI's login initiation */
     ROUTE_LTI_LAUNCH,        /* POST /lti/launch: the id_token */
     ROUTE_LTI_JWKS,          /* GET /lti/jwks.json: the tool's public keys */
+    ROUTE_LTI_DEEP_LINK,     /* POST /lti/deep-link: an instructor's choice (Deep Linking) */
+    ROUTE_LTI_CANVAS,        /* GET /lti/canvas.json: Canvas's developer key */
 };
 
 /* The id of a /api/submissions/{id} path (NULL for any other path): a

@@ -156,6 +156,7 @@ static bool session_route(enum route route)
     case ROUTE_NONE: case ROUTE_PAGE: case ROUTE_STATIC: case ROUTE_TASKS: case ROUTE_TASK:
     case ROUTE_HEALTH: case ROUTE_ABOUT: case ROUTE_METRICS: case ROUTE_OPENAPI:
     case ROUTE_LTI_LOGIN: case ROUTE_LTI_LAUNCH: case ROUTE_LTI_JWKS:
+    case ROUTE_LTI_DEEP_LINK: case ROUTE_LTI_CANVAS:
         return false;
     default:
         return true;
@@ -167,7 +168,7 @@ static bool session_route(enum route route)
 static bool cookie_route(enum route route)
 {
     return session_route(route) || route == ROUTE_PAGE || route == ROUTE_LTI_LOGIN ||
-           route == ROUTE_LTI_LAUNCH;
+           route == ROUTE_LTI_LAUNCH || route == ROUTE_LTI_DEEP_LINK;
 }
 
 /* How many of each cookie of ours came, counted over every Cookie header. */

@@ -108,6 +108,8 @@ enum lti_reason_id {
     LTI_R_SUB,
     LTI_R_ROLES,
     LTI_R_RESOURCE_LINK,
+    LTI_R_DEEP_LINKING_ROLE,
+    LTI_R_DEEP_LINKING_SETTINGS,
     LTI_R_TARGET_LINK_URI,
     LTI_R_UNREGISTERED,
     LTI_R_STORE,
@@ -161,6 +163,11 @@ struct lti_claims {
     const char *context_id, *context_title, *resource_link_id;
     const char *lineitem;   /* NULL: no AGS claim with the score scope */
     bool instructor;
+    /* An LtiDeepLinkingRequest (an instructor's, resource_link_id NULL):
+     * where the choice goes back to (at one of the registration's origins)
+     * and the platform's data to echo (NULL: none) */
+    bool deep_linking;
+    const char *deep_link_return_url, *deep_link_data;
 };
 
 /*

@@ -17,6 +17,7 @@
 #define AGS_CLAIM "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 #define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 #define ROLE_MEMBERSHIP "http://purl.imsglobal.org/vocab/lis/v2/membership#"
+#define DL_SETTINGS "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 
 /* Every reason a launch is refused for, each with the page's sentence
  * when its check has no more precise one. The order is docs/LTI.md's. */
@@ -41,11 +42,17 @@ const struct lti_reason lti_check_reasons[LTI_NREASONS] = {
              "iat." },
     [LTI_R_NONCE] = { "nonce", "The nonce is not the one this login made." },
     [LTI_R_VERSION] = { "version", "The LTI version is missing or not 1.3.0." },
-    [LTI_R_MESSAGE_TYPE] = { "message_type", "Only LtiResourceLinkRequest launches are taken." },
+    [LTI_R_MESSAGE_TYPE] = { "message_type", "Only LtiResourceLinkRequest and LtiDeepLinkingRequest "
+                     "launches are taken." },
     [LTI_R_DEPLOYMENT_ID] = { "deployment_id", "The deployment_id is not registered with this tool." },
     [LTI_R_SUB] = { "sub", "The subject (sub) is missing." },
     [LTI_R_ROLES] = { "roles", "The roles claim is missing." },
     [LTI_R_RESOURCE_LINK] = { "resource_link", "The resource_link id is missing." },
+    [LTI_R_DEEP_LINKING_ROLE] = { "deep_linking_role", "Only an instructor of the course may place "
+                          "an exercise (a deep-linking request from a learner)." },
+    [LTI_R_DEEP_LINKING_SETTINGS] = { "deep_linking_settings", "The deep-linking request has no "
+                              "valid deep_linking_settings (a deep_link_return_url at the "
+                              "platform's address, accept_types with ltiResourceLink)." },
     [LTI_R_TARGET_LINK_URI] = { "target_link_uri", "The target_link_uri is not the login's." },
     [LTI_R_UNREGISTERED] = { "unregistered", "The platform is no longer registered." },
     [LTI_R_STORE] = { "store", "The tool cannot keep the launch now." },
@@ -166,6 +173,33 @@ static bool teaches(const char *role)
            !strcmp(role, "Instructor") || !strcmp(role, "TeachingAssistant");
 }
 
+/* Reads a deep-linking request's settings into out: false unless they
+ * name a return URL at one of p's origins (the tool's signed answer is
+ * posted there by the browser: an address the platform does not serve
+ * would collect it) and accept an ltiResourceLink, and any data is a
+ * string of at most LTI_MAX_DL_DATA bytes (echoed as it came). */
+static bool deep_linking_settings(const json_t *claims, const struct lti_platform *p,
+                                  struct lti_claims *out)
+{
+    json_t *dl = json_object_get(claims, DL_SETTINGS);
+    const char *ret = str(dl, "deep_link_return_url");
+    if (!json_is_object(dl) || !ret || !lti_config_allows(p, ret))
+        return false;
+    json_t *types = json_object_get(dl, "accept_types"), *v;
+    bool link = false;
+    size_t i;
+    json_array_foreach(types, i, v)
+        link = link || (json_is_string(v) && !strcmp(json_string_value(v), "ltiResourceLink"));
+    json_t *data = json_object_get(dl, "data");
+    if (!link || (data && !json_is_string(data)) ||
+        (data && strlen(json_string_value(data)) > LTI_MAX_DL_DATA))
+        return false;
+    out->deep_linking = true;
+    out->deep_link_return_url = ret;
+    out->deep_link_data = data ? json_string_value(data) : NULL;
+    return true;
+}
+
 bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const char *nonce,
                       const char *target_link_uri, time_t now, struct lti_claims *out,
                       struct lti_refusal *why)
@@ -212,7 +246,8 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     const char *mt = str(claims, CLAIM "message_type");
     if (!mt)
         return lti_check_refuse(why, LTI_R_MESSAGE_TYPE, "The message_type is missing.");
-    if (strcmp(mt, "LtiResourceLinkRequest"))
+    bool deep = !strcmp(mt, "LtiDeepLinkingRequest");
+    if (!deep && strcmp(mt, "LtiResourceLinkRequest"))
         return lti_check_refuse(why, LTI_R_MESSAGE_TYPE, NULL);
     const char *dep = str(claims, CLAIM "deployment_id");
     if (!dep)
@@ -228,17 +263,24 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     json_t *roles = json_object_get(claims, CLAIM "roles");
     if (!json_is_array(roles))
         return lti_check_refuse(why, LTI_R_ROLES, NULL);
-    const char *rl = str(json_object_get(claims, CLAIM "resource_link"), "id");
-    if (!rl || !*rl)
-        return lti_check_refuse(why, LTI_R_RESOURCE_LINK, NULL);
-    const char *target = str(claims, CLAIM "target_link_uri");
-    if (!target || !target_link_uri || strcmp(target, target_link_uri))
-        return lti_check_refuse(why, LTI_R_TARGET_LINK_URI, NULL);
     size_t i;
     json_t *v;
     json_array_foreach(roles, i, v)
         if (json_is_string(v) && teaches(json_string_value(v)))
             out->instructor = true;
+    /* a deep-linking request places no link of its own: it asks for one */
+    const char *rl = deep ? NULL : str(json_object_get(claims, CLAIM "resource_link"), "id");
+    if (!deep && (!rl || !*rl))
+        return lti_check_refuse(why, LTI_R_RESOURCE_LINK, NULL);
+    /* placing an exercise makes a gradebook column: the course's
+     * teachers' choice, never a learner's */
+    if (deep && !out->instructor)
+        return lti_check_refuse(why, LTI_R_DEEP_LINKING_ROLE, NULL);
+    if (deep && !deep_linking_settings(claims, p, out))
+        return lti_check_refuse(why, LTI_R_DEEP_LINKING_SETTINGS, NULL);
+    const char *target = str(claims, CLAIM "target_link_uri");
+    if (!target || !target_link_uri || strcmp(target, target_link_uri))
+        return lti_check_refuse(why, LTI_R_TARGET_LINK_URI, NULL);
     out->sub = sub;
     out->deployment_id = dep;
     out->resource_link_id = rl;

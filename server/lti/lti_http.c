@@ -1,6 +1,8 @@
 /*
  * lti_http.c - LTI's routes: GET /lti/jwks.json, GET and POST /lti/login
- * (third-party login initiation), POST /lti/launch (the id_token).
+ * (third-party login initiation), POST /lti/launch (the id_token), POST
+ * /lti/deep-link (an instructor's choice of the exercise to place, Deep
+ * Linking 2.0) and GET /lti/canvas.json (Canvas's developer key).
  *
  * The login's state and the launch's checks run on the LTI thread
  * (lti_submit): this side reads the form, suspends the connection, and
@@ -19,6 +21,7 @@
 #include "server/identity/records.h"
 #include "server/identity/session.h"
 #include "server/lti/lti.h"
+#include "server/lti/lti_deep_link.h"
 #include "server/lti/lti_http.h"
 #include "server/core/body.h"
 #include "server/core/cookie.h"
@@ -46,6 +49,14 @@ struct lti_req {
     struct principal who;
     int64_t link;               /* a learner's resource link (the page's launch tag) */
     char redirect[160];
+    /* a deep-linking launch: the choice it keeps (the chooser's token) */
+    bool deep;
+    struct store_lti_state choice_st;
+    /* the choice's post: its token and exercise, and the answer */
+    char choice[STORE_TOKEN_SIZE];
+    char exercise[LTI_EXERCISE_ID_MAX + 1];
+    struct lti_dl_choice dl;
+    char *jwt;
 };
 
 /* The request's LTI state (its `feature`, made by lti_http_begin). */
@@ -67,6 +78,9 @@ void lti_http_release(struct request *r)
     free(q->st.relaunch);
     store_lti_state_clear(&q->taken_st);
     free(q->relaunch);
+    store_lti_state_clear(&q->choice_st);
+    lti_deep_link_choice_clear(&q->dl);
+    free(q->jwt);
     free(q);
     r->feature = NULL;
 }
@@ -151,21 +165,27 @@ static enum MHD_Result jwks(struct request *r)
                           "application/json", "max-age=300");
 }
 
-/* The Set-Cookie value setting (state) or clearing (NULL) the login's
- * state cookie. The launch comes back as a cross-site POST (inside the
+/* The Set-Cookie value setting (state) or clearing (NULL) the cookie
+ * name (the login's state, or a deep-linking chooser's choice) for
+ * life seconds. The launch comes back as a cross-site POST (inside the
  * platform's frame): only SameSite=None lets the browser send it, and
  * browsers take that only with Secure. Over TLS named __Host- (Path=/):
  * a state cookie tossed by a sibling host would let the tosser's own
  * login sign this browser in as the tosser. */
-static void state_cookie(struct request *r, const char *state, char *out, size_t n)
+static void lti_cookie(struct request *r, const char *name, const char *state, unsigned life,
+                       char *out, size_t n)
 {
     if (r->secure)
         snprintf(out, n, "%s%s=%s; Path=/; HttpOnly; Max-Age=%u; SameSite=None; Secure",
-                 COOKIE_HOST_PREFIX, LTI_STATE_COOKIE, state ? state : "",
-                 state ? LTI_STATE_LIFETIME_S : 0);
+                 COOKIE_HOST_PREFIX, name, state ? state : "", state ? life : 0);
     else
-        snprintf(out, n, "%s=%s; Path=/lti/; HttpOnly; Max-Age=%u", LTI_STATE_COOKIE,
-                 state ? state : "", state ? LTI_STATE_LIFETIME_S : 0);
+        snprintf(out, n, "%s=%s; Path=/lti/; HttpOnly; Max-Age=%u", name, state ? state : "",
+                 state ? life : 0);
+}
+
+static void state_cookie(struct request *r, const char *state, char *out, size_t n)
+{
+    lti_cookie(r, LTI_STATE_COOKIE, state, LTI_STATE_LIFETIME_S, out, n);
 }
 
 struct state_count {
@@ -183,12 +203,13 @@ static enum MHD_Result count_state(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-/* The launch's state cookie under the name this scheme gives it (NULL:
- * none), and whether two came (*two), which matches no state. */
-static void state_cookie_read(struct request *r, const char **value, bool *two)
+/* The cookie bare (LTI_STATE_COOKIE, LTI_CHOICE_COOKIE) under the name
+ * this scheme gives it (NULL: none), and whether two came (*two), which
+ * matches no state. */
+static void lti_cookie_read(struct request *r, const char *bare, const char **value, bool *two)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%s", r->secure ? COOKIE_HOST_PREFIX : "", LTI_STATE_COOKIE);
+    snprintf(name, sizeof name, "%s%s", r->secure ? COOKIE_HOST_PREFIX : "", bare);
     struct state_count c = { name, 0 };
     MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_state, &c);
     *two = c.n > 1;
@@ -408,6 +429,23 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                    STORE_CONFLICT) {
             q->code = LTI_R_NONCE;
             snprintf(q->message, sizeof q->message, "The nonce was used before (a replay).");
+        } else if (ss == STORE_OK && c.deep_linking) {
+            /* an instructor placing an exercise: no session, no class of
+             * its own; the chooser's choice is kept for its post */
+            if (!lti_deep_link_keep(p, &c, &q->choice_st))
+                ss = STORE_NO_MEMORY;
+            else
+                ss = store_lti_state_put(s, &q->choice_st, &e);
+            if (ss != STORE_OK) {
+                q->status = 503;
+                q->code = LTI_R_STORE;
+                snprintf(q->message, sizeof q->message, "The tool cannot keep the choice "
+                         "now (%s).", store_status_to_str(ss));
+            } else {
+                q->status = 200;
+                q->code = LTI_ACCEPTED;
+                q->deep = true;
+            }
         } else {
             char student[STORE_ID_SIZE], klass[STORE_ID_SIZE];
             /* the platform's names are shown on the class view and written
@@ -473,7 +511,7 @@ static enum MHD_Result launch(struct request *r)
         return refuse_launch(r, 400, LTI_R_STATE, "The launch has no state, or not one of ours.");
     const char *cookie = NULL;
     bool two = false;
-    state_cookie_read(r, &cookie, &two);
+    lti_cookie_read(r, LTI_STATE_COOKIE, &cookie, &two);
     /* no cookie: the state is still taken (used once) and its login
      * offered again in a new window */
     q->no_cookie = !cookie && !two;
@@ -491,12 +529,53 @@ static enum MHD_Result launch(struct request *r)
     return MHD_YES;
 }
 
+/* The pages of Deep Linking: no script but by nonce, no form but to
+ * where they post, framed by the course's pages only. */
+static const char *frames_of(struct request *r)
+{
+    const char *f = lti_config_of(r->srv->lti)->frame_ancestors;
+    return f ? f : "'none'";
+}
+
+/* An accepted deep-linking launch: the chooser, with the choice's
+ * cookie (the post must come from this browser) and the login's state
+ * cookie cleared. */
+static enum MHD_Result chooser_answer(struct request *r)
+{
+    struct lti_req *q = lti_req_of(r);
+    size_t len = 0;
+    char *text = lti_deep_link_chooser(lti_public_url(r->srv->lti), q->choice_st.state, &len);
+    char *csp = NULL;
+    if (!text || asprintf(&csp, "default-src 'none'; style-src 'unsafe-inline'; "
+                          "form-action 'self'; frame-ancestors %s; base-uri 'none'",
+                          frames_of(r)) < 0) {
+        free(text);
+        return response_out_of_memory(r);
+    }
+    struct MHD_Response *resp = response_from_buffer(text, len, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(csp);
+        return response_out_of_memory(r);
+    }
+    MHD_add_response_header(resp, "Content-Security-Policy", csp);
+    free(csp);
+    char cookie[300], clear[200];
+    lti_cookie(r, LTI_CHOICE_COOKIE, q->choice_st.state, LTI_CHOICE_LIFETIME_S, cookie,
+               sizeof cookie);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    state_cookie(r, NULL, clear, sizeof clear);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
+    return response_queue(r, 200, resp, "text/html; charset=utf-8", "no-store");
+}
+
 static enum MHD_Result launch_answer(struct request *r)
 {
     struct lti_req *q = lti_req_of(r);
     if (q->code)
         return refuse_launch(r, q->status, q->code, q->message);
     lti_count_launch(r->srv->lti, LTI_ACCEPTED);
+    if (q->deep)
+        return chooser_answer(r);
     unsigned life = q->who.kind == PRINCIPAL_INSTRUCTOR ? LTI_INSTRUCTOR_SESSION_S
                                                         : SESSION_LIFETIME_S;
     char *value = session_cookie_make(records_session_key(r->srv->records), &q->who,
@@ -531,6 +610,118 @@ static enum MHD_Result launch_answer(struct request *r)
     return response_queue(r, 303, resp, "text/plain; charset=utf-8", "no-store");
 }
 
+/* --- Deep Linking: the choice ------------------------------------------------------ */
+
+static enum MHD_Result refuse_choice(struct request *r, unsigned status, const char *message)
+{
+    return page(r, status, "The choice was refused", "choice", message);
+}
+
+/* The choice on the LTI thread: its kept state taken (used once,
+ * whatever comes next), then the answer signed with the tool's key. */
+static void choice_job(struct lti *l, struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct lti_req *q = lti_req_of(r);
+    struct store_error e = { 0 };
+    struct store_lti_state st;
+    q->status = 400;
+    enum store_status ss = store_lti_state_take(s, q->choice, store_now_ms(), &st, &e);
+    if (ss == STORE_OK && lti_deep_link_read(&st, &q->dl)) {
+        if (!lti_config_find(lti_config_of(l), q->dl.issuer, q->dl.client_id)) {
+            snprintf(q->message, sizeof q->message, "The platform is no longer registered.");
+        } else if (!(q->jwt = lti_deep_link_response(s, &q->dl, lti_public_url(l), q->exercise,
+                                                     q->message, sizeof q->message))) {
+            q->status = 503;
+        } else {
+            q->status = 200;
+        }
+    } else if (ss == STORE_OK || ss == STORE_NOT_FOUND) {
+        /* a login's state is no choice; either way it is spent now */
+        snprintf(q->message, sizeof q->message, "This choice is not one of this tool's, was "
+                 "made already, or expired (%u minutes): open the placement again from the "
+                 "course.", LTI_CHOICE_LIFETIME_S / 60);
+    } else {
+        q->status = 503;
+        snprintf(q->message, sizeof q->message, "The tool cannot read its choices now.");
+    }
+    store_lti_state_clear(&st);
+    MHD_resume_connection(r->conn);
+}
+
+static enum MHD_Result choice(struct request *r)
+{
+    struct lti_req *q = lti_req_of(r);
+    if (r->too_large)
+        return refuse_choice(r, 413, "The choice is over its size bound.");
+    if (!lti_check_form_value(r->body, r->len, "choice", q->choice, sizeof q->choice) ||
+        !lti_check_form_value(r->body, r->len, "exercise", q->exercise, sizeof q->exercise))
+        return refuse_choice(r, 400, "A choice needs the chooser's choice and an exercise.");
+    char title[256];
+    int points;
+    if (!lti_deep_link_exercise(q->exercise, title, sizeof title, &points))
+        return refuse_choice(r, 400, "No exercise has this name.");
+    /* the choice's cookie, set with the chooser: a token copied out of
+     * the page into another browser (or a form another site makes with
+     * one) does not carry it */
+    const char *cookie = NULL;
+    bool two = false;
+    lti_cookie_read(r, LTI_CHOICE_COOKIE, &cookie, &two);
+    if (!cookie || two || strlen(cookie) != strlen(q->choice) ||
+        !session_equal(cookie, q->choice, strlen(q->choice)))
+        return refuse_choice(r, 400, "This browser did not open this chooser (its cookie is "
+                             "missing or another's).");
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_SUSPENDED;
+    if (!lti_submit(r->srv->lti, choice_job, r)) {
+        q->status = 503;
+        snprintf(q->message, sizeof q->message, "The tool is too busy; try again shortly.");
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+/* The choice made: the page that posts the signed answer back to the
+ * platform, the choice's cookie cleared. */
+static enum MHD_Result choice_answer(struct request *r)
+{
+    struct lti_req *q = lti_req_of(r);
+    if (q->status != 200)
+        return refuse_choice(r, q->status, q->message);
+    char nonce[STORE_TOKEN_SIZE];
+    if (!store_new_token(nonce))
+        return response_error(r, ERROR_INTERNAL_ERROR, "No random bytes.", NULL, NULL);
+    size_t len = 0;
+    char *csp = lti_deep_link_autopost_csp(q->dl.return_url, nonce, frames_of(r));
+    char *text = csp ? lti_deep_link_autopost(q->dl.return_url, q->jwt, nonce, &len) : NULL;
+    struct MHD_Response *resp = text ? response_from_buffer(text, len, MHD_RESPMEM_MUST_FREE)
+                                     : NULL;
+    if (!resp) {
+        free(csp);
+        return response_out_of_memory(r);
+    }
+    MHD_add_response_header(resp, "Content-Security-Policy", csp);
+    free(csp);
+    char clear[200];
+    lti_cookie(r, LTI_CHOICE_COOKIE, NULL, 0, clear, sizeof clear);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
+    return response_queue(r, 200, resp, "text/html; charset=utf-8", "no-store");
+}
+
+/* --- Canvas's developer key ------------------------------------------------------ */
+
+static enum MHD_Result canvas(struct request *r)
+{
+    json_t *j = lti_deep_link_canvas(lti_public_url(r->srv->lti));
+    char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+    json_decref(j);
+    if (!text)
+        return response_out_of_memory(r);
+    return response_queue(r, 200, response_from_buffer(text, strlen(text),
+                                                       MHD_RESPMEM_MUST_FREE),
+                          "application/json", "no-cache");
+}
+
 /* --- the routes ------------------------------------------------------------------ */
 
 enum MHD_Result lti_http_begin(struct request *r)
@@ -538,7 +729,7 @@ enum MHD_Result lti_http_begin(struct request *r)
     r->feature = calloc(1, sizeof(struct lti_req));
     if (!r->feature)
         return response_out_of_memory(r);
-    if (r->route == ROUTE_LTI_JWKS || strcmp(r->method, "POST")) {
+    if (r->route == ROUTE_LTI_JWKS || r->route == ROUTE_LTI_CANVAS || strcmp(r->method, "POST")) {
         r->state = REQ_HEADERS;   /* answered by lti_http_finish once complete */
         return MHD_YES;
     }
@@ -553,6 +744,8 @@ enum MHD_Result lti_http_begin(struct request *r)
     if (request_check_length(cl, te, r->limit) == LENGTH_TOO_LARGE)
         return r->route == ROUTE_LTI_LAUNCH
                    ? refuse_launch(r, 413, LTI_R_TOO_LARGE, "The launch is over its size bound.")
+                   : r->route == ROUTE_LTI_DEEP_LINK
+                   ? refuse_choice(r, 413, "The choice is over its size bound.")
                    : page(r, 413, "The login was refused", "too_large",
                           "The login is over its size bound.");
     enum MHD_Result refused;
@@ -579,6 +772,10 @@ enum MHD_Result lti_http_finish(struct request *r)
         return login(r);
     case ROUTE_LTI_LAUNCH:
         return launch(r);
+    case ROUTE_LTI_DEEP_LINK:
+        return choice(r);
+    case ROUTE_LTI_CANVAS:
+        return canvas(r);
     default:
         return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }
@@ -586,5 +783,6 @@ enum MHD_Result lti_http_finish(struct request *r)
 
 enum MHD_Result lti_http_answer(struct request *r)
 {
-    return r->route == ROUTE_LTI_LOGIN ? login_answer(r) : launch_answer(r);
+    return r->route == ROUTE_LTI_LOGIN ? login_answer(r)
+         : r->route == ROUTE_LTI_DEEP_LINK ? choice_answer(r) : launch_answer(r);
 }

@@ -5,7 +5,10 @@ with the auto-posting form, a token endpoint that checks the tool's client
 assertion against the tool's own key set, and a scores endpoint that refuses
 what Moodle refuses: missing fields, a timestamp not after the last one for
 the user on that line item, an unknown user. Every line item
-(/lineitems/N) takes scores; `received` says which got what.
+(/lineitems/N) takes scores; `received` says which got what. Its deep
+linking return address (/deep_link_return) verifies a tool's
+LtiDeepLinkingResponse as a platform does (`deep_links` keeps each: the
+verified claims, or why it was refused).
 """
 import json
 import re
@@ -26,6 +29,7 @@ AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 
 
 def new_key():
@@ -47,6 +51,9 @@ class Platform:
         self.last_ts = {}                  # (line item URL, userId) -> last timestamp
         self.tool_jwks_url = None
         self.claims_hook = None            # f(claims, header) -> (claims, header, token or None)
+        self.deep_links = []               # (verified claims or None, why refused or None)
+        self.dl_nonces = set()             # the nonces of the answers taken
+        self.dl_expect = {}                # what the answer must echo: deployment, data
         self.lock = threading.Lock()
         srv = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         srv.daemon_threads = True
@@ -81,7 +88,46 @@ class Platform:
         return self.keys[0][0].public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
-    def claims(self, nonce, target, sub="learner-1", roles=(LEARNER,), extra=None, ags=True):
+    def deep_linking(self, data="opaque-platform-data", return_url=None,
+                     accept_types=("ltiResourceLink",)):
+        """The claims that make a launch an LtiDeepLinkingRequest (for
+        claims' extra; its remove drops the resource link)."""
+        settings = {"deep_link_return_url": return_url or self.url + "/deep_link_return",
+                    "accept_types": list(accept_types), "accept_presentation_document_targets":
+                    ["iframe", "window"], "accept_multiple": False, "auto_create": True}
+        if data is not None:
+            settings["data"] = data
+        self.dl_expect = {"data": data}
+        return {CLAIM + "message_type": "LtiDeepLinkingRequest",
+                DL + "deep_linking_settings": settings}
+
+    def verify_deep_link(self, token):
+        """A tool's LtiDeepLinkingResponse checked as a platform checks it:
+        the signature with the key of its kid in the tool's key set, iss
+        the client id, aud this issuer, a fresh nonce, the message type,
+        version and deployment, the data echoed. The claims, or raises."""
+        header = jwt.get_unverified_header(token)
+        kid = header["kid"]
+        with urllib.request.urlopen(self.tool_jwks_url, timeout=5) as r:
+            keys = json.load(r)["keys"]
+        k = [x for x in keys if x["kid"] == kid][0]
+        pub = jwt.algorithms.RSAAlgorithm.from_jwk(json.dumps(k))
+        c = jwt.decode(token, pub, algorithms=["RS256"], audience=self.issuer,
+                       options={"require": ["exp", "iat", "nonce", "iss", "aud"]})
+        assert c["iss"] == self.client_id, "iss %r" % c["iss"]
+        assert c["nonce"] and c["nonce"] not in self.dl_nonces, "nonce not fresh"
+        assert c[CLAIM + "message_type"] == "LtiDeepLinkingResponse", "message_type"
+        assert c[CLAIM + "version"] == "1.3.0", "version"
+        assert c[CLAIM + "deployment_id"] == self.deployment, "deployment_id"
+        want = self.dl_expect.get("data")
+        assert c.get(DL + "data") == want, "data %r, not %r" % (c.get(DL + "data"), want)
+        assert isinstance(c[DL + "content_items"], list), "content_items"
+        with self.lock:
+            self.dl_nonces.add(c["nonce"])
+        return c
+
+    def claims(self, nonce, target, sub="learner-1", roles=(LEARNER,), extra=None, ags=True,
+               remove=()):
         now = int(time.time())
         c = {"iss": self.issuer, "aud": self.client_id, "sub": sub, "nonce": nonce,
              "iat": now, "exp": now + 300,
@@ -92,6 +138,8 @@ class Platform:
         if ags:
             c[AGS] = {"scope": [SCORE_SCOPE], "lineitem": self.lineitem}
         c.update(extra or {})
+        for k in remove:
+            c.pop(k, None)
         return c
 
     def sign(self, claims, header=None):
@@ -168,6 +216,15 @@ class Platform:
             def do_POST(self):
                 u = urllib.parse.urlparse(self.path)
                 raw = self.body()
+                if u.path == "/deep_link_return":
+                    f = dict(urllib.parse.parse_qsl(raw.decode()))
+                    try:
+                        c = plat.verify_deep_link(f["JWT"])
+                    except Exception as e:   # noqa: BLE001 - any failure is a refusal
+                        plat.deep_links.append((None, repr(e)))
+                        return self.send(400, "refused: %s" % escape(repr(e)), "text/html")
+                    plat.deep_links.append((c, None))
+                    return self.send(200, "<p>placed</p>", "text/html")
                 if u.path == "/token":
                     if self.fault("token"):
                         return

@@ -405,8 +405,9 @@ try:
     bad("no version", "version", drop(CLAIM + "version"))
     bad("not a JWT", "not_a_jwt", lambda c, h: (c, h, "not.a.jwt"))
     bad("no message_type", "message_type", drop(CLAIM + "message_type"))
+    # (an LtiDeepLinkingRequest is taken from an instructor: test_lti_deep_link.py)
     bad("another message_type", "message_type",
-        setc(CLAIM + "message_type", "LtiDeepLinkingRequest"))
+        setc(CLAIM + "message_type", "LtiSubmissionReviewRequest"))
     bad("no roles", "roles", drop(CLAIM + "roles"))
     bad("no deployment_id", "deployment_id", drop(CLAIM + "deployment_id"))
     bad("an unregistered deployment", "deployment_id", setc(CLAIM + "deployment_id", "x"))

@@ -4,13 +4,15 @@ inside the course's frame needs, and named __Host- (Path=/, no Domain: no
 sibling host can toss one in), two session cookies are refused, and the
 whole flow works over https: a
 learner's (graded, her score sent) and an instructor's (the class view of
-the context: its page, its API and its events with the launch's session).
+the context: its page, its API and its events with the launch's session),
+and Deep Linking's choice, whose cookie is __Host- and SameSite=None too.
 
 usage: test_lti_tls.py BUTTERFLY_SERVER SAMPLES   (run with /usr/bin/python3)
 Exit 77 (skipped) without nginx or openssl.
 """
 import json
 import os
+import re
 import shutil
 import ssl
 import subprocess
@@ -19,10 +21,11 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from html import unescape
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from lti_browser import Browser, free_port  # noqa: E402
-from platform_lti import INSTRUCTOR, Platform  # noqa: E402
+from platform_lti import AGS, CLAIM, INSTRUCTOR, Platform  # noqa: E402
 from serverproc import Server  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "deploy"))
 from nginxproc import top_config  # noqa: E402
@@ -220,6 +223,25 @@ try:
           json.loads(data[-1]).get("student") == roster[0]["id"] if roster else False,
           "the learner's next submission reaches the instructor's stream through nginx")
     events.close()
+
+    # ---- Deep Linking inside the course's frame: the choice's cookie -----------------------
+    dl = Browser(PUBLIC, ctx)
+    st, _, page = dl.launch(plat, sub="tls-teacher", roles=(INSTRUCTOR,),
+                            extra=plat.deep_linking(), remove=(CLAIM + "resource_link", AGS))
+    choice = dl.attrs.get("__Host-butterfly_lti_choice", "")
+    check(st == 200 and host_only(choice) and "SameSite=None" in choice and
+          "HttpOnly" in choice, "the deep-linking chooser's cookie is __Host-, Secure, "
+          "SameSite=None, HttpOnly over https (%s): %s" % (st, choice))
+    fields = dict(re.findall(r'name="(choice|exercise)" value="([^"]*)"', page))
+    st, _, answer = dl.go("POST", PUBLIC + "/lti/deep-link", fields)
+    action = re.search(r'action="([^"]*)"', answer)
+    jwt_field = re.search(r'name="JWT" value="([^"]*)"', answer)
+    before = len(plat.deep_links)
+    if action and jwt_field:
+        dl.go("POST", unescape(action.group(1)), {"JWT": unescape(jwt_field.group(1))})
+    check(st == 200 and len(plat.deep_links) > before and plat.deep_links[-1][0] is not None,
+          "the choice over https answers a response the platform verifies (%s %s)"
+          % (st, plat.deep_links[-1][1] if len(plat.deep_links) > before else "nothing"))
 finally:
     srv.stop()
     nginx.terminate()

@@ -84,6 +84,48 @@ MUTATION(bad_version, json_object_set_new(c, CLAIM "version", json_string("1.3.1
 MUTATION(no_type, json_object_del(c, CLAIM "message_type"))
 MUTATION(deep_link, json_object_set_new(c, CLAIM "message_type",
                                         json_string("LtiDeepLinkingRequest")))
+MUTATION(other_type, json_object_set_new(c, CLAIM "message_type",
+                                        json_string("LtiSubmissionReviewRequest")))
+#define DL_SETTINGS "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+/* an instructor's deep-linking request, its settings as given (NULL: none) */
+static void deep_as_teacher(json_t *c, json_t *settings)
+{
+    json_object_set_new(c, CLAIM "message_type", json_string("LtiDeepLinkingRequest"));
+    json_object_set_new(c, CLAIM "roles", json_pack(
+        "[s]", "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"));
+    json_object_del(c, CLAIM "resource_link");
+    if (settings)
+        json_object_set_new(c, DL_SETTINGS, settings);
+}
+/* settings a platform sends: a return URL at the registration's origin */
+static json_t *dl_ok(void)
+{
+    return json_pack("{s:s, s:[s, s]}", "deep_link_return_url",
+                     "https://school.instructure.com/courses/1/deep_linking_response",
+                     "accept_types", "html", "ltiResourceLink");
+}
+static json_t *dl_with(const char *key, json_t *value)
+{
+    json_t *d = dl_ok();
+    json_object_set_new(d, key, value);
+    return d;
+}
+MUTATION(deep_ok, deep_as_teacher(c, dl_with("data", json_string("d-1"))))
+MUTATION(deep_no_data, deep_as_teacher(c, dl_ok()))
+MUTATION(deep_no_settings, deep_as_teacher(c, NULL))
+MUTATION(deep_not_object, deep_as_teacher(c, json_string("x")))
+MUTATION(deep_no_return, deep_as_teacher(c, json_pack("{s:[s]}", "accept_types",
+                                                      "ltiResourceLink")))
+MUTATION(deep_other_origin, deep_as_teacher(c, json_pack("{s:s, s:[s]}", "deep_link_return_url",
+                                                         "https://evil.example/return",
+                                                         "accept_types", "ltiResourceLink")))
+MUTATION(deep_script, deep_as_teacher(c, json_pack("{s:s, s:[s]}", "deep_link_return_url",
+                                                   "javascript:alert(1)", "accept_types",
+                                                   "ltiResourceLink")))
+MUTATION(deep_no_link_type, deep_as_teacher(c, json_pack("{s:s, s:[s]}", "deep_link_return_url",
+                                                         "https://school.instructure.com/r",
+                                                         "accept_types", "file")))
+MUTATION(deep_data_number, deep_as_teacher(c, dl_with("data", json_integer(7))))
 MUTATION(other_deployment, json_object_set_new(c, CLAIM "deployment_id", json_string("9:x")))
 MUTATION(no_sub, json_object_set_new(c, "sub", json_string("")))
 MUTATION(no_roles, json_object_del(c, CLAIM "roles"))
@@ -109,7 +151,18 @@ static void each_check(void **state)
     assert_string_equal(failing(bad_nonce), "nonce");
     assert_string_equal(failing(bad_version), "version");
     assert_string_equal(failing(no_type), "message_type");
-    assert_string_equal(failing(deep_link), "message_type");
+    assert_string_equal(failing(other_type), "message_type");
+    /* Deep Linking (issue 34): a learner's request, then an instructor's */
+    assert_string_equal(failing(deep_link), "deep_linking_role");
+    assert_null(failing(deep_ok));
+    assert_null(failing(deep_no_data));
+    assert_string_equal(failing(deep_no_settings), "deep_linking_settings");
+    assert_string_equal(failing(deep_not_object), "deep_linking_settings");
+    assert_string_equal(failing(deep_no_return), "deep_linking_settings");
+    assert_string_equal(failing(deep_other_origin), "deep_linking_settings");
+    assert_string_equal(failing(deep_script), "deep_linking_settings");
+    assert_string_equal(failing(deep_no_link_type), "deep_linking_settings");
+    assert_string_equal(failing(deep_data_number), "deep_linking_settings");
     assert_string_equal(failing(other_deployment), "deployment_id");
     assert_string_equal(failing(no_sub), "sub");
     assert_string_equal(failing(no_roles), "roles");
@@ -138,6 +191,30 @@ static void what_a_launch_says(void **state)
                                  &out, &why));
     assert_true(out.instructor);
     assert_null(out.lineitem);
+    json_decref(c);
+}
+
+/* What an instructor's deep-linking request says: where the answer goes
+ * and the data to echo, no resource link of its own. */
+static void what_a_deep_linking_request_says(void **state)
+{
+    (void)state;
+    json_t *c = good_claims();
+    deep_ok(c);
+    struct lti_claims out;
+    struct lti_refusal why;
+    assert_true(lti_check_claims(c, &cfg.p[0], "N1", "https://tool.example/lti/launch", NOW,
+                                 &out, &why));
+    assert_true(out.deep_linking && out.instructor);
+    assert_null(out.resource_link_id);
+    assert_string_equal(out.deep_link_return_url,
+                        "https://school.instructure.com/courses/1/deep_linking_response");
+    assert_string_equal(out.deep_link_data, "d-1");
+    json_decref(c);
+    c = good_claims();
+    assert_true(lti_check_claims(c, &cfg.p[0], "N1", "https://tool.example/lti/launch", NOW,
+                                 &out, &why));
+    assert_false(out.deep_linking);   /* a resource link's launch */
     json_decref(c);
 }
 
@@ -335,6 +412,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_check),
         cmocka_unit_test(what_a_launch_says),
+        cmocka_unit_test(what_a_deep_linking_request_says),
         cmocka_unit_test(registrations),
         cmocka_unit_test(form_values),
         cmocka_unit_test(unsigned_tokens),

@@ -40,6 +40,8 @@ WANT = [
     ("LTI_MAX_JWT_HEADER", lambda v: "at most %d KiB)" % (v // 1024)),
     ("LTI_CONNECT_TIMEOUT_MS", lambda v: "connect timeout (%d s)" % (v // 1000)),
     ("LTI_MAX_ANSWER", lambda v: "%d KiB otherwise" % (v // 1024)),
+    ("LTI_CHOICE_LIFETIME_S", lambda v: "the choice is good for %d minutes" % (v // 60)),
+    ("LTI_MAX_DL_DATA", lambda v: "at most %d bytes of data" % v),
 ]
 flat = re.sub(r"\s+", " ", doc)
 bad = []
