@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/defaults.h"
 #include "store/store_class.h"
 #include "store/store_internal.h"
 #include "store/store_schema.h"
@@ -715,6 +716,64 @@ enum store_status store_student_put(struct store *s, const struct store_student 
     return r;
 }
 
+/* " (N)" with N at most GUEST_NAME_SUFFIX_MAX, and the NUL */
+#define GUEST_SUFFIX_ROOM 16u
+/* The advisory lock's key that orders the instances' guest names: any
+ * number no other lock of ours uses (there is none). */
+#define GUEST_NAME_LOCK "31009"
+
+struct guest_put {
+    const struct store_student *st;
+    char *name;
+    size_t n;
+};
+
+static enum store_status put_guest(struct store *s, void *arg, struct store_error *err)
+{
+    struct guest_put *g = arg;
+    enum store_status r = STORE_OK;
+    /* READ COMMITTED would let two instances see the name free at once:
+     * the transaction's lock orders them (released at its end) */
+    if (s->kind == STORE_KIND_POSTGRES)
+        r = s->ops->exec(s, "SELECT pg_advisory_xact_lock(" GUEST_NAME_LOCK ")", false, NULL, 0,
+                         NULL, NULL, NULL, err);
+    for (unsigned k = 1; r == STORE_OK && k <= GUEST_NAME_SUFFIX_MAX; k++) {
+        if (k == 1)
+            snprintf(g->name, g->n, "%s", g->st->name);
+        else
+            snprintf(g->name, g->n, "%s (%u)", g->st->name, k);
+        struct store_value p[] = { sv_text(g->name) };
+        int64_t taken = 0;
+        r = s->ops->exec(s, "SELECT count(*) FROM students WHERE name = ?1", false, p, 1,
+                         one_int, &taken, NULL, err);
+        if (r != STORE_OK || taken)
+            continue;
+        struct store_student named = *g->st;
+        named.name = g->name;
+        struct put pu = { &named, false };
+        return put_student(s, &pu, err);
+    }
+    if (r == STORE_OK)
+        r = store_fail(err, STORE_CONFLICT, "%u people in this lab gave that name already: "
+                       "add an initial or a second name", GUEST_NAME_SUFFIX_MAX);
+    return r;
+}
+
+enum store_status store_guest_put(struct store *s, const struct store_student *st, char *name,
+                                  size_t n, struct store_error *err)
+{
+    enum store_status r0 = student_check(st, err);
+    if (r0 != STORE_OK)
+        return r0;
+    /* room for the longest suffix, so that no name is cut into another's */
+    if (st->verified || n < strlen(st->name) + GUEST_SUFFIX_ROOM
+        || strlen(st->name) + GUEST_SUFFIX_ROOM > STORE_MAX_TEXT)
+        return store_fail(err, STORE_INVALID, "an open lab's name, unverified, with room for "
+                          "a suffix");
+    struct guest_put g = { st, name, n };
+    return store_in_write(s, put_guest, &g, err);
+}
+
 struct put_many {
     const struct store_student *st;
     size_t n, added, updated, at;
@@ -1174,4 +1233,75 @@ enum store_status store_secret(struct store *s, const char *name,
     if (st == STORE_OK)
         memcpy(out, got, STORE_SECRET_BYTES);
     return st;
+}
+
+/* ---- the announced address --------------------------------------------------- */
+
+/* A row of the secrets table, the one table of what the instances of a
+ * class share by name: no migration for one value. Its value is the
+ * address's bytes under a name no secret has (store_secret never reads
+ * it). */
+#define ANNOUNCED_URL_ROW "announced_url"
+
+static enum store_status put_announced(struct store *s, void *arg, struct store_error *err)
+{
+    const char *url = arg;
+    struct store_value p[] = { sv_text(ANNOUNCED_URL_ROW), sv_bytes(url, strlen(url)),
+                               sv_int(store_now_ms()) };
+    return s->ops->exec(s, "INSERT INTO secrets (name, value, created_ms) VALUES (?1, ?2, ?3) "
+                           "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
+                           "created_ms = excluded.created_ms",
+                        false, p, 3, NULL, NULL, NULL, err);
+}
+
+enum store_status store_announced_url_set(struct store *s, const char *url,
+                                          struct store_error *err)
+{
+    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+        || !text_ok(url, true))
+        return store_fail(err, STORE_INVALID, "an announced address is http:// or https://, "
+                          "at most %d bytes", STORE_MAX_TEXT);
+    return store_in_write(s, put_announced, (void *)url, err);
+}
+
+struct announced {
+    char *out;
+    size_t n;
+    int64_t when_ms;
+    bool found;
+};
+
+static bool take_announced(const struct store_value *c, size_t n, void *arg)
+{
+    struct announced *a = arg;
+    if (n >= 2 && c[0].type == SV_BLOB && c[0].len < a->n && c[1].type == SV_INT
+        && !memchr(c[0].p, '\0', c[0].len)) {
+        memcpy(a->out, c[0].p, c[0].len);
+        a->out[c[0].len] = '\0';
+        a->when_ms = c[1].i;
+        a->found = true;
+    }
+    return false;
+}
+
+enum store_status store_announced_url_get(struct store *s, char *out, size_t n,
+                                          int64_t *when_ms, struct store_error *err)
+{
+    if (n)
+        out[0] = '\0';
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct announced a = { out, n, 0, false };
+    struct store_value p[] = { sv_text(ANNOUNCED_URL_ROW) };
+    st = s->ops->exec(s, "SELECT value, created_ms FROM secrets WHERE name = ?1", false, p, 1,
+                      take_announced, &a, NULL, err);
+    if (st != STORE_OK)
+        return st;
+    if (!a.found)
+        return store_fail(err, STORE_NOT_FOUND, "no server has announced its address here");
+    if (when_ms)
+        *when_ms = a.when_ms;
+    store_ok(err);
+    return STORE_OK;
 }
