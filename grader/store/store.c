@@ -726,7 +726,47 @@ struct guest_put {
     const struct store_student *st;
     char *name;
     size_t n;
+    bool taken[GUEST_NAME_SUFFIX_MAX + 1];   /* taken[k]: "NAME (k)" is someone's; 1: NAME */
 };
+
+/* A name of the class that is the name asked for, or it with a suffix:
+ * its number marked taken. Text or bytes, as each backend answers. */
+static bool take_name(const struct store_value *c, size_t n, void *arg)
+{
+    struct guest_put *g = arg;
+    size_t base = strlen(g->st->name);
+    if (n < 1 || (c[0].type != SV_TEXT && c[0].type != SV_BLOB) || c[0].len < base
+        || memcmp(c[0].p, g->st->name, base) != 0)
+        return true;
+    const char *rest = c[0].p + base;
+    size_t left = c[0].len - base;
+    if (left == 0) {
+        g->taken[1] = true;
+        return true;
+    }
+    /* " (K)" with K a number 2..GUEST_NAME_SUFFIX_MAX, nothing after */
+    if (left < 4 || left > 6 || rest[0] != ' ' || rest[1] != '(' || rest[left - 1] != ')')
+        return true;
+    unsigned k = 0;
+    for (size_t i = 2; i < left - 1; i++) {
+        if (rest[i] < '0' || rest[i] > '9')
+            return true;
+        k = k * 10 + (unsigned)(rest[i] - '0');
+    }
+    if (k >= 2 && k <= GUEST_NAME_SUFFIX_MAX && rest[2] != '0')
+        g->taken[k] = true;
+    return true;
+}
+
+/* The characters (not bytes) of UTF-8 text s: what substr() counts on
+ * both backends. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
 
 static enum store_status put_guest(struct store *s, void *arg, struct store_error *err)
 {
@@ -737,26 +777,34 @@ static enum store_status put_guest(struct store *s, void *arg, struct store_erro
     if (s->kind == STORE_KIND_POSTGRES)
         r = s->ops->exec(s, "SELECT pg_advisory_xact_lock(" GUEST_NAME_LOCK ")", false, NULL, 0,
                          NULL, NULL, NULL, err);
-    for (unsigned k = 1; r == STORE_OK && k <= GUEST_NAME_SUFFIX_MAX; k++) {
+    if (r != STORE_OK)
+        return r;
+    /* one pass over the students (the name has no index, and a guest's
+     * sign-in must not cost a scan per suffix tried) */
+    char prefix[STORE_MAX_TEXT + 8];
+    snprintf(prefix, sizeof prefix, "%s (", g->st->name);
+    struct store_value p[] = { sv_text(g->st->name), sv_text(prefix),
+                               sv_int((int64_t)utf8_chars(prefix)) };
+    memset(g->taken, 0, sizeof g->taken);
+    /* one text for every name: the backends keep statements by their text */
+    r = s->ops->exec(s, "SELECT name FROM students WHERE name = ?1 OR substr(name, 1, ?3) = ?2",
+                     false, p, 3, take_name, g, NULL, err);
+    if (r != STORE_OK)
+        return r;
+    for (unsigned k = 1; k <= GUEST_NAME_SUFFIX_MAX; k++) {
+        if (g->taken[k])
+            continue;
         if (k == 1)
             snprintf(g->name, g->n, "%s", g->st->name);
         else
             snprintf(g->name, g->n, "%s (%u)", g->st->name, k);
-        struct store_value p[] = { sv_text(g->name) };
-        int64_t taken = 0;
-        r = s->ops->exec(s, "SELECT count(*) FROM students WHERE name = ?1", false, p, 1,
-                         one_int, &taken, NULL, err);
-        if (r != STORE_OK || taken)
-            continue;
         struct store_student named = *g->st;
         named.name = g->name;
         struct put pu = { &named, false };
         return put_student(s, &pu, err);
     }
-    if (r == STORE_OK)
-        r = store_fail(err, STORE_CONFLICT, "%u people in this lab gave that name already: "
-                       "add an initial or a second name", GUEST_NAME_SUFFIX_MAX);
-    return r;
+    return store_fail(err, STORE_CONFLICT, "%u people in this lab gave that name already: "
+                      "add an initial or a second name", GUEST_NAME_SUFFIX_MAX);
 }
 
 enum store_status store_guest_put(struct store *s, const struct store_student *st, char *name,
@@ -770,7 +818,7 @@ enum store_status store_guest_put(struct store *s, const struct store_student *s
         || strlen(st->name) + GUEST_SUFFIX_ROOM > STORE_MAX_TEXT)
         return store_fail(err, STORE_INVALID, "an open lab's name, unverified, with room for "
                           "a suffix");
-    struct guest_put g = { st, name, n };
+    struct guest_put g = { .st = st, .name = name, .n = n };
     return store_in_write(s, put_guest, &g, err);
 }
 
