@@ -2,7 +2,8 @@
 """butterfly-admin beside a running server, and the manual pages'
 examples run against one (issue 31, items 7, 9 and 10).
 
-usage: test_admin_server.py SERVER_BINARY ADMIN_BINARY SAMPLES_DIR SOURCE_ROOT
+usage: test_admin_server.py SERVER_BINARY ADMIN_BINARY SAMPLES_DIR SOURCE_ROOT BATCH_BINARY
+                            GRADE_BINARY
 
 What an instructor checks:
 - `links` and `token` without --public-url print the running server's
@@ -19,7 +20,9 @@ What an instructor checks:
   with the reason, and the class view says so beside the buttons;
 - every example of docs/man/butterfly-server.1 and butterfly-admin.1 runs
   (the server's start with its options, curl against the server, the
-  personal link's sign-in confirmed with its id, the admin's commands);
+  personal link's sign-in confirmed with its id, the admin's commands),
+  and so does every example of butterfly-batch.1 and butterfly-grade.1
+  (on the build's worker, lavapipe will do);
 - the README's and docs/DEPLOY.md's install lists name every program the
   build installs.
 
@@ -38,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "http"))     # serverproc
@@ -47,7 +51,7 @@ from common import Checks  # noqa: E402
 from manpage import section_raw  # noqa: E402
 from serverproc import Server  # noqa: E402
 
-SERVER, ADMIN, SAMPLES, ROOT = (os.path.abspath(a) for a in sys.argv[1:5])
+SERVER, ADMIN, SAMPLES, ROOT, BATCH, GRADE = (os.path.abspath(a) for a in sys.argv[1:7])
 PAGE = {"X-Requested-With": "butterfly"}
 TOKEN_RE = re.compile(r"[0-9a-f]{64}")
 
@@ -338,6 +342,69 @@ def t_admin_man_examples(lab):
     return "%d commands" % len(got)
 
 
+def program_dir(tmp, name, binary):
+    """A folder whose only program is `name`, exec'ing binary: the page's
+    commands run as written."""
+    bindir = os.path.join(tmp, "bin-" + name)
+    os.makedirs(bindir, exist_ok=True)
+    path = os.path.join(bindir, name)
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nexec "%s" "$@"\n' % binary)
+    os.chmod(path, stat.S_IRWXU)
+    return bindir
+
+
+def class_inputs(work):
+    """Two students as each example's input: a folder, a CSV export, its
+    zip, and Canvas's gradebook export as the roster."""
+    os.makedirs(os.path.join(work, "submissions"))
+    bodies = {"s042": "correct.glsl", "s043": "wrong_twiddle_sign.glsl"}
+    rows = [("id", "source")]
+    for sid, name in bodies.items():
+        shutil.copy(os.path.join(SAMPLES, name), os.path.join(work, "submissions", sid + ".glsl"))
+        with open(os.path.join(SAMPLES, name)) as f:
+            rows.append((sid, f.read()))
+    with open(os.path.join(work, "export.csv"), "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    with zipfile.ZipFile(os.path.join(work, "export.zip"), "w") as z:
+        z.write(os.path.join(work, "export.csv"), "export.csv")
+    with open(os.path.join(work, "canvas.csv"), "w") as f:
+        f.write("Student,ID,SIS User ID,SIS Login ID,Section,Butterfly (1)\n"
+                "    Points Possible,,,,,9\nZoe Quinn,s042,,,A,\nAda Byron,s043,,,A,\n")
+    shutil.copy(os.path.join(SAMPLES, "correct.glsl"), os.path.join(work, "my_kernel.glsl"))
+
+
+def t_batch_man_examples(lab):
+    cmds = examples("butterfly-batch.1")
+    work = os.path.join(lab.folder, "batch-examples")
+    class_inputs(work)
+    env = clean_env(PATH=program_dir(lab.folder, "butterfly-batch", BATCH) + os.pathsep
+                    + os.environ["PATH"])
+    got = run_examples(cmds, work, env, [])
+    for c, rc, out, err in got:
+        assert rc == 0, (c, rc, out, err[-600:])
+    for f in ("results/gradebook.csv", "results/gradebook-canvas.csv",
+              "results/gradebook-moodle.csv", "regrade/summary.json"):
+        assert os.path.exists(os.path.join(work, f)), f
+    with open(os.path.join(work, "regrade", "summary.json")) as f:
+        assert "4817" in f.read(), "--seed 4817 is not the regrade's seed"
+    return "%d commands" % len(got)
+
+
+def t_grade_man_examples(lab):
+    cmds = examples("butterfly-grade.1")
+    work = os.path.join(lab.folder, "grade-examples")
+    os.makedirs(work)
+    shutil.copy(os.path.join(SAMPLES, "correct.glsl"), os.path.join(work, "my_kernel.glsl"))
+    env = clean_env(PATH=program_dir(lab.folder, "butterfly-grade", GRADE) + os.pathsep
+                    + os.environ["PATH"])
+    got = run_examples(cmds, work, env, [])
+    for c, rc, out, err in got:
+        assert rc == 0 and "Accepted" in out, (c, rc, out[-300:], err[-300:])
+    assert json.loads([o for c, _, o, _ in got if "--json" in c][0])["status"]["id"] == 3
+    return "%d commands" % len(got)
+
+
 def t_install_lists_name_every_program(_lab):
     programs = []
     for mb in ("grader/meson.build", "server/meson.build"):
@@ -373,6 +440,8 @@ def main():
         checks.run("a roster lab keeps Canvas and Moodle", t_a_roster_lab_keeps_the_lms_files, lab)
         checks.run("butterfly-server.1's examples run", t_server_man_examples, lab)
         checks.run("butterfly-admin.1's examples run", t_admin_man_examples, lab)
+        checks.run("butterfly-batch.1's examples run", t_batch_man_examples, lab)
+        checks.run("butterfly-grade.1's examples run", t_grade_man_examples, lab)
         checks.run("the install lists name every program", t_install_lists_name_every_program,
                    lab)
     finally:
