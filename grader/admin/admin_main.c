@@ -381,11 +381,16 @@ static bool announced_base(struct store *s, char *out, size_t n)
     struct store_error err;
     int64_t when_ms = 0;
     char got[STORE_MAX_TEXT + 1];
-    if (store_announced_url_get(s, got, sizeof got, &when_ms, &err) != STORE_OK
-        || !public_base(got, out, n)) {
+    enum store_status st = store_announced_url_get(s, got, sizeof got, &when_ms, &err);
+    if (st != STORE_OK || !public_base(got, out, n)) {
         snprintf(out, n, "http://%s:%u", DEFAULT_BIND, DEFAULT_PORT);
-        fputs("butterfly-admin: no server has announced its address in this store yet: "
-              "links use the default ", stderr);
+        if (st == STORE_OK || st == STORE_NOT_FOUND)
+            fputs("butterfly-admin: no server has announced its address in this store yet: ",
+                  stderr);
+        else
+            fprintf(stderr, "butterfly-admin: the address the server announced cannot be "
+                            "read (%s): ", store_status_to_str(st));
+        fputs("links use the default ", stderr);
         put_text(stderr, out);
         fputs(" (--public-url URL gives the one students reach)\n", stderr);
         return true;

@@ -405,6 +405,23 @@ def t_grade_man_examples(lab):
     return "%d commands" % len(got)
 
 
+def t_readme_runbook(_lab):
+    """The README's instructor's runbook: ten steps, each part the issue
+    names, every command shown with what it printed."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    book = re.search(r"^### A lab in ten steps\n(.*?)(?=^### )", readme, re.S | re.M).group(1)
+    steps = re.findall(r"^\*\*(\d+)\. ", book, re.M)
+    assert steps == [str(i) for i in range(1, 11)], steps
+    for part in ("build/grader/butterfly-admin class import", "butterfly-admin links",
+                 "--bind 0.0.0.0", "--public-url", "NAT", "--per-client-queue",
+                 "class view", "gradebook", "butterfly-admin export", "butterfly-admin forget",
+                 "butterfly-admin backup", "build/server/butterfly-server"):
+        assert part in book, part
+    commands = re.findall(r"^    \$ (.*)\n(?!    \$|\n)", book, re.M)
+    assert len(commands) >= 10, commands
+
+
 def t_install_lists_name_every_program(_lab):
     programs = []
     for mb in ("grader/meson.build", "server/meson.build"):
@@ -442,6 +459,7 @@ def main():
         checks.run("butterfly-admin.1's examples run", t_admin_man_examples, lab)
         checks.run("butterfly-batch.1's examples run", t_batch_man_examples, lab)
         checks.run("butterfly-grade.1's examples run", t_grade_man_examples, lab)
+        checks.run("the README's runbook: ten steps", t_readme_runbook, lab)
         checks.run("the install lists name every program", t_install_lists_name_every_program,
                    lab)
     finally:
