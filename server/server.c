@@ -187,6 +187,32 @@ const char *server_records_url(const struct server *s)
     return s->records ? records_display_url(s->records) : "";
 }
 
+struct announce {
+    const char *base;
+    enum store_status st;
+    struct store_error err;
+};
+
+static void announce_on_writer(struct store *st, void *arg)
+{
+    struct announce *a = arg;
+    a->st = store_announced_url_set(st, a->base, &a->err);
+}
+
+bool server_announce(struct server *s, const char *base, char *err, size_t errsz)
+{
+    if (!s->records)
+        return true;
+    struct announce a = { .base = base, .st = STORE_ERROR };
+    snprintf(a.err.message, sizeof a.err.message, "the records' writer refused the call");
+    if (!records_call_wait(s->records, true, announce_on_writer, &a) || a.st != STORE_OK) {
+        snprintf(err, errsz, "cannot keep the announced address in the store: %s",
+                 a.err.message);
+        return false;
+    }
+    return true;
+}
+
 void server_stop(struct server *s, uint32_t drain_ms)
 {
     if (!s)

@@ -325,6 +325,19 @@ enum store_status store_student_put(struct store *s, const struct store_student 
                                     bool *created, struct store_error *err);
 
 /*
+ * Adds an open lab's student (st->verified false, a new id) under a name
+ * nobody in the class has: st->name itself, else "NAME (2)", "NAME (3)",
+ * ... up to GUEST_NAME_SUFFIX_MAX, so that two people who give the same
+ * name are two names in the class view and every gradebook. The name
+ * given is written to name (n bytes). Checked and written in one
+ * transaction, under a lock on PostgreSQL, so instances that add one
+ * name at the same moment still tell the two apart. STORE_CONFLICT when
+ * every suffix is taken.
+ */
+enum store_status store_guest_put(struct store *s, const struct store_student *st, char *name,
+                                  size_t n, struct store_error *err);
+
+/*
  * Puts n students as store_student_put does, in one transaction: all of
  * them or none (a roster imported). *added and *updated (may be NULL)
  * count them; on failure *failed_at (may be NULL) is the index of the
@@ -442,6 +455,25 @@ enum store_status store_has_roster(struct store *s, bool *yes, struct store_erro
  */
 enum store_status store_secret(struct store *s, const char *name,
                                unsigned char out[STORE_SECRET_BYTES], struct store_error *err);
+
+/*
+ * The address a server announced at its start (its "page:" line: the
+ * --public-url, else the address it listens on), kept so that
+ * butterfly-admin's links and token point at the running server when it
+ * is given no --public-url. url: http:// or https://, at most
+ * STORE_MAX_TEXT bytes. The last start wins (instances of a class behind
+ * one proxy announce the same --public-url).
+ */
+enum store_status store_announced_url_set(struct store *s, const char *url,
+                                          struct store_error *err);
+
+/*
+ * The address last announced, copied into out (n bytes, NUL-terminated),
+ * and when (*when_ms, ms since the epoch). STORE_NOT_FOUND when no server
+ * has announced one to this store (or it does not fit in n bytes).
+ */
+enum store_status store_announced_url_get(struct store *s, char *out, size_t n,
+                                          int64_t *when_ms, struct store_error *err);
 
 /* ---- backup ------------------------------------------------------------- */
 

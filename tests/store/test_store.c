@@ -668,6 +668,76 @@ static void test_retention(void **state)
     store_close(s);
 }
 
+/* Issue 31 item 9: two open-lab students who give one name are two
+ * names ("Zo\u00eb", "Zo\u00eb (2)"), on either backend; a second instance
+ * sees the first's names; past GUEST_NAME_SUFFIX_MAX the name is refused. */
+static void test_guest_names(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store *other = open_ok(url);
+    struct store_error err;
+    char name[STORE_MAX_TEXT + 16], id[16];
+    const char *want[] = { "Zo\xc3\xab", "Zo\xc3\xab (2)", "Zo\xc3\xab (3)" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(id, sizeof id, "g%d", i);
+        struct store_student g = { .id = id, .name = "Zo\xc3\xab", .verified = false };
+        assert_int_equal(store_guest_put(i == 1 ? other : s, &g, name, sizeof name, &err),
+                         STORE_OK);
+        assert_string_equal(name, want[i]);
+    }
+    struct store_student got;
+    assert_int_equal(store_student_get(s, "g1", &got, &err), STORE_OK);
+    assert_string_equal(got.name, "Zo\xc3\xab (2)");
+    store_student_clear(&got);
+    /* a name that only starts alike, or a look-alike suffix, takes nothing */
+    struct store_student z = { .id = "z", .name = "Zo\xc3\xab (2) b", .verified = false };
+    assert_int_equal(store_guest_put(s, &z, name, sizeof name, &err), STORE_OK);
+    assert_string_equal(name, "Zo\xc3\xab (2) b");
+    /* the first free number is taken again once its owner is forgotten */
+    uint64_t n = 0;
+    assert_int_equal(store_student_forget(s, "g1", &n, &err), STORE_OK);
+    struct store_student g = { .id = "g9", .name = "Zo\xc3\xab", .verified = false };
+    assert_int_equal(store_guest_put(s, &g, name, sizeof name, &err), STORE_OK);
+    assert_string_equal(name, "Zo\xc3\xab (2)");
+    /* every suffix taken: refused, nothing written */
+    for (unsigned k = 1; k <= GUEST_NAME_SUFFIX_MAX; k++) {
+        snprintf(id, sizeof id, "a%u", k);
+        struct store_student a = { .id = id, .name = "Al", .verified = false };
+        assert_int_equal(store_guest_put(s, &a, name, sizeof name, &err), STORE_OK);
+    }
+    struct store_student last = { .id = "a-last", .name = "Al", .verified = false };
+    assert_int_equal(store_guest_put(s, &last, name, sizeof name, &err), STORE_CONFLICT);
+    assert_int_equal(store_student_get(s, "a-last", &got, &err), STORE_NOT_FOUND);
+    /* a buffer with no room for a suffix is refused before any write */
+    char small[4];
+    assert_int_equal(store_guest_put(s, &last, small, sizeof small, &err), STORE_INVALID);
+    store_close(other);
+    store_close(s);
+}
+
+/* Issue 31 item 7: the address a server announced, for butterfly-admin;
+ * the last start wins; not found before any. */
+static void test_announced_url(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    char got[STORE_MAX_TEXT + 1];
+    int64_t when = 0;
+    assert_int_equal(store_announced_url_get(s, got, sizeof got, &when, &err), STORE_NOT_FOUND);
+    assert_int_equal(store_announced_url_set(s, "http://127.0.0.1:41000", &err), STORE_OK);
+    assert_int_equal(store_announced_url_set(s, "https://lab.example.org", &err), STORE_OK);
+    assert_int_equal(store_announced_url_get(s, got, sizeof got, &when, &err), STORE_OK);
+    assert_string_equal(got, "https://lab.example.org");
+    assert_true(when > 0);
+    assert_int_equal(store_announced_url_set(s, "ftp://x", &err), STORE_INVALID);
+    /* the session key beside it is untouched */
+    unsigned char a[STORE_SECRET_BYTES];
+    assert_int_equal(store_secret(s, "session", a, &err), STORE_OK);
+    char tiny[8];
+    assert_int_equal(store_announced_url_get(s, tiny, sizeof tiny, &when, &err), STORE_NOT_FOUND);
+    store_close(s);
+}
+
 static void test_class_secret_and_roster(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
@@ -1553,6 +1623,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_export_and_forget),
         cmocka_unit_test(test_retention),
         cmocka_unit_test(test_class_secret_and_roster),
+        cmocka_unit_test(test_guest_names),
+        cmocka_unit_test(test_announced_url),
         cmocka_unit_test(test_writer_batches),
         cmocka_unit_test(test_writer_bounded_queue),
         cmocka_unit_test(test_writer_isolates_bad_rows),
