@@ -198,10 +198,13 @@ def t_forget_reaches_every_view_and_session(w, links):
     fay = w.link_cookie(first, links["f1"])
     kit = w.link_cookie(first, links["k1"])
     # each graded on its own instance (with two): both reach both views
+    ids = []
     for cookie, srv in ((fay, first), (kit, w.servers[-1])):
         st, _, data = call(srv.port, "POST", SUBMIT, sample("wrong_twiddle_sign.glsl"),
                            {"Content-Type": "text/plain", "Cookie": cookie, **PAGE})
         assert st == 200 and json.loads(data)["recorded"] is True, data
+        ids.append(json.loads(data)["id"])
+    fay_record = ids[0]
     for srv in w.servers:
         until(lambda: {"f1", "k1"} <= set(w.tiles(srv)), "the tiles on port %d" % srv.port)
         assert w.kind(srv, fay) == "student"
@@ -234,6 +237,14 @@ def t_forget_reaches_every_view_and_session(w, links):
                                headers={"Cookie": fay})
             assert st == 401, (st, data)
             assert w.kind(srv, kit) == "student", "the forget ended another's session"
+            # a view reconnecting after her record is told to reload, and
+            # no replay sends it
+            again = Stream(srv.port, w.token, last_id=fay_record)
+            try:
+                assert again.wait_for(lambda body: b"event: reset" in body, WAIT_S) is not None
+                assert fay_record.encode() not in again.body.split(b"event: reset")[1]
+            finally:
+                again.close()
             figures.append("port %d: view told in %.2f s, tile gone in %.2f s" % (
                 srv.port, told, gone))
         return "; ".join(figures)
