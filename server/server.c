@@ -49,6 +49,13 @@ static void on_committed(const struct store_record *r, const struct verdict_show
     class_feed_committed(arg, r, facts);
 }
 
+/* The records' hook: a student forgotten (butterfly-admin, on any
+ * instance) leaves the class view. */
+static void on_forgotten(const char *student, void *arg)
+{
+    class_feed_forgotten(arg, student);
+}
+
 /* LTI's way to the store: the records' threads and connections. */
 static bool server_store_call(void *ctx, bool write, store_call_fn fn, void *arg)
 {
@@ -96,6 +103,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         if (!s->feed)
             goto fail;
         records_on_commit(s->records, on_committed, s->feed);
+        records_on_forgotten(s->records, on_forgotten, s->feed);
     }
 
     if (c->lti_config) {
@@ -258,6 +266,8 @@ void server_stop(struct server *s, uint32_t drain_ms)
     /* after the daemon: it tells of every connection's close */
     conn_limit_free(s->conns);
     conn_watch_free(s->watch);
+    if (s->records)   /* no call into the feed once it is gone */
+        records_on_forgotten(s->records, NULL, NULL);
     class_feed_free(s->feed, 0);
     records_free(s->records);
     token_guard_free(s->guard);

@@ -181,6 +181,12 @@
 #define CREDENTIALS_REFRESH_S      3u        /* the current tokens are read this often: a renewal
                                                 ends old sessions within twice this */
 #define CREDENTIALS_MAX_STUDENTS   1000000u  /* students the table of current tokens holds */
+#define IDENTITY_POLL_MS           500u      /* the store's changes of who may sign in (forget,
+                                                renewed tokens: butterfly-admin) are read this
+                                                often: sessions and class views follow within
+                                                it and a read (the issue's bound: 2 s) */
+#define IDENTITY_CHANGES_KEEP_MS   86400000u /* a change's row is kept this long (one day) */
+#define IDENTITY_CHANGES_PER_READ  1000u     /* changes read at once; more: read again */
 #define MAX_DISPLAY_NAME_BYTES     64u       /* an open lab's display name, UTF-8 */
 #define GUEST_NAME_SUFFIX_MAX      99u       /* a second "Zoë" in an open lab is "Zoë (2)", ...;
                                                 past this many, the name is refused */

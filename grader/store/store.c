@@ -962,6 +962,88 @@ enum store_status store_students_each(struct store *s,
     return st;
 }
 
+/* ---- changes of who may sign in ------------------------------------------- */
+
+/* Writes the change (student NULL: the instructor's token) in the
+ * caller's transaction, and drops the rows past IDENTITY_CHANGES_KEEP_MS.
+ * On PostgreSQL the table is locked against the other writers of changes
+ * first, so that a seq drawn is committed before any later one is drawn:
+ * a server reading "after its last seq" can never see 6 before 5
+ * commits, and miss 5. (SQLite's writers are one at a time already.) */
+static enum store_status note_change(struct store *s, const char *student, bool forgotten,
+                                     struct store_error *err)
+{
+    enum store_status st = STORE_OK;
+    if (s->kind == STORE_KIND_POSTGRES)
+        st = s->ops->exec(s, "LOCK TABLE identity_changes IN SHARE ROW EXCLUSIVE MODE", false,
+                          NULL, 0, NULL, NULL, NULL, err);
+    int64_t now = store_now_ms();
+    struct store_value p[] = { sv_text(student), sv_int(forgotten ? 1 : 0), sv_int(now) };
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "INSERT INTO identity_changes (student, forgotten, changed_ms) "
+                             "VALUES (?1, ?2, ?3)", false, p, 3, NULL, NULL, NULL, err);
+    struct store_value old[] = { sv_int(now - (int64_t)IDENTITY_CHANGES_KEEP_MS) };
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "DELETE FROM identity_changes WHERE changed_ms < ?1", false, old,
+                          1, NULL, NULL, NULL, err);
+    return st;
+}
+
+struct changes {
+    bool (*fn)(const struct store_identity_change *c, void *arg);
+    void *arg;
+    bool oom;
+};
+
+static bool change_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct changes *w = arg;
+    if (n != 3 || c[0].type != SV_INT)
+        return true;   /* not a row of ours: skipped */
+    char *student = col_text(&c[1]);
+    if (c[1].type != SV_NULL && !student) {
+        w->oom = true;
+        return false;
+    }
+    struct store_identity_change ch = { .seq = c[0].i, .student = student,
+                                        .forgotten = c[2].type == SV_INT && c[2].i != 0 };
+    bool go_on = w->fn(&ch, w->arg);
+    free(student);
+    return go_on;
+}
+
+enum store_status store_identity_changes(struct store *s, int64_t after, unsigned max,
+                                         bool (*fn)(const struct store_identity_change *c,
+                                                    void *arg),
+                                         void *arg, struct store_error *err)
+{
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct changes w = { fn, arg, false };
+    struct store_value p[] = { sv_int(after), sv_int(max) };
+    st = s->ops->exec(s, "SELECT seq, student, forgotten FROM identity_changes WHERE seq > ?1 "
+                         "ORDER BY seq LIMIT ?2", false, p, 2, change_row, &w, NULL, err);
+    if (st == STORE_OK && w.oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the changes");
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
+enum store_status store_identity_last(struct store *s, int64_t *seq, struct store_error *err)
+{
+    *seq = 0;
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    st = s->ops->exec(s, "SELECT COALESCE(MAX(seq), 0) FROM identity_changes", false, NULL, 0,
+                      one_int, seq, NULL, err);
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
 struct new_token {
     const char *id;
     char *token;
@@ -980,6 +1062,8 @@ static enum store_status set_student_token(struct store *s, void *arg, struct st
                                         false, p, 2, NULL, NULL, &changed, err);
     if (st == STORE_OK && changed == 0)
         st = store_fail(err, STORE_NOT_FOUND, "no student with id '%s'", t->id);
+    if (st == STORE_OK)
+        st = note_change(s, t->id, false, err);   /* their old sessions end everywhere */
     return st;
 }
 
@@ -1066,6 +1150,9 @@ static enum store_status forget_student(struct store *s, void *arg, struct store
     if (st == STORE_OK)
         st = s->ops->exec(s, "DELETE FROM students WHERE id = ?1", false, p, 1, NULL, NULL,
                           &f->students, err);
+    /* every server's sessions and class views drop them */
+    if (st == STORE_OK && (f->records || f->students))
+        st = note_change(s, f->id, true, err);
     return st;
 }
 
@@ -1113,6 +1200,8 @@ static enum store_status set_instructor(struct store *s, void *arg, struct store
                  "created_ms = excluded.created_ms",
         false, p, 2, NULL, NULL, &changed, err);
     t->created = st == STORE_OK && changed > 0;
+    if (st == STORE_OK && !t->only_if_none)
+        st = note_change(s, NULL, false, err);   /* the old token's sessions end */
     return st;
 }
 

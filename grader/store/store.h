@@ -58,7 +58,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  3
+#define STORE_SCHEMA_VERSION  4
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */
@@ -435,6 +435,33 @@ struct store_credential {
 enum store_status store_credentials_each(struct store *s,
                                          bool (*fn)(const struct store_credential *c, void *arg),
                                          void *arg, struct store_error *err);
+
+/* ---- changes of who may sign in (schema version 4) ------------------------- */
+
+/* One change as store_identity_changes gives it: valid during the call. */
+struct store_identity_change {
+    int64_t seq;                /* increasing, in the order the changes committed */
+    const char *student;        /* NULL: the instructor's token was renewed */
+    bool forgotten;             /* the student was forgotten; else their token renewed */
+};
+
+/*
+ * Calls fn for each change with a seq after `after`, oldest first, at
+ * most max of them (fn returns false to stop). Every forget and every
+ * renewal of a student's or the instructor's token writes one in its own
+ * transaction (kept IDENTITY_CHANGES_KEEP_MS), and the changes commit in
+ * the order of their seq on both backends, so a server that remembers
+ * the last seq it read misses none: how butterfly-admin's change reaches
+ * every running server, which share nothing with it but the store.
+ */
+enum store_status store_identity_changes(struct store *s, int64_t after, unsigned max,
+                                         bool (*fn)(const struct store_identity_change *c,
+                                                    void *arg),
+                                         void *arg, struct store_error *err);
+
+/* The seq of the latest change (0 when none) into *seq: where a server
+ * starts reading, its table of tokens being read after it. */
+enum store_status store_identity_last(struct store *s, int64_t *seq, struct store_error *err);
 
 /* ---- the class ---------------------------------------------------------------- */
 

@@ -236,12 +236,29 @@
 #define V3_SCHEMA(INT, SERIAL, TRIGGERS, FILL)                                       \
     LTI_TABLES(INT, SERIAL) TRIGGERS V3_SHOWN_COLUMNS(INT) FILL
 
+/* Version 4: what butterfly-admin changed about who may sign in (a
+ * student forgotten, a student's or the instructor's token renewed), one
+ * row per change, written in the change's own transaction, so that every
+ * running server, which shares nothing else with the admin, learns of it
+ * at its next poll (store_identity_changes) and ends the sessions and
+ * the class views' tiles at once rather than at a restart. student NULL:
+ * the instructor's token. Rows older than STORE_IDENTITY_KEEP_MS are
+ * dropped by the next change. */
+#define V4_SCHEMA(INT, SERIAL)                                                       \
+    "CREATE TABLE identity_changes (\n"                                              \
+    "    seq        " SERIAL ",\n"                                                   \
+    "    student    TEXT,\n"                                                         \
+    "    forgotten  " INT " NOT NULL,\n"                                             \
+    "    changed_ms " INT " NOT NULL\n"                                              \
+    ");\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
     V2_SCHEMA("INTEGER", "BLOB"),
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
+    V4_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"),
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -249,6 +266,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V1_SCHEMA("BIGINT", "BYTEA"),
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
+    V4_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY"),
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -301,5 +319,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt,
+    NULL, NULL, NULL, v3_adopt, NULL,
 };

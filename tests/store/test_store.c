@@ -79,7 +79,7 @@ static const char *fresh(const char *options)
         pg_run("SET client_min_messages = warning; DROP TABLE IF EXISTS records, students, "
                "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
                "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
-               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links; "
+               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links, identity_changes; "
                "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
@@ -641,6 +641,68 @@ static void test_export_and_forget(void **state)
     assert_int_equal(store_student_export(s, "s2", &j, &err), STORE_OK);
     assert_int_equal(json_array_size(json_object_get(j, "records")), 3);
     json_decref(j);
+    store_close(s);
+}
+
+struct changes_seen {
+    int n;
+    int64_t seq[8];
+    char student[8][16];   /* "" for the instructor */
+    bool forgotten[8];
+};
+
+static bool see_change(const struct store_identity_change *c, void *arg)
+{
+    struct changes_seen *w = arg;
+    if (w->n < 8) {
+        w->seq[w->n] = c->seq;
+        snprintf(w->student[w->n], sizeof w->student[w->n], "%s", c->student ? c->student : "");
+        w->forgotten[w->n++] = c->forgotten;
+    }
+    return true;
+}
+
+/* Every forget and renewal leaves a change, in its own transaction, in
+ * the order they committed: what the running servers poll (issue 31). */
+static void test_identity_changes(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    int64_t last = -1;
+    assert_int_equal(store_identity_last(s, &last, &err), STORE_OK);
+    assert_int_equal(last, 0);
+    add_student(s, "s1", "Ada", true);
+    add_student(s, "s2", "Bob", true);
+    char token[STORE_TOKEN_SIZE];
+    bool created = false;
+    /* the first instructor token is no change (no session had the old) */
+    assert_int_equal(store_instructor_ensure(s, token, &created, &err), STORE_OK);
+    assert_true(created);
+    assert_int_equal(store_identity_last(s, &last, &err), STORE_OK);
+    assert_int_equal(last, 0);
+    assert_int_equal(store_student_new_token(s, "s1", token, &err), STORE_OK);
+    assert_int_equal(store_instructor_new_token(s, token, &err), STORE_OK);
+    assert_int_equal(store_student_forget(s, "s2", NULL, &err), STORE_OK);
+    /* nothing changed: no change */
+    assert_int_equal(store_student_new_token(s, "nobody", token, &err), STORE_NOT_FOUND);
+    assert_int_equal(store_student_forget(s, "nobody", NULL, &err), STORE_NOT_FOUND);
+    struct changes_seen w = { 0 };
+    assert_int_equal(store_identity_changes(s, 0, 100, see_change, &w, &err), STORE_OK);
+    assert_int_equal(w.n, 3);
+    assert_string_equal(w.student[0], "s1");
+    assert_false(w.forgotten[0]);
+    assert_string_equal(w.student[1], "");
+    assert_false(w.forgotten[1]);
+    assert_string_equal(w.student[2], "s2");
+    assert_true(w.forgotten[2]);
+    assert_true(w.seq[0] < w.seq[1] && w.seq[1] < w.seq[2]);
+    assert_int_equal(store_identity_last(s, &last, &err), STORE_OK);
+    assert_int_equal(last, w.seq[2]);
+    /* read after a seq, and at most max of them */
+    struct changes_seen after = { 0 };
+    assert_int_equal(store_identity_changes(s, w.seq[0], 1, see_change, &after, &err), STORE_OK);
+    assert_int_equal(after.n, 1);
+    assert_int_equal(after.seq[0], w.seq[1]);
     store_close(s);
 }
 
@@ -1636,6 +1698,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sqlite_locked_then_recovers),
         cmocka_unit_test(test_sqlite_read_only_then_recovers),
         cmocka_unit_test(test_sqlite_reader_beside_read_only),
+        cmocka_unit_test(test_identity_changes),
         cmocka_unit_test(test_commit_during_read),
         cmocka_unit_test(test_sqlite_backup),
         cmocka_unit_test(test_sqlite_file_private),
