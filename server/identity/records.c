@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/defaults.h"
 #include "server/identity/credentials.h"
 #include "server/identity/record_budget.h"
@@ -72,9 +73,7 @@ static uint64_t record_bytes(const struct store_record *r)
 
 int64_t records_now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return clock_wall_ms();
 }
 
 /* A probe is a read: it can tell that a lost store (PostgreSQL down) is
@@ -215,7 +214,7 @@ static void identity_call(struct store *s, void *arg)
                 st = credentials_load(rs->credentials, s, now, &e);
             if (st == STORE_OK)
                 credentials_changed(rs->credentials, (const char *const *)r.ids, r.n,
-                                    r.instructor, now);
+                                    r.instructor);
         }
     }
     /* under the hook's own lock: once records_on_forgotten(NULL) is
