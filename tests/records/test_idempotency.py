@@ -300,15 +300,15 @@ def t_concurrent_same_key_one_record(w):
     assert len(ids) == 1, ids
     assert all(json.loads(d)["recorded"] is True for _, d in ok)
     assert w.records() == before + 1, (w.records(), before)
+    # how many were graded and then found the key taken (a figure, not a
+    # check: how the posts interleave is the machine's)
+    replayed = sum(metric(p, REPLAYED) - r for p, r in zip(ports, replays))
     # once graded, every instance answers the one record
     for p in ports:
         st, h, d = submit(p, w.tokens["s3"], key)
         assert st == 200 and json.loads(d)["id"] in ids, (st, short(d))
         assert h.get("idempotent-replayed") == "true", h
     assert w.records() == before + 1
-    # how many were graded and then found the key taken (a figure, not a
-    # check: how the posts interleave is the machine's)
-    replayed = sum(metric(p, REPLAYED) - r for p, r in zip(ports, replays))
     return "%d answered, %d told 409, over %d instance(s); %d graded, found the key taken" % (
         len(ok), len(busy), len(ports), replayed)
 
