@@ -516,7 +516,7 @@ static bool key_of(struct request *r, bool detach, enum MHD_Result *answer)
     else
         *answer = response_error(r, ERROR_TOO_BUSY,
                                  "Too many submissions with an " IDEMPOTENCY_HEADER " are being "
-                                 "graded; try again shortly.", MHD_HTTP_HEADER_RETRY_AFTER, "5");
+                                 "graded; try again shortly.", NULL, NULL);   /* the table's Retry-After */
     return false;
 }
 
