@@ -252,6 +252,34 @@
     "    changed_ms " INT " NOT NULL\n"                                              \
     ");\n"
 
+/* Version 5: Idempotency-Keys (issue 31 item 6), each beside the record
+ * it names, written in that record's transaction (store.c), one
+ * principal's (scope) each. A record deleted (forgotten, past retention)
+ * takes its key along. */
+#define V5_KEYS(INT)                                                                 \
+    "CREATE TABLE idempotency_keys (\n"                                              \
+    "    scope       TEXT NOT NULL,\n"                                               \
+    "    idem_key    TEXT NOT NULL,\n"                                               \
+    "    body_sha256 TEXT NOT NULL,\n"                                               \
+    "    record_id   TEXT NOT NULL,\n"                                               \
+    "    created_ms  " INT " NOT NULL,\n"                                            \
+    "    PRIMARY KEY (scope, idem_key)\n"                                            \
+    ");\n"                                                                           \
+    "CREATE INDEX idempotency_keys_by_record ON idempotency_keys (record_id);\n"
+
+#define V5_KEYS_SQLITE                                                               \
+    V5_KEYS("INTEGER")                                                               \
+    "CREATE TRIGGER idempotency_keys_on_delete AFTER DELETE ON records\n"            \
+    "FOR EACH ROW BEGIN DELETE FROM idempotency_keys WHERE record_id = OLD.id; END;\n"
+
+#define V5_KEYS_PG                                                                   \
+    V5_KEYS("BIGINT")                                                                \
+    "CREATE OR REPLACE FUNCTION idempotency_keys_on_delete() RETURNS trigger\n"      \
+    "LANGUAGE plpgsql AS $$ BEGIN\n"                                                 \
+    " DELETE FROM idempotency_keys WHERE record_id = OLD.id; RETURN OLD; END $$;\n"  \
+    "CREATE OR REPLACE TRIGGER idempotency_keys_on_delete AFTER DELETE ON records\n" \
+    "FOR EACH ROW EXECUTE FUNCTION idempotency_keys_on_delete();\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -259,6 +287,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
     V4_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"),
+    V5_KEYS_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -267,6 +296,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
     V4_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY"),
+    V5_KEYS_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -319,5 +349,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL,
 };
