@@ -236,12 +236,36 @@
 #define V3_SCHEMA(INT, SERIAL, TRIGGERS, FILL)                                       \
     LTI_TABLES(INT, SERIAL) TRIGGERS V3_SHOWN_COLUMNS(INT) FILL
 
+/* Version 4: LTI Dynamic Registration (issue 34). A registration's
+ * one-time address is kept as its token's SHA-256 only (a copy of the
+ * store does not hold a usable address), deleted when taken; a platform
+ * that registered itself is kept beside --lti-config's, keyed as they
+ * are by (issuer, client_id). deployment_id '': the platform named none
+ * (Canvas names it at install), and any deployment of that client is its. */
+#define V4_SCHEMA(INT)                                                               \
+    "CREATE TABLE lti_registration_tokens (\n"                                       \
+    "    token_sha256 TEXT PRIMARY KEY,\n"                                           \
+    "    expires_ms   " INT " NOT NULL\n"                                            \
+    ");\n"                                                                           \
+    "CREATE TABLE lti_platforms (\n"                                                 \
+    "    issuer         TEXT NOT NULL,\n"                                            \
+    "    client_id      TEXT NOT NULL,\n"                                            \
+    "    name           TEXT NOT NULL,\n"                                            \
+    "    deployment_id  TEXT NOT NULL DEFAULT '',\n"                                 \
+    "    auth_login_url TEXT NOT NULL,\n"                                            \
+    "    auth_token_url TEXT NOT NULL,\n"                                            \
+    "    key_set_url    TEXT NOT NULL,\n"                                            \
+    "    registered_ms  " INT " NOT NULL,\n"                                         \
+    "    PRIMARY KEY (issuer, client_id)\n"                                          \
+    ");\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
     V2_SCHEMA("INTEGER", "BLOB"),
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
+    V4_SCHEMA("INTEGER"),
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -249,6 +273,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V1_SCHEMA("BIGINT", "BYTEA"),
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
+    V4_SCHEMA("BIGINT"),
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -301,5 +326,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt,
+    NULL, NULL, NULL, v3_adopt, NULL,
 };

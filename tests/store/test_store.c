@@ -79,7 +79,8 @@ static const char *fresh(const char *options)
         pg_run("SET client_min_messages = warning; DROP TABLE IF EXISTS records, students, "
                "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
                "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
-               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links; "
+               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links, "
+               "lti_registration_tokens, lti_platforms; "
                "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
