@@ -249,7 +249,7 @@ static void registration_run(struct lti *l, struct lti_registration *g)
         return;
     }
     snprintf(g->frame_origin, sizeof g->frame_origin, "%s", cfg.issuer_origin);
-    json_t *msg = lti_register_message(lti_public_url(l));
+    json_t *msg = lti_register_message(l->public_url);
     char *body = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
     json_decref(msg);
     char *client_id = NULL, *deployment_id = NULL;
@@ -293,7 +293,7 @@ static void registration_run(struct lti *l, struct lti_registration *g)
     struct lti_config_entry ce = { name, cfg.issuer, client_id, deployment_id,
                                    cfg.auth_login_url, cfg.auth_token_url, cfg.key_set_url };
     struct add_call a = { .p = &sp, .st = STORE_UNAVAILABLE };
-    if (lti_config_find(lti_config_of(l), cfg.issuer, client_id)) {
+    if (lti_config_find(&l->cfg, cfg.issuer, client_id)) {
         refuse(g, 409, "registered", "A platform with this issuer and client_id is registered "
                "with this tool already.");
     } else if (!lti_store_call(l, true, add_run, &a) || a.st != STORE_OK) {
