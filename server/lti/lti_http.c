@@ -753,6 +753,8 @@ static enum MHD_Result registration(struct request *r)
                                                    "openid_configuration");
     const char *rt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
                                                  "registration_token");
+    if (!strcmp(r->method, "HEAD"))   /* a look changes nothing: the token is not spent */
+        return refuse_registration(r, 400, "method", "A registration is made by GET.");
     if (!token || strlen(token) >= sizeof q->reg.token)
         return refuse_registration(r, 400, "registration_token", "This address has no "
                                    "registration token of this tool's (butterfly-admin lti "

@@ -146,6 +146,13 @@ try:
           "nothing was registered: a login of the client is refused (%s %s)"
           % (st, check_code(page)))
 
+    # a look at the address (HEAD) spends nothing and calls nothing
+    b = Browser(SERVER_URL)
+    st, _, _ = b.go("HEAD", url + "&" + urllib.parse.urlencode(
+        {"openid_configuration": CONFIG_URL, "registration_token": plat.reg_token}))
+    check(st == 400 and plat.calls == [], "a HEAD of the address is refused, nothing fetched "
+          "(%s %s)" % (st, plat.calls))
+
     # ---- the happy path ------------------------------------------------------------
     before = len(plat.calls)
     st, h, page = open_registration(url)
