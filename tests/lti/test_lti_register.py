@@ -14,8 +14,10 @@ issuer or registration endpoint is on another host is refused before any
 registration is sent; a huge configuration is refused within its bound.
 Where --lti-config names the same (issuer, client_id), its platform wins.
 
-usage: test_lti_register.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN
-(run with /usr/bin/python3: python3-jwt, python3-cryptography)
+usage: test_lti_register.py BUTTERFLY_SERVER SAMPLES BUTTERFLY_ADMIN [DATABASE_URL]
+(run with /usr/bin/python3: python3-jwt, python3-cryptography; SQLite in a
+temporary folder unless a URL is given: the lti_pg suite gives a PostgreSQL
+cluster's)
 """
 import hashlib
 import json
@@ -59,7 +61,20 @@ def check_code(page):
 
 folder = tempfile.mkdtemp(prefix="lti-reg-")
 DB_PATH = os.path.join(folder, "r.sqlite")
-DATABASE = "sqlite:" + DB_PATH
+DATABASE = sys.argv[4] if len(sys.argv) > 4 else "sqlite:" + DB_PATH
+
+
+def sql(statement, params=()):
+    """One statement on the store, as an operator's client would run it:
+    its rows."""
+    if DATABASE.startswith("sqlite:"):
+        with sqlite3.connect(DB_PATH) as db:
+            return [tuple(r) for r in db.execute(statement, params)]
+    for p in params:   # psql takes no parameters: quoted here (test data only)
+        statement = statement.replace("?", "'%s'" % str(p).replace("'", "''"), 1)
+    out = subprocess.run(["psql", "-q", "-At", DATABASE, "-c", statement], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    return [tuple(line.split("|")) for line in out.splitlines() if line]
 port = free_port()
 SERVER_URL = "http://127.0.0.1:%d" % port
 plat = Platform(client_id="unregistered-yet", deployment="none-yet")
@@ -112,8 +127,7 @@ try:
                                    url), "lti registration-url prints PUBLIC/lti/register?token="
           "... (%s %r %r)" % (rc, url, err[-200:]))
     token = urllib.parse.parse_qs(urllib.parse.urlparse(url).query).get("token", [""])[0]
-    with sqlite3.connect(DB_PATH) as db:
-        kept = [r[0] for r in db.execute("SELECT token_sha256 FROM lti_registration_tokens")]
+    kept = [r[0] for r in sql("SELECT token_sha256 FROM lti_registration_tokens")]
     check(kept == [hashlib.sha256(token.encode()).hexdigest()] and token not in kept,
           "the store keeps the token's SHA-256, not the token")
     srv = start()
@@ -131,9 +145,8 @@ try:
     check(st == 400, "a token over its bound is refused (%s)" % st)
     # an expired token (made an hour and more ago: written as the admin would have)
     old = "ab" * 32
-    with sqlite3.connect(DB_PATH) as db:
-        db.execute("INSERT INTO lti_registration_tokens VALUES (?, ?)",
-                   (hashlib.sha256(old.encode()).hexdigest(), int(time.time() * 1000) - 1000))
+    sql("INSERT INTO lti_registration_tokens VALUES (?, ?)",
+        (hashlib.sha256(old.encode()).hexdigest(), int(time.time() * 1000) - 1000))
     st, _, page = open_registration(SERVER_URL + "/lti/register?token=" + old)
     check(st == 400 and check_code(page) == "registration_token",
           "an expired token is refused (%s %s)" % (st, check_code(page)))
