@@ -311,6 +311,7 @@ static void job_run(struct store *s, void *arg)
 static void refresh_run(struct store *s, void *arg)
 {
     refresh_keys(arg, s);
+    lti_register_refresh(arg, s);   /* the platforms other instances registered */
 }
 
 bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *arg),

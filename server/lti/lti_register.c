@@ -303,8 +303,11 @@ static void registration_run(struct lti *l, struct lti_registration *g)
         else
             refuse(g, 503, "store", "The tool could not keep the registration now.");
     } else {
-        pthread_mutex_lock(&l->lock);   /* lti_health reads n under it */
-        bool added = lti_config_add(&l->cfg, &ce, err, sizeof err);
+        /* under lock: lti_health reads n under it, and the refresh
+         * (lti_register_refresh) may have read the new row already */
+        pthread_mutex_lock(&l->lock);
+        bool added = lti_config_find(&l->cfg, cfg.issuer, client_id) ||
+                     lti_config_add(&l->cfg, &ce, err, sizeof err);
         pthread_mutex_unlock(&l->lock);
         if (added) {
             g->status = 200;
@@ -406,6 +409,31 @@ static bool load_one(const struct store_lti_platform *p, void *arg)
         }
     }
     return true;
+}
+
+/* A platform another instance of this store registered, appended here
+ * (under lock: the registrar appends too); one already known is skipped
+ * without a word (every LTI_KEYS_REFRESH_S). */
+static bool refresh_one(const struct store_lti_platform *p, void *arg)
+{
+    struct lti *l = arg;
+    char err[300];
+    struct lti_config_entry ce = { p->name, p->issuer, p->client_id, p->deployment_id,
+                                   p->auth_login_url, p->auth_token_url, p->key_set_url };
+    pthread_mutex_lock(&l->lock);
+    bool known = lti_config_find(&l->cfg, p->issuer, p->client_id) != NULL;
+    bool added = !known && lti_config_add(&l->cfg, &ce, err, sizeof err);
+    pthread_mutex_unlock(&l->lock);
+    if (added)
+        fprintf(stderr, "butterfly-server: LTI platform %s (client %s), registered through "
+                "another instance, is used from now on\n", p->issuer, p->client_id);
+    return true;
+}
+
+void lti_register_refresh(struct lti *l, struct store *s)
+{
+    struct store_error e = { 0 };
+    store_lti_platforms_each(s, refresh_one, l, &e);   /* failing: tried again next time */
 }
 
 void lti_register_load(struct lti *l, struct store *s)

@@ -89,6 +89,11 @@ bool lti_register_start(struct lti *l, struct lti_registration *g);
  * of both is skipped, said on stderr). */
 void lti_register_load(struct lti *l, struct store *s);
 
+/* On the store's thread, every LTI_KEYS_REFRESH_S: appends the platforms
+ * another instance of this store registered since (quietly skipping those
+ * known), so that a launch reaching any instance finds them. */
+void lti_register_refresh(struct lti *l, struct store *s);
+
 /* Waits for the registration in flight, if any (bounded by its calls'
  * timeouts). */
 void lti_register_stop(struct lti *l);

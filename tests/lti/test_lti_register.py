@@ -107,11 +107,19 @@ def calls_since(n):
     return plat.calls[n:]
 
 
-def start():
-    s = Server(BINARY, "--port", str(port), "--database", DATABASE, "--public-url", SERVER_URL,
-               "--lti-config", config, "--workers", "1")
+def start(at=None):
+    p = at or port
+    s = Server(BINARY, "--port", str(p), "--database", DATABASE, "--public-url",
+               "http://127.0.0.1:%d" % p, "--lti-config", config, "--workers", "1")
     s.read_banner()
     return s
+
+
+def login_status(server_url):
+    st, _, page = Browser(server_url).go("GET", server_url + "/lti/login?" + urllib.parse.urlencode(
+        {"iss": plat.issuer, "login_hint": "h", "client_id": plat.client_id,
+         "target_link_uri": server_url + "/lti/launch"}))
+    return st, check_code(page)
 
 
 def learner_launch():
@@ -119,7 +127,7 @@ def learner_launch():
     return b, b.launch(plat, sub="learner-reg")
 
 
-srv = None
+srv = srv2 = None
 try:
     # the store is made (and its address printed) before the server runs
     rc, url, err = admin_url()
@@ -131,6 +139,10 @@ try:
     check(kept == [hashlib.sha256(token.encode()).hexdigest()] and token not in kept,
           "the store keeps the token's SHA-256, not the token")
     srv = start()
+    # another instance of the same store (as behind nginx)
+    port2 = free_port()
+    SERVER2 = "http://127.0.0.1:%d" % port2
+    srv2 = start(port2)
 
     # ---- no valid one-time address: nothing registered, nothing fetched ---------
     before = len(plat.calls)
@@ -152,12 +164,9 @@ try:
           "an expired token is refused (%s %s)" % (st, check_code(page)))
     check(calls_since(before) == [], "and the platform was not called: %s" % calls_since(before))
     plat.client_id = plat.next_client[0]
-    st, _, page = Browser(SERVER_URL).go("GET", SERVER_URL + "/lti/login?" + urllib.parse.urlencode(
-        {"iss": plat.issuer, "login_hint": "h", "client_id": plat.client_id,
-         "target_link_uri": SERVER_URL + "/lti/launch"}))
-    check(st == 400 and check_code(page) == "unregistered",
-          "nothing was registered: a login of the client is refused (%s %s)"
-          % (st, check_code(page)))
+    said = login_status(SERVER_URL)
+    check(said == (400, "unregistered"),
+          "nothing was registered: a login of the client is refused (%s %s)" % said)
 
     # a look at the address (HEAD) spends nothing and calls nothing
     b = Browser(SERVER_URL)
@@ -195,9 +204,20 @@ try:
     st, _, _ = learner.go("POST", SERVER_URL + "/api/tasks/butterfly/submissions", body,
                           {"Content-Type": "text/plain", "X-Requested-With": "butterfly",
                            "X-Butterfly-Launch": tag.get("launch", "")})
-    check(st == 200 and wait_for(lambda: plat.received),
+    # (another instance may take the score first and try it again once it has read
+    # the new platform: 2 x LTI_KEYS_REFRESH_S)
+    check(st == 200 and wait_for(lambda: plat.received, timeout=60),
           "its score reaches the platform, through the token endpoint of its configuration "
           "(%s, %s)" % (st, plat.received[-1:]))
+
+    # the other instance finds the platform in the store within its refresh
+    check(wait_for(lambda: login_status(SERVER2)[0] == 302, timeout=20),
+          "another instance of the store takes the new client's logins too, no restart")
+    st, _, _ = Browser(SERVER2).launch(plat, sub="learner-reg")
+    check(st == 303, "and its launches (%s)" % st)
+    rc = srv2.stop()
+    srv2 = None
+    check(rc == 0, "the other instance stops cleanly (exit %s)" % rc)
 
     # ---- the address is spent ------------------------------------------------------
     before = len(plat.calls)
@@ -257,6 +277,8 @@ try:
           "where --lti-config names the same client its registration is used (the stored "
           "deployment is not: %s %s)" % (st, check_code(page)))
 finally:
+    if srv2:
+        srv2.stop()
     if srv:
         rc = srv.stop()
         check(rc == 0, "the server stops cleanly (exit %s)" % rc)

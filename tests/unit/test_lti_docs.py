@@ -44,6 +44,7 @@ WANT = [
     ("LTI_MAX_DL_DATA", lambda v: "at most %d bytes of data" % v),
     ("LTI_REGISTRATION_LIFETIME_S", lambda v: "within **%d minutes**" % (v // 60)),
     ("LTI_MAX_REG_CONFIG", lambda v: "at most %d KiB), and refuses" % (v // 1024)),
+    ("LTI_UNKNOWN_PLATFORM_TRIES", lambda v: "%d times, then marked failed" % v),
 ]
 flat = re.sub(r"\s+", " ", doc)
 bad = []
