@@ -249,6 +249,12 @@ static void registration_run(struct lti *l, struct lti_registration *g)
         return;
     }
     snprintf(g->frame_origin, sizeof g->frame_origin, "%s", cfg.issuer_origin);
+    if (__atomic_load_n(&l->cfg.n, __ATOMIC_ACQUIRE) >= LTI_MAX_PLATFORMS) {
+        /* before the platform makes a client the tool could not use */
+        refuse(g, 503, "registration", "The tool has as many platforms as it can hold.");
+        lti_register_config_clear(&cfg);
+        return;
+    }
     json_t *msg = lti_register_message(l->public_url);
     char *body = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
     json_decref(msg);
