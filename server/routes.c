@@ -217,6 +217,9 @@ static const struct route_row table[] = {
       lti_http_answer, lti_http_release },
     { "/lti/canvas.json", ROUTE_LTI_CANVAS, GET_HEAD, ONLY_GET, NEED_LTI, 0, lti_http_begin,
       NULL, lti_http_finish, NULL, lti_http_release },
+    /* a HEAD is answered without spending the one-time address (lti_http.c) */
+    { "/lti/register", ROUTE_LTI_REGISTER, GET_HEAD, ONLY_GET, NEED_LTI, 0,
+      lti_http_begin, NULL, lti_http_finish, lti_http_answer, lti_http_release },
 };
 
 const struct route_row *routes_find(const char *path)

@@ -54,6 +54,9 @@ static void usage(FILE *out)
         "  purge --retention-days N  delete the records older than N days (1 to %u)\n"
         "  lti rotate-key        a new LTI key pair signs from now on; the old one stays\n"
         "                        published for an overlap (docs/LTI.md)\n"
+        "  lti registration-url  print a one-time address PUBLIC_URL/lti/register?token=...\n"
+        "                        for a platform's Dynamic Registration (one registration,\n"
+        "                        within an hour)\n"
         "\n"
         "options:\n"
         "      --database URL    the store: sqlite:PATH, postgresql://... (env\n"
@@ -537,7 +540,7 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "forget"))
         rc = cmd_forget(s, args[1]);
     else if (!strcmp(cmd, "lti"))
-        rc = admin_lti(s, nargs, args);
+        rc = admin_lti(s, base, nargs, args);
     else
         rc = cmd_purge(s, retention);
     if (fflush(stdout) != 0 && rc == ADMIN_EXIT_OK) {

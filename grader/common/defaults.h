@@ -291,6 +291,14 @@
                                    "student's kernel runs, each output cell is checked, " \
                                    "and the score goes to the gradebook."
 #define LTI_CANVAS_PRIVACY         "name_only"   /* the class view needs names, never emails */
+/* Dynamic Registration 1.0 (server/lti/lti_register.c, butterfly-admin lti registration-url). */
+#define LTI_REGISTRATION_LIFETIME_S 3600u    /* a one-time registration address is good this long */
+#define LTI_MAX_REG_CONFIG         (64u * 1024u)   /* bytes of a platform's openid configuration */
+#define LTI_MAX_REG_TOKEN          4096u     /* bytes of the platform's registration_token */
+#define LTI_MAX_REG_URL            1024u     /* bytes of the openid_configuration address */
+#define LTI_UNKNOWN_PLATFORM_TRIES 3u        /* a score of a platform this instance does not
+                                                know is tried this often (another instance may
+                                                have just registered it), then failed */
 #define DEFAULT_LTI_SCORE_POLICY   "best"
 
 #endif

@@ -280,6 +280,29 @@
     "CREATE OR REPLACE TRIGGER idempotency_keys_on_delete AFTER DELETE ON records\n" \
     "FOR EACH ROW EXECUTE FUNCTION idempotency_keys_on_delete();\n"
 
+/* Version 6: LTI Dynamic Registration (issue 34). A registration's
+ * one-time address is kept as its token's SHA-256 only (a copy of the
+ * store does not hold a usable address), deleted when taken; a platform
+ * that registered itself is kept beside --lti-config's, keyed as they
+ * are by (issuer, client_id). deployment_id '': the platform named none
+ * (Canvas names it at install), and any deployment of that client is its. */
+#define V6_SCHEMA(INT)                                                               \
+    "CREATE TABLE lti_registration_tokens (\n"                                       \
+    "    token_sha256 TEXT PRIMARY KEY,\n"                                           \
+    "    expires_ms   " INT " NOT NULL\n"                                            \
+    ");\n"                                                                           \
+    "CREATE TABLE lti_platforms (\n"                                                 \
+    "    issuer         TEXT NOT NULL,\n"                                            \
+    "    client_id      TEXT NOT NULL,\n"                                            \
+    "    name           TEXT NOT NULL,\n"                                            \
+    "    deployment_id  TEXT NOT NULL DEFAULT '',\n"                                 \
+    "    auth_login_url TEXT NOT NULL,\n"                                            \
+    "    auth_token_url TEXT NOT NULL,\n"                                            \
+    "    key_set_url    TEXT NOT NULL,\n"                                            \
+    "    registered_ms  " INT " NOT NULL,\n"                                         \
+    "    PRIMARY KEY (issuer, client_id)\n"                                          \
+    ");\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -288,6 +311,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
               V3_FILL_SQLITE),
     V4_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"),
     V5_KEYS_SQLITE,
+    V6_SCHEMA("INTEGER"),
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -297,6 +321,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
     V4_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY"),
     V5_KEYS_PG,
+    V6_SCHEMA("BIGINT"),
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -349,5 +374,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL,
 };

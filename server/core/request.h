@@ -39,6 +39,7 @@ enum route {
     ROUTE_LTI_JWKS,          /* GET /lti/jwks.json: the tool's public keys */
     ROUTE_LTI_DEEP_LINK,     /* POST /lti/deep-link: an instructor's choice (Deep Linking) */
     ROUTE_LTI_CANVAS,        /* GET /lti/canvas.json: Canvas's developer key */
+    ROUTE_LTI_REGISTER,      /* GET /lti/register: Dynamic Registration's one-time address */
 };
 
 /* The id of a /api/submissions/{id} path (NULL for any other path): a

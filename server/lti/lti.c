@@ -11,6 +11,7 @@
 
 #include "server/lti/lti_fetch.h"
 #include "server/lti/lti_keys.h"
+#include "server/lti/lti_register.h"
 
 #include <curl/curl.h>
 #include <pthread.h>
@@ -242,7 +243,7 @@ json_t *lti_health(struct lti *l)
 {
     json_t *list = json_array();
     pthread_mutex_lock(&l->lock);
-    for (size_t i = 0; list && i < l->cfg.n; i++) {
+    for (size_t i = 0; list && i < l->cfg.n; i++) {   /* n grows under this lock */
         const struct keyset *ks = &l->keysets[i];
         if (ks->failing)
             json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "name",
@@ -310,6 +311,7 @@ static void job_run(struct store *s, void *arg)
 static void refresh_run(struct store *s, void *arg)
 {
     refresh_keys(arg, s);
+    lti_register_refresh(arg, s);   /* the platforms other instances registered */
 }
 
 bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *arg),
@@ -389,8 +391,11 @@ static void first_key_run(struct store *s, void *arg)
     struct first_key *fk = arg;
     char kid[STORE_LTI_KID_SIZE];
     fk->st = store_lti_key_make(s, true, kid, &fk->e);
-    if (fk->st == STORE_OK)
+    if (fk->st == STORE_OK) {
         refresh_keys(fk->l, s);
+        /* beside --lti-config's: the platforms that registered themselves */
+        lti_register_load(fk->l, s);
+    }
 }
 
 struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
@@ -461,6 +466,7 @@ void lti_quiesce(struct lti *l)
             pthread_join(l->keysets[i].fetcher, NULL);
         l->keysets[i].joinable = false;
     }
+    lti_register_stop(l);
     lti_ags_stop(l);
 }
 

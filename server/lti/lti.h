@@ -36,7 +36,7 @@
 struct lti_platform {
     char *name, *issuer, *client_id;
     char *deployment_ids[LTI_MAX_DEPLOYMENTS];
-    size_t n_deployments;
+    size_t n_deployments;       /* 0 (a platform that registered itself naming none): any */
     char *auth_login_url, *auth_token_url, *key_set_url;
     /* where the tool may call (lti_config_url_origin's form, each once): nothing
      * outside them is fetched for this registration */
@@ -46,7 +46,7 @@ struct lti_platform {
 
 struct lti_config {
     struct lti_platform p[LTI_MAX_PLATFORMS];
-    size_t n;
+    size_t n;   /* grows while the server runs (lti_config_add): read it with an acquire */
     /* The origins every platform's frame_origins names, space-separated,
      * for the pages' Content-Security-Policy frame-ancestors; NULL: none
      * (the pages refuse every frame) */
@@ -62,6 +62,21 @@ bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char
                       size_t errsz);
 
 void lti_config_free(struct lti_config *c);
+
+/* A registration made other than by the file: a platform that
+ * registered itself (Dynamic Registration, kept in the store).
+ * deployment_id NULL or "": any deployment of the client. */
+struct lti_config_entry {
+    const char *name, *issuer, *client_id, *deployment_id;
+    const char *auth_login_url, *auth_token_url, *key_set_url;
+};
+
+/* Appends e to c, checked as a file's platform is (and not the same
+ * (issuer, client_id) as one there): false with a sentence in err, c as
+ * it was. One thread at a time appends; readers (lti_config_find) may
+ * run meanwhile and see the entry only once it is whole. */
+bool lti_config_add(struct lti_config *c, const struct lti_config_entry *e, char *err,
+                    size_t errsz);
 
 /* The origin of an http(s) URL as libcurl parses it, lower-case
  * "scheme://host:port" with the scheme's port when none is written, into

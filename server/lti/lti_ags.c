@@ -337,10 +337,16 @@ static void send_due(struct lti *l)
         if (outbox(l, &cc) != STORE_OK || !cc.claimed)
             continue;
         if (!p) {
-            outbox(l, &(struct outbox_call){ .op = OUTBOX_RETRY, .seq = x->seq, .when_ms = 0,
-                                             .give_up = true,
+            /* another instance may have just registered it (Dynamic
+             * Registration): this one reads it within LTI_KEYS_REFRESH_S,
+             * so the score is tried again after two of those, a few times */
+            bool give_up = (unsigned)x->attempts + 1 >= LTI_UNKNOWN_PLATFORM_TRIES;
+            outbox(l, &(struct outbox_call){ .op = OUTBOX_RETRY, .seq = x->seq,
+                                             .when_ms = give_up ? 0 : store_now_ms() +
+                                                 2000 * (int64_t)LTI_KEYS_REFRESH_S,
+                                             .give_up = give_up,
                                              .error = "the platform is no longer registered" });
-            count(l, &l->scores_failed);
+            count(l, give_up ? &l->scores_failed : &l->scores_retried);
             continue;
         }
         bool permanent = false;

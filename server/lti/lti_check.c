@@ -252,7 +252,9 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     const char *dep = str(claims, CLAIM "deployment_id");
     if (!dep)
         return lti_check_refuse(why, LTI_R_DEPLOYMENT_ID, "The deployment_id is missing.");
-    bool known = false;
+    /* a platform that registered itself naming no deployment (Canvas
+     * names it at install): any of that client's is its */
+    bool known = p->n_deployments == 0 && *dep;
     for (size_t i = 0; i < p->n_deployments; i++)
         known = known || !strcmp(p->deployment_ids[i], dep);
     if (!known)

@@ -174,6 +174,60 @@ static bool take_origins(json_t *o, struct lti_platform *p, size_t i, char *err,
     return true;
 }
 
+/* Frees what platform i holds and clears it (a platform refused midway). */
+static void platform_free(struct lti_platform *p)
+{
+    free(p->name);
+    free(p->issuer);
+    free(p->client_id);
+    free(p->auth_login_url);
+    free(p->auth_token_url);
+    free(p->key_set_url);
+    for (size_t k = 0; k < p->n_deployments; k++)
+        free(p->deployment_ids[k]);
+    memset(p, 0, sizeof *p);
+}
+
+/* Platform o as out->p[i], checked against out->p[0..i-1]; deployments
+ * may be empty only when no_deployment_ok (a platform that registered
+ * itself and named none). */
+static bool parse_platform(json_t *o, size_t i, bool no_deployment_ok, struct lti_config *out,
+                           char *err, size_t errsz)
+{
+    struct lti_platform *p = &out->p[i];
+    json_t *deps = json_object_get(o, "deployment_ids");
+    bool ok = json_is_object(o) && take(o, "name", &p->name, i, false, err, errsz) &&
+              take(o, "issuer", &p->issuer, i, false, err, errsz) &&
+              take(o, "client_id", &p->client_id, i, false, err, errsz) &&
+              take(o, "auth_login_url", &p->auth_login_url, i, true, err, errsz) &&
+              take(o, "auth_token_url", &p->auth_token_url, i, true, err, errsz) &&
+              take(o, "key_set_url", &p->key_set_url, i, true, err, errsz) &&
+              take_frame_origins(o, i, out, err, errsz) && take_origins(o, p, i, err, errsz);
+    if (ok && (!json_is_array(deps) || json_array_size(deps) < (no_deployment_ok ? 0u : 1u) ||
+               json_array_size(deps) > LTI_MAX_DEPLOYMENTS)) {
+        snprintf(err, errsz, "platform %zu: \"deployment_ids\" must be a list of 1 to %d "
+                 "strings", i + 1, LTI_MAX_DEPLOYMENTS);
+        ok = false;
+    }
+    for (size_t k = 0; ok && k < json_array_size(deps); k++) {
+        const char *d = json_string_value(json_array_get(deps, k));
+        if (!d || !*d || strlen(d) > 1024) {
+            snprintf(err, errsz, "platform %zu: deployment %zu is not a string", i + 1, k + 1);
+            ok = false;
+        } else if (!(p->deployment_ids[p->n_deployments++] = strdup(d))) {
+            ok = false;
+        }
+    }
+    for (size_t k = 0; ok && k < i; k++) {
+        if (!strcmp(out->p[k].issuer, p->issuer) && !strcmp(out->p[k].client_id, p->client_id)) {
+            snprintf(err, errsz, "platforms %zu and %zu have the same issuer and client_id",
+                     k + 1, i + 1);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char *err,
                       size_t errsz)
 {
@@ -185,52 +239,47 @@ bool lti_config_parse(const char *text, size_t len, struct lti_config *out, char
         snprintf(err, errsz, "not JSON (line %d: %s)", je.line, je.text);
         return false;
     }
-    bool ok = json_is_array(list) && json_array_size(list) >= 1 &&
-              json_array_size(list) <= LTI_MAX_PLATFORMS;
+    /* an empty list: every platform registers itself (Dynamic Registration) */
+    bool ok = json_is_array(list) && json_array_size(list) <= LTI_MAX_PLATFORMS;
     if (!ok)
-        snprintf(err, errsz, "\"platforms\" must be a list of 1 to %d platforms",
+        snprintf(err, errsz, "\"platforms\" must be a list of 0 to %d platforms",
                  LTI_MAX_PLATFORMS);
     for (size_t i = 0; ok && i < json_array_size(list); i++) {
-        json_t *o = json_array_get(list, i);
-        struct lti_platform *p = &out->p[i];
         out->n = i + 1;
-        json_t *deps = json_object_get(o, "deployment_ids");
-        ok = json_is_object(o) && take(o, "name", &p->name, i, false, err, errsz) &&
-             take(o, "issuer", &p->issuer, i, false, err, errsz) &&
-             take(o, "client_id", &p->client_id, i, false, err, errsz) &&
-             take(o, "auth_login_url", &p->auth_login_url, i, true, err, errsz) &&
-             take(o, "auth_token_url", &p->auth_token_url, i, true, err, errsz) &&
-             take(o, "key_set_url", &p->key_set_url, i, true, err, errsz) &&
-             take_frame_origins(o, i, out, err, errsz) && take_origins(o, p, i, err, errsz);
-        if (ok && (!json_is_array(deps) || json_array_size(deps) < 1 ||
-                   json_array_size(deps) > LTI_MAX_DEPLOYMENTS)) {
-            snprintf(err, errsz, "platform %zu: \"deployment_ids\" must be a list of 1 to %d "
-                     "strings", i + 1, LTI_MAX_DEPLOYMENTS);
-            ok = false;
-        }
-        for (size_t k = 0; ok && k < json_array_size(deps); k++) {
-            const char *d = json_string_value(json_array_get(deps, k));
-            if (!d || !*d || strlen(d) > 1024) {
-                snprintf(err, errsz, "platform %zu: deployment %zu is not a string", i + 1,
-                         k + 1);
-                ok = false;
-            } else if (!(p->deployment_ids[p->n_deployments++] = strdup(d))) {
-                ok = false;
-            }
-        }
-        for (size_t k = 0; ok && k < i; k++) {
-            if (!strcmp(out->p[k].issuer, p->issuer) &&
-                !strcmp(out->p[k].client_id, p->client_id)) {
-                snprintf(err, errsz, "platforms %zu and %zu have the same issuer and client_id",
-                         k + 1, i + 1);
-                ok = false;
-            }
-        }
+        ok = parse_platform(json_array_get(list, i), i, false, out, err, errsz);
     }
     json_decref(root);
     if (!ok)
         lti_config_free(out);
     return ok;
+}
+
+bool lti_config_add(struct lti_config *c, const struct lti_config_entry *e, char *err,
+                    size_t errsz)
+{
+    size_t i = c->n;   /* only this thread appends: no reader writes n */
+    if (i >= LTI_MAX_PLATFORMS) {
+        snprintf(err, errsz, "the tool has %d platforms, its most", LTI_MAX_PLATFORMS);
+        return false;
+    }
+    json_t *o = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:[]}", "name", e->name,
+                          "issuer", e->issuer, "client_id", e->client_id, "auth_login_url",
+                          e->auth_login_url, "auth_token_url", e->auth_token_url,
+                          "key_set_url", e->key_set_url, "deployment_ids");
+    if (o && e->deployment_id && *e->deployment_id)
+        json_array_append_new(json_object_get(o, "deployment_ids"),
+                              json_string(e->deployment_id));
+    bool ok = o && parse_platform(o, i, true, c, err, errsz);
+    if (!o)
+        snprintf(err, errsz, "out of memory");
+    json_decref(o);
+    if (!ok) {
+        platform_free(&c->p[i]);
+        return false;
+    }
+    /* published whole: a reader that sees the new n sees every field */
+    __atomic_store_n(&c->n, i + 1, __ATOMIC_RELEASE);
+    return true;
 }
 
 bool lti_config_load(const char *path, struct lti_config *out, char *err, size_t errsz)
@@ -256,17 +305,8 @@ bool lti_config_load(const char *path, struct lti_config *out, char *err, size_t
 
 void lti_config_free(struct lti_config *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        struct lti_platform *p = &c->p[i];
-        free(p->name);
-        free(p->issuer);
-        free(p->client_id);
-        free(p->auth_login_url);
-        free(p->auth_token_url);
-        free(p->key_set_url);
-        for (size_t k = 0; k < p->n_deployments; k++)
-            free(p->deployment_ids[k]);
-    }
+    for (size_t i = 0; i < c->n; i++)
+        platform_free(&c->p[i]);
     free(c->frame_ancestors);
     memset(c, 0, sizeof *c);
 }
@@ -275,7 +315,10 @@ const struct lti_platform *lti_config_find(const struct lti_config *c, const cha
                                            const char *client_id)
 {
     const struct lti_platform *found = NULL;
-    for (size_t i = 0; issuer && i < c->n; i++) {
+    /* a platform that registers itself while the server runs is appended
+     * (lti_config_add): n is read once, with what it publishes */
+    size_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; issuer && i < n; i++) {
         if (strcmp(c->p[i].issuer, issuer))
             continue;
         if (client_id && *client_id) {

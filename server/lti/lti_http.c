@@ -2,7 +2,8 @@
  * lti_http.c - LTI's routes: GET /lti/jwks.json, GET and POST /lti/login
  * (third-party login initiation), POST /lti/launch (the id_token), POST
  * /lti/deep-link (an instructor's choice of the exercise to place, Deep
- * Linking 2.0) and GET /lti/canvas.json (Canvas's developer key).
+ * Linking 2.0), GET /lti/canvas.json (Canvas's developer key) and GET
+ * /lti/register (Dynamic Registration, lti_register.h).
  *
  * The login's state and the launch's checks run on the LTI thread
  * (lti_submit): this side reads the form, suspends the connection, and
@@ -23,6 +24,7 @@
 #include "server/lti/lti.h"
 #include "server/lti/lti_deep_link.h"
 #include "server/lti/lti_http.h"
+#include "server/lti/lti_register.h"
 #include "server/core/body.h"
 #include "server/core/cookie.h"
 #include "server/identity/lti_tag.h"
@@ -57,6 +59,8 @@ struct lti_req {
     char exercise[LTI_EXERCISE_ID_MAX + 1];
     struct lti_dl_choice dl;
     char *jwt;
+    /* a Dynamic Registration */
+    struct lti_registration reg;
 };
 
 /* The request's LTI state (its `feature`, made by lti_http_begin). */
@@ -81,6 +85,8 @@ void lti_http_release(struct request *r)
     store_lti_state_clear(&q->choice_st);
     lti_deep_link_choice_clear(&q->dl);
     free(q->jwt);
+    free(q->reg.config_url);
+    free(q->reg.registration_token);
     free(q);
     r->feature = NULL;
 }
@@ -722,6 +728,101 @@ static enum MHD_Result canvas(struct request *r)
                           "application/json", "no-cache");
 }
 
+/* --- Dynamic Registration ------------------------------------------------------- */
+
+static enum MHD_Result refuse_registration(struct request *r, unsigned status, const char *code,
+                                           const char *message)
+{
+    return page(r, status, "The registration was refused", code, message);
+}
+
+static void registration_done(void *arg)
+{
+    struct request *r = arg;
+    MHD_resume_connection(r->conn);
+}
+
+/* The platform opens the one-time address with its configuration's
+ * address and its token appended; the registration runs on the
+ * registrar's thread (lti_register.h), the connection suspended. */
+static enum MHD_Result registration(struct request *r)
+{
+    struct lti_req *q = lti_req_of(r);
+    const char *token = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "token");
+    const char *conf = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+                                                   "openid_configuration");
+    const char *rt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+                                                 "registration_token");
+    if (!strcmp(r->method, "HEAD"))   /* a look changes nothing: the token is not spent */
+        return refuse_registration(r, 400, "method", "A registration is made by GET.");
+    if (!token || strlen(token) >= sizeof q->reg.token)
+        return refuse_registration(r, 400, "registration_token", "This address has no "
+                                   "registration token of this tool's (butterfly-admin lti "
+                                   "registration-url makes one).");
+    if (!conf || !*conf || strlen(conf) > LTI_MAX_REG_URL)
+        return refuse_registration(r, 400, "openid_configuration", "Open this address from "
+                                   "the platform's Dynamic Registration (it appends "
+                                   "openid_configuration and registration_token).");
+    if (rt && strlen(rt) > LTI_MAX_REG_TOKEN)
+        return refuse_registration(r, 400, "registration_token", "The platform's "
+                                   "registration_token is over its size bound.");
+    enum MHD_Result refused;
+    if (!caller_sign_in_allowed(r, &refused))
+        return refused;   /* each try takes a token from the store: bounded per address */
+    snprintf(q->reg.token, sizeof q->reg.token, "%s", token);
+    q->reg.config_url = strdup(conf);
+    q->reg.registration_token = rt ? strdup(rt) : NULL;
+    if (!q->reg.config_url || (rt && !q->reg.registration_token))
+        return response_out_of_memory(r);
+    q->reg.done = registration_done;
+    q->reg.arg = r;
+    MHD_suspend_connection(r->conn);
+    r->state = REQ_SUSPENDED;
+    if (!lti_register_start(r->srv->lti, &q->reg)) {
+        q->reg.status = 503;
+        snprintf(q->reg.code, sizeof q->reg.code, "busy");
+        snprintf(q->reg.message, sizeof q->reg.message, "Another registration is in "
+                 "progress; try again in a few seconds.");
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+/* Registered: the page that tells the platform to close its frame or
+ * window (Dynamic Registration's org.imsglobal.lti.close), framed by the
+ * platform only. */
+static enum MHD_Result registration_answer(struct request *r)
+{
+    struct lti_req *q = lti_req_of(r);
+    if (q->reg.status != 200)
+        return refuse_registration(r, q->reg.status, q->reg.code, q->reg.message);
+    char nonce[STORE_TOKEN_SIZE], m[800];
+    if (!store_new_token(nonce))
+        return response_error(r, ERROR_INTERNAL_ERROR, "No random bytes.", NULL, NULL);
+    html_escape(q->reg.message, m, sizeof m);
+    char *body = NULL, *csp = NULL;
+    int n = asprintf(&body,
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<title>Registered</title></head><body><main><h1>The tool is registered</h1>"
+        "<p id=\"registered\">%s</p><p>The platform closes this page; if it stays, close "
+        "it.</p></main><script nonce=\"%s\">(window.opener || window.parent).postMessage("
+        "{subject: \"org.imsglobal.lti.close\"}, \"*\");</script></body></html>\n", m, nonce);
+    if (n < 0 || asprintf(&csp, "default-src 'none'; script-src 'nonce-%s'; form-action 'none'; "
+                          "frame-ancestors %s; base-uri 'none'", nonce,
+                          q->reg.frame_origin[0] ? q->reg.frame_origin : "'none'") < 0) {
+        free(n < 0 ? NULL : body);
+        return response_out_of_memory(r);
+    }
+    struct MHD_Response *resp = response_from_buffer(body, (size_t)n, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(csp);
+        return response_out_of_memory(r);
+    }
+    MHD_add_response_header(resp, "Content-Security-Policy", csp);
+    free(csp);
+    return response_queue(r, 200, resp, "text/html; charset=utf-8", "no-store");
+}
+
 /* --- the routes ------------------------------------------------------------------ */
 
 enum MHD_Result lti_http_begin(struct request *r)
@@ -776,6 +877,8 @@ enum MHD_Result lti_http_finish(struct request *r)
         return choice(r);
     case ROUTE_LTI_CANVAS:
         return canvas(r);
+    case ROUTE_LTI_REGISTER:
+        return registration(r);
     default:
         return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }
@@ -784,5 +887,6 @@ enum MHD_Result lti_http_finish(struct request *r)
 enum MHD_Result lti_http_answer(struct request *r)
 {
     return r->route == ROUTE_LTI_LOGIN ? login_answer(r)
-         : r->route == ROUTE_LTI_DEEP_LINK ? choice_answer(r) : launch_answer(r);
+         : r->route == ROUTE_LTI_DEEP_LINK ? choice_answer(r)
+         : r->route == ROUTE_LTI_REGISTER ? registration_answer(r) : launch_answer(r);
 }

@@ -78,6 +78,9 @@ struct lti {
     bool sender_started;
     pthread_cond_t sender_wake;
     struct access_token tokens[LTI_MAX_PLATFORMS];  /* the sender's only */
+    /* the registrar (lti_register.c): one Dynamic Registration at a time */
+    pthread_t registrar;
+    bool reg_busy, reg_joinable;   /* under lock */
     /* counters, under lock */
     uint64_t launches_ok;
     uint64_t refused[LTI_NREASONS];   /* by reason; [LTI_ACCEPTED] unused */

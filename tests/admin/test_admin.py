@@ -323,6 +323,10 @@ def docs():
     for cmd in re.findall(r"^  ([a-z]+(?: import)?)\b", help_text, re.M):
         check(re.search(r"(?m)^\"?" + re.escape(cmd) + r"\b", commands),
               "the manual page's COMMANDS lack %s" % cmd)
+    # and each of lti's commands (lti rotate-key, lti registration-url)
+    for sub in re.findall(r"^  lti ([a-z-]+)", help_text, re.M):
+        check("lti " + sub in commands,
+              "the manual page's COMMANDS lack lti %s" % sub)
     for n in re.findall(r"\(1 to (\d+)\)", help_text):
         check(n in src, "the manual page does not state %s" % n)
     for var in re.findall(r"env ([A-Z_]+)", help_text):

@@ -8,7 +8,13 @@ the user on that line item, an unknown user. Every line item
 (/lineitems/N) takes scores; `received` says which got what. Its deep
 linking return address (/deep_link_return) verifies a tool's
 LtiDeepLinkingResponse as a platform does (`deep_links` keeps each: the
-verified claims, or why it was refused).
+verified claims, or why it was refused). For Dynamic Registration it
+serves an openid configuration (/.well-known/openid-configuration, as
+`openid()` makes it, `openid_hook` may change it) and a registration
+endpoint (/register) that checks the bearer registration token and the
+tool's registration as Moodle does, and answers a new client_id and
+deployment_id (`registrations` keeps each: the body, or why refused);
+`calls` lists every request the platform got, (method, path).
 """
 import json
 import re
@@ -30,6 +36,7 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 def new_key():
@@ -54,6 +61,11 @@ class Platform:
         self.deep_links = []               # (verified claims or None, why refused or None)
         self.dl_nonces = set()             # the nonces of the answers taken
         self.dl_expect = {}                # what the answer must echo: deployment, data
+        self.calls = []                    # (method, path) of every request, in order
+        self.reg_token = "reg-token-" + uuid.uuid4().hex
+        self.openid_hook = None            # f(config dict) -> dict or bytes
+        self.registrations = []            # (the tool's registration or None, why refused)
+        self.next_client = ("dyn-client-1", "dyn-dep-1")   # what /register answers
         self.lock = threading.Lock()
         srv = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         srv.daemon_threads = True
@@ -70,6 +82,45 @@ class Platform:
         return {"name": "Test platform", "issuer": self.issuer, "client_id": self.client_id,
                 "deployment_ids": [self.deployment], "auth_login_url": self.url + "/auth",
                 "auth_token_url": self.url + "/token", "key_set_url": self.url + "/jwks"}
+
+    def openid(self):
+        """The platform's openid configuration (Dynamic Registration 1.0)."""
+        return {"issuer": self.issuer, "authorization_endpoint": self.url + "/auth",
+                "token_endpoint": self.url + "/token", "jwks_uri": self.url + "/jwks",
+                "registration_endpoint": self.url + "/register",
+                "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+                "id_token_signing_alg_values_supported": ["RS256"],
+                "scopes_supported": ["openid", SCORE_SCOPE],
+                "response_types_supported": ["id_token"],
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                    "product_family_code": "test", "version": "1.0",
+                    "messages_supported": [{"type": "LtiResourceLinkRequest"},
+                                           {"type": "LtiDeepLinkingRequest"}]}}
+
+    def check_registration(self, headers, raw):
+        """The tool's client registration checked as a platform checks it;
+        raises AssertionError naming what is wrong."""
+        assert headers.get("Authorization") == "Bearer " + self.reg_token, "bearer token"
+        assert (headers.get("Content-Type") or "").startswith("application/json"), "type"
+        r = json.loads(raw)
+        tool = self.tool_url
+        assert r.get("application_type") == "web", "application_type"
+        assert r.get("initiate_login_uri") == tool + "/lti/login", "initiate_login_uri"
+        assert tool + "/lti/launch" in r.get("redirect_uris", []), "redirect_uris"
+        assert r.get("jwks_uri") == tool + "/lti/jwks.json", "jwks_uri"
+        assert r.get("token_endpoint_auth_method") == "private_key_jwt", "auth method"
+        assert {"implicit", "client_credentials"} <= set(r.get("grant_types", [])), "grants"
+        assert r.get("response_types") == ["id_token"], "response_types"
+        scopes = r.get("scope", "").split()
+        assert SCORE_SCOPE in scopes and NRPS_SCOPE in scopes, "scope %r" % scopes
+        assert r.get("client_name"), "client_name"
+        c = r.get("https://purl.imsglobal.org/spec/lti-tool-configuration", {})
+        assert c.get("domain") == urllib.parse.urlparse(tool).netloc, "domain %r" % c
+        assert c.get("target_link_uri") == tool + "/lti/launch", "target_link_uri"
+        assert "sub" in c.get("claims", []) and "iss" in c.get("claims", []), "claims"
+        types = [m.get("type") for m in c.get("messages", [])]
+        assert "LtiDeepLinkingRequest" in types, "messages %r" % types
+        return r
 
     def jwks(self):
         out = []
@@ -163,7 +214,10 @@ class Platform:
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass   # the tool stopped reading (an answer over its bound)
 
             def body(self):
                 n = int(self.headers.get("Content-Length") or 0)
@@ -186,6 +240,13 @@ class Platform:
 
             def do_GET(self):
                 u = urllib.parse.urlparse(self.path)
+                with plat.lock:
+                    plat.calls.append(("GET", u.path))
+                if u.path == "/.well-known/openid-configuration":
+                    c = plat.openid()
+                    if plat.openid_hook:
+                        c = plat.openid_hook(c)
+                    return self.send(200, c if isinstance(c, bytes) else json.dumps(c))
                 if u.path == "/jwks":
                     if not self.fault("jwks"):
                         self.send(200, json.dumps(plat.jwks()))
@@ -216,6 +277,22 @@ class Platform:
             def do_POST(self):
                 u = urllib.parse.urlparse(self.path)
                 raw = self.body()
+                with plat.lock:
+                    plat.calls.append(("POST", u.path))
+                if u.path == "/register":
+                    try:
+                        r = plat.check_registration(self.headers, raw)
+                    except Exception as e:   # noqa: BLE001 - any failure is a refusal
+                        plat.registrations.append((None, repr(e)))
+                        return self.send(400, json.dumps({"error": "invalid_client_metadata",
+                                                          "error_description": repr(e)}))
+                    plat.registrations.append((r, None))
+                    client, dep = plat.next_client
+                    answer = dict(r, client_id=client)
+                    answer["https://purl.imsglobal.org/spec/lti-tool-configuration"] = dict(
+                        r["https://purl.imsglobal.org/spec/lti-tool-configuration"],
+                        deployment_id=dep)
+                    return self.send(200, json.dumps(answer))
                 if u.path == "/deep_link_return":
                     f = dict(urllib.parse.parse_qsl(raw.decode()))
                     try:
@@ -290,3 +367,4 @@ class Platform:
 
     pending_target = None
     pending_claims = {}
+    tool_url = None                        # the tool's public URL (Dynamic Registration)

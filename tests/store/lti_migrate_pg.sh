@@ -15,6 +15,7 @@ ALTER TABLE records DROP COLUMN shown_key, DROP COLUMN shown_label, DROP COLUMN 
 UPDATE schema_version SET version = 2;
 DROP TABLE identity_changes;   -- version 4's
 DROP TABLE idempotency_keys; DROP FUNCTION idempotency_keys_on_delete CASCADE;   -- version 5's
+DROP TABLE lti_registration_tokens; DROP TABLE lti_platforms;   -- version 6's
 DROP TABLE lti_resource_links; DROP TABLE lti_launches; DROP TABLE lti_record_links;
 CREATE TABLE lti_schema (version BIGINT NOT NULL);
 INSERT INTO lti_schema VALUES (1);

@@ -42,6 +42,11 @@ WANT = [
     ("LTI_MAX_ANSWER", lambda v: "%d KiB otherwise" % (v // 1024)),
     ("LTI_CHOICE_LIFETIME_S", lambda v: "the choice is good for %d minutes" % (v // 60)),
     ("LTI_MAX_DL_DATA", lambda v: "at most %d bytes of data" % v),
+    ("LTI_REGISTRATION_LIFETIME_S", lambda v: "within **%d minutes**" % (v // 60)),
+    ("LTI_MAX_REG_CONFIG", lambda v: "at most %d KiB), and refuses" % (v // 1024)),
+    ("LTI_UNKNOWN_PLATFORM_TRIES", lambda v: "%d times, then marked failed" % v),
+    ("LTI_KEYS_REFRESH_S", lambda v: "tried again after %d seconds" % (2 * v)),
+    ("LTI_KEYS_REFRESH_S", lambda v: "read it within %d seconds" % v),
 ]
 flat = re.sub(r"\s+", " ", doc)
 bad = []
