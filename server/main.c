@@ -393,6 +393,11 @@ int main(int argc, char **argv)
     size_t bl = strlen(base);
     if (bl && base[bl - 1] == '/')
         base[bl - 1] = '\0';
+    /* butterfly-admin's links and token use it when given no --public-url;
+     * a store that cannot keep it still grades */
+    if (!server_announce(s, base, err, sizeof err))
+        fprintf(stderr, "butterfly-server: %s (butterfly-admin links needs --public-url)\n",
+                err);
     /* the first line is what scripts wait for: it stays as it was */
     printf("butterfly-server %s listening on http://%s:%u/\n", BUTTERFLY_VERSION, hostbuf,
            server_port(s));

@@ -49,6 +49,13 @@ static void on_committed(const struct store_record *r, const struct verdict_show
     class_feed_committed(arg, r, facts);
 }
 
+/* The records' hook: a student forgotten (butterfly-admin, on any
+ * instance) leaves the class view. */
+static void on_forgotten(const char *student, void *arg)
+{
+    class_feed_forgotten(arg, student);
+}
+
 /* LTI's way to the store: the records' threads and connections. */
 static bool server_store_call(void *ctx, bool write, store_call_fn fn, void *arg)
 {
@@ -96,6 +103,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         if (!s->feed)
             goto fail;
         records_on_commit(s->records, on_committed, s->feed);
+        records_on_forgotten(s->records, on_forgotten, s->feed);
     }
 
     if (c->lti_config) {
@@ -187,6 +195,32 @@ const char *server_records_url(const struct server *s)
     return s->records ? records_display_url(s->records) : "";
 }
 
+struct announce {
+    const char *base;
+    enum store_status st;
+    struct store_error err;
+};
+
+static void announce_on_writer(struct store *st, void *arg)
+{
+    struct announce *a = arg;
+    a->st = store_announced_url_set(st, a->base, &a->err);
+}
+
+bool server_announce(struct server *s, const char *base, char *err, size_t errsz)
+{
+    if (!s->records)
+        return true;
+    struct announce a = { .base = base, .st = STORE_ERROR };
+    snprintf(a.err.message, sizeof a.err.message, "the records' writer refused the call");
+    if (!records_call_wait(s->records, true, announce_on_writer, &a) || a.st != STORE_OK) {
+        snprintf(err, errsz, "cannot keep the announced address in the store: %s",
+                 a.err.message);
+        return false;
+    }
+    return true;
+}
+
 void server_stop(struct server *s, uint32_t drain_ms)
 {
     if (!s)
@@ -232,6 +266,8 @@ void server_stop(struct server *s, uint32_t drain_ms)
     /* after the daemon: it tells of every connection's close */
     conn_limit_free(s->conns);
     conn_watch_free(s->watch);
+    if (s->records)   /* no call into the feed once it is gone */
+        records_on_forgotten(s->records, NULL, NULL);
     class_feed_free(s->feed, 0);
     records_free(s->records);
     token_guard_free(s->guard);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "admin/admin_lti.h"
 #include "batch/input/csv.h"
@@ -61,7 +62,8 @@ static void usage(FILE *out)
         "                        $STATE_DIRECTORY, else $XDG_STATE_HOME/%s,\n"
         "                        else ~/.local/state/%s)\n"
         "      --public-url URL  the server's address as students reach it, for links\n"
-        "                        (env BUTTERFLY_PUBLIC_URL; default http://%s:%u)\n"
+        "                        (env BUTTERFLY_PUBLIC_URL; default: the address the\n"
+        "                        server announced at its start, else http://%s:%u)\n"
         "      --version, --help\n"
         "\n"
         "exit status: 0 done, 1 failed (see the message), 64 usage\n",
@@ -235,7 +237,7 @@ static bool print_link(struct links *l, const char *id)
     char *shown_id = gradebook_display(st.id, strlen(st.id));
     char *name = gradebook_display(st.name, strlen(st.name));
     const char *cells[] = { shown_id ? shown_id : "?", name ? name : "?", link };
-    csv_write_row(stdout, cells, 3, CSV_GUARD_ALL);
+    csv_write_row_lf(stdout, cells, 3, CSV_GUARD_ALL);
     free(shown_id);
     free(name);
     free(link);
@@ -254,14 +256,14 @@ static int cmd_links(struct store *s, const char *base, const char *renew, bool 
         if (store_student_get(s, renew, &st, &l.err) != STORE_OK)
             return fail(&l.err);
         store_student_clear(&st);
-        csv_write_row(stdout, header, 3, 0);
+        csv_write_row_lf(stdout, header, 3, 0);
         return print_link(&l, renew) ? ADMIN_EXIT_OK : fail(&l.err);
     }
     if (store_students_each(s, gather, &l, &l.err) != STORE_OK) {
         rc = fail(&l.err);
         goto out;
     }
-    csv_write_row(stdout, header, 3, 0);
+    csv_write_row_lf(stdout, header, 3, 0);
     for (size_t i = 0; i < l.n; i++)
         if (!print_link(&l, l.ids[i])) {
             rc = fail(&l.err);
@@ -347,10 +349,6 @@ static int cmd_purge(struct store *s, unsigned days)
  * query or fragment. */
 static bool public_base(const char *given, char *out, size_t n)
 {
-    if (!given) {
-        snprintf(out, n, "http://%s:%u", DEFAULT_BIND, DEFAULT_PORT);
-        return true;
-    }
     if (strncmp(given, "http://", 7) && strncmp(given, "https://", 8))
         return false;
     size_t len = strcspn(given, "?#");
@@ -359,6 +357,62 @@ static bool public_base(const char *given, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)len, given);
     while (len > 0 && out[len - 1] == '/')
         out[--len] = '\0';
+    return true;
+}
+
+/* Whether base's host is a wildcard (0.0.0.0, [::]): what a server bound
+ * to every address and given no --public-url announces, which no student
+ * can open. */
+static bool wildcard_host(const char *base)
+{
+    const char *h = strstr(base, "://");
+    h = h ? h + 3 : base;
+    return !strncmp(h, "0.0.0.0", 7) || !strncmp(h, "[::]", 4);
+}
+
+/*
+ * The address for links and token when --public-url is not given: the one
+ * the server announced at its start (store_announced_url_get), else the
+ * default. Says on stderr which it used (stdout stays the CSV); false,
+ * said why, when the announced one is a wildcard no student can open.
+ */
+static bool announced_base(struct store *s, char *out, size_t n)
+{
+    struct store_error err;
+    int64_t when_ms = 0;
+    char got[STORE_MAX_TEXT + 1];
+    enum store_status st = store_announced_url_get(s, got, sizeof got, &when_ms, &err);
+    if (st != STORE_OK || !public_base(got, out, n)) {
+        snprintf(out, n, "http://%s:%u", DEFAULT_BIND, DEFAULT_PORT);
+        if (st == STORE_OK || st == STORE_NOT_FOUND)
+            fputs("butterfly-admin: no server has announced its address in this store yet: ",
+                  stderr);
+        else
+            fprintf(stderr, "butterfly-admin: the address the server announced cannot be "
+                            "read (%s): ", store_status_to_str(st));
+        fputs("links use the default ", stderr);
+        put_text(stderr, out);
+        fputs(" (--public-url URL gives the one students reach)\n", stderr);
+        return true;
+    }
+    if (wildcard_host(out)) {
+        fputs("butterfly-admin: the server announced ", stderr);
+        put_text(stderr, out);
+        fputs(", every address of its machine, which no student can open: give "
+              "--public-url http://THIS-MACHINE:PORT (or start the server with "
+              "--public-url)\n", stderr);
+        return false;
+    }
+    char stamp[32] = "";
+    time_t t = (time_t)(when_ms / 1000);
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", &tm);
+    fputs("butterfly-admin: using the address the server announced at its start (", stderr);
+    fputs(stamp, stderr);
+    fputs("): ", stderr);
+    put_text(stderr, out);
+    fputs(" (--public-url URL gives another)\n", stderr);
     return true;
 }
 
@@ -419,7 +473,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return ADMIN_EXIT_USAGE;
     }
-    if (!public_base(public_url, base, sizeof base)) {
+    if (public_url && !public_base(public_url, base, sizeof base)) {
         snprintf(why, sizeof why, "bad --public-url '%.200s' (http://... or https://...)",
                  public_url);
         say(why);
@@ -461,6 +515,15 @@ int main(int argc, char **argv)
     if (store_open(loc.url, &s, &err) != STORE_OK)
         return fail(&err);
     int rc;
+    bool needs_base = !strcmp(cmd, "links") || !strcmp(cmd, "token");
+    if (needs_base && public_url) {
+        fputs("butterfly-admin: using --public-url: ", stderr);
+        put_text(stderr, base);
+        fputc('\n', stderr);
+    } else if (needs_base && !announced_base(s, base, sizeof base)) {
+        store_close(s);
+        return ADMIN_EXIT_FAILED;
+    }
     if (!strcmp(cmd, "class"))
         rc = cmd_class_import(s, args[2]);
     else if (!strcmp(cmd, "links"))

@@ -181,7 +181,15 @@
 #define CREDENTIALS_REFRESH_S      3u        /* the current tokens are read this often: a renewal
                                                 ends old sessions within twice this */
 #define CREDENTIALS_MAX_STUDENTS   1000000u  /* students the table of current tokens holds */
+#define IDENTITY_POLL_MS           500u      /* the store's changes of who may sign in (forget,
+                                                renewed tokens: butterfly-admin) are read this
+                                                often: sessions and class views follow within
+                                                it and a read (the issue's bound: 2 s) */
+#define IDENTITY_CHANGES_KEEP_MS   86400000u /* a change's row is kept this long (one day) */
+#define IDENTITY_CHANGES_PER_READ  1000u     /* changes read at once; more: read again */
 #define MAX_DISPLAY_NAME_BYTES     64u       /* an open lab's display name, UTF-8 */
+#define GUEST_NAME_SUFFIX_MAX      99u       /* a second "Zoë" in an open lab is "Zoë (2)", ...;
+                                                past this many, the name is refused */
 #define TOKEN_FAILURES_PER_WINDOW  20u       /* wrong tokens one client may send ... */
 #define TOKEN_FAILURE_WINDOW_S     600u      /* ... in this many seconds, then 429 */
 #define SIGN_INS_PER_WINDOW        300u      /* new guest sessions and LTI logins one client
@@ -222,6 +230,13 @@
                                               * reads every record on the reader's thread) */
 #define CLASS_GRADEBOOK_MAX_BYTES  (64u << 20)  /* of one download; past it, 503 and
                                                  * butterfly-batch --from-database */
+/* An open lab's Canvas or Moodle download is refused (409 open_lab) with
+ * this sentence, %s the system; the class view says it beside the buttons */
+#define OPEN_LAB_LMS_REFUSED       "This is an open lab (no roster): its names are what the " \
+                                   "students typed and its ids this server's own, which %s " \
+                                   "cannot match to its users. Download the Gradebook (CSV) " \
+                                   "(?layout=default), or import the roster before the lab " \
+                                   "(butterfly-admin class import ROSTER.csv)."
 #define CLASS_LTI_REFRESH_MS       3000u     /* the class view reads the LTI classes and the
                                               * scores not sent this often (and on a launch) */
 #define CLASS_LISTEN_RETRY_S       3u        /* PostgreSQL listener: reconnect this often */

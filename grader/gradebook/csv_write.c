@@ -51,7 +51,8 @@ static bool needs_quotes(const char *s)
     return strpbrk(s, ",\"\r\n") != NULL;
 }
 
-void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask)
+/* The fields of a row, without its line end. */
+static void write_fields(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask)
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = fields[i] ? fields[i] : "";
@@ -72,5 +73,16 @@ void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long g
         if (quote)
             fputc('"', f);
     }
+}
+
+void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask)
+{
+    write_fields(f, fields, n, guard_mask);
     fputs("\r\n", f);
+}
+
+void csv_write_row_lf(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask)
+{
+    write_fields(f, fields, n, guard_mask);
+    fputc('\n', f);
 }

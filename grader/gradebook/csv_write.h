@@ -38,4 +38,11 @@ bool csv_is_formula(const char *s);
  */
 void csv_write_row(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask);
 
+/*
+ * csv_write_row with a LF line end: for what a shell reads line by line
+ * (butterfly-admin links: a token cut with cut or sed from a CRLF line
+ * keeps the CR). A field that holds a CR is still quoted.
+ */
+void csv_write_row_lf(FILE *f, const char *const *fields, size_t n, unsigned long guard_mask);
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/defaults.h"
 #include "store/store_class.h"
 #include "store/store_internal.h"
 #include "store/store_schema.h"
@@ -715,6 +716,112 @@ enum store_status store_student_put(struct store *s, const struct store_student 
     return r;
 }
 
+/* " (N)" with N at most GUEST_NAME_SUFFIX_MAX, and the NUL */
+#define GUEST_SUFFIX_ROOM 16u
+/* The advisory lock's key that orders the instances' guest names: any
+ * number no other lock of ours uses (there is none). */
+#define GUEST_NAME_LOCK "31009"
+
+struct guest_put {
+    const struct store_student *st;
+    char *name;
+    size_t n;
+    bool taken[GUEST_NAME_SUFFIX_MAX + 1];   /* taken[k]: "NAME (k)" is someone's; 1: NAME */
+};
+
+/* A name of the class that is the name asked for, or it with a suffix:
+ * its number marked taken. Text or bytes, as each backend answers. */
+static bool take_name(const struct store_value *c, size_t n, void *arg)
+{
+    struct guest_put *g = arg;
+    size_t base = strlen(g->st->name);
+    if (n < 1 || (c[0].type != SV_TEXT && c[0].type != SV_BLOB) || c[0].len < base
+        || memcmp(c[0].p, g->st->name, base) != 0)
+        return true;
+    const char *rest = c[0].p + base;
+    size_t left = c[0].len - base;
+    if (left == 0) {
+        g->taken[1] = true;
+        return true;
+    }
+    /* " (K)" with K a number 2..GUEST_NAME_SUFFIX_MAX, nothing after */
+    if (left < 4 || left > 6 || rest[0] != ' ' || rest[1] != '(' || rest[left - 1] != ')')
+        return true;
+    unsigned k = 0;
+    for (size_t i = 2; i < left - 1; i++) {
+        if (rest[i] < '0' || rest[i] > '9')
+            return true;
+        k = k * 10 + (unsigned)(rest[i] - '0');
+    }
+    if (k >= 2 && k <= GUEST_NAME_SUFFIX_MAX && rest[2] != '0')
+        g->taken[k] = true;
+    return true;
+}
+
+/* The characters (not bytes) of UTF-8 text s: what substr() counts on
+ * both backends. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static enum store_status put_guest(struct store *s, void *arg, struct store_error *err)
+{
+    struct guest_put *g = arg;
+    enum store_status r = STORE_OK;
+    /* READ COMMITTED would let two instances see the name free at once:
+     * the transaction's lock orders them (released at its end) */
+    if (s->kind == STORE_KIND_POSTGRES)
+        r = s->ops->exec(s, "SELECT pg_advisory_xact_lock(" GUEST_NAME_LOCK ")", false, NULL, 0,
+                         NULL, NULL, NULL, err);
+    if (r != STORE_OK)
+        return r;
+    /* one pass over the students (the name has no index, and a guest's
+     * sign-in must not cost a scan per suffix tried) */
+    char prefix[STORE_MAX_TEXT + 8];
+    snprintf(prefix, sizeof prefix, "%s (", g->st->name);
+    struct store_value p[] = { sv_text(g->st->name), sv_text(prefix),
+                               sv_int((int64_t)utf8_chars(prefix)) };
+    memset(g->taken, 0, sizeof g->taken);
+    /* one text for every name: the backends keep statements by their text */
+    r = s->ops->exec(s, "SELECT name FROM students WHERE name = ?1 OR substr(name, 1, ?3) = ?2",
+                     false, p, 3, take_name, g, NULL, err);
+    if (r != STORE_OK)
+        return r;
+    for (unsigned k = 1; k <= GUEST_NAME_SUFFIX_MAX; k++) {
+        if (g->taken[k])
+            continue;
+        if (k == 1)
+            snprintf(g->name, g->n, "%s", g->st->name);
+        else
+            snprintf(g->name, g->n, "%s (%u)", g->st->name, k);
+        struct store_student named = *g->st;
+        named.name = g->name;
+        struct put pu = { &named, false };
+        return put_student(s, &pu, err);
+    }
+    return store_fail(err, STORE_CONFLICT, "%u people in this lab gave that name already: "
+                      "add an initial or a second name", GUEST_NAME_SUFFIX_MAX);
+}
+
+enum store_status store_guest_put(struct store *s, const struct store_student *st, char *name,
+                                  size_t n, struct store_error *err)
+{
+    enum store_status r0 = student_check(st, err);
+    if (r0 != STORE_OK)
+        return r0;
+    /* room for the longest suffix, so that no name is cut into another's */
+    if (st->verified || n < strlen(st->name) + GUEST_SUFFIX_ROOM
+        || strlen(st->name) + GUEST_SUFFIX_ROOM > STORE_MAX_TEXT)
+        return store_fail(err, STORE_INVALID, "an open lab's name, unverified, with room for "
+                          "a suffix");
+    struct guest_put g = { .st = st, .name = name, .n = n };
+    return store_in_write(s, put_guest, &g, err);
+}
+
 struct put_many {
     const struct store_student *st;
     size_t n, added, updated, at;
@@ -855,6 +962,88 @@ enum store_status store_students_each(struct store *s,
     return st;
 }
 
+/* ---- changes of who may sign in ------------------------------------------- */
+
+/* Writes the change (student NULL: the instructor's token) in the
+ * caller's transaction, and drops the rows past IDENTITY_CHANGES_KEEP_MS.
+ * On PostgreSQL the table is locked against the other writers of changes
+ * first, so that a seq drawn is committed before any later one is drawn:
+ * a server reading "after its last seq" can never see 6 before 5
+ * commits, and miss 5. (SQLite's writers are one at a time already.) */
+static enum store_status note_change(struct store *s, const char *student, bool forgotten,
+                                     struct store_error *err)
+{
+    enum store_status st = STORE_OK;
+    if (s->kind == STORE_KIND_POSTGRES)
+        st = s->ops->exec(s, "LOCK TABLE identity_changes IN SHARE ROW EXCLUSIVE MODE", false,
+                          NULL, 0, NULL, NULL, NULL, err);
+    int64_t now = store_now_ms();
+    struct store_value p[] = { sv_text(student), sv_int(forgotten ? 1 : 0), sv_int(now) };
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "INSERT INTO identity_changes (student, forgotten, changed_ms) "
+                             "VALUES (?1, ?2, ?3)", false, p, 3, NULL, NULL, NULL, err);
+    struct store_value old[] = { sv_int(now - (int64_t)IDENTITY_CHANGES_KEEP_MS) };
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "DELETE FROM identity_changes WHERE changed_ms < ?1", false, old,
+                          1, NULL, NULL, NULL, err);
+    return st;
+}
+
+struct changes {
+    bool (*fn)(const struct store_identity_change *c, void *arg);
+    void *arg;
+    bool oom;
+};
+
+static bool change_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct changes *w = arg;
+    if (n != 3 || c[0].type != SV_INT)
+        return true;   /* not a row of ours: skipped */
+    char *student = col_text(&c[1]);
+    if (c[1].type != SV_NULL && !student) {
+        w->oom = true;
+        return false;
+    }
+    struct store_identity_change ch = { .seq = c[0].i, .student = student,
+                                        .forgotten = c[2].type == SV_INT && c[2].i != 0 };
+    bool go_on = w->fn(&ch, w->arg);
+    free(student);
+    return go_on;
+}
+
+enum store_status store_identity_changes(struct store *s, int64_t after, unsigned max,
+                                         bool (*fn)(const struct store_identity_change *c,
+                                                    void *arg),
+                                         void *arg, struct store_error *err)
+{
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct changes w = { fn, arg, false };
+    struct store_value p[] = { sv_int(after), sv_int(max) };
+    st = s->ops->exec(s, "SELECT seq, student, forgotten FROM identity_changes WHERE seq > ?1 "
+                         "ORDER BY seq LIMIT ?2", false, p, 2, change_row, &w, NULL, err);
+    if (st == STORE_OK && w.oom)
+        st = store_fail(err, STORE_NO_MEMORY, "out of memory reading the changes");
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
+enum store_status store_identity_last(struct store *s, int64_t *seq, struct store_error *err)
+{
+    *seq = 0;
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    st = s->ops->exec(s, "SELECT COALESCE(MAX(seq), 0) FROM identity_changes", false, NULL, 0,
+                      one_int, seq, NULL, err);
+    if (st == STORE_OK)
+        store_ok(err);
+    return st;
+}
+
 struct new_token {
     const char *id;
     char *token;
@@ -873,6 +1062,8 @@ static enum store_status set_student_token(struct store *s, void *arg, struct st
                                         false, p, 2, NULL, NULL, &changed, err);
     if (st == STORE_OK && changed == 0)
         st = store_fail(err, STORE_NOT_FOUND, "no student with id '%s'", t->id);
+    if (st == STORE_OK)
+        st = note_change(s, t->id, false, err);   /* their old sessions end everywhere */
     return st;
 }
 
@@ -959,6 +1150,9 @@ static enum store_status forget_student(struct store *s, void *arg, struct store
     if (st == STORE_OK)
         st = s->ops->exec(s, "DELETE FROM students WHERE id = ?1", false, p, 1, NULL, NULL,
                           &f->students, err);
+    /* every server's sessions and class views drop them */
+    if (st == STORE_OK && (f->records || f->students))
+        st = note_change(s, f->id, true, err);
     return st;
 }
 
@@ -1006,6 +1200,8 @@ static enum store_status set_instructor(struct store *s, void *arg, struct store
                  "created_ms = excluded.created_ms",
         false, p, 2, NULL, NULL, &changed, err);
     t->created = st == STORE_OK && changed > 0;
+    if (st == STORE_OK && !t->only_if_none)
+        st = note_change(s, NULL, false, err);   /* the old token's sessions end */
     return st;
 }
 
@@ -1174,4 +1370,75 @@ enum store_status store_secret(struct store *s, const char *name,
     if (st == STORE_OK)
         memcpy(out, got, STORE_SECRET_BYTES);
     return st;
+}
+
+/* ---- the announced address --------------------------------------------------- */
+
+/* A row of the secrets table, the one table of what the instances of a
+ * class share by name: no migration for one value. Its value is the
+ * address's bytes under a name no secret has (store_secret never reads
+ * it). */
+#define ANNOUNCED_URL_ROW "announced_url"
+
+static enum store_status put_announced(struct store *s, void *arg, struct store_error *err)
+{
+    const char *url = arg;
+    struct store_value p[] = { sv_text(ANNOUNCED_URL_ROW), sv_bytes(url, strlen(url)),
+                               sv_int(store_now_ms()) };
+    return s->ops->exec(s, "INSERT INTO secrets (name, value, created_ms) VALUES (?1, ?2, ?3) "
+                           "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
+                           "created_ms = excluded.created_ms",
+                        false, p, 3, NULL, NULL, NULL, err);
+}
+
+enum store_status store_announced_url_set(struct store *s, const char *url,
+                                          struct store_error *err)
+{
+    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+        || !text_ok(url, true))
+        return store_fail(err, STORE_INVALID, "an announced address is http:// or https://, "
+                          "at most %d bytes", STORE_MAX_TEXT);
+    return store_in_write(s, put_announced, (void *)url, err);
+}
+
+struct announced {
+    char *out;
+    size_t n;
+    int64_t when_ms;
+    bool found;
+};
+
+static bool take_announced(const struct store_value *c, size_t n, void *arg)
+{
+    struct announced *a = arg;
+    if (n >= 2 && c[0].type == SV_BLOB && c[0].len < a->n && c[1].type == SV_INT
+        && !memchr(c[0].p, '\0', c[0].len)) {
+        memcpy(a->out, c[0].p, c[0].len);
+        a->out[c[0].len] = '\0';
+        a->when_ms = c[1].i;
+        a->found = true;
+    }
+    return false;
+}
+
+enum store_status store_announced_url_get(struct store *s, char *out, size_t n,
+                                          int64_t *when_ms, struct store_error *err)
+{
+    if (n)
+        out[0] = '\0';
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct announced a = { out, n, 0, false };
+    struct store_value p[] = { sv_text(ANNOUNCED_URL_ROW) };
+    st = s->ops->exec(s, "SELECT value, created_ms FROM secrets WHERE name = ?1", false, p, 1,
+                      take_announced, &a, NULL, err);
+    if (st != STORE_OK)
+        return st;
+    if (!a.found)
+        return store_fail(err, STORE_NOT_FOUND, "no server has announced its address here");
+    if (when_ms)
+        *when_ms = a.when_ms;
+    store_ok(err);
+    return STORE_OK;
 }

@@ -58,7 +58,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  4
+#define STORE_SCHEMA_VERSION  5
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */
@@ -325,6 +325,19 @@ enum store_status store_student_put(struct store *s, const struct store_student 
                                     bool *created, struct store_error *err);
 
 /*
+ * Adds an open lab's student (st->verified false, a new id) under a name
+ * nobody in the class has: st->name itself, else "NAME (2)", "NAME (3)",
+ * ... up to GUEST_NAME_SUFFIX_MAX, so that two people who give the same
+ * name are two names in the class view and every gradebook. The name
+ * given is written to name (n bytes). Checked and written in one
+ * transaction, under a lock on PostgreSQL, so instances that add one
+ * name at the same moment still tell the two apart. STORE_CONFLICT when
+ * every suffix is taken.
+ */
+enum store_status store_guest_put(struct store *s, const struct store_student *st, char *name,
+                                  size_t n, struct store_error *err);
+
+/*
  * Puts n students as store_student_put does, in one transaction: all of
  * them or none (a roster imported). *added and *updated (may be NULL)
  * count them; on failure *failed_at (may be NULL) is the index of the
@@ -423,6 +436,33 @@ enum store_status store_credentials_each(struct store *s,
                                          bool (*fn)(const struct store_credential *c, void *arg),
                                          void *arg, struct store_error *err);
 
+/* ---- changes of who may sign in (schema version 4) ------------------------- */
+
+/* One change as store_identity_changes gives it: valid during the call. */
+struct store_identity_change {
+    int64_t seq;                /* increasing, in the order the changes committed */
+    const char *student;        /* NULL: the instructor's token was renewed */
+    bool forgotten;             /* the student was forgotten; else their token renewed */
+};
+
+/*
+ * Calls fn for each change with a seq after `after`, oldest first, at
+ * most max of them (fn returns false to stop). Every forget and every
+ * renewal of a student's or the instructor's token writes one in its own
+ * transaction (kept IDENTITY_CHANGES_KEEP_MS), and the changes commit in
+ * the order of their seq on both backends, so a server that remembers
+ * the last seq it read misses none: how butterfly-admin's change reaches
+ * every running server, which share nothing with it but the store.
+ */
+enum store_status store_identity_changes(struct store *s, int64_t after, unsigned max,
+                                         bool (*fn)(const struct store_identity_change *c,
+                                                    void *arg),
+                                         void *arg, struct store_error *err);
+
+/* The seq of the latest change (0 when none) into *seq: where a server
+ * starts reading, its table of tokens being read after it. */
+enum store_status store_identity_last(struct store *s, int64_t *seq, struct store_error *err);
+
 /* ---- the class ---------------------------------------------------------------- */
 
 /*
@@ -442,6 +482,25 @@ enum store_status store_has_roster(struct store *s, bool *yes, struct store_erro
  */
 enum store_status store_secret(struct store *s, const char *name,
                                unsigned char out[STORE_SECRET_BYTES], struct store_error *err);
+
+/*
+ * The address a server announced at its start (its "page:" line: the
+ * --public-url, else the address it listens on), kept so that
+ * butterfly-admin's links and token point at the running server when it
+ * is given no --public-url. url: http:// or https://, at most
+ * STORE_MAX_TEXT bytes. The last start wins (instances of a class behind
+ * one proxy announce the same --public-url).
+ */
+enum store_status store_announced_url_set(struct store *s, const char *url,
+                                          struct store_error *err);
+
+/*
+ * The address last announced, copied into out (n bytes, NUL-terminated),
+ * and when (*when_ms, ms since the epoch). STORE_NOT_FOUND when no server
+ * has announced one to this store (or it does not fit in n bytes).
+ */
+enum store_status store_announced_url_get(struct store *s, char *out, size_t n,
+                                          int64_t *when_ms, struct store_error *err);
 
 /* ---- backup ------------------------------------------------------------- */
 

@@ -236,7 +236,23 @@
 #define V3_SCHEMA(INT, SERIAL, TRIGGERS, FILL)                                       \
     LTI_TABLES(INT, SERIAL) TRIGGERS V3_SHOWN_COLUMNS(INT) FILL
 
-/* Version 4: the courses' rosters (LTI Names and Role Provisioning
+/* Version 4: what butterfly-admin changed about who may sign in (a
+ * student forgotten, a student's or the instructor's token renewed), one
+ * row per change, written in the change's own transaction, so that every
+ * running server, which shares nothing else with the admin, learns of it
+ * at its next poll (store_identity_changes) and ends the sessions and
+ * the class views' tiles at once rather than at a restart. student NULL:
+ * the instructor's token. Rows older than STORE_IDENTITY_KEEP_MS are
+ * dropped by the next change. */
+#define V4_SCHEMA(INT, SERIAL)                                                       \
+    "CREATE TABLE identity_changes (\n"                                              \
+    "    seq        " SERIAL ",\n"                                                   \
+    "    student    TEXT,\n"                                                         \
+    "    forgotten  " INT " NOT NULL,\n"                                             \
+    "    changed_ms " INT " NOT NULL\n"                                              \
+    ");\n"
+
+/* Version 5: the courses' rosters (LTI Names and Role Provisioning
  * Services, server/lti/lti_nrps.c). lti_rosters: a course's roster
  * address as its latest launch gave it, whether a read is asked for
  * (want) and the earliest it may start (next_ms), and how the last read
@@ -246,7 +262,7 @@
  * view, launched or not), 0 for the rest (inactive, teaching: never
  * shown as students, even when they once launched as learners). A
  * forgotten student leaves the roster too (a trigger of its own). */
-#define V4_SCHEMA(INT)                                                               \
+#define V5_SCHEMA(INT)                                                               \
     "CREATE TABLE lti_rosters (\n"                                                   \
     "    class_id TEXT PRIMARY KEY, issuer TEXT NOT NULL, client_id TEXT NOT NULL,\n" \
     "    url TEXT NOT NULL, want " INT " NOT NULL DEFAULT 1,\n"                       \
@@ -256,11 +272,11 @@
     "    class_id TEXT NOT NULL, student TEXT NOT NULL, learner " INT " NOT NULL,\n"  \
     "    PRIMARY KEY (class_id, student));\n"
 
-#define V4_TRIGGER_SQLITE                                                            \
+#define V5_TRIGGER_SQLITE                                                            \
     "CREATE TRIGGER lti_roster_forget AFTER DELETE ON students\n"                    \
     "FOR EACH ROW BEGIN DELETE FROM lti_roster_members WHERE student = OLD.id; END;\n"
 
-#define V4_TRIGGER_PG                                                                \
+#define V5_TRIGGER_PG                                                                \
     "CREATE OR REPLACE FUNCTION lti_roster_forget() RETURNS trigger LANGUAGE plpgsql\n" \
     "AS $$ BEGIN DELETE FROM lti_roster_members WHERE student = OLD.id; RETURN OLD; END $$;\n" \
     "CREATE OR REPLACE TRIGGER lti_roster_forget AFTER DELETE ON students\n"         \
@@ -272,7 +288,8 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V2_SCHEMA("INTEGER", "BLOB"),
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
-    V4_SCHEMA("INTEGER") V4_TRIGGER_SQLITE,
+    V4_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"),
+    V5_SCHEMA("INTEGER") V5_TRIGGER_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -280,7 +297,8 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V1_SCHEMA("BIGINT", "BYTEA"),
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
-    V4_SCHEMA("BIGINT") V4_TRIGGER_PG,
+    V4_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY"),
+    V5_SCHEMA("BIGINT") V5_TRIGGER_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -333,5 +351,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL,
 };

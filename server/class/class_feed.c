@@ -43,6 +43,7 @@ struct pending {
     int status, points, max_points;
     bool has_facts;             /* else the record is read from the store */
     struct verdict_shown facts;
+    bool forget;                /* not a record: student was forgotten */
 };
 
 struct stream {
@@ -69,6 +70,7 @@ struct class_feed {
     struct pending *qhead, *qtail;
     size_t qlen;
     bool overflow;          /* records were dropped: catch up from the store */
+    bool forget_lost;       /* a forgotten student was dropped: read the class anew */
     bool quit;
     int wake;               /* eventfd */
     pthread_t thread;
@@ -579,6 +581,36 @@ void class_feed_committed(struct class_feed *f, const struct store_record *r,
     (void)w;   /* a full counter still wakes the thread */
 }
 
+void class_feed_forgotten(struct class_feed *f, const char *student)
+{
+    struct pending *e = calloc(1, sizeof *e);
+    if (e && !(e->student = strdup(student))) {
+        free(e);
+        e = NULL;
+    }
+    if (e)
+        e->forget = true;
+    pthread_mutex_lock(&f->lock);
+    /* in the queue's order: a record of theirs committed before the
+     * forget is added first, then goes with them */
+    if (e && f->qlen < ID_QUEUE_MAX) {
+        if (f->qtail)
+            f->qtail->next = e;
+        else
+            f->qhead = e;
+        f->qtail = e;
+        f->qlen++;
+        e = NULL;
+    } else {
+        f->forget_lost = true;
+    }
+    pthread_mutex_unlock(&f->lock);
+    pending_free(e);
+    uint64_t one = 1;
+    ssize_t w = write(f->wake, &one, sizeof one);
+    (void)w;
+}
+
 /* --- the store, through the records' reader ---------------------------------- */
 
 /* One piece of work for the reader's thread, waited for here: the feed
@@ -712,6 +744,39 @@ static void learn_committed(struct class_feed *f, const struct pending *e)
     snprintf(r.id, sizeof r.id, "%s", e->id);
     add_and_send(f, &r, &e->facts, l.has_student ? &l.student_row : NULL);
     store_student_clear(&l.student_row);
+}
+
+/* Student was forgotten: their tile and records leave the model, and
+ * every view is told to read the class again (the page does so on a
+ * reset), so the tile, the counts and the roster lose them at once. */
+static void forget_one(struct class_feed *f, const char *student)
+{
+    pthread_mutex_lock(&f->lock);
+    if (class_model_forget(f->m, student)) {
+        char reset[64];
+        size_t n = sse_format(reset, sizeof reset, &reset_event);
+        if (n)
+            broadcast(f, reset, n);
+    }
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* Which students were forgotten is not known (the queue was full, or out
+ * of memory): the class is read anew into a fresh model (the views get
+ * a reset). The old model stays when no new one can be made. */
+static enum store_status catch_up(struct class_feed *f, bool initial, struct store_error *e);
+
+static void reread(struct class_feed *f)
+{
+    struct class_model *fresh = class_model_new(&f->o.stuck);
+    if (!fresh)
+        return;
+    pthread_mutex_lock(&f->lock);
+    struct class_model *old = f->m;
+    f->m = fresh;
+    pthread_mutex_unlock(&f->lock);
+    class_model_free(old);
+    catch_up(f, false, NULL);
 }
 
 /* A notice from another instance (the listener's callback). */
@@ -968,9 +1033,9 @@ static void *feed_main(void *arg)
          * hear of them from the insert's own NOTIFY) */
         for (;;) {
             pthread_mutex_lock(&f->lock);
-            bool quit = f->quit, over = f->overflow;
+            bool quit = f->quit, over = f->overflow, lost = f->forget_lost;
             struct pending *e = f->qhead;
-            f->overflow = false;
+            f->overflow = f->forget_lost = false;
             if (e) {
                 f->qhead = e->next;
                 if (!f->qhead)
@@ -982,11 +1047,16 @@ static void *feed_main(void *arg)
                 pending_free(e);
                 return NULL;
             }
-            if (over)
+            if (lost)
+                reread(f);
+            else if (over)
                 catch_up(f, false, NULL);
             if (!e)
                 break;
-            learn_committed(f, e);
+            if (e->forget)
+                forget_one(f, e->student);
+            else
+                learn_committed(f, e);
             pending_free(e);
         }
         /* the other instances' commits */

@@ -44,6 +44,11 @@ struct class_feed *class_feed_start(struct records *rs, const char *url,
 void class_feed_committed(struct class_feed *f, const struct store_record *r,
                           const struct verdict_shown *facts);
 
+/* Student was forgotten (records_on_forgotten: any thread; never blocks):
+ * the feed's thread removes them from the class and sends every view a
+ * reset. */
+void class_feed_forgotten(struct class_feed *f, const char *student);
+
 enum class_stream_open { CLASS_STREAM_OK, CLASS_STREAM_FULL, CLASS_STREAM_STOPPING,
                          CLASS_STREAM_NO_MEMORY };
 

@@ -171,6 +171,21 @@ static void gradebook_call(struct store *s, void *arg)
     char *buf = NULL;
     size_t len = 0;
     enum store_status st;
+    /* An open lab's names are what the students typed, its ids this
+     * server's own: a learning system's import matches none of them, and
+     * neither format has a line before its header to say so (Canvas and
+     * Moodle read the first line as the header). Refused, with why. */
+    bool has_roster = true;
+    if (l != GRADEBOOK_LAYOUT_DEFAULT) {
+        READ_TWICE(st, store_has_roster(s, &has_roster, &e));
+        if (st == STORE_OK && !has_roster) {
+            char msg[400];
+            snprintf(msg, sizeof msg, OPEN_LAB_LMS_REFUSED,
+                     l == GRADEBOOK_LAYOUT_CANVAS ? "Canvas" : "Moodle");
+            deferred_error(r, ERROR_OPEN_LAB, msg);
+            goto out;
+        }
+    }
     READ_TWICE(st, store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &e));
     bool ok = st == STORE_OK;
     if (ok && l == GRADEBOOK_LAYOUT_CANVAS)
@@ -212,6 +227,7 @@ static void gradebook_call(struct store *s, void *arg)
                  store_status_to_str(e.status));
         deferred_error(r, ERROR_STORE_UNAVAILABLE, msg);
     }   /* else out of memory: no body, deferred_answer says so */
+out:
     free(buf);
     rows_free(rows, n);
     gradebook_roster_free(&roster);

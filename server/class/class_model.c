@@ -154,6 +154,38 @@ bool class_model_has_student(const struct class_model *m, const char *id)
     return index_find(m, &m->st_index, student_id_at, id) >= 0;
 }
 
+bool class_model_forget(struct class_model *m, const char *id)
+{
+    long si = index_find(m, &m->st_index, student_id_at, id);
+    if (si < 0)
+        return false;
+    /* their records go, the others keep their order; the last student
+     * takes the forgotten one's place */
+    size_t last = m->nst - 1, kept = 0;
+    for (size_t i = 0; i < m->nrec; i++) {
+        if (m->rec[i].student == (uint32_t)si)
+            continue;
+        m->rec[kept] = m->rec[i];
+        if (m->rec[kept].student == (uint32_t)last)
+            m->rec[kept].student = (uint32_t)si;
+        kept++;
+    }
+    m->nrec = kept;
+    if ((size_t)si != last)
+        m->st[si] = m->st[last];
+    m->nst = last;
+    /* both indexes again: positions moved (the capacities stay) */
+    memset(m->st_index.slot, 0, m->st_index.cap * sizeof *m->st_index.slot);
+    for (size_t i = 0; i < m->nst; i++)
+        index_put_raw(&m->st_index, m->st[i].id, i);
+    if (m->rec_index.cap) {
+        memset(m->rec_index.slot, 0, m->rec_index.cap * sizeof *m->rec_index.slot);
+        for (size_t i = 0; i < m->nrec; i++)
+            index_put_raw(&m->rec_index, m->rec[i].id, i);
+    }
+    return true;
+}
+
 bool class_model_has_record(const struct class_model *m, const char *id)
 {
     return index_find(m, &m->rec_index, record_id_at, id) >= 0;

@@ -67,6 +67,11 @@ bool class_model_put_student(struct class_model *m, const char *id, const char *
 /* Whether student id is known. */
 bool class_model_has_student(const struct class_model *m, const char *id);
 
+/* Removes student id, their tile and every record of theirs (forgotten
+ * by butterfly-admin): true when they were there. The others' records
+ * keep their order. */
+bool class_model_forget(struct class_model *m, const char *id);
+
 /* Whether a record with this id was added already. */
 bool class_model_has_record(const struct class_model *m, const char *id);
 

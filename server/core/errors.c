@@ -16,6 +16,7 @@ static const struct error_row rows[ERROR_COUNT] = {
     [ERROR_NOT_FOUND] = { 404, "not_found", 0 },
     [ERROR_METHOD_NOT_ALLOWED] = { 405, "method_not_allowed", 0 },
     [ERROR_NO_PENDING_SIGN_IN] = { 409, "no_pending_sign_in", 0 },
+    [ERROR_OPEN_LAB] = { 409, "open_lab", 0 },
     [ERROR_PENDING_CHANGED] = { 409, "pending_changed", 0 },
     [ERROR_ROSTER] = { 409, "roster", 0 },
     [ERROR_SIGNED_IN_AS_OTHER] = { 409, "signed_in_as_other", 0 },

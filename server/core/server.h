@@ -71,6 +71,15 @@ bool server_keeps_records(const struct server *s);
 const char *server_records_url(const struct server *s);
 
 /*
+ * Keeps base, the address the server announces at its start, in the
+ * store (store_announced_url_set), so that butterfly-admin's links point
+ * at this server. Called by main.c once, before any request can need it;
+ * runs on the records writer's thread and waits for it. False when the
+ * store refused it (err says why); true, doing nothing, without records.
+ */
+bool server_announce(struct server *s, const char *base, char *err, size_t errsz);
+
+/*
  * Stops accepting connections, lets queued and running jobs finish for up
  * to drain_ms (their answers are sent), then stops everything and frees
  * the server. Accepts NULL.

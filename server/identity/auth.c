@@ -20,6 +20,14 @@ bool auth_token_shape(const char *token)
     return true;
 }
 
+size_t auth_token_len(const char *token)
+{
+    size_t n = strlen(token);
+    while (n > 0 && (token[n - 1] == '\r' || token[n - 1] == '\n'))
+        n--;
+    return n;
+}
+
 bool auth_bearer(const char *authorization, char *token, size_t tokensz)
 {
     if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)

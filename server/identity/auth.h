@@ -27,6 +27,11 @@ bool auth_bearer(const char *authorization, char *token, size_t tokensz);
  * only, at most AUTH_TOKEN_MAX): anything else is wrong without a look-up. */
 bool auth_token_shape(const char *token);
 
+/* The length of a token from a query string without its trailing CRs and
+ * LFs: a token cut from a line of a CRLF file (cut, sed) keeps the CR,
+ * and is the student's token all the same. */
+size_t auth_token_len(const char *token);
+
 /*
  * Whether a request that changes state comes from the page's own origin.
  * With public_url set (--public-url), origin must be its scheme, host and

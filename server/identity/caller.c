@@ -294,8 +294,10 @@ bool caller_begin(struct request *r, enum MHD_Result *answer)
     }
     if (r->lookup == LOOKUP_NONE)
         return true;
+    size_t qn = q ? auth_token_len(q) : 0;
     if (q)
-        snprintf(r->token, sizeof r->token, "%s", q);
+        snprintf(r->token, sizeof r->token, "%.*s",
+                 (int)(qn < sizeof r->token ? qn : sizeof r->token - 1), q);
     unsigned retry = 0;
     if (!token_guard_allow(s->guard, &r->client, time(NULL), &retry)) {
         char secs[16];
@@ -304,7 +306,7 @@ bool caller_begin(struct request *r, enum MHD_Result *answer)
                               "Too many wrong tokens from this address; wait and try again.",
                               MHD_HTTP_HEADER_RETRY_AFTER, secs));
     }
-    if (!q || strlen(q) < sizeof r->token) {
+    if (!q || qn < sizeof r->token) {
         if (auth_token_shape(r->token)) {
             MHD_suspend_connection(r->conn);
             r->state = REQ_LOOKUP;
@@ -481,8 +483,17 @@ static void session_call(struct store *s, void *arg)
     } else if (st == STORE_OK) {
         struct store_student guest = { .id = r->who.id, .name = r->who.name, .section = "",
                                        .email = "", .verified = false };
-        st = store_student_put(s, &guest, NULL, &e);
-        if (st == STORE_OK) {
+        /* a second "Zoë" is "Zoë (2)" in the class view and every
+         * gradebook, and is told so by the name the answer gives */
+        char given[sizeof r->who.name];
+        st = store_guest_put(s, &guest, given, sizeof given, &e);
+        if (st == STORE_CONFLICT) {
+            char why[640];
+            snprintf(why, sizeof why, "%s.", e.message);
+            deferred_error(r, ERROR_BAD_REQUEST, why);
+            st = STORE_OK;
+        } else if (st == STORE_OK) {
+            snprintf(r->who.name, sizeof r->who.name, "%s", given);
             cookie_for(r, &r->who, r->deferred_header[0], sizeof r->deferred_header[0]);
             /* a link's sign-in left waiting is moot now */
             clear_pending(r, r->deferred_header[1], sizeof r->deferred_header[1]);

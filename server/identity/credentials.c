@@ -38,6 +38,11 @@ struct credentials {
     enum { CARRY_NONE, CARRY_PENDING, CARRY_SET } carry;
     uint8_t carry_from[SESSION_CRED_BYTES];
     uint8_t carry_to[SESSION_CRED_BYTES];
+    /* credentials_changed: students whose sessions issued up to `until`
+     * are judged by the table however new they are (sorted by key) */
+    struct strict { uint64_t key; time_t until; } *strict;
+    size_t nstrict, capstrict;
+    time_t instructor_until;   /* the same for the instructor's; 0: none */
 };
 
 static uint64_t key_of(const char *id)
@@ -134,6 +139,7 @@ void credentials_free(struct credentials *c)
     if (!c)
         return;
     table_free(c->cur);
+    free(c->strict);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -159,12 +165,80 @@ enum store_status credentials_load(struct credentials *c, struct store *s, time_
         struct table *old = c->cur;
         c->cur = t;
         t = old;
+        /* a mark matters while a session it covers is new to the table */
+        time_t horizon = c->cur->read_at - (time_t)CREDENTIALS_REFRESH_S;
+        size_t kept = 0;
+        for (size_t i = 0; i < c->nstrict; i++)
+            if (c->strict[i].until >= horizon)
+                c->strict[kept++] = c->strict[i];
+        c->nstrict = kept;
+        if (c->instructor_until < horizon)
+            c->instructor_until = 0;
     } else {
         c->failures++;   /* the last table stays: revocations wait, sessions go on */
     }
     pthread_mutex_unlock(&c->lock);
     table_free(t);
     return st;
+}
+
+static int strict_cmp(const void *a, const void *b)
+{
+    const struct strict *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->until < y->until ? -1 : x->until > y->until;
+}
+
+/* The latest mark of key, 0 when none. Under c->lock. */
+static time_t strict_until(const struct credentials *c, uint64_t key)
+{
+    size_t lo = 0, hi = c->nstrict;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->strict[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->nstrict && c->strict[lo].key == key ? c->strict[lo].until : 0;
+}
+
+bool credentials_changed(struct credentials *c, const char *const *ids, size_t n,
+                         bool instructor, time_t until)
+{
+    bool ok = true;
+    pthread_mutex_lock(&c->lock);
+    if (instructor)
+        c->instructor_until = until;
+    if (n && c->nstrict + n > c->capstrict) {
+        size_t cap = c->capstrict ? c->capstrict : 64;
+        while (cap < c->nstrict + n)
+            cap *= 2;
+        struct strict *v = realloc(c->strict, cap * sizeof *v);
+        if (v) {
+            c->strict = v;
+            c->capstrict = cap;
+        } else {
+            ok = false;
+            n = 0;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        c->strict[c->nstrict++] = (struct strict){ key_of(ids[i]), until };
+    if (n) {
+        /* one entry per key, the latest mark: sort, then keep each key's last */
+        qsort(c->strict, c->nstrict, sizeof *c->strict, strict_cmp);
+        size_t kept = 0;
+        for (size_t i = 0; i < c->nstrict; i++) {
+            if (kept && c->strict[kept - 1].key == c->strict[i].key)
+                kept--;
+            c->strict[kept++] = c->strict[i];
+        }
+        c->nstrict = kept;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return ok;
 }
 
 void credentials_carry_instructor(struct credentials *c)
@@ -185,7 +259,14 @@ bool credentials_current(struct credentials *c, const struct principal *p)
     bool ok;
     pthread_mutex_lock(&c->lock);
     const struct table *t = c->cur;
-    if (!t || (p->issued && p->issued >= t->read_at - (time_t)CREDENTIALS_REFRESH_S)) {
+    /* a session newer than the table is not judged by it (a sign-in it
+     * cannot know yet), unless a change the table was read after covers
+     * it (credentials_changed): then the table knows better */
+    bool newer = t && p->issued && p->issued >= t->read_at - (time_t)CREDENTIALS_REFRESH_S;
+    if (newer && p->issued <= (p->kind == PRINCIPAL_INSTRUCTOR ? c->instructor_until
+                                                               : strict_until(c, key)))
+        newer = false;
+    if (!t || newer) {
         ok = true;   /* no table yet, or a session newer than it */
     } else if (p->kind == PRINCIPAL_INSTRUCTOR &&
                !strncmp(p->id, PRINCIPAL_LTI_PREFIX, strlen(PRINCIPAL_LTI_PREFIX))) {

@@ -11,7 +11,9 @@
  * student (or the instructor) has now. A cookie issued after the table
  * was read is not judged by it (a sign-in the table cannot know yet, on
  * this instance or another sharing the store): so a renewal ends the old
- * sessions within two refreshes at most.
+ * sessions within two refreshes at most; and within IDENTITY_POLL_MS and
+ * a read when the store's record of the change is read
+ * (credentials_changed, server/records.c).
  *
  * A store that cannot be read keeps the last table. Until a first read,
  * and for a student past CREDENTIALS_MAX_STUDENTS, only the signature and
@@ -54,6 +56,19 @@ enum store_status credentials_load(struct credentials *c, struct store *s, time_
  * ends those sessions.
  */
 void credentials_carry_instructor(struct credentials *c);
+
+/*
+ * The store says these students (ids, n of them) were forgotten or given
+ * a new token, and the instructor's token renewed when instructor, and
+ * the table was read after it, at `until` (credentials_load's now): their
+ * sessions issued up to then are judged by the table from now on, however
+ * new they are, so such a change ends them at once rather than one
+ * refresh later. A mark lasts while a session it covers could still be
+ * newer than the table. False when out of memory (the students' marks
+ * are then left out; the refresh's rule still ends their sessions).
+ */
+bool credentials_changed(struct credentials *c, const char *const *ids, size_t n,
+                         bool instructor, time_t until);
 
 /* Whether the session p (as session_cookie_read gave it) is current. */
 bool credentials_current(struct credentials *c, const struct principal *p);

@@ -45,6 +45,14 @@ struct records {
     void *committed_arg;
     struct credentials *credentials;
     bool refreshing;           /* a read of the credentials is queued */
+    /* the store's changes of who may sign in (butterfly-admin's forget
+     * and renewals), read every IDENTITY_POLL_MS on the reader's thread */
+    int64_t identity_seq;      /* the last change read */
+    bool identity_known;       /* identity_seq was read from the store */
+    bool identity_reading;     /* a read of the changes is queued */
+    pthread_mutex_t forgotten_mu;   /* held while the hook is set or called */
+    records_forgotten_fn forgotten;
+    void *forgotten_arg;
     /* bounded storage (issue 29): what clients not signed in as students
      * may have kept, and the store's size against its limit */
     struct record_budget *budget;
@@ -131,6 +139,114 @@ static void refresh_call(struct store *s, void *arg)
     pthread_mutex_unlock(&rs->lock);
 }
 
+/* What one read of the changes found. */
+struct identity_read {
+    char **ids;                /* the students named (owned) */
+    bool *forgotten;           /* ids[i] was forgotten (else renewed) */
+    size_t n, cap;
+    bool instructor, oom;
+    int64_t last;
+    size_t rows;               /* changes read, the instructor's too */
+};
+
+static bool identity_row(const struct store_identity_change *c, void *arg)
+{
+    struct identity_read *r = arg;
+    r->last = c->seq;
+    r->rows++;
+    if (!c->student) {
+        r->instructor = true;
+        return true;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        char **ids = realloc(r->ids, cap * sizeof *ids);
+        if (ids)
+            r->ids = ids;
+        bool *f = ids ? realloc(r->forgotten, cap * sizeof *f) : NULL;
+        if (f)
+            r->forgotten = f;
+        if (!ids || !f) {
+            r->oom = true;
+            return false;
+        }
+        r->cap = cap;
+    }
+    if (!(r->ids[r->n] = strdup(c->student))) {
+        r->oom = true;
+        return false;
+    }
+    r->forgotten[r->n++] = c->forgotten;
+    return true;
+}
+
+/* On the reader's thread: the changes since the last one read. When
+ * there are some, the table of tokens is read again at once and the
+ * changed students' sessions are judged by it (credentials_changed); the
+ * forgotten are told to the class view (records_on_forgotten). A failure
+ * reads the same changes again at the next poll. */
+static void identity_call(struct store *s, void *arg)
+{
+    struct records *rs = arg;
+    struct store_error e = { 0 };
+    pthread_mutex_lock(&rs->lock);
+    int64_t after = rs->identity_seq;
+    bool known = rs->identity_known;
+    pthread_mutex_unlock(&rs->lock);
+    struct identity_read r = { .last = after };
+    enum store_status st = STORE_OK;
+    if (!known) {
+        READ_TWICE(st, store_identity_last(s, &r.last, &e));
+    } else {
+        /* all of them: each read is bounded, and the table holds a day's */
+        for (;;) {
+            size_t had = r.rows;
+            READ_TWICE(st, store_identity_changes(s, r.last, IDENTITY_CHANGES_PER_READ,
+                                                  identity_row, &r, &e));
+            if (st != STORE_OK || r.oom || r.rows - had < IDENTITY_CHANGES_PER_READ)
+                break;
+        }
+        if (st == STORE_OK && r.oom)
+            st = STORE_NO_MEMORY;
+        if (st == STORE_OK && r.last != after) {
+            time_t now = time(NULL);
+            st = credentials_load(rs->credentials, s, now, &e);
+            if (st == STORE_UNAVAILABLE)
+                st = credentials_load(rs->credentials, s, now, &e);
+            if (st == STORE_OK)
+                credentials_changed(rs->credentials, (const char *const *)r.ids, r.n,
+                                    r.instructor, now);
+        }
+    }
+    /* under the hook's own lock: once records_on_forgotten(NULL) is
+     * back, no call is under way (the feed is freed after it) */
+    pthread_mutex_lock(&rs->forgotten_mu);
+    if (st == STORE_OK && known && rs->forgotten)
+        for (size_t i = 0; i < r.n; i++)
+            if (r.forgotten[i])
+                rs->forgotten(r.ids[i], rs->forgotten_arg);
+    pthread_mutex_unlock(&rs->forgotten_mu);
+    pthread_mutex_lock(&rs->lock);
+    if (st == STORE_OK) {
+        rs->identity_seq = r.last;
+        rs->identity_known = true;
+    }
+    rs->identity_reading = false;
+    pthread_mutex_unlock(&rs->lock);
+    for (size_t i = 0; i < r.n; i++)
+        free(r.ids[i]);
+    free(r.ids);
+    free(r.forgotten);
+}
+
+void records_on_forgotten(struct records *rs, records_forgotten_fn fn, void *arg)
+{
+    pthread_mutex_lock(&rs->forgotten_mu);
+    rs->forgotten = fn;
+    rs->forgotten_arg = arg;
+    pthread_mutex_unlock(&rs->forgotten_mu);
+}
+
 /* The sweeper: reads the current tokens every CREDENTIALS_REFRESH_S (one
  * read at a time, so a slow store is not asked again and again), removes
  * records past retention every RETENTION_SWEEP_S,
@@ -140,6 +256,7 @@ static void *sweeper_main(void *arg)
 {
     struct records *rs = arg;
     time_t next_purge = 0, next_probe = 0, next_refresh = 0, next_size = 0;
+    int64_t next_identity = 0;   /* ms, records_now_ms */
     pthread_mutex_lock(&rs->lock);
     while (!rs->stopping) {
         time_t now = time(NULL);
@@ -172,13 +289,23 @@ static void *sweeper_main(void *arg)
                              STORE_WRITER_QUEUED;
             next_refresh = now + CREDENTIALS_REFRESH_S;
         }
+        int64_t now_ms = records_now_ms();
+        if (now_ms >= next_identity && !rs->identity_reading) {
+            rs->identity_reading = store_writer_call(rs->reader, identity_call, rs) ==
+                                   STORE_WRITER_QUEUED;
+            next_identity = now_ms + IDENTITY_POLL_MS;
+        }
         /* wake for the next read due, and every PROBE_INTERVAL_S to see
          * whether the store has failed (a second on while a read is in
-         * flight) */
+         * flight); the changes' poll at its own pace, in ms */
         time_t wake = now + PROBE_INTERVAL_S;
         if (next_refresh < wake)
             wake = next_refresh > now ? next_refresh : now + 1;
-        struct timespec until = { .tv_sec = wake, .tv_nsec = 0 };
+        int64_t wake_ms = (int64_t)wake * 1000;
+        if (next_identity < wake_ms)
+            wake_ms = next_identity > now_ms ? next_identity : now_ms + IDENTITY_POLL_MS;
+        struct timespec until = { .tv_sec = (time_t)(wake_ms / 1000),
+                                  .tv_nsec = (long)(wake_ms % 1000) * 1000000L };
         if (!rs->stopping)
             pthread_cond_timedwait(&rs->wake, &rs->lock, &until);
     }
@@ -214,6 +341,7 @@ struct records *records_start(const char *url, unsigned retention_days, unsigned
         return NULL;
     }
     pthread_mutex_init(&rs->lock, NULL);
+    pthread_mutex_init(&rs->forgotten_mu, NULL);
     pthread_cond_init(&rs->wake, NULL);
     rs->retention_days = retention_days;
     rs->max_bytes = (uint64_t)max_mb << 20;
@@ -267,6 +395,10 @@ struct records *records_start(const char *url, unsigned retention_days, unsigned
         rs->health = st;
         snprintf(rs->health_msg, sizeof rs->health_msg, "%s", e.message);
     }
+    /* where the changes of who may sign in are read from: the last one
+     * before the table (unread, the first poll reads it) */
+    if (store_identity_last(s, &rs->identity_seq, &e) == STORE_OK)
+        rs->identity_known = true;
     /* the table before the first request; a failure here leaves it
      * empty (signatures and expiries only) until the sweeper's next read */
     if (credentials_load(rs->credentials, s, time(NULL), &e) != STORE_OK)
@@ -337,6 +469,7 @@ void records_free(struct records *rs)
     credentials_free(rs->credentials);
     record_budget_free(rs->budget);
     pthread_cond_destroy(&rs->wake);
+    pthread_mutex_destroy(&rs->forgotten_mu);
     pthread_mutex_destroy(&rs->lock);
     free(rs);
 }
@@ -562,6 +695,12 @@ void records_render_metrics(struct records *rs, FILE *f)
                "# TYPE butterfly_store_max_bytes gauge\nbutterfly_store_max_bytes %llu\n",
             (unsigned long long)(rs->size_bytes + rs->written_since),
             (unsigned long long)rs->max_bytes);
+    /* an operator's (and a test's) way to see that a forget or a renewal
+     * by butterfly-admin has reached this instance */
+    fprintf(f, "# HELP butterfly_identity_change_seq The store's last change of who may sign "
+               "in (forget, renewed token) this server has applied.\n"
+               "# TYPE butterfly_identity_change_seq gauge\nbutterfly_identity_change_seq %lld\n",
+            (long long)rs->identity_seq);
     pthread_mutex_unlock(&rs->lock);
     record_budget_render_metrics(rs->budget, f);
     if (rs->credentials)

@@ -90,6 +90,16 @@ typedef void (*records_committed_fn)(const struct store_record *r,
  * feed); set before the first write. */
 void records_on_commit(struct records *rs, records_committed_fn fn, void *arg);
 
+/* Called on the reader's thread for each student the store says was
+ * forgotten (butterfly-admin forget, on any instance), within
+ * IDENTITY_POLL_MS and a read of the change: student valid during the
+ * call. It must not call the store (it runs on the reader's thread). */
+typedef void (*records_forgotten_fn)(const char *student, void *arg);
+
+/* Has fn called for every student forgotten from now on (the live class
+ * view's feed); NULL stops it. */
+void records_on_forgotten(struct records *rs, records_forgotten_fn fn, void *arg);
+
 /* Queues fn on the reader's thread; false (fn not called) when refused. */
 bool records_read(struct records *rs, store_call_fn fn, void *arg);
 

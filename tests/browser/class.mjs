@@ -206,7 +206,7 @@ async function main() {
     check((await tileNames()).includes('Dee'), 'the grid did not come back');
   });
 
-  await step('a gradebook button per layout, by keyboard, each with its note', async () => {
+  await step('a gradebook button per layout, by keyboard, each with its note (an open lab: Canvas and Moodle refused)', async () => {
     const got = [];
     for (const [label, layout, file] of [['Gradebook (CSV)', 'default', 'gradebook.csv'],
       ['Canvas import', 'canvas', 'gradebook-canvas.csv'], ['Moodle import', 'moodle', 'gradebook-moodle.csv']]) {
@@ -223,6 +223,15 @@ async function main() {
         return { status: res.status, type: res.headers.get('content-type'),
           disposition: res.headers.get('content-disposition'), text: await res.text() };
       }, a.href);
+      if (layout !== 'default') {
+        // an open lab (these students typed their names): the learning
+        // systems' files are refused, as the note beside the button says
+        check(r.status === 409 && JSON.parse(r.text).error.code === 'open_lab',
+          `${label} in an open lab: ${r.status} ${r.text.slice(0, 80)}`);
+        check(/open lab/.test(a.note) && /refused/.test(a.note), `${label}'s note: ${a.note}`);
+        got.push(`${layout} refused (open lab)`);
+        continue;
+      }
       check(r.status === 200 && r.type.startsWith('text/csv'), `${label}: ${r.status} ${r.type}`);
       check(r.disposition === `attachment; filename="${file}"`, `${label}: ${r.disposition}`);
       check(r.text.includes('Dee'), `${label}'s file lacks Dee`);

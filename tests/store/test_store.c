@@ -79,8 +79,10 @@ static const char *fresh(const char *options)
         pg_run("SET client_min_messages = warning; DROP TABLE IF EXISTS records, students, "
                "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
                "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
-               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links; "
-               "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget CASCADE");
+               "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links, identity_changes, "
+               "lti_rosters, lti_roster_members; "
+               "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget, lti_roster_forget "
+               "CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
         snprintf(url, sizeof url, "sqlite:%s/s%d.sqlite%s", tmpdir, ++serial,
@@ -644,6 +646,68 @@ static void test_export_and_forget(void **state)
     store_close(s);
 }
 
+struct changes_seen {
+    int n;
+    int64_t seq[8];
+    char student[8][16];   /* "" for the instructor */
+    bool forgotten[8];
+};
+
+static bool see_change(const struct store_identity_change *c, void *arg)
+{
+    struct changes_seen *w = arg;
+    if (w->n < 8) {
+        w->seq[w->n] = c->seq;
+        snprintf(w->student[w->n], sizeof w->student[w->n], "%s", c->student ? c->student : "");
+        w->forgotten[w->n++] = c->forgotten;
+    }
+    return true;
+}
+
+/* Every forget and renewal leaves a change, in its own transaction, in
+ * the order they committed: what the running servers poll (issue 31). */
+static void test_identity_changes(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    int64_t last = -1;
+    assert_int_equal(store_identity_last(s, &last, &err), STORE_OK);
+    assert_int_equal(last, 0);
+    add_student(s, "s1", "Ada", true);
+    add_student(s, "s2", "Bob", true);
+    char token[STORE_TOKEN_SIZE];
+    bool created = false;
+    /* the first instructor token is no change (no session had the old) */
+    assert_int_equal(store_instructor_ensure(s, token, &created, &err), STORE_OK);
+    assert_true(created);
+    assert_int_equal(store_identity_last(s, &last, &err), STORE_OK);
+    assert_int_equal(last, 0);
+    assert_int_equal(store_student_new_token(s, "s1", token, &err), STORE_OK);
+    assert_int_equal(store_instructor_new_token(s, token, &err), STORE_OK);
+    assert_int_equal(store_student_forget(s, "s2", NULL, &err), STORE_OK);
+    /* nothing changed: no change */
+    assert_int_equal(store_student_new_token(s, "nobody", token, &err), STORE_NOT_FOUND);
+    assert_int_equal(store_student_forget(s, "nobody", NULL, &err), STORE_NOT_FOUND);
+    struct changes_seen w = { 0 };
+    assert_int_equal(store_identity_changes(s, 0, 100, see_change, &w, &err), STORE_OK);
+    assert_int_equal(w.n, 3);
+    assert_string_equal(w.student[0], "s1");
+    assert_false(w.forgotten[0]);
+    assert_string_equal(w.student[1], "");
+    assert_false(w.forgotten[1]);
+    assert_string_equal(w.student[2], "s2");
+    assert_true(w.forgotten[2]);
+    assert_true(w.seq[0] < w.seq[1] && w.seq[1] < w.seq[2]);
+    assert_int_equal(store_identity_last(s, &last, &err), STORE_OK);
+    assert_int_equal(last, w.seq[2]);
+    /* read after a seq, and at most max of them */
+    struct changes_seen after = { 0 };
+    assert_int_equal(store_identity_changes(s, w.seq[0], 1, see_change, &after, &err), STORE_OK);
+    assert_int_equal(after.n, 1);
+    assert_int_equal(after.seq[0], w.seq[1]);
+    store_close(s);
+}
+
 static void test_retention(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
@@ -665,6 +729,76 @@ static void test_retention(void **state)
     assert_int_equal(l.n, 7);
     store_record_list_clear(&l);
     assert_int_equal(store_retention_cutoff(5, 1), 0);
+    store_close(s);
+}
+
+/* Issue 31 item 9: two open-lab students who give one name are two
+ * names ("Zo\u00eb", "Zo\u00eb (2)"), on either backend; a second instance
+ * sees the first's names; past GUEST_NAME_SUFFIX_MAX the name is refused. */
+static void test_guest_names(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store *other = open_ok(url);
+    struct store_error err;
+    char name[STORE_MAX_TEXT + 16], id[16];
+    const char *want[] = { "Zo\xc3\xab", "Zo\xc3\xab (2)", "Zo\xc3\xab (3)" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(id, sizeof id, "g%d", i);
+        struct store_student g = { .id = id, .name = "Zo\xc3\xab", .verified = false };
+        assert_int_equal(store_guest_put(i == 1 ? other : s, &g, name, sizeof name, &err),
+                         STORE_OK);
+        assert_string_equal(name, want[i]);
+    }
+    struct store_student got;
+    assert_int_equal(store_student_get(s, "g1", &got, &err), STORE_OK);
+    assert_string_equal(got.name, "Zo\xc3\xab (2)");
+    store_student_clear(&got);
+    /* a name that only starts alike, or a look-alike suffix, takes nothing */
+    struct store_student z = { .id = "z", .name = "Zo\xc3\xab (2) b", .verified = false };
+    assert_int_equal(store_guest_put(s, &z, name, sizeof name, &err), STORE_OK);
+    assert_string_equal(name, "Zo\xc3\xab (2) b");
+    /* the first free number is taken again once its owner is forgotten */
+    uint64_t n = 0;
+    assert_int_equal(store_student_forget(s, "g1", &n, &err), STORE_OK);
+    struct store_student g = { .id = "g9", .name = "Zo\xc3\xab", .verified = false };
+    assert_int_equal(store_guest_put(s, &g, name, sizeof name, &err), STORE_OK);
+    assert_string_equal(name, "Zo\xc3\xab (2)");
+    /* every suffix taken: refused, nothing written */
+    for (unsigned k = 1; k <= GUEST_NAME_SUFFIX_MAX; k++) {
+        snprintf(id, sizeof id, "a%u", k);
+        struct store_student a = { .id = id, .name = "Al", .verified = false };
+        assert_int_equal(store_guest_put(s, &a, name, sizeof name, &err), STORE_OK);
+    }
+    struct store_student last = { .id = "a-last", .name = "Al", .verified = false };
+    assert_int_equal(store_guest_put(s, &last, name, sizeof name, &err), STORE_CONFLICT);
+    assert_int_equal(store_student_get(s, "a-last", &got, &err), STORE_NOT_FOUND);
+    /* a buffer with no room for a suffix is refused before any write */
+    char small[4];
+    assert_int_equal(store_guest_put(s, &last, small, sizeof small, &err), STORE_INVALID);
+    store_close(other);
+    store_close(s);
+}
+
+/* Issue 31 item 7: the address a server announced, for butterfly-admin;
+ * the last start wins; not found before any. */
+static void test_announced_url(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    char got[STORE_MAX_TEXT + 1];
+    int64_t when = 0;
+    assert_int_equal(store_announced_url_get(s, got, sizeof got, &when, &err), STORE_NOT_FOUND);
+    assert_int_equal(store_announced_url_set(s, "http://127.0.0.1:41000", &err), STORE_OK);
+    assert_int_equal(store_announced_url_set(s, "https://lab.example.org", &err), STORE_OK);
+    assert_int_equal(store_announced_url_get(s, got, sizeof got, &when, &err), STORE_OK);
+    assert_string_equal(got, "https://lab.example.org");
+    assert_true(when > 0);
+    assert_int_equal(store_announced_url_set(s, "ftp://x", &err), STORE_INVALID);
+    /* the session key beside it is untouched */
+    unsigned char a[STORE_SECRET_BYTES];
+    assert_int_equal(store_secret(s, "session", a, &err), STORE_OK);
+    char tiny[8];
+    assert_int_equal(store_announced_url_get(s, tiny, sizeof tiny, &when, &err), STORE_NOT_FOUND);
     store_close(s);
 }
 
@@ -1553,6 +1687,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_export_and_forget),
         cmocka_unit_test(test_retention),
         cmocka_unit_test(test_class_secret_and_roster),
+        cmocka_unit_test(test_guest_names),
+        cmocka_unit_test(test_announced_url),
         cmocka_unit_test(test_writer_batches),
         cmocka_unit_test(test_writer_bounded_queue),
         cmocka_unit_test(test_writer_isolates_bad_rows),
@@ -1564,6 +1700,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sqlite_locked_then_recovers),
         cmocka_unit_test(test_sqlite_read_only_then_recovers),
         cmocka_unit_test(test_sqlite_reader_beside_read_only),
+        cmocka_unit_test(test_identity_changes),
         cmocka_unit_test(test_commit_during_read),
         cmocka_unit_test(test_sqlite_backup),
         cmocka_unit_test(test_sqlite_file_private),

@@ -171,6 +171,57 @@ static void test_replay_order_and_ids(void **state)
     class_model_free(m);
 }
 
+/* A forgotten student leaves the class: their tile, their records, the
+ * counts; the others' records keep their order, ids and tiles (the last
+ * student takes the forgotten one's place inside). */
+static void test_forget_removes_the_student_and_their_records(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { 5, 10, 3 };
+    struct class_model *m = class_model_new(&t);
+    assert_true(class_model_put_student(m, "a", "Ann", "A", true));
+    assert_true(class_model_put_student(m, "f", "Fay", "A", true));
+    assert_true(class_model_put_student(m, "z", "Zed", "B", true));
+    long a1 = add(m, "a", 0, VERDICT_WRONG_ANSWER, wrong_verdict);
+    long f1 = add(m, "f", 1, VERDICT_WRONG_ANSWER, wrong_verdict);
+    long z1 = add(m, "z", 2, VERDICT_ACCEPTED, right_verdict);
+    long f2 = add(m, "f", 3, VERDICT_ACCEPTED, right_verdict);
+    char ida[STORE_ID_SIZE], idf1[STORE_ID_SIZE], idz[STORE_ID_SIZE], idf2[STORE_ID_SIZE];
+    snprintf(ida, sizeof ida, "%s", class_model_record_id(m, (size_t)a1));
+    snprintf(idf1, sizeof idf1, "%s", class_model_record_id(m, (size_t)f1));
+    snprintf(idz, sizeof idz, "%s", class_model_record_id(m, (size_t)z1));
+    snprintf(idf2, sizeof idf2, "%s", class_model_record_id(m, (size_t)f2));
+
+    assert_true(class_model_forget(m, "f"));
+    assert_false(class_model_forget(m, "f"));      /* once */
+    assert_false(class_model_forget(m, "nobody"));
+    assert_false(class_model_has_student(m, "f"));
+    assert_null(class_model_tile(m, "f", 0));
+    assert_int_equal(class_model_count(m), 2);
+    assert_false(class_model_has_record(m, idf1));
+    assert_false(class_model_has_record(m, idf2));
+    /* the others' records, in their order, still their own */
+    assert_int_equal(class_model_find(m, ida), 0);
+    assert_int_equal(class_model_find(m, idz), 1);
+    assert_string_equal(class_model_record_student(m, 0), "a");
+    assert_string_equal(class_model_record_student(m, 1), "z");
+    json_t *zed = tile_of(m, "z");
+    assert_string_equal(json_string_value(json_object_get(zed, "name")), "Zed");
+    assert_int_equal(json_integer_value(json_object_get(zed, "attempts")), 1);
+    json_decref(zed);
+    json_t *sum = class_model_summary(m, NULL, 0);
+    assert_int_equal(json_integer_value(json_object_get(sum, "students")), 2);
+    assert_int_equal(json_integer_value(json_object_get(sum, "records")), 2);
+    json_decref(sum);
+    /* and the class goes on: a new record of a known student, a new student */
+    long a2 = add(m, "a", 4, VERDICT_ACCEPTED, right_verdict);
+    assert_int_equal(a2, 2);
+    assert_string_equal(class_model_record_student(m, 2), "a");
+    assert_true(class_model_put_student(m, "n", "Neo", "B", true));
+    assert_true(class_model_has_student(m, "z") && class_model_has_student(m, "n"));
+    class_model_free(m);
+}
+
 static void test_gradebook_marks_unverified_and_defuses_formulas(void **state)
 {
     (void)state;
@@ -322,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_stuck_by_attempts_over_minutes_and_by_repeats),
         cmocka_unit_test(test_summary_counts_and_mistakes),
         cmocka_unit_test(test_replay_order_and_ids),
+        cmocka_unit_test(test_forget_removes_the_student_and_their_records),
         cmocka_unit_test(test_gradebook_marks_unverified_and_defuses_formulas),
         cmocka_unit_test(test_facts_of_a_parsed_verdict_are_those_of_its_json),
         cmocka_unit_test(test_facts_of_any_verdict_are_sane),
