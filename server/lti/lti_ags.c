@@ -175,7 +175,7 @@ static char *client_assertion(struct lti *l, const struct lti_platform *p, char 
     return out;
 }
 
-const char *lti_access_token(struct lti *l, size_t i, const char *scope_name,
+const char *lti_ags_token(struct lti *l, size_t i, const char *scope_name,
                              struct access_token *t, char *err, size_t errsz)
 {
     if (t->token && time(NULL) < t->expires)
@@ -263,7 +263,7 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
         *permanent = true;
         return false;
     }
-    const char *token = lti_access_token(l, i, AGS_SCORE_SCOPE, &l->tokens[i], err, errsz);
+    const char *token = lti_ags_token(l, i, AGS_SCORE_SCOPE, &l->tokens[i], err, errsz);
     if (!token)
         return false;
     /* the time of this attempt, after the last sent: a platform refuses a

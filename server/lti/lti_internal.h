@@ -106,7 +106,7 @@ void lti_ags_stop(struct lti *l);
  * (the calling thread's own) or the token endpoint, bounded by
  * LTI_SEND_TIMEOUT_MS. NULL with a sentence in err when none came (the
  * endpoint refused: its status is in the sentence). */
-const char *lti_access_token(struct lti *l, size_t i, const char *scope,
+const char *lti_ags_token(struct lti *l, size_t i, const char *scope,
                              struct access_token *t, char *err, size_t errsz);
 
 /* The rosters' reader (lti_nrps.c): a thread reading the courses'

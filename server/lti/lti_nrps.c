@@ -3,7 +3,7 @@
  * 2.0): a launch carrying the names and roles claim asks for its course's
  * roster in the store (store_lti_roster_ask, on the LTI thread), and this
  * thread reads it: a client-credentials token for the
- * contextmembership.readonly scope (lti_access_token, as the scores get
+ * contextmembership.readonly scope (lti_ags_token, as the scores get
  * theirs), then every page, following Link rel="next", each fetch only to
  * the registration's origins and bounded in time, the read bounded in
  * pages and bytes. The outcome goes to the store in one transaction
@@ -217,7 +217,7 @@ static enum store_lti_roster_state read_roster(struct lti *l, size_t i, const st
 {
     const struct lti_platform *p = &l->cfg.p[i];
     char err[300];
-    const char *token = lti_access_token(l, i, LTI_NRPS_SCOPE, &l->roster_tokens[i], err,
+    const char *token = lti_ags_token(l, i, LTI_NRPS_SCOPE, &l->roster_tokens[i], err,
                                          sizeof err);
     if (!token) {
         snprintf(msg, msgsz, "The platform gave no token for the roster (%s).", err);
