@@ -144,16 +144,24 @@ bool lti_fetch(const struct lti_platform *p, const char *url, const char *body,
 
 bool lti_fetch_page(const struct lti_platform *p, const char *url, const char *bearer,
                     const char *accept, size_t max, long timeout_ms, char **out, long *status,
-                    char *next, size_t nextsz, char *err, size_t errsz)
+                    char *next, size_t nextsz, bool *next_unread, char *err, size_t errsz)
 {
     struct links links = { .len = 0 };
     links.text[0] = '\0';
     next[0] = '\0';
+    *next_unread = false;
     if (!fetch(p, url, NULL, NULL, bearer, accept, max, timeout_ms, out, status, &links, err,
                errsz))
         return false;
-    /* links past the bound: no next page rather than a cut address */
-    if (!links.over && links.len && !lti_check_link_next(links.text, next, nextsz))
+    /* a next link this cannot follow (the links past their bound, the
+     * address past nextsz) is said, never taken for the last page */
+    if (links.over) {
+        *next_unread = true;
+    } else if (links.len && !lti_check_link_next(links.text, next, nextsz)) {
         next[0] = '\0';
+        char *big = malloc(sizeof links.text);
+        *next_unread = big && lti_check_link_next(links.text, big, sizeof links.text);
+        free(big);
+    }
     return true;
 }

@@ -260,9 +260,10 @@ static enum store_lti_roster_state read_roster(struct lti *l, size_t i, const st
         }
         char *text = NULL;
         long status = 0;
+        bool next_unread = false;
         if (!lti_fetch_page(p, url, token, ROSTER_ACCEPT, LTI_ROSTER_MAX_BYTES - bytes,
                             LTI_ROSTER_PAGE_TIMEOUT_MS, &text, &status, next, ROSTER_URL_SIZE,
-                            err, sizeof err)) {
+                            &next_unread, err, sizeof err)) {
             snprintf(msg, msgsz, "The roster's page %u could not be read (%s%s).", page + 1,
                      err, strstr(err, "size bound") ? ": the roster is over its bound" : "");
             out = fail;
@@ -289,6 +290,12 @@ static enum store_lti_roster_state read_roster(struct lti *l, size_t i, const st
         if (f->oom) {
             snprintf(msg, msgsz, "Out of memory.");
             out = STORE_ROSTER_REFUSED;
+            break;
+        }
+        if (next_unread) {
+            snprintf(msg, msgsz, "The roster's page %u links a next page this tool cannot "
+                     "follow (its address is over %d bytes).", page + 1, ROSTER_URL_SIZE - 1);
+            out = STORE_ROSTER_PARTIAL;
             break;
         }
         if (!next[0])
