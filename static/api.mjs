@@ -115,8 +115,11 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
     r = await request(fetchFn, url, {
       method: 'POST',
       // CSRF_HEADERS: the server's same-origin check; launchHeaders: the
-      // LTI launch this tab came from (launch.mjs), whose course gets the score
-      headers: { 'Content-Type': 'text/plain; charset=utf-8', ...CSRF_HEADERS, ...launchHeaders(launch) },
+      // LTI launch this tab came from (launch.mjs), whose course gets the
+      // score; Idempotency-Key: one per run, so that a proxy's retry of this
+      // POST is the same record (docs/DEPLOY.md; none where the browser has
+      // no randomUUID, outside a secure context)
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', ...CSRF_HEADERS, ...launchHeaders(launch), ...(globalThis.crypto && globalThis.crypto.randomUUID ? { 'Idempotency-Key': globalThis.crypto.randomUUID() } : {}) },
       body: source,
       signal: controller ? controller.signal : undefined,
     });

@@ -30,3 +30,10 @@ int clock_cond_init(pthread_cond_t *cond)
     pthread_condattr_destroy(&ca);
     return rc;
 }
+
+int64_t clock_wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}

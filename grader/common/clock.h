@@ -3,11 +3,16 @@
 #define BUTTERFLY_CLOCK_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <time.h>
 
 /* Milliseconds on CLOCK_MONOTONIC: for durations and deadlines, never for
  * the time of day (it does not jump when the wall clock is set). */
 double clock_now_ms(void);
+
+/* The time of day in milliseconds since the epoch (CLOCK_REALTIME): for
+ * times stored or compared across processes, never for durations. */
+int64_t clock_wall_ms(void);
 
 /*
  * The absolute CLOCK_MONOTONIC time `ms` milliseconds from now, for

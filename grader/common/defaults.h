@@ -201,6 +201,19 @@
 #define MAX_DETACHED               4096u     /* ?wait=false jobs in flight or unrecorded */
 #define DETACHED_KEEP_S            600u      /* an unrecorded detached verdict is kept this long */
 #define CSRF_HEADER                "X-Requested-With"   /* the page sends it on every POST */
+/* Idempotency-Key on a submission (issue 31 item 6; the IETF draft's and
+ * Stripe's header): the same key and body from the same principal within
+ * the window answer the first record again, with the replay header. A
+ * key is 1 to IDEMPOTENCY_KEY_MAX bytes of letters, digits and
+ * IDEMPOTENCY_KEY_PUNCT (a UUID, base64url, a counter); else 400. */
+#define IDEMPOTENCY_HEADER         "Idempotency-Key"
+#define IDEMPOTENCY_REPLAY_HEADER  "Idempotent-Replayed"   /* "true" on an answer replayed */
+#define IDEMPOTENCY_KEY_MAX        255u
+#define IDEMPOTENCY_KEY_PUNCT      "-_.:+/="
+#define IDEMPOTENCY_WINDOW_S       (24u * 3600u)   /* a day, as the draft suggests */
+#define IDEMPOTENCY_IN_FLIGHT_MAX  4096u   /* keyed submissions being graded at once, per
+                                              instance; past it 503 */
+#define IDEMPOTENCY_RETRY_AFTER_S  2u      /* a key whose first request is being graded: 409 */
 
 /* The live class view (server/class_*.c). */
 #define DEFAULT_CLASS_STREAMS      64u       /* live event streams open at once; 503 past it */

@@ -291,6 +291,11 @@ static bool text_ok(const char *s, bool required)
     return s ? strlen(s) <= STORE_MAX_TEXT && (*s || !required) : !required;
 }
 
+static bool key_ok(const char *s)
+{
+    return s && *s && strlen(s) <= STORE_MAX_TEXT;
+}
+
 static enum store_status check_record(const struct store_record *r, struct store_error *err)
 {
     size_t idn = strnlen(r->id, STORE_ID_SIZE);
@@ -315,10 +320,26 @@ static enum store_status check_record(const struct store_record *r, struct store
                            || !memchr(r->shown.label, '\0', sizeof r->shown.label)))
         return store_fail(err, STORE_INVALID, "record %s: the class view's facts are not text",
                           r->id);
+    if (r->idem_key && (!key_ok(r->idem_key) || !key_ok(r->idem_scope) ||
+                        strnlen(r->idem_body_sha256, STORE_SHA256_SIZE) != STORE_SHA256_SIZE - 1))
+        return store_fail(err, STORE_INVALID, "record %s: an Idempotency-Key needs its scope, "
+                          "at most %d bytes each, and its body's SHA-256", r->id, STORE_MAX_TEXT);
     if (r->seed > (uint64_t)INT64_MAX)
         return store_fail(err, STORE_INVALID, "record %s: the seed is out of range", r->id);
     return STORE_OK;
 }
+
+/* A key is taken over only when the record it named is past the window
+ * or gone; a live one changes no row (0 changes: the caller's conflict).
+ * Both backends' upsert (SQLite 3.24's, PostgreSQL 9.5's); on PostgreSQL
+ * a second instance inserting the same key waits for the first's commit
+ * and then sees its row, so two instances make one record. */
+#define IDEMPOTENCY_INSERT                                                            \
+    "INSERT INTO idempotency_keys (scope, idem_key, body_sha256, record_id, created_ms)" \
+    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (scope, idem_key) DO UPDATE SET"        \
+    " body_sha256 = excluded.body_sha256, record_id = excluded.record_id,"            \
+    " created_ms = excluded.created_ms WHERE idempotency_keys.created_ms < ?6"        \
+    " OR NOT EXISTS (SELECT 1 FROM records WHERE records.id = idempotency_keys.record_id)"
 
 static enum store_status insert_one(struct store *s, const struct store_record *r,
                                     struct store_error *err)
@@ -349,6 +370,21 @@ static enum store_status insert_one(struct store *s, const struct store_record *
         if (st != STORE_OK)
             return st;
     }
+    if (r->idem_key) {
+        /* the key first: held by a live record, nothing of this one is
+         * written (the caller answers that record instead) */
+        uint64_t changes = 0;
+        const struct store_value k[] = {
+            sv_text(r->idem_scope), sv_text(r->idem_key), sv_text(r->idem_body_sha256),
+            sv_text(r->id), sv_int(r->received_ms),
+            sv_int(r->received_ms - (int64_t)IDEMPOTENCY_WINDOW_S * 1000),
+        };
+        st = s->ops->exec(s, IDEMPOTENCY_INSERT, false, k, 6, NULL, NULL, &changes, err);
+        if (st != STORE_OK)
+            return st;
+        if (changes == 0)
+            return store_fail(err, STORE_CONFLICT, "the Idempotency-Key is a record's already");
+    }
     size_t np = sizeof p / sizeof p[0] - !s->ops->notifies_class;
     st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, NULL, err);
     if (st == STORE_CONFLICT)
@@ -376,7 +412,8 @@ enum store_status store_records_insert(struct store *s, const struct store_recor
                                        size_t n, struct store_error *err)
 {
     struct batch b = { r, n };
-    if (n == 1 && s && s->ops->statement_is_transaction && r[0]->lti_link <= 0) {
+    if (n == 1 && s && s->ops->statement_is_transaction && r[0]->lti_link <= 0 &&
+        !r[0]->idem_key) {
         /* one statement, its own transaction: all there or not at all */
         enum store_status st = store_ready(s, err);
         if (st == STORE_OK && (st = insert_one(s, r[0], err)) == STORE_OK)
@@ -439,6 +476,47 @@ static bool take_record(const struct store_value *c, size_t n, void *arg)
     o->found = true;
     o->oom = !row_to_record(c, n, o->out);
     return false;
+}
+
+struct keyed_record {
+    struct one_record o;
+    char *body_sha256;
+};
+
+static bool take_keyed(const struct store_value *c, size_t n, void *arg)
+{
+    struct keyed_record *k = arg;
+    if (n < 1)
+        return false;
+    snprintf(k->body_sha256, STORE_SHA256_SIZE, "%.*s", (int)c[0].len, c[0].p ? c[0].p : "");
+    return take_record(c + 1, n - 1, &k->o);
+}
+
+enum store_status store_idempotency_find(struct store *s, const char *scope, const char *key,
+                                         int64_t since_ms, char body_sha256[STORE_SHA256_SIZE],
+                                         struct store_record *out, struct store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    body_sha256[0] = '\0';
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    if (!key_ok(scope) || !key_ok(key))
+        return store_fail(err, STORE_NOT_FOUND, "no such key");
+    struct keyed_record k = { { out, false, false }, body_sha256 };
+    const struct store_value p[] = { sv_text(scope), sv_text(key), sv_int(since_ms) };
+    st = s->ops->exec(s, "SELECT k.body_sha256, " RECORD_COLUMNS " FROM idempotency_keys k"
+                         " JOIN records ON records.id = k.record_id"
+                         " WHERE k.scope = ?1 AND k.idem_key = ?2 AND k.created_ms >= ?3",
+                      false, p, 3, take_keyed, &k, NULL, err);
+    if (st != STORE_OK)
+        return st;
+    if (k.o.oom)
+        return store_fail(err, STORE_NO_MEMORY, "out of memory reading a keyed record");
+    if (!k.o.found)
+        return store_fail(err, STORE_NOT_FOUND, "no such key");
+    store_ok(err);
+    return STORE_OK;
 }
 
 enum store_status store_record_get(struct store *s, const char *id, const char *student,

@@ -58,7 +58,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  5
+#define STORE_SCHEMA_VERSION  6
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */
@@ -195,6 +195,15 @@ struct store_record {
      * store_class_rows reads them back. */
     bool shown_known;
     struct verdict_shown shown;
+    /* An Idempotency-Key the submission came with (NULL: none): written
+     * with the record, in its transaction, under idem_scope (who sent it:
+     * a key is one principal's, never shared), with the SHA-256 of the
+     * request's body. A key of that scope already held by a live record
+     * (made within IDEMPOTENCY_WINDOW_S) makes the insert STORE_CONFLICT,
+     * and nothing is written: a retried POST is one record. */
+    char *idem_scope;
+    char *idem_key;
+    char idem_body_sha256[STORE_SHA256_SIZE];
 };
 
 /*
@@ -224,6 +233,17 @@ enum store_status store_record_insert(struct store *s, const struct store_record
  */
 enum store_status store_records_insert(struct store *s, const struct store_record *const *r,
                                        size_t n, struct store_error *err);
+
+/*
+ * The record the Idempotency-Key `key` of `scope` names (store_record's
+ * idem_*), when it was made at or after since_ms: *out filled (release
+ * with store_record_clear) and the SHA-256 of the body that made it in
+ * body_sha256. STORE_NOT_FOUND when there is none (never used, expired,
+ * or its record gone: forgotten, past retention).
+ */
+enum store_status store_idempotency_find(struct store *s, const char *scope, const char *key,
+                                         int64_t since_ms, char body_sha256[STORE_SHA256_SIZE],
+                                         struct store_record *out, struct store_error *err);
 
 /*
  * The record with this id, as the reader may see it: student is the

@@ -176,7 +176,7 @@ enum store_status store_lti_members_each(struct store *s,
                                                     void *arg),
                                          void *arg, struct store_error *err);
 
-/* ---- the courses' rosters (NRPS, version 5) -------------------------------- */
+/* ---- the courses' rosters (NRPS, version 6) -------------------------------- */
 
 /* How a course's last roster read went (lti_rosters.state). */
 enum store_lti_roster_state {

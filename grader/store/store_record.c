@@ -158,6 +158,8 @@ void store_record_clear(struct store_record *r)
     free(r->verdict);
     free(r->device);
     free(r->grader_version);
+    free(r->idem_scope);
+    free(r->idem_key);
     memset(r, 0, sizeof *r);
 }
 
@@ -182,13 +184,16 @@ struct store_record *store_record_copy(const struct store_record *r)
         return NULL;
     *c = *r;
     c->task = c->student = c->source = c->verdict = c->device = c->grader_version = NULL;
+    c->idem_scope = c->idem_key = NULL;
     if (!dup_opt(&c->task, r->task, r->task ? strlen(r->task) : 0)
         || !dup_opt(&c->student, r->student, r->student ? strlen(r->student) : 0)
         || !dup_opt(&c->source, r->source, r->source_len)
         || !dup_opt(&c->verdict, r->verdict, r->verdict_len)
         || !dup_opt(&c->device, r->device, r->device ? strlen(r->device) : 0)
         || !dup_opt(&c->grader_version, r->grader_version,
-                    r->grader_version ? strlen(r->grader_version) : 0)) {
+                    r->grader_version ? strlen(r->grader_version) : 0)
+        || !dup_opt(&c->idem_scope, r->idem_scope, r->idem_scope ? strlen(r->idem_scope) : 0)
+        || !dup_opt(&c->idem_key, r->idem_key, r->idem_key ? strlen(r->idem_key) : 0)) {
         store_record_free(c);
         return NULL;
     }

@@ -252,7 +252,35 @@
     "    changed_ms " INT " NOT NULL\n"                                              \
     ");\n"
 
-/* Version 5: the courses' rosters (LTI Names and Role Provisioning
+/* Version 5: Idempotency-Keys (issue 31 item 6), each beside the record
+ * it names, written in that record's transaction (store.c), one
+ * principal's (scope) each. A record deleted (forgotten, past retention)
+ * takes its key along. */
+#define V5_KEYS(INT)                                                                 \
+    "CREATE TABLE idempotency_keys (\n"                                              \
+    "    scope       TEXT NOT NULL,\n"                                               \
+    "    idem_key    TEXT NOT NULL,\n"                                               \
+    "    body_sha256 TEXT NOT NULL,\n"                                               \
+    "    record_id   TEXT NOT NULL,\n"                                               \
+    "    created_ms  " INT " NOT NULL,\n"                                            \
+    "    PRIMARY KEY (scope, idem_key)\n"                                            \
+    ");\n"                                                                           \
+    "CREATE INDEX idempotency_keys_by_record ON idempotency_keys (record_id);\n"
+
+#define V5_KEYS_SQLITE                                                               \
+    V5_KEYS("INTEGER")                                                               \
+    "CREATE TRIGGER idempotency_keys_on_delete AFTER DELETE ON records\n"            \
+    "FOR EACH ROW BEGIN DELETE FROM idempotency_keys WHERE record_id = OLD.id; END;\n"
+
+#define V5_KEYS_PG                                                                   \
+    V5_KEYS("BIGINT")                                                                \
+    "CREATE OR REPLACE FUNCTION idempotency_keys_on_delete() RETURNS trigger\n"      \
+    "LANGUAGE plpgsql AS $$ BEGIN\n"                                                 \
+    " DELETE FROM idempotency_keys WHERE record_id = OLD.id; RETURN OLD; END $$;\n"  \
+    "CREATE OR REPLACE TRIGGER idempotency_keys_on_delete AFTER DELETE ON records\n" \
+    "FOR EACH ROW EXECUTE FUNCTION idempotency_keys_on_delete();\n"
+
+/* Version 6: the courses' rosters (LTI Names and Role Provisioning
  * Services, server/lti/lti_nrps.c). lti_rosters: a course's roster
  * address as its latest launch gave it, whether a read is asked for
  * (want) and the earliest it may start (next_ms), and how the last read
@@ -262,7 +290,7 @@
  * view, launched or not), 0 for the rest (inactive, teaching: never
  * shown as students, even when they once launched as learners). A
  * forgotten student leaves the roster too (a trigger of its own). */
-#define V5_SCHEMA(INT)                                                               \
+#define V6_SCHEMA(INT)                                                               \
     "CREATE TABLE lti_rosters (\n"                                                   \
     "    class_id TEXT PRIMARY KEY, issuer TEXT NOT NULL, client_id TEXT NOT NULL,\n" \
     "    url TEXT NOT NULL, want " INT " NOT NULL DEFAULT 1,\n"                       \
@@ -272,11 +300,11 @@
     "    class_id TEXT NOT NULL, student TEXT NOT NULL, learner " INT " NOT NULL,\n"  \
     "    PRIMARY KEY (class_id, student));\n"
 
-#define V5_TRIGGER_SQLITE                                                            \
+#define V6_TRIGGER_SQLITE                                                            \
     "CREATE TRIGGER lti_roster_forget AFTER DELETE ON students\n"                    \
     "FOR EACH ROW BEGIN DELETE FROM lti_roster_members WHERE student = OLD.id; END;\n"
 
-#define V5_TRIGGER_PG                                                                \
+#define V6_TRIGGER_PG                                                                \
     "CREATE OR REPLACE FUNCTION lti_roster_forget() RETURNS trigger LANGUAGE plpgsql\n" \
     "AS $$ BEGIN DELETE FROM lti_roster_members WHERE student = OLD.id; RETURN OLD; END $$;\n" \
     "CREATE OR REPLACE TRIGGER lti_roster_forget AFTER DELETE ON students\n"         \
@@ -289,7 +317,8 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
     V4_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"),
-    V5_SCHEMA("INTEGER") V5_TRIGGER_SQLITE,
+    V5_KEYS_SQLITE,
+    V6_SCHEMA("INTEGER") V6_TRIGGER_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -298,7 +327,8 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
     V4_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY"),
-    V5_SCHEMA("BIGINT") V5_TRIGGER_PG,
+    V5_KEYS_PG,
+    V6_SCHEMA("BIGINT") V6_TRIGGER_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -351,5 +381,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL,
 };

@@ -52,6 +52,7 @@ struct principal {
     bool has_cred;
     uint8_t cred[SESSION_CRED_BYTES];
     time_t issued;                  /* set by session_cookie_read; 0: not known */
+    int64_t issued_ms;              /* the same in ms (an older cookie: issued × 1000) */
     /* set by session_cookie_read: made by a server older than the __Host-
      * names (its value carries no "h"), so the bare name over TLS is where
      * that server put it, not a toss */

@@ -21,6 +21,7 @@
 #include "server/core/body.h"
 #include "server/core/http.h"
 #include "server/grade/submission.h"
+#include "server/identity/idempotency.h"
 #include "server/identity/records.h"
 #include "server/identity/lti_tag.h"
 
@@ -51,6 +52,17 @@ struct grade_req {
     size_t stored_len;
     enum store_status record_status;
     char record_reason[256];
+    /* Idempotency-Key (key "" when none came): whose it is, the SHA-256
+     * of the body, whether this request holds it in the table of keys in
+     * flight (released by on_recorded, or at the latest by
+     * submission_release), and what the store said of it: the key was a
+     * record's already, with the same body (replayed: stored is that
+     * record's, replay_status its verdict) or another (key_reused). */
+    char key[IDEMPOTENCY_KEY_MAX + 1];
+    char scope[IDEMPOTENCY_SCOPE_MAX];
+    char body_sha256[STORE_SHA256_SIZE];
+    bool claimed, replayed, key_reused;
+    int replay_status;
 };
 
 /* A ?wait=false submission: its connection is answered 202 at once, so
@@ -173,6 +185,14 @@ enum MHD_Result submission_begin(struct request *r)
         return response_out_of_memory(r);
     q->fd = -1;
     r->feature = q;
+    /* a link's sign-in waiting for "Sign in as NAME?": a run now would be
+     * recorded as nobody's, and confirming later would not bring it back
+     * (issue 31 item 3); refused before the body is read, nothing kept */
+    if (r->srv->records && r->who.kind == PRINCIPAL_NONE && r->pending.kind != PRINCIPAL_NONE)
+        return response_error(r, ERROR_SIGN_IN_PENDING,
+                              "This page's sign-in waits for its answer: answer \"Sign in as "
+                              "NAME?\" at the top of the page (or Not me), then run again, so "
+                              "that the run is recorded as yours.", NULL, NULL);
     const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
     r->kind = request_body_kind(type);
@@ -190,6 +210,47 @@ enum MHD_Result submission_begin(struct request *r)
     return MHD_YES;
 }
 
+/*
+ * Runs on the reader's thread when this submission's Idempotency-Key was
+ * a record's already (its insert wrote nothing): that record, made by an
+ * earlier request with the key (on this instance or another sharing the
+ * store), is the answer when the body was the same; another body is
+ * told 422. Resumes the connection.
+ */
+static void replay_call(struct store *s, void *arg)
+{
+    struct request *r = arg;
+    struct grade_req *q = r->feature;
+    struct store_record rec;
+    struct store_error e = { 0 };
+    char body[STORE_SHA256_SIZE];
+    int64_t since = records_now_ms() - (int64_t)IDEMPOTENCY_WINDOW_S * 1000;
+    enum store_status st;
+    READ_TWICE(st, store_idempotency_find(s, q->scope, q->key, since, body, &rec, &e));
+    if (st == STORE_OK && strcmp(body, q->body_sha256) != 0) {
+        q->key_reused = true;
+    } else if (st == STORE_OK) {
+        char *text = rec.verdict ? malloc(rec.verdict_len + 1) : NULL;
+        if (text) {
+            memcpy(text, rec.verdict, rec.verdict_len);
+            text[rec.verdict_len] = '\0';
+            free(q->stored);
+            q->stored = text;
+            q->stored_len = rec.verdict_len;
+            q->replayed = true;
+            q->replay_status = rec.status;
+            q->record_status = STORE_OK;
+            q->record_reason[0] = '\0';
+        }
+    } else {
+        /* gone between the insert and this read (forgotten): unrecorded */
+        q->record_status = st == STORE_NOT_FOUND ? STORE_CONFLICT : st;
+        snprintf(q->record_reason, sizeof q->record_reason, "%.200s", e.message);
+    }
+    store_record_clear(&rec);
+    MHD_resume_connection(r->conn);
+}
+
 /* Runs on the records writer's thread: the record is committed (or not);
  * only now may the answer say so. */
 static void on_recorded(const char *id, enum store_status st, const char *reason, void *arg)
@@ -199,6 +260,14 @@ static void on_recorded(const char *id, enum store_status st, const char *reason
     (void)id;
     q->record_status = st;
     snprintf(q->record_reason, sizeof q->record_reason, "%s", reason);
+    if (q->claimed) {
+        /* decided: committed with its key, or the key is another's record */
+        idempotency_release(records_keys(r->srv->records), q->scope, q->key);
+        q->claimed = false;
+    }
+    if (st == STORE_CONFLICT && q->key[0] &&
+        records_read(r->srv->records, replay_call, r))
+        return;   /* replay_call resumes */
     MHD_resume_connection(r->conn);
 }
 
@@ -226,6 +295,18 @@ static void on_job_done(struct pool_result *res, void *arg)
     if (copy && q->id[0] && to_record(copy)) {
         rec = record_of(q->id, &r->who, q->lti_link, q->source, q->source_len, q->received_ms,
                         copy, &q->stored, &q->stored_len, &facts);
+        if (rec && q->key[0]) {
+            /* the key goes in with the record, in its transaction */
+            rec->idem_scope = strdup(q->scope);
+            rec->idem_key = strdup(q->key);
+            snprintf(rec->idem_body_sha256, sizeof rec->idem_body_sha256, "%s", q->body_sha256);
+            if (!rec->idem_scope || !rec->idem_key) {
+                store_record_free(rec);
+                rec = NULL;
+                free(q->stored);
+                q->stored = NULL;
+            }
+        }
         if (!rec) {
             q->record_status = STORE_NO_MEMORY;
             snprintf(q->record_reason, sizeof q->record_reason, "out of memory");
@@ -390,6 +471,55 @@ static bool launch_of(struct request *r, enum MHD_Result *answer)
     return false;
 }
 
+/*
+ * The request's Idempotency-Key into the grade_req (none sent: key "",
+ * and the submission is as it always was): checked, scoped to whoever
+ * sends it, the body hashed, and claimed in the table of keys in flight.
+ * False with the answer in *answer: 400 for a key of the wrong shape or
+ * on a ?wait=false submission, 409 while the key's first request is
+ * still being graded here (the IETF draft's answer; a client retries
+ * after Retry-After and gets the record), 503 when too many are.
+ */
+static bool key_of(struct request *r, bool detach, enum MHD_Result *answer)
+{
+    struct grade_req *q = r->feature;
+    const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, IDEMPOTENCY_HEADER);
+    if (!key)
+        return true;
+    if (!idempotency_key_valid(key)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "An " IDEMPOTENCY_HEADER " is 1 to %u letters, digits and "
+                 "any of " IDEMPOTENCY_KEY_PUNCT " (a UUID will do).", IDEMPOTENCY_KEY_MAX);
+        *answer = response_error(r, ERROR_BAD_REQUEST, msg, NULL, NULL);
+        return false;
+    }
+    if (detach) {
+        *answer = response_error(r, ERROR_BAD_REQUEST,
+                                 "An " IDEMPOTENCY_HEADER " is taken on a submission that waits "
+                                 "for its verdict (without ?wait=false).", NULL, NULL);
+        return false;
+    }
+    snprintf(q->key, sizeof q->key, "%s", key);
+    idempotency_scope(&r->who, &r->client, q->scope);
+    store_sha256_hex(r->body ? r->body : "", r->body ? r->len : 0, q->body_sha256);
+    enum idempotency_claim c = idempotency_claim(records_keys(r->srv->records), q->scope,
+                                                 q->key);
+    if (c == IDEMPOTENCY_CLAIMED) {
+        q->claimed = true;
+        return true;
+    }
+    q->key[0] = '\0';
+    if (c == IDEMPOTENCY_IN_USE)
+        *answer = response_error(r, ERROR_IDEMPOTENCY_KEY_IN_USE,
+                                 "A submission with this " IDEMPOTENCY_HEADER " is being graded "
+                                 "now: ask again shortly for its answer.", NULL, NULL);
+    else
+        *answer = response_error(r, ERROR_TOO_BUSY,
+                                 "Too many submissions with an " IDEMPOTENCY_HEADER " are being "
+                                 "graded; try again shortly.", NULL, NULL);   /* the table's Retry-After */
+    return false;
+}
+
 enum MHD_Result submission_finish(struct request *r)
 {
     struct grade_req *q = r->feature;
@@ -407,7 +537,12 @@ enum MHD_Result submission_finish(struct request *r)
         return response_error(r, ERROR_BAD_REQUEST, msg, NULL, NULL);
     if (r->srv->records) {
         const char *wait = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "wait");
-        if (wait && !strcmp(wait, "false")) {
+        bool detach = wait && !strcmp(wait, "false");
+        if (!key_of(r, detach, &refused)) {
+            json_decref(owner);
+            return refused;
+        }
+        if (detach) {
             json_decref(owner);
             return submission_detach(r, src, len);
         }
@@ -502,6 +637,33 @@ static void count_result(struct request *r, const struct pool_result *res)
     r->wait_ms = res->wait_ms;
 }
 
+/* The first record's answer again, for a key it holds: the same status
+ * and bytes (recorded: true, it is in the store), in words for
+ * ?format=text, and IDEMPOTENCY_REPLAY_HEADER saying it is a replay. */
+static enum MHD_Result replay_answer(struct request *r, unsigned status)
+{
+    struct grade_req *q = r->feature;
+    char *text = NULL;
+    size_t n = 0;
+    const char *type = "application/json";
+    if (q->format_text) {
+        struct verdict *v = verdict_from_bytes(q->stored, q->stored_len);
+        text = v ? report_to_string(v) : NULL;
+        verdict_free(v);
+        n = text ? strlen(text) : 0;
+        type = "text/plain; charset=utf-8";
+    } else {
+        text = response_verdict_text(q->stored, q->stored_len, true,
+                                     store_status_to_str(STORE_OK), "", &n);
+    }
+    struct MHD_Response *resp = text ? response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE)
+                                     : NULL;
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, IDEMPOTENCY_REPLAY_HEADER, "true");
+    return response_queue(r, status, resp, type, NULL);
+}
+
 enum MHD_Result submission_answer(struct request *r)
 {
     struct grade_req *q = r->feature;
@@ -512,10 +674,17 @@ enum MHD_Result submission_answer(struct request *r)
         return response_error(r, ERROR_INTERNAL_ERROR, "The job ended without a verdict.",
                               NULL, NULL);
     count_result(r, res);
-    unsigned status = http_status_for(res->head.status);
+    unsigned status = http_status_for(q->replayed ? (enum verdict_status)q->replay_status
+                                                  : res->head.status);
     enum MHD_Result ret;
     if (res->cancelled) {
         ret = MHD_NO;   /* nobody is there to read it */
+    } else if (q->key_reused) {
+        ret = response_error(r, ERROR_IDEMPOTENCY_KEY_REUSED,
+                             "This " IDEMPOTENCY_HEADER " was sent with another body: a key "
+                             "names one submission; send a new key for new code.", NULL, NULL);
+    } else if (q->replayed) {
+        ret = replay_answer(r, status);
     } else if (q->format_text) {
         /* the one answer that reads the verdict: to put it in words */
         struct verdict *v = verdict_from_bytes(res->verdict, res->verdict_len);
@@ -581,6 +750,8 @@ void submission_release(struct request *r)
         pool_result_clear(res);
         free(res);
     }
+    if (q->claimed)   /* never recorded (refused, not graded, cancelled) */
+        idempotency_release(records_keys(r->srv->records), q->scope, q->key);
     free(q->source);
     free(q->stored);
     free(q);

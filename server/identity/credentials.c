@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/defaults.h"
 
 enum slot_state { SLOT_EMPTY, SLOT_NO_TOKEN, SLOT_TOKEN };
@@ -27,6 +28,7 @@ struct table {
     bool has_instructor;
     uint8_t instructor[SESSION_CRED_BYTES];
     time_t read_at;           /* when the read began */
+    int64_t read_at_ms;       /* the same in ms */
 };
 
 struct credentials {
@@ -39,10 +41,10 @@ struct credentials {
     uint8_t carry_from[SESSION_CRED_BYTES];
     uint8_t carry_to[SESSION_CRED_BYTES];
     /* credentials_changed: students whose sessions issued up to `until`
-     * are judged by the table however new they are (sorted by key) */
-    struct strict { uint64_t key; time_t until; } *strict;
+     * (ms) are judged by the table however new they are (sorted by key) */
+    struct strict { uint64_t key; int64_t until; } *strict;
     size_t nstrict, capstrict;
-    time_t instructor_until;   /* the same for the instructor's; 0: none */
+    int64_t instructor_until;   /* the same for the instructor's; 0: none */
 };
 
 static uint64_t key_of(const char *id)
@@ -152,6 +154,9 @@ enum store_status credentials_load(struct credentials *c, struct store *s, time_
     enum store_status st = STORE_NO_MEMORY;
     if (t && table_grow(t)) {
         t->read_at = now;
+        t->read_at_ms = clock_wall_ms();
+        if (t->read_at_ms / 1000 != (int64_t)now)
+            t->read_at_ms = (int64_t)now * 1000;   /* a caller's own clock (tests) */
         st = store_credentials_each(s, add_credential, &l, err);
         if (st == STORE_OK && l.oom)
             st = STORE_NO_MEMORY;
@@ -166,7 +171,7 @@ enum store_status credentials_load(struct credentials *c, struct store *s, time_
         c->cur = t;
         t = old;
         /* a mark matters while a session it covers is new to the table */
-        time_t horizon = c->cur->read_at - (time_t)CREDENTIALS_REFRESH_S;
+        int64_t horizon = c->cur->read_at_ms - (int64_t)CREDENTIALS_REFRESH_S * 1000;
         size_t kept = 0;
         for (size_t i = 0; i < c->nstrict; i++)
             if (c->strict[i].until >= horizon)
@@ -191,7 +196,7 @@ static int strict_cmp(const void *a, const void *b)
 }
 
 /* The latest mark of key, 0 when none. Under c->lock. */
-static time_t strict_until(const struct credentials *c, uint64_t key)
+static int64_t strict_until(const struct credentials *c, uint64_t key)
 {
     size_t lo = 0, hi = c->nstrict;
     while (lo < hi) {
@@ -205,10 +210,13 @@ static time_t strict_until(const struct credentials *c, uint64_t key)
 }
 
 bool credentials_changed(struct credentials *c, const char *const *ids, size_t n,
-                         bool instructor, time_t until)
+                         bool instructor)
 {
     bool ok = true;
     pthread_mutex_lock(&c->lock);
+    /* the table read after the change knows every token committed before
+     * its read began: sessions issued before then are judged by it */
+    int64_t until = c->cur ? c->cur->read_at_ms : 0;
     if (instructor)
         c->instructor_until = until;
     if (n && c->nstrict + n > c->capstrict) {
@@ -261,10 +269,13 @@ bool credentials_current(struct credentials *c, const struct principal *p)
     const struct table *t = c->cur;
     /* a session newer than the table is not judged by it (a sign-in it
      * cannot know yet), unless a change the table was read after covers
-     * it (credentials_changed): then the table knows better */
+     * it (credentials_changed): then the table knows better. In ms: a
+     * renewal and its link's session may fall in the second the table was
+     * read, and that session's token is newer than the table */
     bool newer = t && p->issued && p->issued >= t->read_at - (time_t)CREDENTIALS_REFRESH_S;
-    if (newer && p->issued <= (p->kind == PRINCIPAL_INSTRUCTOR ? c->instructor_until
-                                                               : strict_until(c, key)))
+    if (newer && p->issued_ms < t->read_at_ms &&
+        p->issued_ms <= (p->kind == PRINCIPAL_INSTRUCTOR ? c->instructor_until
+                                                         : strict_until(c, key)))
         newer = false;
     if (!t || newer) {
         ok = true;   /* no table yet, or a session newer than it */

@@ -60,15 +60,15 @@ void credentials_carry_instructor(struct credentials *c);
 /*
  * The store says these students (ids, n of them) were forgotten or given
  * a new token, and the instructor's token renewed when instructor, and
- * the table was read after it, at `until` (credentials_load's now): their
- * sessions issued up to then are judged by the table from now on, however
+ * the table was read after it (the last credentials_load): their
+ * sessions issued before that read began are judged by the table from now on, however
  * new they are, so such a change ends them at once rather than one
  * refresh later. A mark lasts while a session it covers could still be
  * newer than the table. False when out of memory (the students' marks
  * are then left out; the refresh's rule still ends their sessions).
  */
 bool credentials_changed(struct credentials *c, const char *const *ids, size_t n,
-                         bool instructor, time_t until);
+                         bool instructor);
 
 /* Whether the session p (as session_cookie_read gave it) is current. */
 bool credentials_current(struct credentials *c, const struct principal *p);

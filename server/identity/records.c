@@ -7,8 +7,10 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/defaults.h"
 #include "server/identity/credentials.h"
+#include "server/identity/idempotency.h"
 #include "server/identity/record_budget.h"
 
 /* How often the health is probed while the store is unreachable, so that
@@ -61,6 +63,8 @@ struct records {
     uint64_t written_since;    /* bytes committed since that read, estimated */
     bool sizing;               /* a read of the size is queued */
     uint64_t refused_limit, refused_budget;
+    struct idempotency *keys;  /* Idempotency-Keys being graded here */
+    uint64_t replayed;         /* records not written: their key was a record's already */
 };
 
 /* What a record adds to the store, as the budget and the size between two
@@ -72,9 +76,7 @@ static uint64_t record_bytes(const struct store_record *r)
 
 int64_t records_now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return clock_wall_ms();
 }
 
 /* A probe is a read: it can tell that a lost store (PostgreSQL down) is
@@ -215,7 +217,7 @@ static void identity_call(struct store *s, void *arg)
                 st = credentials_load(rs->credentials, s, now, &e);
             if (st == STORE_OK)
                 credentials_changed(rs->credentials, (const char *const *)r.ids, r.n,
-                                    r.instructor, now);
+                                    r.instructor);
         }
     }
     /* under the hook's own lock: once records_on_forgotten(NULL) is
@@ -347,7 +349,8 @@ struct records *records_start(const char *url, unsigned retention_days, unsigned
     rs->max_bytes = (uint64_t)max_mb << 20;
     rs->budget = record_budget_new(guest_records, (uint64_t)guest_mb << 20,
                                    UNTRUSTED_BUDGET_WINDOW_S);
-    if (!rs->budget) {
+    rs->keys = idempotency_new(IDEMPOTENCY_IN_FLIGHT_MAX);
+    if (!rs->budget || !rs->keys) {
         snprintf(err, errsz, "out of memory");
         goto fail;
     }
@@ -468,10 +471,16 @@ void records_free(struct records *rs)
     free(rs->detached);
     credentials_free(rs->credentials);
     record_budget_free(rs->budget);
+    idempotency_free(rs->keys);
     pthread_cond_destroy(&rs->wake);
     pthread_mutex_destroy(&rs->forgotten_mu);
     pthread_mutex_destroy(&rs->lock);
     free(rs);
+}
+
+struct idempotency *records_keys(struct records *rs)
+{
+    return rs->keys;
 }
 
 const uint8_t *records_session_key(const struct records *rs)
@@ -507,14 +516,20 @@ static void on_written(const char *id, enum store_status st, const char *reason,
 {
     struct write_ctx *c = arg;
     struct records *rs = c->rs;
+    /* a key that is a record's already is the store answering well: the
+     * submission's answer is that record (submission.c), no failure */
+    bool replay = st == STORE_CONFLICT && c->rec->idem_key;
     pthread_mutex_lock(&rs->lock);
     if (st == STORE_OK) {
         rs->recorded++;
         rs->written_since += record_bytes(c->rec);
-    } else if ((unsigned)st < STORE_NSTATUSES)
+    } else if (replay)
+        rs->replayed++;
+    else if ((unsigned)st < STORE_NSTATUSES)
         rs->failed_by[st]++;
-    rs->health = st;
-    snprintf(rs->health_msg, sizeof rs->health_msg, "%s", st == STORE_OK ? "" : reason);
+    rs->health = replay ? STORE_OK : st;
+    snprintf(rs->health_msg, sizeof rs->health_msg, "%s",
+             st == STORE_OK || replay ? "" : reason);
     pthread_mutex_unlock(&rs->lock);
     if (st == STORE_OK && rs->committed)
         rs->committed(c->rec, c->rec->shown_known ? &c->rec->shown : NULL, rs->committed_arg);
@@ -683,6 +698,8 @@ void records_render_metrics(struct records *rs, FILE *f)
             fprintf(f, "butterfly_records_total{outcome=\"failed\",reason=\"%s\"} %llu\n",
                     store_status_to_str((enum store_status)st),
                     (unsigned long long)rs->failed_by[st]);
+    fprintf(f, "butterfly_records_total{outcome=\"replayed\",reason=\"idempotency_key\"} "
+               "%llu\n", (unsigned long long)rs->replayed);
     fprintf(f, "# HELP butterfly_store_up Whether the store's last write or probe succeeded.\n"
                "# TYPE butterfly_store_up gauge\nbutterfly_store_up %d\n"
                "# HELP butterfly_records_purged_total Records removed past --retention-days.\n"

@@ -49,6 +49,9 @@ void records_stop(struct records *rs);
 /* records_stop, then frees rs. Accepts NULL. */
 void records_free(struct records *rs);
 
+/* The Idempotency-Keys being graded on this instance (idempotency.h). */
+struct idempotency *records_keys(struct records *rs);
+
 /* The key that signs session cookies. */
 const uint8_t *records_session_key(const struct records *rs);
 

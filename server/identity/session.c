@@ -1,6 +1,7 @@
 /* session.c - the principal, its signed cookie, and display names. */
 #include "server/identity/session.h"
 
+#include "common/clock.h"
 #include "common/defaults.h"
 
 #include <jansson.h>
@@ -90,10 +91,15 @@ static char *make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *
      * value without it under the bare name is an older server's, honoured
      * once (session_cookie_read's before_host_names), and one with it
      * under the bare name was tossed there */
-    json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:b}", "k",
-                          principal_kind_to_str(p->kind), "t", (json_int_t)now, "e",
-                          (json_int_t)(now + (time_t)lifetime_s), "i", p->id, "n", p->name,
-                          "f", cred, "h", 1);
+    /* "m": the issue in ms, which a renewal in the same second as a
+     * session needs to tell which came first (credentials_current) */
+    int64_t ms = clock_wall_ms();
+    if (ms / 1000 != (int64_t)now)
+        ms = (int64_t)now * 1000;   /* a caller's own clock (tests) */
+    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:s, s:s, s:s, s:b}", "k",
+                          principal_kind_to_str(p->kind), "t", (json_int_t)now, "m",
+                          (json_int_t)ms, "e", (json_int_t)(now + (time_t)lifetime_s), "i",
+                          p->id, "n", p->name, "f", cred, "h", 1);
     if (j && pending)
         json_object_set_new(j, "u", json_string("pending"));
     char *payload = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -162,11 +168,11 @@ static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, 
     payload[hex_len / 2] = '\0';
     json_t *j = json_loads(payload, JSON_REJECT_DUPLICATES, NULL);
     const char *k = NULL, *id = NULL, *name = NULL, *cred = "", *use = "";
-    json_int_t expiry = 0, issued = 0;
+    json_int_t expiry = 0, issued = 0, issued_ms = 0;
     int host = 0;
-    /* "t", "f" and "h" are absent from a cookie made before they were carried */
-    bool ok = j && json_unpack(j, "{s:s, s?I, s:I, s:s, s:s, s?s, s?s, s?b}", "k", &k,
-                               "t", &issued, "e", &expiry, "i", &id, "n", &name, "f", &cred,
+    /* "t", "m", "f" and "h" are absent from a cookie made before they were carried */
+    bool ok = j && json_unpack(j, "{s:s, s?I, s?I, s:I, s:s, s:s, s?s, s?s, s?b}", "k", &k,
+                               "t", &issued, "m", &issued_ms, "e", &expiry, "i", &id, "n", &name, "f", &cred,
                                "u", &use, "h", &host) == 0 &&
               !strcmp(use, pending ? "pending" : "") &&
               expiry > (json_int_t)now && kind_of(k) != PRINCIPAL_NONE &&
@@ -184,6 +190,10 @@ static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, 
         out->kind = kind_of(k);
         out->has_cred = *cred != '\0';
         out->issued = issued > 0 ? (time_t)issued : 0;
+        /* an "m" that is not within "t"'s second is not believed */
+        out->issued_ms = issued > 0 ? (int64_t)issued * 1000 : 0;
+        if (issued > 0 && issued_ms / 1000 == issued)
+            out->issued_ms = (int64_t)issued_ms;
         out->before_host_names = !host;
         snprintf(out->id, sizeof out->id, "%s", id);
         snprintf(out->name, sizeof out->name, "%s", name);

@@ -28,6 +28,15 @@ test('submitSource posts the body as text/plain to the submissions route and ret
   assert.equal(calls[0].init.body, 'return 0.0;');
 });
 
+test('each run sends an Idempotency-Key of its own', async () => {
+  const keys = [];
+  for (let i = 0; i < 2; i++) {
+    await submitSource(async (url, init) => { keys.push(init.headers['Idempotency-Key']); return respond(200, fixture('wrong_twiddle_sign')); }, 'x');
+  }
+  assert.match(keys[0], /^[0-9a-f-]{36}$/);
+  assert.notEqual(keys[0], keys[1]);
+});
+
 test('503 carries its Retry-After', async () => {
   const out = await submitSource(async () => respond(503, { error: { code: 'busy', message: 'queue full' } }, { 'Retry-After': '9' }), 'x');
   assert.deepEqual(out, { kind: 'http', status: 503, code: 'busy', message: 'queue full', retryAfter: 9 });

@@ -80,9 +80,9 @@ static const char *fresh(const char *options)
                "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
                "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
                "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links, identity_changes, "
-               "lti_rosters, lti_roster_members; "
-               "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget, lti_roster_forget "
-               "CASCADE");
+               "idempotency_keys, lti_rosters, lti_roster_members; "
+               "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget, "
+               "idempotency_keys_on_delete, lti_roster_forget CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
         snprintf(url, sizeof url, "sqlite:%s/s%d.sqlite%s", tmpdir, ++serial,
@@ -1178,6 +1178,96 @@ static void test_class_facts_from_columns(void **state)
     store_close(s);
 }
 
+/* ---- Idempotency-Keys (issue 31 item 6) ------------------------------------ */
+
+/* r with the key `key` of `scope`, for a body whose hash is of `body`. */
+static void with_key(struct store_record *r, const char *scope, const char *key,
+                     const char *body)
+{
+    r->idem_scope = strdup(scope);
+    r->idem_key = strdup(key);
+    store_sha256_hex(body, strlen(body), r->idem_body_sha256);
+}
+
+static int64_t count_records(struct store *s, const char *student)
+{
+    struct store_record_list l = { 0 };
+    struct store_error err;
+    assert_int_equal(store_student_records(s, student, 0, NULL, STORE_MAX_PAGE, &l, &err),
+                     STORE_OK);
+    int64_t n = (int64_t)l.n;
+    store_record_list_clear(&l);
+    return n;
+}
+
+/* A key is written with its record, in its transaction: a second record
+ * with a live key writes nothing (STORE_CONFLICT), and the key names the
+ * first; another scope's same key is its own; a key past the window, or
+ * whose record is gone, is taken over. */
+static void test_idempotency_keys(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    int64_t now = store_now_ms(), day = (int64_t)IDEMPOTENCY_WINDOW_S * 1000;
+    struct store_record a, b, got;
+    char body[STORE_SHA256_SIZE], want[STORE_SHA256_SIZE];
+    make_record(&a, "s1", now, 9);
+    with_key(&a, "student:s1", "k-1", "body one");
+    insert_ok(s, &a);
+    make_record(&b, "s1", now + 1, 2);
+    with_key(&b, "student:s1", "k-1", "body one");
+    assert_int_equal(store_record_insert(s, &b, &err), STORE_CONFLICT);
+    assert_int_equal(count_records(s, "s1"), 1);
+    assert_int_equal(store_idempotency_find(s, "student:s1", "k-1", now - day, body, &got, &err),
+                     STORE_OK);
+    assert_string_equal(got.id, a.id);
+    assert_int_equal(got.verdict_len, a.verdict_len);
+    store_sha256_hex("body one", 8, want);
+    assert_string_equal(body, want);
+    store_record_clear(&got);
+    store_record_clear(&b);
+    /* another student's same key */
+    make_record(&b, "s2", now, 9);
+    with_key(&b, "student:s2", "k-1", "body one");
+    insert_ok(s, &b);
+    assert_int_equal(store_idempotency_find(s, "student:s2", "k-1", now - day, body, &got, &err),
+                     STORE_OK);
+    assert_string_equal(got.id, b.id);
+    store_record_clear(&got);
+    store_record_clear(&b);
+    /* unknown keys and scopes */
+    assert_int_equal(store_idempotency_find(s, "student:s3", "k-1", now - day, body, &got, &err),
+                     STORE_NOT_FOUND);
+    assert_int_equal(store_idempotency_find(s, "student:s1", "k-2", now - day, body, &got, &err),
+                     STORE_NOT_FOUND);
+    /* past the window: not found, and a new record takes the key */
+    assert_int_equal(store_idempotency_find(s, "student:s1", "k-1", now + 1, body, &got, &err),
+                     STORE_NOT_FOUND);
+    make_record(&b, "s1", now + day + 1, 4);
+    with_key(&b, "student:s1", "k-1", "body two");
+    insert_ok(s, &b);
+    assert_int_equal(store_idempotency_find(s, "student:s1", "k-1", now + 1, body, &got, &err),
+                     STORE_OK);
+    assert_string_equal(got.id, b.id);
+    store_record_clear(&got);
+    store_record_clear(&b);
+    /* a forgotten student's keys go with their records */
+    assert_int_equal(store_student_forget(s, "s2", NULL, &err), STORE_OK);
+    assert_int_equal(store_idempotency_find(s, "student:s2", "k-1", now - day, body, &got, &err),
+                     STORE_NOT_FOUND);
+    make_record(&b, "s2", now + 2, 9);
+    with_key(&b, "student:s2", "k-1", "body one");
+    insert_ok(s, &b);
+    store_record_clear(&b);
+    /* and a key of no shape is refused */
+    make_record(&b, "s1", now + 3, 9);
+    with_key(&b, "", "k", "x");
+    assert_int_equal(store_record_insert(s, &b, &err), STORE_INVALID);
+    store_record_clear(&b);
+    store_record_clear(&a);
+    store_close(s);
+}
+
 /* A store made by every earlier schema version opens, migrated, with its
  * rows: the records', LTI's (as they were kept before they joined the
  * migrations), and the class view's facts of the records already there. */
@@ -1694,6 +1784,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_isolates_bad_rows),
         cmocka_unit_test(test_never_across_fork),
         cmocka_unit_test(test_class_facts_from_columns),
+        cmocka_unit_test(test_idempotency_keys),
         cmocka_unit_test(test_earlier_versions_open),
         cmocka_unit_test(test_newer_schema_refused),
         cmocka_unit_test(test_sqlite_full_then_recovers),

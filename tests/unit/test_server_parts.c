@@ -22,6 +22,7 @@
 #include "server/core/route.h"
 #include "server/core/sse.h"
 #include "server/identity/deferred.h"
+#include "server/identity/idempotency.h"
 #include "server/identity/session.h"
 #include "server/identity/token_guard.h"
 #include "server/core/cookie.h"
@@ -731,6 +732,48 @@ static void test_token_guard(void **state)
 
 /* Issue 29: what a signed-out client may have kept, by count and bytes,
  * per client and per window; a /64 is one client, as in the fair share. */
+/* Idempotency-Key: its shape (a UUID, base64url, a counter; 1 to
+ * IDEMPOTENCY_KEY_MAX bytes), whose it is, and one claim per key in flight. */
+static void test_idempotency_keys(void **state)
+{
+    (void)state;
+    char longest[IDEMPOTENCY_KEY_MAX + 2];
+    memset(longest, 'k', sizeof longest);
+    longest[IDEMPOTENCY_KEY_MAX] = '\0';
+    const char *good[] = { "0b8f6c1e-3d2a-4c5b-9e7f-1a2b3c4d5e6f", "a", "run:42", "YWJj+/=_.",
+                           longest };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_true(idempotency_key_valid(good[i]));
+    longest[IDEMPOTENCY_KEY_MAX] = 'k';
+    longest[IDEMPOTENCY_KEY_MAX + 1] = '\0';
+    const char *bad[] = { "", "a b", "a;b", "a\"b", "caf\xc3\xa9", "a\r\nX-Evil: 1", longest };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(idempotency_key_valid(bad[i]));
+    struct principal sam = { .kind = PRINCIPAL_STUDENT }, nobody = { .kind = PRINCIPAL_NONE };
+    snprintf(sam.id, sizeof sam.id, "s1");
+    struct client_id c;
+    const uint8_t addr[4] = { 10, 0, 0, 7 };
+    client_id_set(&c, CLIENT_IPV4, addr, 32);
+    char scope[IDEMPOTENCY_SCOPE_MAX];
+    idempotency_scope(&sam, &c, scope);
+    assert_string_equal(scope, "student:s1");
+    idempotency_scope(&nobody, &c, scope);
+    assert_string_equal(scope, "none:10.0.0.7");
+    struct idempotency *t = idempotency_new(2);
+    assert_non_null(t);
+    assert_int_equal(idempotency_claim(t, "student:s1", "k"), IDEMPOTENCY_CLAIMED);
+    assert_int_equal(idempotency_claim(t, "student:s1", "k"), IDEMPOTENCY_IN_USE);
+    /* the NUL between scope and key keeps ("student:s1", "k") and ("student:s1k", "") apart */
+    assert_int_equal(idempotency_claim(t, "student:s1k", ""), IDEMPOTENCY_CLAIMED);
+    assert_int_equal(idempotency_claim(t, "student:s2", "k"), IDEMPOTENCY_FULL);
+    idempotency_release(t, "student:s1", "k");
+    idempotency_release(t, "student:s1", "k");   /* twice: nothing */
+    assert_int_equal(idempotency_claim(t, "student:s2", "k"), IDEMPOTENCY_CLAIMED);
+    assert_string_equal(idempotency_claim_to_str(IDEMPOTENCY_IN_USE), "in_use");
+    idempotency_free(t);
+    idempotency_free(NULL);
+}
+
 static void test_record_budget(void **state)
 {
     (void)state;
@@ -784,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_display_names),
         cmocka_unit_test(test_vouched_names_cleaned),
         cmocka_unit_test(test_bearer_and_origin),
+        cmocka_unit_test(test_idempotency_keys),
         cmocka_unit_test(test_token_guard),
         cmocka_unit_test(test_record_budget),
         cmocka_unit_test(test_uri_inspection),
