@@ -9,7 +9,9 @@
  * on a short-lived thread of its own (one at most per platform) while the
  * launches that need it wait parked, so no platform waits behind another's
  * fetch; scores go out from a sender thread of their own, reading the
- * outbox the records' trigger fills (store_lti.h). The tool's public key set is kept in memory for
+ * outbox the records' trigger fills (store_lti.h), and the courses' rosters
+ * (NRPS) are read on a thread of their own (lti_nrps.c) from the asks a
+ * launch leaves in the store. The tool's public key set is kept in memory for
  * GET /lti/jwks.json and reread from the store every LTI_KEYS_REFRESH_S.
  */
 #ifndef BUTTERFLY_LTI_H
