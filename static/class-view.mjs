@@ -53,6 +53,19 @@ export function tile(t, nowMs, onOpen) {
   return h('li', { className: `tile ${state}`, 'data-student': t.id }, button);
 }
 
+/* The line about the course's roster (the summary's roster: how its last
+ * read from the platform went), '' when the view is of no course's. */
+export function rosterLine(r) {
+  if (!r) return '';
+  const n = `${r.learners} learner${r.learners === 1 ? '' : 's'}`;
+  switch (r.state) {
+    case 'read': return `The course's roster was read from the platform: ${n}; those who have not launched yet are silent.`;
+    case 'partial': return `The course's roster was read in part: ${n}. ${r.message}`;
+    case 'refused': return `The platform did not give the course's roster (${r.message}) The class shows the students who have launched.`;
+    default: return "The course's roster is being read from the platform.";
+  }
+}
+
 /* The counts of the summary as <dt>/<dd> pairs. */
 export function counts(s) {
   const items = [['Students', s.students], ['Submitted', s.submitted], ['Accepted', s.accepted],

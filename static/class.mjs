@@ -10,7 +10,7 @@
 import { errorTag, request } from '/static/api.mjs';
 import { h } from '/static/dom.mjs';
 import { shareChart } from '/static/class-chart.mjs';
-import { counts, studentPanel, tile } from '/static/class-view.mjs';
+import { counts, rosterLine, studentPanel, tile } from '/static/class-view.mjs';
 
 const state = {
   tiles: new Map(),
@@ -109,6 +109,9 @@ function drawSummary() {
   const t = s.thresholds;
   $('thresholds').textContent = `Stuck: ${t.attempts} or more attempts over at least ${t.minutes} minutes without passing, `
     + `or the same mistake ${t.repeats} times in a row. Silent: no attempt for ${t.silent_minutes} minutes.`;
+  const line = rosterLine(s.roster);
+  $('course-roster').textContent = line;
+  $('course-roster').hidden = !line;
 }
 
 async function loadSummary() {

@@ -299,6 +299,17 @@
 #define LTI_UNKNOWN_PLATFORM_TRIES 3u        /* a score of a platform this instance does not
                                                 know is tried this often (another instance may
                                                 have just registered it), then failed */
+/* Names and Role Provisioning Services 2.0: the course's roster
+ * (server/lti/lti_nrps.c). A read is every page of it, each page bounded
+ * in time, all of them in count and bytes. */
+#define LTI_NRPS_SCOPE             "https://purl.imsglobal.org/spec/lti-nrps/scope/" \
+                                   "contextmembership.readonly"
+#define LTI_ROSTER_REFRESH_S       300u      /* a course's roster is read at most this often */
+#define LTI_ROSTER_MAX_PAGES       20u       /* pages of one read (rel="next" followed) */
+#define LTI_ROSTER_MAX_BYTES       (4u * 1024u * 1024u)  /* bytes of one read, all pages */
+#define LTI_ROSTER_PAGE_TIMEOUT_MS 10000u    /* a page, all of it */
+#define LTI_ROSTER_POLL_MS         2000u     /* the rosters asked for are looked for this often */
+#define LTI_ROSTER_BATCH           8u        /* rosters read in one pass */
 #define DEFAULT_LTI_SCORE_POLICY   "best"
 
 #endif

@@ -618,6 +618,228 @@ enum store_status store_lti_members_each(struct store *s,
     /* a class with no learner yet is still a class (its instructor's view is empty) */
     return exec(s,
         "SELECT c.class_id, NULL FROM lti_classes c UNION ALL "
-        "SELECT m.class_id, m.student FROM lti_members m WHERE m.role = 'learner'",
+        "SELECT m.class_id, m.student FROM lti_members m WHERE m.role = 'learner' AND "
+        "NOT EXISTS (SELECT 1 FROM lti_roster_members r WHERE r.class_id = m.class_id AND "
+        "r.student = m.student AND r.learner = 0) UNION ALL "
+        "SELECT r.class_id, r.student FROM lti_roster_members r WHERE r.learner = 1",
         NULL, 0, members_row, &w, NULL, err);
+}
+
+/* ---- the courses' rosters ------------------------------------------------------ */
+
+struct roster_ask {
+    const char *class_id, *issuer, *client_id, *url;
+    bool instructor;
+};
+
+static enum store_status do_roster_ask(struct store *s, void *arg, struct store_error *err)
+{
+    struct roster_ask *a = arg;
+    struct store_value p[] = { sv_text(a->class_id), sv_text(a->issuer),
+                               sv_text(a->client_id), sv_text(a->url),
+                               sv_int(a->instructor) };
+    /* new: asked for (want's default); known: asked for again only by an
+     * instructor's launch, and never before next_ms (the claim's) */
+    return exec(s, "INSERT INTO lti_rosters (class_id, issuer, client_id, url) VALUES (?1, ?2, "
+                   "?3, ?4) ON CONFLICT (class_id) DO UPDATE SET issuer = excluded.issuer, "
+                   "client_id = excluded.client_id, url = excluded.url, want = CASE WHEN "
+                   "?5 = 1 THEN 1 ELSE lti_rosters.want END", p, 5, NULL, NULL, NULL, err);
+}
+
+enum store_status store_lti_roster_ask(struct store *s, const char *class_id,
+                                       const char *issuer, const char *client_id,
+                                       const char *url, bool instructor,
+                                       struct store_error *err)
+{
+    if (!launch_ok(class_id, true) || !launch_ok(issuer, true) || !launch_ok(client_id, true) ||
+        !launch_ok(url, true))
+        return store_fail(err, STORE_INVALID, "a roster's field is missing or over %d bytes",
+                          STORE_MAX_TEXT);
+    struct roster_ask a = { class_id, issuer, client_id, url, instructor };
+    return store_in_write(s, do_roster_ask, &a, err);
+}
+
+struct roster_due_walk {
+    bool (*fn)(const struct store_lti_roster_due *d, void *arg);
+    void *arg;
+};
+
+static bool roster_due_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct roster_due_walk *w = arg;
+    if (n < 5)
+        return false;
+    char *t[4];
+    bool ok = true;
+    for (int i = 0; i < 4; i++) {
+        t[i] = store_memdup(c[i].p ? c[i].p : "", c[i].len);
+        ok = ok && t[i];
+    }
+    bool more = ok && w->fn(&(struct store_lti_roster_due){ t[0], t[1], t[2], t[3], c[4].i },
+                            w->arg);
+    for (int i = 0; i < 4; i++)
+        free(t[i]);
+    return more;
+}
+
+enum store_status store_lti_roster_due(struct store *s, int64_t now_ms, unsigned limit,
+                                       bool (*fn)(const struct store_lti_roster_due *d,
+                                                  void *arg),
+                                       void *arg, struct store_error *err)
+{
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct roster_due_walk w = { fn, arg };
+    struct store_value p[] = { sv_int(now_ms), sv_int(limit) };
+    return exec(s, "SELECT class_id, issuer, client_id, url, next_ms FROM lti_rosters "
+                   "WHERE want = 1 AND next_ms <= ?1 ORDER BY next_ms, class_id LIMIT ?2", p, 2,
+                roster_due_row, &w, NULL, err);
+}
+
+struct roster_claim {
+    const char *class_id;
+    int64_t was, next;
+    uint64_t changes;
+};
+
+static enum store_status do_roster_claim(struct store *s, void *arg, struct store_error *err)
+{
+    struct roster_claim *c = arg;
+    struct store_value p[] = { sv_text(c->class_id), sv_int(c->was), sv_int(c->next) };
+    return exec(s, "UPDATE lti_rosters SET want = 0, next_ms = ?3 WHERE class_id = ?1 AND "
+                   "next_ms = ?2 AND want = 1", p, 3, NULL, NULL, &c->changes, err);
+}
+
+enum store_status store_lti_roster_claim(struct store *s, const char *class_id,
+                                         int64_t was_next_ms, int64_t next_ms, bool *claimed,
+                                         struct store_error *err)
+{
+    struct roster_claim c = { class_id, was_next_ms, next_ms, 0 };
+    enum store_status st = store_in_write(s, do_roster_claim, &c, err);
+    *claimed = st == STORE_OK && c.changes == 1;
+    return st;
+}
+
+struct roster_put {
+    const char *class_id, *issuer, *message;
+    enum store_lti_roster_state state;
+    const struct store_lti_roster_member *m;
+    size_t n;
+};
+
+/* One member of a read: its student (made for an active learner) and its
+ * roster row. */
+static enum store_status roster_member(struct store *s, const struct roster_put *x,
+                                       const struct store_lti_roster_member *m, int64_t now,
+                                       struct store_error *err)
+{
+    char student[STORE_ID_SIZE] = "";
+    struct store_value who[] = { sv_text(x->issuer), sv_text(m->sub) };
+    enum store_status st = exec(s, "SELECT student FROM lti_users WHERE issuer = ?1 AND "
+                                   "sub = ?2", who, 2, id_row, student, NULL, err);
+    if (st != STORE_OK || (!student[0] && !m->learner))
+        return st;   /* someone never shown: nothing kept of them */
+    if (!student[0]) {
+        if (!store_new_id(student))
+            return store_fail(err, STORE_ERROR, "no random bytes for a student id");
+        struct store_value p[] = { sv_text(x->issuer), sv_text(m->sub), sv_text(student) };
+        st = exec(s, "INSERT INTO lti_users (issuer, sub, student) VALUES (?1, ?2, ?3)", p, 3,
+                  NULL, NULL, NULL, err);
+    }
+    if (st == STORE_OK && m->learner) {
+        char anon[32];
+        bool named = m->name && m->name[0];
+        if (!named)
+            anonymous_name(x->issuer, m->sub, anon, sizeof anon);
+        /* the roster's name wins, as a launch's does; none keeps the one known */
+        struct store_value p[] = { sv_text(student), sv_text(named ? m->name : anon),
+                                   sv_int(now), sv_int(named) };
+        st = exec(s, "INSERT INTO students (id, name, section, email, verified, created_ms) "
+                     "VALUES (?1, ?2, '', '', 1, ?3) ON CONFLICT (id) DO UPDATE SET "
+                     "name = CASE WHEN ?4 = 1 THEN excluded.name ELSE students.name END", p, 4,
+                  NULL, NULL, NULL, err);
+    }
+    if (st == STORE_OK) {
+        struct store_value p[] = { sv_text(x->class_id), sv_text(student),
+                                   sv_int(m->learner) };
+        st = exec(s, "INSERT INTO lti_roster_members (class_id, student, learner) VALUES "
+                     "(?1, ?2, ?3) ON CONFLICT (class_id, student) DO UPDATE SET "
+                     "learner = excluded.learner", p, 3, NULL, NULL, NULL, err);
+    }
+    return st;
+}
+
+static enum store_status do_roster_put(struct store *s, void *arg, struct store_error *err)
+{
+    struct roster_put *x = arg;
+    int64_t now = store_now_ms();
+    struct store_value k[] = { sv_text(x->class_id) };
+    enum store_status st = STORE_OK;
+    bool members = x->state == STORE_ROSTER_READ || x->state == STORE_ROSTER_PARTIAL;
+    if (x->state == STORE_ROSTER_READ)
+        st = exec(s, "DELETE FROM lti_roster_members WHERE class_id = ?1", k, 1, NULL, NULL,
+                  NULL, err);
+    for (size_t i = 0; members && st == STORE_OK && i < x->n; i++)
+        st = roster_member(s, x, &x->m[i], now, err);
+    if (st == STORE_OK) {
+        struct store_value p[] = { sv_text(x->class_id), sv_int(x->state),
+                                   sv_text(x->message), sv_int(now) };
+        st = exec(s, "UPDATE lti_rosters SET state = ?2, message = ?3, read_ms = ?4 WHERE "
+                     "class_id = ?1", p, 4, NULL, NULL, NULL, err);
+    }
+    return st;
+}
+
+enum store_status store_lti_roster_put(struct store *s, const char *class_id,
+                                       const char *issuer, enum store_lti_roster_state state,
+                                       const char *message,
+                                       const struct store_lti_roster_member *members, size_t n,
+                                       struct store_error *err)
+{
+    if (!launch_ok(class_id, true) || !launch_ok(issuer, true) || !message ||
+        strlen(message) > STORE_MAX_TEXT)
+        return store_fail(err, STORE_INVALID, "a roster's field is missing or over %d bytes",
+                          STORE_MAX_TEXT);
+    for (size_t i = 0; i < n; i++)
+        if (!launch_ok(members[i].sub, true) || !launch_ok(members[i].name, false))
+            return store_fail(err, STORE_INVALID, "a roster member's field is missing or over "
+                              "%d bytes", STORE_MAX_TEXT);
+    struct roster_put x = { class_id, issuer, message, state, members, n };
+    return store_in_write(s, do_roster_put, &x, err);
+}
+
+struct rosters_walk {
+    bool (*fn)(const struct store_lti_roster *r, void *arg);
+    void *arg;
+};
+
+static bool rosters_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct rosters_walk *w = arg;
+    if (n < 5)
+        return false;
+    char *klass = store_memdup(c[0].p ? c[0].p : "", c[0].len);
+    char *msg = store_memdup(c[2].p ? c[2].p : "", c[2].len);
+    bool more = klass && msg &&
+                w->fn(&(struct store_lti_roster){ klass, (enum store_lti_roster_state)c[1].i,
+                                                  msg, c[3].i, c[4].i }, w->arg);
+    free(klass);
+    free(msg);
+    return more;
+}
+
+enum store_status store_lti_rosters_each(struct store *s,
+                                         bool (*fn)(const struct store_lti_roster *r,
+                                                    void *arg),
+                                         void *arg, struct store_error *err)
+{
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct rosters_walk w = { fn, arg };
+    return exec(s, "SELECT r.class_id, r.state, r.message, r.read_ms, (SELECT COUNT(*) FROM "
+                   "lti_roster_members m WHERE m.class_id = r.class_id AND m.learner = 1) "
+                   "FROM lti_rosters r ORDER BY r.class_id", NULL, 0, rosters_row, &w, NULL,
+                err);
 }

@@ -168,9 +168,92 @@ enum store_status store_lti_unsent_each(struct store *s,
 
 /* Calls fn(class_id, student, arg) for each class of every (issuer,
  * context), student NULL for the class itself, then once per learner of
- * it (the class view's membership), ordered by class. */
+ * it (the class view's membership): those launched as learners that its
+ * roster does not list as inactive or teaching, and its roster's active
+ * learners (launched or not); a student may come twice. */
 enum store_status store_lti_members_each(struct store *s,
                                          bool (*fn)(const char *class_id, const char *student,
+                                                    void *arg),
+                                         void *arg, struct store_error *err);
+
+/* ---- the courses' rosters (NRPS, version 6) -------------------------------- */
+
+/* How a course's last roster read went (lti_rosters.state). */
+enum store_lti_roster_state {
+    STORE_ROSTER_NONE = 0,      /* not read yet */
+    STORE_ROSTER_READ = 1,      /* every page */
+    STORE_ROSTER_PARTIAL = 2,   /* some pages (a bound, or a next page refused) */
+    STORE_ROSTER_REFUSED = 3,   /* the platform refused it, or it was no roster */
+};
+
+/*
+ * A launch into class_id carried the roster's address url (the names and
+ * roles claim): kept (the latest launch's), and a read asked for when the
+ * class has none yet or when instructor (an instructor's launch reads it
+ * again); the read starts once the last one's next_ms has come
+ * (store_lti_roster_claim), so a course is read at most that often.
+ */
+enum store_status store_lti_roster_ask(struct store *s, const char *class_id,
+                                       const char *issuer, const char *client_id,
+                                       const char *url, bool instructor,
+                                       struct store_error *err);
+
+/* A roster read asked for and due. */
+struct store_lti_roster_due {
+    const char *class_id, *issuer, *client_id, *url;
+    int64_t next_ms;            /* for store_lti_roster_claim */
+};
+
+/* Calls fn for each roster asked for whose next_ms is not after now_ms,
+ * at most limit. Valid during the call. */
+enum store_status store_lti_roster_due(struct store *s, int64_t now_ms, unsigned limit,
+                                       bool (*fn)(const struct store_lti_roster_due *d,
+                                                  void *arg),
+                                       void *arg, struct store_error *err);
+
+/* Takes class_id's read for one reader: the ask cleared and next_ms moved
+ * to next_ms (no read before it), when next_ms is still was_next_ms and a
+ * read is still asked for; *claimed false when another (instance) took it. */
+enum store_status store_lti_roster_claim(struct store *s, const char *class_id,
+                                         int64_t was_next_ms, int64_t next_ms, bool *claimed,
+                                         struct store_error *err);
+
+/* One member as a roster page lists it. */
+struct store_lti_roster_member {
+    const char *sub;            /* the platform's user_id: a launch's sub */
+    const char *name;           /* "" when the roster names none */
+    bool learner;               /* an active Learner, neither teaching nor inactive */
+};
+
+/*
+ * The outcome of a read of class_id's roster (issuer's), in one
+ * transaction: its state and message (why, "" when none). With
+ * STORE_ROSTER_READ the class's roster becomes members; with PARTIAL
+ * members are added to what it had; with NONE or REFUSED members are
+ * ignored and the roster stays as the last read left it. An active
+ * learner becomes a student (of (issuer, sub), made when new, named from
+ * the roster when it names one) kept as a learner of the class; any other
+ * member is kept as no learner only when already a student here (no row
+ * is made for someone the class view never shows).
+ */
+enum store_status store_lti_roster_put(struct store *s, const char *class_id,
+                                       const char *issuer, enum store_lti_roster_state state,
+                                       const char *message,
+                                       const struct store_lti_roster_member *members, size_t n,
+                                       struct store_error *err);
+
+/* A course's roster as the class view shows it. */
+struct store_lti_roster {
+    const char *class_id;
+    enum store_lti_roster_state state;
+    const char *message;
+    int64_t read_ms;            /* the last read's end (0: none yet) */
+    int64_t learners;           /* the active learners it lists */
+};
+
+/* Calls fn for each course with a roster address. Valid during the call. */
+enum store_status store_lti_rosters_each(struct store *s,
+                                         bool (*fn)(const struct store_lti_roster *r,
                                                     void *arg),
                                          void *arg, struct store_error *err);
 

@@ -303,6 +303,36 @@
     "    PRIMARY KEY (issuer, client_id)\n"                                          \
     ");\n"
 
+/* Version 7: the courses' rosters (LTI Names and Role Provisioning
+ * Services, server/lti/lti_nrps.c). lti_rosters: a course's roster
+ * address as its latest launch gave it, whether a read is asked for
+ * (want) and the earliest it may start (next_ms), and how the last read
+ * went (state: 0 none yet, 1 read, 2 read in part, 3 refused; message:
+ * why, for the class view). lti_roster_members: who the last read listed
+ * that is a student here, learner 1 for an active Learner (in the class
+ * view, launched or not), 0 for the rest (inactive, teaching: never
+ * shown as students, even when they once launched as learners). A
+ * forgotten student leaves the roster too (a trigger of its own). */
+#define V7_SCHEMA(INT)                                                               \
+    "CREATE TABLE lti_rosters (\n"                                                   \
+    "    class_id TEXT PRIMARY KEY, issuer TEXT NOT NULL, client_id TEXT NOT NULL,\n" \
+    "    url TEXT NOT NULL, want " INT " NOT NULL DEFAULT 1,\n"                       \
+    "    next_ms " INT " NOT NULL DEFAULT 0, state " INT " NOT NULL DEFAULT 0,\n"     \
+    "    message TEXT NOT NULL DEFAULT '', read_ms " INT " NOT NULL DEFAULT 0);\n"    \
+    "CREATE TABLE lti_roster_members (\n"                                            \
+    "    class_id TEXT NOT NULL, student TEXT NOT NULL, learner " INT " NOT NULL,\n"  \
+    "    PRIMARY KEY (class_id, student));\n"
+
+#define V7_TRIGGER_SQLITE                                                            \
+    "CREATE TRIGGER lti_roster_forget AFTER DELETE ON students\n"                    \
+    "FOR EACH ROW BEGIN DELETE FROM lti_roster_members WHERE student = OLD.id; END;\n"
+
+#define V7_TRIGGER_PG                                                                \
+    "CREATE OR REPLACE FUNCTION lti_roster_forget() RETURNS trigger LANGUAGE plpgsql\n" \
+    "AS $$ BEGIN DELETE FROM lti_roster_members WHERE student = OLD.id; RETURN OLD; END $$;\n" \
+    "CREATE OR REPLACE TRIGGER lti_roster_forget AFTER DELETE ON students\n"         \
+    "FOR EACH ROW EXECUTE FUNCTION lti_roster_forget();\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -312,6 +342,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V4_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"),
     V5_KEYS_SQLITE,
     V6_SCHEMA("INTEGER"),
+    V7_SCHEMA("INTEGER") V7_TRIGGER_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -322,6 +353,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V4_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY"),
     V5_KEYS_PG,
     V6_SCHEMA("BIGINT"),
+    V7_SCHEMA("BIGINT") V7_TRIGGER_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -374,5 +406,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL,
 };

@@ -87,6 +87,7 @@ struct class_feed {
      * store has no LTI tables (a server without --lti-config) */
     json_t *classes;        /* class_id -> { student id: true } of its learners */
     json_t *unsent;         /* student -> { failed, attempts, error } */
+    json_t *rosters;        /* class_id -> its roster's last read (class_feed_summary) */
     uint64_t lti_asked, lti_read;   /* launches told, and the last one read after */
     json_t *nobody;         /* {}: the learners of a class not known */
 };
@@ -469,6 +470,11 @@ json_t *class_feed_summary(struct class_feed *f, const char *klass)
     json_t *j = class_model_summary(f->m, members_of(f, klass), now_ms());
     if (j)
         json_object_set_new(j, "streams", json_integer(f->nstreams));
+    /* a course's roster (NRPS): how its last read went; null when the
+     * view is of no course, or its platform sent no roster's address */
+    json_t *roster = klass && f->rosters ? json_object_get(f->rosters, klass) : NULL;
+    if (j)
+        json_object_set_new(j, "roster", roster ? json_deep_copy(roster) : json_null());
     pthread_mutex_unlock(&f->lock);
     return j;
 }
@@ -831,7 +837,11 @@ static enum store_status catch_up(struct class_feed *f, bool initial, struct sto
 /* --- LTI: the classes, their learners, the scores not sent ------------------- */
 
 struct lti_read {
-    json_t *classes, *unsent;
+    json_t *classes, *unsent, *rosters;
+    /* the learners the model has no tile of (a roster's, never launched,
+     * or launched with no record yet): read here, put in under the lock */
+    struct store_student *fresh;
+    size_t nfresh;
     bool ok;
 };
 
@@ -861,15 +871,61 @@ static bool lti_unsent(const struct store_lti_unsent *u, void *arg)
     return true;
 }
 
+static const char *const roster_states[] = { "waiting", "read", "partial", "refused" };
+
+static bool lti_roster(const struct store_lti_roster *x, void *arg)
+{
+    struct lti_read *r = arg;
+    unsigned k = (unsigned)x->state < 4 ? (unsigned)x->state : 3;
+    json_object_set_new(r->rosters, x->class_id,
+                        json_pack("{s:s, s:s, s:I, s:o}", "state", roster_states[k],
+                                  "message", x->message, "learners", (json_int_t)x->learners,
+                                  "read_ms", x->read_ms ? json_integer(x->read_ms)
+                                                        : json_null()));
+    return true;
+}
+
+/* Reads the students of the classes' learners the model lacks into r. */
+static void lti_fresh_students(struct class_feed *f, struct store *s, struct lti_read *r)
+{
+    const char *klass, *student;
+    json_t *m, *v;
+    size_t cap = 0;
+    json_object_foreach(r->classes, klass, m) {
+        json_object_foreach(m, student, v) {
+            pthread_mutex_lock(&f->lock);
+            bool known = class_model_has_student(f->m, student);
+            pthread_mutex_unlock(&f->lock);
+            bool twice = false;
+            for (size_t i = 0; !known && i < r->nfresh && !twice; i++)
+                twice = !strcmp(r->fresh[i].id, student);
+            if (known || twice)
+                continue;
+            if (r->nfresh == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                struct store_student *g = realloc(r->fresh, ncap * sizeof *g);
+                if (!g)
+                    return;
+                r->fresh = g;
+                cap = ncap;
+            }
+            if (store_student_get(s, student, &r->fresh[r->nfresh], NULL) == STORE_OK)
+                r->nfresh++;
+        }
+    }
+}
+
 static void lti_call(struct class_feed *f, struct store *s, void *arg)
 {
-    (void)f;
     struct lti_read *r = arg;
     /* any failure (most often: no LTI tables, a server without
      * --lti-config) reads as "no LTI": no classes, no markers */
-    r->ok = r->classes && r->unsent &&
+    r->ok = r->classes && r->unsent && r->rosters &&
             store_lti_members_each(s, lti_member, r, NULL) == STORE_OK &&
-            store_lti_unsent_each(s, lti_unsent, r, NULL) == STORE_OK;
+            store_lti_unsent_each(s, lti_unsent, r, NULL) == STORE_OK &&
+            store_lti_rosters_each(s, lti_roster, r, NULL) == STORE_OK;
+    if (r->ok)
+        lti_fresh_students(f, s, r);
 }
 
 /* Reads the LTI classes and the scores not sent, and keeps them. */
@@ -878,19 +934,30 @@ static void lti_refresh(struct class_feed *f)
     pthread_mutex_lock(&f->lock);
     uint64_t asked = f->lti_asked;
     pthread_mutex_unlock(&f->lock);
-    struct lti_read r = { json_object(), json_object(), false };
+    struct lti_read r = { json_object(), json_object(), json_object(), NULL, 0, false };
     if (!on_store(f, lti_call, &r))
         r.ok = false;
     pthread_mutex_lock(&f->lock);
+    /* a learner with no record yet gets a tile: silent until they try */
+    for (size_t i = 0; r.ok && i < r.nfresh; i++) {
+        const struct store_student *st = &r.fresh[i];
+        class_model_put_student(f->m, st->id, st->name, st->section, st->verified);
+    }
     json_decref(f->classes);
     json_decref(f->unsent);
+    json_decref(f->rosters);
     f->classes = r.ok ? r.classes : NULL;
     f->unsent = r.ok ? r.unsent : NULL;
+    f->rosters = r.ok ? r.rosters : NULL;
     f->lti_read = asked;
     pthread_mutex_unlock(&f->lock);
+    for (size_t i = 0; i < r.nfresh; i++)
+        store_student_clear(&r.fresh[i]);
+    free(r.fresh);
     if (!r.ok) {
         json_decref(r.classes);
         json_decref(r.unsent);
+        json_decref(r.rosters);
     }
 }
 
@@ -1078,6 +1145,7 @@ void class_feed_free(struct class_feed *f, unsigned wait_ms)
     if (f->wake >= 0)
         close(f->wake);
     class_model_free(f->m);
+    json_decref(f->rosters);
     json_decref(f->classes);
     json_decref(f->unsent);
     json_decref(f->nobody);

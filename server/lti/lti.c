@@ -408,6 +408,7 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     pthread_mutex_init(&l->lock, NULL);
     pthread_cond_init(&l->wake, NULL);
     pthread_cond_init(&l->sender_wake, NULL);
+    pthread_cond_init(&l->roster_wake, NULL);
     for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++)
         l->keysets[i] = (struct keyset){ .l = l, .platform = i };
     l->policy = o->policy;
@@ -442,6 +443,10 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
         snprintf(err, errsz, "cannot start LTI's score sender");
         goto fail;
     }
+    if (!lti_nrps_start(l)) {
+        snprintf(err, errsz, "cannot start LTI's roster reader");
+        goto fail;
+    }
     return l;
 fail:
     lti_free(l);
@@ -468,6 +473,7 @@ void lti_quiesce(struct lti *l)
     }
     lti_register_stop(l);
     lti_ags_stop(l);
+    lti_nrps_stop(l);
 }
 
 void lti_free(struct lti *l)
@@ -484,5 +490,6 @@ void lti_free(struct lti *l)
     pthread_mutex_destroy(&l->lock);
     pthread_cond_destroy(&l->wake);
     pthread_cond_destroy(&l->sender_wake);
+    pthread_cond_destroy(&l->roster_wake);
     free(l);
 }

@@ -9,7 +9,9 @@
  * on a short-lived thread of its own (one at most per platform) while the
  * launches that need it wait parked, so no platform waits behind another's
  * fetch; scores go out from a sender thread of their own, reading the
- * outbox the records' trigger fills (store_lti.h). The tool's public key set is kept in memory for
+ * outbox the records' trigger fills (store_lti.h), and the courses' rosters
+ * (NRPS) are read on a thread of their own (lti_nrps.c) from the asks a
+ * launch leaves in the store. The tool's public key set is kept in memory for
  * GET /lti/jwks.json and reread from the store every LTI_KEYS_REFRESH_S.
  */
 #ifndef BUTTERFLY_LTI_H
@@ -183,6 +185,9 @@ struct lti_claims {
      * and the platform's data to echo (NULL: none) */
     bool deep_linking;
     const char *deep_link_return_url, *deep_link_data;
+    /* The names and roles claim's context_memberships_url (an http(s)
+     * address; NULL: none): the course's roster (lti_nrps.c) */
+    const char *memberships_url;
 };
 
 /*
@@ -193,6 +198,23 @@ struct lti_claims {
 bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const char *nonce,
                       const char *target_link_uri, time_t now, struct lti_claims *out,
                       struct lti_refusal *why);
+
+/* Whether role (a roles claim's or a roster member's) names an
+ * instructor, a teaching assistant, a content developer or an
+ * administrator of the context; whether it names a learner. */
+bool lti_check_role_teaches(const char *role);
+bool lti_check_role_learns(const char *role);
+
+/* Reads one member of an NRPS roster page: false when it has no user_id
+ * (*sub, a pointer into member). *learner: an active Learner (status
+ * absent or "Active") with no teaching role: a student of the class. */
+bool lti_check_roster_member(const json_t *member, const char **sub, bool *learner);
+
+/* The target of the rel="next" link of an HTTP Link header's value
+ * (RFC 8288: links separated by commas, rel a space-separated list,
+ * quoted or not) into out. False when there is none, it is malformed or
+ * longer than outsz - 1. */
+bool lti_check_link_next(const char *value, char *out, size_t outsz);
 
 /* The value of name in an application/x-www-form-urlencoded body, decoded
  * into out (NUL-terminated). False when absent, or longer than outsz - 1. */
@@ -243,6 +265,11 @@ char *lti_jwks_text(struct lti *l);
  * is full or stopping (fn not called). */
 bool lti_submit(struct lti *l, void (*fn)(struct lti *l, struct store *s, void *arg),
                 void *arg);
+
+/* Tells the roster reader (lti_nrps.c) that a launch asked for a
+ * course's roster (store_lti_roster_ask): it reads what is due now
+ * rather than at its next poll. Never waits. */
+void lti_nrps_wake(struct lti *l);
 
 /* Counts a refused launch under its code, and an accepted one. */
 void lti_count_launch(struct lti *l, enum lti_reason_id refusal);

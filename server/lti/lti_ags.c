@@ -175,10 +175,9 @@ static char *client_assertion(struct lti *l, const struct lti_platform *p, char 
     return out;
 }
 
-/* Platform i's access token, from the cache or the token endpoint. */
-static const char *access_token(struct lti *l, size_t i, char *err, size_t errsz)
+const char *lti_ags_token(struct lti *l, size_t i, const char *scope_name,
+                             struct access_token *t, char *err, size_t errsz)
 {
-    struct access_token *t = &l->tokens[i];
     if (t->token && time(NULL) < t->expires)
         return t->token;
     free(t->token);
@@ -194,7 +193,7 @@ static const char *access_token(struct lti *l, size_t i, char *err, size_t errsz
         snprintf(err, errsz, "out of memory");
         return NULL;
     }
-    form_escape(AGS_SCORE_SCOPE, scope, sizeof scope);
+    form_escape(scope_name, scope, sizeof scope);
     int w = snprintf(body, n, "grant_type=client_credentials&client_assertion_type="
                      "urn%%3Aietf%%3Aparams%%3Aoauth%%3Aclient-assertion-type%%3Ajwt-bearer"
                      "&scope=%s&client_assertion=", scope);
@@ -264,7 +263,7 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
         *permanent = true;
         return false;
     }
-    const char *token = access_token(l, i, err, errsz);
+    const char *token = lti_ags_token(l, i, AGS_SCORE_SCOPE, &l->tokens[i], err, errsz);
     if (!token)
         return false;
     /* the time of this attempt, after the last sent: a platform refuses a

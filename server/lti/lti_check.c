@@ -18,6 +18,7 @@
 #define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 #define ROLE_MEMBERSHIP "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 #define DL_SETTINGS "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+#define NRPS_CLAIM "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 
 /* Every reason a launch is refused for, each with the page's sentence
  * when its check has no more precise one. The order is docs/LTI.md's. */
@@ -306,7 +307,115 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
         if (li && json_is_string(v) && !strcmp(json_string_value(v), AGS_SCORE_SCOPE) &&
             (!strncmp(li, "https://", 8) || !strncmp(li, "http://", 7)))
             out->lineitem = li;
+    /* the roster's address: read later, and only at the registration's
+     * origins (lti_fetch), so a launch cannot aim the tool's token elsewhere */
+    const char *mu = str(json_object_get(claims, NRPS_CLAIM), "context_memberships_url");
+    if (mu && (!strncmp(mu, "https://", 8) || !strncmp(mu, "http://", 7)))
+        out->memberships_url = mu;
     return true;
+}
+
+bool lti_check_role_teaches(const char *role)
+{
+    return role && teaches(role);
+}
+
+bool lti_check_role_learns(const char *role)
+{
+    return role && (!strcmp(role, ROLE_MEMBERSHIP "Learner") || !strcmp(role, "Learner") ||
+                    !strncmp(role, "http://purl.imsglobal.org/vocab/lis/v2/membership/Learner#",
+                             57));
+}
+
+bool lti_check_roster_member(const json_t *member, const char **sub, bool *learner)
+{
+    *sub = str(member, "user_id");
+    *learner = false;
+    if (!*sub || !**sub)
+        return false;
+    const char *status = str(member, "status");
+    bool learns = false, teaching = false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(member, "roles"), i, v) {
+        learns = learns || lti_check_role_learns(json_string_value(v));
+        teaching = teaching || lti_check_role_teaches(json_string_value(v));
+    }
+    /* NRPS: status absent is Active; Inactive and Deleted are not in the class */
+    *learner = learns && !teaching && (!status || !strcmp(status, "Active"));
+    return true;
+}
+
+/* Skips spaces and tabs. */
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+bool lti_check_link_next(const char *value, char *out, size_t outsz)
+{
+    const char *p = value;
+    while (p && *p) {
+        p = skip_ws(p);
+        if (*p != '<')
+            return false;
+        const char *end = strchr(p + 1, '>');
+        if (!end)
+            return false;
+        const char *uri = p + 1;
+        size_t len = (size_t)(end - uri);
+        bool next = false;
+        p = end + 1;
+        /* the link's parameters, up to the next link (a comma outside quotes) */
+        while (*p && *p != ',') {
+            p = skip_ws(p);
+            if (*p == ';') {
+                p++;
+                continue;
+            }
+            const char *name = p;
+            while (*p && *p != '=' && *p != ';' && *p != ',')
+                p++;
+            size_t nl = (size_t)(p - name);
+            while (nl && (name[nl - 1] == ' ' || name[nl - 1] == '\t'))
+                nl--;
+            char val[256];
+            size_t vl = 0;
+            if (*p == '=') {
+                p = skip_ws(p + 1);
+                bool quoted = *p == '"';
+                if (quoted)
+                    p++;
+                while (*p && (quoted ? *p != '"' : (*p != ';' && *p != ',' && *p != ' '))) {
+                    if (vl + 1 < sizeof val)
+                        val[vl++] = *p;
+                    p++;
+                }
+                if (quoted && *p == '"')
+                    p++;
+            }
+            val[vl] = '\0';
+            if (nl == 3 && !strncasecmp(name, "rel", 3)) {
+                /* rel is a space-separated list of relation types */
+                char *save = NULL;
+                for (char *tok = strtok_r(val, " \t", &save); tok;
+                     tok = strtok_r(NULL, " \t", &save))
+                    next = next || !strcasecmp(tok, "next");
+            }
+        }
+        if (next) {
+            if (len + 1 > outsz || !len)
+                return false;
+            memcpy(out, uri, len);
+            out[len] = '\0';
+            return true;
+        }
+        if (*p == ',')
+            p++;
+    }
+    return false;
 }
 
 static int hexval(char c)

@@ -309,12 +309,13 @@ json_t *lti_deep_link_canvas(const char *public_url)
                                                      "message_type", "LtiDeepLinkingRequest",
                                                      "target_link_uri", launch,
                                                      "text", LTI_TOOL_TITLE));
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s, s], s:[{s:s, s:s, s:s, s:s, "
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s, s, s], s:[{s:s, s:s, s:s, s:s, "
                      "s:{s:s, s:s, s:o}}], s:{}}",
                      "title", LTI_TOOL_TITLE, "description", LTI_TOOL_DESCRIPTION,
                      "oidc_initiation_url", login, "target_link_uri", launch,
                      "public_jwk_url", jwks,
                      "scopes", AGS_SCOPE "score", AGS_SCOPE "lineitem.readonly",
+                     LTI_NRPS_SCOPE,   /* the course's roster (lti_nrps.c) */
                      "extensions", "platform", "canvas.instructure.com", "domain", domain,
                      "tool_id", "butterfly-grader", "privacy_level", LTI_CANVAS_PRIVACY,
                      "settings", "platform", "canvas.instructure.com", "text", LTI_TOOL_TITLE,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/defaults.h"
 
@@ -33,9 +34,43 @@ static size_t sink_write(char *data, size_t size, size_t n, void *arg)
     return add;
 }
 
-bool lti_fetch(const struct lti_platform *p, const char *url, const char *body,
-               const char *ctype, const char *bearer, const char *accept, size_t max,
-               long timeout_ms, char **out, long *status, char *err, size_t errsz)
+/* The Link headers' values of an answer, joined with commas (one header
+ * value as many as it likes, RFC 8288), bounded. */
+struct links {
+    char text[4096];
+    size_t len;
+    bool over;
+};
+
+static size_t header_line(char *data, size_t size, size_t n, void *arg)
+{
+    struct links *k = arg;
+    size_t len = size * n;
+    if (len > 5 && !strncasecmp(data, "link:", 5)) {
+        size_t from = 5, to = len;
+        while (from < to && (data[from] == ' ' || data[from] == '\t'))
+            from++;
+        while (to > from && (data[to - 1] == '\r' || data[to - 1] == '\n' ||
+                             data[to - 1] == ' '))
+            to--;
+        size_t add = to - from + (k->len ? 1 : 0);
+        if (k->len + add + 1 > sizeof k->text) {
+            k->over = true;
+        } else {
+            if (k->len)
+                k->text[k->len++] = ',';
+            memcpy(k->text + k->len, data + from, to - from);
+            k->len += to - from;
+            k->text[k->len] = '\0';
+        }
+    }
+    return len;
+}
+
+static bool fetch(const struct lti_platform *p, const char *url, const char *body,
+                  const char *ctype, const char *bearer, const char *accept, size_t max,
+                  long timeout_ms, char **out, long *status, struct links *links, char *err,
+                  size_t errsz)
 {
     *out = NULL;
     *status = 0;
@@ -77,6 +112,10 @@ bool lti_fetch(const struct lti_platform *p, const char *url, const char *body,
     curl_easy_setopt(c, CURLOPT_USERAGENT, "butterfly-grader-lti");
     if (h)
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    if (links) {
+        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_line);
+        curl_easy_setopt(c, CURLOPT_HEADERDATA, links);
+    }
     if (body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
@@ -93,4 +132,36 @@ bool lti_fetch(const struct lti_platform *p, const char *url, const char *body,
     }
     *out = k.buf ? k.buf : strdup("");
     return *out != NULL;
+}
+
+bool lti_fetch(const struct lti_platform *p, const char *url, const char *body,
+               const char *ctype, const char *bearer, const char *accept, size_t max,
+               long timeout_ms, char **out, long *status, char *err, size_t errsz)
+{
+    return fetch(p, url, body, ctype, bearer, accept, max, timeout_ms, out, status, NULL, err,
+                 errsz);
+}
+
+bool lti_fetch_page(const struct lti_platform *p, const char *url, const char *bearer,
+                    const char *accept, size_t max, long timeout_ms, char **out, long *status,
+                    char *next, size_t nextsz, bool *next_unread, char *err, size_t errsz)
+{
+    struct links links = { .len = 0 };
+    links.text[0] = '\0';
+    next[0] = '\0';
+    *next_unread = false;
+    if (!fetch(p, url, NULL, NULL, bearer, accept, max, timeout_ms, out, status, &links, err,
+               errsz))
+        return false;
+    /* a next link this cannot follow (the links past their bound, the
+     * address past nextsz) is said, never taken for the last page */
+    if (links.over) {
+        *next_unread = true;
+    } else if (links.len && !lti_check_link_next(links.text, next, nextsz)) {
+        next[0] = '\0';
+        char *big = malloc(sizeof links.text);
+        *next_unread = big && lti_check_link_next(links.text, big, sizeof links.text);
+        free(big);
+    }
+    return true;
 }

@@ -18,4 +18,14 @@ bool lti_fetch(const struct lti_platform *p, const char *url, const char *body,
                const char *ctype, const char *bearer, const char *accept, size_t max,
                long timeout_ms, char **out, long *status, char *err, size_t errsz);
 
+/* lti_fetch's GET, and the target of the answer's Link rel="next" into
+ * next (nextsz bytes; "" when none): a paged service's next page (NRPS).
+ * *next_unread: the answer seems to link a next page that next could not
+ * hold (too long, or the Link headers over their bound).
+ * The next address is the platform's word only: the caller's next fetch
+ * checks it is at p's origins like any other. */
+bool lti_fetch_page(const struct lti_platform *p, const char *url, const char *bearer,
+                    const char *accept, size_t max, long timeout_ms, char **out, long *status,
+                    char *next, size_t nextsz, bool *next_unread, char *err, size_t errsz);
+
 #endif

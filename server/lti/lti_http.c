@@ -479,6 +479,17 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
             } else {
                 q->status = 303;
                 q->code = LTI_ACCEPTED;
+                /* the course's roster: asked for here, read on the roster's
+                 * thread (lti_nrps.c); a refusal to keep the ask costs the
+                 * launch nothing */
+                struct store_error re = { 0 };
+                if (c.memberships_url &&
+                    store_lti_roster_ask(s, klass, p->issuer, p->client_id, c.memberships_url,
+                                         c.instructor, &re) == STORE_OK)
+                    lti_nrps_wake(l);
+                else if (c.memberships_url)
+                    fprintf(stderr, "butterfly-server: LTI roster not asked for: %s\n",
+                            re.message);
                 r->srv->class_changed(r->srv->feed);   /* a class or a learner may be new */
                 if (c.instructor) {
                     q->who.kind = PRINCIPAL_INSTRUCTOR;

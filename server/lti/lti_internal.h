@@ -81,6 +81,11 @@ struct lti {
     /* the registrar (lti_register.c): one Dynamic Registration at a time */
     pthread_t registrar;
     bool reg_busy, reg_joinable;   /* under lock */
+    /* the rosters' reader (lti_nrps.c) */
+    pthread_t roster;
+    bool roster_started, roster_woken;   /* roster_woken under lock */
+    pthread_cond_t roster_wake;
+    struct access_token roster_tokens[LTI_MAX_PLATFORMS];  /* the reader's only */
     /* counters, under lock */
     uint64_t launches_ok;
     uint64_t refused[LTI_NREASONS];   /* by reason; [LTI_ACCEPTED] unused */
@@ -98,5 +103,20 @@ static inline bool lti_store_call(struct lti *l, bool write, store_call_fn fn, v
 /* The score sender (lti_ags.c). */
 bool lti_ags_start(struct lti *l);
 void lti_ags_stop(struct lti *l);
+
+/* Platform i's access token for scope (one scope, a token endpoint's
+ * client-credentials grant with our signed assertion), from the cache t
+ * (the calling thread's own) or the token endpoint, bounded by
+ * LTI_SEND_TIMEOUT_MS. NULL with a sentence in err when none came (the
+ * endpoint refused: its status is in the sentence). */
+const char *lti_ags_token(struct lti *l, size_t i, const char *scope,
+                             struct access_token *t, char *err, size_t errsz);
+
+/* The rosters' reader (lti_nrps.c): a thread reading the courses'
+ * rosters asked for in the store (store_lti_roster_ask), woken by
+ * lti_nrps_wake (lti.h) after a launch asked; stopped within one page's
+ * bound. */
+bool lti_nrps_start(struct lti *l);
+void lti_nrps_stop(struct lti *l);
 
 #endif

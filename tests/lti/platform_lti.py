@@ -36,7 +36,9 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+TA = "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"
 
 
 def new_key():
@@ -66,6 +68,13 @@ class Platform:
         self.openid_hook = None            # f(config dict) -> dict or bytes
         self.registrations = []            # (the tool's registration or None, why refused)
         self.next_client = ("dyn-client-1", "dyn-dep-1")   # what /register answers
+        # NRPS: course -> its roster's pages (lists of members); a course's
+        # mode in roster_mode: "403", "badjson", "endless" (a next page
+        # always), or an address: page 1's next link goes there
+        self.rosters = {}
+        self.roster_mode = {}
+        self.roster_requests = []          # (course, page, Authorization)
+        self.token_scopes = []             # the scope of each token asked for
         self.lock = threading.Lock()
         srv = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         srv.daemon_threads = True
@@ -193,6 +202,47 @@ class Platform:
             c.pop(k, None)
         return c
 
+    def nrps(self, course):
+        """The names and roles claim of a launch into course (for claims' extra)."""
+        return {NRPS: {"context_memberships_url": self.url + "/memberships/" + course,
+                       "service_versions": ["2.0"]}}
+
+    def roster_page(self, h, course, page):
+        """GET /memberships/COURSE?page=N: the membership container, paged with
+        Link rel="next" as Canvas and Moodle page it."""
+        with self.lock:
+            self.roster_requests.append((course, page, h.headers.get("Authorization")))
+        if not (h.headers.get("Authorization") or "").startswith("Bearer tok-"):
+            return h.send(401, "{}")
+        mode = self.roster_mode.get(course)
+        if mode == "403":
+            return h.send(403, '{"error":"unauthorized_scope"}')
+        if mode == "badjson":
+            return h.send(200, '{"members": [', "application/json")
+        pages = self.rosters.get(course, [[]])
+        if mode == "endless":
+            members = [{"user_id": "%s-%d" % (course, page), "roles": [LEARNER],
+                        "status": "Active", "name": "Endless %d" % page}]
+            nxt = "%s/memberships/%s?page=%d" % (self.url, course, page + 1)
+        else:
+            members = pages[page - 1] if 0 < page <= len(pages) else []
+            nxt = ("%s/memberships/%s?page=%d" % (self.url, course, page + 1)
+                   if page < len(pages) else None)
+            if mode and mode.startswith("http") and page == 1:
+                nxt = mode
+        body = json.dumps({"id": self.url + "/memberships/" + course,
+                           "context": {"id": course, "title": course}, "members": members})
+        data = body.encode()
+        h.send_response(200)
+        h.send_header("Content-Type",
+                      "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
+        h.send_header("Content-Length", str(len(data)))
+        if nxt:
+            h.send_header("Link", '<%s?page=1>; rel="first", <%s>; rel="next"'
+                          % (self.url + "/memberships/" + course, nxt))
+        h.end_headers()
+        h.wfile.write(data)
+
     def sign(self, claims, header=None):
         key, kid = self.keys[0]
         h = {"kid": kid}
@@ -247,6 +297,10 @@ class Platform:
                     if plat.openid_hook:
                         c = plat.openid_hook(c)
                     return self.send(200, c if isinstance(c, bytes) else json.dumps(c))
+                if u.path.startswith("/memberships/"):
+                    q = dict(urllib.parse.parse_qsl(u.query))
+                    return plat.roster_page(self, u.path[len("/memberships/"):],
+                                            int(q.get("page", "1")))
                 if u.path == "/jwks":
                     if not self.fault("jwks"):
                         self.send(200, json.dumps(plat.jwks()))
@@ -310,7 +364,11 @@ class Platform:
                         assert f["grant_type"] == "client_credentials"
                         assert f["client_assertion_type"] == \
                             "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-                        assert SCORE_SCOPE in f["scope"].split()
+                        scopes = f["scope"].split()
+                        plat.token_scopes.append(f["scope"])
+                        if NRPS_SCOPE in scopes and plat.mode.get("nrps_token") == "403":
+                            return self.send(403, '{"error":"invalid_scope"}')
+                        assert SCORE_SCOPE in scopes or NRPS_SCOPE in scopes
                         a = f["client_assertion"]
                         kid = jwt.get_unverified_header(a)["kid"]
                         with urllib.request.urlopen(plat.tool_jwks_url, timeout=5) as r:
@@ -328,7 +386,7 @@ class Platform:
                         plat.assertion_kids = getattr(plat, "assertion_kids", []) + [kid]
                     self.send(200, json.dumps({"access_token": "tok-%d" % plat.tokens_issued,
                                                "token_type": "Bearer", "expires_in": 3600,
-                                               "scope": SCORE_SCOPE}))
+                                               "scope": f["scope"]}))
                 elif re.fullmatch(r"/lineitems/\d+/scores", u.path):
                     lineitem = plat.url + u.path[:-len("/scores")]
                     if self.fault("scores"):

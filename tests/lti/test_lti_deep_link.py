@@ -33,7 +33,8 @@ from html import unescape
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from serverproc import Server  # noqa: E402
 from lti_browser import Browser, free_port  # noqa: E402
-from platform_lti import AGS, CLAIM, DL, INSTRUCTOR, LEARNER, SCORE_SCOPE, Platform  # noqa: E402
+from platform_lti import (AGS, CLAIM, DL, INSTRUCTOR, LEARNER, NRPS_SCOPE,  # noqa: E402
+                          SCORE_SCOPE, Platform)
 
 BINARY, SAMPLES = sys.argv[1], sys.argv[2]
 failures = []
@@ -149,6 +150,8 @@ try:
           "every URL of the key is under the public URL: %s" % found)
     check(SCORE_SCOPE in key.get("scopes", []), "its scopes hold the score scope: %s"
           % key.get("scopes"))
+    check(NRPS_SCOPE in key.get("scopes", []), "its scopes hold the roster's "
+          "(contextmembership.readonly): %s" % key.get("scopes"))
     ext = [e for e in key.get("extensions", []) if e.get("platform") == "canvas.instructure.com"]
     places = {p.get("placement"): p for e in ext for p in e.get("settings", {})
               .get("placements", [])}

@@ -16,6 +16,7 @@ UPDATE schema_version SET version = 2;
 DROP TABLE identity_changes;   -- version 4's
 DROP TABLE idempotency_keys; DROP FUNCTION idempotency_keys_on_delete CASCADE;   -- version 5's
 DROP TABLE lti_registration_tokens; DROP TABLE lti_platforms;   -- version 6's
+DROP TABLE lti_rosters; DROP TABLE lti_roster_members;   -- version 7's
 DROP TABLE lti_resource_links; DROP TABLE lti_launches; DROP TABLE lti_record_links;
 CREATE TABLE lti_schema (version BIGINT NOT NULL);
 INSERT INTO lti_schema VALUES (1);

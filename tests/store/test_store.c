@@ -80,9 +80,10 @@ static const char *fresh(const char *options)
                "instructor, secrets, schema_version, lti_schema, lti_keys, lti_states, "
                "lti_nonces, lti_users, lti_classes, lti_members, lti_resource_links, "
                "lti_launches, lti_record_links, lti_outbox, lti_sent, lti_links, identity_changes, "
-               "idempotency_keys, lti_registration_tokens, lti_platforms; "
+               "idempotency_keys, lti_registration_tokens, lti_platforms, lti_rosters, "
+               "lti_roster_members; "
                "DROP FUNCTION IF EXISTS lti_outbox_on_record, lti_forget, "
-               "idempotency_keys_on_delete CASCADE");
+               "idempotency_keys_on_delete, lti_roster_forget CASCADE");
         snprintf(url, sizeof url, "%s", backend);
     } else {
         snprintf(url, sizeof url, "sqlite:%s/s%d.sqlite%s", tmpdir, ++serial,

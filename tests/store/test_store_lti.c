@@ -5,7 +5,8 @@
  * per record of a launched student, in the record's own transaction,
  * the newest per pair carrying the best so far, sent in order; each
  * resource link's line item, scored from the launch a record names
- * (issue 29 item 6), and version 1's one line item per student migrated.
+ * (issue 29 item 6), version 1's one line item per student migrated, and a
+ * course's roster (NRPS: asked, claimed once, kept, shown, forgotten).
  * (On PostgreSQL the lti_pg suite runs the whole flow.)
  */
 #include <setjmp.h>
@@ -338,6 +339,182 @@ static void test_line_item_per_resource_link(void **state)
     store_close(s);
 }
 
+/* The members of each class as store_lti_members_each lists them, as
+ * "class:student" lines sorted (a student listed twice is once). */
+struct members_seen {
+    char lines[32][80];
+    int n;
+};
+
+static bool see_member(const char *klass, const char *student, void *arg)
+{
+    struct members_seen *m = arg;
+    if (!student)
+        return true;
+    char line[80];
+    snprintf(line, sizeof line, "%.8s:%s", klass, student);
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->lines[i], line))
+            return true;
+    if (m->n < 32)
+        snprintf(m->lines[m->n++], sizeof m->lines[0], "%s", line);
+    return true;
+}
+
+static bool has_member(struct store *s, const char *klass, const char *student)
+{
+    struct members_seen m = { .n = 0 };
+    struct store_error e;
+    assert_int_equal(store_lti_members_each(s, see_member, &m, &e), STORE_OK);
+    char line[80];
+    snprintf(line, sizeof line, "%.8s:%s", klass, student);
+    for (int i = 0; i < m.n; i++)
+        if (!strcmp(m.lines[i], line))
+            return true;
+    return false;
+}
+
+static int count_learners(struct store *s, const char *klass)
+{
+    struct members_seen m = { .n = 0 };
+    struct store_error e;
+    assert_int_equal(store_lti_members_each(s, see_member, &m, &e), STORE_OK);
+    int n = 0;
+    for (int i = 0; i < m.n; i++)
+        n += !strncmp(m.lines[i], klass, 8);
+    return n;
+}
+
+struct due_seen {
+    int n;
+    char klass[STORE_ID_SIZE];
+    int64_t next_ms;
+};
+
+static bool see_due(const struct store_lti_roster_due *d, void *arg)
+{
+    struct due_seen *x = arg;
+    x->n++;
+    snprintf(x->klass, sizeof x->klass, "%s", d->class_id);
+    x->next_ms = d->next_ms;
+    return true;
+}
+
+struct roster_seen {
+    int state;
+    int64_t learners;
+    char message[200];
+};
+
+static bool see_roster(const struct store_lti_roster *r, void *arg)
+{
+    struct roster_seen *x = arg;
+    x->state = (int)r->state;
+    x->learners = r->learners;
+    snprintf(x->message, sizeof x->message, "%s", r->message);
+    return true;
+}
+
+static struct due_seen due_now(struct store *s)
+{
+    struct due_seen d = { 0 };
+    struct store_error e;
+    assert_int_equal(store_lti_roster_due(s, store_now_ms(), 8, see_due, &d, &e), STORE_OK);
+    return d;
+}
+
+/* A course's roster: asked for by a launch, claimed by one reader, kept
+ * (a whole read replaces it, a partial one adds), shown (active
+ * learners in, inactive and teaching members out even when they launched),
+ * and forgotten with the student. */
+static void test_roster(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char ada[STORE_ID_SIZE], ta[STORE_ID_SIZE], klass[STORE_ID_SIZE], name[64];
+    struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-ada",
+                                  .name = "Ada", .email = "", .context_id = "course-1",
+                                  .context_title = "FFT", .deployment_id = "d",
+                                  .resource_link = "rl-1", .lineitem = NULL };
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, NULL, name, sizeof name, &e), STORE_OK);
+    l.sub = "s-ta";
+    l.name = "Tess";
+    assert_int_equal(store_lti_launch(s, &l, ta, klass, NULL, name, sizeof name, &e), STORE_OK);
+    /* the first launch with the claim asks; a claim takes it once */
+    assert_int_equal(due_now(s).n, 0);
+    assert_int_equal(store_lti_roster_ask(s, klass, "https://p", "c", "https://p/m", false, &e),
+                     STORE_OK);
+    struct due_seen d = due_now(s);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.klass, klass);
+    bool claimed = false;
+    int64_t later = store_now_ms() + 300000;
+    assert_int_equal(store_lti_roster_claim(s, klass, d.next_ms, later, &claimed, &e), STORE_OK);
+    assert_true(claimed);
+    assert_int_equal(store_lti_roster_claim(s, klass, d.next_ms, later, &claimed, &e), STORE_OK);
+    assert_false(claimed);   /* another reader's: taken */
+    /* a learner's launch asks no more; an instructor's does, due at next_ms */
+    assert_int_equal(store_lti_roster_ask(s, klass, "https://p", "c", "https://p/m", false, &e),
+                     STORE_OK);
+    assert_int_equal(due_now(s).n, 0);
+    assert_int_equal(store_lti_roster_ask(s, klass, "https://p", "c", "https://p/m", true, &e),
+                     STORE_OK);
+    assert_int_equal(due_now(s).n, 0);   /* not before next_ms */
+    struct due_seen at = { 0 };
+    assert_int_equal(store_lti_roster_due(s, later, 8, see_due, &at, &e), STORE_OK);
+    assert_int_equal(at.n, 1);
+    /* a whole read: Ada active, Tess teaching, Sil never launched, Gone inactive and new */
+    struct store_lti_roster_member m[] = {
+        { "s-ada", "Ada Lovelace", true }, { "s-ta", "Tess", false },
+        { "s-sil", "", true }, { "s-gone", "Gone", false },
+    };
+    assert_int_equal(store_lti_roster_put(s, klass, "https://p", STORE_ROSTER_READ, "", m, 4,
+                                          &e), STORE_OK);
+    assert_true(has_member(s, klass, ada));
+    assert_false(has_member(s, klass, ta));   /* launched as a learner, teaching in the roster */
+    assert_int_equal(count_learners(s, klass), 2);
+    struct roster_seen r = { 0 };
+    assert_int_equal(store_lti_rosters_each(s, see_roster, &r, &e), STORE_OK);
+    assert_int_equal(r.state, STORE_ROSTER_READ);
+    assert_int_equal(r.learners, 2);
+    /* the roster's name wins; one with none is a Learner and a hash */
+    struct store_student st;
+    assert_int_equal(store_student_get(s, ada, &st, &e), STORE_OK);
+    assert_string_equal(st.name, "Ada Lovelace");
+    store_student_clear(&st);
+    /* the never-launched learner, launching, is the same student */
+    char sil[STORE_ID_SIZE], k2[STORE_ID_SIZE];
+    l.sub = "s-sil";
+    l.name = "";
+    assert_int_equal(store_lti_launch(s, &l, sil, k2, NULL, name, sizeof name, &e), STORE_OK);
+    assert_int_equal(strncmp(name, "Learner ", 8), 0);
+    assert_int_equal(count_learners(s, klass), 2);
+    /* a partial read adds; a refusal keeps what was; a whole read replaces */
+    struct store_lti_roster_member more[] = { { "s-new", "New", true } };
+    assert_int_equal(store_lti_roster_put(s, klass, "https://p", STORE_ROSTER_PARTIAL,
+                                          "bound", more, 1, &e), STORE_OK);
+    assert_int_equal(count_learners(s, klass), 3);
+    assert_int_equal(store_lti_roster_put(s, klass, "https://p", STORE_ROSTER_REFUSED,
+                                          "403", NULL, 0, &e), STORE_OK);
+    assert_int_equal(count_learners(s, klass), 3);
+    assert_int_equal(store_lti_rosters_each(s, see_roster, &r, &e), STORE_OK);
+    assert_int_equal(r.state, STORE_ROSTER_REFUSED);
+    assert_string_equal(r.message, "403");
+    assert_int_equal(store_lti_roster_put(s, klass, "https://p", STORE_ROSTER_READ, "", m, 2,
+                                          &e), STORE_OK);
+    /* Ada; and Sil, who launched as a learner (a roster read before one's
+     * enrolment must not hide them); not New, not Tess */
+    assert_int_equal(count_learners(s, klass), 2);
+    assert_true(has_member(s, klass, sil));
+    /* a forgotten student leaves the roster */
+    uint64_t gone = 0;
+    assert_int_equal(store_student_forget(s, ada, &gone, &e), STORE_OK);
+    assert_false(has_member(s, klass, ada));
+    assert_int_equal(count_learners(s, klass), 1);
+    store_close(s);
+}
+
 static void sql(const char *path, const char *text)
 {
     sqlite3 *db = NULL;
@@ -434,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_launch_and_outbox),
         cmocka_unit_test(test_line_item_per_resource_link),
         cmocka_unit_test(test_migrate_v1),
+        cmocka_unit_test(test_roster),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

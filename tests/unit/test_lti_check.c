@@ -402,6 +402,66 @@ static void reasons(void **state)
     assert_string_equal(why.message, "More precise.");
 }
 
+/* The rel="next" of a Link header, as Canvas and Moodle page a roster. */
+static void link_next(void **state)
+{
+    (void)state;
+    char out[256];
+    assert_true(lti_check_link_next("<https://p/m?page=1>; rel=\"first\", "
+                                    "<https://p/m?page=2>; rel=\"next\"", out, sizeof out));
+    assert_string_equal(out, "https://p/m?page=2");
+    /* rel a list, unquoted, in any case, with other parameters */
+    assert_true(lti_check_link_next("<https://p/a>; title=\"x, y\"; REL=\"prev next\"", out,
+                                    sizeof out));
+    assert_string_equal(out, "https://p/a");
+    assert_true(lti_check_link_next(" <https://p/b> ;rel=next", out, sizeof out));
+    assert_string_equal(out, "https://p/b");
+    /* none: no next, a last only, not a link, too long for out */
+    assert_false(lti_check_link_next("<https://p/m?page=9>; rel=\"last\"", out, sizeof out));
+    assert_false(lti_check_link_next("", out, sizeof out));
+    assert_false(lti_check_link_next("https://p/n; rel=next", out, sizeof out));
+    assert_false(lti_check_link_next("<https://p/no-end; rel=next", out, sizeof out));
+    assert_false(lti_check_link_next("<https://p/long/address>; rel=next", out, 8));
+    assert_false(lti_check_link_next("<https://p/x>; rel=\"nextpage\"", out, sizeof out));
+}
+
+/* Who of a roster is a student: an active Learner with no teaching role. */
+static void roster_members(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        bool ok, learner;
+    } cases[] = {
+        { "{\"user_id\":\"a\",\"roles\":[\"http://purl.imsglobal.org/vocab/lis/v2/membership#Learner\"]}",
+          true, true },
+        { "{\"user_id\":\"a\",\"status\":\"Active\",\"roles\":[\"Learner\"]}", true, true },
+        { "{\"user_id\":\"a\",\"status\":\"Inactive\",\"roles\":[\"Learner\"]}", true, false },
+        { "{\"user_id\":\"a\",\"status\":\"Deleted\",\"roles\":[\"Learner\"]}", true, false },
+        { "{\"user_id\":\"a\",\"roles\":[\"http://purl.imsglobal.org/vocab/lis/v2/membership/"
+          "Instructor#TeachingAssistant\"]}", true, false },
+        { "{\"user_id\":\"a\",\"roles\":[\"http://purl.imsglobal.org/vocab/lis/v2/membership#Learner\","
+          "\"http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor\"]}", true, false },
+        { "{\"user_id\":\"a\",\"roles\":[\"http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor\"]}",
+          true, false },
+        { "{\"user_id\":\"a\"}", true, false },
+        { "{\"roles\":[\"Learner\"]}", false, false },
+        { "{\"user_id\":\"\",\"roles\":[\"Learner\"]}", false, false },
+        { "{\"user_id\":7,\"roles\":[\"Learner\"]}", false, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *m = json_loads(cases[i].json, 0, NULL);
+        assert_non_null(m);
+        const char *sub = NULL;
+        bool learner = true;
+        assert_int_equal(lti_check_roster_member(m, &sub, &learner), cases[i].ok);
+        assert_int_equal(learner, cases[i].learner);
+        if (cases[i].ok)
+            assert_string_equal(sub, "a");
+        json_decref(m);
+    }
+}
+
 int main(void)
 {
     char err[200];
@@ -419,6 +479,8 @@ int main(void)
         cmocka_unit_test(token_headers),
         cmocka_unit_test(origins),
         cmocka_unit_test(reasons),
+        cmocka_unit_test(link_next),
+        cmocka_unit_test(roster_members),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     lti_config_free(&cfg);
