@@ -236,12 +236,57 @@
 #define V3_SCHEMA(INT, SERIAL, TRIGGERS, FILL)                                       \
     LTI_TABLES(INT, SERIAL) TRIGGERS V3_SHOWN_COLUMNS(INT) FILL
 
+/* Version 4: the line item belongs to the resource link (issue 34 item
+ * 5). A launch that names the platform's line items (lineitems, with the
+ * lineitem scope) but no lineitem gets one the tool makes, once per link:
+ * made_lineitem, kept whatever later launches say, made by one sender at
+ * a time (made_claim_ms, a lease, since several instances share a
+ * PostgreSQL store); label is its column's title. A score waiting for its
+ * link's line item to be made has lineitem '' and its link, filled in
+ * when it is made. received_ms: the submission's time, the timestamp its
+ * score is sent with. */
+#define V4_COLUMNS(INT)                                                              \
+    "ALTER TABLE lti_resource_links ADD COLUMN lineitems TEXT NOT NULL DEFAULT '';\n" \
+    "ALTER TABLE lti_resource_links ADD COLUMN label TEXT NOT NULL DEFAULT '';\n"   \
+    "ALTER TABLE lti_resource_links ADD COLUMN made_lineitem TEXT NOT NULL DEFAULT '';\n" \
+    "ALTER TABLE lti_resource_links ADD COLUMN made_claim_ms " INT " NOT NULL DEFAULT 0;\n" \
+    "ALTER TABLE lti_outbox ADD COLUMN link " INT " NOT NULL DEFAULT 0;\n"          \
+    "ALTER TABLE lti_outbox ADD COLUMN received_ms " INT " NOT NULL DEFAULT 0;\n"
+
+/* Version 4's trigger: as version 3's, and a link with the platform's
+ * line items but no lineitem scores to the one made for it (or, until it
+ * is made, to '' and its link). */
+#define OUTBOX_INSERT_V4                                                             \
+    "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
+    " points, max_points, status, graded_ms, link, received_ms)"                     \
+    " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub,"                     \
+    " CASE WHEN k.lineitem <> '' THEN k.lineitem ELSE k.made_lineitem END,"          \
+    " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms, k.link, NEW.received_ms" \
+    " FROM lti_launches a JOIN lti_resource_links k ON k.link = a.link"              \
+    " JOIN lti_users u ON u.student = a.student AND u.issuer = k.issuer"             \
+    " WHERE a.student = NEW.student AND (k.lineitem <> '' OR k.lineitems <> '')"     \
+    " AND a.link = COALESCE("                                                        \
+    " (SELECT r.link FROM lti_record_links r WHERE r.record_id = NEW.id),"           \
+    " (SELECT b.link FROM lti_launches b WHERE b.student = NEW.student"              \
+    "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1));"                          \
+    " DELETE FROM lti_record_links WHERE record_id = NEW.id;"
+
+#define V4_TRIGGER_SQLITE                                                            \
+    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
+    "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"                  \
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT_V4 " END;\n"
+
+#define V4_TRIGGER_PG                                                                \
+    "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
+    "AS $$ BEGIN " OUTBOX_INSERT_V4 " RETURN NEW; END $$;\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
     V2_SCHEMA("INTEGER", "BLOB"),
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
+    V4_COLUMNS("INTEGER") V4_TRIGGER_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -249,6 +294,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V1_SCHEMA("BIGINT", "BYTEA"),
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
+    V4_COLUMNS("BIGINT") V4_TRIGGER_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -301,5 +347,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt,
+    NULL, NULL, NULL, v3_adopt, NULL,
 };

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A store of schema version 2 whose LTI tables are LTI's own version 1
 # (one line item per student, made by store_lti.c before the tables
-# joined the migrations) migrated to schema version 3 on PostgreSQL: the
+# joined the migrations) migrated to the current schema on PostgreSQL: the
 # student's scores still go where version 1 sent them (issue 29 item 6,
 # issue 30; SQLite's in test_store_lti.c).
 # usage: lti_migrate_pg.sh DATABASE_URL BUTTERFLY_ADMIN
@@ -12,6 +12,7 @@ URL="$1"; ADMIN="$2"
 psql -q -v ON_ERROR_STOP=1 "$URL" <<'SQL'
 ALTER TABLE records DROP COLUMN shown_key, DROP COLUMN shown_label, DROP COLUMN half1,
     DROP COLUMN half2, DROP COLUMN half3;
+ALTER TABLE lti_outbox DROP COLUMN link, DROP COLUMN received_ms;
 UPDATE schema_version SET version = 2;
 DROP TABLE lti_resource_links; DROP TABLE lti_launches; DROP TABLE lti_record_links;
 CREATE TABLE lti_schema (version BIGINT NOT NULL);
@@ -28,7 +29,7 @@ psql -q -v ON_ERROR_STOP=1 "$URL" -c "INSERT INTO records (id, task, student, re
 got=$(psql -q -At "$URL" -c "SELECT version FROM schema_version" \
       -c "SELECT to_regclass('lti_links') IS NULL AND to_regclass('lti_schema') IS NULL" \
       -c "SELECT student || ' ' || lineitem || ' ' || points FROM lti_outbox" | tr '\n' '|')
-want="3|t|old-student https://p/li/9 9|"
+want="4|t|old-student https://p/li/9 9|"
 if [ "$got" != "$want" ]; then
     echo "FAIL: got '$got', want '$want'"
     exit 1
