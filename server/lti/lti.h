@@ -162,6 +162,9 @@ struct lti_claims {
     const char *sub, *name, *email, *deployment_id;
     const char *context_id, *context_title, *resource_link_id;
     const char *lineitem;   /* NULL: no AGS claim with the score scope */
+    const char *lineitems;  /* without a lineitem, with the lineitem scope: where the
+                               tool makes the link's (NULL: none) */
+    const char *resource_link_title;   /* NULL: none */
     bool instructor;
     /* An LtiDeepLinkingRequest (an instructor's, resource_link_id NULL):
      * where the choice goes back to (at one of the registration's origins)

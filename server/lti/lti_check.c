@@ -16,6 +16,7 @@
 #define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
 #define AGS_CLAIM "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 #define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+#define AGS_LINEITEM_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 #define ROLE_MEMBERSHIP "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 #define DL_SETTINGS "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 
@@ -297,13 +298,23 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     out->context_title = str(ctx, "title");
     if (!out->context_title)
         out->context_title = "";
+    out->resource_link_title = str(json_object_get(claims, CLAIM "resource_link"), "title");
     json_t *ags = json_object_get(claims, AGS_CLAIM);
     json_t *scopes = json_object_get(ags, "scope");
-    const char *li = str(ags, "lineitem");
-    json_array_foreach(scopes, i, v)
-        if (li && json_is_string(v) && !strcmp(json_string_value(v), AGS_SCORE_SCOPE) &&
-            (!strncmp(li, "https://", 8) || !strncmp(li, "http://", 7)))
-            out->lineitem = li;
+    const char *li = str(ags, "lineitem"), *lis = str(ags, "lineitems");
+    bool score = false, make = false;
+    json_array_foreach(scopes, i, v) {
+        score = score || (json_is_string(v) && !strcmp(json_string_value(v), AGS_SCORE_SCOPE));
+        make = make || (json_is_string(v) && !strcmp(json_string_value(v), AGS_LINEITEM_SCOPE));
+    }
+    /* the launch's line item when it names one (Moodle's "grade sync
+     * only" names it and withholds the lineitem scope); else, with the
+     * lineitem scope, the platform's line items, where the tool makes the
+     * link's own */
+    if (score && li && (!strncmp(li, "https://", 8) || !strncmp(li, "http://", 7)))
+        out->lineitem = li;
+    else if (score && make && lis && (!strncmp(lis, "https://", 8) || !strncmp(lis, "http://", 7)))
+        out->lineitems = lis;
     return true;
 }
 
