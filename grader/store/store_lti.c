@@ -287,8 +287,13 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
         if (!store_new_id(x->student))
             return store_fail(err, STORE_ERROR, "no random bytes for a student id");
         struct store_value p[] = { sv_text(l->issuer), sv_text(l->sub), sv_text(x->student) };
-        st = exec(s, "INSERT INTO lti_users (issuer, sub, student) VALUES (?1, ?2, ?3)", p, 3,
-                  NULL, NULL, NULL, err);
+        /* the same first launch twice at once (two tabs, two instances):
+         * the one kept first is the student */
+        st = exec(s, "INSERT INTO lti_users (issuer, sub, student) VALUES (?1, ?2, ?3) "
+                     "ON CONFLICT (issuer, sub) DO NOTHING", p, 3, NULL, NULL, NULL, err);
+        if (st == STORE_OK)
+            st = exec(s, "SELECT student FROM lti_users WHERE issuer = ?1 AND sub = ?2", who, 2,
+                      id_row, x->student, NULL, err);
     }
     if (st == STORE_OK && !l->instructor) {
         char anon[32];
@@ -319,8 +324,14 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
         if (!store_new_id(x->class_id))
             return store_fail(err, STORE_ERROR, "no random bytes for a class id");
         struct store_value p[] = { c[0], c[1], sv_text(x->class_id), c[2] };
+        /* two first launches of a course at once (two students, two
+         * instances): one class, the one kept first */
         st = exec(s, "INSERT INTO lti_classes (issuer, context, class_id, title) "
-                     "VALUES (?1, ?2, ?3, ?4)", p, 4, NULL, NULL, NULL, err);
+                     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (issuer, context) DO NOTHING", p, 4,
+                  NULL, NULL, NULL, err);
+        if (st == STORE_OK)
+            st = exec(s, "SELECT class_id FROM lti_classes WHERE issuer = ?1 AND context = ?2",
+                      c, 2, id_row, x->class_id, NULL, err);
     } else if (st == STORE_OK && l->context_title && l->context_title[0]) {
         st = exec(s, "UPDATE lti_classes SET title = ?3 WHERE issuer = ?1 AND context = ?2",
                   c, 3, NULL, NULL, NULL, err);

@@ -187,6 +187,8 @@ class Platform:
                     time.sleep(30)
                 if m == "slow":
                     time.sleep(15)
+                if m == "slow1":
+                    time.sleep(1)
                 if m == "401once":
                     plat.mode.pop(what)   # the platform ended the token: ask again
                     self.send(401, '{"error":"invalid_token"}')
