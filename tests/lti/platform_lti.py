@@ -56,6 +56,7 @@ class Platform:
         self.tokens_issued = 0
         self.last_ts = {}                  # (line item URL, userId) -> last timestamp
         self.last_given = {}               # (line item URL, userId) -> its scoreGiven
+        self.replays = []                  # (line item URL, score) taken again, not kept twice
         self.tool_jwks_url = None
         self.grant = {SCORE_SCOPE, LINEITEM_SCOPE}
         self.token_scopes = {}             # token -> its scopes
@@ -328,6 +329,9 @@ class Platform:
                     if why:
                         plat.refused.append((why, s))
                         return self.send(400, json.dumps({"error": why}))
+                    if s["timestamp"] == plat.last_ts.get((lineitem, s["userId"])):
+                        plat.replays.append((lineitem, s))   # the same update again: taken,
+                        return self.send(200, "{}")          # nothing changes
                     with plat.lock:
                         plat.last_ts[(lineitem, s["userId"])] = s["timestamp"]
                         plat.last_given[(lineitem, s["userId"])] = s["scoreGiven"]
