@@ -500,7 +500,7 @@ static void make_due(struct lti *l)
             const struct lti_platform *p = lti_config_find(&l->cfg, x->issuer, x->client_id);
             struct outbox_call cc = { .op = OUTBOX_MAKE_CLAIM, .seq = x->link,
                                       .was_next_ms = x->claim_ms,
-                                      .when_ms = store_now_ms() + 3 * (int64_t)LTI_SEND_TIMEOUT_MS };
+                                      .when_ms = store_now_ms() + (int64_t)LTI_MAKE_LEASE_MS };
             if (!p || outbox(l, &cc) != STORE_OK || !cc.claimed)
                 continue;
             char err[300], id[STORE_MAX_TEXT + 1];

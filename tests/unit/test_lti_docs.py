@@ -42,6 +42,7 @@ WANT = [
     ("LTI_MAX_ANSWER", lambda v: "%d KiB otherwise" % (v // 1024)),
     ("LTI_CHOICE_LIFETIME_S", lambda v: "the choice is good for %d minutes" % (v // 60)),
     ("LTI_MAX_DL_DATA", lambda v: "at most %d bytes of data" % v),
+    ("LTI_MAKE_LEASE_MS", lambda v: "tried again after %d s (the lease)" % (v // 1000)),
 ]
 flat = re.sub(r"\s+", " ", doc)
 bad = []
