@@ -350,17 +350,18 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
                                sv_text(l->deployment_id), sv_text(l->context_id),
                                sv_text(l->resource_link), sv_text(l->lineitem ? l->lineitem : ""),
                                sv_text(l->lineitems ? l->lineitems : ""),
-                               sv_text(l->label ? l->label : "") };
+                               sv_text(l->label ? l->label : ""), sv_int(l->due_ms) };
     /* the link is a row of its own (the unique key): however many
      * launches come first, at once or on several instances, they share
      * it, and the line item made for it (made_lineitem) is never lost */
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "INSERT INTO lti_resource_links (issuer, client_id, deployment, context, "
-                     "resource_link, lineitem, lineitems, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                     "?7, ?8) ON CONFLICT (issuer, client_id, deployment, context, resource_link) "
-                     "DO UPDATE SET lineitem = excluded.lineitem, lineitems = excluded.lineitems, "
+                     "resource_link, lineitem, lineitems, label, due_ms) VALUES (?1, ?2, ?3, ?4, "
+                     "?5, ?6, ?7, ?8, ?9) ON CONFLICT (issuer, client_id, deployment, context, "
+                     "resource_link) DO UPDATE SET lineitem = excluded.lineitem, "
+                     "lineitems = excluded.lineitems, due_ms = excluded.due_ms, "
                      "label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE "
-                     "lti_resource_links.label END", k, 8, NULL, NULL, NULL, err);
+                     "lti_resource_links.label END", k, 9, NULL, NULL, NULL, err);
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "SELECT link FROM lti_resource_links WHERE issuer = ?1 AND client_id = ?2 "
                      "AND deployment = ?3 AND context = ?4 AND resource_link = ?5", k, 5,
@@ -416,7 +417,7 @@ struct due_walk {
 static bool due_row(const struct store_value *c, size_t n, void *arg)
 {
     struct due_walk *w = arg;
-    if (n < 16)
+    if (n < 18)
         return false;
     char *t[6];
     bool ok = true;
@@ -431,7 +432,8 @@ static bool due_row(const struct store_value *c, size_t n, void *arg)
             .client_id = t[3], .sub = t[4], .lineitem = t[5], .points = (int)c[7].i,
             .max_points = (int)c[8].i, .status = (int)c[9].i, .graded_ms = c[10].i,
             .attempts = (int)c[11].i, .best_points = c[12].i, .last_timestamp_ms = c[13].i,
-            .next_ms = c[14].i, .received_ms = c[15].i,
+            .next_ms = c[14].i, .received_ms = c[15].i, .late = c[16].i != 0,
+            .best_late_points = c[17].type == SV_INT ? c[17].i : -1,
         }, w->arg);
     for (int i = 0; i < 6; i++)
         free(t[i]);
@@ -450,10 +452,12 @@ enum store_status store_lti_outbox_due(struct store *s, int64_t now_ms, unsigned
     return exec(s,
         "SELECT o.seq, o.record_id, o.student, o.issuer, o.client_id, o.sub, o.lineitem, "
         "o.points, o.max_points, o.status, o.graded_ms, o.attempts, "
-        "(SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
-        " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq), "
+        "COALESCE((SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
+        " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq AND b.late = 0), 0), "
         "COALESCE((SELECT t.last_ms FROM lti_sent t WHERE t.issuer = o.issuer AND "
-        " t.lineitem = o.lineitem AND t.sub = o.sub), 0), o.next_ms, o.received_ms "
+        " t.lineitem = o.lineitem AND t.sub = o.sub), 0), o.next_ms, o.received_ms, o.late, "
+        "(SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
+        " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq AND b.late = 1) "
         "FROM lti_outbox o WHERE o.state = 0 AND o.next_ms <= ?1 AND o.lineitem <> '' AND "
         "NOT EXISTS "
         "(SELECT 1 FROM lti_outbox e WHERE e.state = 0 AND e.issuer = o.issuer AND "

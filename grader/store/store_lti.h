@@ -96,6 +96,7 @@ struct store_lti_launch {
     const char *lineitems;      /* the platform's line items, where the tool may make one
                                    for the link when lineitem is NULL (NULL: none) */
     const char *label;          /* the link's title, for such a line item (NULL: none) */
+    int64_t due_ms;             /* the link's due date, ms since the epoch (0: none) */
 };
 
 /*
@@ -126,7 +127,10 @@ struct store_lti_score {
     int64_t graded_ms;
     int attempts;
     int64_t next_ms;            /* when it is due (for store_lti_outbox_claim) */
-    int64_t best_points;        /* the best points of this student on this line item */
+    int64_t best_points;        /* the best points of this student's on-time attempts on
+                                   this line item (0: none) */
+    int64_t best_late_points;   /* the best of the late ones (-1: none) */
+    bool late;                  /* this attempt came after its link's due date */
     int64_t last_timestamp_ms;  /* of the score sent last on this line item (0: none) */
     int64_t received_ms;        /* the submission's time (0: a score from before version 4) */
 };

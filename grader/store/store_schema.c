@@ -280,6 +280,49 @@
     "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
     "AS $$ BEGIN " OUTBOX_INSERT_V4 " RETURN NEW; END $$;\n"
 
+/* Version 5: due dates (issue 34 item 6). A resource link's due date
+ * (due_ms, 0: none), from its latest launch; a record received after its
+ * link's due date is late (records.late, 1), and so is its score to send
+ * (lti_outbox.late): the late policy decides what a late attempt counts
+ * for (server/lti/lti_ags.c). */
+#define V5_COLUMNS(INT)                                                              \
+    "ALTER TABLE lti_resource_links ADD COLUMN due_ms " INT " NOT NULL DEFAULT 0;\n" \
+    "ALTER TABLE records ADD COLUMN late " INT " NOT NULL DEFAULT 0;\n"              \
+    "ALTER TABLE lti_outbox ADD COLUMN late " INT " NOT NULL DEFAULT 0;\n"
+
+/* The link a record came from, as version 3's trigger chooses it (the
+ * launch its page carried, else the student's latest). */
+#define RECORD_LINK                                                                  \
+    " COALESCE((SELECT r.link FROM lti_record_links r WHERE r.record_id = NEW.id),"  \
+    " (SELECT b.link FROM lti_launches b WHERE b.student = NEW.student"              \
+    "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
+
+#define LATE_HERE " (k.due_ms > 0 AND NEW.received_ms > k.due_ms)"
+
+#define OUTBOX_INSERT_V5                                                             \
+    "UPDATE records SET late = 1 WHERE id = NEW.id AND EXISTS (SELECT 1 FROM"        \
+    " lti_resource_links k WHERE k.link =" RECORD_LINK " AND" LATE_HERE ");"         \
+    "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
+    " points, max_points, status, graded_ms, link, received_ms, late)"               \
+    " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub,"                     \
+    " CASE WHEN k.lineitem <> '' THEN k.lineitem ELSE k.made_lineitem END,"          \
+    " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms, k.link, NEW.received_ms," \
+    " CASE WHEN" LATE_HERE " THEN 1 ELSE 0 END"                                      \
+    " FROM lti_launches a JOIN lti_resource_links k ON k.link = a.link"              \
+    " JOIN lti_users u ON u.student = a.student AND u.issuer = k.issuer"             \
+    " WHERE a.student = NEW.student AND (k.lineitem <> '' OR k.lineitems <> '')"     \
+    " AND a.link =" RECORD_LINK ";"                                                  \
+    " DELETE FROM lti_record_links WHERE record_id = NEW.id;"
+
+#define V5_TRIGGER_SQLITE                                                            \
+    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
+    "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"                  \
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT_V5 " END;\n"
+
+#define V5_TRIGGER_PG                                                                \
+    "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
+    "AS $$ BEGIN " OUTBOX_INSERT_V5 " RETURN NEW; END $$;\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -287,6 +330,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V3_SCHEMA("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", V3_TRIGGERS_SQLITE,
               V3_FILL_SQLITE),
     V4_COLUMNS("INTEGER") V4_TRIGGER_SQLITE,
+    V5_COLUMNS("INTEGER") V5_TRIGGER_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -295,6 +339,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V2_SCHEMA("BIGINT", "BYTEA"),
     V3_SCHEMA("BIGINT", "BIGSERIAL PRIMARY KEY", V3_TRIGGERS_PG, V3_FILL_PG),
     V4_COLUMNS("BIGINT") V4_TRIGGER_PG,
+    V5_COLUMNS("BIGINT") V5_TRIGGER_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -347,5 +392,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL,
 };

@@ -30,6 +30,8 @@ struct due {
     int64_t seq, graded_ms, best, last_ts, next_ms, received_ms;
     int points, max_points, status, attempts;
     char *issuer, *client_id, *sub, *lineitem;
+    int64_t best_late;      /* -1: no late attempt */
+    bool late;
 };
 
 struct due_list {
@@ -44,9 +46,9 @@ static bool take_due(const struct store_lti_score *sc, void *arg)
         return false;
     struct due *x = &d->v[d->n];
     *x = (struct due){ sc->seq, sc->graded_ms, sc->best_points, sc->last_timestamp_ms,
-                       sc->next_ms, sc->received_ms, sc->points, sc->max_points, sc->status, sc->attempts,
-                       strdup(sc->issuer), strdup(sc->client_id), strdup(sc->sub),
-                       strdup(sc->lineitem) };
+                       sc->next_ms, sc->received_ms, sc->points, sc->max_points, sc->status,
+                       sc->attempts, strdup(sc->issuer), strdup(sc->client_id), strdup(sc->sub),
+                       strdup(sc->lineitem), sc->best_late_points, sc->late };
     if (x->issuer && x->client_id && x->sub && x->lineitem)
         d->n++;
     else {
@@ -313,6 +315,32 @@ static void iso_ms(int64_t ms, char *out, size_t n)
     snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
 }
 
+/* What a late attempt's points count for under the late policy. */
+static double late_counts(const struct lti *l, int64_t points, int64_t on_time_best)
+{
+    switch (l->late_policy) {
+    case LTI_LATE_ACCEPT:
+        return (double)points;
+    case LTI_LATE_PENALTY:
+        return (double)points * (100.0 - (double)l->late_penalty_pct) / 100.0;
+    case LTI_LATE_NONE:
+        break;
+    }
+    /* kept and shown, never scored above the best on time */
+    return (double)(points < on_time_best ? points : on_time_best);
+}
+
+/* The score to send for d: the best (or the last) attempt, a late one
+ * counted as the late policy says, never below the best on time for
+ * best. */
+static double score_given(const struct lti *l, const struct due *d)
+{
+    if (l->policy == LTI_POLICY_LAST)
+        return d->late ? late_counts(l, d->points, d->best) : (double)d->points;
+    double late = d->best_late >= 0 ? late_counts(l, d->best_late, d->best) : 0.0;
+    return late > (double)d->best ? late : (double)d->best;
+}
+
 /* Sends one score; true when the platform took it. *timestamp gets the
  * one it was sent with; *permanent says a refusal will not change by
  * trying again (a 4xx other than 401, 408 and 429: an unknown user, say). */
@@ -341,14 +369,16 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     int64_t at = d->received_ms > 0 ? d->received_ms : d->graded_ms;
     int64_t ts = at > d->last_ts ? at : d->last_ts + 1;
     *timestamp = ts;
-    bool best = l->policy == LTI_POLICY_BEST;
-    int64_t given = best ? d->best : d->points;
-    bool complete = best ? given >= d->max_points : d->status == VERDICT_ACCEPTED;
+    double given = score_given(l, d);
+    bool complete = l->policy == LTI_POLICY_BEST ? given >= d->max_points
+                                                  : d->status == VERDICT_ACCEPTED && !d->late;
     char when[40], url[2200];
     iso_ms(ts, when, sizeof when);
     scores_url(d->lineitem, url, sizeof url);
-    json_t *score = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s}", "userId", d->sub,
-                              "scoreGiven", (json_int_t)given, "scoreMaximum", d->max_points,
+    json_t *score = json_pack("{s:s, s:o, s:i, s:s, s:s, s:s}", "userId", d->sub,
+                              "scoreGiven", given == (double)(json_int_t)given
+                                  ? json_integer((json_int_t)given) : json_real(given),
+                              "scoreMaximum", d->max_points,
                               "activityProgress", complete ? "Completed" : "Submitted",
                               "gradingProgress", "FullyGraded", "timestamp", when);
     char *body = score ? json_dumps(score, JSON_COMPACT) : NULL;

@@ -463,7 +463,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                 .context_title = c.context_title, .instructor = c.instructor,
                 .deployment_id = c.deployment_id, .resource_link = c.resource_link_id,
                 .lineitem = c.lineitem, .lineitems = c.lineitems,
-                .label = label,
+                .label = label, .due_ms = c.due_ms,
             };
             if (ss == STORE_OK)
                 ss = store_lti_launch(s, &ll, student, klass, &q->link, q->who.name,

@@ -12,7 +12,8 @@ URL="$1"; ADMIN="$2"
 psql -q -v ON_ERROR_STOP=1 "$URL" <<'SQL'
 ALTER TABLE records DROP COLUMN shown_key, DROP COLUMN shown_label, DROP COLUMN half1,
     DROP COLUMN half2, DROP COLUMN half3;
-ALTER TABLE lti_outbox DROP COLUMN link, DROP COLUMN received_ms;
+ALTER TABLE lti_outbox DROP COLUMN link, DROP COLUMN received_ms, DROP COLUMN late;
+ALTER TABLE records DROP COLUMN late;
 UPDATE schema_version SET version = 2;
 DROP TABLE lti_resource_links; DROP TABLE lti_launches; DROP TABLE lti_record_links;
 CREATE TABLE lti_schema (version BIGINT NOT NULL);
@@ -29,7 +30,7 @@ psql -q -v ON_ERROR_STOP=1 "$URL" -c "INSERT INTO records (id, task, student, re
 got=$(psql -q -At "$URL" -c "SELECT version FROM schema_version" \
       -c "SELECT to_regclass('lti_links') IS NULL AND to_regclass('lti_schema') IS NULL" \
       -c "SELECT student || ' ' || lineitem || ' ' || points FROM lti_outbox" | tr '\n' '|')
-want="4|t|old-student https://p/li/9 9|"
+want="5|t|old-student https://p/li/9 9|"
 if [ "$got" != "$want" ]; then
     echo "FAIL: got '$got', want '$want'"
     exit 1
