@@ -10,13 +10,16 @@ sends max(3, 4.5) = 4.5. The late attempt is marked late in the records
 (records.late), the on-time one is not. A due_at the tool cannot read
 (Canvas's substitution left unmade) is no due date.
 
-usage: test_lti_due.py BUTTERFLY_SERVER SAMPLES
-(run with /usr/bin/python3; SQLite in a temporary folder)
+usage: test_lti_due.py BUTTERFLY_SERVER SAMPLES [DATABASE_URL]
+(run with /usr/bin/python3; SQLite in a temporary folder unless a URL is
+given: the lti_pg suite gives a PostgreSQL cluster's, which the three
+runs share, each with a platform of its own)
 """
 import datetime
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +30,7 @@ from lti_browser import Browser, free_port  # noqa: E402
 from platform_lti import AGS, CLAIM, SCORE_SCOPE, Platform  # noqa: E402
 
 BINARY, SAMPLES = sys.argv[1], sys.argv[2]
+PG = sys.argv[3] if len(sys.argv) > 3 else None
 failures = []
 
 
@@ -64,6 +68,18 @@ def iso(days):
     return t.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
+def records_of(database, issuer):
+    """(points, late) of the records of the platform's students, oldest first."""
+    sql = ("SELECT r.points, r.late FROM records r JOIN lti_users u ON u.student = r.student "
+           "WHERE u.issuer = '%s' ORDER BY r.received_ms" % issuer.replace("'", "''"))
+    if database.startswith("sqlite:"):
+        with sqlite3.connect(database[len("sqlite:"):]) as c:
+            return c.execute(sql).fetchall()
+    out = subprocess.run(["psql", "-qAt", "-F", ",", database, "-c", sql], capture_output=True,
+                         text=True, timeout=30).stdout
+    return [tuple(int(x) for x in line.split(",")) for line in out.split()]
+
+
 def run(policy, want):
     plat = Platform()
     plat.users.add("s-1")
@@ -74,8 +90,8 @@ def run(policy, want):
     config = os.path.join(folder, "lti.json")
     with open(config, "w") as f:
         json.dump({"platforms": [plat.registration()]}, f)
-    db = os.path.join(folder, "r.sqlite")
-    args = ["--port", str(port), "--database", "sqlite:" + db, "--public-url", url,
+    db = PG or "sqlite:" + os.path.join(folder, "r.sqlite")
+    args = ["--port", str(port), "--database", db, "--public-url", url,
             "--lti-config", config, "--workers", "1"]
     if policy:
         args += ["--late-policy", policy]
@@ -111,8 +127,7 @@ def run(policy, want):
         check(last.get("scoreGiven") == want and last.get("scoreMaximum") == 9,
               "%s: the gradebook gets %s after the late 9/9: %s"
               % (name, want, last.get("scoreGiven")))
-        with sqlite3.connect(db) as c:
-            rows = c.execute("SELECT points, late FROM records ORDER BY received_ms").fetchall()
+        rows = records_of(db, plat.issuer)
         check(rows == [(3, 0), (9, 1)], "%s: the records say the 9/9 is late, the 3/9 not: %s"
               % (name, rows))
         if policy == "accept":
@@ -120,9 +135,7 @@ def run(policy, want):
             st, _, _ = b.launch(plat, sub="s-1",
                                 extra=claims("$Canvas.assignment.dueAt.iso8601"))
             s3, _ = submit(b, url, "wrong_twiddle_sign.glsl")
-            with sqlite3.connect(db) as c:
-                late = c.execute("SELECT late FROM records ORDER BY received_ms DESC "
-                                 "LIMIT 1").fetchone()
+            late = (records_of(db, plat.issuer) or [(None, None)])[-1][1:]
             check(st == 303 and s3 == 200 and late == (0,),
                   "an unreadable due_at is no due date: the attempt is not late (%s)" % late)
     finally:
