@@ -350,18 +350,17 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
                                sv_text(l->deployment_id), sv_text(l->context_id),
                                sv_text(l->resource_link), sv_text(l->lineitem ? l->lineitem : ""),
                                sv_text(l->lineitems ? l->lineitems : ""),
-                               sv_text(l->label ? l->label : ""), sv_int(l->due_ms) };
+                               sv_text(l->label ? l->label : "") };
     /* the link is a row of its own (the unique key): however many
      * launches come first, at once or on several instances, they share
      * it, and the line item made for it (made_lineitem) is never lost */
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "INSERT INTO lti_resource_links (issuer, client_id, deployment, context, "
-                     "resource_link, lineitem, lineitems, label, due_ms) VALUES (?1, ?2, ?3, ?4, "
-                     "?5, ?6, ?7, ?8, ?9) ON CONFLICT (issuer, client_id, deployment, context, "
-                     "resource_link) DO UPDATE SET lineitem = excluded.lineitem, "
-                     "lineitems = excluded.lineitems, due_ms = excluded.due_ms, "
+                     "resource_link, lineitem, lineitems, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                     "?7, ?8) ON CONFLICT (issuer, client_id, deployment, context, resource_link) "
+                     "DO UPDATE SET lineitem = excluded.lineitem, lineitems = excluded.lineitems, "
                      "label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE "
-                     "lti_resource_links.label END", k, 9, NULL, NULL, NULL, err);
+                     "lti_resource_links.label END", k, 8, NULL, NULL, NULL, err);
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "SELECT link FROM lti_resource_links WHERE issuer = ?1 AND client_id = ?2 "
                      "AND deployment = ?3 AND context = ?4 AND resource_link = ?5", k, 5,
@@ -369,14 +368,17 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
     if (st == STORE_OK && !l->instructor && *x->link <= 0)
         return store_fail(err, STORE_ERROR, "the resource link was not kept");
     if (st == STORE_OK && !l->instructor) {
-        struct store_value p[] = { sv_text(x->student), sv_int(*x->link), sv_int(now) };
+        struct store_value p[] = { sv_text(x->student), sv_int(*x->link), sv_int(now),
+                                   sv_int(l->due_ms) };
         /* strictly after the student's former launch, even in the same
-         * millisecond: "the latest launch" is always one */
-        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms) VALUES (?1, ?2, "
-                     "(SELECT CASE WHEN COALESCE(MAX(b.launched_ms), 0) >= ?3 THEN "
+         * millisecond: "the latest launch" is always one; the due date is
+         * this student's, as this launch gives it */
+        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms, due_ms) VALUES "
+                     "(?1, ?2, (SELECT CASE WHEN COALESCE(MAX(b.launched_ms), 0) >= ?3 THEN "
                      "MAX(b.launched_ms) + 1 ELSE ?3 END FROM lti_launches b WHERE "
-                     "b.student = ?1)) ON CONFLICT (student, link) DO UPDATE SET launched_ms = "
-                     "excluded.launched_ms", p, 3, NULL, NULL, NULL, err);
+                     "b.student = ?1), ?4) ON CONFLICT (student, link) DO UPDATE SET "
+                     "launched_ms = excluded.launched_ms, due_ms = excluded.due_ms", p, 4, NULL,
+                  NULL, NULL, err);
     }
     return st;
 }

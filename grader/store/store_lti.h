@@ -96,7 +96,8 @@ struct store_lti_launch {
     const char *lineitems;      /* the platform's line items, where the tool may make one
                                    for the link when lineitem is NULL (NULL: none) */
     const char *label;          /* the link's title, for such a line item (NULL: none) */
-    int64_t due_ms;             /* the link's due date, ms since the epoch (0: none) */
+    int64_t due_ms;             /* the link's due date for this student, ms since the
+                                   epoch (0: none) */
 };
 
 /*

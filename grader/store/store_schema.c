@@ -280,13 +280,15 @@
     "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
     "AS $$ BEGIN " OUTBOX_INSERT_V4 " RETURN NEW; END $$;\n"
 
-/* Version 5: due dates (issue 34 item 6). A resource link's due date
- * (due_ms, 0: none), from its latest launch; a record received after its
- * link's due date is late (records.late, 1), and so is its score to send
- * (lti_outbox.late): the late policy decides what a late attempt counts
- * for (server/lti/lti_ags.c). */
+/* Version 5: due dates (issue 34 item 6). A resource link's due date for
+ * a student (lti_launches.due_ms, 0: none), from the student's latest
+ * launch of it: per student, since a platform's due date may be the
+ * student's own (Canvas's overrides); a record received after it is late
+ * (records.late, 1), and so is its score to send (lti_outbox.late): the
+ * late policy decides what a late attempt counts for
+ * (server/lti/lti_ags.c). */
 #define V5_COLUMNS(INT)                                                              \
-    "ALTER TABLE lti_resource_links ADD COLUMN due_ms " INT " NOT NULL DEFAULT 0;\n" \
+    "ALTER TABLE lti_launches ADD COLUMN due_ms " INT " NOT NULL DEFAULT 0;\n"       \
     "ALTER TABLE records ADD COLUMN late " INT " NOT NULL DEFAULT 0;\n"              \
     "ALTER TABLE lti_outbox ADD COLUMN late " INT " NOT NULL DEFAULT 0;\n"
 
@@ -297,11 +299,12 @@
     " (SELECT b.link FROM lti_launches b WHERE b.student = NEW.student"              \
     "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
 
-#define LATE_HERE " (k.due_ms > 0 AND NEW.received_ms > k.due_ms)"
+#define LATE_HERE " (a.due_ms > 0 AND NEW.received_ms > a.due_ms)"
 
 #define OUTBOX_INSERT_V5                                                             \
     "UPDATE records SET late = 1 WHERE id = NEW.id AND EXISTS (SELECT 1 FROM"        \
-    " lti_resource_links k WHERE k.link =" RECORD_LINK " AND" LATE_HERE ");"         \
+    " lti_launches a WHERE a.student = NEW.student AND a.link =" RECORD_LINK         \
+    " AND" LATE_HERE ");"                                                            \
     "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
     " points, max_points, status, graded_ms, link, received_ms, late)"               \
     " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub,"                     \

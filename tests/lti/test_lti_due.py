@@ -82,7 +82,7 @@ def records_of(database, issuer):
 
 def run(policy, want):
     plat = Platform()
-    plat.users.add("s-1")
+    plat.users.update({"s-1", "s-2"})
     folder = tempfile.mkdtemp(prefix="lti-due-")
     port = free_port()
     url = "http://127.0.0.1:%d" % port
@@ -131,6 +131,15 @@ def run(policy, want):
         check(rows == [(3, 0), (9, 1)], "%s: the records say the 9/9 is late, the 3/9 not: %s"
               % (name, rows))
         if policy == "accept":
+            # the due date is each student's own (Canvas's overrides): another
+            # student's launch due tomorrow is on time, whatever s-1's says
+            other = Browser(url)
+            st, _, _ = other.launch(plat, sub="s-2", extra=claims(iso(1)))
+            s4, _ = submit(other, url, "correct.glsl")
+            rows = records_of(db, plat.issuer)
+            check(st == 303 and s4 == 200 and rows[-1] == (9, 0),
+                  "another student's own due date (tomorrow) keeps their attempt on time: %s"
+                  % rows)
             # a due_at the tool cannot read (Canvas leaves an unmade substitution) is none
             st, _, _ = b.launch(plat, sub="s-1",
                                 extra=claims("$Canvas.assignment.dueAt.iso8601"))
