@@ -17,6 +17,7 @@
 #include "common/parse_num.h"
 #include "pool/pool.h"
 #include "server/core/server.h"
+#include "server/lti/lti.h"
 #include "store/store.h"
 #include "store/store_location.h"
 
@@ -34,7 +35,7 @@ enum opt {
     O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_STATE_GROUP_OK, O_PUBLIC_URL,
     O_RETENTION, O_STORE_MAX, O_GUEST_RECORDS, O_GUEST_MB,
     O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS,
-    O_LTI_CONFIG, O_LTI_POLICY, O_COUNT
+    O_LTI_CONFIG, O_LTI_POLICY, O_LATE_POLICY, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -138,6 +139,10 @@ static const struct option_def defs[O_COUNT] = {
     [O_LTI_POLICY] = { "lti-score-policy", "BUTTERFLY_LTI_SCORE_POLICY", "POLICY",
                        "the score sent to a platform's gradebook: best (the best attempt) or "
                        "last", V_TEXT, 0, 0 },
+    [O_LATE_POLICY] = { "late-policy", "BUTTERFLY_LATE_POLICY", "POLICY",
+                        "what an attempt after its due date counts for in a platform's "
+                        "gradebook: none (never above the best on-time attempt), accept, or "
+                        "penalty:P% (its points less P percent)", V_TEXT, 0, 0 },
 };
 
 /* --database and --state-dir as given, resolved by store_location_resolve;
@@ -192,6 +197,12 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_STUCK_REPEATS: snprintf(buf, n, "%u", c->stuck_repeats); break;
     case O_LTI_CONFIG: snprintf(buf, n, "%s", c->lti_config ? c->lti_config : "none"); break;
     case O_LTI_POLICY: snprintf(buf, n, "%s", c->lti_score_last ? "last" : "best"); break;
+    case O_LATE_POLICY:
+        if (c->late_policy == LTI_LATE_PENALTY)
+            snprintf(buf, n, "penalty:%u%%", c->late_penalty_pct);
+        else
+            snprintf(buf, n, "%s", c->late_policy == LTI_LATE_ACCEPT ? "accept" : "none");
+        break;
     default: buf[0] = '\0';
     }
 }
@@ -296,6 +307,23 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
         }
         c->lti_score_last = !strcmp(value, "last");
         break;
+    case O_LATE_POLICY: {
+        unsigned pct = 0;
+        int used = 0;
+        if (!strcmp(value, "none") || !strcmp(value, "accept")) {
+            c->late_policy = !strcmp(value, "none") ? LTI_LATE_NONE : LTI_LATE_ACCEPT;
+        } else if (sscanf(value, "penalty:%3u%%%n", &pct, &used) == 1 &&
+                   (size_t)used == strlen(value) && pct <= 100 && value[8] >= '0' &&
+                   value[8] <= '9') {
+            c->late_policy = LTI_LATE_PENALTY;
+            c->late_penalty_pct = pct;
+        } else {
+            fprintf(stderr, "butterfly-server: bad --late-policy \"%s\" (none, accept or "
+                    "penalty:P%% with P 0 to 100)\n", value);
+            return false;
+        }
+        break;
+    }
     default: break;
     }
     return true;

@@ -120,6 +120,8 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         struct lti_options lo = {
             .config_path = c->lti_config, .database_url = c->database_url, .public_url = base,
             .policy = c->lti_score_last ? LTI_POLICY_LAST : LTI_POLICY_BEST,
+            .late_policy = (enum lti_late_policy)c->late_policy,
+            .late_penalty_pct = c->late_penalty_pct,
             .store_call = server_store_call, .store_ctx = s->records,
         };
         s->lti = lti_start(&lo, err, errsz);

@@ -281,6 +281,9 @@
 #define LTI_RETRY_MAX_MS           60000u    /* ... doubling up to this */
 #define LTI_SEND_ATTEMPTS          50u       /* then it is marked failed */
 #define LTI_SENDER_POLL_MS         500u      /* the outbox is read this often when idle */
+#define LTI_MAKE_LEASE_MS          60000u    /* a line item being made is one sender's this
+                                                long (past its token, look-up and creation
+                                                calls); a failure is tried again then */
 #define LTI_RSA_BITS               2048u
 /* Deep Linking 2.0 and the Canvas configuration (server/lti/lti_deep_link.c). */
 #define LTI_CHOICE_LIFETIME_S      600u      /* a deep-linking chooser's choice is good this long */

@@ -10,6 +10,9 @@
 #ifndef BUTTERFLY_STORE_INTERNAL_H
 #define BUTTERFLY_STORE_INTERNAL_H
 
+/* Columns of a row a query hands its callback; more are not read. */
+#define STORE_MAX_COLUMNS 24
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -287,8 +287,13 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
         if (!store_new_id(x->student))
             return store_fail(err, STORE_ERROR, "no random bytes for a student id");
         struct store_value p[] = { sv_text(l->issuer), sv_text(l->sub), sv_text(x->student) };
-        st = exec(s, "INSERT INTO lti_users (issuer, sub, student) VALUES (?1, ?2, ?3)", p, 3,
-                  NULL, NULL, NULL, err);
+        /* the same first launch twice at once (two tabs, two instances):
+         * the one kept first is the student */
+        st = exec(s, "INSERT INTO lti_users (issuer, sub, student) VALUES (?1, ?2, ?3) "
+                     "ON CONFLICT (issuer, sub) DO NOTHING", p, 3, NULL, NULL, NULL, err);
+        if (st == STORE_OK)
+            st = exec(s, "SELECT student FROM lti_users WHERE issuer = ?1 AND sub = ?2", who, 2,
+                      id_row, x->student, NULL, err);
     }
     if (st == STORE_OK && !l->instructor) {
         char anon[32];
@@ -319,8 +324,14 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
         if (!store_new_id(x->class_id))
             return store_fail(err, STORE_ERROR, "no random bytes for a class id");
         struct store_value p[] = { c[0], c[1], sv_text(x->class_id), c[2] };
+        /* two first launches of a course at once (two students, two
+         * instances): one class, the one kept first */
         st = exec(s, "INSERT INTO lti_classes (issuer, context, class_id, title) "
-                     "VALUES (?1, ?2, ?3, ?4)", p, 4, NULL, NULL, NULL, err);
+                     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (issuer, context) DO NOTHING", p, 4,
+                  NULL, NULL, NULL, err);
+        if (st == STORE_OK)
+            st = exec(s, "SELECT class_id FROM lti_classes WHERE issuer = ?1 AND context = ?2",
+                      c, 2, id_row, x->class_id, NULL, err);
     } else if (st == STORE_OK && l->context_title && l->context_title[0]) {
         st = exec(s, "UPDATE lti_classes SET title = ?3 WHERE issuer = ?1 AND context = ?2",
                   c, 3, NULL, NULL, NULL, err);
@@ -337,12 +348,19 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
      * launched from it, now */
     struct store_value k[] = { sv_text(l->issuer), sv_text(l->client_id),
                                sv_text(l->deployment_id), sv_text(l->context_id),
-                               sv_text(l->resource_link), sv_text(l->lineitem ? l->lineitem : "") };
+                               sv_text(l->resource_link), sv_text(l->lineitem ? l->lineitem : ""),
+                               sv_text(l->lineitems ? l->lineitems : ""),
+                               sv_text(l->label ? l->label : "") };
+    /* the link is a row of its own (the unique key): however many
+     * launches come first, at once or on several instances, they share
+     * it, and the line item made for it (made_lineitem) is never lost */
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "INSERT INTO lti_resource_links (issuer, client_id, deployment, context, "
-                     "resource_link, lineitem) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT "
-                     "(issuer, client_id, deployment, context, resource_link) DO UPDATE SET "
-                     "lineitem = excluded.lineitem", k, 6, NULL, NULL, NULL, err);
+                     "resource_link, lineitem, lineitems, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                     "?7, ?8) ON CONFLICT (issuer, client_id, deployment, context, resource_link) "
+                     "DO UPDATE SET lineitem = excluded.lineitem, lineitems = excluded.lineitems, "
+                     "label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE "
+                     "lti_resource_links.label END", k, 8, NULL, NULL, NULL, err);
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "SELECT link FROM lti_resource_links WHERE issuer = ?1 AND client_id = ?2 "
                      "AND deployment = ?3 AND context = ?4 AND resource_link = ?5", k, 5,
@@ -350,14 +368,17 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
     if (st == STORE_OK && !l->instructor && *x->link <= 0)
         return store_fail(err, STORE_ERROR, "the resource link was not kept");
     if (st == STORE_OK && !l->instructor) {
-        struct store_value p[] = { sv_text(x->student), sv_int(*x->link), sv_int(now) };
+        struct store_value p[] = { sv_text(x->student), sv_int(*x->link), sv_int(now),
+                                   sv_int(l->due_ms) };
         /* strictly after the student's former launch, even in the same
-         * millisecond: "the latest launch" is always one */
-        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms) VALUES (?1, ?2, "
-                     "(SELECT CASE WHEN COALESCE(MAX(b.launched_ms), 0) >= ?3 THEN "
+         * millisecond: "the latest launch" is always one; the due date is
+         * this student's, as this launch gives it */
+        st = exec(s, "INSERT INTO lti_launches (student, link, launched_ms, due_ms) VALUES "
+                     "(?1, ?2, (SELECT CASE WHEN COALESCE(MAX(b.launched_ms), 0) >= ?3 THEN "
                      "MAX(b.launched_ms) + 1 ELSE ?3 END FROM lti_launches b WHERE "
-                     "b.student = ?1)) ON CONFLICT (student, link) DO UPDATE SET launched_ms = "
-                     "excluded.launched_ms", p, 3, NULL, NULL, NULL, err);
+                     "b.student = ?1), ?4) ON CONFLICT (student, link) DO UPDATE SET "
+                     "launched_ms = excluded.launched_ms, due_ms = excluded.due_ms", p, 4, NULL,
+                  NULL, NULL, err);
     }
     return st;
 }
@@ -375,7 +396,8 @@ enum store_status store_lti_launch(struct store *s, const struct store_lti_launc
     if (!launch_ok(l->issuer, true) || !launch_ok(l->client_id, true) ||
         !launch_ok(l->sub, true) || !launch_ok(l->name, false) || !launch_ok(l->email, false) ||
         !launch_ok(l->context_id, false) || !launch_ok(l->context_title, false) ||
-        !launch_ok(l->lineitem, false) || !launch_ok(l->deployment_id, true) ||
+        !launch_ok(l->lineitem, false) || !launch_ok(l->lineitems, false) ||
+        !launch_ok(l->label, false) || !launch_ok(l->deployment_id, true) ||
         !launch_ok(l->resource_link, true) || !l->name || !l->email || !l->context_id)
         return store_fail(err, STORE_INVALID, "a launch's field is missing or over %d bytes",
                           STORE_MAX_TEXT);
@@ -397,7 +419,7 @@ struct due_walk {
 static bool due_row(const struct store_value *c, size_t n, void *arg)
 {
     struct due_walk *w = arg;
-    if (n < 15)
+    if (n < 18)
         return false;
     char *t[6];
     bool ok = true;
@@ -412,7 +434,8 @@ static bool due_row(const struct store_value *c, size_t n, void *arg)
             .client_id = t[3], .sub = t[4], .lineitem = t[5], .points = (int)c[7].i,
             .max_points = (int)c[8].i, .status = (int)c[9].i, .graded_ms = c[10].i,
             .attempts = (int)c[11].i, .best_points = c[12].i, .last_timestamp_ms = c[13].i,
-            .next_ms = c[14].i,
+            .next_ms = c[14].i, .received_ms = c[15].i, .late = c[16].i != 0,
+            .best_late_points = c[17].type == SV_INT ? c[17].i : -1,
         }, w->arg);
     for (int i = 0; i < 6; i++)
         free(t[i]);
@@ -431,11 +454,14 @@ enum store_status store_lti_outbox_due(struct store *s, int64_t now_ms, unsigned
     return exec(s,
         "SELECT o.seq, o.record_id, o.student, o.issuer, o.client_id, o.sub, o.lineitem, "
         "o.points, o.max_points, o.status, o.graded_ms, o.attempts, "
-        "(SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
-        " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq), "
+        "COALESCE((SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
+        " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq AND b.late = 0), 0), "
         "COALESCE((SELECT t.last_ms FROM lti_sent t WHERE t.issuer = o.issuer AND "
-        " t.lineitem = o.lineitem AND t.sub = o.sub), 0), o.next_ms "
-        "FROM lti_outbox o WHERE o.state = 0 AND o.next_ms <= ?1 AND NOT EXISTS "
+        " t.lineitem = o.lineitem AND t.sub = o.sub), 0), o.next_ms, o.received_ms, o.late, "
+        "(SELECT MAX(b.points) FROM lti_outbox b WHERE b.issuer = o.issuer AND "
+        " b.lineitem = o.lineitem AND b.sub = o.sub AND b.seq <= o.seq AND b.late = 1) "
+        "FROM lti_outbox o WHERE o.state = 0 AND o.next_ms <= ?1 AND o.lineitem <> '' AND "
+        "NOT EXISTS "
         "(SELECT 1 FROM lti_outbox e WHERE e.state = 0 AND e.issuer = o.issuer AND "
         " e.lineitem = o.lineitem AND e.sub = o.sub AND e.seq > o.seq) "
         "ORDER BY o.seq LIMIT ?2", p, 2, due_row, &w, NULL, err);
@@ -842,4 +868,96 @@ enum store_status store_lti_rosters_each(struct store *s,
                    "lti_roster_members m WHERE m.class_id = r.class_id AND m.learner = 1) "
                    "FROM lti_rosters r ORDER BY r.class_id", NULL, 0, rosters_row, &w, NULL,
                 err);
+}
+
+/* ---- line items the tool makes ----------------------------------------------- */
+
+struct make_walk {
+    bool (*fn)(const struct store_lti_to_make *m, void *arg);
+    void *arg;
+};
+
+static bool make_row(const struct store_value *c, size_t n, void *arg)
+{
+    struct make_walk *w = arg;
+    if (n < 7)
+        return false;
+    char *t[5];
+    bool ok = true;
+    for (int i = 0; i < 5; i++) {
+        t[i] = store_memdup(c[1 + i].p ? c[1 + i].p : "", c[1 + i].len);
+        ok = ok && t[i];
+    }
+    bool more = ok && w->fn(&(struct store_lti_to_make){
+        .link = c[0].i, .issuer = t[0], .client_id = t[1], .lineitems = t[2],
+        .resource_link = t[3], .label = t[4], .claim_ms = c[6].i }, w->arg);
+    for (int i = 0; i < 5; i++)
+        free(t[i]);
+    return more;
+}
+
+enum store_status store_lti_to_make_each(struct store *s, int64_t now_ms, unsigned limit,
+                                         bool (*fn)(const struct store_lti_to_make *m, void *arg),
+                                         void *arg, struct store_error *err)
+{
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct make_walk w = { fn, arg };
+    struct store_value p[] = { sv_int(now_ms), sv_int(limit) };
+    return exec(s, "SELECT link, issuer, client_id, lineitems, resource_link, label, "
+                   "made_claim_ms FROM lti_resource_links WHERE lineitem = '' AND "
+                   "lineitems <> '' AND made_lineitem = '' AND made_claim_ms <= ?1 "
+                   "ORDER BY link LIMIT ?2", p, 2, make_row, &w, NULL, err);
+}
+
+struct make_claim {
+    int64_t link, was, until;
+    const char *lineitem;
+    uint64_t changes;
+};
+
+static enum store_status do_make_claim(struct store *s, void *arg, struct store_error *err)
+{
+    struct make_claim *c = arg;
+    struct store_value p[] = { sv_int(c->link), sv_int(c->was), sv_int(c->until) };
+    return exec(s, "UPDATE lti_resource_links SET made_claim_ms = ?3 WHERE link = ?1 AND "
+                   "made_claim_ms = ?2 AND made_lineitem = ''", p, 3, NULL, NULL, &c->changes,
+                err);
+}
+
+enum store_status store_lti_make_claim(struct store *s, int64_t link, int64_t was_claim_ms,
+                                       int64_t lease_until_ms, bool *claimed,
+                                       struct store_error *err)
+{
+    struct make_claim c = { link, was_claim_ms, lease_until_ms, NULL, 0 };
+    enum store_status st = store_in_write(s, do_make_claim, &c, err);
+    *claimed = st == STORE_OK && c.changes == 1;
+    return st;
+}
+
+static enum store_status do_made(struct store *s, void *arg, struct store_error *err)
+{
+    struct make_claim *c = arg;
+    struct store_value p[] = { sv_int(c->link), sv_text(c->lineitem) };
+    enum store_status st = exec(s, "UPDATE lti_resource_links SET made_lineitem = ?2 WHERE "
+                                   "link = ?1 AND made_lineitem = ''", p, 2, NULL, NULL, NULL,
+                                err);
+    /* the scores that waited for it go to it (the one kept, should two
+     * have raced: the first) */
+    if (st == STORE_OK)
+        st = exec(s, "UPDATE lti_outbox SET lineitem = (SELECT k.made_lineitem FROM "
+                     "lti_resource_links k WHERE k.link = ?1) WHERE link = ?1 AND "
+                     "lineitem = ''", p, 1, NULL, NULL, NULL, err);
+    return st;
+}
+
+enum store_status store_lti_made(struct store *s, int64_t link, const char *lineitem,
+                                 struct store_error *err)
+{
+    if (!lineitem || !*lineitem || strlen(lineitem) > STORE_MAX_TEXT)
+        return store_fail(err, STORE_INVALID, "a line item's address is missing or over %d "
+                          "bytes", STORE_MAX_TEXT);
+    struct make_claim c = { link, 0, 0, lineitem, 0 };
+    return store_in_write(s, do_made, &c, err);
 }

@@ -93,6 +93,11 @@ struct store_lti_launch {
     const char *deployment_id;  /* the launch's deployment */
     const char *resource_link;  /* the launch's resource_link.id */
     const char *lineitem;       /* the AGS line item; NULL: no score is sent */
+    const char *lineitems;      /* the platform's line items, where the tool may make one
+                                   for the link when lineitem is NULL (NULL: none) */
+    const char *label;          /* the link's title, for such a line item (NULL: none) */
+    int64_t due_ms;             /* the link's due date for this student, ms since the
+                                   epoch (0: none) */
 };
 
 /*
@@ -123,11 +128,16 @@ struct store_lti_score {
     int64_t graded_ms;
     int attempts;
     int64_t next_ms;            /* when it is due (for store_lti_outbox_claim) */
-    int64_t best_points;        /* the best points of this student on this line item */
+    int64_t best_points;        /* the best points of this student's on-time attempts on
+                                   this line item (0: none) */
+    int64_t best_late_points;   /* the best of the late ones (-1: none) */
+    bool late;                  /* this attempt came after its link's due date */
     int64_t last_timestamp_ms;  /* of the score sent last on this line item (0: none) */
+    int64_t received_ms;        /* the submission's time (0: a score from before version 4) */
 };
 
-/* Calls fn for each score due at now_ms, at most limit, oldest first:
+/* Calls fn for each score due at now_ms, at most limit, oldest first
+ * (a score whose link's line item is still to be made waits for it):
  * per (issuer, line item, sub) only the newest waiting one (it carries
  * the best so far, and sending it supersedes the older ones), when its
  * next try is not later than now_ms. Valid during the call. */
@@ -260,5 +270,34 @@ enum store_status store_lti_rosters_each(struct store *s,
 /* Counts of the outbox: waiting, sent, failed. */
 enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int64_t *sent,
                                           int64_t *failed, struct store_error *err);
+
+/* ---- line items the tool makes --------------------------------------------- */
+
+/* A resource link whose launches named the platform's line items but no
+ * line item, and none was made for it yet. */
+struct store_lti_to_make {
+    int64_t link;
+    const char *issuer, *client_id, *lineitems, *resource_link, *label;
+    int64_t claim_ms;           /* its lease now (for store_lti_make_claim) */
+};
+
+/* Calls fn for each such link whose lease ended by now_ms, at most limit.
+ * The strings are valid during the call. */
+enum store_status store_lti_to_make_each(struct store *s, int64_t now_ms, unsigned limit,
+                                         bool (*fn)(const struct store_lti_to_make *m, void *arg),
+                                         void *arg, struct store_error *err);
+
+/* Takes making link's line item until lease_until_ms, when its lease is
+ * still was_claim_ms and none is made: *claimed false when another sender
+ * (another instance) took it first. A sender that fails lets the lease
+ * run out: the next try is then. */
+enum store_status store_lti_make_claim(struct store *s, int64_t link, int64_t was_claim_ms,
+                                       int64_t lease_until_ms, bool *claimed,
+                                       struct store_error *err);
+
+/* The line item made for link: kept (unless one was already), and the
+ * link's scores that waited for it go to it. */
+enum store_status store_lti_made(struct store *s, int64_t link, const char *lineitem,
+                                 struct store_error *err);
 
 #endif

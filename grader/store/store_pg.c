@@ -401,11 +401,11 @@ static enum store_status pg_exec(struct store *s, const char *sql, bool multi,
         if (es == PGRES_SINGLE_TUPLE) {
             if (go_on && st == STORE_OK) {
                 int nc = PQnfields(res);
-                struct store_value cols[16];
-                unsigned char *owned[16] = { 0 };
+                struct store_value cols[STORE_MAX_COLUMNS];
+                unsigned char *owned[STORE_MAX_COLUMNS] = { 0 };
                 bool ok = true;
-                if (nc > 16)
-                    nc = 16;
+                if (nc > STORE_MAX_COLUMNS)
+                    nc = STORE_MAX_COLUMNS;
                 for (int c = 0; c < nc && ok; c++)
                     ok = column(res, 0, c, &cols[c], &owned[c]);
                 go_on = ok && row(cols, (size_t)nc, arg);

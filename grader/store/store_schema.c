@@ -333,6 +333,70 @@
     "CREATE OR REPLACE TRIGGER lti_roster_forget AFTER DELETE ON students\n"         \
     "FOR EACH ROW EXECUTE FUNCTION lti_roster_forget();\n"
 
+/* Version 8, of issue 34: the line item belongs to the resource link
+ * (item 5), and due dates (item 6). A launch that names the platform's
+ * line items (lineitems, with the lineitem scope) but no lineitem gets
+ * one the tool makes, once per link:
+ * made_lineitem, kept whatever later launches say, made by one sender at
+ * a time (made_claim_ms, a lease, since several instances share a
+ * PostgreSQL store); label is its column's title. A score waiting for its
+ * link's line item to be made has lineitem '' and its link, filled in
+ * when it is made. received_ms: the submission's time, the timestamp its
+ * score is sent with. */
+#define V8_LINEITEM_COLUMNS(INT)                                                              \
+    "ALTER TABLE lti_resource_links ADD COLUMN lineitems TEXT NOT NULL DEFAULT '';\n" \
+    "ALTER TABLE lti_resource_links ADD COLUMN label TEXT NOT NULL DEFAULT '';\n"   \
+    "ALTER TABLE lti_resource_links ADD COLUMN made_lineitem TEXT NOT NULL DEFAULT '';\n" \
+    "ALTER TABLE lti_resource_links ADD COLUMN made_claim_ms " INT " NOT NULL DEFAULT 0;\n" \
+    "ALTER TABLE lti_outbox ADD COLUMN link " INT " NOT NULL DEFAULT 0;\n"          \
+    "ALTER TABLE lti_outbox ADD COLUMN received_ms " INT " NOT NULL DEFAULT 0;\n"
+
+/* Version 8's due dates (issue 34 item 6). A resource link's due date for
+ * a student (lti_launches.due_ms, 0: none), from the student's latest
+ * launch of it: per student, since a platform's due date may be the
+ * student's own (Canvas's overrides); a record received after it is late
+ * (records.late, 1), and so is its score to send (lti_outbox.late): the
+ * late policy decides what a late attempt counts for
+ * (server/lti/lti_ags.c). */
+#define V8_DUE_COLUMNS(INT)                                                              \
+    "ALTER TABLE lti_launches ADD COLUMN due_ms " INT " NOT NULL DEFAULT 0;\n"       \
+    "ALTER TABLE records ADD COLUMN late " INT " NOT NULL DEFAULT 0;\n"              \
+    "ALTER TABLE lti_outbox ADD COLUMN late " INT " NOT NULL DEFAULT 0;\n"
+
+/* The link a record came from, as version 3's trigger chose it (the
+ * launch its page carried, else the student's latest). */
+#define RECORD_LINK                                                                  \
+    " COALESCE((SELECT r.link FROM lti_record_links r WHERE r.record_id = NEW.id),"  \
+    " (SELECT b.link FROM lti_launches b WHERE b.student = NEW.student"              \
+    "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
+
+#define LATE_HERE " (a.due_ms > 0 AND NEW.received_ms > a.due_ms)"
+
+#define OUTBOX_INSERT_V8                                                             \
+    "UPDATE records SET late = 1 WHERE id = NEW.id AND EXISTS (SELECT 1 FROM"        \
+    " lti_launches a WHERE a.student = NEW.student AND a.link =" RECORD_LINK         \
+    " AND" LATE_HERE ");"                                                            \
+    "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
+    " points, max_points, status, graded_ms, link, received_ms, late)"               \
+    " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub,"                     \
+    " CASE WHEN k.lineitem <> '' THEN k.lineitem ELSE k.made_lineitem END,"          \
+    " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms, k.link, NEW.received_ms," \
+    " CASE WHEN" LATE_HERE " THEN 1 ELSE 0 END"                                      \
+    " FROM lti_launches a JOIN lti_resource_links k ON k.link = a.link"              \
+    " JOIN lti_users u ON u.student = a.student AND u.issuer = k.issuer"             \
+    " WHERE a.student = NEW.student AND (k.lineitem <> '' OR k.lineitems <> '')"     \
+    " AND a.link =" RECORD_LINK ";"                                                  \
+    " DELETE FROM lti_record_links WHERE record_id = NEW.id;"
+
+#define V8_TRIGGER_SQLITE                                                            \
+    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
+    "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"                  \
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN " OUTBOX_INSERT_V8 " END;\n"
+
+#define V8_TRIGGER_PG                                                                \
+    "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
+    "AS $$ BEGIN " OUTBOX_INSERT_V8 " RETURN NEW; END $$;\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -343,6 +407,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V5_KEYS_SQLITE,
     V6_SCHEMA("INTEGER"),
     V7_SCHEMA("INTEGER") V7_TRIGGER_SQLITE,
+    V8_LINEITEM_COLUMNS("INTEGER") V8_DUE_COLUMNS("INTEGER") V8_TRIGGER_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -354,6 +419,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V5_KEYS_PG,
     V6_SCHEMA("BIGINT"),
     V7_SCHEMA("BIGINT") V7_TRIGGER_PG,
+    V8_LINEITEM_COLUMNS("BIGINT") V8_DUE_COLUMNS("BIGINT") V8_TRIGGER_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -406,5 +472,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL, NULL,
 };

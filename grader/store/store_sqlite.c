@@ -318,13 +318,13 @@ static enum store_status sqlite_exec(struct store *s, const char *sql, bool mult
     }
     if (rc != SQLITE_OK)
         goto done;
-    struct store_value cols[16];
+    struct store_value cols[STORE_MAX_COLUMNS];
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         if (!row)
             continue;
         int nc = sqlite3_column_count(stmt);
-        if (nc > 16)
-            nc = 16;
+        if (nc > STORE_MAX_COLUMNS)
+            nc = STORE_MAX_COLUMNS;
         for (int c = 0; c < nc; c++) {
             struct store_value *v = &cols[c];
             memset(v, 0, sizeof *v);

@@ -44,6 +44,8 @@ struct server_config {
     /* LTI 1.3 (server/lti.h): NULL keeps LTI off */
     const char *lti_config;        /* --lti-config FILE */
     bool lti_score_last;           /* --lti-score-policy last (default: best) */
+    int late_policy;               /* --late-policy: an enum lti_late_policy (default: none) */
+    unsigned late_penalty_pct;     /* its P for penalty:P% */
 };
 
 /* Fills *c with the defaults. */

@@ -412,6 +412,8 @@ struct lti *lti_start(const struct lti_options *o, char *err, size_t errsz)
     for (size_t i = 0; i < LTI_MAX_PLATFORMS; i++)
         l->keysets[i] = (struct keyset){ .l = l, .platform = i };
     l->policy = o->policy;
+    l->late_policy = o->late_policy;
+    l->late_penalty_pct = o->late_penalty_pct;
     snprintf(l->public_url, sizeof l->public_url, "%s", o->public_url);
     char why[400];
     if (!lti_config_load(o->config_path, &l->cfg, why, sizeof why)) {

@@ -179,6 +179,10 @@ struct lti_claims {
     const char *sub, *name, *email, *deployment_id;
     const char *context_id, *context_title, *resource_link_id;
     const char *lineitem;   /* NULL: no AGS claim with the score scope */
+    const char *lineitems;  /* without a lineitem, with the lineitem scope: where the
+                               tool makes the link's (NULL: none) */
+    const char *resource_link_title;   /* NULL: none */
+    int64_t due_ms;         /* the custom parameter due_at, ms since the epoch (0: none) */
     bool instructor;
     /* An LtiDeepLinkingRequest (an instructor's, resource_link_id NULL):
      * where the choice goes back to (at one of the registration's origins)
@@ -215,6 +219,12 @@ bool lti_check_roster_member(const json_t *member, const char **sub, bool *learn
  * quoted or not) into out. False when there is none, it is malformed or
  * longer than outsz - 1. */
 bool lti_check_link_next(const char *value, char *out, size_t outsz);
+/* An ISO 8601 date and time (YYYY-MM-DDTHH:MM[:SS[.fff]] then Z or
+ * +HH:MM / -HH:MM; a space for the T) as ms since the epoch into *ms.
+ * False for anything else: an empty text, a substitution the platform
+ * left unmade ("$Canvas.assignment.dueAt.iso8601"), a date without a
+ * zone. */
+bool lti_check_iso8601_ms(const char *text, int64_t *ms);
 
 /* The value of name in an application/x-www-form-urlencoded body, decoded
  * into out (NUL-terminated). False when absent, or longer than outsz - 1. */
@@ -224,11 +234,18 @@ bool lti_check_form_value(const char *body, size_t len, const char *name, char *
 
 enum lti_policy { LTI_POLICY_BEST, LTI_POLICY_LAST };
 
+/* What an attempt after its link's due date counts for (--late-policy):
+ * none (never above the best on-time attempt), accept (as if on time),
+ * penalty (its points less late_penalty_pct percent). */
+enum lti_late_policy { LTI_LATE_NONE, LTI_LATE_ACCEPT, LTI_LATE_PENALTY };
+
 struct lti_options {
     const char *config_path;
     const char *database_url;     /* the store (LTI needs one) */
     const char *public_url;       /* the tool's base address, no trailing '/' */
     enum lti_policy policy;
+    enum lti_late_policy late_policy;
+    unsigned late_penalty_pct;    /* 0 .. 100, for LTI_LATE_PENALTY */
     /* How LTI uses the store: runs fn on the thread that owns a connection
      * (the records' writer when write, else their reader) and returns once
      * it has run; false, fn not called, when refused. LTI opens no

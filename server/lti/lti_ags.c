@@ -10,21 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/task.h"
 #include "common/verdict.h"
 #include "server/lti/lti_internal.h"
 
+#include "server/lti/lti_deep_link.h"
 #include "server/lti/lti_fetch.h"
 #include "server/lti/lti_keys.h"
 #include "store/store_lti.h"
 
 #define AGS_SCORE_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+#define AGS_LINEITEM_SCOPE "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+#define LINEITEM_TYPE "application/vnd.ims.lis.v2.lineitem+json"
+#define LINEITEMS_TYPE "application/vnd.ims.lis.v2.lineitemcontainer+json"
 #define DUE_BATCH 16
 
 /* A copy of one due score, made during the walk. */
 struct due {
-    int64_t seq, graded_ms, best, last_ts, next_ms;
+    int64_t seq, graded_ms, best, last_ts, next_ms, received_ms;
     int points, max_points, status, attempts;
     char *issuer, *client_id, *sub, *lineitem;
+    int64_t best_late;      /* -1: no late attempt */
+    bool late;
 };
 
 struct due_list {
@@ -39,9 +46,9 @@ static bool take_due(const struct store_lti_score *sc, void *arg)
         return false;
     struct due *x = &d->v[d->n];
     *x = (struct due){ sc->seq, sc->graded_ms, sc->best_points, sc->last_timestamp_ms,
-                       sc->next_ms, sc->points, sc->max_points, sc->status, sc->attempts,
-                       strdup(sc->issuer), strdup(sc->client_id), strdup(sc->sub),
-                       strdup(sc->lineitem) };
+                       sc->next_ms, sc->received_ms, sc->points, sc->max_points, sc->status,
+                       sc->attempts, strdup(sc->issuer), strdup(sc->client_id), strdup(sc->sub),
+                       strdup(sc->lineitem), sc->best_late_points, sc->late };
     if (x->issuer && x->client_id && x->sub && x->lineitem)
         d->n++;
     else {
@@ -53,15 +60,55 @@ static bool take_due(const struct store_lti_score *sc, void *arg)
     return true;
 }
 
+/* A copy of one link whose line item is to be made. */
+struct to_make {
+    int64_t link, claim_ms;
+    char *issuer, *client_id, *lineitems, *resource_link, *label;
+};
+
+struct make_list {
+    struct to_make v[DUE_BATCH];
+    size_t n;
+};
+
+static void to_make_free(struct to_make *m)
+{
+    free(m->issuer);
+    free(m->client_id);
+    free(m->lineitems);
+    free(m->resource_link);
+    free(m->label);
+}
+
+static bool take_make(const struct store_lti_to_make *m, void *arg)
+{
+    struct make_list *d = arg;
+    if (d->n == DUE_BATCH)
+        return false;
+    struct to_make *x = &d->v[d->n];
+    *x = (struct to_make){ m->link, m->claim_ms, strdup(m->issuer), strdup(m->client_id),
+                           strdup(m->lineitems), strdup(m->resource_link), strdup(m->label) };
+    if (x->issuer && x->client_id && x->lineitems && x->resource_link && x->label)
+        d->n++;
+    else
+        to_make_free(x);
+    return true;
+}
+
 /* The sender's store calls, each run on a records' thread with its
  * connection (lti_store_call): the outbox's rows are the writer's, the
  * signing key is read on the reader. */
-enum outbox_op { OUTBOX_DUE, OUTBOX_CLAIM, OUTBOX_SENT, OUTBOX_RETRY, OUTBOX_KEY };
+enum outbox_op { OUTBOX_DUE, OUTBOX_CLAIM, OUTBOX_SENT, OUTBOX_RETRY, OUTBOX_KEY,
+                 OUTBOX_TO_MAKE, OUTBOX_MAKE_CLAIM, OUTBOX_MADE };
+
+struct make_list;
 
 struct outbox_call {
     enum outbox_op op;
     struct due_list *due;
-    int64_t seq, when_ms, was_next_ms;   /* when: the lease, the timestamp or the retry */
+    struct make_list *make;
+    const char *lineitem;   /* made */
+    int64_t seq, when_ms, was_next_ms;   /* seq: the link, for the line items made */   /* when: the lease, the timestamp or the retry */
     bool give_up, claimed;
     const char *error;
     jwk_t **key;
@@ -91,6 +138,15 @@ static void outbox_run(struct store *s, void *arg)
     case OUTBOX_KEY:
         c->key_ok = lti_keys_signing(s, c->key, c->kid, c->err, c->errsz);
         c->st = STORE_OK;
+        break;
+    case OUTBOX_TO_MAKE:
+        c->st = store_lti_to_make_each(s, store_now_ms(), DUE_BATCH, take_make, c->make, &e);
+        break;
+    case OUTBOX_MAKE_CLAIM:
+        c->st = store_lti_make_claim(s, c->seq, c->was_next_ms, c->when_ms, &c->claimed, &e);
+        break;
+    case OUTBOX_MADE:
+        c->st = store_lti_made(s, c->seq, c->lineitem, &e);
         break;
     }
 }
@@ -175,13 +231,11 @@ static char *client_assertion(struct lti *l, const struct lti_platform *p, char 
     return out;
 }
 
-const char *lti_ags_token(struct lti *l, size_t i, const char *scope_name,
-                             struct access_token *t, char *err, size_t errsz)
+/* A new access token of platform i for scope (a URL), its life in
+ * *life_s; NULL with a sentence in err. */
+static char *new_token(struct lti *l, size_t i, const char *scope_url, long long *life_s,
+                       char *err, size_t errsz)
 {
-    if (t->token && time(NULL) < t->expires)
-        return t->token;
-    free(t->token);
-    t->token = NULL;
     const struct lti_platform *p = &l->cfg.p[i];
     char *assertion = client_assertion(l, p, err, errsz);
     if (!assertion)
@@ -193,7 +247,7 @@ const char *lti_ags_token(struct lti *l, size_t i, const char *scope_name,
         snprintf(err, errsz, "out of memory");
         return NULL;
     }
-    form_escape(scope_name, scope, sizeof scope);
+    form_escape(scope_url, scope, sizeof scope);
     int w = snprintf(body, n, "grant_type=client_credentials&client_assertion_type="
                      "urn%%3Aietf%%3Aparams%%3Aoauth%%3Aclient-assertion-type%%3Ajwt-bearer"
                      "&scope=%s&client_assertion=", scope);
@@ -217,13 +271,28 @@ const char *lti_ags_token(struct lti *l, size_t i, const char *scope_name,
         snprintf(err, errsz, "the token endpoint gave no access_token");
         ok = false;
     }
+    char *out = NULL;
     if (ok) {
-        t->token = strdup(tok);
-        long long life = json_is_integer(exp) ? json_integer_value(exp) : 300;
-        /* renewed a little before the platform would refuse it */
-        t->expires = time(NULL) + (life > 20 ? life - 10 : life / 2);
+        out = strdup(tok);
+        *life_s = json_is_integer(exp) ? json_integer_value(exp) : 300;
+        if (!out)
+            snprintf(err, errsz, "out of memory");
     }
     json_decref(j);
+    return out;
+}
+
+const char *lti_ags_token(struct lti *l, size_t i, const char *scope_name,
+                          struct access_token *t, char *err, size_t errsz)
+{
+    if (t->token && time(NULL) < t->expires)
+        return t->token;
+    free(t->token);
+    long long life = 0;
+    t->token = new_token(l, i, scope_name, &life, err, errsz);
+    /* renewed a little before the platform would refuse it */
+    if (t->token)
+        t->expires = time(NULL) + (life > 20 ? life - 10 : life / 2);
     return t->token;
 }
 
@@ -243,6 +312,32 @@ static void iso_ms(int64_t ms, char *out, size_t n)
     char base[32];
     strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
+}
+
+/* What a late attempt's points count for under the late policy. */
+static double late_counts(const struct lti *l, int64_t points, int64_t on_time_best)
+{
+    switch (l->late_policy) {
+    case LTI_LATE_ACCEPT:
+        return (double)points;
+    case LTI_LATE_PENALTY:
+        return (double)points * (100.0 - (double)l->late_penalty_pct) / 100.0;
+    case LTI_LATE_NONE:
+        break;
+    }
+    /* kept and shown, never scored above the best on time */
+    return (double)(points < on_time_best ? points : on_time_best);
+}
+
+/* The score to send for d: the best (or the last) attempt, a late one
+ * counted as the late policy says, never below the best on time for
+ * best. */
+static double score_given(const struct lti *l, const struct due *d)
+{
+    if (l->policy == LTI_POLICY_LAST)
+        return d->late ? late_counts(l, d->points, d->best) : (double)d->points;
+    double late = d->best_late >= 0 ? late_counts(l, d->best_late, d->best) : 0.0;
+    return late > (double)d->best ? late : (double)d->best;
 }
 
 /* Sends one score; true when the platform took it. *timestamp gets the
@@ -266,20 +361,23 @@ static bool send_score(struct lti *l, size_t i, const struct due *d, int64_t *ti
     const char *token = lti_ags_token(l, i, AGS_SCORE_SCOPE, &l->tokens[i], err, errsz);
     if (!token)
         return false;
-    /* the time of this attempt, after the last sent: a platform refuses a
-     * timestamp not after the last one it has, and an attempt that timed
-     * out here may still have reached it */
-    int64_t now = store_now_ms();
-    int64_t ts = now > d->last_ts ? now : d->last_ts + 1;
+    /* the submission's time, the same on every try of it (an attempt
+     * that timed out here and still reached the platform is the same
+     * update again); after the last sent, which a platform requires, when
+     * two submissions share a millisecond */
+    int64_t at = d->received_ms > 0 ? d->received_ms : d->graded_ms;
+    int64_t ts = at > d->last_ts ? at : d->last_ts + 1;
     *timestamp = ts;
-    bool best = l->policy == LTI_POLICY_BEST;
-    int64_t given = best ? d->best : d->points;
-    bool complete = best ? given >= d->max_points : d->status == VERDICT_ACCEPTED;
+    double given = score_given(l, d);
+    bool complete = l->policy == LTI_POLICY_BEST ? given >= d->max_points
+                                                  : d->status == VERDICT_ACCEPTED && !d->late;
     char when[40], url[2200];
     iso_ms(ts, when, sizeof when);
     scores_url(d->lineitem, url, sizeof url);
-    json_t *score = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s}", "userId", d->sub,
-                              "scoreGiven", (json_int_t)given, "scoreMaximum", d->max_points,
+    json_t *score = json_pack("{s:s, s:o, s:i, s:s, s:s, s:s}", "userId", d->sub,
+                              "scoreGiven", given == (double)(json_int_t)given
+                                  ? json_integer((json_int_t)given) : json_real(given),
+                              "scoreMaximum", d->max_points,
                               "activityProgress", complete ? "Completed" : "Submitted",
                               "gradingProgress", "FullyGraded", "timestamp", when);
     char *body = score ? json_dumps(score, JSON_COMPACT) : NULL;
@@ -313,6 +411,139 @@ static void count(struct lti *l, uint64_t *c)
     pthread_mutex_lock(&l->lock);
     (*c)++;
     pthread_mutex_unlock(&l->lock);
+}
+
+/* The platform's line items at url (with its query string, if any) plus
+ * the query q, into out. */
+static void with_query(const char *url, const char *q, char *out, size_t n)
+{
+    snprintf(out, n, "%s%c%s", url, strchr(url, '?') ? '&' : '?', q);
+}
+
+/* The id of the line item in list (a JSON array) that is this link's
+ * (its resourceLinkId and our tag), or NULL. */
+static const char *find_ours(json_t *list, const char *resource_link)
+{
+    size_t k;
+    json_t *li;
+    json_array_foreach(list, k, li) {
+        const char *id = json_string_value(json_object_get(li, "id"));
+        const char *rl = json_string_value(json_object_get(li, "resourceLinkId"));
+        const char *tag = json_string_value(json_object_get(li, "tag"));
+        if (id && rl && tag && !strcmp(rl, resource_link) && !strcmp(tag, task_butterfly.id))
+            return id;
+    }
+    return NULL;
+}
+
+/* Makes link m's line item at platform i (or finds the one made before:
+ * a creation that timed out here may have reached the platform), its id
+ * into out; false with a sentence in err. */
+static bool make_lineitem(struct lti *l, size_t i, const struct to_make *m, char *out,
+                          size_t outsz, char *err, size_t errsz)
+{
+    const struct lti_platform *p = &l->cfg.p[i];
+    if (!lti_config_allows(p, m->lineitems)) {
+        snprintf(err, errsz, "the line items' address is not at one of the registration's "
+                 "origins (docs/LTI.md: service_origins)");
+        return false;
+    }
+    char title[256];
+    int points = 0;
+    if (!lti_deep_link_exercise(task_butterfly.id, title, sizeof title, &points)) {
+        snprintf(err, errsz, "the exercise has no points");
+        return false;
+    }
+    long long life = 0;
+    char *token = new_token(l, i, AGS_LINEITEM_SCOPE, &life, err, errsz);
+    if (!token)
+        return false;
+    char rl[3 * STORE_MAX_TEXT + 1], q[3 * STORE_MAX_TEXT + 64], url[4 * STORE_MAX_TEXT + 128];
+    form_escape(m->resource_link, rl, sizeof rl);
+    snprintf(q, sizeof q, "resource_link_id=%s&tag=%s", rl, task_butterfly.id);
+    with_query(m->lineitems, q, url, sizeof url);
+    char *answer = NULL;
+    long status = 0;
+    bool ok = lti_fetch(p, url, NULL, NULL, token, LINEITEMS_TYPE, LTI_MAX_ANSWER,
+                        LTI_SEND_TIMEOUT_MS, &answer, &status, err, errsz);
+    if (ok && status != 200) {
+        snprintf(err, errsz, "the line items answered %ld", status);
+        ok = false;
+    }
+    json_t *list = ok ? json_loads(answer, 0, NULL) : NULL;
+    free(answer);
+    answer = NULL;
+    if (ok && !json_is_array(list)) {
+        snprintf(err, errsz, "the line items are not a list");
+        ok = false;
+    }
+    const char *id = ok ? find_ours(list, m->resource_link) : NULL;
+    json_t *made = NULL;
+    if (ok && !id) {
+        json_t *item = json_pack("{s:i, s:s, s:s, s:s}", "scoreMaximum", points, "label",
+                                 m->label[0] ? m->label : title, "resourceLinkId",
+                                 m->resource_link, "tag", task_butterfly.id);
+        char *body = item ? json_dumps(item, JSON_COMPACT) : NULL;
+        json_decref(item);
+        ok = body && lti_fetch(p, m->lineitems, body, LINEITEM_TYPE, token, LINEITEM_TYPE,
+                               LTI_MAX_ANSWER, LTI_SEND_TIMEOUT_MS, &answer, &status, err,
+                               errsz);
+        if (!body)
+            snprintf(err, errsz, "out of memory");
+        free(body);
+        if (ok && status != 200 && status != 201) {
+            snprintf(err, errsz, "the line items answered %ld to the new one", status);
+            ok = false;
+        }
+        made = ok ? json_loads(answer, 0, NULL) : NULL;
+        free(answer);
+        id = json_string_value(json_object_get(made, "id"));
+        if (ok && !id) {
+            snprintf(err, errsz, "the new line item has no id");
+            ok = false;
+        }
+    }
+    /* its scores will carry our token there: at the registration's origins only */
+    if (ok && (strlen(id) >= outsz || strlen(id) > STORE_MAX_TEXT || !lti_config_allows(p, id))) {
+        snprintf(err, errsz, "the line item's id is too long or not at one of the "
+                 "registration's origins");
+        ok = false;
+    }
+    if (ok)
+        snprintf(out, outsz, "%s", id);
+    json_decref(made);
+    json_decref(list);
+    free(token);
+    return ok;
+}
+
+/* One pass over the links whose line item is to be made: each by one
+ * sender (the lease), once; a failure is tried again when the lease ends. */
+static void make_due(struct lti *l)
+{
+    struct make_list d = { .n = 0 };
+    struct outbox_call dc = { .op = OUTBOX_TO_MAKE, .make = &d };
+    if (outbox(l, &dc) == STORE_OK) {
+        for (size_t k = 0; k < d.n; k++) {
+            const struct to_make *x = &d.v[k];
+            const struct lti_platform *p = lti_config_find(&l->cfg, x->issuer, x->client_id);
+            struct outbox_call cc = { .op = OUTBOX_MAKE_CLAIM, .seq = x->link,
+                                      .was_next_ms = x->claim_ms,
+                                      .when_ms = store_now_ms() + (int64_t)LTI_MAKE_LEASE_MS };
+            if (!p || outbox(l, &cc) != STORE_OK || !cc.claimed)
+                continue;
+            char err[300], id[STORE_MAX_TEXT + 1];
+            if (make_lineitem(l, (size_t)(p - l->cfg.p), x, id, sizeof id, err, sizeof err)) {
+                outbox(l, &(struct outbox_call){ .op = OUTBOX_MADE, .seq = x->link,
+                                                 .lineitem = id });
+            } else {
+                fprintf(stderr, "butterfly-server: LTI line item for %s will be tried again: "
+                        "%s\n", p->name, err);
+            }
+        }
+    }
+    for (size_t k = 0; k < d.n; k++)
+        to_make_free(&d.v[k]);
 }
 
 /* One pass over what is due. */
@@ -376,6 +607,7 @@ static void *sender_thread(void *arg)
     pthread_mutex_lock(&l->lock);
     while (!l->stopping) {
         pthread_mutex_unlock(&l->lock);
+        make_due(l);
         send_due(l);
         pthread_mutex_lock(&l->lock);
         if (l->stopping)

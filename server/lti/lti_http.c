@@ -459,12 +459,17 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
             char name[PRINCIPAL_NAME_MAX], email[PRINCIPAL_NAME_MAX];
             session_clean_name(c.name, name, sizeof name);
             session_clean_name(c.email, email, sizeof email);
+            /* the link's title names the gradebook column the tool may make */
+            char label[PRINCIPAL_NAME_MAX];
+            session_clean_name(c.resource_link_title ? c.resource_link_title : "", label,
+                               sizeof label);
             struct store_lti_launch ll = {
                 .issuer = p->issuer, .client_id = p->client_id, .sub = c.sub,
                 .name = name, .email = email, .context_id = c.context_id,
                 .context_title = c.context_title, .instructor = c.instructor,
                 .deployment_id = c.deployment_id, .resource_link = c.resource_link_id,
-                .lineitem = c.lineitem,
+                .lineitem = c.lineitem, .lineitems = c.lineitems,
+                .label = label, .due_ms = c.due_ms,
             };
             if (ss == STORE_OK)
                 ss = store_lti_launch(s, &ll, student, klass, &q->link, q->who.name,

@@ -59,6 +59,8 @@ struct lti {
     struct lti_config cfg;
     char public_url[1024];
     enum lti_policy policy;
+    enum lti_late_policy late_policy;
+    unsigned late_penalty_pct;
     /* the store, through the records' threads (lti_options.store_call) */
     bool (*store_call)(void *ctx, bool write, store_call_fn fn, void *arg);
     void *store_ctx;

@@ -4,8 +4,13 @@ It has its own RSA keys and key set, an authorisation endpoint that answers
 with the auto-posting form, a token endpoint that checks the tool's client
 assertion against the tool's own key set, and a scores endpoint that refuses
 what Moodle refuses: missing fields, a timestamp not after the last one for
-the user on that line item, an unknown user. Every line item
-(/lineitems/N) takes scores; `received` says which got what. Its deep
+the user on that line item (the same score again with the same timestamp
+is a replay, taken), an unknown user. Every line item
+(/lineitems/N) takes scores; `received` says which got what. Each course
+has its line items (/contexts/C/lineitems: GET filtered by
+resource_link_id and tag, POST makes one; `made` keeps each made, `gets`
+counts the reads); a token carries the scopes asked for, if `grant`
+(the scopes the registration has) holds them all. Its deep
 linking return address (/deep_link_return) verifies a tool's
 LtiDeepLinkingResponse as a platform does (`deep_links` keeps each: the
 verified claims, or why it was refused). For Dynamic Registration it
@@ -33,6 +38,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
@@ -58,7 +64,14 @@ class Platform:
         self.refused = []                  # (reason, body)
         self.tokens_issued = 0
         self.last_ts = {}                  # (line item URL, userId) -> last timestamp
+        self.last_given = {}               # (line item URL, userId) -> its scoreGiven
+        self.replays = []                  # (line item URL, score) taken again, not kept twice
         self.tool_jwks_url = None
+        self.grant = {SCORE_SCOPE, LINEITEM_SCOPE, NRPS_SCOPE}
+        self.token_scopes = {}             # token -> its scopes
+        self.items = {}                    # context -> [line item], as the platform keeps them
+        self.made = []                     # (context, the POSTed line item), in order
+        self.gets = 0                      # reads of a course's line items
         self.claims_hook = None            # f(claims, header) -> (claims, header, token or None)
         self.deep_links = []               # (verified claims or None, why refused or None)
         self.dl_nonces = set()             # the nonces of the answers taken
@@ -74,7 +87,7 @@ class Platform:
         self.rosters = {}
         self.roster_mode = {}
         self.roster_requests = []          # (course, page, Authorization)
-        self.token_scopes = []             # the scope of each token asked for
+        self.scope_requests = []           # the scope of each token asked for
         self.lock = threading.Lock()
         srv = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         srv.daemon_threads = True
@@ -279,6 +292,8 @@ class Platform:
                     time.sleep(30)
                 if m == "slow":
                     time.sleep(15)
+                if m == "slow1":
+                    time.sleep(1)
                 if m == "401once":
                     plat.mode.pop(what)   # the platform ended the token: ask again
                     self.send(401, '{"error":"invalid_token"}')
@@ -287,6 +302,11 @@ class Platform:
                     self.send(503 if m == "down" else 500, '{"error":"unavailable"}')
                     return True
                 return False
+
+            def scopes(self):
+                a = self.headers.get("Authorization") or ""
+                return plat.token_scopes.get(a[len("Bearer "):], set()) \
+                    if a.startswith("Bearer ") else set()
 
             def do_GET(self):
                 u = urllib.parse.urlparse(self.path)
@@ -301,6 +321,20 @@ class Platform:
                     q = dict(urllib.parse.parse_qsl(u.query))
                     return plat.roster_page(self, u.path[len("/memberships/"):],
                                             int(q.get("page", "1")))
+                if re.fullmatch(r"/contexts/[^/]+/lineitems", u.path):
+                    if self.fault("lineitems"):
+                        return
+                    if LINEITEM_SCOPE not in self.scopes():
+                        return self.send(401, "{}")
+                    q = dict(urllib.parse.parse_qsl(u.query))
+                    with plat.lock:
+                        plat.gets += 1
+                        got = [li for li in plat.items.get(u.path.split("/")[2], [])
+                               if li.get("resourceLinkId") == q.get("resource_link_id",
+                                                                    li.get("resourceLinkId"))
+                               and li.get("tag") == q.get("tag", li.get("tag"))]
+                    return self.send(200, json.dumps(got),
+                                     "application/vnd.ims.lis.v2.lineitemcontainer+json")
                 if u.path == "/jwks":
                     if not self.fault("jwks"):
                         self.send(200, json.dumps(plat.jwks()))
@@ -364,11 +398,11 @@ class Platform:
                         assert f["grant_type"] == "client_credentials"
                         assert f["client_assertion_type"] == \
                             "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-                        scopes = f["scope"].split()
-                        plat.token_scopes.append(f["scope"])
-                        if NRPS_SCOPE in scopes and plat.mode.get("nrps_token") == "403":
+                        asked = set(f["scope"].split())
+                        plat.scope_requests.append(f["scope"])
+                        if NRPS_SCOPE in asked and plat.mode.get("nrps_token") == "403":
                             return self.send(403, '{"error":"invalid_scope"}')
-                        assert SCORE_SCOPE in scopes or NRPS_SCOPE in scopes
+                        assert asked and asked <= plat.grant, "scope %s" % f["scope"]
                         a = f["client_assertion"]
                         kid = jwt.get_unverified_header(a)["kid"]
                         with urllib.request.urlopen(plat.tool_jwks_url, timeout=5) as r:
@@ -384,14 +418,31 @@ class Platform:
                     with plat.lock:
                         plat.tokens_issued += 1
                         plat.assertion_kids = getattr(plat, "assertion_kids", []) + [kid]
-                    self.send(200, json.dumps({"access_token": "tok-%d" % plat.tokens_issued,
+                        tok = "tok-%d" % plat.tokens_issued
+                        plat.token_scopes[tok] = asked
+                    self.send(200, json.dumps({"access_token": tok,
                                                "token_type": "Bearer", "expires_in": 3600,
-                                               "scope": f["scope"]}))
+                                               "scope": " ".join(sorted(asked))}))
+                elif re.fullmatch(r"/contexts/[^/]+/lineitems", u.path):
+                    if self.fault("lineitems"):
+                        return
+                    if LINEITEM_SCOPE not in self.scopes():
+                        return self.send(401, "{}")
+                    ctx = u.path.split("/")[2]
+                    li = json.loads(raw)
+                    if not (isinstance(li.get("scoreMaximum"), (int, float)) and
+                            li["scoreMaximum"] > 0 and li.get("label")):
+                        return self.send(400, '{"error":"scoreMaximum and label"}')
+                    with plat.lock:
+                        li["id"] = plat.url + "/lineitems/%d" % (100 + len(plat.made))
+                        plat.items.setdefault(ctx, []).append(li)
+                        plat.made.append((ctx, dict(li)))
+                    self.send(201, json.dumps(li), "application/vnd.ims.lis.v2.lineitem+json")
                 elif re.fullmatch(r"/lineitems/\d+/scores", u.path):
                     lineitem = plat.url + u.path[:-len("/scores")]
                     if self.fault("scores"):
                         return
-                    if not (self.headers.get("Authorization") or "").startswith("Bearer tok-"):
+                    if SCORE_SCOPE not in self.scopes():
                         return self.send(401, "{}")
                     if self.headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
                         return self.send(415, "{}")
@@ -403,15 +454,21 @@ class Platform:
                         why = "missing field"
                     elif s["userId"] not in plat.users:
                         why = "unknown user"
-                    elif s["timestamp"] <= plat.last_ts.get((lineitem, s["userId"]), ""):
+                    elif s["timestamp"] < plat.last_ts.get((lineitem, s["userId"]), "") or (
+                            s["timestamp"] == plat.last_ts.get((lineitem, s["userId"])) and
+                            s["scoreGiven"] != plat.last_given.get((lineitem, s["userId"]))):
                         why = "timestamp not after the last"
                     elif not (0 <= s["scoreGiven"] <= s["scoreMaximum"]):
                         why = "score out of range"
                     if why:
                         plat.refused.append((why, s))
                         return self.send(400, json.dumps({"error": why}))
+                    if s["timestamp"] == plat.last_ts.get((lineitem, s["userId"])):
+                        plat.replays.append((lineitem, s))   # the same update again: taken,
+                        return self.send(200, "{}")          # nothing changes
                     with plat.lock:
                         plat.last_ts[(lineitem, s["userId"])] = s["timestamp"]
+                        plat.last_given[(lineitem, s["userId"])] = s["scoreGiven"]
                         plat.scores.append(s)
                         plat.received.append((lineitem, s))
                     self.send(200, "{}")

@@ -549,8 +549,9 @@ try:
     check(wait_for(lambda: len(plat.scores) > n, 30),
           "once the scores endpoint is fast again the score arrives")
     time.sleep(6)   # the slow call's late arrival, after our retry of it
-    # the retry carries a later timestamp: the platform keeps it, and
-    # refuses the timed-out attempt when it comes in late (never the other way)
+    # the retry carries the same timestamp (the submission's) and score: the
+    # timed-out attempt coming in late is the same update again, and a
+    # platform refuses at most an older one (never the retry)
     last = plat.last_ts.get((plat.lineitem, "learner-1"), "")
     stale = [r for r in plat.refused if r[0] != "assertion"]
     check(all(r[0].startswith("timestamp") and r[1]["timestamp"] < last for r in stale),

@@ -185,9 +185,9 @@ try:
           % pages)
     check(all(a and a.startswith("Bearer tok-") for _, _, a in requests_of("course-1")),
           "every page was asked with the platform's access token")
-    check(any(NRPS_SCOPE in s.split() for s in plat.token_scopes),
+    check(any(NRPS_SCOPE in s.split() for s in plat.scope_requests),
           "the token was asked for the contextmembership.readonly scope: %s"
-          % plat.token_scopes)
+          % plat.scope_requests)
     # an instructor's launch again at once: not read again (at most every few minutes)
     n = len(requests_of("course-1"))
     instructor("course-1")

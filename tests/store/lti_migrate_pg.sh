@@ -1,7 +1,7 @@
 #!/bin/sh
 # A store of schema version 2 whose LTI tables are LTI's own version 1
 # (one line item per student, made by store_lti.c before the tables
-# joined the migrations) migrated to schema version 3 (and on) on PostgreSQL: the
+# joined the migrations) migrated to the current schema on PostgreSQL: the
 # student's scores still go where version 1 sent them (issue 29 item 6,
 # issue 30; SQLite's in test_store_lti.c).
 # usage: lti_migrate_pg.sh DATABASE_URL BUTTERFLY_ADMIN
@@ -12,6 +12,8 @@ URL="$1"; ADMIN="$2"
 psql -q -v ON_ERROR_STOP=1 "$URL" <<'SQL'
 ALTER TABLE records DROP COLUMN shown_key, DROP COLUMN shown_label, DROP COLUMN half1,
     DROP COLUMN half2, DROP COLUMN half3;
+ALTER TABLE lti_outbox DROP COLUMN link, DROP COLUMN received_ms, DROP COLUMN late;
+ALTER TABLE records DROP COLUMN late;
 UPDATE schema_version SET version = 2;
 DROP TABLE identity_changes;   -- version 4's
 DROP TABLE idempotency_keys; DROP FUNCTION idempotency_keys_on_delete CASCADE;   -- version 5's

@@ -462,6 +462,32 @@ static void roster_members(void **state)
     }
 }
 
+/* A due date as Canvas's substitution and a Moodle custom parameter give
+ * it; anything else (no zone, an unmade substitution) is none. */
+static void due_dates(void **state)
+{
+    (void)state;
+    int64_t ms = 0;
+    assert_true(lti_check_iso8601_ms("1970-01-01T00:00:00Z", &ms));
+    assert_int_equal(ms, 0);
+    assert_true(lti_check_iso8601_ms("2026-12-24T23:59:00Z", &ms));
+    assert_int_equal(ms, 1798156740000LL);
+    assert_true(lti_check_iso8601_ms("2026-12-24T23:59:00.250Z", &ms));
+    assert_int_equal(ms, 1798156740250LL);
+    assert_true(lti_check_iso8601_ms("2026-12-25T00:59:00+01:00", &ms));
+    assert_int_equal(ms, 1798156740000LL);
+    assert_true(lti_check_iso8601_ms("2026-12-24T18:59-05:00", &ms));
+    assert_int_equal(ms, 1798156740000LL);
+    assert_true(lti_check_iso8601_ms("2024-02-29T12:00:00Z", &ms));
+    assert_int_equal(ms, 1709208000000LL);
+    const char *bad[] = { "", "$Canvas.assignment.dueAt.iso8601", "2026-12-24T23:59:00",
+                          "2026-12-24", "2026-13-01T00:00:00Z", "2026-12-24T24:00:00Z",
+                          "2026-12-24T23:59:00+0100", "2026-12-24T23:59:00Zjunk",
+                          "2026-12-24T23:59:00.Z", NULL };
+    for (int i = 0; bad[i]; i++)
+        assert_false(lti_check_iso8601_ms(bad[i], &ms));
+}
+
 int main(void)
 {
     char err[200];
@@ -481,6 +507,7 @@ int main(void)
         cmocka_unit_test(reasons),
         cmocka_unit_test(link_next),
         cmocka_unit_test(roster_members),
+        cmocka_unit_test(due_dates),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     lti_config_free(&cfg);

@@ -47,6 +47,7 @@ WANT = [
     ("LTI_UNKNOWN_PLATFORM_TRIES", lambda v: "%d times, then marked failed" % v),
     ("LTI_KEYS_REFRESH_S", lambda v: "tried again after %d seconds" % (2 * v)),
     ("LTI_KEYS_REFRESH_S", lambda v: "read it within %d seconds" % v),
+    ("LTI_MAKE_LEASE_MS", lambda v: "tried again after %d s (the lease)" % (v // 1000)),
 ]
 flat = re.sub(r"\s+", " ", doc)
 bad = []
