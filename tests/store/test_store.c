@@ -942,15 +942,29 @@ static void test_writer_batches(void **state)
            (unsigned long long)ws.commits);
 }
 
+/* A call that holds the writer's thread until the test opens its gate:
+ * the queue fills behind it however slow or busy the machine is. */
 struct slow_call {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool started, open;
     int ran;
 };
 
 static void slow(struct store *s, void *arg)
 {
+    (void)s;
     struct slow_call *c = arg;
-    usleep(200 * 1000);
+    pthread_mutex_lock(&c->lock);
+    c->started = true;
+    pthread_cond_broadcast(&c->cond);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;   /* a bound, should the test never open it */
+    while (!c->open && pthread_cond_timedwait(&c->cond, &c->lock, &until) == 0)
+        ;
     c->ran++;
+    pthread_mutex_unlock(&c->lock);
 }
 
 static void test_writer_bounded_queue(void **state)
@@ -958,11 +972,19 @@ static void test_writer_bounded_queue(void **state)
     struct store *s = open_ok(fresh(NULL));
     struct store_writer_options o = { .queue_capacity = 3, .max_batch = 8 };
     struct store_writer *w = store_writer_start(s, &o);
-    struct slow_call c = { 0 };
+    struct slow_call c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0 };
     struct tally t = { PTHREAD_MUTEX_INITIALIZER, 0, 0, STORE_OK };
     /* the slow call holds the thread; the queue fills behind it */
     assert_int_equal(store_writer_call(w, slow, &c), STORE_WRITER_QUEUED);
-    usleep(50 * 1000);
+    pthread_mutex_lock(&c.lock);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    while (!c.started && pthread_cond_timedwait(&c.cond, &c.lock, &until) == 0)
+        ;
+    bool started = c.started;
+    pthread_mutex_unlock(&c.lock);
+    assert_true(started);
     int queued = 0, refused = 0;
     for (int i = 0; i < 6; i++) {
         struct store_record *r = calloc(1, sizeof *r);
@@ -981,6 +1003,10 @@ static void test_writer_bounded_queue(void **state)
     struct store_writer_stats ws;
     store_writer_stats(w, &ws);
     assert_int_equal(ws.refused, 3);
+    pthread_mutex_lock(&c.lock);
+    c.open = true;
+    pthread_cond_broadcast(&c.cond);
+    pthread_mutex_unlock(&c.lock);
     store_writer_stop(w);
     assert_int_equal(c.ran, 1);
     assert_int_equal(t.ok, 3);
@@ -998,7 +1024,7 @@ static void test_writer_isolates_bad_rows(void **state)
     insert_ok(s, &dup);
     struct store_writer_options o = { .queue_capacity = 100, .max_batch = 100 };
     struct store_writer *w = store_writer_start(s, &o);
-    struct slow_call c = { 0 };
+    struct slow_call c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0 };
     struct tally t = { PTHREAD_MUTEX_INITIALIZER, 0, 0, STORE_OK };
     assert_int_equal(store_writer_call(w, slow, &c), STORE_WRITER_QUEUED);
     for (int i = 0; i < 10; i++) {
@@ -1013,6 +1039,10 @@ static void test_writer_isolates_bad_rows(void **state)
      * more) is in: it is told committed, and stays one row */
     assert_int_equal(store_writer_submit(w, store_record_copy(&dup), written, &t),
                      STORE_WRITER_QUEUED);
+    pthread_mutex_lock(&c.lock);
+    c.open = true;   /* the batch behind it, all of it queued, goes in */
+    pthread_cond_broadcast(&c.cond);
+    pthread_mutex_unlock(&c.lock);
     store_writer_stop(w);
     assert_int_equal(t.ok, 10);
     assert_int_equal(t.failed, 1);
