@@ -61,14 +61,14 @@ def routes():
     return out
 
 
-def start(state_dir, extra_env, report):
+def start(state_dir, extra_env, report, args=()):
     env = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_TEST_SLOW_BODIES="1",
                LD_PRELOAD=SHIM, ALLOCFAIL_PROG=os.path.basename(BINARY),
                ALLOCFAIL_REPORT=report)
     env.pop("BUTTERFLY_DATABASE", None)
     env.update(extra_env)
     err = tempfile.TemporaryFile()
-    proc = subprocess.Popen([BINARY, "--port", "0", "--workers", "1", "--state-dir", state_dir],
+    proc = subprocess.Popen([BINARY, "--port", "0", "--workers", "1", "--state-dir", state_dir, *args],
                             stdout=subprocess.PIPE, stderr=err, env=env, bufsize=0)
     return proc, err
 
@@ -248,7 +248,11 @@ def t_events_under_failures(tmp):
     rate = EVENTS_RATE
     proc, err = start(os.path.join(tmp, "events"),
                       {"ALLOCFAIL_PERMILLE": str(rate), "ALLOCFAIL_SEED": "7"},
-                      os.path.join(tmp, "events.report"))
+                      os.path.join(tmp, "events.report"),
+                      # a stream's client that left is seen at its next
+                      # heartbeat: soon, so that the streams left open
+                      # free their connections before the health check
+                      ("--heartbeat-s", "2"))
     banner = read_banner(proc)
     assert banner and any("listening on" in l for l in banner), stderr_of(err)[-500:]
     text = "\n".join(banner)
