@@ -199,7 +199,7 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         struct MHD_Response *resp = response_from_buffer(csv, n, MHD_RESPMEM_MUST_FREE);
         if (resp)
             response_header(r, resp, "Content-Disposition",
-                                    "attachment; filename=\"class-summary.csv\"");
+                            "attachment; filename=\"class-summary.csv\"");
         return response_queue(r, 200, resp, "text/csv; charset=utf-8", NULL);
     }
     case ROUTE_CLASS_GRADEBOOK_LAYOUT:
