@@ -256,7 +256,7 @@ def main():
             for name, _, url, _ in modes:
                 srv_ms, wk_ms, pg_ms = (statistics.median(c[i] for c in cpus[name])
                                         for i in range(3))
-                print("      CPU per request, %-18s server %.2f ms, workers %.2f ms%s" % (
+                print("      CPU per request, %-18s server %.3f ms, workers %.2f ms%s" % (
                     name, srv_ms, wk_ms, ", PostgreSQL %.2f ms" % pg_ms if url == pg else ""))
         if not bursts:
             return

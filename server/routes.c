@@ -161,6 +161,10 @@ static enum MHD_Result session_begin(struct request *r)
  * and handler. A GET's handler is its finish: it answers once the request
  * is complete (a body sent with a GET is read and dropped).
  */
+/* The rows that need the last fields (body_max_text, page_refusal) name
+ * them; the others leave them zero without writing them out. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct route_row table[] = {
     { "/", ROUTE_PAGE, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, page_get, NULL, NULL },
     { "/index.html", ROUTE_PAGE, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, page_get, NULL, NULL },
@@ -171,14 +175,15 @@ static const struct route_row table[] = {
       NULL },
     { "/api/tasks/butterfly/submissions", ROUTE_SUBMIT, METHOD_POST, "Submit with POST.",
       NEED_SAME_ORIGIN, REQUEST_MAX_JSON, submission_begin, NULL, submission_finish,
-      submission_answer, submission_release },
+      submission_answer, submission_release, .body_max_text = REQUEST_MAX_PLAIN },
     { "/healthz", ROUTE_HEALTH, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, health_get, NULL, NULL },
     { "/api/about", ROUTE_ABOUT, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, about_get, NULL, NULL },
     { "/metrics", ROUTE_METRICS, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, metrics_get, NULL, NULL },
     { "/api/openapi.json", ROUTE_OPENAPI, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, openapi_get,
       NULL, NULL },
-    { "/class", ROUTE_CLASS, GET_HEAD, ONLY_GET, NEED_RECORDS, 0, NULL, NULL, class_get, NULL,
-      class_http_release },
+    { "/class", ROUTE_CLASS, GET_HEAD, ONLY_GET, NEED_RECORDS | NEED_INSTRUCTOR_PAGE, 0, NULL,
+      NULL, class_get, NULL, class_http_release,
+      .page_refusal = "Open the instructor's address the server printed at start." },
     { "/api/me", ROUTE_ME, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, caller_me, NULL, NULL },
     { "/api/session", ROUTE_SESSION, METHOD_POST | METHOD_DELETE,
       "Only POST (sign in with a name) and DELETE (sign out) here.",
@@ -221,6 +226,7 @@ static const struct route_row table[] = {
     { "/lti/register", ROUTE_LTI_REGISTER, GET_HEAD, ONLY_GET, NEED_LTI, 0,
       lti_http_begin, NULL, lti_http_finish, lti_http_answer, lti_http_release },
 };
+#pragma GCC diagnostic pop
 
 const struct route_row *routes_find(const char *path)
 {
@@ -368,7 +374,10 @@ static enum MHD_Result routes_dispatch(struct request *r)
         if (!caller_instructor(r, &answer))
             return answer;
     }
-    r->limit = row->body_max;
+    if ((row->needs & NEED_INSTRUCTOR_PAGE) && r->who.kind != PRINCIPAL_INSTRUCTOR)
+        return response_error(r, ERROR_UNAUTHORIZED, row->page_refusal, NULL, NULL);
+    r->limit = route_body_max(row, MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                               MHD_HTTP_HEADER_CONTENT_TYPE));
     r->state = REQ_HEADERS;
     return row->begin ? row->begin(r) : MHD_YES;
 }

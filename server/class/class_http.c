@@ -48,7 +48,7 @@ static enum MHD_Result events(struct request *r, const char *klass)
         }
     }
     /* a proxy must pass each event on at once (nginx reads this) */
-    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    response_header(r, resp, "X-Accel-Buffering", "no");
     return response_queue(r, 200, resp, "text/event-stream; charset=utf-8", "no-store");
 }
 
@@ -149,17 +149,10 @@ static enum MHD_Result one_student(struct request *r, const char *url, const cha
 
 enum MHD_Result class_http_get(struct request *r, const char *url)
 {
-    /* the route table checked the records (NEED_RECORDS) and, but for
-     * the page, the instructor (NEED_INSTRUCTOR) */
-    if (r->route == ROUTE_CLASS) {
-        /* the page itself: no data in it, but only the instructor gets it
-         * (a student's cookie, or nobody, is told where to go) */
-        if (r->who.kind != PRINCIPAL_INSTRUCTOR)
-            return response_error(r, ERROR_UNAUTHORIZED,
-                                  "Open the instructor's address the server printed at start.",
-                                  NULL, NULL);
+    /* the route table checked the records (NEED_RECORDS) and the
+     * instructor (NEED_INSTRUCTOR; the page: NEED_INSTRUCTOR_PAGE) */
+    if (r->route == ROUTE_CLASS)
         return response_file(r, "class.html");
-    }
     /* an LTI launch names its class (?class=ID, lti_classes.class_id;
      * ?context= is the older name); none: every student of the store */
     const char *klass = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "class");
@@ -205,8 +198,8 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
             return response_out_of_memory(r);
         struct MHD_Response *resp = response_from_buffer(csv, n, MHD_RESPMEM_MUST_FREE);
         if (resp)
-            MHD_add_response_header(resp, "Content-Disposition",
-                                    "attachment; filename=\"class-summary.csv\"");
+            response_header(r, resp, "Content-Disposition",
+                            "attachment; filename=\"class-summary.csv\"");
         return response_queue(r, 200, resp, "text/csv; charset=utf-8", NULL);
     }
     case ROUTE_CLASS_GRADEBOOK_LAYOUT:

@@ -89,6 +89,8 @@ struct request {
     enum route route;
     enum body_kind kind;
     bool too_large;                /* a chunked body went past the limit */
+    bool header_lost;              /* a header of the answer to be could not be added
+                                      (response_header): it is not sent */
     size_t limit;
     char *body;
     size_t len;
@@ -157,7 +159,9 @@ struct MHD_Daemon *routes_start(struct server *s, char *err, size_t errsz);
 /* --- response.c ------------------------------------------------------------ */
 
 /* Adds the headers every response has, queues it, marks the request
- * answered. Takes resp (destroyed here); NULL means out of memory. */
+ * answered. Takes resp (destroyed here); NULL means out of memory, and so
+ * does a header lost on the way (response_header): the out-of-memory
+ * answer goes instead. */
 enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
                                const char *type, const char *cache);
 
@@ -182,8 +186,16 @@ enum MHD_Result response_out_of_memory(struct request *r);
 /* Sends a file of the static set (ETag, CSP, revalidation), or 404. */
 enum MHD_Result response_file(struct request *r, const char *name);
 
-/* Adds a header "Name: value" (as deferred_header holds them) to resp. */
-void response_add_pair(struct MHD_Response *resp, const char *pair);
+/* Adds header name: value to resp, which is r's answer to be; false when
+ * it cannot (out of memory), which r remembers so that response_queue
+ * sends the out-of-memory answer in place of one without that header.
+ * Every header of an answer is added through here. */
+bool response_header(struct request *r, struct MHD_Response *resp, const char *name,
+                     const char *value);
+
+/* Adds a header "Name: value" (as deferred_header holds them) to resp,
+ * through response_header. */
+void response_add_pair(struct request *r, struct MHD_Response *resp, const char *pair);
 
 /* The verdict answer: the stored JSON with "recorded" (and the reason
  * when false) added as its last members. A new string, NULL on OOM. */

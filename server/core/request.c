@@ -60,11 +60,6 @@ enum body_kind request_body_kind(const char *content_type)
     return BODY_UNSUPPORTED;
 }
 
-size_t request_body_limit(enum body_kind k)
-{
-    return k == BODY_JSON ? REQUEST_MAX_JSON : REQUEST_MAX_PLAIN;
-}
-
 const char *request_too_large_message(enum body_kind k)
 {
     return k == BODY_JSON ? "The request is over the limit of 256 KiB."

@@ -71,7 +71,6 @@ enum body_kind request_body_kind(const char *content_type);
  * is still checked against TASK_MAX_SOURCE. */
 #define REQUEST_MAX_PLAIN TASK_MAX_SOURCE
 #define REQUEST_MAX_JSON  (4 * TASK_MAX_SOURCE)
-size_t request_body_limit(enum body_kind k);
 
 /* The 413 sentence for a body of kind k: written here once. */
 const char *request_too_large_message(enum body_kind k);

@@ -43,16 +43,16 @@ static void cookie_upkeep(struct request *r, struct MHD_Response *resp)
         return;
     if ((r->clear_cookies & COOKIE_CLEAR_SESSION_BARE) && !sets_cookie(resp, SESSION_COOKIE) &&
         cookie_clear_bare(SESSION_COOKIE, header, sizeof header))
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+        response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     if ((r->clear_cookies & COOKIE_CLEAR_PENDING_BARE) && !sets_cookie(resp, PENDING_COOKIE) &&
         cookie_clear_bare(PENDING_COOKIE, header, sizeof header))
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+        response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     if (!cookie_name(SESSION_COOKIE, r->secure, name, sizeof name) ||
         sets_cookie(resp, name))
         return;
     if (r->clear_cookies & COOKIE_CLEAR_SESSION) {
         if (cookie_clear_session(r->secure, header, sizeof header))
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+            response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     } else if (r->session_to_rename) {
         /* the older server's value, unchanged (its signature and expiry
          * stand), under the __Host- name; framed as an LTI launch's was
@@ -61,22 +61,40 @@ static void cookie_upkeep(struct request *r, struct MHD_Response *resp)
         if ((framed ? cookie_set_framed : cookie_set)(
                 SESSION_COOKIE, r->session_to_rename, true, SESSION_LIFETIME_S, header,
                 sizeof header))
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+            response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     }
 }
 
-enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
-                               const char *type, const char *cache)
+bool response_header(struct request *r, struct MHD_Response *resp, const char *name,
+                     const char *value)
 {
-    if (!resp)
-        return response_out_of_memory(r);
+    if (MHD_add_response_header(resp, name, value) == MHD_YES)
+        return true;
+    r->header_lost = true;   /* response_queue answers out of memory instead */
+    return false;
+}
+
+/* response_queue, and response_out_of_memory's own queueing (last:
+ * false): an answer that lost a header to a failed allocation is not sent
+ * (a stream without its type reads as a body that never ends, a page
+ * without its CSP or no-store is a weaker page); the out-of-memory answer
+ * goes instead, and when that loses one too the connection is closed. */
+static enum MHD_Result queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                             const char *type, const char *cache, bool last)
+{
     cookie_upkeep(r, resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    response_header(r, resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    response_header(r, resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? cache : "no-store");
+    response_header(r, resp, "X-Content-Type-Options", "nosniff");
     /* on every answer: an address with a token in it (a personal link,
      * the instructor's) never leaves in a Referer */
-    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    response_header(r, resp, "Referrer-Policy", "no-referrer");
+    if (r->header_lost) {
+        r->header_lost = false;
+        MHD_destroy_response(resp);
+        r->state = REQ_DONE;
+        return last ? response_out_of_memory(r) : MHD_NO;
+    }
     enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
     r->status = status;
@@ -84,7 +102,17 @@ enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Re
     return ret;
 }
 
-void response_add_pair(struct MHD_Response *resp, const char *pair)
+enum MHD_Result response_queue(struct request *r, unsigned status, struct MHD_Response *resp,
+                               const char *type, const char *cache)
+{
+    if (!resp) {
+        r->header_lost = false;   /* whatever was added went with it */
+        return response_out_of_memory(r);
+    }
+    return queue(r, status, resp, type, cache, true);
+}
+
+void response_add_pair(struct request *r, struct MHD_Response *resp, const char *pair)
 {
     char name[64];
     const char *colon = strchr(pair, ':');
@@ -92,7 +120,7 @@ void response_add_pair(struct MHD_Response *resp, const char *pair)
         return;
     memcpy(name, pair, (size_t)(colon - pair));
     name[colon - pair] = '\0';
-    MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
+    response_header(r, resp, name, colon + 1 + (colon[1] == ' '));
 }
 
 struct MHD_Response *response_from_buffer(char *data, size_t len,
@@ -133,11 +161,11 @@ enum MHD_Result response_error(struct request *r, enum error_kind e, const char 
     if (!resp)
         return response_out_of_memory(r);
     if (header)
-        MHD_add_response_header(resp, header, value);
+        response_header(r, resp, header, value);
     if (row->retry_after_s && !(header && !strcasecmp(header, MHD_HTTP_HEADER_RETRY_AFTER))) {
         char secs[16];
         snprintf(secs, sizeof secs, "%u", row->retry_after_s);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+        response_header(r, resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
     }
     return response_queue(r, row->status, resp, "application/json", NULL);
 }
@@ -150,10 +178,13 @@ enum MHD_Result response_out_of_memory(struct request *r)
         "{\"error\":{\"code\":\"internal_error\",\"message\":\"Out of memory.\"}}";
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
-    if (!resp)
-        return response_out_of_memory(r);
-    return response_queue(r, errors_row(ERROR_INTERNAL_ERROR)->status, resp, "application/json",
-                          NULL);
+    r->header_lost = false;   /* the answer that lost one is gone */
+    if (!resp) {
+        r->state = REQ_DONE;
+        return MHD_NO;
+    }
+    return queue(r, errors_row(ERROR_INTERNAL_ERROR)->status, resp, "application/json", NULL,
+                 false);
 }
 
 enum MHD_Result response_file(struct request *r, const char *name)
@@ -171,8 +202,8 @@ enum MHD_Result response_file(struct request *r, const char *name)
                                                              MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return response_out_of_memory(r);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, f->etag);
-    MHD_add_response_header(resp, "Content-Security-Policy", r->srv->page_csp);
+    response_header(r, resp, MHD_HTTP_HEADER_ETAG, f->etag);
+    response_header(r, resp, "Content-Security-Policy", r->srv->page_csp);
     /* Revalidate every time: the page changes with the server, and a 304
      * costs one round trip. */
     return response_queue(r, fresh ? 304 : 200, resp, f->content_type, "no-cache");

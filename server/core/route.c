@@ -1,6 +1,8 @@
 /* route.c - matching a path and a method against a row of the route table. */
 #include "server/core/route.h"
 
+#include "server/core/request.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -41,4 +43,11 @@ bool route_allows(const struct route_row *row, const char *method, char *allow, 
             used += (size_t)w;
     }
     return ok;
+}
+
+size_t route_body_max(const struct route_row *row, const char *type)
+{
+    if (row->body_max_text && request_body_kind(type) == BODY_PLAIN)
+        return row->body_max_text;
+    return row->body_max;
 }

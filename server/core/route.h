@@ -30,6 +30,9 @@ enum {
     NEED_CROSS_SITE_FORM = 1u << 3,   /* a platform's cross-site form (LTI): no Origin check */
     NEED_INSTRUCTOR = 1u << 4,    /* the instructor's own request (403, 401) */
     PATH_ANY_REST = 1u << 5,      /* the row's "{name}" takes the rest of the path, '/' too */
+    NEED_INSTRUCTOR_PAGE = 1u << 6,   /* the instructor's page: anyone else is told, 401,
+                                         the row's page_refusal (no data in it, so no
+                                         cross-site check and no 403 for a student) */
 };
 
 /* A route's handler: each called for the request, NULL for none. */
@@ -50,6 +53,10 @@ struct route_row {
     route_fn resume;           /* the suspended connection is resumed (NULL:
                                   deferred_answer, the reader's thread's answer) */
     void (*release)(struct request *r);   /* the request is over (NULL: nothing) */
+    /* Rows that need them name these last, by name: */
+    size_t body_max_text;      /* a text/plain body's own bound, when the route takes
+                                  one beside JSON (the kernel itself); 0: body_max */
+    const char *page_refusal;  /* NEED_INSTRUCTOR_PAGE's 401 sentence */
 };
 
 /* Whether path matches row's path: exactly, or with a last "{name}"
@@ -60,6 +67,10 @@ bool route_matches(const struct route_row *row, const char *path);
 /* Whether row allows method; *allow gets the Allow header's value
  * ("GET, HEAD", "POST, DELETE", ...; the caller's buffer of allowsz). */
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz);
+
+/* The bound of a body of Content-Type type (NULL: none sent) on row:
+ * body_max_text for text/plain where the row has one, else body_max. */
+size_t route_body_max(const struct route_row *row, const char *type);
 
 /* The route table (server/routes.c, beside main.c): the row of a decoded
  * path, NULL when nothing is there; the i-th row, NULL past the last. */

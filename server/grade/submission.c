@@ -200,7 +200,7 @@ enum MHD_Result submission_begin(struct request *r)
         return response_error(r, ERROR_UNSUPPORTED_MEDIA_TYPE,
                               "Send the kernel body as text/plain, or JSON {\"source\": \"...\"} "
                               "as application/json.", NULL, NULL);
-    r->limit = request_body_limit(r->kind);
+    /* r->limit is the row's bound for this type (routes.c, route_body_max) */
     const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
     q->format_text = fmt && !strcmp(fmt, "text");
     enum MHD_Result refused;
@@ -441,7 +441,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     struct MHD_Response *resp = text ? response_from_buffer(text, strlen(text),
                                                             MHD_RESPMEM_MUST_FREE) : NULL;
     if (resp)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+        response_header(r, resp, MHD_HTTP_HEADER_LOCATION, location);
     return response_queue(r, 202, resp, "application/json", NULL);
 }
 

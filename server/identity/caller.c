@@ -75,12 +75,12 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return response_out_of_memory(r);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    response_header(r, resp, MHD_HTTP_HEADER_LOCATION, location);
     char pair[1300];
     if (set_cookie) {
         cookie_for(r, &r->who, pair, sizeof pair);
         if (pair[0])
-            response_add_pair(resp, pair);
+            response_add_pair(r, resp, pair);
     }
     if (r->link_pending) {
         named_cookie(r, PENDING_COOKIE,
@@ -88,7 +88,7 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
                                           time(NULL)),
                      PENDING_LIFETIME_S, pair, sizeof pair);
         if (pair[0])
-            response_add_pair(resp, pair);
+            response_add_pair(r, resp, pair);
     }
     return response_queue(r, 303, resp, "text/plain; charset=utf-8", NULL);
 }
@@ -416,18 +416,18 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
     if (session == SESSION_SET) {
         cookie_for(r, &r->who, header, sizeof header);
         if (header[0])
-            response_add_pair(resp, header);
+            response_add_pair(r, resp, header);
     } else if (session == SESSION_CLEARED) {
         if (cookie_clear_session(r->secure, header, sizeof header))
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+            response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
         /* and under the bare name an older server gave it over TLS, came
          * it or not (a browser that kept it would be signed in again) */
         if (r->secure && cookie_clear_bare(SESSION_COOKIE, header, sizeof header))
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, header);
+            response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     }
     clear_pending(r, header, sizeof header);
     if (header[0])
-        response_add_pair(resp, header);
+        response_add_pair(r, resp, header);
     return response_queue(r, 200, resp, "application/json", NULL);
 }
 

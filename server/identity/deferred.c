@@ -53,7 +53,7 @@ enum MHD_Result deferred_answer(struct request *r)
     struct MHD_Response *resp = response_from_buffer(body, len, MHD_RESPMEM_MUST_FREE);
     for (int i = 0; resp && i < 2; i++)
         if (r->deferred_header[i][0])
-            response_add_pair(resp, r->deferred_header[i]);
+            response_add_pair(r, resp, r->deferred_header[i]);
     return response_queue(r, r->deferred_status, resp,
                           r->deferred_type ? r->deferred_type : "application/json", NULL);
 }

@@ -350,13 +350,13 @@ static enum MHD_Result login_answer(struct request *r)
     struct MHD_Response *resp = response_from_buffer(NULL, 0, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return response_out_of_memory(r);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, q->location);
+    response_header(r, resp, MHD_HTTP_HEADER_LOCATION, q->location);
     /* the launch comes back as a cross-site POST (inside the platform's
      * frame): only SameSite=None lets the browser send this cookie, and
      * browsers take SameSite=None only with Secure */
     char cookie[300];
     state_cookie(r, q->st.state, cookie, sizeof cookie);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     return response_queue(r, 302, resp, "text/plain; charset=utf-8", "no-store");
 }
 
@@ -624,11 +624,11 @@ static enum MHD_Result launch_answer(struct request *r)
         snprintf(location, sizeof location, "%s#launch=%s", q->redirect, tag);
     else
         snprintf(location, sizeof location, "%s", q->redirect);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    response_header(r, resp, MHD_HTTP_HEADER_LOCATION, location);
+    response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     char clear[200];
     state_cookie(r, NULL, clear, sizeof clear);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
+    response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
     return response_queue(r, 303, resp, "text/plain; charset=utf-8", "no-store");
 }
 
@@ -853,7 +853,7 @@ enum MHD_Result lti_http_begin(struct request *r)
     /* the one body reader, as for every POST: a malformed Content-Length
      * is a 400, neither a length nor chunked a 411 (issue 30, defect 5);
      * a form over its bound is LTI's own refusal page */
-    r->limit = LTI_MAX_FORM;
+    /* r->limit: the row's bound (LTI_MAX_FORM) */
     const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
     const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,

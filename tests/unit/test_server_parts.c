@@ -160,8 +160,18 @@ static void test_body_kinds_and_lengths(void **state)
     assert_int_equal(request_body_kind("application/jsonx"), BODY_UNSUPPORTED);
     assert_int_equal(request_body_kind("text/plainfoo"), BODY_UNSUPPORTED);
     assert_int_equal(request_body_kind(NULL), BODY_UNSUPPORTED);
-    size_t limit = request_body_limit(BODY_PLAIN);
+    /* the bounds are the route table's: the submission's row has two, by type */
+    const struct route_row *submit = routes_find("/api/tasks/butterfly/submissions");
+    size_t limit = route_body_max(submit, "text/plain; charset=utf-8");
     assert_int_equal(limit, 64 * 1024);
+    assert_int_equal(route_body_max(submit, "application/json"), 256 * 1024);
+    assert_int_equal(route_body_max(submit, NULL), 256 * 1024);   /* refused as 415 anyway */
+    assert_int_equal(route_body_max(routes_find("/lti/launch"), "text/plain"), LTI_MAX_FORM);
+    /* a page only the instructor gets says where to go, from its row */
+    for (size_t i = 0; routes_row(i); i++)
+        if (routes_row(i)->needs & NEED_INSTRUCTOR_PAGE)
+            assert_non_null(routes_row(i)->page_refusal);
+    assert_true(routes_find("/class")->needs & NEED_INSTRUCTOR_PAGE);
     assert_int_equal(request_check_length("65536", NULL, limit), LENGTH_OK);
     assert_int_equal(request_check_length("65537", NULL, limit), LENGTH_TOO_LARGE);
     assert_int_equal(request_check_length("99999999999999999999999", NULL, limit),
