@@ -659,8 +659,8 @@ static enum MHD_Result replay_answer(struct request *r, unsigned status)
     struct MHD_Response *resp = text ? response_from_buffer(text, n, MHD_RESPMEM_MUST_FREE)
                                      : NULL;
     if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, IDEMPOTENCY_REPLAY_HEADER, "true");
+        return response_out_of_memory(r);
+    response_header(r, resp, IDEMPOTENCY_REPLAY_HEADER, "true");
     return response_queue(r, status, resp, type, NULL);
 }
 

@@ -579,14 +579,14 @@ static enum MHD_Result chooser_answer(struct request *r)
         free(csp);
         return response_out_of_memory(r);
     }
-    MHD_add_response_header(resp, "Content-Security-Policy", csp);
+    response_header(r, resp, "Content-Security-Policy", csp);
     free(csp);
     char cookie[300], clear[200];
     lti_cookie(r, LTI_CHOICE_COOKIE, q->choice_st.state, LTI_CHOICE_LIFETIME_S, cookie,
                sizeof cookie);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     state_cookie(r, NULL, clear, sizeof clear);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
+    response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
     return response_queue(r, 200, resp, "text/html; charset=utf-8", "no-store");
 }
 
@@ -722,11 +722,11 @@ static enum MHD_Result choice_answer(struct request *r)
         free(csp);
         return response_out_of_memory(r);
     }
-    MHD_add_response_header(resp, "Content-Security-Policy", csp);
+    response_header(r, resp, "Content-Security-Policy", csp);
     free(csp);
     char clear[200];
     lti_cookie(r, LTI_CHOICE_COOKIE, NULL, 0, clear, sizeof clear);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
+    response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, clear);
     return response_queue(r, 200, resp, "text/html; charset=utf-8", "no-store");
 }
 
@@ -834,7 +834,7 @@ static enum MHD_Result registration_answer(struct request *r)
         free(csp);
         return response_out_of_memory(r);
     }
-    MHD_add_response_header(resp, "Content-Security-Policy", csp);
+    response_header(r, resp, "Content-Security-Policy", csp);
     free(csp);
     return response_queue(r, 200, resp, "text/html; charset=utf-8", "no-store");
 }
