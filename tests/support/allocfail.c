@@ -21,7 +21,9 @@
  * failures injected, and the count at the first SIGUSR2 are written there
  * (a clean run signalled once it listens: the start's length).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +214,8 @@ void *aligned_alloc(size_t align, size_t n)
     return should_fail() ? refuse() : real_aligned_alloc(align, n);
 }
 
+/* glibc's old aligned allocation (malloc.h), which some libraries still call. */
+void *memalign(size_t align, size_t n);
 void *memalign(size_t align, size_t n)
 {
     if (atomic_load(&state) != 2)
