@@ -142,7 +142,8 @@ async function firstScreen(selectors) {
 async function open(token) {
   await page.goto(`${root}?k=${token}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
-  await page.waitForSelector('#signin:not([hidden])', { timeout: 10000 });
+  // the records' section (on the page before the top bar too)
+  await page.waitForSelector('#history:not([hidden])', { timeout: 10000 });
 }
 
 async function waitNote() {
