@@ -13,17 +13,21 @@
 // hers on the same page, signed in as him (the top of the page says so,
 // her Run waits, Sign out then asks for her, and her run is hers); a
 // second browser of hers is offered her latest code; Load this code and a
-// hint link. Then nothing lies over anything from 360 px to 2560 px.
+// hint link; the keyboard alone (the question comes before the editor in
+// the tab order) and axe on the top bar. Then nothing lies over anything
+// from 360 px to 2560 px.
 // Prints one line per check and ends with "N passed, M failed".
 
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
 const sample = (name) => readFileSync(path.resolve(here, '..', 'samples', `${name}.glsl`), 'utf8');
 const binary = process.env.BUTTERFLY_SERVER;
 const admin = process.env.BUTTERFLY_ADMIN;
@@ -60,6 +64,7 @@ function importRoster() {
   const roster = path.join(state, 'roster.csv');
   const rows = ['id,name,section'];
   SIZES.forEach((_, i) => rows.push(`a${i},Al ${i},A`, `b${i},Bea ${i},B`));
+  rows.push('k1,Kim One,A', 'k2,Kai Two,B');   // the keyboard's round
   writeFileSync(roster, `${rows.join('\n')}\n`);
   execFileSync(admin, ['--database', database, 'class', 'import', roster], { stdio: 'ignore', timeout: 60000 });
   const out = execFileSync(admin, ['--database', database, 'links'], { encoding: 'utf8', timeout: 60000 });
@@ -268,14 +273,15 @@ async function lab(label, width, height, k, links) {
 
 async function main() {
   const links = importRoster();
-  check(links.size === 2 * SIZES.length, `links: ${links.size}`);
+  check(links.size === 2 * SIZES.length + 2, `links: ${links.size}`);
   await startServer();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
   // one profile: the lab laptop
-  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, reducedMotion: 'reduce' });
+  // bypassCSP: axe is added as a script, which the page's CSP (rightly) refuses
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, reducedMotion: 'reduce', bypassCSP: true });
   page = await context.newPage();
   const foreign = [];
   page.on('request', (req) => {
@@ -284,6 +290,45 @@ async function main() {
   });
 
   for (const [k, [label, width, height]] of SIZES.entries()) await lab(label, width, height, k, links);
+
+  await step('the keyboard alone: Tab reaches the question before the editor; Sign out then Sign in as the next; axe finds nothing serious', async () => {
+    await page.setViewportSize({ width: 1366, height: 768 });
+    /* Tabs from the top of the page until id has the focus (at most 12:
+     * the skip link and the top bar come first). */
+    const tabTo = async (id) => {
+      await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
+      await page.focus('body');
+      for (let n = 0; n < 12; n += 1) {
+        await page.keyboard.press('Tab');
+        const at = await focused();
+        if (at === id) return;
+        check(at !== 'run' && !(await page.evaluate(() => !!document.activeElement.closest('#editor'))), `the editor came before ${id}`);
+      }
+      throw new Error(`12 tabs did not reach ${id}`);
+    };
+    await open(links.get('k1'));
+    await tabTo('history-confirm-yes');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kim One.');
+    await open(links.get('k2'));
+    await tabTo('signin-other-out');
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const found = await page.evaluate(async () => (await window.axe.run(document.getElementById('signin'))).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.length}`));
+      check(found.length === 0, `${scheme}: ${found.join('; ')}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#history-confirm:not([hidden])');
+    check(await focused() === 'history-confirm-yes', `the focus is on ${await focused()}`);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kai Two.');
+    await page.click('#history-sign-out', { timeout: 5000 });
+    await page.waitForFunction(() => /^Not signed in/.test(document.getElementById('history-who').textContent));
+  });
 
   await step('a second browser continues where she left off: her latest attempt\'s code is offered, not the starter', async () => {
     const other = await browser.newContext({ viewport: { width: 1366, height: 768 }, reducedMotion: 'reduce' });
