@@ -326,6 +326,33 @@ async function main() {
     check(await focused() === 'history-confirm-yes', `the focus is on ${await focused()}`);
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kai Two.');
+  });
+
+  await step('the server\'s 409 sign_in_pending (a link opened in another tab since): the page asks, and the run goes once answered', async () => {
+    // another tab of this profile opens Kim's link: the pending cookie
+    // comes, this page still shows Kai with nothing waiting
+    await page.request.get(`${root}?k=${links.get('k1')}`, { maxRedirects: 0 });
+    await setBody(sample('correct'));
+    // the server's side is tests/records' (a pending browser's submission
+    // is refused, nothing kept): here its answer is played
+    await page.route('**/api/tasks/butterfly/submissions', (route) => route.fulfill({ status: 409,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'sign_in_pending', message: 'Answer the sign-in question first.' } }) }));
+    try {
+      await page.click('#run', { timeout: 5000 });
+      await page.waitForSelector('#signin-other:not([hidden])', { timeout: 10000 });
+    } finally {
+      await page.unroute('**/api/tasks/butterfly/submissions');
+    }
+    check((await page.textContent('#signin-other-text')) ===
+      'This page is signed in as Kai Two. The link is for Kim One: sign out first.', 'the notice');
+    check((await page.textContent('#verdict-title')).includes('Not run yet'), `the verdict: ${await page.textContent('#verdict-title')}`);
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'signin-other-out');
+    await clearNote();
+    await page.click('#signin-other-out', { timeout: 5000 });
+    await page.click('#history-confirm-yes', { timeout: 5000 });
+    check((await waitNote()) === 'Saved to your attempts.', 'the held run went as Kim\'s');
+    check((await page.textContent('#history-who')) === 'Signed in as Kim One.', 'the top says Kim');
     await page.click('#history-sign-out', { timeout: 5000 });
     await page.waitForFunction(() => /^Not signed in/.test(document.getElementById('history-who').textContent));
   });
