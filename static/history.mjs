@@ -158,6 +158,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
   let me = null;          // GET /api/me's last answer (or POST/DELETE /api/session's)
   let latestId = null;    // the newest attempt's id, once listed
   let heldRun = false;    // a Run waits for the question's answer
+  let known = false;      // GET /api/me has answered (or failed): until then a Run waits
 
   const clean = addressWithoutToken(win.location.href);
   const signin = new URL(win.location.href).searchParams.get('signin');
@@ -371,6 +372,11 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
    * is held, the question is brought into view and focused, and it goes
    * once the answer is yes; the results are left as they are. */
   doc.addEventListener('butterfly:before-run', (event) => {
+    if (!known) {   // who this page is for is not known yet: the run goes once it is
+      event.preventDefault();
+      heldRun = true;
+      return;
+    }
     const hold = runHold(me, !form.hidden);
     if (!hold) return;
     event.preventDefault();
@@ -407,14 +413,36 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     if (rn.saved && !section.hidden && me && me.kind !== 'instructor') loadPage(true);
   });
 
+  /* A Run pressed before GET /api/me answered: now it goes, or waits
+   * for the question the answer brings (focused, as a Run would). */
+  function afterKnown() {
+    known = true;
+    if (!heldRun) return;
+    heldRun = false;
+    const event = new CustomEvent('butterfly:run');
+    const hold = runHold(me, !form.hidden);
+    if (!hold) {
+      doc.dispatchEvent(event);
+      return;
+    }
+    heldRun = true;
+    said.textContent = hold.text;
+    const target = hold.ask === 'confirm' ? confirmYes : hold.ask === 'other' ? otherOut : doc.getElementById('history-name');
+    target.focus();
+  }
+
   (async () => {
-    const { status: code, body } = await request(fetchFn, ME_URL);
-    if (code !== 200 || !body || body.records !== true) return;   // no records: localStorage only
-    section.hidden = false;
-    bar.hidden = false;
-    await show(body);
-    // last, so that the list's own status does not hide it
-    const line = signinNote(signin, body);
-    if (line) said.textContent = line;
+    try {
+      const { status: code, body } = await request(fetchFn, ME_URL);
+      if (code !== 200 || !body || body.records !== true) return;   // no records: localStorage only
+      section.hidden = false;
+      bar.hidden = false;
+      await show(body);
+      // last, so that the list's own status does not hide it
+      const line = signinNote(signin, body);
+      if (line) said.textContent = line;
+    } finally {
+      afterKnown();
+    }
   })();
 }

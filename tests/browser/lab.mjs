@@ -96,6 +96,16 @@ function startServer() {
   });
 }
 
+// killed from outside (with_server.py's or run.sh's time limit): the
+// server goes too, not left behind
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    if (server) server.kill('SIGKILL');
+    rmSync(state, { recursive: true, force: true });
+    process.exit(1);
+  });
+}
+
 function stopServer() {
   return new Promise((resolve) => {
     if (!server) return resolve();
@@ -355,6 +365,34 @@ async function main() {
     check((await page.textContent('#history-who')) === 'Signed in as Kim One.', 'the top says Kim');
     await page.click('#history-sign-out', { timeout: 5000 });
     await page.waitForFunction(() => /^Not signed in/.test(document.getElementById('history-who').textContent));
+  });
+
+  await step('Run pressed before the page knows who it is for waits, then asks', async () => {
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    // GET /api/me held until Run was pressed: deterministic, whatever the speed
+    await page.route('**/api/me', async (route) => { await gate; await route.continue(); });
+    try {
+      await page.goto(`${root}?k=${links.get('k2')}`);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+      await setBody(sample('correct'));
+      const before = submissions;
+      await page.click('#run', { timeout: 5000 });
+      check(submissions === before, 'a run went before the page knew who it was for');
+      release();
+      await page.waitForSelector('#history-confirm:not([hidden])', { timeout: 10000 });
+      await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'history-confirm-yes');
+      check(submissions === before, 'a run went before the question was answered');
+      await clearNote();
+      await page.click('#history-confirm-yes', { timeout: 5000 });
+      check((await waitNote()) === 'Saved to your attempts.', 'saved as hers');
+      check(submissions === before + 1, `${submissions - before} runs went`);
+      await page.click('#history-sign-out', { timeout: 5000 });
+      await page.waitForFunction(() => /^Not signed in/.test(document.getElementById('history-who').textContent));
+    } finally {
+      release();
+      await page.unroute('**/api/me');
+    }
   });
 
   await step('a second browser continues where she left off: her latest attempt\'s code is offered, not the starter', async () => {
