@@ -96,8 +96,9 @@ function startServer() {
   });
 }
 
-// killed from outside (with_server.py's or run.sh's time limit): the
-// server goes too, not left behind
+// killed from outside (with_server.py's or run.sh's time limit) or ended
+// by an error nothing caught: the server goes too, not left behind
+process.on('exit', () => { if (server) server.kill('SIGKILL'); });
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => {
     if (server) server.kill('SIGKILL');
@@ -371,7 +372,7 @@ async function main() {
     let release;
     const gate = new Promise((resolve) => { release = resolve; });
     // GET /api/me held until Run was pressed: deterministic, whatever the speed
-    await page.route('**/api/me', async (route) => { await gate; await route.continue(); });
+    await page.route('**/api/me', async (route) => { await gate; await route.continue().catch(() => {}); });
     try {
       await page.goto(`${root}?k=${links.get('k2')}`);
       await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
