@@ -270,6 +270,7 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
     await showSignedIn(answer);
     doc.getElementById('signin-other-text').textContent = otherText(answer);
     otherBox.hidden = false;
+    signOut.hidden = true;   // one button, the notice's own
     bar.dataset.ask = 'yes';
   }
 
@@ -443,6 +444,8 @@ export function startHistory(doc = document, fetchFn = fetch, win = window) {
       if (line) said.textContent = line;
     } finally {
       afterKnown();
+      // for tests: the first answer is on show
+      section.dataset.ready = 'true';
     }
   })();
 }

@@ -158,8 +158,10 @@ async function firstScreen(selectors) {
 async function open(token) {
   await page.goto(`${root}?k=${token}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
-  // the records' section (on the page before the top bar too)
+  // the records' section (on the page before the top bar too), once what
+  // GET /api/me answered is on show
   await page.waitForSelector('#history:not([hidden])', { timeout: 10000 });
+  await page.waitForSelector('#history[data-ready="true"]', { timeout: 10000 });
 }
 
 async function waitNote() {
@@ -253,6 +255,8 @@ async function lab(label, width, height, k, links) {
     const first = await firstScreen(['#history-who', '#signin-other-text', '#signin-other-out']);
     check(first.length === 0, `not in the first screen: ${first.join('; ')}`);
     check(!(await page.isVisible('#history-confirm')), 'no "Sign in as" while he is signed in');
+    const buttons = await page.$$eval('#signin button', (bs) => bs.filter((b) => b.getClientRects().length).map((b) => b.textContent));
+    check(buttons.join() === 'Sign out', `one button: ${buttons.join(', ')}`);
     await setBody(sample('correct'));
     const before = submissions;
     await page.click('#run', { timeout: 5000 });
