@@ -91,6 +91,20 @@ export async function fetchTask(fetchFn, url = TASK_URL) {
 }
 
 /*
+ * One run's Idempotency-Key: 128 random bits as hex. randomUUID exists in
+ * secure contexts only (https, localhost), and a classroom's server is
+ * often plain http on the lab's network; getRandomValues exists in every
+ * context. No header where neither does (the run is then as before).
+ */
+export function idempotencyHeader(cryptoObj = globalThis.crypto) {
+  if (cryptoObj && typeof cryptoObj.getRandomValues === 'function') {
+    const bytes = cryptoObj.getRandomValues(new Uint8Array(16));
+    return { 'Idempotency-Key': Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('') };
+  }
+  return {};
+}
+
+/*
  * Posts a kernel body, as it is (text/plain: the server grades the bytes
  * it gets, with no JSON to unwrap). Resolves (never rejects) to one of
  *   {kind: 'verdict', verdict}
@@ -117,9 +131,8 @@ export async function submitSource(fetchFn, source, { url = SUBMIT_URL, timeoutM
       // CSRF_HEADERS: the server's same-origin check; launchHeaders: the
       // LTI launch this tab came from (launch.mjs), whose course gets the
       // score; Idempotency-Key: one per run, so that a proxy's retry of this
-      // POST is the same record (docs/DEPLOY.md; none where the browser has
-      // no randomUUID, outside a secure context)
-      headers: { 'Content-Type': 'text/plain; charset=utf-8', ...CSRF_HEADERS, ...launchHeaders(launch), ...(globalThis.crypto && globalThis.crypto.randomUUID ? { 'Idempotency-Key': globalThis.crypto.randomUUID() } : {}) },
+      // POST is the same record (docs/DEPLOY.md)
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', ...CSRF_HEADERS, ...launchHeaders(launch), ...idempotencyHeader() },
       body: source,
       signal: controller ? controller.signal : undefined,
     });

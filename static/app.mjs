@@ -5,8 +5,13 @@
 // that node tests without a DOM. A module that adds to the page (the
 // records, history.mjs) follows two events on document instead of
 // being called from here: 'butterfly:verdict' after each run, and
-// 'butterfly:load-source' to put code in the editor. All requests go
-// through api.mjs.
+// 'butterfly:load-source' to put code in the editor; and, so that a run
+// is never recorded as nobody's or someone else's, 'butterfly:before-run'
+// (cancelable: the records hold the run while a question waits),
+// 'butterfly:run' (the answer came: run now), 'butterfly:sign-in-pending'
+// (the server refused a run for a waiting sign-in) and
+// 'butterfly:draft-state' (body's data-draft: "starter" while the editor
+// holds the starter, else "own"). All requests go through api.mjs.
 
 import { fetchCourseFile, fetchTask, submitSource, utf8Length } from './api.mjs';
 import { parseCourse } from './course.mjs';
@@ -65,6 +70,8 @@ async function run() {
     cancel();
     return;
   }
+  // the records may hold the run for a question first (history.mjs)
+  if (!document.dispatchEvent(new CustomEvent('butterfly:before-run', { cancelable: true }))) return;
   stopRetryCountdown(state);
   const source = state.editor.getValue();
   const size = utf8Length(source);
@@ -91,6 +98,11 @@ async function run() {
       const view = showVerdict(state, model, { source });
       if (model.passed) renderPassed(true);
       followOutcome(state, view);
+    } else if (outcome.kind === 'http' && outcome.code === 'sign_in_pending') {
+      // nothing was kept: the records ask their question, and the focus
+      // goes there, not to the results
+      announce(showOutcome(state, outcome).title);
+      document.dispatchEvent(new CustomEvent('butterfly:sign-in-pending'));
     } else {
       followOutcome(state, showOutcome(state, outcome.kind === 'verdict' ? { kind: 'bad-response', status: 200 } : outcome));
     }
@@ -114,6 +126,7 @@ function resetToStarter() {
   const ok = window.confirm('Replace your code with the starter? Your current draft will be lost.');
   if (!ok || !state.task) return;
   state.editor.setValue(state.task.starter);
+  markDraft(state.task.starter);
   showDiagnostics(state, [], '');
   state.editor.focus();
   $('save-state').textContent = 'Reset to the starter.';
@@ -121,7 +134,18 @@ function resetToStarter() {
 
 let saveNoticeTimer = null;
 
+/* body's data-draft: whether the editor holds the starter untouched (a
+ * browser with no draft of its own), for the records' offer of the
+ * latest attempt. */
+function markDraft(text) {
+  const kind = state.task && text === state.task.starter ? 'starter' : 'own';
+  if (document.body.dataset.draft === kind) return;
+  document.body.dataset.draft = kind;
+  document.dispatchEvent(new CustomEvent('butterfly:draft-state'));
+}
+
 function onEdit(text) {
+  markDraft(text);
   if (state.running) state.editedDuringRun = true;
   const ok = state.progress.saveDraft(text);
   const note = $('save-state');
@@ -196,10 +220,12 @@ async function main() {
     onRun: () => { run(); },
   });
   host.dataset.kind = state.editor.kind;
+  markDraft(state.editor.getValue());
 
   $('run').disabled = false;
   $('reset').disabled = !state.task;
   $('run').addEventListener('click', () => { run(); });
+  document.addEventListener('butterfly:run', () => { if (!state.running) run(); });
   $('reset').addEventListener('click', resetToStarter);
   // history.mjs asks for an earlier attempt's code (see its header)
   // An attempt's code from the records (history.mjs), with its record when
@@ -208,6 +234,7 @@ async function main() {
   document.addEventListener('butterfly:load-source', (event) => {
     const { source, record } = event.detail;
     state.editor.setValue(source);
+    markDraft(source);
     const model = record && !state.running ? readVerdict(record) : null;
     if (model) {
       showVerdict(state, model, { source, loaded: true,

@@ -105,6 +105,10 @@ export function outcomeView(outcome) {
       if (outcome.status === 413) {
         return outcomeView({ kind: 'too-large', limit: outcome.limit ?? 65536, size: outcome.size });
       }
+      if (outcome.status === 409 && outcome.code === 'sign_in_pending') {
+        return { ...base, tone: 'none', icon: '·', title: 'Not run yet: who are you?',
+          detail: 'A sign-in is waiting for your answer at the top of the page, and the server keeps no run until it has one. Answer it, and the run goes.' };
+      }
       if (outcome.status === 503) {
         const s = outcome.retryAfter;
         return { ...base, tone: 'busy', icon: '…', title: 'The grader is busy', retryAfter: s,

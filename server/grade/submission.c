@@ -193,6 +193,15 @@ enum MHD_Result submission_begin(struct request *r)
                               "This page's sign-in waits for its answer: answer \"Sign in as "
                               "NAME?\" at the top of the page (or Not me), then run again, so "
                               "that the run is recorded as yours.", NULL, NULL);
+    /* the same on a page signed in as A where B's link waits (a shared lab
+     * PC): whoever is at the keyboard, the run must not go in as A's
+     * silently (issue 31 item 4); a bearer's request carries no cookie */
+    if (r->srv->records && r->who.kind != PRINCIPAL_NONE && r->pending.kind != PRINCIPAL_NONE &&
+        !principal_same(&r->who, &r->pending))
+        return response_error(r, ERROR_SIGN_IN_PENDING,
+                              "A link for someone else waits on this page, which is signed in "
+                              "as another student: sign out at the top of the page (the link "
+                              "then asks who you are), then run again.", NULL, NULL);
     const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
     r->kind = request_body_kind(type);

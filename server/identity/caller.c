@@ -127,18 +127,21 @@ static void lookup_call(struct store *s, void *arg)
         store_student_clear(&st);
     }
     r->lookup_status = status;
-    if (status == STORE_OK && r->lookup == LOOKUP_LINK && r->who.kind != PRINCIPAL_NONE &&
-        !principal_same(&r->who, &found)) {
-        r->link_other = true;   /* the session stays whose it is */
-    } else if (status == STORE_OK) {
+    if (status == STORE_OK) {
         /* the session made from this token ends when the token is renewed */
         session_fingerprint_token(r->token, found.cred);
         found.has_cred = true;
+        bool other = r->lookup == LOOKUP_LINK && r->who.kind != PRINCIPAL_NONE &&
+                     !principal_same(&r->who, &found);
         /* a link on a page signed in as nobody asks first: it might be a
-         * classmate's, sent to sign you in as them */
-        if (r->lookup == LOOKUP_LINK && r->who.kind == PRINCIPAL_NONE) {
+         * classmate's, sent to sign you in as them. One for someone else
+         * than the page's session leaves that session whose it is, and
+         * waits too: the page says "sign out first", then asks (a lab PC
+         * the last student left signed in) */
+        if (r->lookup == LOOKUP_LINK && (r->who.kind == PRINCIPAL_NONE || other)) {
             r->pending = found;
             r->link_pending = true;
+            r->link_other = other;
         } else {
             r->who = found;
         }
@@ -366,8 +369,10 @@ static json_t *me_json(const struct request *r)
 {
     json_t *j = json_pack("{s:s, s:s, s:b}", "kind", principal_kind_to_str(r->who.kind),
                           "name", r->who.name, "records", r->srv->records != NULL);
-    /* signed out, with a link's sign-in waiting for the page to ask */
-    if (j && r->who.kind == PRINCIPAL_NONE && r->pending.kind != PRINCIPAL_NONE)
+    /* a link's sign-in waiting for the page to ask: on a page signed in
+     * as nobody, or as someone else (the page says to sign out first) */
+    if (j && r->pending.kind != PRINCIPAL_NONE &&
+        (r->who.kind == PRINCIPAL_NONE || !principal_same(&r->who, &r->pending)))
         json_object_set_new(j, "pending",
                             json_pack("{s:s, s:s, s:s}", "kind",
                                       principal_kind_to_str(r->pending.kind), "name",
@@ -385,7 +390,8 @@ enum MHD_Result caller_me(struct request *r)
 /* What an answer does to the session cookie. */
 enum session_cookie_change { SESSION_KEPT, SESSION_SET, SESSION_CLEARED };
 
-static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_change session);
+static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_change session,
+                                       bool keep_pending);
 
 enum MHD_Result caller_session_end(struct request *r)
 {
@@ -393,15 +399,18 @@ enum MHD_Result caller_session_end(struct request *r)
         return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
     /* the cookie is signed, not kept: signing out is the browser
      * forgetting it, so the answer clears it (a copy taken elsewhere lasts
-     * until its token is renewed or it expires) */
+     * until its token is renewed or it expires). A link's sign-in left
+     * waiting stays: it only asks, and it is how a link opened on a page
+     * signed in as someone else asks "Sign in as NAME?" once that
+     * session is gone (the page's "sign out first") */
     memset(&r->who, 0, sizeof r->who);
-    memset(&r->pending, 0, sizeof r->pending);
-    return me_with_cookies(r, SESSION_CLEARED);
+    return me_with_cookies(r, SESSION_CLEARED, true);
 }
 
 /* 200 with GET /api/me's answer for r; the session cookie as `session`
- * says; a pending cookie that came cleared in every case. */
-static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_change session)
+ * says; a pending cookie that came cleared unless keep_pending. */
+static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_change session,
+                                       bool keep_pending)
 {
     json_t *j = me_json(r);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -425,9 +434,11 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
         if (r->secure && cookie_clear_bare(SESSION_COOKIE, header, sizeof header))
             response_header(r, resp, MHD_HTTP_HEADER_SET_COOKIE, header);
     }
-    clear_pending(r, header, sizeof header);
-    if (header[0])
-        response_add_pair(r, resp, header);
+    if (!keep_pending) {
+        clear_pending(r, header, sizeof header);
+        if (header[0])
+            response_add_pair(r, resp, header);
+    }
     return response_queue(r, 200, resp, "application/json", NULL);
 }
 
@@ -442,7 +453,7 @@ static enum MHD_Result session_confirm(struct request *r, bool yes, const char *
 {
     if (!yes) {
         memset(&r->pending, 0, sizeof r->pending);
-        return me_with_cookies(r, SESSION_KEPT);
+        return me_with_cookies(r, SESSION_KEPT, false);
     }
     if (r->pending.kind == PRINCIPAL_NONE)
         return response_error(r, ERROR_NO_PENDING_SIGN_IN,
@@ -458,7 +469,7 @@ static enum MHD_Result session_confirm(struct request *r, bool yes, const char *
                               NULL, NULL);
     r->who = r->pending;
     memset(&r->pending, 0, sizeof r->pending);
-    return me_with_cookies(r, SESSION_SET);
+    return me_with_cookies(r, SESSION_SET, false);
 }
 
 enum MHD_Result caller_session_begin(struct request *r)

@@ -8,8 +8,9 @@
 // verdict and points; an earlier attempt's code loaded back into the
 // editor; "Not saved" plainly when the server could not keep a run; a name
 // of HTML shown as text; readable at a phone's width; a link for someone
-// else explained, signing out with the keyboard, and a link on a signed-out
-// page asking first. Prints one line per check and ends with "N passed, M
+// else explained, signing out with the keyboard, Run asking for the name
+// first, and a link on a signed-out page asking first (lab.mjs plays the
+// roster's links on a shared PC). Prints one line per check and ends with "N passed, M
 // failed".
 
 import { readFileSync } from 'node:fs';
@@ -199,18 +200,45 @@ async function main() {
     // that is someone else's (tests/records checks that redirect)
     await page.goto(new URL('/?signin=other', root).href);
     await page.waitForSelector('body[data-ready="true"]');
-    await page.waitForFunction(() => /someone else/.test(document.getElementById('history-status').textContent));
+    await page.waitForFunction(() => /someone else/.test(document.getElementById('signin-status').textContent));
     check(!page.url().includes('signin='), `the address: ${page.url()}`);
-    const said = await page.textContent('#history-status');
+    const said = await page.textContent('#signin-status');
     check(said.includes('signed in as <b>Ada</b>'), `it names who the page is signed in as: ${said}`);
     await page.focus('#history-sign-out');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /Signed out/.test(document.getElementById('history-status').textContent));
+    await page.waitForFunction(() => /Signed out/.test(document.getElementById('signin-status').textContent));
     check(await page.isVisible('#history-name-form'), 'the name form shows again');
     check(!(await page.isVisible('#history-sign-out')), 'no Sign out button once signed out');
     check(!(await page.isVisible('#history-list')), 'the attempts are no longer listed');
     const me = await (await page.request.get(new URL('/api/me', root).href)).json();
     check(me.kind === 'none', `the server's answer: ${JSON.stringify(me)}`);
+  });
+
+  await step('in an open lab Run asks for the name first, and the run then goes as theirs', async () => {
+    let posts = 0;
+    const count = (req) => {
+      if (req.method() === 'POST' && new URL(req.url()).pathname === '/api/tasks/butterfly/submissions') posts += 1;
+    };
+    page.on('request', count);
+    try {
+      await setBody(sample('correct'));
+      await page.evaluate(() => { document.getElementById('record-note').textContent = ''; });
+      await page.click('#run', { timeout: 5000 });
+      await page.waitForFunction(() => /^Not run yet: first give your name/.test(document.getElementById('signin-status').textContent));
+      check(posts === 0, 'a run went as nobody\'s');
+      check(await page.evaluate(() => document.activeElement.id) === 'history-name', 'the focus is on the name');
+      await page.keyboard.type('Cal');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.getElementById('record-note').textContent !== '', null, { timeout: 60000 });
+      check((await page.textContent('#record-note')) === 'Saved to your attempts.', 'saved as theirs');
+      check(posts === 1, `${posts} runs went`);
+      await page.waitForFunction(() => document.querySelectorAll('#history-list li').length === 1);
+      check((await page.textContent('#history-who')).startsWith('Signed in as Cal'), 'the top says who');
+      await page.click('#history-sign-out', { timeout: 5000 });
+      await page.waitForFunction(() => /Signed out/.test(document.getElementById('signin-status').textContent));
+    } finally {
+      page.off('request', count);
+    }
   });
 
   await step('a link on a signed-out page asks "Sign in as NAME?" first; Not me by keyboard', async () => {
@@ -231,7 +259,7 @@ async function main() {
     check(!(await page.isVisible('#history-name-form')), 'no name form while it asks');
     await page.focus('#history-confirm-no');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /not yours/.test(document.getElementById('history-status').textContent));
+    await page.waitForFunction(() => /not yours/.test(document.getElementById('signin-status').textContent));
     check(!(await page.isVisible('#history-confirm')), 'the question is gone');
   });
 
@@ -239,7 +267,7 @@ async function main() {
     await page.goto(new URL('/?k=00ff', root).href);
     await page.waitForSelector('body[data-ready="true"]');
     check(!page.url().includes('k='), `the address: ${page.url()}`);
-    await page.waitForFunction(() => /not valid/.test(document.getElementById('history-status').textContent));
+    await page.waitForFunction(() => /not valid/.test(document.getElementById('signin-status').textContent));
   });
 }
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Runs the page's browser test against a real butterfly-server.
 
-usage: with_server.py SERVER_BINARY ARTIFACTS_DIR
+usage: with_server.py SERVER_BINARY ARTIFACTS_DIR [ADMIN_BINARY]
 Starts the server on a free loopback port, runs tests/browser/run.sh with
 BUTTERFLY_URL pointing at it, stops the server; then the same with
 records.mjs against a server that keeps records (a SQLite store in a
 temporary folder); then class.mjs, the instructor's class view, which
-starts (and restarts) its own server. Exits with the first failing
-status, else 0.
+starts (and restarts) its own server; and, given butterfly-admin, lab.mjs,
+students with a roster's links taking turns on one browser profile (it
+starts its own server on a store it imports a roster into). Exits with the
+first failing status, else 0.
 """
 import os
 import subprocess
@@ -40,7 +42,12 @@ def main():
     env = dict(os.environ, BUTTERFLY_URL="(class.mjs starts its own)", BUTTERFLY_E2E="class.mjs",
                BUTTERFLY_SERVER=binary, BUTTERFLY_ARTIFACTS=artifacts)
     rc3 = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
-    return rc or rc2 or rc3
+    rc4 = 0
+    if len(sys.argv) > 3:
+        env = dict(os.environ, BUTTERFLY_URL="(lab.mjs starts its own)", BUTTERFLY_E2E="lab.mjs",
+                   BUTTERFLY_SERVER=binary, BUTTERFLY_ADMIN=sys.argv[3])
+        rc4 = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
+    return rc or rc2 or rc3 or rc4
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorTag, errorText, fetchTask, request, submitSource, utf8Length, SUBMIT_URL, TASK_URL } from '../../static/api.mjs';
+import { errorTag, errorText, fetchTask, idempotencyHeader, request, submitSource, utf8Length, SUBMIT_URL, TASK_URL } from '../../static/api.mjs';
 import { fixture } from './helpers.mjs';
 
 function respond(status, body, headers = {}) {
@@ -33,8 +33,14 @@ test('each run sends an Idempotency-Key of its own', async () => {
   for (let i = 0; i < 2; i++) {
     await submitSource(async (url, init) => { keys.push(init.headers['Idempotency-Key']); return respond(200, fixture('wrong_twiddle_sign')); }, 'x');
   }
-  assert.match(keys[0], /^[0-9a-f-]{36}$/);
+  assert.match(keys[0], /^[0-9a-f]{32}$/);
   assert.notEqual(keys[0], keys[1]);
+});
+
+test('the key needs only getRandomValues (plain http has no randomUUID); none without it', () => {
+  const onlyValues = { getRandomValues: (a) => { a.fill(171); return a; } };
+  assert.deepEqual(idempotencyHeader(onlyValues), { 'Idempotency-Key': 'ab'.repeat(16) });
+  assert.deepEqual(idempotencyHeader(null), {});
 });
 
 test('503 carries its Retry-After', async () => {

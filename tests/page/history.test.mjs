@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressWithoutToken, confirmText, historyRow, recordNote, signinNote, whoText } from '../../static/history.mjs';
+import {
+  addressWithoutToken, confirmText, historyRow, otherText, recordNote, runHold, signinNote, whoText,
+} from '../../static/history.mjs';
+import { outcomeView } from '../../static/verdict-view.mjs';
 
 test('a personal token leaves the address; other parameters and the hash stay', () => {
   assert.equal(addressWithoutToken('http://h:1/?k=abc'), '/');
@@ -13,11 +16,55 @@ test('a personal token leaves the address; other parameters and the hash stay', 
 
 test('recordNote: nothing without records, plain "Not saved" with the reason when the store failed', () => {
   assert.equal(recordNote({ status: { id: 3 } }), null);
-  assert.deepEqual(recordNote({ recorded: true }), { saved: true, text: 'Saved to your attempts.' });
+  assert.deepEqual(recordNote({ recorded: true }, { kind: 'student', name: 'Ada' }), { saved: true, text: 'Saved to your attempts.' });
+  assert.deepEqual(recordNote({ recorded: true }, { kind: 'guest', name: 'Ada' }), { saved: true, text: 'Saved to your attempts.' });
   const no = recordNote({ recorded: false, record_error: { code: 'full', message: 'disk full' } });
   assert.equal(no.saved, false);
   assert.match(no.text, /^Not saved/);
   assert.match(no.text, /disk full/);
+});
+
+test('"Saved to your attempts" only of a record that is the student\'s', () => {
+  // a run from a page signed in as nobody is kept, but as nobody's
+  for (const me of [null, { kind: 'none', name: '' }, { kind: 'none', name: '', pending: { kind: 'student', name: 'B', id: 'b' } }]) {
+    const n = recordNote({ recorded: true }, me);
+    assert.equal(n.saved, false, JSON.stringify(me));
+    assert.match(n.text, /^Not saved to your attempts: this page is not signed in/);
+  }
+  assert.doesNotMatch(recordNote({ recorded: true }, { kind: 'instructor', name: '' }).text, /your attempts/);
+});
+
+test('Run asks first: a waiting link, a link for someone else, an open lab with no name', () => {
+  const records = { records: true };
+  const ask = runHold({ ...records, kind: 'none', name: '', pending: { kind: 'student', name: 'Bea', id: 'b' } }, false);
+  assert.equal(ask.ask, 'confirm');
+  assert.match(ask.text, /^Not run yet: first answer the question at the top/);
+  assert.match(ask.text, /Bea/);
+  const other = runHold({ ...records, kind: 'student', name: 'Al', pending: { kind: 'student', name: 'Bea', id: 'b' } }, false);
+  assert.equal(other.ask, 'other');
+  assert.match(other.text, /This page is signed in as Al\. The link is for Bea: sign out first\./);
+  assert.equal(runHold({ ...records, kind: 'none', name: '' }, true).ask, 'name');
+  // a roster class hides the name form: its signed-out run is not held
+  assert.equal(runHold({ ...records, kind: 'none', name: '' }, false), null);
+  assert.equal(runHold({ ...records, kind: 'student', name: 'Al' }, false), null);
+  assert.equal(runHold({ kind: 'none', name: '', records: false }, true), null);
+  assert.equal(runHold(null, true), null);
+});
+
+test('a link for someone else names both, as text', () => {
+  assert.equal(otherText({ kind: 'student', name: 'Al <i>', pending: { kind: 'student', name: 'Bea', id: 'b' } }),
+    'This page is signed in as Al <i>. The link is for Bea: sign out first.');
+  assert.match(otherText({ kind: 'instructor', name: '', pending: { kind: 'student', name: 'Bea', id: 'b' } }), /as the instructor\./);
+  assert.equal(otherText({ kind: 'student', name: 'Al' }), '');
+  assert.equal(otherText({ kind: 'none', name: '', pending: { kind: 'student', name: 'Bea', id: 'b' } }), '');
+});
+
+test('the server\'s 409 sign_in_pending reads as a question, not a failure', () => {
+  const v = outcomeView({ kind: 'http', status: 409, code: 'sign_in_pending', message: 'x' });
+  assert.equal(v.tone, 'none');
+  assert.match(v.title, /^Not run yet/);
+  assert.match(v.detail, /at the top of the page/);
+  assert.equal(outcomeView({ kind: 'http', status: 409, code: 'other', message: null }).tone, 'error');
 });
 
 test('historyRow gives time, verdict and points', () => {
@@ -30,7 +77,7 @@ test('historyRow gives time, verdict and points', () => {
 });
 
 test('whoText marks an open lab name as unchecked and never builds HTML', () => {
-  assert.equal(whoText({ kind: 'none' }), '');
+  assert.equal(whoText({ kind: 'none' }), 'Not signed in.');
   assert.match(whoText({ kind: 'guest', name: '<b>x</b>' }), /<b>x<\/b> \(a name you gave: not checked\)/);
   assert.equal(whoText({ kind: 'student', name: 'Ada' }), 'Signed in as Ada.');
 });
@@ -42,6 +89,8 @@ test('signinNote: a bad link, and a link for someone else that changed nothing',
   assert.match(other, /signed in as Cy One: nothing changed/);
   assert.match(other, /sign out first/);
   assert.match(signinNote('other', { kind: 'instructor', name: '' }), /signed in as the instructor/);
+  // with whom the link is for known, the question at the top says it
+  assert.equal(signinNote('other', { kind: 'student', name: 'Cy', pending: { kind: 'student', name: 'B', id: 'b' } }), null);
   assert.match(signinNote('other', { kind: 'none' }), /open it again/);
   assert.equal(signinNote(null, { kind: 'student', name: 'x' }), null);
   assert.equal(signinNote('<b>', { kind: 'none' }), null);

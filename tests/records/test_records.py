@@ -517,13 +517,39 @@ def t_link_keeps_another_session(w):
     st, h, _ = call(w.srv, "GET", "/class?token=" + w.instructor)
     teacher = cookie_of(h)[0]
     # Cat's link opened on Cy's page, a guest's or the instructor's: the
-    # session stays, and the page is told why
+    # session stays, the page is told why, and whom the link is for waits
+    # (a pending cookie) for the page's "sign out first, then Sign in as Cat?"
     for cookie, name in ((cy, "Cy One"), (w.a_cookie, "Ada"), (teacher, "")):
         st, h, _ = call(w.srv, "GET", "/?k=" + links["c2"], headers={"Cookie": cookie})
         assert st == 303 and h["location"] == "/?signin=other", (st, h)
-        assert "set-cookie" not in h, h
+        assert cookie_of(h)[0] == "", "the session changed: %s" % h
+        pending = cookie_of(h, "butterfly_pending")[0]
+        assert pending, h
         st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
-        assert json.loads(data)["name"] == name, data
+        assert json.loads(data)["name"] == name and "pending" not in json.loads(data), data
+        jar = {"Cookie": cookie + "; " + pending}
+        st, _, data = call(w.srv, "GET", "/api/me", headers=jar)
+        me = json.loads(data)
+        assert me["name"] == name and me["pending"]["name"] == "Cat Two", me
+        # a yes while signed in as the other is refused
+        st, _, data = call(w.srv, "POST", "/api/session", '{"confirm": true, "id": "c2"}',
+                           {**jar, **PAGE_HEADER, "Content-Type": "application/json"})
+        assert st == 409 and json.loads(data)["error"]["code"] == "signed_in_as_other", (st, data)
+        # a run while Cat's link waits on this page is not recorded as the
+        # page's (whoever is at the keyboard): refused, nothing graded;
+        # the same page without the waiting link runs as before
+        st, _, data = submit(w.srv, cookie=jar["Cookie"])
+        assert st == 409 and json.loads(data)["error"]["code"] == "sign_in_pending", (st, data)
+        if name:
+            st, _, data = submit(w.srv, cookie=cookie)
+            assert st == 200 and json.loads(data)["recorded"] is True, (st, data[:200])
+        # sign out keeps the waiting sign-in: the page then asks, and a yes
+        # signs in as Cat
+        st, h, data = call(w.srv, "DELETE", "/api/session", headers={**jar, **PAGE_HEADER})
+        me = json.loads(data)
+        assert st == 200 and me["kind"] == "none" and me["pending"]["id"] == "c2", (st, me)
+        assert not any("butterfly_pending" in c for c in h["set-cookies"]), h
+        assert kind_with(w, confirm_pending(w, pending)) == "student"
     # Cy's own link on Cy's page: signed in again, as before
     st, h, _ = call(w.srv, "GET", "/?k=" + links["c1"], headers={"Cookie": cy})
     assert st == 303 and h["location"] == "/" and cookie_of(h)[0], (st, h)
