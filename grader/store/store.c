@@ -329,17 +329,20 @@ static enum store_status check_record(const struct store_record *r, struct store
     return STORE_OK;
 }
 
-/* A key is taken over only when the record it named is past the window
- * or gone; a live one changes no row (0 changes: the caller's conflict).
- * Both backends' upsert (SQLite 3.24's, PostgreSQL 9.5's); on PostgreSQL
- * a second instance inserting the same key waits for the first's commit
- * and then sees its row, so two instances make one record. */
+/* A key is taken over only when the record it named is past the window;
+ * a live one changes no row (0 changes: the caller's conflict). A key
+ * whose record is gone (forgotten, past retention) went with it (schema
+ * 5's trigger), so the key's row alone says whether it is live: on
+ * PostgreSQL a second instance inserting the same key waits for the
+ * first's commit and then re-reads that row, whereas a subquery on the
+ * records would read the statement's older snapshot, miss the first
+ * record and take the key over (two records for one key). Both
+ * backends' upsert (SQLite 3.24's, PostgreSQL 9.5's). */
 #define IDEMPOTENCY_INSERT                                                            \
     "INSERT INTO idempotency_keys (scope, idem_key, body_sha256, record_id, created_ms)" \
     " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (scope, idem_key) DO UPDATE SET"        \
     " body_sha256 = excluded.body_sha256, record_id = excluded.record_id,"            \
-    " created_ms = excluded.created_ms WHERE idempotency_keys.created_ms < ?6"        \
-    " OR NOT EXISTS (SELECT 1 FROM records WHERE records.id = idempotency_keys.record_id)"
+    " created_ms = excluded.created_ms WHERE idempotency_keys.created_ms < ?6"
 
 static enum store_status insert_one(struct store *s, const struct store_record *r,
                                     struct store_error *err)
