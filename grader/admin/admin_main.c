@@ -518,7 +518,10 @@ int main(int argc, char **argv)
     if (store_open(loc.url, &s, &err) != STORE_OK)
         return fail(&err);
     int rc;
-    bool needs_base = !strcmp(cmd, "links") || !strcmp(cmd, "token");
+    /* the commands that print addresses: the lab's links, the instructor's
+     * token, a Dynamic Registration address (not rotate-key) */
+    bool needs_base = !strcmp(cmd, "links") || !strcmp(cmd, "token") ||
+                      (!strcmp(cmd, "lti") && nargs > 1 && !strcmp(args[1], "registration-url"));
     if (needs_base && public_url) {
         fputs("butterfly-admin: using --public-url: ", stderr);
         put_text(stderr, base);

@@ -129,6 +129,12 @@ def t_links_use_the_running_server(lab):
     assert lab.base + "/class?token=" in p.stdout, p.stdout
     assert "announced" in p.stderr, p.stderr
     lab.token = TOKEN_RE.search(p.stdout).group(0)
+    # and the Dynamic Registration address (an address with no host was
+    # printed before: the platform could not open it)
+    p = admin(lab.db, "lti", "registration-url")
+    assert re.fullmatch(re.escape(lab.base) + r"/lti/register\?token=[0-9a-f]{64}\n", p.stdout), \
+        p.stdout
+    assert "announced" in p.stderr, p.stderr
     # --public-url wins, and is said
     p = admin(lab.db, "links", "--renew", "s043", "--public-url", "https://lab.example.org/")
     assert "https://lab.example.org/?k=" in p.stdout and "--public-url" in p.stderr, p.stderr
