@@ -309,16 +309,20 @@ json_t *lti_deep_link_canvas(const char *public_url)
                                                      "message_type", "LtiDeepLinkingRequest",
                                                      "target_link_uri", launch,
                                                      "text", LTI_TOOL_TITLE));
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s, s, s], s:[{s:s, s:s, s:s, s:s, "
-                     "s:{s:s, s:s, s:o}}], s:{}}",
+    /* scopes: scores; line items read and made (a link whose launch names
+     * only the course's line items gets one the tool makes, lti_ags.c);
+     * the course's roster (lti_nrps.c). custom_fields: Canvas fills in
+     * the assignment's due date for each student (docs/LTI.md) */
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s, s, s, s], s:[{s:s, s:s, s:s, s:s, "
+                     "s:{s:s, s:s, s:o}}], s:{s:s}}",
                      "title", LTI_TOOL_TITLE, "description", LTI_TOOL_DESCRIPTION,
                      "oidc_initiation_url", login, "target_link_uri", launch,
                      "public_jwk_url", jwks,
                      "scopes", AGS_SCOPE "score", AGS_SCOPE "lineitem.readonly",
-                     LTI_NRPS_SCOPE,   /* the course's roster (lti_nrps.c) */
+                     AGS_SCOPE "lineitem", LTI_NRPS_SCOPE,
                      "extensions", "platform", "canvas.instructure.com", "domain", domain,
                      "tool_id", "butterfly-grader", "privacy_level", LTI_CANVAS_PRIVACY,
                      "settings", "platform", "canvas.instructure.com", "text", LTI_TOOL_TITLE,
                      "placements", placements,
-                     "custom_fields");
+                     "custom_fields", "due_at", "$Canvas.assignment.dueAt.iso8601");
 }

@@ -33,8 +33,8 @@ from html import unescape
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from serverproc import Server  # noqa: E402
 from lti_browser import Browser, free_port  # noqa: E402
-from platform_lti import (AGS, CLAIM, DL, INSTRUCTOR, LEARNER, NRPS_SCOPE,  # noqa: E402
-                          SCORE_SCOPE, Platform)
+from platform_lti import (AGS, CLAIM, DL, INSTRUCTOR, LEARNER, LINEITEM_SCOPE,  # noqa: E402
+                          NRPS_SCOPE, SCORE_SCOPE, Platform)
 
 BINARY, SAMPLES = sys.argv[1], sys.argv[2]
 failures = []
@@ -152,6 +152,11 @@ try:
           % key.get("scopes"))
     check(NRPS_SCOPE in key.get("scopes", []), "its scopes hold the roster's "
           "(contextmembership.readonly): %s" % key.get("scopes"))
+    check(LINEITEM_SCOPE in key.get("scopes", []), "its scopes hold the line items' "
+          "(the tool makes a link's own): %s" % key.get("scopes"))
+    check(key.get("custom_fields") == {"due_at": "$Canvas.assignment.dueAt.iso8601"},
+          "its custom field asks Canvas for each student's due date: %s"
+          % key.get("custom_fields"))
     ext = [e for e in key.get("extensions", []) if e.get("platform") == "canvas.instructure.com"]
     places = {p.get("placement"): p for e in ext for p in e.get("settings", {})
               .get("placements", [])}
