@@ -1228,6 +1228,12 @@ static enum store_status forget_student(struct store *s, void *arg, struct store
     struct store_value p[] = { sv_text(f->id) };
     enum store_status st = s->ops->exec(s, "DELETE FROM records WHERE student = ?1", false, p, 1,
                                         NULL, NULL, &f->records, err);
+    /* what was last sent of their scores names their platform id: it goes
+     * too, before LTI's trigger on the students drops who they were there */
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "DELETE FROM lti_sent WHERE EXISTS (SELECT 1 FROM lti_users u "
+                          "WHERE u.student = ?1 AND u.issuer = lti_sent.issuer AND "
+                          "u.sub = lti_sent.sub)", false, p, 1, NULL, NULL, NULL, err);
     if (st == STORE_OK)
         st = s->ops->exec(s, "DELETE FROM students WHERE id = ?1", false, p, 1, NULL, NULL,
                           &f->students, err);

@@ -36,6 +36,24 @@ static struct store *fresh(void)
     return s;
 }
 
+/* Rows of table whose sub is sub, read straight from the store made last
+ * by fresh() (what a copy of the file would show). */
+static int rows_with_sub(const char *table, const char *sub)
+{
+    char path[300], q[200];
+    snprintf(path, sizeof path, "%s/s%d.sqlite", tmpdir, serial);
+    snprintf(q, sizeof q, "SELECT COUNT(*) FROM %s WHERE sub = ?1", table);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_open(path, &db) == SQLITE_OK && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, sub, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
 static bool count_key(const struct store_lti_key *k, void *arg)
 {
     int *n = arg;
@@ -226,8 +244,13 @@ static void test_launch_and_outbox(void **state)
     assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
     assert_int_equal(unsent[0], 1);   /* Ada, whose newest score failed */
     assert_int_equal(unsent[1], 1);
-    /* forgotten: the LTI rows go too, and a new launch is a new student */
+    /* forgotten: the LTI rows go too (what was last sent of their scores
+     * included: it names their platform id), and a new launch is a new
+     * student */
+    assert_true(rows_with_sub("lti_sent", "s-ada") > 0);
     assert_int_equal(store_student_forget(s, ada, NULL, &e), STORE_OK);
+    assert_int_equal(rows_with_sub("lti_sent", "s-ada"), 0);
+    assert_int_equal(rows_with_sub("lti_users", "s-ada"), 0);
     unsent[0] = 0;
     assert_int_equal(store_lti_unsent_each(s, take_unsent, unsent, &e), STORE_OK);
     assert_int_equal(unsent[0], 0);
