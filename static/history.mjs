@@ -71,7 +71,10 @@ export function whoText(me) {
   if (!me || me.kind === 'none') return 'Not signed in.';
   if (me.kind === 'instructor') return 'Signed in as the instructor.';
   if (me.kind === 'guest') return `Signed in as ${me.name} (a name you gave: not checked).`;
-  return `Signed in as ${me.name}.`;
+  // a roster student's section, when the roster gives one (GET /api/me's
+  // `section`; an LTI launch's learner has none)
+  const section = typeof me.section === 'string' && me.section ? ` (section ${me.section})` : '';
+  return `Signed in as ${me.name}${section}.`;
 }
 
 /* A link opened on a page signed in as someone else (GET /api/me names

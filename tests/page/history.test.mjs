@@ -82,6 +82,14 @@ test('whoText marks an open lab name as unchecked and never builds HTML', () => 
   assert.equal(whoText({ kind: 'student', name: 'Ada' }), 'Signed in as Ada.');
 });
 
+test('whoText gives a roster student\'s section, and none when there is none', () => {
+  assert.equal(whoText({ kind: 'student', name: 'Ada', section: 'B' }), 'Signed in as Ada (section B).');
+  assert.equal(whoText({ kind: 'student', name: 'Ada', section: '' }), 'Signed in as Ada.');
+  assert.equal(whoText({ kind: 'student', name: 'Ada', section: 7 }), 'Signed in as Ada.');
+  assert.equal(whoText({ kind: 'instructor', name: '', section: 'B' }), 'Signed in as the instructor.');
+  assert.match(whoText({ kind: 'student', name: 'Ada', section: '<i>B</i>' }), /\(section <i>B<\/i>\)/);
+});
+
 test('signinNote: a bad link, and a link for someone else that changed nothing', () => {
   assert.match(signinNote('failed', { kind: 'none' }), /not valid/);
   const other = signinNote('other', { kind: 'student', name: 'Cy One' });
