@@ -39,6 +39,11 @@ export function recordNote(verdict, me = null) {
   if (verdict.recorded) {
     return { saved: false, text: 'Not saved to your attempts: this page is not signed in, so the run is nobody’s. Sign in at the top of the page, then run again.' };
   }
+  // refused, not failed: the instructor removed this student from the
+  // class (butterfly-admin forget) while the run was graded
+  if (verdict.record_error && verdict.record_error.code === 'student_forgotten') {
+    return { saved: false, text: 'Not saved: you were removed from this class while the run was graded, so it is not recorded. Your code is still in this browser.' };
+  }
   const why = verdict.record_error && typeof verdict.record_error.message === 'string'
     ? verdict.record_error.message : '';
   return { saved: false, text: `Not saved: the server could not keep this run${why ? ` (${why})` : ''}. Your code is still in this browser.` };
