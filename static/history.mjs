@@ -39,6 +39,11 @@ export function recordNote(verdict, me = null) {
   if (verdict.recorded) {
     return { saved: false, text: 'Not saved to your attempts: this page is not signed in, so the run is nobody’s. Sign in at the top of the page, then run again.' };
   }
+  // refused, not failed: the instructor removed this student from the
+  // class (butterfly-admin forget) while the run was graded
+  if (verdict.record_error && verdict.record_error.code === 'student_forgotten') {
+    return { saved: false, text: 'Not saved: you were removed from this class while the run was graded, so it is not recorded. Your code is still in this browser.' };
+  }
   const why = verdict.record_error && typeof verdict.record_error.message === 'string'
     ? verdict.record_error.message : '';
   return { saved: false, text: `Not saved: the server could not keep this run${why ? ` (${why})` : ''}. Your code is still in this browser.` };
@@ -71,7 +76,10 @@ export function whoText(me) {
   if (!me || me.kind === 'none') return 'Not signed in.';
   if (me.kind === 'instructor') return 'Signed in as the instructor.';
   if (me.kind === 'guest') return `Signed in as ${me.name} (a name you gave: not checked).`;
-  return `Signed in as ${me.name}.`;
+  // a roster student's section, when the roster gives one (GET /api/me's
+  // `section`; an LTI launch's learner has none)
+  const section = typeof me.section === 'string' && me.section ? ` (section ${me.section})` : '';
+  return `Signed in as ${me.name}${section}.`;
 }
 
 /* A link opened on a page signed in as someone else (GET /api/me names

@@ -178,6 +178,12 @@
  * classmate sent would otherwise sign you in as them, silently.) */
 #define PENDING_COOKIE             "butterfly_pending"
 #define PENDING_LIFETIME_S         600u
+/* bytes of a session or pending cookie's value, signed (what is read; a
+ * browser keeps 4096): one that would be longer with its section is made
+ * without it (session.c), and the Set-Cookie header that carries it is at
+ * most SESSION_HEADER_MAX */
+#define SESSION_VALUE_MAX          2048u
+#define SESSION_HEADER_MAX         (SESSION_VALUE_MAX + 256u)
 #define CREDENTIALS_REFRESH_S      3u        /* the current tokens are read this often: a renewal
                                                 ends old sessions within twice this */
 #define CREDENTIALS_MAX_STUDENTS   1000000u  /* students the table of current tokens holds */

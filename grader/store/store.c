@@ -389,9 +389,15 @@ static enum store_status insert_one(struct store *s, const struct store_record *
             return store_fail(err, STORE_CONFLICT, "the Idempotency-Key is a record's already");
     }
     size_t np = sizeof p / sizeof p[0] - !s->ops->notifies_class;
-    st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, NULL, err);
+    uint64_t written = 0;
+    st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, &written, err);
     if (st == STORE_CONFLICT)
         store_fail(err, st, "a record with id %s exists already", r->id);
+    /* the student's row went while the run was graded: an orphan record
+     * would bring them back as "(unknown)" (RECORD_INSERT_CHECKED) */
+    if (st == STORE_OK && written == 0)
+        st = store_fail(err, STORE_FORGOTTEN, "the student was forgotten (butterfly-admin "
+                        "forget) while the run was graded: it is not recorded");
     return st;
 }
 
@@ -1226,17 +1232,22 @@ static enum store_status forget_student(struct store *s, void *arg, struct store
 {
     struct forget *f = arg;
     struct store_value p[] = { sv_text(f->id) };
-    enum store_status st = s->ops->exec(s, "DELETE FROM records WHERE student = ?1", false, p, 1,
-                                        NULL, NULL, &f->records, err);
     /* what was last sent of their scores names their platform id: it goes
      * too, before LTI's trigger on the students drops who they were there */
-    if (st == STORE_OK)
-        st = s->ops->exec(s, "DELETE FROM lti_sent WHERE EXISTS (SELECT 1 FROM lti_users u "
-                          "WHERE u.student = ?1 AND u.issuer = lti_sent.issuer AND "
-                          "u.sub = lti_sent.sub)", false, p, 1, NULL, NULL, NULL, err);
+    enum store_status st = s->ops->exec(s, "DELETE FROM lti_sent WHERE EXISTS (SELECT 1 FROM "
+                                        "lti_users u WHERE u.student = ?1 AND u.issuer = "
+                                        "lti_sent.issuer AND u.sub = lti_sent.sub)", false, p, 1,
+                                        NULL, NULL, NULL, err);
+    /* then the student's row: on PostgreSQL a record being inserted holds
+     * it (RECORD_INSERT_CHECKED) and this waits for that commit, so the
+     * records' delete after it sees that record too; an insert after this
+     * finds no row and writes nothing */
     if (st == STORE_OK)
         st = s->ops->exec(s, "DELETE FROM students WHERE id = ?1", false, p, 1, NULL, NULL,
                           &f->students, err);
+    if (st == STORE_OK)
+        st = s->ops->exec(s, "DELETE FROM records WHERE student = ?1", false, p, 1, NULL, NULL,
+                          &f->records, err);
     /* every server's sessions and class views drop them */
     if (st == STORE_OK && (f->records || f->students))
         st = note_change(s, f->id, true, err);

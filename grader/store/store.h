@@ -85,6 +85,8 @@ enum store_status {
     STORE_TOO_NEW,          /* the store's schema is newer than this build's */
     STORE_CORRUPT,          /* not a store, or damaged */
     STORE_UNSUPPORTED,      /* not for this backend (backup of PostgreSQL: pg_dump) */
+    STORE_FORGOTTEN,        /* a record's student is in no students row (forgotten while
+                               the run was graded): nothing written */
     STORE_NO_MEMORY,
     /* Not written by the server's choice, the store being fine (never
      * returned by a store call; server/records.h): */

@@ -80,7 +80,7 @@ struct store_ops {
     /* A query of one parameter, a table's name, answering one row, one
      * integer: 1 when the table exists (in the store's schema). */
     const char *has_table;
-    /* How a record is inserted: RECORD_INSERT (store.c) with the 14
+    /* How a record is inserted: RECORD_INSERT_CHECKED (store_internal.h) with the 14
      * record's columns as ?1..?14, the class view's facts as ?15..?19,
      * and STORE_CLASS_CHANNEL as ?20 where the backend tells the other
      * instances in the same statement (notifies_class). */
@@ -141,9 +141,20 @@ enum store_status store_in_read(struct store *s,
 #define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
                        "points, max_points, verdict, seed, device, grader_version"
 #define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3"
-#define RECORD_INSERT "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS \
-                      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " \
-                      "?14, ?15, ?16, ?17, ?18, ?19)"
+/* A record whose student has no students row is not written (0 rows:
+ * STORE_FORGOTTEN): `butterfly-admin forget` ran while it was graded, and
+ * it would be an orphan the class view shows as "(unknown)". The check is
+ * in the insert's own statement; LOCK is what holds the student's row
+ * until the commit where another transaction could delete it between
+ * (PostgreSQL's " FOR KEY SHARE"; SQLite has one writer: ""), so that a
+ * forget either comes first (no row: refused) or waits for the commit
+ * and then deletes the record too (store.c deletes the student first). A
+ * record of nobody (NULL) is written as before. */
+#define RECORD_INSERT_CHECKED(LOCK)                                                    \
+    "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS                    \
+    ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "  \
+    "?17, ?18, ?19 WHERE CAST(?3 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM students "   \
+    "WHERE students.id = CAST(?3 AS TEXT)" LOCK ")"
 
 /* Clears err (may be NULL) to STORE_OK. */
 void store_ok(struct store_error *err);

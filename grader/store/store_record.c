@@ -40,6 +40,7 @@ const char *store_status_to_str(enum store_status s)
     case STORE_TOO_NEW: return "too_new";
     case STORE_CORRUPT: return "corrupt";
     case STORE_UNSUPPORTED: return "unsupported";
+    case STORE_FORGOTTEN: return "student_forgotten";
     case STORE_NO_MEMORY: return "no_memory";
     case STORE_OVER_BUDGET: return "over_budget";
     case STORE_OVER_LIMIT: return "store_limit";

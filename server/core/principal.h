@@ -14,6 +14,8 @@
 #define PRINCIPAL_ID_MAX 160     /* a roster id (STORE_MAX_STUDENT_ID), or "guest-" and 32
                                     hex digits, or PRINCIPAL_LTI_PREFIX and a class id */
 #define PRINCIPAL_NAME_MAX 260   /* a roster name or a display name, UTF-8 */
+#define PRINCIPAL_SECTION_MAX 64 /* a roster section as the page shows it, UTF-8: a longer
+                                    one is cut at a character (session_clean_name) */
 #define PRINCIPAL_LTI_PREFIX "lti:" /* an instructor's id when a launch made the session */
 #define SESSION_CRED_BYTES 8     /* a token's fingerprint: its SHA-256's first bytes */
 #define PRINCIPAL_TOKEN_MAX 128  /* the longest token a request may carry (auth.h) */
@@ -45,6 +47,11 @@ struct principal {
                                        the token, PRINCIPAL_LTI_PREFIX and the class id for
                                        an instructor an LTI launch signed in */
     char name[PRINCIPAL_NAME_MAX];  /* shown on the page; "" when none */
+    /* the roster's section, shown beside the name ("Signed in as NAME
+     * (section S)"); "" when none: a guest, an LTI launch's learner (the
+     * platform sends no section), the instructor, a session made before
+     * sections were carried */
+    char section[PRINCIPAL_SECTION_MAX];
     /* The token the session was made from (session_fingerprint): a session
      * ends when its token is no longer the current one. has_cred false:
      * made without a token (an open lab's name, an LTI launch), valid while

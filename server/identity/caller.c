@@ -41,7 +41,7 @@ static bool caller_answered(enum MHD_Result *answer, enum MHD_Result a)
 static void named_cookie(struct request *r, const char *name, char *value, unsigned life_s,
                          char *out, size_t n)
 {
-    char header[1200];
+    char header[SESSION_HEADER_MAX];
     out[0] = '\0';
     if (value && cookie_set(name, value, r->secure, life_s, header, sizeof header))
         snprintf(out, n, "Set-Cookie: %s", header);
@@ -76,7 +76,7 @@ static enum MHD_Result redirect(struct request *r, const char *location, bool se
     if (!resp)
         return response_out_of_memory(r);
     response_header(r, resp, MHD_HTTP_HEADER_LOCATION, location);
-    char pair[1300];
+    char pair[SESSION_HEADER_MAX + 16];   /* "Set-Cookie: " and the header */
     if (set_cookie) {
         cookie_for(r, &r->who, pair, sizeof pair);
         if (pair[0])
@@ -123,6 +123,10 @@ static void lookup_call(struct store *s, void *arg)
                              ? gradebook_display(st.name, strlen(st.name)) : NULL;
             snprintf(found.name, sizeof found.name, "%s", name ? name : st.name);
             free(name);
+            /* the section the top of the page shows, as text and cut to
+             * its bound at a character (a section that is not text: none) */
+            if (st.section && !gradebook_text_problem(st.section, strlen(st.section)))
+                session_clean_name(st.section, found.section, sizeof found.section);
         }
         store_student_clear(&st);
     }
@@ -367,8 +371,9 @@ bool caller_resume(struct request *r, enum MHD_Result *answer)
 
 static json_t *me_json(const struct request *r)
 {
-    json_t *j = json_pack("{s:s, s:s, s:b}", "kind", principal_kind_to_str(r->who.kind),
-                          "name", r->who.name, "records", r->srv->records != NULL);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:b}", "kind", principal_kind_to_str(r->who.kind),
+                          "name", r->who.name, "section", r->who.section,
+                          "records", r->srv->records != NULL);
     /* a link's sign-in waiting for the page to ask: on a page signed in
      * as nobody, or as someone else (the page says to sign out first) */
     if (j && r->pending.kind != PRINCIPAL_NONE &&
@@ -421,7 +426,7 @@ static enum MHD_Result me_with_cookies(struct request *r, enum session_cookie_ch
     struct MHD_Response *resp = response_from_buffer(text, strlen(text), MHD_RESPMEM_MUST_FREE);
     if (!resp)
         return response_queue(r, 200, NULL, "application/json", NULL);
-    char header[1300];
+    char header[SESSION_HEADER_MAX + 16];   /* "Set-Cookie: " and the header */
     if (session == SESSION_SET) {
         cookie_for(r, &r->who, header, sizeof header);
         if (header[0])

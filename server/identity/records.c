@@ -519,6 +519,9 @@ static void on_written(const char *id, enum store_status st, const char *reason,
     /* a key that is a record's already is the store answering well: the
      * submission's answer is that record (submission.c), no failure */
     bool replay = st == STORE_CONFLICT && c->rec->idem_key;
+    /* nor is a student forgotten while the run was graded: refused
+     * rightly, the store is well (counted by its reason) */
+    bool fine = replay || st == STORE_FORGOTTEN;
     pthread_mutex_lock(&rs->lock);
     if (st == STORE_OK) {
         rs->recorded++;
@@ -527,9 +530,11 @@ static void on_written(const char *id, enum store_status st, const char *reason,
         rs->replayed++;
     else if ((unsigned)st < STORE_NSTATUSES)
         rs->failed_by[st]++;
-    rs->health = replay ? STORE_OK : st;
-    snprintf(rs->health_msg, sizeof rs->health_msg, "%s",
-             st == STORE_OK || replay ? "" : reason);
+    if (st != STORE_FORGOTTEN) {
+        rs->health = fine ? STORE_OK : st;
+        snprintf(rs->health_msg, sizeof rs->health_msg, "%s",
+                 st == STORE_OK || fine ? "" : reason);
+    }
     pthread_mutex_unlock(&rs->lock);
     if (st == STORE_OK && rs->committed)
         rs->committed(c->rec, c->rec->shown_known ? &c->rec->shown : NULL, rs->committed_arg);

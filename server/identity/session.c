@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bounds the work a hostile cookie can cause before its signature fails. */
-#define COOKIE_MAX 2048
+/* SESSION_VALUE_MAX (defaults.h) bounds the work a hostile cookie can
+ * cause before its signature fails. */
+#define COOKIE_MAX SESSION_VALUE_MAX
 
 bool session_equal(const void *a, const void *b, size_t n)
 {
@@ -79,10 +80,32 @@ void session_fingerprint_token(const char *token, uint8_t out[SESSION_CRED_BYTES
 /* What a signed value is for: a session, or a link's sign-in waiting for
  * "Sign in as NAME?" ("u": "pending"; a session carries no "u", as it did
  * before pending ones existed). One is never read as the other. */
+static char *make_with(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
+                       time_t now, unsigned lifetime_s, bool pending, bool with_section);
+
+/* The value, with the section when it fits within COOKIE_MAX (a long id,
+ * name and section together may not: the section is only shown, so the
+ * session goes on without it rather than not at all). */
 static char *make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p, time_t now,
                   unsigned lifetime_s, bool pending)
 {
-    if (strlen(p->id) >= PRINCIPAL_ID_MAX || strlen(p->name) >= PRINCIPAL_NAME_MAX)
+    char *v = make_with(key, p, now, lifetime_s, pending, p->section[0] != '\0');
+    if (v && strlen(v) > COOKIE_MAX && p->section[0]) {
+        free(v);
+        v = make_with(key, p, now, lifetime_s, pending, false);
+    }
+    if (v && strlen(v) > COOKIE_MAX) {
+        free(v);   /* it would not be read back */
+        v = NULL;
+    }
+    return v;
+}
+
+static char *make_with(const uint8_t key[SESSION_KEY_BYTES], const struct principal *p,
+                       time_t now, unsigned lifetime_s, bool pending, bool with_section)
+{
+    if (strlen(p->id) >= PRINCIPAL_ID_MAX || strlen(p->name) >= PRINCIPAL_NAME_MAX ||
+        strnlen(p->section, PRINCIPAL_SECTION_MAX) >= PRINCIPAL_SECTION_MAX)
         return NULL;
     char cred[2 * SESSION_CRED_BYTES + 1] = "";
     if (p->has_cred)
@@ -102,6 +125,12 @@ static char *make(const uint8_t key[SESSION_KEY_BYTES], const struct principal *
                           p->id, "n", p->name, "f", cred, "h", 1);
     if (j && pending)
         json_object_set_new(j, "u", json_string("pending"));
+    /* "s": the roster's section, only when there is one (a value without
+     * it, as every value before it, reads as no section) */
+    if (j && with_section && json_object_set_new(j, "s", json_string(p->section)) != 0) {
+        json_decref(j);
+        j = NULL;
+    }
     char *payload = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!payload)
@@ -167,13 +196,14 @@ static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, 
         return false;
     payload[hex_len / 2] = '\0';
     json_t *j = json_loads(payload, JSON_REJECT_DUPLICATES, NULL);
-    const char *k = NULL, *id = NULL, *name = NULL, *cred = "", *use = "";
+    const char *k = NULL, *id = NULL, *name = NULL, *cred = "", *use = "", *section = "";
     json_int_t expiry = 0, issued = 0, issued_ms = 0;
     int host = 0;
-    /* "t", "m", "f" and "h" are absent from a cookie made before they were carried */
-    bool ok = j && json_unpack(j, "{s:s, s?I, s?I, s:I, s:s, s:s, s?s, s?s, s?b}", "k", &k,
+    /* "t", "m", "f", "h" and "s" are absent from a cookie made before they were carried */
+    bool ok = j && json_unpack(j, "{s:s, s?I, s?I, s:I, s:s, s:s, s?s, s?s, s?b, s?s}", "k", &k,
                                "t", &issued, "m", &issued_ms, "e", &expiry, "i", &id, "n", &name, "f", &cred,
-                               "u", &use, "h", &host) == 0 &&
+                               "u", &use, "h", &host, "s", &section) == 0 &&
+              strlen(section) < sizeof out->section &&
               !strcmp(use, pending ? "pending" : "") &&
               expiry > (json_int_t)now && kind_of(k) != PRINCIPAL_NONE &&
               strlen(id) < sizeof out->id && strlen(name) < sizeof out->name &&
@@ -197,6 +227,7 @@ static bool read_value(const uint8_t key[SESSION_KEY_BYTES], const char *value, 
         out->before_host_names = !host;
         snprintf(out->id, sizeof out->id, "%s", id);
         snprintf(out->name, sizeof out->name, "%s", name);
+        snprintf(out->section, sizeof out->section, "%s", section);
     }
     json_decref(j);
     if (!ok)

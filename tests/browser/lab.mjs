@@ -229,7 +229,7 @@ async function lab(label, width, height, k, links) {
     check(note === 'Saved to your attempts.', `the note: ${note}`);
     check(submissions === before + 1, `${submissions - before} runs went`);
     await page.waitForFunction(() => document.querySelectorAll('#history-list li').length === 1);
-    check((await page.textContent('#history-who')) === `Signed in as ${al}.`, 'the top says who');
+    check((await page.textContent('#history-who')) === `Signed in as ${al} (section A).`, 'the top says who, with the section');
     const top = await firstScreen(['#history-who', '#history-sign-out']);
     check(top.length === 0, `not in the first screen: ${top.join('; ')}`);
   });
@@ -273,7 +273,7 @@ async function lab(label, width, height, k, links) {
     const note = await waitNote();
     check(note === 'Saved to your attempts.', `the note: ${note}`);
     check(submissions === before + 1, `${submissions - before} runs went`);
-    check((await page.textContent('#history-who')) === `Signed in as ${bea}.`, 'the top says her');
+    check((await page.textContent('#history-who')) === `Signed in as ${bea} (section B).`, 'the top says her, with her section');
     await page.waitForFunction(() => document.querySelectorAll('#history-list li').length === 1);
     const row = await page.textContent('#history-list li');
     check(row.includes('Accepted'), `her one attempt is her run: ${row}`);
@@ -324,7 +324,7 @@ async function main() {
     await open(links.get('k1'));
     await tabTo('history-confirm-yes');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kim One.');
+    await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kim One (section A).');
     await open(links.get('k2'));
     await tabTo('signin-other-out');
     await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
@@ -340,7 +340,7 @@ async function main() {
     await page.waitForSelector('#history-confirm:not([hidden])');
     check(await focused() === 'history-confirm-yes', `the focus is on ${await focused()}`);
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kai Two.');
+    await page.waitForFunction(() => document.getElementById('history-who').textContent === 'Signed in as Kai Two (section B).');
   });
 
   await step('the server\'s 409 sign_in_pending (a link opened in another tab since): the page asks, and the run goes once answered', async () => {
@@ -367,7 +367,7 @@ async function main() {
     await page.click('#signin-other-out', { timeout: 5000 });
     await page.click('#history-confirm-yes', { timeout: 5000 });
     check((await waitNote()) === 'Saved to your attempts.', 'the held run went as Kim\'s');
-    check((await page.textContent('#history-who')) === 'Signed in as Kim One.', 'the top says Kim');
+    check((await page.textContent('#history-who')) === 'Signed in as Kim One (section A).', 'the top says Kim');
     await page.click('#history-sign-out', { timeout: 5000 });
     await page.waitForFunction(() => /^Not signed in/.test(document.getElementById('history-who').textContent));
   });

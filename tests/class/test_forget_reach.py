@@ -11,7 +11,11 @@ database of a cluster of the test's own (tests/support/postgres.py).
 - links --renew STUDENT: the session made with the old link ends on every
   instance, the new link signs in;
 - token: the instructor's session made with the old token ends on every
-  instance, the new token reads the class.
+  instance, the new token reads the class;
+- forget while a run of the student's is being graded (the test builds'
+  slow body, tests/hostile/common.py slow_body): the run is not recorded
+  when it ends (its answer says "recorded": false, "student_forgotten"),
+  no record of theirs is left in the store, and no tile comes back.
 
 The servers read the store's changes every IDENTITY_POLL_MS (defaults.h):
 the 2 s promise is that interval plus a read, so what is asserted is the
@@ -30,13 +34,14 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "http"))      # serverproc, sse
 sys.path.insert(0, os.path.join(HERE, "..", "support"))   # postgres
 sys.path.insert(0, os.path.join(HERE, "..", "hostile"))   # common.Checks
-from common import Checks  # noqa: E402
+from common import Checks, slow_body  # noqa: E402
 from serverproc import Server  # noqa: E402
 from sse import Stream  # noqa: E402
 
@@ -45,6 +50,11 @@ PG = "--pg" in sys.argv[4:]
 SUBMIT = "/api/tasks/butterfly/submissions"
 PAGE = {"X-Requested-With": "butterfly"}
 WAIT_S = 10   # every change is polled for this long: far past the 2 s promise
+# the run in flight while forget runs sleeps this long in its worker: far
+# longer than a forget (one transaction) takes, so that the forget is done
+# before the run ends on any machine; the test says so if it was not
+SLOW_RUN_MS = 8000
+DEADLINE_MS = 60000   # the servers' --deadline-ms: well past SLOW_RUN_MS
 
 
 def defaults_num(name):
@@ -81,7 +91,8 @@ def sample(name):
 class World:
     def __init__(self, folder, url):
         self.folder, self.url = folder, url
-        args = ["--workers", "1", "--database", url, "--heartbeat-s", "2"]
+        args = ["--workers", "1", "--database", url, "--heartbeat-s", "2",
+                "--deadline-ms", str(DEADLINE_MS)]
         self.servers = [Server(BINARY, *args)]
         if PG:
             self.servers.append(Server(BINARY, *args))
@@ -184,7 +195,8 @@ def t_poll_interval_is_within_the_promise(w):
 def setup_class(w):
     roster = os.path.join(w.folder, "roster.csv")
     with open(roster, "w") as f:
-        f.write("id,name,section\nf1,Fay Forgotten,A\nr1,Rae Renewed,A\nk1,Kit Kept,B\n")
+        f.write("id,name,section\nf1,Fay Forgotten,A\nr1,Rae Renewed,A\nk1,Kit Kept,B\n"
+                "g1,Gil Graded,B\n")
     w.admin("class", "import", roster)
     links = {}
     for line in w.admin("--public-url", "http://127.0.0.1:1", "links").splitlines()[1:]:
@@ -251,6 +263,65 @@ def t_forget_reaches_every_view_and_session(w, links):
     finally:
         for v in views:
             v.close()
+
+
+def busy(srv):
+    """butterfly_workers_busy in srv's /metrics."""
+    _, _, data = call(srv.port, "GET", "/metrics")
+    return int(re.search(rb"^butterfly_workers_busy (\d+)$", data, re.M).group(1))
+
+
+def t_forget_while_graded_keeps_no_record(w, links):
+    """A run of Gil's in flight (its worker sleeping in the test build's
+    hook) while `forget g1` runs: when it ends it is not recorded, and
+    says why; nothing of Gil's is in the store or the class view."""
+    srv = w.servers[-1]
+    gil = w.link_cookie(w.servers[0], links["g1"])
+    before = w.summary(srv)
+    answer = {}
+
+    def submit():
+        answer["at"] = None
+        try:
+            st, _, data = call(srv.port, "POST", SUBMIT, slow_body(SLOW_RUN_MS, "gil").encode(),
+                               {"Content-Type": "text/plain", "Cookie": gil, **PAGE})
+            answer["status"], answer["body"] = st, data
+        finally:
+            answer["at"] = time.monotonic()
+
+    th = threading.Thread(target=submit)
+    th.start()
+    try:
+        until(lambda: busy(srv) == 1, "Gil's run with the worker")
+        seq = w.applied(srv)
+        out = w.admin("forget", "g1")
+        forgot = time.monotonic()
+        assert "forgot g1" in out, out
+        # the change reaches this instance while the run is still graded
+        applied_on(w, srv, seq, None)
+    finally:
+        th.join(SLOW_RUN_MS / 1000 + 60)
+    assert not th.is_alive(), "the slow run was never answered"
+    assert answer["at"] > forgot, (
+        "the run ended before forget did (SLOW_RUN_MS %d too short for this machine): "
+        "nothing was raced" % SLOW_RUN_MS)
+    # no tile comes back, "(unknown)" or other, on any instance
+    for s in w.servers:
+        tiles = w.tiles(s)
+        assert "g1" not in tiles, ("Gil's tile came back", tiles.get("g1"))
+        assert all(t.get("name") != "(unknown)" for t in tiles.values()), tiles
+        assert w.summary(s)["records"] == before["records"], (before, w.summary(s))
+    # and no orphan in the store: a second forget finds neither student nor record
+    r = subprocess.run([ADMIN, "--database", w.url, "forget", "g1"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode != 0 and "no record" in (r.stdout + r.stderr), (r.stdout, r.stderr)
+    assert answer.get("status") == 200, answer
+    got = json.loads(answer["body"])
+    said = {k: got.get(k) for k in ("id", "recorded", "record_error")}
+    assert got["recorded"] is False, said
+    assert got["record_error"]["code"] == "student_forgotten", said
+    assert "not recorded" in got["record_error"]["message"], said
+    return "forget done %.2f s before the run's answer" % (answer["at"] - forgot)
 
 
 def t_renew_ends_the_old_session_everywhere(w, links):
@@ -321,6 +392,8 @@ def main():
                 links = setup_class(w)
                 checks.run("forget reaches every view and session",
                            t_forget_reaches_every_view_and_session, w, links)
+                checks.run("a run graded while forget runs keeps no record",
+                           t_forget_while_graded_keeps_no_record, w, links)
                 checks.run("links --renew ends the old session everywhere",
                            t_renew_ends_the_old_session_everywhere, w, links)
                 checks.run("token ends the old session everywhere",

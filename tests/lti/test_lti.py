@@ -187,6 +187,8 @@ try:
     me = json.loads(me)
     check(me.get("kind") == "student" and me.get("name") == "Ada Lovelace",
           "the learner is a student named from the launch")
+    check(me.get("section") == "",
+          "a launch's learner has no section (the platform sends none): %r" % me.get("section"))
     st, _, v1 = submit(learner, "wrong_twiddle_sign.glsl" if os.path.exists(
         os.path.join(SAMPLES, "wrong_twiddle_sign.glsl")) else "compile_error_line3.glsl")
     st2, _, v2 = submit(learner, "correct.glsl")

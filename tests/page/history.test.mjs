@@ -82,6 +82,22 @@ test('whoText marks an open lab name as unchecked and never builds HTML', () => 
   assert.equal(whoText({ kind: 'student', name: 'Ada' }), 'Signed in as Ada.');
 });
 
+test('recordNote: a student forgotten while the run was graded is told so, not "could not keep"', () => {
+  const n = recordNote({ recorded: false, record_error: { code: 'student_forgotten', message: 'x' } }, { kind: 'student', name: 'Gil' });
+  assert.equal(n.saved, false);
+  assert.match(n.text, /removed from this class/);
+  assert.match(n.text, /not recorded/);
+  assert.doesNotMatch(n.text, /could not keep/);
+});
+
+test('whoText gives a roster student\'s section, and none when there is none', () => {
+  assert.equal(whoText({ kind: 'student', name: 'Ada', section: 'B' }), 'Signed in as Ada (section B).');
+  assert.equal(whoText({ kind: 'student', name: 'Ada', section: '' }), 'Signed in as Ada.');
+  assert.equal(whoText({ kind: 'student', name: 'Ada', section: 7 }), 'Signed in as Ada.');
+  assert.equal(whoText({ kind: 'instructor', name: '', section: 'B' }), 'Signed in as the instructor.');
+  assert.match(whoText({ kind: 'student', name: 'Ada', section: '<i>B</i>' }), /\(section <i>B<\/i>\)/);
+});
+
 test('signinNote: a bad link, and a link for someone else that changed nothing', () => {
   assert.match(signinNote('failed', { kind: 'none' }), /not valid/);
   const other = signinNote('other', { kind: 'student', name: 'Cy One' });

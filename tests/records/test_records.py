@@ -289,7 +289,8 @@ def t_display_names(w):
     cookie, _, me = guest(w.srv, html)
     assert me["name"] == html   # kept as text; JSON carries it, the page sets textContent
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
-    assert json.loads(data) == {"kind": "guest", "name": html, "records": True}, data
+    assert json.loads(data) == {"kind": "guest", "name": html, "section": "",
+                                "records": True}, data
 
 
 def t_bearer_wrong_is_401(w):
@@ -317,15 +318,17 @@ def t_text_not_utf8_never_drops(w):
     bad_id, bad_name = secrets.token_hex(32), secrets.token_hex(32)
     c = sqlite3.connect(w.db)
     for sid, name, token in ((b"lat\xe91", b"Lea", bad_id), (b"lat2", b"Ren\xe9e", bad_name)):
+        # (and a section that is not text either: shown as none)
         c.execute("INSERT INTO students (id, name, section, email, verified, token_sha256, "
-                  "created_ms) VALUES (CAST(? AS TEXT), CAST(? AS TEXT), '', '', 1, ?, 0)",
-                  (sid, name, hashlib.sha256(token.encode()).hexdigest()))
+                  "created_ms) VALUES (CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), '', 1,"
+                  " ?, 0)", (sid, name, b"Sec\xe9", hashlib.sha256(token.encode()).hexdigest()))
     c.commit()
     c.close()
     try:
         st, _, data = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + bad_name})
         assert st == 200, (st, data)
-        assert json.loads(data) == {"kind": "student", "name": "Ren%E9e", "records": True}, data
+        assert json.loads(data) == {"kind": "student", "name": "Ren%E9e", "section": "",
+                                    "records": True}, data
         st, h, data = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + bad_id})
         assert st == 401 and json.loads(data)["error"]["code"] == "unauthorized", (st, data)
         st, h, _ = call(w.srv, "GET", "/?k=" + bad_id)
@@ -365,6 +368,11 @@ def t_roster_links_and_bearer(w):
     cookie = link_cookie(w, token["s1"])
     st, _, data = call(w.srv, "GET", "/api/me", headers={"Cookie": cookie})
     assert json.loads(data)["kind"] == "student" and json.loads(data)["name"] == "Sam One"
+    # with the roster's section, which the top of the page shows (issue 31
+    # item 1), from the cookie as from the token
+    assert json.loads(data)["section"] == "A", data
+    st, _, data = call(w.srv, "GET", "/api/me", headers={"Authorization": "Bearer " + token["s2"]})
+    assert json.loads(data)["section"] == "B", data
     # a roster: no open-lab names any more
     st, _, data = call(w.srv, "POST", "/api/session", '{"name": "x"}',
                        {"Content-Type": "application/json", **PAGE_HEADER})
@@ -558,7 +566,8 @@ def t_link_keeps_another_session(w):
                     headers={"Cookie": cy, "Origin": "https://elsewhere.example"})
     assert st == 403, st
     st, h, data = call(w.srv, "DELETE", "/api/session", headers={"Cookie": cy, **PAGE_HEADER})
-    assert st == 200 and json.loads(data) == {"kind": "none", "name": "", "records": True}, data
+    assert st == 200 and json.loads(data) == {"kind": "none", "name": "", "section": "",
+                                           "records": True}, data
     cleared, attrs = cookie_of(h)
     assert cleared.endswith("=") and "Max-Age=0" in attrs and "HttpOnly" in attrs, attrs
     # and then Cat's link signs that browser in as Cat

@@ -190,6 +190,20 @@ static void add_student(struct store *s, const char *id, const char *name, bool 
         fail_msg("student_put: %s", err.message);
 }
 
+/* The students the records of these tests name, on no roster (a record's
+ * student must have a row: RECORD_INSERT_CHECKED); one there already stays. */
+static void students_of_records(struct store *s)
+{
+    static const char *const ids[] = { "s1", "s2", "alice", "bob", "x", "zed", "amy", "bo" };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        struct store_student got = { 0 };
+        struct store_error err;
+        if (store_student_get(s, ids[i], &got, &err) == STORE_NOT_FOUND)
+            add_student(s, ids[i], ids[i], false);
+        store_student_clear(&got);
+    }
+}
+
 /* ---- the tests ------------------------------------------------------------ */
 
 static void test_open_and_reopen(void **state)
@@ -215,6 +229,7 @@ static void test_open_and_reopen(void **state)
 static void test_record_round_trip(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_record r, got, nobody;
     struct store_error err;
     make_record(&r, "s1", 1764547200123, 6);
@@ -238,6 +253,7 @@ static void test_record_round_trip(void **state)
 static void test_scoping(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_record a, got;
     struct store_error err;
     make_record(&a, "alice", 1000, 9);
@@ -260,6 +276,7 @@ static void test_scoping(void **state)
 static void test_pages_newest_first(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_error err;
     enum { N = 25 };
     char ids[N][STORE_ID_SIZE];
@@ -346,6 +363,7 @@ static bool walk_one(const struct store_record *r, void *arg)
 static void test_each_until(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_error err;
     const char *who[] = { "zed", NULL, "amy", "bo", "amy", NULL };
     for (int i = 0; i < 6; i++) {
@@ -367,6 +385,7 @@ static void test_each_until(void **state)
 static void test_batch_all_or_none(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_error err;
     struct store_record a, b;
     make_record(&a, "x", 1, 1);
@@ -712,6 +731,7 @@ static void test_identity_changes(void **state)
 static void test_retention(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_error err;
     int64_t now = store_now_ms();
     int64_t day = 86400000;
@@ -885,6 +905,7 @@ static void *produce(void *arg)
 static void test_writer_batches(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_writer_options o;
     store_writer_options_init(&o);
     struct store_writer *w = store_writer_start(s, &o);
@@ -970,6 +991,7 @@ static void slow(struct store *s, void *arg)
 static void test_writer_bounded_queue(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_writer_options o = { .queue_capacity = 3, .max_batch = 8 };
     struct store_writer *w = store_writer_start(s, &o);
     struct slow_call c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0 };
@@ -1019,6 +1041,7 @@ static void test_writer_isolates_bad_rows(void **state)
     char where[1024];
     snprintf(where, sizeof where, "%s", fresh(NULL));
     struct store *s = open_ok(where);
+    students_of_records(s);
     struct store_record dup;
     make_record(&dup, "s1", 1, 1);
     insert_ok(s, &dup);
@@ -1061,6 +1084,7 @@ static void test_writer_isolates_bad_rows(void **state)
 static void test_never_across_fork(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -1173,6 +1197,7 @@ static bool take_shown(const struct store_class_row *r, void *arg)
 static void test_class_facts_from_columns(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_record r;
     make_record(&r, "s1", 5, 3);
     free(r.verdict);
@@ -1231,6 +1256,57 @@ static int64_t count_records(struct store *s, const char *student)
     return n;
 }
 
+/* A record whose student has no row (forgotten while the run was graded)
+ * is not written: STORE_FORGOTTEN, its key not kept, no orphan; a record
+ * of nobody is written as before; in the writer's batch only that record
+ * is refused. */
+static void test_forgotten_refused(void **state)
+{
+    char where[1024];
+    snprintf(where, sizeof where, "%s", fresh(NULL));
+    struct store *s = open_ok(where);
+    students_of_records(s);
+    struct store_error err;
+    struct store_record r, nobody;
+    make_record(&r, "s1", 1, 1);
+    insert_ok(s, &r);
+    store_record_clear(&r);
+    assert_int_equal(store_student_forget(s, "s1", NULL, &err), STORE_OK);
+    make_record(&r, "s1", 2, 1);
+    with_key(&r, "student:s1", "k-late", "body");
+    assert_int_equal(store_record_insert(s, &r, &err), STORE_FORGOTTEN);
+    assert_int_equal(err.status, STORE_FORGOTTEN);
+    assert_string_equal(store_status_to_str(STORE_FORGOTTEN), "student_forgotten");
+    assert_int_equal(count_records(s, "s1"), 0);
+    struct store_record got = { 0 };
+    char body[STORE_SHA256_SIZE];
+    assert_int_equal(store_idempotency_find(s, "student:s1", "k-late", 0, body, &got, &err),
+                     STORE_NOT_FOUND);
+    store_record_clear(&got);
+    store_record_clear(&r);
+    make_record(&nobody, NULL, 3, 1);
+    insert_ok(s, &nobody);
+    /* the writer: s2's records go in around s1's refused one */
+    struct store_writer_options o = { .queue_capacity = 100, .max_batch = 100 };
+    struct store_writer *w = store_writer_start(s, &o);
+    struct tally t = { PTHREAD_MUTEX_INITIALIZER, 0, 0, STORE_OK };
+    for (int i = 0; i < 3; i++) {
+        struct store_record *x = calloc(1, sizeof *x);
+        make_record(x, i == 1 ? "s1" : "s2", 10 + i, 1);
+        assert_int_equal(store_writer_submit(w, x, written, &t), STORE_WRITER_QUEUED);
+    }
+    store_writer_stop(w);
+    assert_int_equal(t.ok, 2);
+    assert_int_equal(t.failed, 1);
+    s = open_ok(where);   /* the writer closed its own */
+    assert_int_equal(count_records(s, "s1"), 0);
+    assert_int_equal(count_records(s, "s2"), 2);
+    assert_int_equal(store_record_get(s, nobody.id, NULL, true, &got, &err), STORE_OK);
+    store_record_clear(&got);
+    store_record_clear(&nobody);
+    store_close(s);
+}
+
 /* A key is written with its record, in its transaction: a second record
  * with a live key writes nothing (STORE_CONFLICT), and the key names the
  * first; another scope's same key is its own; a key past the window, or
@@ -1238,6 +1314,7 @@ static int64_t count_records(struct store *s, const char *student)
 static void test_idempotency_keys(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_error err;
     int64_t now = store_now_ms(), day = (int64_t)IDEMPOTENCY_WINDOW_S * 1000;
     struct store_record a, b, got;
@@ -1286,6 +1363,9 @@ static void test_idempotency_keys(void **state)
     assert_int_equal(store_student_forget(s, "s2", NULL, &err), STORE_OK);
     assert_int_equal(store_idempotency_find(s, "student:s2", "k-1", now - day, body, &got, &err),
                      STORE_NOT_FOUND);
+    /* (a record of theirs now is refused, test_forgotten_refused: back on
+     * the roster, their key is free) */
+    add_student(s, "s2", "s2", false);
     make_record(&b, "s2", now + 2, 9);
     with_key(&b, "student:s2", "k-1", "body one");
     insert_ok(s, &b);
@@ -1411,6 +1491,7 @@ static void test_sqlite_full_then_recovers(void **state)
     if (is_pg())
         skip();
     struct store *big = open_ok(fresh(NULL));
+    students_of_records(big);
     store_close(big);
     char capped[1100];
     snprintf(capped, sizeof capped, "%s?max_page_count=60", url);
@@ -1454,6 +1535,7 @@ static void test_sqlite_locked_then_recovers(void **state)
     if (is_pg())
         skip();
     struct store *s = open_ok(fresh("?busy_timeout_ms=200"));
+    students_of_records(s);
     sqlite3 *other;
     assert_int_equal(sqlite3_open(sqlite_path(), &other), SQLITE_OK);
     assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
@@ -1477,6 +1559,7 @@ static void test_sqlite_read_only_then_recovers(void **state)
     if (is_pg())
         skip();
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     store_close(s);
     assert_int_equal(chmod(sqlite_path(), 0400), 0);
     s = open_ok(url);    /* reads still work: the server starts and grades */
@@ -1504,6 +1587,7 @@ static void test_sqlite_reader_beside_read_only(void **state)
     if (is_pg())
         skip();
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     store_close(s);
     assert_int_equal(chmod(sqlite_path(), 0400), 0);
     struct store *w = open_ok(url), *rd = open_ok(url);
@@ -1581,6 +1665,7 @@ static void read_call(struct store *s, void *arg)
 static void test_commit_during_read(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     for (int i = 0; i < 3; i++) {
         struct store_record r;
         make_record(&r, "s1", i + 1, 1);
@@ -1607,6 +1692,7 @@ static void test_commit_during_read(void **state)
 static void test_sqlite_backup(void **state)
 {
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_error err;
     char path[512];
     snprintf(path, sizeof path, "%s/backup-%d.sqlite", tmpdir, serial);
@@ -1658,6 +1744,7 @@ static void test_pg_stopped_then_recovers(void **state)
     if (!is_pg() || !stop || !start)
         skip();
     struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
     struct store_writer *w = store_writer_start(s, NULL);
     struct tally t = { PTHREAD_MUTEX_INITIALIZER, 0, 0, STORE_OK };
     struct store_record *r = calloc(1, sizeof *r);
@@ -1816,6 +1903,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_never_across_fork),
         cmocka_unit_test(test_class_facts_from_columns),
         cmocka_unit_test(test_idempotency_keys),
+        cmocka_unit_test(test_forgotten_refused),
         cmocka_unit_test(test_earlier_versions_open),
         cmocka_unit_test(test_newer_schema_refused),
         cmocka_unit_test(test_sqlite_full_then_recovers),

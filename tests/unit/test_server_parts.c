@@ -473,6 +473,53 @@ static void test_session_cookie(void **state)
     assert_false(cookie_set_session("v", true, 60, header, 20));
 }
 
+/* A roster student's section rides in the cookie (and the pending one, so
+ * that a yes keeps it); a value made before it reads as no section; the
+ * longest id, name and section together still make a cookie within
+ * SESSION_VALUE_MAX, without the section, which is only shown. */
+static void test_session_section(void **state)
+{
+    (void)state;
+    struct principal p = { .kind = PRINCIPAL_STUDENT, .id = "s1", .name = "Sam",
+                           .section = "Lab B \"2\"" };
+    struct principal out;
+    char *c = session_cookie_make(key_a, &p, 1000, 60);
+    assert_true(session_cookie_read(key_a, c, 1001, &out));
+    assert_string_equal(out.section, "Lab B \"2\"");
+    free(c);
+    c = session_pending_make(key_a, &p, 1000);
+    assert_true(session_pending_read(key_a, c, 1001, &out));
+    assert_string_equal(out.section, p.section);
+    free(c);
+    struct principal none = { .kind = PRINCIPAL_GUEST, .id = "g1", .name = "Zoë" };
+    c = session_cookie_make(key_a, &none, 1000, 60);
+    assert_null(strstr(c, "2273223a"));   /* no "s": the value as before sections */
+    assert_true(session_cookie_read(key_a, c, 1001, &out));
+    assert_string_equal(out.section, "");
+    free(c);
+    /* the worst case: every byte of id, name and section escaped in JSON */
+    struct principal big = { .kind = PRINCIPAL_STUDENT };
+    memset(big.id, '"', STORE_MAX_STUDENT_ID);
+    memset(big.name, '"', PRINCIPAL_NAME_MAX - 1);
+    memset(big.section, '"', PRINCIPAL_SECTION_MAX - 1);
+    c = session_cookie_make(key_a, &big, 1000, SESSION_LIFETIME_S);
+    assert_non_null(c);
+    assert_true(strlen(c) <= SESSION_VALUE_MAX);
+    assert_true(session_cookie_read(key_a, c, 1001, &out));
+    assert_string_equal(out.name, big.name);
+    assert_string_equal(out.section, "");
+    char header[SESSION_HEADER_MAX];
+    assert_true(cookie_set_session(c, true, SESSION_LIFETIME_S, header, sizeof header));
+    free(c);
+    /* a long section with a short name and id fits, whole */
+    struct principal lng = { .kind = PRINCIPAL_STUDENT, .id = "s2", .name = "Lee" };
+    memset(lng.section, 'x', PRINCIPAL_SECTION_MAX - 1);
+    c = session_cookie_make(key_a, &lng, 1000, 60);
+    assert_true(session_cookie_read(key_a, c, 1001, &out));
+    assert_string_equal(out.section, lng.section);
+    free(c);
+}
+
 /* Two values of one cookie are seen whole-name only, whatever the spaces;
  * the count stops at two. */
 static void test_session_cookie_count(void **state)
@@ -829,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_deferred_error_retry_after),
         cmocka_unit_test(test_sse_framing),
         cmocka_unit_test(test_session_cookie),
+        cmocka_unit_test(test_session_section),
         cmocka_unit_test(test_session_cookie_count),
         cmocka_unit_test(test_session_host_marker),
         cmocka_unit_test(test_lti_instructor_session_bound),
