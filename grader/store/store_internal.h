@@ -83,7 +83,8 @@ struct store_ops {
     /* How a record is inserted: RECORD_INSERT (store.c) with the 14
      * record's columns as ?1..?14, the class view's facts as ?15..?19,
      * and STORE_CLASS_CHANNEL as ?20 where the backend tells the other
-     * instances in the same statement (notifies_class). */
+     * instances in the same statement (notifies_class); answering one
+     * row whose first column is the late mark it made. */
     const char *insert_record;
     bool notifies_class;
     /* A query without parameters answering one row, one integer: the
@@ -141,9 +142,35 @@ enum store_status store_in_read(struct store *s,
 #define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
                        "points, max_points, verdict, seed, device, grader_version"
 #define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3"
+/* The columns a read of a record takes: the insert's, then whether it
+ * came after its due date (records.late, as the insert marked it). */
+#define RECORD_READ RECORD_COLUMNS ", late"
+
+/* The secrets row (its created_ms) that holds a roster class's due date
+ * (store_class_due_set): no migration for one value. */
+#define CLASS_DUE_ROW "class_due"
+
+/* Whether the record being inserted (?1 its id, ?3 its student, ?4 when
+ * it came) is late: after its LTI link's due date for the student (the
+ * link as version 3's trigger chooses it: the launch its page carried,
+ * else the student's latest), or, for a student with no LTI due date at
+ * all, after the class's (CLASS_DUE_ROW). Computed in the insert, so
+ * that every instance and every backend marks alike, at the time of the
+ * insert, with no copy of a due date to keep fresh; version 8's trigger
+ * marks the LTI part again, to the same value. */
+#define RECORD_LATE                                                                   \
+    "(CASE WHEN EXISTS (SELECT 1 FROM lti_launches a WHERE a.student = ?3"            \
+    " AND a.due_ms > 0 AND ?4 > a.due_ms AND a.link = COALESCE((SELECT r.link FROM"   \
+    " lti_record_links r WHERE r.record_id = ?1), (SELECT b.link FROM lti_launches b" \
+    " WHERE b.student = ?3 ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1)))"       \
+    " OR (EXISTS (SELECT 1 FROM secrets d WHERE d.name = '" CLASS_DUE_ROW "'"         \
+    " AND d.created_ms > 0 AND ?4 > d.created_ms) AND NOT EXISTS (SELECT 1 FROM"      \
+    " lti_launches c WHERE c.student = ?3 AND c.due_ms > 0)) THEN 1 ELSE 0 END)"
+
+/* The insert; it answers one row, the record's late (RECORD_LATE). */
 #define RECORD_INSERT "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS \
-                      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " \
-                      "?14, ?15, ?16, ?17, ?18, ?19)"
+                      ", late) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " \
+                      "?14, ?15, ?16, ?17, ?18, ?19, " RECORD_LATE ")"
 
 /* Clears err (may be NULL) to STORE_OK. */
 void store_ok(struct store_error *err);

@@ -185,6 +185,7 @@ struct store_record *store_record_copy(const struct store_record *r)
     *c = *r;
     c->task = c->student = c->source = c->verdict = c->device = c->grader_version = NULL;
     c->idem_scope = c->idem_key = NULL;
+    c->late_out = NULL;
     if (!dup_opt(&c->task, r->task, r->task ? strlen(r->task) : 0)
         || !dup_opt(&c->student, r->student, r->student ? strlen(r->student) : 0)
         || !dup_opt(&c->source, r->source, r->source_len)
