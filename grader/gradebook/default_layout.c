@@ -8,8 +8,8 @@
 
 static const char *const columns[GRADEBOOK_DEFAULT_COLUMNS] = {
     "id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
-    "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms", "late",
-    "best_on_time",
+    "diagnosis_id", "diagnosis_title", "message", "input", "late", "best_on_time",
+    "grading_ms",
 };
 
 const char *gradebook_default_column(size_t i)
@@ -73,7 +73,7 @@ void gradebook_default_row(FILE *f, const char *id, const char *input, const str
     const char *row[GRADEBOOK_DEFAULT_COLUMNS] = {
         id, verdict_status_to_str(v->status), score, max, halves, hidden,
         v->diagnosis ? v->diagnosis->id : "", v->diagnosis ? v->diagnosis->title : "",
-        message ? message : (v->message ? v->message : ""), input, ms, nlate, best,
+        message ? message : (v->message ? v->message : ""), input, nlate, best, ms,
     };
     /* every cell guarded: ids, file names and compiler messages come from
      * outside, and the rest never needs it (a number, a verdict's name) */

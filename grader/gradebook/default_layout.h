@@ -6,11 +6,11 @@
  * hidden_passed (hidden spectra right, 0-24), diagnosis_id,
  * diagnosis_title, message (the reason of a Rejected row, the compiler's
  * errors one per line, what a Wrong Answer gets wrong), input (where the
- * submission came from), grading_ms (the only column that changes from
- * run to run), then, for a row from a server's records, late (the
+ * submission came from), for a row from a server's records late (the
  * student's attempts after the due date: docs/LTI.md, butterfly-admin
  * class due) and best_on_time (the most points of an attempt before it,
- * "" when none was; both "" for an input from files). The id, the title, the message and the input are guarded
+ * "" when none was; both "" for an input from files), grading_ms (the
+ * only column that changes from run to run, last). The id, the title, the message and the input are guarded
  * against spreadsheet formulas (csv_write.h).
  */
 #ifndef BUTTERFLY_GRADEBOOK_DEFAULT_LAYOUT_H
