@@ -324,8 +324,9 @@ enum store_status store_retention_purge(struct store *s, unsigned days, uint64_t
 /*
  * A record as JSON, for an export: id, task, student, received and graded
  * (RFC 3339 UTC and ms), source, sha256, status (id and name), points,
- * max_points, seed, device, grader_version, and the verdict parsed back
- * (a JSON object; the original bytes are the ones stored). A new
+ * max_points, seed, device, grader_version, the verdict parsed back
+ * (a JSON object; the original bytes are the ones stored), and late
+ * (received after its due date, as the insert marked it). A new
  * reference, NULL on OOM.
  */
 json_t *store_record_to_json(const struct store_record *r);

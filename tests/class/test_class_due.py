@@ -193,7 +193,10 @@ def t_due_marks_new_attempts(w):
     st, _, data = call(w.port, "GET", "/api/submissions/" + w.right["id"],
                        headers={"Cookie": w.sam})
     assert st == 200 and json.loads(data)["late"] is True, data[:300]
-    return "the attempts after it are late in the student's records; the one before is not"
+    # the student's data as butterfly-admin export gives it
+    exported = {r["id"]: r["late"] for r in json.loads(w.admin("export", "s1"))["records"]}
+    assert exported == {w.wrong["id"]: False, w.right["id"]: True}, exported
+    return "the attempts after it are late in the student's records and export; not the one before"
 
 
 def t_class_view(w):
