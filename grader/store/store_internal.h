@@ -150,22 +150,29 @@ enum store_status store_in_read(struct store *s,
  * (store_class_due_set): no migration for one value. */
 #define CLASS_DUE_ROW "class_due"
 
-/* Whether the record being inserted (?1 its id, ?3 its student, ?4 when
- * it came) is late: after its LTI link's due date for the student (the
- * link as version 3's trigger chooses it: the launch its page carried,
- * else the student's latest), or, for a student with no LTI due date at
- * all, after the class's (CLASS_DUE_ROW). Computed in the insert, so
- * that every instance and every backend marks alike, at the time of the
- * insert, with no copy of a due date to keep fresh; version 8's trigger
- * marks the LTI part again, to the same value. */
+/* The LTI link the record being inserted (?1 its id, ?3 its student)
+ * came from, as version 3's trigger chooses it: the launch its page
+ * carried, else the student's latest (NULL: none). */
+#define RECORD_INSERT_LINK                                                            \
+    " COALESCE((SELECT r.link FROM lti_record_links r WHERE r.record_id = ?1),"       \
+    " (SELECT b.link FROM lti_launches b WHERE b.student = ?3"                        \
+    " ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
+
+/* Whether the record being inserted (?4: when it came) is late: after the
+ * due date its link's launch gave the student, or, when that launch gave
+ * none (or the record is of no link), after the class's (CLASS_DUE_ROW);
+ * a submission of nobody signed in is nobody's attempt, never late.
+ * Computed in the insert, so that every instance and every backend marks
+ * alike, at the time of the insert, with no copy of a due date to keep
+ * fresh; version 8's trigger marks the LTI part again, to the same value. */
 #define RECORD_LATE                                                                   \
     "(CASE WHEN EXISTS (SELECT 1 FROM lti_launches a WHERE a.student = ?3"            \
-    " AND a.due_ms > 0 AND ?4 > a.due_ms AND a.link = COALESCE((SELECT r.link FROM"   \
-    " lti_record_links r WHERE r.record_id = ?1), (SELECT b.link FROM lti_launches b" \
-    " WHERE b.student = ?3 ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1)))"       \
-    " OR (EXISTS (SELECT 1 FROM secrets d WHERE d.name = '" CLASS_DUE_ROW "'"         \
+    " AND a.due_ms > 0 AND ?4 > a.due_ms AND a.link =" RECORD_INSERT_LINK ")"         \
+    " OR (?3 IS NOT NULL AND EXISTS (SELECT 1 FROM secrets d"                         \
+    " WHERE d.name = '" CLASS_DUE_ROW "'"                                               \
     " AND d.created_ms > 0 AND ?4 > d.created_ms) AND NOT EXISTS (SELECT 1 FROM"      \
-    " lti_launches c WHERE c.student = ?3 AND c.due_ms > 0)) THEN 1 ELSE 0 END)"
+    " lti_launches c WHERE c.student = ?3 AND c.due_ms > 0 AND c.link ="              \
+    RECORD_INSERT_LINK ")) THEN 1 ELSE 0 END)"
 
 /* The insert; it answers one row, the record's late (RECORD_LATE). */
 #define RECORD_INSERT "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS \
