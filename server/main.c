@@ -14,6 +14,7 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/install_paths.h"
+#include "common/due/late_policy.h"
 #include "common/parse_num.h"
 #include "pool/pool.h"
 #include "server/core/server.h"
@@ -141,8 +142,9 @@ static const struct option_def defs[O_COUNT] = {
                        "last", V_TEXT, 0, 0 },
     [O_LATE_POLICY] = { "late-policy", "BUTTERFLY_LATE_POLICY", "POLICY",
                         "what an attempt after its due date counts for in a platform's "
-                        "gradebook: none (never above the best on-time attempt), accept, or "
-                        "penalty:P% (its points less P percent)", V_TEXT, 0, 0 },
+                        "gradebook and in the Canvas and Moodle gradebooks: none (never above "
+                        "the best on-time attempt), accept, or penalty:P% (its points less P "
+                        "percent)", V_TEXT, 0, 0 },
 };
 
 /* --database and --state-dir as given, resolved by store_location_resolve;
@@ -197,12 +199,11 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
     case O_STUCK_REPEATS: snprintf(buf, n, "%u", c->stuck_repeats); break;
     case O_LTI_CONFIG: snprintf(buf, n, "%s", c->lti_config ? c->lti_config : "none"); break;
     case O_LTI_POLICY: snprintf(buf, n, "%s", c->lti_score_last ? "last" : "best"); break;
-    case O_LATE_POLICY:
-        if (c->late_policy == LTI_LATE_PENALTY)
-            snprintf(buf, n, "penalty:%u%%", c->late_penalty_pct);
-        else
-            snprintf(buf, n, "%s", c->late_policy == LTI_LATE_ACCEPT ? "accept" : "none");
+    case O_LATE_POLICY: {
+        struct late_policy lp = { (enum late_kind)c->late_policy, c->late_penalty_pct };
+        late_policy_format(&lp, buf, n);
         break;
+    }
     default: buf[0] = '\0';
     }
 }
@@ -308,20 +309,14 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
         c->lti_score_last = !strcmp(value, "last");
         break;
     case O_LATE_POLICY: {
-        unsigned pct = 0;
-        int used = 0;
-        if (!strcmp(value, "none") || !strcmp(value, "accept")) {
-            c->late_policy = !strcmp(value, "none") ? LTI_LATE_NONE : LTI_LATE_ACCEPT;
-        } else if (sscanf(value, "penalty:%3u%%%n", &pct, &used) == 1 &&
-                   (size_t)used == strlen(value) && pct <= 100 && value[8] >= '0' &&
-                   value[8] <= '9') {
-            c->late_policy = LTI_LATE_PENALTY;
-            c->late_penalty_pct = pct;
-        } else {
-            fprintf(stderr, "butterfly-server: bad --late-policy \"%s\" (none, accept or "
-                    "penalty:P%% with P 0 to 100)\n", value);
+        struct late_policy lp;
+        if (!late_policy_parse(value, &lp)) {
+            fprintf(stderr, "butterfly-server: bad --late-policy \"%s\" (%s)\n", value,
+                    LATE_POLICY_CHOICES);
             return false;
         }
+        c->late_policy = (int)lp.kind;   /* lti.h's order */
+        c->late_penalty_pct = lp.penalty_pct;
         break;
     }
     default: break;

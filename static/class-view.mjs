@@ -43,6 +43,8 @@ export function tile(t, nowMs, onOpen) {
     h('span', { className: 'tile-facts' },
       `${t.attempts} attempt${t.attempts === 1 ? '' : 's'} · last ${since(t.last_ms, nowMs)}`
       + ` · best ${t.best_points}/${t.max_points || '–'}`),
+    // in words: attempts after the due date (docs/LTI.md, butterfly-admin class due)
+    t.late ? h('span', { className: 'tile-late' }, `${t.late} late`) : null,
     t.mistake ? h('span', { className: 'tile-mistake' }, t.mistake) : null,
     t.section ? h('span', { className: 'tile-section' }, `Section ${t.section}`) : null,
     // in words and an icon, never colour alone
@@ -69,7 +71,7 @@ export function rosterLine(r) {
 /* The counts of the summary as <dt>/<dd> pairs. */
 export function counts(s) {
   const items = [['Students', s.students], ['Submitted', s.submitted], ['Accepted', s.accepted],
-    ['Stuck', s.stuck], ['Silent', s.silent]];
+    ['Stuck', s.stuck], ['Silent', s.silent], ['Late attempts', s.late || 0]];
   return items.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-count': k.toLowerCase() }, String(v))]);
 }
 
@@ -102,7 +104,8 @@ export function studentPanel(data) {
       : (a.diagnostics && a.diagnostics.length ? `line ${a.diagnostics[0].line}: ${a.diagnostics[0].message}` : null);
     list.append(h('li', { className: 'attempt' },
       h('h3', {}, `Attempt ${k + 1} · ${when} · `,
-        h('span', { 'aria-hidden': 'true' }, verdictIcon(a.status)), ` ${a.status.name} · ${a.points}/${a.max_points}`),
+        h('span', { 'aria-hidden': 'true' }, verdictIcon(a.status)), ` ${a.status.name} · ${a.points}/${a.max_points}`,
+        a.late ? h('span', { className: 'attempt-late' }, ' · late') : null),
       mistake ? h('p', {}, mistake) : null,
       a.message ? h('p', { className: 'muted' }, a.message) : null,
       workedCell(a.worked_cell),

@@ -18,6 +18,7 @@
 #include "batch/reports/batch_roster.h"
 #include "common/config.h"
 #include "common/defaults.h"
+#include "common/due/iso8601.h"
 #include "common/parse_num.h"
 #include "gradebook/csv_write.h"
 #include "gradebook/student_id.h"
@@ -41,6 +42,11 @@ static void usage(FILE *out)
         "  class import ROSTER.csv  add the roster's students, or update their names,\n"
         "                        sections and emails (columns: id or ID, SIS User ID or\n"
         "                        SIS Login ID; name or Student; Section; Email)\n"
+        "  class due [TIME]      the class's due date (2026-12-01T23:59:00Z or with an\n"
+        "                        offset, +01:00): a record received after it is marked late\n"
+        "                        (an LTI launch's due_at wins for its students); without\n"
+        "                        TIME, print it\n"
+        "      --clear           no due date from now on\n"
         "  links                 print id,name,link as CSV (a mail merge): a personal link\n"
         "                        PUBLIC_URL/?k=TOKEN for each student who has none yet\n"
         "      --renew STUDENT   a new link for one student; the old one stops working\n"
@@ -99,6 +105,36 @@ static void say(const char *text)
     fputs("butterfly-admin: ", stderr);
     put_text(stderr, text);
     fputc('\n', stderr);
+}
+
+/* ---- class due ------------------------------------------------------------------- */
+
+/* Prints a due date as UTC ("none" for 0). */
+static void put_due(int64_t due_ms)
+{
+    if (due_ms <= 0) {
+        printf("due: none\n");
+        return;
+    }
+    time_t t = (time_t)(due_ms / 1000);
+    struct tm tm;
+    char stamp[64] = "?";
+    if (gmtime_r(&t, &tm))
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    printf("due: %s\n", stamp);
+}
+
+/* Sets (set: to due_ms, 0 clears) or prints the class's due date. The
+ * servers read it at each insert (store_class_due_set): no restart. */
+static int cmd_class_due(struct store *s, bool set, int64_t due_ms)
+{
+    struct store_error err;
+    if (set && store_class_due_set(s, due_ms, &err) != STORE_OK)
+        return fail(&err);
+    if (store_class_due_get(s, &due_ms, &err) != STORE_OK)
+        return fail(&err);
+    put_due(due_ms);
+    return ADMIN_EXIT_OK;
 }
 
 /* ---- class import ---------------------------------------------------------------- */
@@ -422,7 +458,7 @@ static bool announced_base(struct store *s, char *out, size_t n)
 int main(int argc, char **argv)
 {
     enum { OPT_DATABASE = 256, OPT_STATE_DIR, OPT_PUBLIC_URL, OPT_RENEW, OPT_ALL, OPT_RETENTION,
-           OPT_VERSION };
+           OPT_CLEAR, OPT_VERSION };
     static const struct option longopts[] = {
         { "database", required_argument, NULL, OPT_DATABASE },
         { "state-dir", required_argument, NULL, OPT_STATE_DIR },
@@ -430,13 +466,14 @@ int main(int argc, char **argv)
         { "renew", required_argument, NULL, OPT_RENEW },
         { "all", no_argument, NULL, OPT_ALL },
         { "retention-days", required_argument, NULL, OPT_RETENTION },
+        { "clear", no_argument, NULL, OPT_CLEAR },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *database = getenv("BUTTERFLY_DATABASE"), *state_dir = NULL;
     const char *public_url = getenv("BUTTERFLY_PUBLIC_URL"), *renew = NULL;
-    bool all = false, retention_given = false;
+    bool all = false, retention_given = false, clear = false;
     unsigned retention = 0;
     uint64_t x;
     int c;
@@ -453,6 +490,7 @@ int main(int argc, char **argv)
         case OPT_PUBLIC_URL: public_url = optarg; break;
         case OPT_RENEW: renew = optarg; break;
         case OPT_ALL: all = true; break;
+        case OPT_CLEAR: clear = true; break;
         case OPT_RETENTION:
             if (!parse_u64(optarg, MAX_RETENTION_DAYS, &x) || x == 0) {
                 snprintf(why, sizeof why, "bad --retention-days '%.64s' (1..%u)", optarg,
@@ -484,7 +522,17 @@ int main(int argc, char **argv)
     }
     /* the command's shape, before the store is opened */
     bool ok;
-    if (!strcmp(cmd, "class"))
+    bool due = !strcmp(cmd, "class") && nargs >= 2 && !strcmp(args[1], "due");
+    int64_t due_ms = 0;
+    if (due && nargs == 3 && !clear && (!iso8601_ms(args[2], &due_ms) || due_ms <= 0)) {
+        snprintf(why, sizeof why, "bad due date '%.64s' (2026-12-01T23:59:00Z, or with an "
+                 "offset: 2026-12-01T23:59:00+01:00)", args[2]);
+        say(why);
+        return ADMIN_EXIT_USAGE;
+    }
+    if (due)
+        ok = nargs == 2 || (nargs == 3 && !clear);
+    else if (!strcmp(cmd, "class"))
         ok = nargs == 3 && !strcmp(args[1], "import");
     else if (!strcmp(cmd, "links"))
         ok = nargs == 1 && !(renew && all);
@@ -498,7 +546,7 @@ int main(int argc, char **argv)
         ok = admin_lti_shape(nargs, args);
     else
         ok = false;
-    if (!ok || ((renew || all) && strcmp(cmd, "links"))
+    if (!ok || ((renew || all) && strcmp(cmd, "links")) || (clear && !due)
         || (retention_given && strcmp(cmd, "purge"))) {
         fprintf(stderr, "butterfly-admin: bad command line (see butterfly-admin --help)\n");
         return ADMIN_EXIT_USAGE;
@@ -530,7 +578,9 @@ int main(int argc, char **argv)
         store_close(s);
         return ADMIN_EXIT_FAILED;
     }
-    if (!strcmp(cmd, "class"))
+    if (due)
+        rc = cmd_class_due(s, nargs == 3 || clear, due_ms);
+    else if (!strcmp(cmd, "class"))
         rc = cmd_class_import(s, args[2]);
     else if (!strcmp(cmd, "links"))
         rc = cmd_links(s, base, renew, all);

@@ -88,8 +88,8 @@ void batch_options_init(struct batch_options *o)
 const char *batch_options_problem(const struct batch_options *o)
 {
     if (!o->from_database && (o->regrade || o->until_ms != INT64_MAX
-                              || o->policy != STORE_POLICY_BEST))
-        return "--regrade, --until and --policy are for --from-database";
+                              || o->policy != STORE_POLICY_BEST || o->late_policy_given))
+        return "--regrade, --until, --policy and --late-policy are for --from-database";
     if (o->from_database && o->input)
         return "--from-database reads the records: give no INPUT";
     if (o->from_database && (o->force || o->format != BATCH_FORMAT_AUTO || o->id_column
@@ -563,9 +563,12 @@ static int rebuild(struct run *r, double seconds)
         }
         struct score sc;
         score_verdict(v, &sc);
-        gradebook_default_row(m, r->in.v[i].id, r->in.v[i].location, v, &sc);
+        const struct batch_stored *kept = r->in.v[i].stored;
+        gradebook_default_row(m, r->in.v[i].id, r->in.v[i].location, v, &sc,
+                              kept ? &kept->late : NULL);
         ok = batch_summary_add(sum, &r->in.v[i], v, &sc) &&
-             batch_row_fill(&rows[i], &r->in.v[i], v, &sc) &&
+             batch_row_fill(&rows[i], &r->in.v[i], v, &sc, o->policy == STORE_POLICY_LAST,
+                            &o->late_policy) &&
              write_report(r, i, v, &sc, graded, err, sizeof err);
         missing += lost;
         internal += v->status == VERDICT_INTERNAL_ERROR;

@@ -16,6 +16,7 @@
 
 #include "batch/input/batch_input.h"
 #include "batch/input/batch_input_db.h"
+#include "common/due/late_policy.h"
 #include "batch/reports/batch_lms.h"
 
 struct batch_options {
@@ -39,6 +40,9 @@ struct batch_options {
     int64_t until_ms;             /* with from_database: records received by then (INT64_MAX) */
     enum store_policy policy;     /* with from_database: which record of a student */
     bool regrade;                 /* with from_database: grade the chosen source again */
+    bool late_policy_given;       /* --late-policy: with from_database only */
+    struct late_policy late_policy;   /* what a late attempt counts for in Canvas's and
+                                       * Moodle's score (default none) */
 };
 
 /* The outcome of a run, as the exit status of butterfly-batch. */

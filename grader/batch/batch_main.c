@@ -9,6 +9,7 @@
 #include "batch/batch_output.h"
 #include "common/config.h"
 #include "common/defaults.h"
+#include "common/due/late_policy.h"
 #include "common/parse_num.h"
 #include "pool/pool.h"
 
@@ -59,6 +60,11 @@ static void usage(FILE *out)
         "                        on a tie; default) or last (the latest)\n"
         "      --regrade         with --from-database: grade each chosen source again with\n"
         "                        a new seed (or --seed), recorded in its results.json\n"
+        "      --late-policy P   with --from-database: what an attempt after its due date\n"
+        "                        counts for in the canvas and moodle scores, as the\n"
+        "                        server's --late-policy: none (never above the best on-time\n"
+        "                        attempt; default), accept, or penalty:P%% (its points\n"
+        "                        less P percent)\n"
         "      --version, --help\n"
         "\n"
         "environment: BUTTERFLY_DEVICE (see --device), NO_COLOR (no colours), TERM=dumb\n"
@@ -77,7 +83,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_SEED = 256, OPT_DEADLINE, OPT_DEVICE, OPT_FORCE, OPT_FORMAT, OPT_ID_COLUMN,
            OPT_SOURCE_COLUMN, OPT_GRADEBOOK, OPT_ROSTER, OPT_ASSIGNMENT, OPT_EXCEL,
-           OPT_FROM_DATABASE, OPT_UNTIL, OPT_POLICY, OPT_REGRADE, OPT_VERSION };
+           OPT_FROM_DATABASE, OPT_UNTIL, OPT_POLICY, OPT_REGRADE, OPT_LATE_POLICY, OPT_VERSION };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "jobs", required_argument, NULL, 'j' },
@@ -97,6 +103,7 @@ int main(int argc, char **argv)
         { "until", required_argument, NULL, OPT_UNTIL },
         { "policy", required_argument, NULL, OPT_POLICY },
         { "regrade", no_argument, NULL, OPT_REGRADE },
+        { "late-policy", required_argument, NULL, OPT_LATE_POLICY },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -176,6 +183,14 @@ int main(int argc, char **argv)
             }
             break;
         case OPT_REGRADE: o.regrade = true; break;
+        case OPT_LATE_POLICY:
+            if (!late_policy_parse(optarg, &o.late_policy)) {
+                fprintf(stderr, "butterfly-batch: bad --late-policy '%s' (%s)\n", optarg,
+                        LATE_POLICY_CHOICES);
+                return BATCH_EXIT_USAGE;
+            }
+            o.late_policy_given = true;
+            break;
         case OPT_VERSION: printf("butterfly-batch %s\n", BUTTERFLY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return BATCH_EXIT_USAGE;

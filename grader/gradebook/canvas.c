@@ -85,9 +85,9 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
         const struct gradebook_roster_entry *r = &roster->v[i];
         const struct gradebook_entry *x = key < ROSTER_COLUMNS && r->cell[key][0]
                                               ? find(e, n, r->cell[key]) : NULL;
-        char score[16] = "";
+        char score[32] = "";
         if (x && x->gradable) {
-            snprintf(score, sizeof score, "%d", x->score);
+            snprintf(score, sizeof score, "%.10g", x->score);
             res->with_points++;
         }
         const char *cells[ROSTER_COLUMNS + 1];

@@ -8,7 +8,8 @@
 
 static const char *const columns[GRADEBOOK_DEFAULT_COLUMNS] = {
     "id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
-    "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms",
+    "diagnosis_id", "diagnosis_title", "message", "input", "late", "best_on_time",
+    "grading_ms",
 };
 
 const char *gradebook_default_column(size_t i)
@@ -54,9 +55,14 @@ static char *message_of(const struct verdict *v)
 }
 
 void gradebook_default_row(FILE *f, const char *id, const char *input, const struct verdict *v,
-                           const struct score *sc)
+                           const struct score *sc, const struct gradebook_late *late)
 {
-    char score[16], max[16], halves[16], hidden[16], ms[32] = "";
+    char score[16], max[16], halves[16], hidden[16], ms[32] = "", nlate[16] = "", best[16] = "";
+    if (late) {
+        snprintf(nlate, sizeof nlate, "%u", late->late);
+        if (late->best_on_time >= 0)
+            snprintf(best, sizeof best, "%d", late->best_on_time);
+    }
     snprintf(score, sizeof score, "%d", sc->score);
     snprintf(max, sizeof max, "%d", sc->max_score);
     snprintf(halves, sizeof halves, "%d", sc->halves_passed);
@@ -67,7 +73,7 @@ void gradebook_default_row(FILE *f, const char *id, const char *input, const str
     const char *row[GRADEBOOK_DEFAULT_COLUMNS] = {
         id, verdict_status_to_str(v->status), score, max, halves, hidden,
         v->diagnosis ? v->diagnosis->id : "", v->diagnosis ? v->diagnosis->title : "",
-        message ? message : (v->message ? v->message : ""), input, ms,
+        message ? message : (v->message ? v->message : ""), input, nlate, best, ms,
     };
     /* every cell guarded: ids, file names and compiler messages come from
      * outside, and the rest never needs it (a number, a verdict's name) */
@@ -82,4 +88,17 @@ char *gradebook_record_location(const char *record_id, const char *name, bool un
                  unverified ? GRADEBOOK_UNVERIFIED_MARK : "") < 0)
         return NULL;
     return s;
+}
+
+double gradebook_late_score(int score, bool last, const struct gradebook_late *late,
+                            const struct late_policy *p)
+{
+    if (!late || !late->late)
+        return score;
+    double on_time = late->best_on_time > 0 ? late->best_on_time : 0;
+    if (last)
+        return late->chosen_late ? late_policy_counts(p, score, on_time) : score;
+    /* best: the chosen attempt is the best of all, on time or late */
+    return late->chosen_late ? late_policy_best(p, on_time, score)
+                             : late_policy_best(p, score, late->best_late);
 }

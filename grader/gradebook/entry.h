@@ -17,7 +17,7 @@ struct gradebook_entry {
     bool usable;                   /* the id is one a student can have */
     bool gradable;                 /* a usable id and a grade of the student's work
                                     * (not the grader's failure, not a duplicated id) */
-    int score;
+    double score;                  /* a whole number but under a late policy's penalty */
     const char *feedback;          /* one line: verdict, points, the main reason */
     const char *unverified_name;   /* an open lab's name, or NULL when verified */
 };

@@ -20,8 +20,8 @@ static bool moodle_row(FILE *f, const struct gradebook_entry *e, struct gradeboo
         gradebook_list_add(res->formula_list, sizeof res->formula_list, e->id);
         return false;
     }
-    char score[16];
-    snprintf(score, sizeof score, "%d", e->score);
+    char score[32];
+    snprintf(score, sizeof score, "%.10g", e->score);
     /* an open lab's name says who it may be: marked as unchecked */
     char *marked = NULL;
     if (e->unverified_name

@@ -284,7 +284,7 @@ enum store_status store_in_read(struct store *s,
 
 /* The same, without the bytes a list leaves out. */
 #define RECORD_SUMMARY "id, task, student, received_ms, graded_ms, NULL, sha256, status, " \
-                       "points, max_points, NULL, seed, device, grader_version"
+                       "points, max_points, NULL, seed, device, grader_version, late"
 
 static bool text_ok(const char *s, bool required)
 {
@@ -344,6 +344,20 @@ static enum store_status check_record(const struct store_record *r, struct store
     " body_sha256 = excluded.body_sha256, record_id = excluded.record_id,"            \
     " created_ms = excluded.created_ms WHERE idempotency_keys.created_ms < ?6"
 
+/* The insert's one row, when it wrote the record: the late mark it made
+ * (RECORD_LATE). No row: the record was not written (its student gone). */
+struct late_mark {
+    bool written, late;
+};
+
+static bool take_late(const struct store_value *c, size_t n, void *arg)
+{
+    struct late_mark *m = arg;
+    m->written = true;
+    m->late = n >= 1 && c[0].type == SV_INT && c[0].i != 0;
+    return false;
+}
+
 static enum store_status insert_one(struct store *s, const struct store_record *r,
                                     struct store_error *err)
 {
@@ -389,13 +403,15 @@ static enum store_status insert_one(struct store *s, const struct store_record *
             return store_fail(err, STORE_CONFLICT, "the Idempotency-Key is a record's already");
     }
     size_t np = sizeof p / sizeof p[0] - !s->ops->notifies_class;
-    uint64_t written = 0;
-    st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, &written, err);
+    struct late_mark m = { false, false };
+    st = s->ops->exec(s, s->ops->insert_record, false, p, np, take_late, &m, NULL, err);
+    if (st == STORE_OK && r->late_out)
+        *r->late_out = m.late;
     if (st == STORE_CONFLICT)
         store_fail(err, st, "a record with id %s exists already", r->id);
     /* the student's row went while the run was graded: an orphan record
      * would bring them back as "(unknown)" (RECORD_INSERT_CHECKED) */
-    if (st == STORE_OK && written == 0)
+    if (st == STORE_OK && !m.written)
         st = store_fail(err, STORE_FORGOTTEN, "the student was forgotten (butterfly-admin "
                         "forget) while the run was graded: it is not recorded");
     return st;
@@ -443,12 +459,13 @@ static char *col_text(const struct store_value *c)
     return c->type == SV_NULL ? NULL : store_memdup(c->p, c->len);
 }
 
-/* One row of RECORD_COLUMNS into *r; false on OOM (r then cleared). */
+/* One row of RECORD_READ into *r; false on OOM (r then cleared). */
 static bool row_to_record(const struct store_value *c, size_t n, struct store_record *r)
 {
     memset(r, 0, sizeof *r);
-    if (n < 14)
+    if (n < 15)
         return false;
+    r->late = c[14].type == SV_INT && c[14].i != 0;
     snprintf(r->id, sizeof r->id, "%.*s", (int)c[0].len, c[0].p ? c[0].p : "");
     snprintf(r->sha256, sizeof r->sha256, "%.*s", (int)c[6].len, c[6].p ? c[6].p : "");
     r->received_ms = c[3].i;
@@ -514,7 +531,7 @@ enum store_status store_idempotency_find(struct store *s, const char *scope, con
         return store_fail(err, STORE_NOT_FOUND, "no such key");
     struct keyed_record k = { { out, false, false }, body_sha256 };
     const struct store_value p[] = { sv_text(scope), sv_text(key), sv_int(since_ms) };
-    st = s->ops->exec(s, "SELECT k.body_sha256, " RECORD_COLUMNS " FROM idempotency_keys k"
+    st = s->ops->exec(s, "SELECT k.body_sha256, " RECORD_READ " FROM idempotency_keys k"
                          " JOIN records ON records.id = k.record_id"
                          " WHERE k.scope = ?1 AND k.idem_key = ?2 AND k.created_ms >= ?3",
                       false, p, 3, take_keyed, &k, NULL, err);
@@ -541,11 +558,11 @@ enum store_status store_record_get(struct store *s, const char *id, const char *
     struct one_record o = { out, false, false };
     if (instructor) {
         struct store_value p[] = { sv_text(id) };
-        st = s->ops->exec(s, "SELECT " RECORD_COLUMNS " FROM records WHERE id = ?1", false, p, 1,
+        st = s->ops->exec(s, "SELECT " RECORD_READ " FROM records WHERE id = ?1", false, p, 1,
                           take_record, &o, NULL, err);
     } else {
         struct store_value p[] = { sv_text(id), sv_text(student) };
-        st = s->ops->exec(s, "SELECT " RECORD_COLUMNS " FROM records "
+        st = s->ops->exec(s, "SELECT " RECORD_READ " FROM records "
                              "WHERE id = ?1 AND student = ?2", false, p, 2, take_record, &o,
                           NULL, err);
     }
@@ -659,7 +676,7 @@ static enum store_status walk_read(struct store *s, void *arg, struct store_erro
     return st;
 }
 
-/* Runs queries of RECORD_COLUMNS (sql, then sql2 unless NULL or fn
+/* Runs queries of RECORD_READ (sql, then sql2 unless NULL or fn
  * stopped) in one read transaction, calling fn per record. */
 static enum store_status walk_records(struct store *s, const char *sql, const char *sql2,
                                       const struct store_value *p, size_t n,
@@ -683,9 +700,9 @@ enum store_status store_records_each(struct store *s, int64_t until_ms,
      * in a query of their own: one ORDER BY student IS NOT NULL, ... sorts
      * the whole table, verdicts and sources, through temporary files,
      * where this walks records_by_student in its order */
-    return walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE student IS NULL "
+    return walk_records(s, "SELECT " RECORD_READ " FROM records WHERE student IS NULL "
                            "AND received_ms <= ?1 ORDER BY received_ms, id",
-                        "SELECT " RECORD_COLUMNS " FROM records WHERE student IS NOT NULL "
+                        "SELECT " RECORD_READ " FROM records WHERE student IS NOT NULL "
                            "AND received_ms <= ?1 ORDER BY student, received_ms, id",
                         p, 1, fn, arg, err);
 }
@@ -1198,7 +1215,7 @@ enum store_status store_student_export(struct store *s, const char *id, json_t *
         r = store_fail(err, STORE_NO_MEMORY, "out of memory exporting");
         goto done;
     }
-    r = walk_records(s, "SELECT " RECORD_COLUMNS " FROM records WHERE student = ?1 "
+    r = walk_records(s, "SELECT " RECORD_READ " FROM records WHERE student = ?1 "
                         "ORDER BY received_ms, id", NULL, p, 1, export_row, &e, err);
     if (r == STORE_OK && e.oom)
         r = store_fail(err, STORE_NO_MEMORY, "out of memory exporting");
@@ -1467,6 +1484,55 @@ enum store_status store_secret(struct store *s, const char *name,
         st = store_in_write(s, get_or_make_secret, &sc, err);
     if (st == STORE_OK)
         memcpy(out, got, STORE_SECRET_BYTES);
+    return st;
+}
+
+/* ---- the roster class's due date ------------------------------------------------ */
+
+/* A row of the secrets table, as the announced address is (below): its
+ * created_ms is the due date, the one integer column, which the insert's
+ * RECORD_LATE compares with; its value is empty. No row: no due date. */
+static enum store_status put_due(struct store *s, void *arg, struct store_error *err)
+{
+    const int64_t *due = arg;
+    if (*due <= 0) {
+        struct store_value p[] = { sv_text(CLASS_DUE_ROW) };
+        return s->ops->exec(s, "DELETE FROM secrets WHERE name = ?1", false, p, 1, NULL, NULL,
+                            NULL, err);
+    }
+    struct store_value p[] = { sv_text(CLASS_DUE_ROW), sv_bytes("", 0), sv_int(*due) };
+    return s->ops->exec(s, "INSERT INTO secrets (name, value, created_ms) VALUES (?1, ?2, ?3) "
+                           "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
+                           "created_ms = excluded.created_ms",
+                        false, p, 3, NULL, NULL, NULL, err);
+}
+
+enum store_status store_class_due_set(struct store *s, int64_t due_ms, struct store_error *err)
+{
+    if (due_ms < 0)
+        return store_fail(err, STORE_INVALID, "a due date is after 1970");
+    return store_in_write(s, put_due, &due_ms, err);
+}
+
+static bool take_due(const struct store_value *c, size_t n, void *arg)
+{
+    int64_t *due = arg;
+    if (n >= 1 && c[0].type == SV_INT)
+        *due = c[0].i;
+    return false;
+}
+
+enum store_status store_class_due_get(struct store *s, int64_t *due_ms, struct store_error *err)
+{
+    *due_ms = 0;
+    enum store_status st = store_ready(s, err);
+    if (st != STORE_OK)
+        return st;
+    struct store_value p[] = { sv_text(CLASS_DUE_ROW) };
+    st = s->ops->exec(s, "SELECT created_ms FROM secrets WHERE name = ?1", false, p, 1, take_due,
+                      due_ms, NULL, err);
+    if (st == STORE_OK)
+        store_ok(err);
     return st;
 }
 

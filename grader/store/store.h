@@ -206,6 +206,15 @@ struct store_record {
     char *idem_scope;
     char *idem_key;
     char idem_body_sha256[STORE_SHA256_SIZE];
+    /* Whether it came after its due date (an LTI link's for the student,
+     * else the roster class's: store_class_due_set), as the insert marked
+     * it: read back by every read; never written by the caller. */
+    bool late;
+    /* Where the insert tells the mark it made (NULL: nobody asks): the
+     * writer's caller points it at the record's own `late`, so that what
+     * it does after the commit (the class view's event) knows it with no
+     * read. A copy does not keep it. */
+    bool *late_out;
 };
 
 /*
@@ -317,8 +326,9 @@ enum store_status store_retention_purge(struct store *s, unsigned days, uint64_t
 /*
  * A record as JSON, for an export: id, task, student, received and graded
  * (RFC 3339 UTC and ms), source, sha256, status (id and name), points,
- * max_points, seed, device, grader_version, and the verdict parsed back
- * (a JSON object; the original bytes are the ones stored). A new
+ * max_points, seed, device, grader_version, the verdict parsed back
+ * (a JSON object; the original bytes are the ones stored), and late
+ * (received after its due date, as the insert marked it). A new
  * reference, NULL on OOM.
  */
 json_t *store_record_to_json(const struct store_record *r);
@@ -504,6 +514,18 @@ enum store_status store_has_roster(struct store *s, bool *yes, struct store_erro
  */
 enum store_status store_secret(struct store *s, const char *name,
                                unsigned char out[STORE_SECRET_BYTES], struct store_error *err);
+
+/*
+ * A roster class's due date (butterfly-admin class due): due_ms, ms since
+ * the epoch, > 0; 0 clears it. Every record inserted after it is marked
+ * late (store_record.late), on every instance, from the next insert on;
+ * a student with an LTI due date (a launch's due_at) keeps their link's
+ * instead. Records already kept keep their mark.
+ */
+enum store_status store_class_due_set(struct store *s, int64_t due_ms, struct store_error *err);
+
+/* The class's due date into *due_ms (0: none). */
+enum store_status store_class_due_get(struct store *s, int64_t *due_ms, struct store_error *err);
 
 /*
  * The address a server announced at its start (its "page:" line: the

@@ -28,6 +28,7 @@ struct pick {
     bool with_source;
     struct store_chosen *out;
     struct store_record chosen;      /* the current student's choice so far */
+    struct store_lateness lateness;  /* the current student's so far */
     bool have;
     bool oom;
 };
@@ -50,8 +51,13 @@ static bool keep_chosen(struct pick *p)
         if (!v)
             return false;
         c->v = v;
+        struct store_lateness *l = realloc(c->lateness, cap * sizeof *l);
+        if (!l)
+            return false;
+        c->lateness = l;
         c->cap = cap;
     }
+    c->lateness[c->n] = p->lateness;
     c->v[c->n++] = p->chosen;
     memset(&p->chosen, 0, sizeof p->chosen);
     p->have = false;
@@ -68,6 +74,12 @@ static bool on_record(const struct store_record *r, void *arg)
     }
     if (p->have && strcmp(p->chosen.student, r->student) != 0 && !keep_chosen(p))
         goto oom;
+    if (!p->have)
+        p->lateness = (struct store_lateness){ 0, -1, -1 };
+    int *best = r->late ? &p->lateness.best_late : &p->lateness.best_on_time;
+    if (r->points > *best)
+        *best = r->points;
+    p->lateness.late += r->late;
     if (p->have && !better(p, r))
         return true;
     struct store_record shallow = *r;
@@ -108,5 +120,6 @@ void store_chosen_clear(struct store_chosen *c)
     for (size_t i = 0; i < c->n; i++)
         store_record_clear(&c->v[i]);
     free(c->v);
+    free(c->lateness);
     memset(c, 0, sizeof *c);
 }

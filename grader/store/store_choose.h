@@ -25,10 +25,19 @@ bool store_policy_from_str(const char *s, enum store_policy *p);
 /* "best" or "last"; never NULL. */
 const char *store_policy_to_str(enum store_policy p);
 
+/* A student's attempts against the due date (store_record.late), among
+ * those the choice read. */
+struct store_lateness {
+    unsigned late;               /* attempts after the due date */
+    int best_on_time;            /* the most points on time, -1: no attempt on time */
+    int best_late;               /* the most points late, -1: no late attempt */
+};
+
 /* The chosen records, one per signed-in student, ordered by student as
  * store_records_each walks them. */
 struct store_chosen {
     struct store_record *v;      /* owned */
+    struct store_lateness *lateness;   /* owned, one per record of v */
     size_t n, cap;
     size_t records;              /* read, at or before until */
     size_t nobody;               /* of them, of no signed-in student */

@@ -15,7 +15,7 @@
  * one query for both backends, no verdict read. */
 static const char rows_sql[] =
     "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
-    RECORD_SHOWN_COLUMNS " FROM records ORDER BY graded_ms, id";
+    RECORD_SHOWN_COLUMNS ", late FROM records ORDER BY graded_ms, id";
 
 struct rows {
     bool (*fn)(const struct store_class_row *r, void *arg);
@@ -66,13 +66,14 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
     char id[STORE_ID_SIZE], student[STORE_MAX_TEXT + 1];
     const char *p;
     size_t len;
-    if (n != 12 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
+    if (n != 13 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
         return true;   /* not a row of ours: skipped */
     memcpy(id, p, len);
     id[len] = '\0';
     struct store_class_row r = { .id = id, .received_ms = c[2].i, .graded_ms = c[3].i,
                                  .status = (int)c[4].i, .points = (int)c[5].i,
-                                 .max_points = (int)c[6].i };
+                                 .max_points = (int)c[6].i,
+                                 .late = c[12].type == SV_INT && c[12].i != 0 };
     if (!text_of(&c[1], &p, &len) || len > STORE_MAX_TEXT)
         return true;
     if (p) {

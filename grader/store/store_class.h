@@ -33,6 +33,7 @@ struct store_class_row {
     const char *student;        /* NULL: nobody signed in */
     int64_t received_ms, graded_ms;
     int status, points, max_points;
+    bool late;                  /* after its due date (store_record.late) */
     struct verdict_shown shown; /* as the worker sent them (a record of an older
                                  * store: as its migration read them, once) */
 };

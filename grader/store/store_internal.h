@@ -83,7 +83,8 @@ struct store_ops {
     /* How a record is inserted: RECORD_INSERT_CHECKED (store_internal.h) with the 14
      * record's columns as ?1..?14, the class view's facts as ?15..?19,
      * and STORE_CLASS_CHANNEL as ?20 where the backend tells the other
-     * instances in the same statement (notifies_class). */
+     * instances in the same statement (notifies_class); answering one
+     * row whose first column is the late mark it made. */
     const char *insert_record;
     bool notifies_class;
     /* A query without parameters answering one row, one integer: the
@@ -141,20 +142,54 @@ enum store_status store_in_read(struct store *s,
 #define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
                        "points, max_points, verdict, seed, device, grader_version"
 #define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3"
-/* A record whose student has no students row is not written (0 rows:
- * STORE_FORGOTTEN): `butterfly-admin forget` ran while it was graded, and
- * it would be an orphan the class view shows as "(unknown)". The check is
- * in the insert's own statement; LOCK is what holds the student's row
- * until the commit where another transaction could delete it between
- * (PostgreSQL's " FOR KEY SHARE"; SQLite has one writer: ""), so that a
- * forget either comes first (no row: refused) or waits for the commit
- * and then deletes the record too (store.c deletes the student first). A
- * record of nobody (NULL) is written as before. */
+/* The columns a read of a record takes: the insert's, then whether it
+ * came after its due date (records.late, as the insert marked it). */
+#define RECORD_READ RECORD_COLUMNS ", late"
+
+/* The secrets row (its created_ms) that holds a roster class's due date
+ * (store_class_due_set): no migration for one value. */
+#define CLASS_DUE_ROW "class_due"
+
+/* The LTI link the record being inserted (?1 its id, ?3 its student)
+ * came from, as version 3's trigger chooses it: the launch its page
+ * carried, else the student's latest (NULL: none). */
+#define RECORD_INSERT_LINK                                                            \
+    " COALESCE((SELECT r.link FROM lti_record_links r WHERE r.record_id = ?1),"       \
+    " (SELECT b.link FROM lti_launches b WHERE b.student = ?3"                        \
+    " ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
+
+/* Whether the record being inserted (?4: when it came) is late: after the
+ * due date its link's launch gave the student, or, when that launch gave
+ * none (or the record is of no link), after the class's (CLASS_DUE_ROW);
+ * a submission of nobody signed in is nobody's attempt, never late.
+ * Computed in the insert, so that every instance and every backend marks
+ * alike, at the time of the insert, with no copy of a due date to keep
+ * fresh; version 8's trigger marks the LTI part again, to the same value. */
+#define RECORD_LATE                                                                   \
+    "(CASE WHEN EXISTS (SELECT 1 FROM lti_launches a WHERE a.student = ?3"            \
+    " AND a.due_ms > 0 AND ?4 > a.due_ms AND a.link =" RECORD_INSERT_LINK ")"         \
+    " OR (?3 IS NOT NULL AND EXISTS (SELECT 1 FROM secrets d"                         \
+    " WHERE d.name = '" CLASS_DUE_ROW "'"                                               \
+    " AND d.created_ms > 0 AND ?4 > d.created_ms) AND NOT EXISTS (SELECT 1 FROM"      \
+    " lti_launches c WHERE c.student = ?3 AND c.due_ms > 0 AND c.link ="              \
+    RECORD_INSERT_LINK ")) THEN 1 ELSE 0 END)"
+
+/* The insert: a record whose student has no students row is not written
+ * (no row: STORE_FORGOTTEN): `butterfly-admin forget` ran while it was
+ * graded, and it would be an orphan the class view shows as "(unknown)".
+ * The check is in the insert's own statement; LOCK is what holds the
+ * student's row until the commit where another transaction could delete
+ * it between (PostgreSQL's " FOR KEY SHARE"; SQLite has one writer: ""),
+ * so that a forget either comes first (no row: refused) or waits for the
+ * commit and then deletes the record too (store.c deletes the student
+ * first). A record of nobody (NULL) is written as before. Its late mark
+ * is RECORD_LATE's; a backend's statement answers it, one row per record
+ * written. */
 #define RECORD_INSERT_CHECKED(LOCK)                                                    \
-    "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS                    \
+    "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS ", late"           \
     ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "  \
-    "?17, ?18, ?19 WHERE CAST(?3 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM students "   \
-    "WHERE students.id = CAST(?3 AS TEXT)" LOCK ")"
+    "?17, ?18, ?19, " RECORD_LATE " WHERE CAST(?3 AS TEXT) IS NULL OR EXISTS (SELECT 1 " \
+    "FROM students WHERE students.id = CAST(?3 AS TEXT)" LOCK ")"
 
 /* Clears err (may be NULL) to STORE_OK. */
 void store_ok(struct store_error *err);

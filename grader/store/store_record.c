@@ -186,6 +186,7 @@ struct store_record *store_record_copy(const struct store_record *r)
     *c = *r;
     c->task = c->student = c->source = c->verdict = c->device = c->grader_version = NULL;
     c->idem_scope = c->idem_key = NULL;
+    c->late_out = NULL;
     if (!dup_opt(&c->task, r->task, r->task ? strlen(r->task) : 0)
         || !dup_opt(&c->student, r->student, r->student ? strlen(r->student) : 0)
         || !dup_opt(&c->source, r->source, r->source_len)
@@ -251,7 +252,7 @@ json_t *store_record_to_json(const struct store_record *r)
     /* The source as text when it is UTF-8 (json_stringn refuses it otherwise). */
     json_t *source = r->source ? json_stringn(r->source, r->source_len) : json_null();
     json_t *j = json_pack("{s:s, s:s?, s:o, s:s, s:I, s:s, s:I, s:o*, s:s, s:{s:i, s:s}, "
-                          "s:i, s:i, s:I, s:o, s:s?, s:o*}",
+                          "s:i, s:i, s:I, s:o, s:s?, s:o*, s:b}",
                           "id", r->id, "task", r->task, "student", opt_string(r->student),
                           "received", received, "received_ms", (json_int_t)r->received_ms,
                           "graded", graded, "graded_ms", (json_int_t)r->graded_ms,
@@ -260,6 +261,7 @@ json_t *store_record_to_json(const struct store_record *r)
                           verdict_status_to_str((enum verdict_status)r->status),
                           "points", r->points, "max_points", r->max_points,
                           "seed", (json_int_t)r->seed, "device", opt_string(r->device),
-                          "grader_version", r->grader_version, "verdict", verdict);
+                          "grader_version", r->grader_version, "verdict", verdict,
+                          "late", r->late);
     return j;
 }

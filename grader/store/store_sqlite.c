@@ -470,7 +470,7 @@ const struct store_ops store_sqlite_ops = {
     .migrations = store_schema_sqlite,
     .has_table = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
     /* one instance: no other class view to tell */
-    .insert_record = RECORD_INSERT_CHECKED(""),
+    .insert_record = RECORD_INSERT_CHECKED("") " RETURNING late",
     /* the pages in use: free pages (after a purge) are reused before the
      * file grows, so they are room, not size */
     .size_bytes = "SELECT (p.page_count - f.freelist_count) * s.page_size "

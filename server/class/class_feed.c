@@ -41,6 +41,7 @@ struct pending {
     char *student;              /* NULL: nobody signed in */
     int64_t received_ms, graded_ms;
     int status, points, max_points;
+    bool late;                  /* as the insert marked it (store_record.late_out) */
     bool has_facts;             /* else the record is read from the store */
     struct verdict_shown facts;
     bool forget;                /* not a record: student was forgotten */
@@ -554,6 +555,7 @@ void class_feed_committed(struct class_feed *f, const struct store_record *r,
         e->status = r->status;
         e->points = r->points;
         e->max_points = r->max_points;
+        e->late = r->late;
         e->has_facts = facts != NULL;
         if (facts)
             e->facts = *facts;
@@ -740,6 +742,7 @@ static void learn_committed(struct class_feed *f, const struct pending *e)
     struct store_record r = {
         .student = e->student, .received_ms = e->received_ms, .graded_ms = e->graded_ms,
         .status = e->status, .points = e->points, .max_points = e->max_points,
+        .late = e->late,
     };
     snprintf(r.id, sizeof r.id, "%s", e->id);
     add_and_send(f, &r, &e->facts, l.has_student ? &l.student_row : NULL);

@@ -3,7 +3,10 @@
  * the gradebooks butterfly-batch --from-database writes (docs/BATCH.md),
  * from the same records, chosen alike (store/store_choose.h, policy best)
  * and written by the same writers (gradebook/), so the file downloaded
- * from the class view and the batch's file are the same bytes.
+ * from the class view and the batch's file are the same bytes. A
+ * student's late attempts (store_record.late) are the default layout's
+ * late and best_on_time columns; Canvas's and Moodle's score counts them
+ * as --late-policy says, as butterfly-batch --late-policy does.
  *
  * The store is read on the reader's thread (records_read), never on
  * libmicrohttpd's: the connection is suspended meanwhile. One walk reads
@@ -47,6 +50,7 @@ struct row {
     char feedback[GRADEBOOK_FEEDBACK_MAX];
     char *name;              /* as the store has it (the id when unknown) */
     bool unverified;
+    struct gradebook_late late;
 };
 
 static void rows_free(struct row *rows, size_t n)
@@ -68,10 +72,12 @@ static int row_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->location, y->location);
 }
 
-/* Fills *w from chosen record c; false on OOM or a store error (in *e). */
+/* Fills *w from chosen record c, its student's attempts against the due
+ * date lt; false on OOM or a store error (in *e). */
 static bool row_fill(struct store *s, struct row *w, const struct store_record *c,
-                     struct store_error *e)
+                     const struct store_lateness *lt, struct store_error *e)
 {
+    w->late = (struct gradebook_late){ lt->late, lt->best_on_time, lt->best_late, c->late };
     struct store_student st = { 0 };
     enum store_status found = store_student_get(s, c->student, &st, e);
     if (found != STORE_OK && found != STORE_NOT_FOUND)
@@ -129,12 +135,13 @@ static bool on_student(const struct store_student *st, void *arg)
 
 /* Writes layout l of the n rows into f. False on OOM. */
 static bool write_layout(FILE *f, enum gradebook_layout l, const struct row *rows, size_t n,
-                         const struct gradebook_roster *roster)
+                         const struct gradebook_roster *roster, const struct late_policy *lp)
 {
     if (l == GRADEBOOK_LAYOUT_DEFAULT) {
         gradebook_default_header(f);
         for (size_t i = 0; i < n; i++)
-            gradebook_default_row(f, rows[i].id, rows[i].location, rows[i].v, &rows[i].sc);
+            gradebook_default_row(f, rows[i].id, rows[i].location, rows[i].v, &rows[i].sc,
+                                  &rows[i].late);
         return true;
     }
     struct gradebook_entry *e = calloc(n ? n : 1, sizeof *e);
@@ -144,7 +151,8 @@ static bool write_layout(FILE *f, enum gradebook_layout l, const struct row *row
         e[i] = (struct gradebook_entry){
             .id = rows[i].id, .usable = rows[i].usable,
             .gradable = rows[i].usable && rows[i].v->status != VERDICT_INTERNAL_ERROR,
-            .score = rows[i].sc.score, .feedback = rows[i].feedback,
+            .score = gradebook_late_score(rows[i].sc.score, false, &rows[i].late, lp),
+            .feedback = rows[i].feedback,
             .unverified_name = rows[i].unverified ? rows[i].name : NULL,
         };
     struct gradebook_result res;
@@ -195,14 +203,16 @@ static void gradebook_call(struct store *s, void *arg)
     for (size_t i = 0; ok && i < c.n; i++) {
         if (q->members && !json_object_get(q->members, c.v[i].student))
             continue;
-        ok = row_fill(s, &rows[n], &c.v[i], &e);
+        ok = row_fill(s, &rows[n], &c.v[i], &c.lateness[i], &e);
         n++;   /* a half-filled row is freed with the others */
     }
     if (ok)
         qsort(rows, n, sizeof *rows, row_cmp);
     FILE *f = ok ? open_memstream(&buf, &len) : NULL;
     if (f) {
-        ok = write_layout(f, l, rows, n, &roster);
+        struct late_policy lp = { (enum late_kind)r->srv->cfg.late_policy,
+                                  r->srv->cfg.late_penalty_pct };
+        ok = write_layout(f, l, rows, n, &roster, &lp);
         ok = fclose(f) == 0 && ok;
     } else {
         ok = false;

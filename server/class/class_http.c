@@ -59,12 +59,12 @@ static json_t *attempt_json(const struct store_record *x)
 {
     json_t *v = json_loadb(x->verdict ? x->verdict : "", x->verdict_len, 0, NULL);
     json_t *src = json_stringn(x->source ? x->source : "", x->source_len);
-    json_t *a = json_pack("{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i, s:o}", "id", x->id,
+    json_t *a = json_pack("{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i, s:b, s:o}", "id", x->id,
                           "received_ms", (json_int_t)x->received_ms, "graded_ms",
                           (json_int_t)x->graded_ms, "status", "id", x->status, "name",
                           verdict_status_to_str((enum verdict_status)x->status), "slug",
                           verdict_status_slug((enum verdict_status)x->status), "points",
-                          x->points, "max_points", x->max_points, "source",
+                          x->points, "max_points", x->max_points, "late", x->late, "source",
                           src ? src : json_string(""));
     static const char *const keep[] = { "message", "halves", "diagnostics", "diagnosis",
                                         "summary", "worked_cell", "loop" };

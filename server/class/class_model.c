@@ -269,6 +269,8 @@ static long add_rec(struct class_model *m, const char *sid, const struct class_r
     if (!s->attempts || x->received_ms < s->first_ms)
         s->first_ms = x->received_ms;
     s->attempts++;
+    if (x->late)
+        s->late++;
     if (x->points > s->best_points)
         s->best_points = x->points;
     if (x->max_points > s->max_points)
@@ -305,6 +307,7 @@ long class_model_add(struct class_model *m, const struct store_record *r)
 {
     struct class_rec x;
     rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    x.late = r->late;
     verdict_facts(r, &x);
     return add_rec(m, r->student ? r->student : "", &x);
 }
@@ -317,6 +320,7 @@ long class_model_add_facts(struct class_model *m, const struct store_record *r,
                    sizeof x.halves == sizeof f->halves,
                    "the class view keeps the verdict's facts as they are");
     rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    x.late = r->late;
     memcpy(x.halves, f->halves, sizeof x.halves);
     memcpy(x.key, f->key, sizeof x.key);
     memcpy(x.label, f->label, sizeof x.label);
@@ -327,7 +331,8 @@ long class_model_add_row(struct class_model *m, const struct store_class_row *r)
 {
     struct store_record head = { .student = (char *)r->student, .received_ms = r->received_ms,
                                  .graded_ms = r->graded_ms, .status = r->status,
-                                 .points = r->points, .max_points = r->max_points };
+                                 .points = r->points, .max_points = r->max_points,
+                                 .late = r->late };
     snprintf(head.id, sizeof head.id, "%s", r->id);
     return class_model_add_facts(m, &head, &r->shown);
 }
@@ -412,7 +417,7 @@ static json_t *tile_json(const struct class_model *m, const struct class_student
     double need = s->accepted ? 0 : stuck ? 3000 + s->attempts
                 : s->attempts ? 1000 + s->attempts : 500;
     return json_pack("{s:s, s:s, s:s, s:b, s:i, s:o, s:o, s:i, s:i, s:b, s:o, s:s, s:s, s:s?,"
-                     " s:b, s:b, s:f, s:i}",
+                     " s:b, s:b, s:f, s:i, s:i}",
                      "id", s->id, "name", s->name, "section", s->section,
                      "verified", s->verified, "attempts", s->attempts,
                      "first_ms", s->attempts ? json_integer(s->first_ms) : json_null(),
@@ -422,7 +427,7 @@ static json_t *tile_json(const struct class_model *m, const struct class_student
                      "mistake", s->last_label, "mistake_key", s->last_key,
                      "last_id", s->last_id[0] ? s->last_id : NULL,
                      "stuck", stuck, "silent", silent(s, now_ms), "needs_help", need,
-                     "repeats", s->repeats);
+                     "repeats", s->repeats, "late", s->late);
 }
 
 json_t *class_model_tile(const struct class_model *m, const char *id, int64_t now_ms)
@@ -439,11 +444,12 @@ json_t *class_model_event(const struct class_model *m, size_t i, int64_t now_ms)
     for (int k = 0; k < 3; k++)
         json_array_append_new(halves, x->halves[k] < 0 ? json_null()
                                                        : json_boolean(x->halves[k]));
-    return json_pack("{s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:s, s:s, s:o, s:o}", "id", x->id,
+    return json_pack("{s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:s, s:s, s:o, s:b, s:o}", "id", x->id,
                      "student", s->id, "received_ms", (json_int_t)x->received_ms,
                      "graded_ms", (json_int_t)x->graded_ms, "status", status_json(x->status),
                      "points", x->points, "max_points", x->max_points, "mistake", x->label,
-                     "mistake_key", x->key, "halves", halves, "tile", tile_json(m, s, now_ms));
+                     "mistake_key", x->key, "halves", halves, "late", x->late,
+                     "tile", tile_json(m, s, now_ms));
 }
 
 json_t *class_model_thresholds(const struct class_model *m)
@@ -529,11 +535,11 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
     /* the share of students with an Accepted, over the session, in at
      * most CLASS_SERIES_POINTS steps of the records' own order */
     /* the records of the class (of a launch's class: its students' only) */
-    size_t nrec = m->nrec;
-    if (members) {
-        nrec = 0;
-        for (size_t i = 0; i < m->nrec; i++)
-            nrec += in_class(&m->st[m->rec[i].student], members);
+    size_t nrec = 0, late = 0;
+    for (size_t i = 0; i < m->nrec; i++) {
+        bool in = !members || in_class(&m->st[m->rec[i].student], members);
+        nrec += in;
+        late += in && m->rec[i].late;
     }
     json_t *series = json_array();
     if (nrec) {
@@ -557,9 +563,9 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
         }
         free(seen);
     }
-    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:I}",
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:I}",
                      "students", students, "submitted", submitted, "accepted", accepted,
-                     "stuck", stuck, "silent", quiet, "records", (int)nrec,
+                     "stuck", stuck, "silent", quiet, "records", (int)nrec, "late", (int)late,
                      "halves", halves, "mistakes", top, "accepted_series", series,
                      "thresholds", class_model_thresholds(m), "last_event_id",
                      class_model_last_id(m), "now_ms", (json_int_t)now_ms);
@@ -587,26 +593,28 @@ char *class_model_gradebook_csv(const struct class_model *m, const json_t *membe
         return NULL;
     static const char *const header[] = {
         "student_id", "name", "section", "verified", "attempts", "best_points", "max_points",
-        "accepted", "latest_verdict",
+        "accepted", "latest_verdict", "late",
     };
-    csv_write_row(f, header, 9, CSV_GUARD_ALL);
+    csv_write_row(f, header, 10, CSV_GUARD_ALL);
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
             continue;
-        char num[3][16];
+        char num[4][16];
+        snprintf(num[3], sizeof num[3], "%u", s->late);
         snprintf(num[0], sizeof num[0], "%u", s->attempts);
         snprintf(num[1], sizeof num[1], "%d", s->best_points);
         snprintf(num[2], sizeof num[2], "%d", s->max_points);
-        const char *cells[9] = {
+        const char *cells[10] = {
             s->id, s->name, s->section,
             s->verified ? "yes" : "no " GRADEBOOK_UNVERIFIED_MARK,
             num[0], num[1], num[2], s->accepted ? "yes" : "no",
             s->last_status < 0 ? "" : verdict_status_to_str((enum verdict_status)s->last_status),
+            num[3],
         };
         /* every cell guarded, as in every gradebook (the id, the name and
          * the section come from outside; the rest never needs it) */
-        csv_write_row(f, cells, 9, CSV_GUARD_ALL);
+        csv_write_row(f, cells, 10, CSV_GUARD_ALL);
     }
     if (fclose(f) != 0) {
         free(buf);

@@ -35,6 +35,7 @@ struct class_rec {
     uint32_t student;        /* index into the students */
     int64_t received_ms, graded_ms;
     int status, points, max_points;
+    bool late;               /* after its due date (store_record.late) */
     int8_t halves[3];        /* half 1, 2, 4: 1 passed, 0 failed, -1 not run */
     char key[CLASS_TEXT_MAX];    /* "mistake:ID", "compile:MESSAGE" or "" */
     char label[CLASS_TEXT_MAX];  /* the words shown */
@@ -46,6 +47,7 @@ struct class_student {
     char section[CLASS_TEXT_MAX];
     bool verified;
     unsigned attempts;
+    unsigned late;               /* of them, after the due date */
     int64_t first_ms, last_ms;   /* received_ms of the first and the latest */
     int best_points, max_points;
     bool accepted;               /* some attempt was Accepted */

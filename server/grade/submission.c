@@ -136,6 +136,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
                    ? strdup(who->id) : NULL;
     rec->lti_link = lti_link;
+    rec->late_out = &rec->late;   /* the class view's event tells it (class_feed_committed) */
     rec->received_ms = received_ms;
     rec->graded_ms = records_now_ms();
     /* 64 KiB filler a millisecond's Rejected costs would otherwise be

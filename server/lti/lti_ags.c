@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/due/late_policy.h"
 #include "common/task.h"
 #include "common/verdict.h"
 #include "server/lti/lti_internal.h"
@@ -314,30 +315,20 @@ static void iso_ms(int64_t ms, char *out, size_t n)
     snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
 }
 
-/* What a late attempt's points count for under the late policy. */
-static double late_counts(const struct lti *l, int64_t points, int64_t on_time_best)
-{
-    switch (l->late_policy) {
-    case LTI_LATE_ACCEPT:
-        return (double)points;
-    case LTI_LATE_PENALTY:
-        return (double)points * (100.0 - (double)l->late_penalty_pct) / 100.0;
-    case LTI_LATE_NONE:
-        break;
-    }
-    /* kept and shown, never scored above the best on time */
-    return (double)(points < on_time_best ? points : on_time_best);
-}
-
 /* The score to send for d: the best (or the last) attempt, a late one
- * counted as the late policy says, never below the best on time for
- * best. */
+ * counted as the late policy says (common/due/late_policy.h, as the
+ * class view's and the batch's Canvas and Moodle scores), never below the
+ * best on time for best. */
 static double score_given(const struct lti *l, const struct due *d)
 {
+    _Static_assert((int)LTI_LATE_NONE == (int)LATE_NONE && (int)LTI_LATE_ACCEPT == (int)LATE_ACCEPT
+                   && (int)LTI_LATE_PENALTY == (int)LATE_PENALTY,
+                   "--late-policy's enum is late_policy.h's");
+    struct late_policy lp = { (enum late_kind)l->late_policy, l->late_penalty_pct };
     if (l->policy == LTI_POLICY_LAST)
-        return d->late ? late_counts(l, d->points, d->best) : (double)d->points;
-    double late = d->best_late >= 0 ? late_counts(l, d->best_late, d->best) : 0.0;
-    return late > (double)d->best ? late : (double)d->best;
+        return d->late ? late_policy_counts(&lp, (double)d->points, (double)d->best)
+                       : (double)d->points;
+    return late_policy_best(&lp, (double)d->best, (double)d->best_late);
 }
 
 /* Sends one score; true when the platform took it. *timestamp gets the

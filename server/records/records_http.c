@@ -66,6 +66,7 @@ static void get_call(struct store *s, void *arg)
             json_t *src = json_stringn(rec.source ? rec.source : "", rec.source_len);
             json_object_set_new(j, "source", src ? src : json_null());
             json_object_set_new(j, "received_ms", json_integer(rec.received_ms));
+            json_object_set_new(j, "late", json_boolean(rec.late));
         }
         deferred_json(r, 200, j);
     } else if (st == STORE_NOT_FOUND) {
@@ -109,12 +110,12 @@ static void list_call(struct store *s, void *arg)
         for (size_t i = 0; i < l.n; i++) {
             const struct store_record *x = &l.v[i];
             json_array_append_new(items, json_pack(
-                "{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i}", "id", x->id,
+                "{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i, s:b}", "id", x->id,
                 "received_ms", (json_int_t)x->received_ms, "graded_ms", (json_int_t)x->graded_ms,
                 "status", "id", x->status,
                 "name", verdict_status_to_str((enum verdict_status)x->status),
                 "slug", verdict_status_slug((enum verdict_status)x->status),
-                "points", x->points, "max_points", x->max_points));
+                "points", x->points, "max_points", x->max_points, "late", x->late));
         }
         json_t *next = json_null();
         if (l.more && l.n) {

@@ -40,7 +40,8 @@ SAMPLES = os.path.abspath(sys.argv[2])
 DEADLINE = "2000"
 SEED = "20261129"          # the reference run's: runs compared with it byte for byte use it
 COLUMNS = ["id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
-           "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms"]
+           "diagnosis_id", "diagnosis_title", "message", "input", "late",
+           "best_on_time", "grading_ms"]
 VERDICTS = {
     "accepted": "Accepted",
     "wrong_answer": "Wrong Answer",

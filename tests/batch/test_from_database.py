@@ -111,6 +111,56 @@ def results(out, sid):
         return json.load(f)
 
 
+def late_checks(tmp, url, no_worker):
+    """s2's correct attempt came after the due date (records.late as the
+    server marks it): the default layout counts it and gives the best on
+    time beside the best; Canvas's and Moodle's score follows
+    --late-policy, as the server's score to a platform does."""
+    db = url[len("sqlite:"):]
+    late_db = os.path.join(tmp, "late.sqlite")
+    shutil.copy(db, late_db)
+    c = sqlite3.connect(late_db)
+    c.execute("UPDATE records SET late = 1 WHERE id = ?", ("r7" + "0" * 30,))
+    c.commit()
+    wrong = c.execute("SELECT points FROM records WHERE id = ?", ("r4" + "0" * 30,)).fetchone()[0]
+    c.close()
+    late_url = "sqlite:" + late_db
+    check(0 < wrong < 9, "the wrong attempt has some points: %r" % wrong)
+    want = {"none": str(wrong), "accept": "9", "penalty:10%": "8.1"}
+    for policy, score in want.items():
+        out = os.path.join(tmp, "late-" + policy.replace(":", "").replace("%", ""))
+        args = [BATCH, "--from-database", late_url, "--gradebook", "moodle", "-o", out]
+        if policy != "none":
+            args += ["--late-policy", policy]
+        run(*args, env=no_worker)
+        rows = {r["id"]: r for r in gradebook(out)}
+        s2, s1 = rows.get("s2", {}), rows.get("s1", {})
+        check(s2.get("verdict") == "Accepted" and s2.get("score") == "9",
+              "the row is still the best attempt: %r" % s2)
+        check(s2.get("late") == "1" and s2.get("best_on_time") == str(wrong),
+              "late and best_on_time of s2: %r" % s2)
+        check(s1.get("late") == "0" and s1.get("best_on_time") == "9",
+              "s1 was on time: %r" % s1)
+        moodle = {r["Identifier"]: r for r in gradebook(out, "gradebook-moodle.csv")}
+        check(moodle.get("s2", {}).get("Grade") == score,
+              "--late-policy %s: Moodle's grade %r, not %s" % (
+                  policy, moodle.get("s2", {}).get("Grade"), score))
+        check(moodle.get("s1", {}).get("Grade") == "9", "s1's grade stays: %r" % moodle.get("s1"))
+        out2 = out + "-canvas"
+        run(*(args[:4] + ["canvas", "-o", out2] + args[7:]), env=no_worker)
+        canvas = {r["ID"]: r for r in gradebook(out2, "gradebook-canvas.csv") if r.get("ID")}
+        col = [k for k in (canvas.get("s2") or {}) if k not in
+               ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")]
+        check(col and canvas["s2"][col[0]] == score,
+              "--late-policy %s: Canvas's score %r" % (policy, canvas.get("s2")))
+    # the unchanged store: no late attempt, nothing counted
+    out = os.path.join(tmp, "on-time")
+    run(BATCH, "--from-database", url, "-o", out, env=no_worker)
+    rows = {r["id"]: r for r in gradebook(out)}
+    check(rows.get("s2", {}).get("late") == "0" and rows["s2"].get("best_on_time") == "9",
+          "no due date: %r" % rows.get("s2"))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="test_from_db.")
     try:
@@ -167,7 +217,12 @@ def main():
         check(rows.get("s1", {}).get("verdict") == "Accepted", "regraded: %r" % rows.get("s1"))
         check("Graded 3 now" in p.stdout, p.stdout)
 
+        late_checks(tmp, url, no_worker)
+
         for args in (["--from-database", url, "-o", os.path.join(tmp, "x"), SAMPLES],
+                     ["--from-database", url, "--late-policy", "penalty:101%", "-o", tmp + "/x"],
+                     ["--from-database", url, "--late-policy", "half", "-o", tmp + "/x"],
+                     ["--late-policy", "accept", "-o", tmp + "/x", SAMPLES],
                      ["--from-database", url, "--until", "yesterday", "-o", tmp + "/x"],
                      ["--from-database", url, "--policy", "first", "-o", tmp + "/x"],
                      ["--from-database", url, "--seed", "5", "-o", tmp + "/x"],

@@ -52,7 +52,8 @@ import pandas as pd  # noqa: E402
 BATCH = os.path.abspath(sys.argv[1])
 SAMPLES = os.path.abspath(sys.argv[2])
 COLUMNS = ["id", "verdict", "score", "max_score", "halves_passed", "hidden_passed",
-           "diagnosis_id", "diagnosis_title", "message", "input", "grading_ms"]
+           "diagnosis_id", "diagnosis_title", "message", "input", "late",
+           "best_on_time", "grading_ms"]
 CANVAS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 FORMULA = "=cmd|' /C calc'!A0"
 

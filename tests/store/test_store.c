@@ -31,6 +31,7 @@
 #include "common/clock.h"
 #include "common/defaults.h"
 #include "store/store.h"
+#include "store/store_choose.h"
 #include "store/store_class.h"
 #include "store/store_lti.h"
 #include "store/store_writer.h"
@@ -820,6 +821,62 @@ static void test_announced_url(void **state)
     assert_int_equal(store_secret(s, "session", a, &err), STORE_OK);
     char tiny[8];
     assert_int_equal(store_announced_url_get(s, tiny, sizeof tiny, &when, &err), STORE_NOT_FOUND);
+    store_close(s);
+}
+
+/* A roster class's due date: set on one instance, every insert on any
+ * instance marks against it (the insert answers its mark, every read
+ * gives it back); a choice counts the late attempts and the best on
+ * time; cleared, the next is on time and the late keep their mark. */
+static void test_class_due(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store *other = open_ok(url);   /* a second instance of the class */
+    struct store_error err;
+    int64_t due = -1;
+    assert_int_equal(store_class_due_get(s, &due, &err), STORE_OK);
+    assert_int_equal(due, 0);
+    struct store_record r[4];
+    bool late[4] = { true, false, false, true };
+    const int64_t at[4] = { 5000, 9000, 12000, 20000 };
+    const int points[4] = { 3, 9, 2, 9 };
+    for (int i = 0; i < 4; i++) {
+        make_record(&r[i], "s-due", at[i], points[i]);
+        r[i].late_out = &late[i];
+    }
+    assert_int_equal(store_record_insert(s, &r[0], &err), STORE_OK);   /* no due date yet */
+    assert_int_equal(store_class_due_set(s, 10000, &err), STORE_OK);
+    assert_int_equal(store_class_due_get(other, &due, &err), STORE_OK);
+    assert_int_equal(due, 10000);
+    assert_int_equal(store_record_insert(other, &r[1], &err), STORE_OK);   /* before it */
+    assert_int_equal(store_record_insert(other, &r[2], &err), STORE_OK);   /* after it */
+    assert_false(late[0]);
+    assert_false(late[1]);
+    assert_true(late[2]);
+    struct store_chosen c;
+    assert_int_equal(store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &err),
+                     STORE_OK);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.v[0].points, 9);
+    assert_false(c.v[0].late);
+    assert_int_equal(c.lateness[0].late, 1);
+    assert_int_equal(c.lateness[0].best_on_time, 9);
+    assert_int_equal(c.lateness[0].best_late, 2);
+    store_chosen_clear(&c);
+    struct store_record back;
+    assert_int_equal(store_record_get(s, r[2].id, NULL, true, &back, &err), STORE_OK);
+    assert_true(back.late);
+    store_record_clear(&back);
+    assert_int_equal(store_class_due_set(s, 0, &err), STORE_OK);
+    assert_int_equal(store_record_insert(s, &r[3], &err), STORE_OK);
+    assert_false(late[3]);
+    assert_int_equal(store_record_get(s, r[2].id, NULL, true, &back, &err), STORE_OK);
+    assert_true(back.late);   /* a mark made stays */
+    store_record_clear(&back);
+    assert_int_equal(store_class_due_set(s, -5, &err), STORE_INVALID);
+    for (int i = 0; i < 4; i++)
+        store_record_clear(&r[i]);
+    store_close(other);
     store_close(s);
 }
 
@@ -1897,6 +1954,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_class_secret_and_roster),
         cmocka_unit_test(test_guest_names),
         cmocka_unit_test(test_announced_url),
+        cmocka_unit_test(test_class_due),
         cmocka_unit_test(test_writer_batches),
         cmocka_unit_test(test_writer_bounded_queue),
         cmocka_unit_test(test_writer_isolates_bad_rows),

@@ -301,6 +301,50 @@ static void insert_linked(struct store *s, const char *student, int points, int6
     store_record_free(r);
 }
 
+/* Inserts a record of student at ms; whether the insert marked it late. */
+static bool inserted_late(struct store *s, const char *student, int64_t ms)
+{
+    struct store_error e;
+    struct store_record *r = record(student, 5, ms);
+    bool late = false;
+    r->late_out = &late;
+    assert_int_equal(store_record_insert(s, r, &e), STORE_OK);
+    store_record_free(r);
+    return late;
+}
+
+/* A class's due date (butterfly-admin class due) beside LTI's: the
+ * student's link's due date wins where its launch gave one; a link
+ * without one, and a student of no link, are late after the class's. */
+static void test_class_due_beside_links(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char ada[STORE_ID_SIZE], bob[STORE_ID_SIZE], klass[STORE_ID_SIZE], name[64];
+    struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-ada",
+                                  .name = "Ada", .email = "", .context_id = "course-1",
+                                  .context_title = "FFT", .deployment_id = "d",
+                                  .resource_link = "rl-1", .lineitem = "https://p/li/1",
+                                  .due_ms = 20000 };
+    assert_int_equal(store_lti_launch(s, &l, ada, klass, NULL, name, sizeof name, &e), STORE_OK);
+    struct store_lti_launch b = l;
+    b.sub = "s-bob";
+    b.name = "Bob";
+    b.resource_link = "rl-2";
+    b.due_ms = 0;
+    assert_int_equal(store_lti_launch(s, &b, bob, klass, NULL, name, sizeof name, &e), STORE_OK);
+    assert_int_equal(store_class_due_set(s, 10000, &e), STORE_OK);
+    assert_false(inserted_late(s, ada, 15000));   /* her link's date, not the class's */
+    assert_true(inserted_late(s, ada, 25000));
+    assert_true(inserted_late(s, bob, 15000));    /* his link has none: the class's */
+    assert_false(inserted_late(s, bob, 9000));
+    assert_true(inserted_late(s, "roster-carl", 15000));   /* no link at all */
+    assert_false(inserted_late(s, "roster-carl", 5000));
+    assert_false(inserted_late(s, NULL, 15000));   /* nobody signed in: nobody's due date */
+    store_close(s);
+}
+
 static void test_line_item_per_resource_link(void **state)
 {
     (void)state;
@@ -641,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_state_once_and_nonces),
         cmocka_unit_test(test_launch_and_outbox),
         cmocka_unit_test(test_line_item_per_resource_link),
+        cmocka_unit_test(test_class_due_beside_links),
         cmocka_unit_test(test_migrate_v1),
         cmocka_unit_test(test_roster),
     };

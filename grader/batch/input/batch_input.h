@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "batch/input/batch_id.h"
+#include "gradebook/default_layout.h"
 
 #define BATCH_MAX_INPUTS        100000
 #define BATCH_MAX_TABLE_SOURCES (512u * 1024 * 1024)  /* bytes of bodies held from a CSV or JSONL file */
@@ -55,6 +56,7 @@ struct batch_stored {
     char *verdict;              /* the verdict JSON the student was answered */
     size_t verdict_len;
     int64_t received_ms;
+    struct gradebook_late late;  /* the student's attempts against the due date */
 };
 
 struct batch_inputs {

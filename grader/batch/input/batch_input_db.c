@@ -76,9 +76,11 @@ static bool on_student(const struct store_student *st, void *arg)
     return true;
 }
 
-/* Makes input i of the chosen record r, with the student's name. */
+/* Makes input i of the chosen record r, with the student's name and
+ * their attempts against the due date (lt). */
 static bool add_input(struct batch_inputs *in, struct store_record *r,
-                      const struct store_student *st, bool known, char *err, size_t errsz)
+                      const struct store_lateness *lt, const struct store_student *st,
+                      bool known, char *err, size_t errsz)
 {
     const char *name = known ? st->name : r->student;
     bool unverified = known && !st->verified;
@@ -98,6 +100,7 @@ static bool add_input(struct batch_inputs *in, struct store_record *r,
     s->name = strdup(name);
     s->unverified = unverified;
     s->seed = r->seed;
+    s->late = (struct gradebook_late){ lt->late, lt->best_on_time, lt->best_late, r->late };
     snprintf(s->sha, sizeof s->sha, "%s", r->sha256);
     s->received_ms = r->received_ms;
     /* the bytes move: the chosen record is let go right after */
@@ -161,7 +164,7 @@ bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *
             goto out;
         }
         bool known = found == STORE_OK;
-        bool added = add_input(in, &p.v[i], &st, known, err, errsz);
+        bool added = add_input(in, &p.v[i], &p.lateness[i], &st, known, err, errsz);
         if (added && known && !st.verified)
             res->unverified++;
         store_student_clear(&st);

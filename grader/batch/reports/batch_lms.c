@@ -20,7 +20,7 @@ bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *r
         const struct batch_stored *st = row->e->stored;
         e[i] = (struct gradebook_entry){
             .id = row->e->id, .usable = row->e->id_ok, .gradable = row->grade && row->e->id_ok,
-            .score = row->score, .feedback = row->feedback,
+            .score = row->lms_score, .feedback = row->feedback,
             .unverified_name = st && st->unverified ? st->name : NULL,
         };
     }

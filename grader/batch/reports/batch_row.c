@@ -8,7 +8,7 @@
 #include "gradebook/feedback.h"
 
 bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const struct verdict *v,
-                    const struct score *sc)
+                    const struct score *sc, bool last, const struct late_policy *lp)
 {
     char line[GRADEBOOK_FEEDBACK_MAX];
     gradebook_feedback(v, sc, line);
@@ -16,6 +16,8 @@ bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const st
         .e = e, .status = v->status, .score = sc->score, .max_score = sc->max_score,
         .halves_passed = sc->halves_passed, .hidden_passed = sc->hidden_passed,
         .grade = v->status != VERDICT_INTERNAL_ERROR && !e->duplicate,
+        .lms_score = gradebook_late_score(sc->score, last, e->stored ? &e->stored->late : NULL,
+                                          lp),
     };
     row->feedback = strdup(line);
     if (v->diagnosis && v->diagnosis->title)

@@ -20,6 +20,8 @@ struct batch_row {
     const struct batch_input *e;     /* the input: id, key, location (not owned) */
     enum verdict_status status;
     int score, max_score, halves_passed, hidden_passed;
+    double lms_score;                /* a learning system's: the late policy's (a row from
+                                      * the records with late attempts), else score */
     char *mistake;                   /* owned: the diagnosis's title, or NULL */
     char *feedback;                  /* owned: verdict, points and the main reason, one line */
     bool grade;                      /* a grade of the student's work: not an Internal Error
@@ -27,10 +29,12 @@ struct batch_row {
                                       * inputs were not graded) */
 };
 
-/* Fills *row for input e, graded to v and scored sc. False on OOM (*row
- * then owns nothing). */
+/* Fills *row for input e, graded to v and scored sc; its learning
+ * system's score counts e's late attempts (a stored record's) as policy
+ * lp says, its chosen one under policy last when last. False on OOM
+ * (*row then owns nothing). */
 bool batch_row_fill(struct batch_row *row, const struct batch_input *e, const struct verdict *v,
-                    const struct score *sc);
+                    const struct score *sc, bool last, const struct late_policy *lp);
 
 /* Releases what *row owns. */
 void batch_row_clear(struct batch_row *row);
