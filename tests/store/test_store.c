@@ -840,6 +840,7 @@ static void test_class_due(void **state)
     bool late[4] = { true, false, false, true };
     const int64_t at[4] = { 5000, 9000, 12000, 20000 };
     const int points[4] = { 3, 9, 2, 9 };
+    add_student(s, "s-due", "Dee", true);
     for (int i = 0; i < 4; i++) {
         make_record(&r[i], "s-due", at[i], points[i]);
         r[i].late_out = &late[i];

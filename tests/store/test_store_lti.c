@@ -335,6 +335,10 @@ static void test_class_due_beside_links(void **state)
     b.due_ms = 0;
     assert_int_equal(store_lti_launch(s, &b, bob, klass, NULL, name, sizeof name, &e), STORE_OK);
     assert_int_equal(store_class_due_set(s, 10000, &e), STORE_OK);
+    /* a roster student, never launched (a record's student has a row) */
+    struct store_student carl = { .id = (char *)"roster-carl", .name = (char *)"Carl",
+                                  .section = (char *)"", .email = (char *)"", .verified = true };
+    assert_int_equal(store_student_put(s, &carl, NULL, &e), STORE_OK);
     assert_false(inserted_late(s, ada, 15000));   /* her link's date, not the class's */
     assert_true(inserted_late(s, ada, 25000));
     assert_true(inserted_late(s, bob, 15000));    /* his link has none: the class's */
