@@ -141,7 +141,9 @@ enum store_status store_in_read(struct store *s,
 #define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
                        "points, max_points, verdict, seed, device, grader_version"
 #define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3"
-#define RECORD_INSERT "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS \
+#define RECORD_INSERT "INSERT" RECORD_INSERT_INTO
+/* RECORD_INSERT after its verb, for a backend that adds a conflict clause */
+#define RECORD_INSERT_INTO " INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS \
                       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " \
                       "?14, ?15, ?16, ?17, ?18, ?19)"
 
