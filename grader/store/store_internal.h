@@ -185,8 +185,11 @@ enum store_status store_in_read(struct store *s,
  * first). A record of nobody (NULL) is written as before. Its late mark
  * is RECORD_LATE's; a backend's statement answers it, one row per record
  * written. */
-#define RECORD_INSERT_CHECKED(LOCK)                                                    \
-    "INSERT INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS ", late"           \
+#define RECORD_INSERT_CHECKED(LOCK) "INSERT" RECORD_INSERT_CHECKED_INTO(LOCK)
+/* RECORD_INSERT_CHECKED after its verb, for a backend that adds a
+ * conflict clause (SQLite's OR ROLLBACK, store_sqlite.c) */
+#define RECORD_INSERT_CHECKED_INTO(LOCK)                                               \
+    " INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS ", late"                 \
     ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "  \
     "?17, ?18, ?19, " RECORD_LATE " WHERE CAST(?3 AS TEXT) IS NULL OR EXISTS (SELECT 1 " \
     "FROM students WHERE students.id = CAST(?3 AS TEXT)" LOCK ")"

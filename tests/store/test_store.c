@@ -1428,6 +1428,20 @@ static void test_idempotency_keys(void **state)
     with_key(&b, "student:s2", "k-1", "body one");
     insert_ok(s, &b);
     store_record_clear(&b);
+    /* a record that cannot be written (its id is a record's already)
+     * leaves no key behind: the key's row goes with its transaction,
+     * which SQLite's insert (OR ROLLBACK) ends itself */
+    make_record(&b, "s1", now + 4, 9);
+    snprintf(b.id, sizeof b.id, "%s", a.id);
+    with_key(&b, "student:s1", "k-9", "body nine");
+    assert_int_equal(store_record_insert(s, &b, &err), STORE_CONFLICT);
+    assert_int_equal(store_idempotency_find(s, "student:s1", "k-9", now - day, body, &got, &err),
+                     STORE_NOT_FOUND);
+    store_record_clear(&b);
+    make_record(&b, "s1", now + 5, 9);
+    with_key(&b, "student:s1", "k-9", "body nine");
+    insert_ok(s, &b);   /* and the store goes on */
+    store_record_clear(&b);
     /* and a key of no shape is refused */
     make_record(&b, "s1", now + 3, 9);
     with_key(&b, "", "k", "x");

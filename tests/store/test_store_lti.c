@@ -349,6 +349,39 @@ static void test_class_due_beside_links(void **state)
     store_close(s);
 }
 
+/* A record after its link's due date for that student is late, in the
+ * outbox too (LTI's trigger on the records, on SQLite through the view
+ * lti_record_scores since version 9): the score sent is the late one's,
+ * with the best on-time and late points beside it. */
+static void test_late_records(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char cy[STORE_ID_SIZE], klass[STORE_ID_SIZE], name[64];
+    int64_t t = store_now_ms();
+    struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-cy",
+                                  .name = "Cy", .email = "", .context_id = "course-3",
+                                  .context_title = "", .deployment_id = "d",
+                                  .resource_link = "rl-3", .lineitem = "https://p/li/3",
+                                  .due_ms = t + 15 };
+    assert_int_equal(store_lti_launch(s, &l, cy, klass, NULL, name, sizeof name, &e), STORE_OK);
+    struct store_record *r[2] = { record(cy, 4, t), record(cy, 7, t + 20) };
+    assert_int_equal(store_records_insert(s, (const struct store_record *const *)r, 2, &e),
+                     STORE_OK);
+    struct seen x = { .n = 0 };
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take, &x, &e), STORE_OK);
+    assert_int_equal(x.n, 1);
+    assert_string_equal(x.sub[0], "s-cy");
+    assert_true(x.v[0].late);
+    assert_int_equal(x.v[0].points, 7);
+    assert_int_equal(x.v[0].best_points, 4);
+    assert_int_equal(x.v[0].best_late_points, 7);
+    store_record_free(r[0]);
+    store_record_free(r[1]);
+    store_close(s);
+}
+
 static void test_line_item_per_resource_link(void **state)
 {
     (void)state;
@@ -688,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_state_once_and_nonces),
         cmocka_unit_test(test_launch_and_outbox),
+        cmocka_unit_test(test_late_records),
         cmocka_unit_test(test_line_item_per_resource_link),
         cmocka_unit_test(test_class_due_beside_links),
         cmocka_unit_test(test_migrate_v1),
