@@ -108,7 +108,7 @@ for path in sorted(named - PLATFORM_PATHS):
 with open(os.path.join(ROOT, "grader", "admin", "admin_main.c")) as f:
     admin = f.read()
 usage = re.search(r"static void usage\(FILE \*out\)(.*?)\n\}", admin, re.S).group(1)
-commands = re.findall(r'"  ([a-z][a-z -]*?[a-z])(?: [A-Z.\-]|  |\\n)', usage)
+commands = re.findall(r'"  ([a-z][a-z -]*?[a-z])(?: [A-Z.\-[]|  |\\n)', usage)
 if "lti registration-url" not in commands or "forget" not in commands:
     bad.append("butterfly-admin's usage is not where this test reads it: %r" % commands)
 for line in re.findall(r"butterfly-admin((?: (?:--[\w-]+ \S+|[a-z][\w-]*))+)", flat):
