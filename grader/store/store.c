@@ -404,7 +404,33 @@ static enum store_status insert_one(struct store *s, const struct store_record *
     }
     size_t np = sizeof p / sizeof p[0] - !s->ops->notifies_class;
     struct late_mark m = { false, false };
-    st = s->ops->exec(s, s->ops->insert_record, false, p, np, take_late, &m, NULL, err);
+    if (s->ops->student_apart) {
+        /* one writer, in its transaction: the student's row cannot go
+         * between this check and the insert */
+        bool there = !r->student;
+        if (r->student) {
+            struct late_mark seen = { false, false };
+            const struct store_value q[] = { sv_text(r->student) };
+            st = s->ops->exec(s, "SELECT 1 FROM students WHERE id = ?1", false, q, 1, take_late,
+                              &seen, NULL, err);
+            if (st != STORE_OK)
+                return st;
+            there = seen.written;
+        }
+        if (there) {
+            st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, NULL, err);
+            m.written = st == STORE_OK;
+        }
+        /* the mark the insert made, read back for a student's record only
+         * (nobody's is never late) */
+        if (st == STORE_OK && m.written && r->student && r->late_out) {
+            const struct store_value q[] = { sv_text(r->id) };
+            st = s->ops->exec(s, "SELECT late FROM records WHERE id = ?1", false, q, 1,
+                              take_late, &m, NULL, err);
+        }
+    } else {
+        st = s->ops->exec(s, s->ops->insert_record, false, p, np, take_late, &m, NULL, err);
+    }
     if (st == STORE_OK && r->late_out)
         *r->late_out = m.late;
     if (st == STORE_CONFLICT)

@@ -478,7 +478,8 @@ const struct store_ops store_sqlite_ops = {
      * spends on a record over HTTP) bought nothing
      * (docs/PERFORMANCE.md). Any error still rolls the transaction back
      * and answers as before. */
-    .insert_record = "INSERT OR ROLLBACK" RECORD_INSERT_CHECKED_INTO("") " RETURNING late",
+    .insert_record = "INSERT OR ROLLBACK" RECORD_INSERT_VALUES_INTO,
+    .student_apart = true,
     /* the pages in use: free pages (after a purge) are reused before the
      * file grows, so they are room, not size */
     .size_bytes = "SELECT (p.page_count - f.freelist_count) * s.page_size "
