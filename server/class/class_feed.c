@@ -543,6 +543,22 @@ static void pending_free(struct pending *e)
     free(e);
 }
 
+/* Appends e to the feed's queue (under f->lock), when it has room: false
+ * when full (the caller marks what the next catch-up must find). */
+static bool enqueue(struct class_feed *f, struct pending *e)
+{
+    if (f->qlen >= ID_QUEUE_MAX)
+        return false;
+    if (f->qtail)
+        f->qtail->next = e;
+    else
+        f->qhead = e;
+    f->qtail = e;
+    f->qlen++;
+    return true;
+}
+
+
 void class_feed_committed(struct class_feed *f, const struct store_record *r,
                           const struct verdict_shown *facts)
 {
@@ -565,13 +581,7 @@ void class_feed_committed(struct class_feed *f, const struct store_record *r,
         }
     }
     pthread_mutex_lock(&f->lock);
-    if (e && f->qlen < ID_QUEUE_MAX) {
-        if (f->qtail)
-            f->qtail->next = e;
-        else
-            f->qhead = e;
-        f->qtail = e;
-        f->qlen++;
+    if (e && enqueue(f, e)) {
         e = NULL;
     } else {
         f->overflow = true;   /* found by the next catch-up */
@@ -595,13 +605,7 @@ void class_feed_forgotten(struct class_feed *f, const char *student)
     pthread_mutex_lock(&f->lock);
     /* in the queue's order: a record of theirs committed before the
      * forget is added first, then goes with them */
-    if (e && f->qlen < ID_QUEUE_MAX) {
-        if (f->qtail)
-            f->qtail->next = e;
-        else
-            f->qhead = e;
-        f->qtail = e;
-        f->qlen++;
+    if (e && enqueue(f, e)) {
         e = NULL;
     } else {
         f->forget_lost = true;

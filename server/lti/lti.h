@@ -86,6 +86,14 @@ bool lti_config_add(struct lti_config *c, const struct lti_config_entry *e, char
  * (libcurl would send them). */
 bool lti_config_url_origin(const char *url, char *out, size_t outsz);
 
+/* The tool's own addresses under public_url, as a platform is told them
+ * (the Canvas key, a Dynamic Registration), and its domain: the host
+ * alone, or host:port when with_port (each platform's own rule). */
+struct lti_tool_urls {
+    char login[1100], launch[1100], jwks[1100], domain[300];
+};
+void lti_config_tool_urls(const char *public_url, bool with_port, struct lti_tool_urls *out);
+
 /* Whether url is at one of p's origins (p->origins): the only addresses a
  * call made for p may go to. */
 bool lti_config_allows(const struct lti_platform *p, const char *url);

@@ -332,3 +332,18 @@ const struct lti_platform *lti_config_find(const struct lti_config *c, const cha
     }
     return client_id && *client_id ? NULL : found;
 }
+
+void lti_config_tool_urls(const char *public_url, bool with_port, struct lti_tool_urls *out)
+{
+    snprintf(out->login, sizeof out->login, "%s/lti/login", public_url);
+    snprintf(out->launch, sizeof out->launch, "%s/lti/launch", public_url);
+    snprintf(out->jwks, sizeof out->jwks, "%s/lti/jwks.json", public_url);
+    out->domain[0] = '\0';
+    const char *host = strstr(public_url, "://");
+    if (host) {
+        host += 3;
+        size_t hl = strcspn(host, with_port ? "/" : ":/");
+        snprintf(out->domain, sizeof out->domain, "%.*s",
+                 (int)(hl < sizeof out->domain ? hl : 0), host);
+    }
+}

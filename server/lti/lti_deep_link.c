@@ -290,17 +290,10 @@ char *lti_deep_link_autopost_csp(const char *return_url, const char *script_nonc
 
 json_t *lti_deep_link_canvas(const char *public_url)
 {
-    char login[1100], launch[1100], jwks[1100], domain[300] = "";
-    snprintf(login, sizeof login, "%s/lti/login", public_url);
-    snprintf(launch, sizeof launch, "%s/lti/launch", public_url);
-    snprintf(jwks, sizeof jwks, "%s/lti/jwks.json", public_url);
     /* Canvas's domain is the host alone */
-    const char *host = strstr(public_url, "://");
-    if (host) {
-        host += 3;
-        size_t hl = strcspn(host, ":/");
-        snprintf(domain, sizeof domain, "%.*s", (int)(hl < sizeof domain ? hl : 0), host);
-    }
+    struct lti_tool_urls u;
+    lti_config_tool_urls(public_url, false, &u);
+    const char *login = u.login, *launch = u.launch, *jwks = u.jwks, *domain = u.domain;
     json_t *placements = json_array();
     const char *where[] = { "link_selection", "assignment_selection" };
     for (size_t i = 0; placements && i < sizeof where / sizeof where[0]; i++)

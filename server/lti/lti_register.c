@@ -106,17 +106,10 @@ bool lti_register_config_read(const char *config_url, const char *text, size_t l
 
 json_t *lti_register_message(const char *public_url)
 {
-    char login[1100], launch[1100], jwks[1100], domain[300] = "";
-    snprintf(login, sizeof login, "%s/lti/login", public_url);
-    snprintf(launch, sizeof launch, "%s/lti/launch", public_url);
-    snprintf(jwks, sizeof jwks, "%s/lti/jwks.json", public_url);
     /* the domain is host[:port], as the platform matches launches to it */
-    const char *host = strstr(public_url, "://");
-    if (host) {
-        host += 3;
-        size_t hl = strcspn(host, "/");
-        snprintf(domain, sizeof domain, "%.*s", (int)(hl < sizeof domain ? hl : 0), host);
-    }
+    struct lti_tool_urls u;
+    lti_config_tool_urls(public_url, true, &u);
+    const char *login = u.login, *launch = u.launch, *jwks = u.jwks, *domain = u.domain;
     return json_pack("{s:s, s:[s], s:[s, s], s:s, s:[s], s:s, s:s, s:s, s:s, "
                      "s:{s:s, s:s, s:s, s:[s, s, s], s:[{s:s, s:s}, {s:s, s:s, s:s}]}}",
                      "application_type", "web", "response_types", "id_token",
