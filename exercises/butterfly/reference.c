@@ -3,7 +3,7 @@
  * out its own pair and twiddle. The mistakes students make are computed by
  * the butterfly's diagnosis, not here: the reference stays the page's
  * formula and nothing else. */
-#include "exercise_reference.h"
+#include "exercises/exercise_reference.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * table; the loader of exercises/ID/exercise.json replaces this table
  * (issue 33), and nothing that calls these functions changes then.
  */
-#include "common/exercise.h"
+#include "common/exercise/exercise.h"
 
 #include <string.h>
 
