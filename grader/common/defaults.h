@@ -35,8 +35,14 @@
 #define MAX_KERNEL_COST_UNITS      30000u
 #define COST_TRANSCENDENTAL_UNITS  100u
 /* Cost units one thread may execute, each loop's code counted for every
- * iteration the loop budget allows (TASK_LOOP_BUDGET + 1). */
+ * iteration the largest loop budget allows (MAX_LOOP_BUDGET + 1). */
 #define MAX_RUN_COST_UNITS         10000000u
+/* The largest loop budget an exercise may give (its loop_budget: loop
+ * iterations one thread may take, all loops together; see
+ * grader/engine/checks/spirv_loops.h). Far below lavapipe's silent cap of
+ * 65,535 iterations per loop, so that the driver never decides a verdict;
+ * the static cost bound counts every loop at it. */
+#define MAX_LOOP_BUDGET            10000u
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 

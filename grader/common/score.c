@@ -8,23 +8,25 @@
 
 static const struct half_result *find_half(const struct verdict *v, int half)
 {
-    for (int i = 0; i < v->halves_run && i < TASK_NHALVES; i++)
+    for (int i = 0; i < v->halves_run && i < EX_MAX_SWEEP; i++)
         if (v->halves[i].half == half)
             return &v->halves[i];
     return NULL;
 }
 
-static void describe_cells(const struct half_result *h, char *out, size_t outsz)
+static void describe_cells(const struct verdict *v, const struct half_result *h, char *out,
+                           size_t outsz)
 {
-    int wrong = report_wrong_cells(h);
+    int wrong = report_wrong_cells(v, h);
+    int cells = v->grid_n * v->grid_planes;
     if (!wrong) {
-        snprintf(out, outsz, "All %d cells are right.", TASK_CELLS);
+        snprintf(out, outsz, "All %d cells are right.", cells);
         return;
     }
-    size_t len = (size_t)snprintf(out, outsz, "%d of %d cells are wrong:", wrong, TASK_CELLS);
+    size_t len = (size_t)snprintf(out, outsz, "%d of %d cells are wrong:", wrong, cells);
     int shown = 0;
-    for (int y = 0; y < TASK_PLANES; y++)
-        for (int x = 0; x < TASK_N; x++) {
+    for (int y = 0; y < v->grid_planes; y++)
+        for (int x = 0; x < v->grid_n; x++) {
             const struct cell_result *c = &h->cells[y][x];
             if (c->passed || shown > 6 || len >= outsz)
                 continue;
@@ -86,11 +88,11 @@ void score_verdict(const struct verdict *v, struct score *s)
             snprintf(hid->output, sizeof hid->output, "Not run: %s.", why);
             continue;
         }
-        bool cells_ok = report_wrong_cells(h) == 0;
+        bool cells_ok = report_wrong_cells(v, h) == 0;
         vis->passed = cells_ok || v->status == VERDICT_ACCEPTED;
         hid->passed = (h->hidden_total > 0 && h->hidden_passed == h->hidden_total) ||
                       v->status == VERDICT_ACCEPTED;
-        describe_cells(h, vis->output, sizeof vis->output);
+        describe_cells(v, h, vis->output, sizeof vis->output);
         describe_hidden(v, h, hid->output, sizeof hid->output);
         s->halves_passed += h->passed || v->status == VERDICT_ACCEPTED;
         s->hidden_passed += h->hidden_passed;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "batch/batch_progress.h"
 #include "common/score.h"
 #include "batch/batch_sha256.h"

@@ -31,6 +31,7 @@
 
 #include "common/clock.h"
 #include "common/io/read_input.h"
+#include "common/task.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/grade.h"
 #include "tests/support/words.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "common/clock.h"
 #include "tests/test_bodies.h"
 

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/task.h"
 #include "common/io/frame.h"
 #include "common/score.h"
 #include "pool/fair_queue.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "common/verdict.h"
 
 static const struct worked_cell worked_example = {

@@ -144,7 +144,7 @@ static void keep_short(struct diagnosis *d)
 void diagnose_verdict(struct verdict *v, const struct comparison *c, const char *body,
                       size_t len)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     const struct gpu_run *runs = c->runs;
     size_t nruns = c->nruns;
     const float *out = c->out;
@@ -172,8 +172,8 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c, const char 
         d = s;
     }
     /* no member with a formula: each value read back as one */
-    struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
-        d ? NULL : malloc(TASK_NHALVES * sizeof *formulas);
+    struct cell_formula (*formulas)[BF_PLANES][BF_N] =
+        d ? NULL : malloc(BF_NHALVES * sizeof *formulas);
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
         d = describe_formulas(c, formulas, literal);
     free(formulas);

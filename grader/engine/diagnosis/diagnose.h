@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/bf_shape.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 
