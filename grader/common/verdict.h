@@ -142,7 +142,7 @@ struct worked_cell {
 
 /* The worked cells of the butterfly's diagnosis, the one that works cells
  * through: every visible cell of every half (3 halves x 16 cells;
- * engine/diagnosis/bf_shape.h asserts it). */
+ * engine/diagnosis/diagnose.c asserts it). */
 #define WORKED_CELLS 48
 
 struct verdict {

@@ -15,7 +15,7 @@
 #include "engine/checks/spirv_strip.h"
 #include "engine/compare.h"
 #include "engine/compile/compile.h"
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/diagnose.h"
 #include "engine/kernel_cache.h"
 #include "engine/outcome.h"

@@ -72,7 +72,7 @@ bool grader_usable(const struct grader *g);
  * Grades `body` (len bytes, any content) as a solution of exercise e: in
  * e's harness, over e's sweep and inputs, against e's reference and
  * tolerances; the butterfly's diagnosis only for an exercise that asks for
- * it and has its shape (bf_shape.h). Returns a verdict the caller frees
+ * it and has its shape (bf_shape_fits, diagnose.h). Returns a verdict the caller frees
  * with verdict_free(); NULL only when out of memory. An exercise the
  * engine cannot hold (sizes over EX_MAX_*) gets an Internal Error.
  */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 
 /*
  * The butterfly's verdicts keep the words they have always had (its

@@ -2,7 +2,7 @@
 #ifndef BUTTERFLY_REFERENCE_H
 #define BUTTERFLY_REFERENCE_H
 
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 
 /*
  * Computes one butterfly pass of half-block size `half` (1, 2 or 4) over

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/decompile.h"

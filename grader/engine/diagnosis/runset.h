@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 #include "engine/gpu.h"
 
 /*

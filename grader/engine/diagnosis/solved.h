@@ -7,7 +7,7 @@
 #include <complex.h>
 #include <stdbool.h>
 
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/text.h"

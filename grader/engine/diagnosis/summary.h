@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/diagnosis/bf_shape.h"
+#include "engine/diagnosis/diagnose.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/text.h"
 #include "engine/gpu.h"
