@@ -29,6 +29,7 @@
 #include "batch/batch_output.h"
 #include "batch/batch_progress.h"
 #include "batch/batch_record.h"
+#include "common/exercise/exercise.h"
 #include "common/score.h"
 #include "batch/batch_seed.h"
 #include "batch/batch_sha256.h"
@@ -495,7 +496,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct gradeb
         return false;
     }
     if (!batch_lms_write(m, o->gradebook, rows, r->in.n, &r->roster,
-                         o->assignment ? o->assignment : task_butterfly.title, res)) {
+                         o->assignment ? o->assignment : exercise_default()->title, res)) {
         fclose(m);
         free(buf);
         snprintf(err, errsz, "out of memory");

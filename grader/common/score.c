@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/exercise/exercise.h"
 #include "common/report.h"
 
 static const struct half_result *find_half(const struct verdict *v, int half)
@@ -72,7 +73,7 @@ void score_verdict(const struct verdict *v, struct score *s)
     bool ran = v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
     s->max_score = SCORE_MAX;
     for (int k = 0; k < TASK_NHALVES; k++) {
-        int half = task_butterfly.halves[k];
+        int half = exercise_default()->sweep[k];
         const struct half_result *h = ran ? find_half(v, half) : NULL;
         struct score_test *vis = &s->tests[2 * k], *hid = &s->tests[2 * k + 1];
         snprintf(vis->name, sizeof vis->name, "half = %d, visible spectrum", half);

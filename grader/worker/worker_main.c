@@ -18,6 +18,7 @@
 
 #include "common/config.h"
 #include "common/defaults.h"
+#include "common/exercise/exercise.h"
 #include "common/io/frame.h"
 #include "common/verdict_facts.h"
 #include "common/parse_num.h"
@@ -190,7 +191,7 @@ int main(int argc, char **argv)
     }
     /* Warm up: the first compile initialises glslang, the first dispatch
      * LLVM; neither should land on a student's time. */
-    const char *warm = task_butterfly.starter;
+    const char *warm = exercise_default()->starter;
     verdict_free(grader_grade(g, warm, strlen(warm)));
     grader_set_stage_hook(g, send_stage, NULL);
     if (!send_ready(grader_device(g)))

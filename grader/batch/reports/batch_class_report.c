@@ -5,6 +5,7 @@
 
 #include "batch/reports/batch_html.h"
 #include "common/config.h"
+#include "common/exercise/exercise.h"
 #include "common/task.h"
 
 static double percent(size_t n, size_t of)
@@ -93,7 +94,7 @@ static void halves(FILE *f, const struct batch_summary *s)
     for (int k = 0; k < TASK_NHALVES; k++) {
         double pct = percent(s->half_passed[k], s->rows);
         fprintf(f, "<tr data-half=\"%d\"><td>half = %d</td><td class=\"bar\">"
-                "<div class=\"barline\">", task_butterfly.halves[k], task_butterfly.halves[k]);
+                "<div class=\"barline\">", exercise_default()->sweep[k], exercise_default()->sweep[k]);
         bar(f, pct, "var(--ok)");
         fprintf(f, "<span data-figure=\"pass_rate\">%.1f%%</span></div></td>"
                 "<td class=\"n\" data-figure=\"passed\">%zu</td>"
@@ -212,12 +213,12 @@ void batch_class_report_write(FILE *f, const struct batch_summary *s,
                               const struct batch_row *rows, size_t n, uint64_t seed)
 {
     char title[256];
-    snprintf(title, sizeof title, "%s: class report", task_butterfly.title);
+    snprintf(title, sizeof title, "%s: class report", exercise_default()->title);
     batch_html_begin(f, title);
     fputs("<header><h1>", f);
     batch_html_text(f, title);
     fputs("</h1>\n<p class=\"muted\">", f);
-    batch_html_text(f, task_butterfly.subtitle);
+    batch_html_text(f, exercise_default()->subtitle);
     fprintf(f, " &middot; graded by butterfly-batch %s</p>\n", BUTTERFLY_VERSION);
     figures(f, s, seed);
     fputs("<p class=\"no-print\"><a href=\"#verdicts\">Verdicts</a> &middot; "

@@ -5,6 +5,7 @@
 
 #include "batch/reports/batch_feedback.h"
 #include "batch/reports/batch_html.h"
+#include "common/exercise/exercise.h"
 #include "common/report.h"
 #include "common/task.h"
 
@@ -44,7 +45,7 @@ char *batch_student_report_html(const struct batch_input *e, const struct verdic
     char *visible = batch_feedback_visible(e, v, sc, sha == NULL);
     char *full = sha ? report_to_string(v) : NULL;
     char title[256];
-    snprintf(title, sizeof title, "%s: %s", e->id, task_butterfly.title);
+    snprintf(title, sizeof title, "%s: %s", e->id, exercise_default()->title);
     batch_html_begin(f, title);
     fputs("<p class=\"no-print\"><a href=\"../summary.html#students\">&larr; the class</a></p>\n"
           "<header><h1>", f);

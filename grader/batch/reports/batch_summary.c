@@ -1,5 +1,6 @@
 /* batch_summary.c - the class at a glance. */
 #include "batch/reports/batch_summary.h"
+#include "common/exercise/exercise.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -210,7 +211,7 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
                                                       "count", (json_int_t)s->status[i]));
     for (int k = 0; halves && k < TASK_NHALVES; k++)
         json_array_append_new(halves, json_pack("{s:i, s:I, s:I, s:I, s:f}",
-                                                "half", task_butterfly.halves[k],
+                                                "half", exercise_default()->sweep[k],
                                                 "passed", (json_int_t)s->half_passed[k],
                                                 "visible_passed", (json_int_t)s->visible_passed[k],
                                                 "hidden_passed", (json_int_t)s->hidden_passed[k],
@@ -220,7 +221,7 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
         json_array_append_new(points, json_integer((json_int_t)s->points[k]));
     return json_pack("{s:i, s:s, s:I, s:I, s:I, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
                      "schema", 1,
-                     "task", task_butterfly.id,
+                     "task", exercise_default()->id,
                      "seed", (json_int_t)seed,
                      "inputs", (json_int_t)inputs,
                      "rows", (json_int_t)s->rows,
@@ -250,7 +251,7 @@ void batch_summary_print(FILE *out, const struct batch_summary *s)
     fprintf(out, "Pass rate per half (every visible and hidden cell right):\n");
     for (int k = 0; k < TASK_NHALVES; k++)
         fprintf(out, "  half = %d: %5.1f%% (%zu of %zu; visible %zu, hidden %zu)\n",
-                task_butterfly.halves[k],
+                exercise_default()->sweep[k],
                 s->rows ? 100.0 * (double)s->half_passed[k] / (double)s->rows : 0.0,
                 s->half_passed[k], s->rows, s->visible_passed[k], s->hidden_passed[k]);
     size_t top_errors = batch_summary_top(&s->errors);
