@@ -29,6 +29,14 @@ static void put_str(struct text *t, const char *s)
     put(t, s, strlen(s));
 }
 
+/* Text for a // comment: a control character (a newline would end the
+ * comment and make the rest code) becomes a space. */
+static void put_comment_text(struct text *t, const char *s)
+{
+    for (; *s; s++)
+        put(t, (unsigned char)*s < 0x20 || *s == 0x7f ? " " : s, 1);
+}
+
 static void put_int(struct text *t, long n)
 {
     char num[24];
@@ -59,7 +67,7 @@ static bool put_value(struct text *t, const struct exercise *e, const char *name
     if (IS("BODY"))
         put(t, body, len);
     else if (IS("TITLE"))
-        put_str(t, e->title);
+        put_comment_text(t, e->title);
     else if (IS("FUNCTION"))
         put_str(t, e->function);
     else if (IS("PARAM"))

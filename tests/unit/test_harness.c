@@ -69,6 +69,22 @@ static void test_other_shape_has_its_own_names_and_sizes(void **state)
     free(src);
 }
 
+/* The title goes into a comment: a newline in it must not end the comment. */
+static void test_title_stays_a_comment(void **state)
+{
+    (void)state;
+    struct exercise e = scale_exercise();
+    e.title = "Two\nlines: return 1.0; }";
+    struct compiler *c = compiler_new();
+    assert_non_null(c);
+    struct compile_result r;
+    const char *right = "return float(factor) * values[0][this.thread.x];";
+    assert_true(compiler_compile_exercise(c, &e, right, strlen(right), &r));
+    assert_true(r.ok);
+    compile_result_clear(&r);
+    compiler_free(c);
+}
+
 static void test_other_shape_compiles(void **state)
 {
     (void)state;
@@ -101,6 +117,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_butterfly_harness_is_the_old_one),
         cmocka_unit_test(test_other_shape_has_its_own_names_and_sizes),
         cmocka_unit_test(test_other_shape_compiles),
+        cmocka_unit_test(test_title_stays_a_comment),
     };
     return cmocka_run_group_tests_name("harness", tests, NULL, NULL);
 }
