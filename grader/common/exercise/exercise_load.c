@@ -24,7 +24,11 @@ static bool fail(struct load *l, const char *file, const char *where, const char
 {
     if (!l->err || l->errlen == 0)
         return false;
-    int n = snprintf(l->err, l->errlen, "%s/%s: %s%s", l->dir, file, where ? where : "",
+    size_t dirlen = strlen(l->dir);
+    while (dirlen > 1 && l->dir[dirlen - 1] == '/')
+        dirlen--;
+    int n = snprintf(l->err, l->errlen, "%.*s/%s: %s%s", (int)dirlen, l->dir, file,
+                     where ? where : "",
                      where && *where ? ": " : "");
     if (n < 0 || (size_t)n >= l->errlen)
         return false;
@@ -40,7 +44,7 @@ static bool fail(struct load *l, const char *file, const char *where, const char
 /* A value as the message quotes it, short and printable. */
 static void got(const json_t *v, char *out, size_t n)
 {
-    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)) : NULL;
     snprintf(out, n, "%s", text ? text : "?");
     free(text);
     size_t len = strlen(out);
@@ -200,7 +204,7 @@ static bool text_field(struct load *l, const json_t *obj, const char *path, cons
 
 /* Names the harness itself defines, and GLSL words a name cannot be. */
 static const char *const reserved_names[] = {
-    "this", "PI", "PARAM", "INPUT", "main", "float", "int", "uint", "bool", "void", "vec2",
+    "this", "PI", "main", "float", "int", "uint", "bool", "void", "vec2",
     "vec3", "vec4", "if", "else", "for", "while", "do", "return", "break", "continue",
     "const", "true", "false", "in", "out", "inout", "uniform", "buffer", "shared", "struct",
     "discard", "switch", "case", "default", "layout", "precision", "double", NULL,
@@ -237,8 +241,8 @@ static bool name_field(struct load *l, const json_t *obj, const char *path, cons
         char g[GOT_LEN];
         got(v, g, sizeof g);
         return fail(l, JSON_FILE, where,
-                    "must be a GLSL identifier of 1 to %d bytes, not a keyword, not this, PI, "
-                    "PARAM or INPUT, not starting bf_ or gl_ (got %s)", EX_LOAD_MAX_NAME, g);
+                    "must be a GLSL identifier of 1 to %d bytes, not a keyword, not this or PI, "
+                    "not starting bf_ or gl_ (got %s)", EX_LOAD_MAX_NAME, g);
     }
     return (*out = copy(l, json_string_value(v), json_string_length(v))) != NULL;
 }
@@ -370,14 +374,14 @@ static bool load_hidden(struct load *l, const json_t *input, const char *input_w
         join(at, sizeof at, where, names[i]);
         if (k[i] != floor(k[i]))
             return fail(l, JSON_FILE, at,
-                        "must be on the grid: %s * grid must be an integer (got %.17g * %d)",
+                        "must be on the grid: %s * grid must be an integer (got %.15g * %d)",
                         names[i], i ? hi : lo, e->hidden_grid);
         if (fabs(k[i]) > EX_LOAD_MAX_HIDDEN_K)
-            return fail(l, JSON_FILE, at, "%s * grid must be within +-%d, exact in float (got %.17g)",
+            return fail(l, JSON_FILE, at, "%s * grid must be within +-%d, exact in float (got %.15g)",
                         names[i], EX_LOAD_MAX_HIDDEN_K, k[i]);
     }
     if (lo > hi)
-        return fail(l, JSON_FILE, at, "must not be below min (got min %.17g, max %.17g)", lo, hi);
+        return fail(l, JSON_FILE, at, "must not be below min (got min %.15g, max %.15g)", lo, hi);
     e->hidden_lo = (int)k[0];
     e->hidden_hi = (int)k[1];
     return true;
@@ -407,7 +411,7 @@ static bool load_visible(struct load *l, const json_t *root)
     char g[GOT_LEN];
     if (!json_is_array(v) || json_array_size(v) != (size_t)e->in_planes) {
         got(v, g, sizeof g);
-        return fail(l, JSON_FILE, "visible", "must hold %d arrays, one per input plane (got %s)",
+        return fail(l, JSON_FILE, "visible", "must hold one array per input plane, input.planes = %d (got %s)",
                     e->in_planes, g);
     }
     for (int p = 0; p < e->in_planes; p++) {
@@ -416,7 +420,7 @@ static bool load_visible(struct load *l, const json_t *root)
         const json_t *plane = json_array_get(v, (size_t)p);
         if (!json_is_array(plane) || json_array_size(plane) != (size_t)e->in_n) {
             got(plane, g, sizeof g);
-            return fail(l, JSON_FILE, where, "must hold %d numbers, input.n (got %s)", e->in_n, g);
+            return fail(l, JSON_FILE, where, "must hold input.n = %d numbers (got %s)", e->in_n, g);
         }
         for (int k = 0; k < e->in_n; k++) {
             char at[PATH_MAX_LEN];
@@ -517,7 +521,7 @@ static bool load_tolerance(struct load *l, const json_t *root)
     for (int i = 0; i < 2; i++) {
         join(at, sizeof at, where, names[i]);
         if (!(both[i] >= 0.0))
-            return fail(l, JSON_FILE, at, "must be 0 or more (got %.17g)", both[i]);
+            return fail(l, JSON_FILE, at, "must be 0 or more (got %.15g)", both[i]);
     }
     return true;
 }
@@ -617,10 +621,15 @@ static bool read_expect(struct load *l, const struct exercise_file *f, struct ex
     const char *p = line, *end = line + n;
     char q[GOT_LEN];
     quote_line(line, n, q, sizeof q);
-    static const char lead[] = "// expect:";
-    if (n < sizeof lead - 1 || memcmp(p, lead, sizeof lead - 1) != 0)
+    /* "//", blanks, "expect:": as people type it */
+    if (n < 2 || memcmp(p, "//", 2) != 0)
         return fail(l, f->name, "line 1", "%s (got \"%s\")", expect_form, q);
-    p += sizeof lead - 1;
+    p += 2;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if ((size_t)(end - p) < 7 || memcmp(p, "expect:", 7) != 0)
+        return fail(l, f->name, "line 1", "%s (got \"%s\")", expect_form, q);
+    p += 7;
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
     const char *word = p;
