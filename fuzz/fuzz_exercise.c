@@ -31,7 +31,8 @@ static void holds_its_promises(const struct exercise *e)
     for (size_t i = 0; ok && i < e->nsolutions; i++)
         ok = e->solutions[i].body && strlen(e->solutions[i].body) == e->solutions[i].len;
     for (size_t i = 0; ok && i < e->nmistakes; i++)
-        ok = e->mistakes[i].title && e->mistakes[i].explanation && exercise_id_valid(e->mistakes[i].id);
+        ok = e->mistakes[i].title && e->mistakes[i].explanation &&
+             exercise_id_valid(e->mistakes[i].id);
     if (!ok)
         abort();
 }

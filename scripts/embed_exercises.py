@@ -97,7 +97,8 @@ def main():
         files = folder_files(folder)
         for k, (name, path) in enumerate(files):
             deps.append(path)
-            out.append(f'static const char ex{n}_f{k}[] =\n{c_string(open(path, "rb").read())};\n\n')
+            text = c_string(open(path, 'rb').read())
+            out.append(f'static const char ex{n}_f{k}[] =\n{text};\n\n')
         out.append(f'static const struct exercise_file ex{n}_files[] = {{\n')
         out += [f'    {{ "{name}", ex{n}_f{k}, sizeof ex{n}_f{k} - 1 }},\n'
                 for k, (name, _) in enumerate(files)]

@@ -20,7 +20,8 @@
 #define DEFAULT_EXERCISE "butterfly"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static struct exercise **loaded;   /* in LIST's order; never freed: they live as long as the program */
+/* in LIST's order; never freed: they live as long as the program */
+static struct exercise **loaded;
 static size_t nloaded;
 
 static void load(void)

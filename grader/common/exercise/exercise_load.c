@@ -71,7 +71,8 @@ static void join_index(char *out, size_t n, const char *base, size_t i)
 
 /* Every key of `obj` is one of `keys` (NULL-terminated): a typo in an
  * optional field would otherwise be silently a default. */
-static bool only_fields(struct load *l, const json_t *obj, const char *path, const char *const *keys)
+static bool only_fields(struct load *l, const json_t *obj, const char *path,
+                        const char *const *keys)
 {
     const char *key;
     const json_t *v;
@@ -218,7 +219,8 @@ static bool glsl_name_ok(const char *s, size_t len)
         return false;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
             return false;
     }
     if (strncmp(s, "gl_", 3) == 0 || strncmp(s, "bf_", 3) == 0 || strstr(s, "__"))
@@ -270,8 +272,8 @@ bool exercise_id_valid(const char *id)
     return true;
 }
 
-/* The folder's own name: what the id must be. */
-static const char *folder_name(const char *dir)
+/* The folder's own name, the last component of dir: what the id must be. */
+static const char *folder_name(const char *dir, size_t *len)
 {
     const char *end = dir + strlen(dir);
     while (end > dir && end[-1] == '/')
@@ -279,11 +281,8 @@ static const char *folder_name(const char *dir)
     const char *start = end;
     while (start > dir && start[-1] != '/')
         start--;
-    static _Thread_local char name[EX_ID_MAX + 2];
-    size_t n = (size_t)(end - start) < sizeof name - 1 ? (size_t)(end - start) : sizeof name - 1;
-    memcpy(name, start, n);
-    name[n] = '\0';
-    return name;
+    *len = (size_t)(end - start);
+    return start;
 }
 
 static bool load_id(struct load *l, const json_t *root)
@@ -295,10 +294,13 @@ static bool load_id(struct load *l, const json_t *root)
     got(v, g, sizeof g);
     if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v) ||
         !exercise_id_valid(json_string_value(v)))
-        return fail(l, JSON_FILE, "id", "must be 1 to %d bytes of [a-z0-9_-] (got %s)", EX_ID_MAX, g);
-    const char *folder = folder_name(l->dir);
-    if (strcmp(folder, json_string_value(v)) != 0)
-        return fail(l, JSON_FILE, "id", "must be the folder's name \"%s\" (got %s)", folder, g);
+        return fail(l, JSON_FILE, "id", "must be 1 to %d bytes of [a-z0-9_-] (got %s)", EX_ID_MAX,
+                    g);
+    size_t flen;
+    const char *folder = folder_name(l->dir, &flen);
+    if (flen != json_string_length(v) || memcmp(folder, json_string_value(v), flen) != 0)
+        return fail(l, JSON_FILE, "id", "must be the folder's name \"%.*s\" (got %s)",
+                    (int)(flen < EX_ID_MAX + 1 ? flen : EX_ID_MAX + 1), folder, g);
     return (l->e->id = copy(l, json_string_value(v), json_string_length(v))) != NULL;
 }
 
@@ -377,7 +379,8 @@ static bool load_hidden(struct load *l, const json_t *input, const char *input_w
                         "must be on the grid: %s * grid must be an integer (got %.15g * %d)",
                         names[i], i ? hi : lo, e->hidden_grid);
         if (fabs(k[i]) > EX_LOAD_MAX_HIDDEN_K)
-            return fail(l, JSON_FILE, at, "%s * grid must be within +-%d, exact in float (got %.15g)",
+            return fail(l, JSON_FILE, at,
+                        "%s * grid must be within +-%d, exact in float (got %.15g)",
                         names[i], EX_LOAD_MAX_HIDDEN_K, k[i]);
     }
     if (lo > hi)
@@ -411,7 +414,8 @@ static bool load_visible(struct load *l, const json_t *root)
     char g[GOT_LEN];
     if (!json_is_array(v) || json_array_size(v) != (size_t)e->in_planes) {
         got(v, g, sizeof g);
-        return fail(l, JSON_FILE, "visible", "must hold one array per input plane, input.planes = %d (got %s)",
+        return fail(l, JSON_FILE, "visible",
+                    "must hold one array per input plane, input.planes = %d (got %s)",
                     e->in_planes, g);
     }
     for (int p = 0; p < e->in_planes; p++) {
@@ -675,8 +679,6 @@ static const char *header_value(const char *line, size_t n, const char *key, siz
     return v;
 }
 
-#define EX_LOAD_MAX_PARAGRAPH (4 * EX_LOAD_MAX_TEXT)
-
 /* mistakes/ID.glsl's header: the "// title:", "// explanation:" (one
  * paragraph, its lines joined) and "// hint:" lines at its top. */
 static bool read_mistake_header(struct load *l, const struct exercise_file *f,
@@ -740,7 +742,8 @@ static bool load_files(struct load *l, const struct exercise_file *files, size_t
 {
     struct exercise *e = l->e;
     if (nfiles > EX_LOAD_MAX_FILES)
-        return fail(l, "", NULL, "holds %zu files, over the bound of %d", nfiles, EX_LOAD_MAX_FILES);
+        return fail(l, "", NULL, "holds %zu files, over the bound of %d", nfiles,
+                    EX_LOAD_MAX_FILES);
     for (size_t i = 0; i < nfiles; i++) {
         if (!files[i].name)
             return fail(l, "", NULL, "a file without a name");
@@ -796,7 +799,8 @@ static bool load_files(struct load *l, const struct exercise_file *files, size_t
         if (!glsl_in(files[i].name, "solutions/", &base, &blen))
             continue;
         struct exercise_solution *s = &sol[e->nsolutions++];
-        if (!file_text_ok(l, &files[i]) || !(s->file = copy(l, files[i].name, strlen(files[i].name))) ||
+        if (!file_text_ok(l, &files[i]) ||
+            !(s->file = copy(l, files[i].name, strlen(files[i].name))) ||
             !read_expect(l, &files[i], s) ||
             !(s->body = copy(l, files[i].text ? files[i].text : "", files[i].len)))
             return false;

@@ -16,6 +16,7 @@
 #define EX_LOAD_MAX_FILE       (64 * 1024)  /* bytes of any other file (a body's own bound) */
 #define EX_LOAD_MAX_FILES      64           /* files in a folder that the loader reads */
 #define EX_LOAD_MAX_TEXT       200          /* bytes of a title, a signature, an API meaning */
+#define EX_LOAD_MAX_PARAGRAPH  (4 * EX_LOAD_MAX_TEXT)  /* bytes of a mistake's explanation */
 #define EX_LOAD_MAX_NAME       64           /* bytes of a GLSL name, an API name or type */
 #define EX_LOAD_MAX_ORDER      1000         /* course.order */
 #define EX_LOAD_MAX_GRID       65536        /* input.hidden.grid, a power of two */
