@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/exercise/exercise_headers.h"
+
 /* What one load is doing: where messages go and what is being built. */
 struct load {
     const char *dir;
@@ -159,18 +161,6 @@ static bool number_field(struct load *l, const json_t *obj, const char *path, co
     return true;
 }
 
-/* Text a page shows on one line: 1 to max bytes, no control characters
- * (a newline in a title would split a header, a NUL would cut it). */
-static bool text_ok(const char *s, size_t len, size_t max)
-{
-    if (len == 0 || len > max)
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return false;
-    return true;
-}
-
 static char *copy(struct load *l, const char *s, size_t len)
 {
     char *c = malloc(len + 1);
@@ -193,7 +183,8 @@ static bool text_field(struct load *l, const json_t *obj, const char *path, cons
     join(where, sizeof where, path, key);
     if (!v)
         return false;
-    if (!json_is_string(v) || !text_ok(json_string_value(v), json_string_length(v), max)) {
+    if (!json_is_string(v) ||
+        !exercise_headers_text_ok(json_string_value(v), json_string_length(v), max)) {
         char g[GOT_LEN];
         got(v, g, sizeof g);
         return fail(l, JSON_FILE, where,
@@ -584,147 +575,32 @@ static bool file_text_ok(struct load *l, const struct exercise_file *f)
     return s ? true : fail(l, f->name, NULL, "is not UTF-8");
 }
 
-/* The text after an optional UTF-8 byte-order mark. */
-static const char *skip_bom(const char *s, size_t len, size_t *skipped)
-{
-    *skipped = len >= 3 && memcmp(s, "\357\273\277", 3) == 0 ? 3 : 0;
-    return s + *skipped;
-}
-
-/* Line `s` (up to \n or end) without its \r and trailing blanks. */
-static size_t line_len(const char *s, const char *end)
-{
-    const char *nl = memchr(s, '\n', (size_t)(end - s));
-    size_t n = (size_t)((nl ? nl : end) - s);
-    while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    return n;
-}
-
-/* A line quoted in a message: short, printable. */
-static void quote_line(const char *s, size_t n, char *out, size_t outlen)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 4 < outlen; i++)
-        out[k++] = (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f ? s[i] : '?';
-    if (n && k < n && k + 4 <= outlen)
-        memcpy(out + k, "...", 3), k += 3;
-    out[k] = '\0';
-}
-
-static const char expect_form[] =
-    "the first line must be \"// expect: accepted\", \"// expect: wrong\" or "
-    "\"// expect: wrong MISTAKE-ID\"";
-
 /* solutions/NAME.glsl's first line: what it must get. */
 static bool read_expect(struct load *l, const struct exercise_file *f, struct exercise_solution *s)
 {
-    size_t bom;
-    const char *line = skip_bom(f->text ? f->text : "", f->len, &bom);
-    size_t n = line_len(line, line + (f->len - bom));
-    const char *p = line, *end = line + n;
-    char q[GOT_LEN];
-    quote_line(line, n, q, sizeof q);
-    /* "//", blanks, "expect:": as people type it */
-    if (n < 2 || memcmp(p, "//", 2) != 0)
-        return fail(l, f->name, "line 1", "%s (got \"%s\")", expect_form, q);
-    p += 2;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    if ((size_t)(end - p) < 7 || memcmp(p, "expect:", 7) != 0)
-        return fail(l, f->name, "line 1", "%s (got \"%s\")", expect_form, q);
-    p += 7;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    const char *word = p;
-    while (p < end && *p != ' ' && *p != '\t')
-        p++;
-    size_t wlen = (size_t)(p - word);
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    if (wlen == 8 && memcmp(word, "accepted", 8) == 0 && p == end) {
-        s->expect = EXPECT_ACCEPTED;
-        return true;
-    }
-    if (!(wlen == 5 && memcmp(word, "wrong", 5) == 0))
-        return fail(l, f->name, "line 1", "%s (got \"%s\")", expect_form, q);
-    s->expect = EXPECT_WRONG;
-    if (p == end)
-        return true;
-    char id[EX_ID_MAX + 2];
-    size_t idlen = (size_t)(end - p);
-    if (idlen > EX_ID_MAX)
-        return fail(l, f->name, "line 1", "the mistake id must be 1 to %d bytes of [a-z0-9_-] "
-                    "(got \"%s\")", EX_ID_MAX, q);
-    memcpy(id, p, idlen);
-    id[idlen] = '\0';
-    if (!exercise_id_valid(id))
-        return fail(l, f->name, "line 1", "the mistake id must be 1 to %d bytes of [a-z0-9_-] "
-                    "(got \"%s\")", EX_ID_MAX, q);
-    return (s->mistake = copy(l, id, idlen)) != NULL;
+    char mistake[EX_ID_MAX + 1], why[EX_LOAD_MAX_ERROR];
+    if (!exercise_headers_expect(f->text, f->len, &s->expect, mistake, why, sizeof why))
+        return fail(l, f->name, "line 1", "%s", why);
+    return !mistake[0] || (s->mistake = copy(l, mistake, strlen(mistake))) != NULL;
 }
 
-/* The value of a "// KEY: value" header line, or NULL. */
-static const char *header_value(const char *line, size_t n, const char *key, size_t *vlen)
-{
-    size_t k = strlen(key);
-    if (n < 3 + k + 1 || memcmp(line, "// ", 3) != 0 || memcmp(line + 3, key, k) != 0 ||
-        line[3 + k] != ':')
-        return NULL;
-    const char *v = line + 3 + k + 1;
-    const char *end = line + n;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    *vlen = (size_t)(end - v);
-    return v;
-}
-
-/* mistakes/ID.glsl's header: the "// title:", "// explanation:" (one
- * paragraph, its lines joined) and "// hint:" lines at its top. */
+/* mistakes/ID.glsl's header: its title, explanation and hint. */
 static bool read_mistake_header(struct load *l, const struct exercise_file *f,
                                 struct exercise_mistake *m)
 {
-    size_t bom;
-    const char *p = skip_bom(f->text ? f->text : "", f->len, &bom);
-    const char *end = p + (f->len - bom);
-    char para[EX_LOAD_MAX_PARAGRAPH + 1];
-    size_t plen = 0;
-    while (p < end && end - p >= 2 && p[0] == '/' && p[1] == '/') {
-        size_t n = line_len(p, end), vlen;
-        const char *v;
-        if ((v = header_value(p, n, "title", &vlen))) {
-            if (m->title)
-                return fail(l, f->name, "title", "given twice");
-            if (!text_ok(v, vlen, EX_LOAD_MAX_TEXT))
-                return fail(l, f->name, "title", "must be 1 to %d bytes", EX_LOAD_MAX_TEXT);
-            if (!(m->title = copy(l, v, vlen)))
-                return false;
-        } else if ((v = header_value(p, n, "hint", &vlen))) {
-            if (m->hint)
-                return fail(l, f->name, "hint", "given twice");
-            if (!text_ok(v, vlen, EX_LOAD_MAX_TEXT))
-                return fail(l, f->name, "hint", "must be 1 to %d bytes", EX_LOAD_MAX_TEXT);
-            if (!(m->hint = copy(l, v, vlen)))
-                return false;
-        } else if ((v = header_value(p, n, "explanation", &vlen))) {
-            if (!text_ok(v, vlen, EX_LOAD_MAX_TEXT) || plen + 1 + vlen > EX_LOAD_MAX_PARAGRAPH)
-                return fail(l, f->name, "explanation",
-                            "each line 1 to %d bytes, the paragraph at most %d",
-                            EX_LOAD_MAX_TEXT, EX_LOAD_MAX_PARAGRAPH);
-            if (plen)
-                para[plen++] = ' ';
-            memcpy(para + plen, v, vlen);
-            plen += vlen;
-        }
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        p = nl ? nl + 1 : end;
-    }
-    if (!m->title)
-        return fail(l, f->name, "title", "missing (a \"// title: ...\" line at the top)");
-    if (!plen)
-        return fail(l, f->name, "explanation",
-                    "missing (\"// explanation: ...\" lines at the top, one paragraph)");
-    return (m->explanation = copy(l, para, plen)) != NULL;
+    struct exercise_mistake_header *h = malloc(sizeof *h);
+    char why[EX_LOAD_MAX_ERROR];
+    const char *field = "";
+    if (!h)
+        return fail(l, f->name, NULL, "out of memory");
+    bool ok = exercise_headers_mistake(f->text, f->len, h, &field, why, sizeof why);
+    if (!ok)
+        fail(l, f->name, field, "%s", why);
+    ok = ok && (m->title = copy(l, h->title, strlen(h->title))) &&
+         (m->explanation = copy(l, h->explanation, strlen(h->explanation))) &&
+         (!h->hint[0] || (m->hint = copy(l, h->hint, strlen(h->hint))));
+    free(h);
+    return ok;
 }
 
 /* "DIR/NAME.glsl" -> NAME, when the name is DIR/ID.glsl with no folder in ID. */
