@@ -253,7 +253,9 @@ static const struct bad_file bad_file_cases[] = {
     { "solutions/unscaled.glsl", "// expect: wrong copies_input too\n",
       "solutions/unscaled.glsl: line 1: the mistake id must be 1 to 32 bytes" },
     { "mistakes/Copies.glsl", "// title: t\n// explanation: e\n",
-      "mistakes/Copies.glsl: the file's name must be a mistake id" },
+      "mistakes/Copies.glsl: the file's name must be 1 to 32 bytes of [a-z0-9_-], then .glsl" },
+    { "solutions/Right Now.glsl", "// expect: accepted\n",
+      "solutions/Right Now.glsl: the file's name must be 1 to 32 bytes of [a-z0-9_-]" },
     { "starter.glsl", "return\0;", "starter.glsl: holds a NUL byte" },
     { "README.md", "\377\376", "README.md: is not UTF-8" },
 };

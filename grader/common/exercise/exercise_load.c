@@ -614,6 +614,22 @@ static bool glsl_in(const char *name, const char *dir, const char **base, size_t
     return memchr(*base, '/', *blen) == NULL;
 }
 
+/* A solution's or mistake's name, the part before .glsl, is an id: a
+ * mistake's name is its id, and both are named in messages and pages. */
+static bool name_is_id(struct load *l, const struct exercise_file *f, const char *base,
+                       size_t blen, char id[EX_ID_MAX + 1])
+{
+    id[0] = '\0';
+    if (blen <= EX_ID_MAX) {
+        memcpy(id, base, blen);
+        id[blen] = '\0';
+    }
+    if (exercise_id_valid(id))
+        return true;
+    return fail(l, f->name, NULL,
+                "the file's name must be 1 to %d bytes of [a-z0-9_-], then .glsl", EX_ID_MAX);
+}
+
 static bool load_files(struct load *l, const struct exercise_file *files, size_t nfiles)
 {
     struct exercise *e = l->e;
@@ -657,13 +673,9 @@ static bool load_files(struct load *l, const struct exercise_file *files, size_t
         if (!glsl_in(files[i].name, "mistakes/", &base, &blen))
             continue;
         struct exercise_mistake *m = &mis[e->nmistakes++];
-        char id[EX_ID_MAX + 2] = "";
-        if (blen <= EX_ID_MAX)
-            memcpy(id, base, blen), id[blen] = '\0';
-        if (!exercise_id_valid(id))
-            return fail(l, files[i].name, NULL,
-                        "the file's name must be a mistake id, 1 to %d bytes of [a-z0-9_-], "
-                        "then .glsl", EX_ID_MAX);
+        char id[EX_ID_MAX + 1];
+        if (!name_is_id(l, &files[i], base, blen, id))
+            return false;
         if (!file_text_ok(l, &files[i]) || !(m->id = copy(l, id, blen)) ||
             !read_mistake_header(l, &files[i], m) ||
             !(m->body = copy(l, files[i].text ? files[i].text : "", files[i].len)))
@@ -675,7 +687,8 @@ static bool load_files(struct load *l, const struct exercise_file *files, size_t
         if (!glsl_in(files[i].name, "solutions/", &base, &blen))
             continue;
         struct exercise_solution *s = &sol[e->nsolutions++];
-        if (!file_text_ok(l, &files[i]) ||
+        char id[EX_ID_MAX + 1];
+        if (!name_is_id(l, &files[i], base, blen, id) || !file_text_ok(l, &files[i]) ||
             !(s->file = copy(l, files[i].name, strlen(files[i].name))) ||
             !read_expect(l, &files[i], s) ||
             !(s->body = copy(l, files[i].text ? files[i].text : "", files[i].len)))
