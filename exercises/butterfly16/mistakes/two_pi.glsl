@@ -5,15 +5,11 @@
 // explanation: right (r is always 0); later ones turn b twice as far.
 // hint: A pass with half-block size half merges two transforms of half points into one of 2 * half.
 int i = this.thread.x;
-int j = (i / half) % 2;
-int base = i - j * half;
-int r = i % half;
-float ar = spectrum[0][base], ai = spectrum[1][base];
-float br = spectrum[0][base + half], bi = spectrum[1][base + half];
-float wr = cos(-2.0 * PI * float(r) / float(half));
-float wi = sin(-2.0 * PI * float(r) / float(half));
-float tr = wr * br - wi * bi;
-float ti = wr * bi + wi * br;
-if (this.thread.y == 0)
-    return j == 0 ? ar + tr : ar - tr;
-return j == 0 ? ai + ti : ai - ti;
+int lower = i & ~half;
+int r = i & (half - 1);
+float angle = -2.0 * PI * float(r) / float(half);
+float wr = cos(angle), wi = sin(angle);
+float br = spectrum[0][lower + half], bi = spectrum[1][lower + half];
+float t = this.thread.y == 0 ? wr * br - wi * bi : wr * bi + wi * br;
+float a = spectrum[this.thread.y][lower];
+return (i & half) == 0 ? a + t : a - t;
