@@ -1,5 +1,6 @@
-/* task.h - the butterfly's table, which the transitional registry
- * (common/exercise/exercise.c) reads; the engine reads struct exercise. */
+/* task.h - the butterfly's table as it was before exercises/ (a test holds
+ * exercises/butterfly to it) and the limits that are no exercise's; the
+ * engine reads struct exercise (common/exercise/exercise.h). */
 #ifndef BUTTERFLY_TASK_H
 #define BUTTERFLY_TASK_H
 
