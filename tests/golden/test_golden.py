@@ -50,7 +50,7 @@ def run(golden, root, args):
 def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    golden, root = sys.argv[1], sys.argv[2]
+    golden, root = os.path.abspath(sys.argv[1]), sys.argv[2]
     got = run(golden, root, bodies(root))
     got.update(run(golden, root, ["--mutants"] + MUTATED))
     path = os.path.join(root, GOLDEN_FILE)
