@@ -16,6 +16,7 @@
 #include "engine/compile/compile.h"
 #include "engine/diagnosis/diagnose.h"
 #include "engine/kernel_cache.h"
+#include "engine/mistakes.h"
 #include "engine/outcome.h"
 #include "engine/refusal.h"
 #include "engine/runs.h"
@@ -25,6 +26,9 @@ struct grader {
     struct compiler *compiler;
     struct gpu_context *gpu;
     struct kernel_cache *cache;
+    /* the named mistakes' kernels, compiled once and kept apart from the
+     * submissions', whose least recently used would evict them */
+    struct kernel_cache *mistakes;
     bool usable;
     struct grade_facts last;
 };
@@ -78,7 +82,7 @@ struct grader *grader_new(const struct grader_options *o, char *err, size_t errs
     g->gpu = gpu_context_new(o->device, o->before_device, o->before_device_arg, err, errsz);
     if (!g->gpu)
         goto fail;
-    if (!(g->cache = kernel_cache_new(g->gpu))) {
+    if (!(g->cache = kernel_cache_new(g->gpu)) || !(g->mistakes = kernel_cache_new(g->gpu))) {
         snprintf(err, errsz, "out of memory");
         goto fail;
     }
@@ -94,8 +98,10 @@ void grader_free(struct grader *g)
     if (!g)
         return;
     compiler_free(g->compiler);
-    if (g->usable)
+    if (g->usable) {
         kernel_cache_free(g->cache);   /* after a timeout, kernels may be in use */
+        kernel_cache_free(g->mistakes);
+    }
     gpu_context_free(g->gpu);
     free(g);
 }
@@ -162,8 +168,11 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
 /* Runs the kernel of entry e on every run; the outputs are judged
  * (compare), the verdict worded (outcome) and a Wrong Answer diagnosed
  * (the body's code only picks among readings the outputs prove). */
-static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e,
-                            const char *body, size_t len)
+static void named_mistake(struct grader *g, struct verdict *v, const struct exercise *ex,
+                          const struct gpu_run *runs, size_t nruns, const float *out);
+
+static void run_and_compare(struct grader *g, struct verdict *v, const struct exercise *ex,
+                            const struct kernel_entry *e, const char *body, size_t len)
 {
     struct gpu_run runs[TASK_RUNS];
     float out[TASK_RUNS * TASK_CELLS];
@@ -191,8 +200,12 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
     struct comparison c;
     compare_outputs(&task_butterfly, runs, TASK_RUNS, out, marks, &c);
     outcome_set(v, &c, e->loop_lines, e->nloops);
-    if (v->status == VERDICT_WRONG_ANSWER)
+    if (v->status != VERDICT_WRONG_ANSWER)
+        return;
+    if (ex->diagnosis)
         diagnose_verdict(v, &c, body, len);
+    else
+        named_mistake(g, v, ex, runs, TASK_RUNS, out);
 }
 
 /* Sets the message of a Compilation Error from its first diagnostic, or
@@ -342,7 +355,9 @@ done:
     return e;
 }
 
-struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
+/* Grades body as exercise ex, whose kernel has the butterfly's shape. */
+static struct verdict *grade_as(struct grader *g, const struct exercise *ex, const char *body,
+                                size_t len)
 {
     double t0 = clock_now_ms();
     struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
@@ -402,7 +417,7 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     if (e) {
         stage(g, STAGE_RUN);
         g->last.kept = g->opts.cache_kernels && e->text_len == len && !memcmp(e->text, body, len);
-        run_and_compare(g, v, e, body, len);
+        run_and_compare(g, v, ex, e, body, len);
     }
     /* without caching, the kernel was kept for this run only */
     if (!g->opts.cache_kernels && g->usable)
@@ -414,4 +429,103 @@ done:
      * large to send would cost its worker and be an Internal Error */
     answer_bound_apply(v, MAX_ANSWER_BYTES);
     return v;
+}
+
+/*
+ * The kernel of mistake m, compiled once per grader and kept; NULL when it
+ * does not compile or build (the check on load names such a file).
+ */
+static const struct kernel_entry *mistake_kernel(struct grader *g,
+                                                 const struct exercise_mistake *m)
+{
+    struct kernel_entry *k = kernel_cache_by_text(g->mistakes, m->body, m->len);
+    if (k)
+        return k;
+    /* what building it says is nobody's verdict */
+    struct verdict *scratch = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    struct compile_result cr;
+    if (!scratch || !compiler_compile(g->compiler, m->body, m->len, &cr)) {
+        verdict_free(scratch);
+        return NULL;
+    }
+    uint32_t *key = NULL;
+    size_t key_words = 0, nloops = 0;
+    int *lines = NULL;
+    struct gpu_kernel *kernel = NULL;
+    if (cr.ok && check_module(scratch, &cr) &&
+        spirv_strip_debug(cr.spirv, cr.nwords, &key, &key_words) &&
+        spirv_loops_lines(cr.spirv, cr.nwords, &lines, &nloops) &&
+        build_kernel(g, scratch, &cr, nloops, &kernel))
+        k = kernel_cache_add(g->mistakes, kernel, key, key_words, m->body, m->len, lines,
+                             nloops, NULL, 0);
+    free(key);
+    free(lines);
+    compile_result_clear(&cr);
+    verdict_free(scratch);
+    return k;
+}
+
+/*
+ * A Wrong Answer of an exercise with no built-in search: the first of its
+ * mistake kernels whose outputs on the same runs equal the submission's
+ * is its diagnosis. A mistake that cannot be built or run is skipped.
+ */
+static void named_mistake(struct grader *g, struct verdict *v, const struct exercise *ex,
+                          const struct gpu_run *runs, size_t nruns, const float *out)
+{
+    float due[TASK_RUNS * TASK_CELLS];
+    struct gpu_timings gt;
+    char err[256];
+    for (size_t m = 0; m < ex->nmistakes && g->usable; m++) {
+        const struct kernel_entry *k = mistake_kernel(g, &ex->mistakes[m]);
+        if (!k)
+            continue;
+        enum gpu_status st = gpu_kernel_run(g->gpu, k->kernel, runs, nruns, due, NULL,
+                                            g->opts.deadline_ms, &gt, err, sizeof err);
+        if (st == GPU_TIMEOUT || st == GPU_DEVICE_LOST)
+            g->usable = false;
+        if (st != GPU_OK)
+            continue;
+        if (mistakes_equal(ex, nruns, out, due)) {
+            v->diagnosis = mistakes_diagnosis(&ex->mistakes[m]);
+            return;
+        }
+    }
+}
+
+/* Whether ex's kernel is the default's but for its texts, its diagnosis
+ * and its mistakes: until the engine follows struct exercise, the only
+ * shape it grades. */
+static bool shaped_as_default(const struct exercise *ex)
+{
+    const struct exercise *d = exercise_default();
+    return ex == d ||
+           (ex->function && ex->input && ex->param && !strcmp(ex->function, d->function) &&
+            !strcmp(ex->input, d->input) && !strcmp(ex->param, d->param) &&
+            ex->in_n == d->in_n && ex->in_planes == d->in_planes && ex->out_n == d->out_n &&
+            ex->out_planes == d->out_planes && ex->nsweep == d->nsweep &&
+            !memcmp(ex->sweep, d->sweep, sizeof d->sweep) && ex->hidden == d->hidden &&
+            ex->hidden_lo == d->hidden_lo && ex->hidden_hi == d->hidden_hi &&
+            ex->hidden_grid == d->hidden_grid &&
+            !memcmp(ex->visible, d->visible, sizeof d->visible) && ex->atol == d->atol &&
+            ex->rtol == d->rtol && ex->loop_budget == d->loop_budget &&
+            ex->reference == d->reference);
+}
+
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e,
+                                      const char *body, size_t len)
+{
+    if (!shaped_as_default(e)) {
+        struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+        if (v)
+            verdict_set_message(v, "This grader cannot grade exercise %s yet: it grades only "
+                                "kernels of the butterfly's shape.", e->id ? e->id : "?");
+        return v;
+    }
+    return grade_as(g, e, body, len);
+}
+
+struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
+{
+    return grade_as(g, exercise_default(), body, len);
 }

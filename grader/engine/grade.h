@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 #include "engine/gpu.h"
 
@@ -72,5 +73,16 @@ bool grader_usable(const struct grader *g);
  * frees with verdict_free(); NULL only when out of memory.
  */
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len);
+
+/*
+ * Grades `body` as exercise e (grader_grade is this with
+ * exercise_default()): e's runs and tolerance, and for a Wrong Answer its
+ * diagnosis (e->diagnosis "butterfly": the built-in search; NULL: the
+ * first of e->mistakes whose outputs equal the body's on every run).
+ * Until the engine follows struct exercise, an exercise of another
+ * shape than the butterfly's gets an Internal Error saying so.
+ */
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e,
+                                      const char *body, size_t len);
 
 #endif
