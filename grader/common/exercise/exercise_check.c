@@ -25,7 +25,8 @@ struct probe_answer {
     char msg[EXERCISE_CHECK_MESSAGE_MAX];
 };
 
-static const char *folder(const struct exercise *e, const char *where, char *buf, size_t n)
+const char *exercise_check_where(const struct exercise *e, const char *where, char *buf,
+                                 size_t n)
 {
     if (where)
         return where;
@@ -143,7 +144,7 @@ enum exercise_probe exercise_reference_probe(const struct exercise *e, const cha
                                              char *msg, size_t msgsz)
 {
     char fb[64];
-    const char *dir = folder(e, where, fb, sizeof fb);
+    const char *dir = exercise_check_where(e, where, fb, sizeof fb);
     if (!e->reference) {
         snprintf(msg, msgsz, "%s/reference.c: not built in: add %s to exercises/LIST and run "
                  "ninja", dir, e->id ? e->id : "its id");
@@ -213,10 +214,7 @@ enum exercise_probe exercise_reference_probe(const struct exercise *e, const cha
     return PROBE_CRASHED;
 }
 
-static bool add_problem(struct exercise_check *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static bool add_problem(struct exercise_check *c, const char *fmt, ...)
+bool exercise_check_add(struct exercise_check *c, const char *fmt, ...)
 {
     char buf[EXERCISE_CHECK_MESSAGE_MAX];
     va_list ap;
@@ -273,7 +271,7 @@ static bool check_solution(struct exercise_check *c, const char *dir,
         c->solutions_ok++;
         return true;
     }
-    return add_problem(c, "%s/%s: expected %s%s%s, got %s", dir, s->file,
+    return exercise_check_add(c, "%s/%s: expected %s%s%s, got %s", dir, s->file,
                        s->expect == EXPECT_ACCEPTED ? "accepted" : "wrong",
                        s->mistake ? " " : "", s->mistake ? s->mistake : "", got);
 }
@@ -291,15 +289,15 @@ static bool check_mistake(struct exercise_check *c, const struct exercise *e, co
     }
     for (size_t j = 0; id && j < e->nmistakes; j++)
         if (j != m && strcmp(id, e->mistakes[j].id) == 0)
-            return add_problem(c, "%s/mistakes/%s.glsl and %s/mistakes/%s.glsl give equal "
+            return exercise_check_add(c, "%s/mistakes/%s.glsl and %s/mistakes/%s.glsl give equal "
                                "outputs on every run: no input tells them apart", dir,
                                e->mistakes[j].id, dir, mk->id);
     char got[320];
     got_text(v, got, sizeof got);
     if (v->status == VERDICT_ACCEPTED)
-        return add_problem(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got Accepted: "
+        return exercise_check_add(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got Accepted: "
                            "a mistake must give wrong outputs", dir, mk->id, mk->id);
-    return add_problem(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got %s", dir,
+    return exercise_check_add(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got %s", dir,
                        mk->id, mk->id, got);
 }
 
@@ -307,7 +305,7 @@ bool exercise_check_run(const struct exercise *e, const char *where, exercise_gr
                         void *arg, struct exercise_check *out)
 {
     char fb[64], msg[EXERCISE_CHECK_MESSAGE_MAX];
-    const char *dir = folder(e, where, fb, sizeof fb);
+    const char *dir = exercise_check_where(e, where, fb, sizeof fb);
     *out = (struct exercise_check){ 0 };
 
     enum exercise_probe pr = exercise_reference_probe(e, dir, TASK_DEFAULT_SEED,
@@ -316,7 +314,7 @@ bool exercise_check_run(const struct exercise *e, const char *where, exercise_gr
     if (pr != PROBE_OK)
         /* grading runs the reference in the grader's process: one that
          * crashes or loops would take the grader with it */
-        return add_problem(out, "%s (its solutions were not graded)", msg);
+        return exercise_check_add(out, "%s (its solutions were not graded)", msg);
     out->reference_ok = true;
 
     for (size_t i = 0; i < e->nsolutions; i++) {
@@ -346,7 +344,7 @@ void exercise_check_summary(const struct exercise *e, const char *where,
 {
     char fb[64];
     snprintf(buf, bufsz, "%s: %zu solution%s as expected, %zu mistake%s, reference %s",
-             folder(e, where, fb, sizeof fb), c->solutions_ok, c->solutions_ok == 1 ? "" : "s",
+             exercise_check_where(e, where, fb, sizeof fb), c->solutions_ok, c->solutions_ok == 1 ? "" : "s",
              c->mistakes_ok, c->mistakes_ok == 1 ? "" : "s",
              c->reference_ok ? "deterministic" : "not checked");
 }

@@ -75,6 +75,17 @@ bool exercise_check_run(const struct exercise *e, const char *where, exercise_gr
 void exercise_check_summary(const struct exercise *e, const char *where,
                             const struct exercise_check *c, char *buf, size_t bufsz);
 
+/*
+ * Adds a problem (printf's format, cut to EXERCISE_CHECK_MESSAGE_MAX) to
+ * *c. False when out of memory.
+ */
+bool exercise_check_add(struct exercise_check *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The folder e's files are named from: `where`, or "exercises/ID" in buf. */
+const char *exercise_check_where(const struct exercise *e, const char *where, char *buf,
+                                 size_t n);
+
 /* Frees what *c holds and zeroes it. Accepts NULL. */
 void exercise_check_clear(struct exercise_check *c);
 
