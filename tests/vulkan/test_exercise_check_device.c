@@ -196,28 +196,29 @@ static void test_named_mistake_diagnosed_from_outputs(void **state)
     assert_string_equal(v->diagnosis->hint, "Look at the twiddle's sign.");
     verdict_free(v);
 
-    size_t len;
-    char *body = sample("wrong_swapped_planes.glsl", &len);
-    v = grader_grade_exercise(grader, &x.e, body, len);
-    free(body);
-    assert_int_equal(v->status, VERDICT_WRONG_ANSWER);
-    assert_string_equal(v->diagnosis->id, "swap");
-    verdict_free(v);
-
-    /* wrong, but like no mistake file: no diagnosis rather than a guess */
-    body = sample("wrong_both_plus.glsl", &len);
-    v = grader_grade_exercise(grader, &x.e, body, len);
-    free(body);
-    assert_int_equal(v->status, VERDICT_WRONG_ANSWER);
-    assert_null(v->diagnosis);
-    verdict_free(v);
-
-    body = sample("correct.glsl", &len);
-    v = grader_grade_exercise(grader, &x.e, body, len);
-    free(body);
-    assert_int_equal(v->status, VERDICT_ACCEPTED);
-    assert_null(v->diagnosis);
-    verdict_free(v);
+    /* each sample: its status, and the mistake it is diagnosed as (NULL: none) */
+    static const struct {
+        const char *file;
+        enum verdict_status status;
+        const char *id;
+    } cases[] = {
+        { "wrong_swapped_planes.glsl", VERDICT_WRONG_ANSWER, "swap" },
+        /* wrong, but like no mistake file: no diagnosis rather than a guess */
+        { "wrong_both_plus.glsl", VERDICT_WRONG_ANSWER, NULL },
+        { "correct.glsl", VERDICT_ACCEPTED, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        char *body = sample(cases[i].file, &len);
+        v = grader_grade_exercise(grader, &x.e, body, len);
+        free(body);
+        assert_int_equal(v->status, cases[i].status);
+        if (cases[i].id)
+            assert_string_equal(v->diagnosis->id, cases[i].id);
+        else
+            assert_null(v->diagnosis);
+        verdict_free(v);
+    }
     mistake_exercise_free(&x);
 }
 
