@@ -272,8 +272,8 @@ static bool check_solution(struct exercise_check *c, const char *dir,
         return true;
     }
     return exercise_check_add(c, "%s/%s: expected %s%s%s, got %s", dir, s->file,
-                       s->expect == EXPECT_ACCEPTED ? "accepted" : "wrong",
-                       s->mistake ? " " : "", s->mistake ? s->mistake : "", got);
+                              s->expect == EXPECT_ACCEPTED ? "accepted" : "wrong",
+                              s->mistake ? " " : "", s->mistake ? s->mistake : "", got);
 }
 
 /* Mistake m must be diagnosed as itself: diagnosed as an earlier one, the
@@ -289,16 +289,17 @@ static bool check_mistake(struct exercise_check *c, const struct exercise *e, co
     }
     for (size_t j = 0; id && j < e->nmistakes; j++)
         if (j != m && strcmp(id, e->mistakes[j].id) == 0)
-            return exercise_check_add(c, "%s/mistakes/%s.glsl and %s/mistakes/%s.glsl give equal "
-                               "outputs on every run: no input tells them apart", dir,
-                               e->mistakes[j].id, dir, mk->id);
+            return exercise_check_add(c, "%s/mistakes/%s.glsl and %s/mistakes/%s.glsl give "
+                                      "equal outputs on every run: no input tells them "
+                                      "apart", dir, e->mistakes[j].id, dir, mk->id);
     char got[320];
     got_text(v, got, sizeof got);
     if (v->status == VERDICT_ACCEPTED)
-        return exercise_check_add(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got Accepted: "
-                           "a mistake must give wrong outputs", dir, mk->id, mk->id);
-    return exercise_check_add(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got %s", dir,
-                       mk->id, mk->id, got);
+        return exercise_check_add(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got "
+                                  "Accepted: a mistake must give wrong outputs", dir, mk->id,
+                                  mk->id);
+    return exercise_check_add(c, "%s/mistakes/%s.glsl: expected Wrong Answer (%s), got %s",
+                              dir, mk->id, mk->id, got);
 }
 
 bool exercise_check_run(const struct exercise *e, const char *where, exercise_grade_fn grade,
@@ -344,7 +345,8 @@ void exercise_check_summary(const struct exercise *e, const char *where,
 {
     char fb[64];
     snprintf(buf, bufsz, "%s: %zu solution%s as expected, %zu mistake%s, reference %s",
-             exercise_check_where(e, where, fb, sizeof fb), c->solutions_ok, c->solutions_ok == 1 ? "" : "s",
+             exercise_check_where(e, where, fb, sizeof fb), c->solutions_ok,
+             c->solutions_ok == 1 ? "" : "s",
              c->mistakes_ok, c->mistakes_ok == 1 ? "" : "s",
              c->reference_ok ? "deterministic" : "not checked");
 }
