@@ -74,6 +74,12 @@
 /* A worker's own bound on a job is the supervisor's deadline plus this:
  * the supervisor's kill always comes first. */
 #define WORKER_DEADLINE_MARGIN_MS  1000u
+/* The check on load (common/exercise/exercise_check.h): how long an
+ * exercise's reference may take over all of its runs, twice, in the child
+ * that probes it; a C reference of a few dozen cells takes microseconds. */
+#define EXERCISE_REFERENCE_PROBE_MS 2000u
+/* Longest problem message the check keeps (a file name and what it got). */
+#define EXERCISE_CHECK_MESSAGE_MAX  512u
 /* Kernels a worker keeps (engine/kernel_cache.h); the supervisor's record
  * of which bodies each worker holds is exactly as long (pool/). */
 #define KERNEL_CACHE_ENTRIES       32u

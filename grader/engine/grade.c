@@ -16,8 +16,8 @@
 #include "engine/compare.h"
 #include "engine/compile/compile.h"
 #include "engine/diagnosis/diagnose.h"
-#include "engine/diagnosis/diagnose.h"
 #include "engine/kernel_cache.h"
+#include "engine/mistakes.h"
 #include "engine/outcome.h"
 #include "engine/refusal.h"
 #include "engine/runs.h"
@@ -27,6 +27,9 @@ struct grader {
     struct compiler *compiler;
     struct gpu_context *gpu;
     struct kernel_cache *cache;
+    /* the named mistakes' kernels, compiled once and kept apart from the
+     * submissions', whose least recently used would evict them */
+    struct kernel_cache *mistakes;
     bool usable;
     struct grade_facts last;
 };
@@ -80,7 +83,7 @@ struct grader *grader_new(const struct grader_options *o, char *err, size_t errs
     g->gpu = gpu_context_new(o->device, o->before_device, o->before_device_arg, err, errsz);
     if (!g->gpu)
         goto fail;
-    if (!(g->cache = kernel_cache_new(g->gpu))) {
+    if (!(g->cache = kernel_cache_new(g->gpu)) || !(g->mistakes = kernel_cache_new(g->gpu))) {
         snprintf(err, errsz, "out of memory");
         goto fail;
     }
@@ -96,8 +99,10 @@ void grader_free(struct grader *g)
     if (!g)
         return;
     compiler_free(g->compiler);
-    if (g->usable)
+    if (g->usable) {
         kernel_cache_free(g->cache);   /* after a timeout, kernels may be in use */
+        kernel_cache_free(g->mistakes);
+    }
     gpu_context_free(g->gpu);
     free(g);
 }
@@ -161,6 +166,9 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
                         "of your code.", gpu_status_to_str(st), err);
 }
 
+static void named_mistake(struct grader *g, struct verdict *v, const struct exercise *ex,
+                          const struct gpu_run *runs, size_t nruns, const float *out);
+
 /* Runs the kernel of entry e on every run of exercise ex; the outputs are
  * judged (compare), the verdict worded (outcome) and a Wrong Answer of the
  * butterfly diagnosed (the body's code only picks among readings the
@@ -195,9 +203,16 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ex
     struct comparison c;
     compare_outputs(ex, runs, nruns, out, marks, &c);
     outcome_set(v, &c, e->loop_lines, e->nloops);
-    /* the butterfly's search is written for its shape and no other */
-    if (v->status == VERDICT_WRONG_ANSWER && bf_shape_fits(ex, NULL, 0))
-        diagnose_verdict(v, &c, body, len);
+    if (v->status != VERDICT_WRONG_ANSWER)
+        return;
+    /* the butterfly's search is written for its shape and no other; an
+     * exercise without one is diagnosed by its named mistakes */
+    if (ex->diagnosis) {
+        if (bf_shape_fits(ex, NULL, 0))
+            diagnose_verdict(v, &c, body, len);
+    } else {
+        named_mistake(g, v, ex, runs, nruns, out);
+    }
 }
 
 /* Sets the message of a Compilation Error from its first diagnostic, or
@@ -449,3 +464,66 @@ done:
     answer_bound_apply(v, MAX_ANSWER_BYTES);
     return v;
 }
+
+/*
+ * The kernel of mistake m, compiled once per grader and kept; NULL when it
+ * does not compile or build (the check on load names such a file).
+ */
+static const struct kernel_entry *mistake_kernel(struct grader *g, const struct exercise *ex,
+                                                 const struct exercise_mistake *m)
+{
+    struct kernel_entry *k = kernel_cache_by_text(g->mistakes, ex, m->body, m->len);
+    if (k)
+        return k;
+    /* what building it says is nobody's verdict */
+    struct verdict *scratch = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    struct compile_result cr;
+    if (!scratch || !compiler_compile_exercise(g->compiler, ex, m->body, m->len, &cr)) {
+        verdict_free(scratch);
+        return NULL;
+    }
+    uint32_t *key = NULL;
+    size_t key_words = 0, nloops = 0;
+    int *lines = NULL;
+    struct gpu_kernel *kernel = NULL;
+    if (cr.ok && check_module(scratch, ex, &cr) &&
+        spirv_strip_debug(cr.spirv, cr.nwords, &key, &key_words) &&
+        spirv_loops_lines(cr.spirv, cr.nwords, &lines, &nloops) &&
+        build_kernel(g, scratch, ex, &cr, nloops, &kernel))
+        k = kernel_cache_add(g->mistakes, ex, kernel, key, key_words, m->body, m->len, lines,
+                             nloops, NULL, 0);
+    free(key);
+    free(lines);
+    compile_result_clear(&cr);
+    verdict_free(scratch);
+    return k;
+}
+
+/*
+ * A Wrong Answer of an exercise with no built-in search: the first of its
+ * mistake kernels whose outputs on the same runs equal the submission's
+ * is its diagnosis. A mistake that cannot be built or run is skipped.
+ */
+static void named_mistake(struct grader *g, struct verdict *v, const struct exercise *ex,
+                          const struct gpu_run *runs, size_t nruns, const float *out)
+{
+    float due[EX_MAX_RUNS * EX_MAX_CELLS];
+    struct gpu_timings gt;
+    char err[256];
+    for (size_t m = 0; m < ex->nmistakes && g->usable; m++) {
+        const struct kernel_entry *k = mistake_kernel(g, ex, &ex->mistakes[m]);
+        if (!k)
+            continue;
+        enum gpu_status st = gpu_kernel_run(g->gpu, k->kernel, runs, nruns, due, NULL,
+                                            g->opts.deadline_ms, &gt, err, sizeof err);
+        if (st == GPU_TIMEOUT || st == GPU_DEVICE_LOST)
+            g->usable = false;
+        if (st != GPU_OK)
+            continue;
+        if (mistakes_equal(ex, nruns, out, due)) {
+            v->diagnosis = mistakes_diagnosis(&ex->mistakes[m]);
+            return;
+        }
+    }
+}
+

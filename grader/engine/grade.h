@@ -82,4 +82,15 @@ struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e
 /* grader_grade_exercise of the butterfly (exercise_default()). */
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len);
 
+/*
+ * Grades `body` as exercise e (grader_grade is this with
+ * exercise_default()): e's runs and tolerance, and for a Wrong Answer its
+ * diagnosis (e->diagnosis "butterfly": the built-in search; NULL: the
+ * first of e->mistakes whose outputs equal the body's on every run).
+ * Until the engine follows struct exercise, an exercise of another
+ * shape than the butterfly's gets an Internal Error saying so.
+ */
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e,
+                                      const char *body, size_t len);
+
 #endif
