@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 #include "engine/gpu.h"
 
@@ -72,5 +73,18 @@ bool grader_usable(const struct grader *g);
  * frees with verdict_free(); NULL only when out of memory.
  */
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len);
+
+/* The Internal Error's sentence for an exercise this build cannot grade. */
+#define GRADE_UNSUPPORTED_EXERCISE "exercise not supported by this build"
+
+/*
+ * Grades `body` (len bytes, any content) as a submission to exercise e
+ * (the registry's; never NULL). As grader_grade, whose verdict this is
+ * for exercise_default(); another exercise is, in this build, an Internal
+ * Error saying GRADE_UNSUPPORTED_EXERCISE (the engine's generalisation,
+ * issue 33, grades them all behind this same contract).
+ */
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e,
+                                      const char *body, size_t len);
 
 #endif
