@@ -42,6 +42,9 @@ function showGrids(verdict, ex) {
 
 function showOutcome(outcome, ex) {
   $('result-section').hidden = false;
+  // what a test (and a style) reads: the verdict's slug, or the kind of failure
+  $('result-section').dataset.state = outcome.kind === 'verdict'
+    ? String(outcome.verdict.status && outcome.verdict.status.slug) : outcome.kind;
   if (outcome.kind === 'verdict') {
     const v = outcome.verdict;
     $('result-status').textContent = v.status && typeof v.status.description === 'string'
@@ -84,6 +87,7 @@ async function start() {
     busy = true;
     run.disabled = true;
     $('result-section').hidden = false;
+    $('result-section').dataset.state = 'running';
     $('result-status').textContent = 'Grading…';
     showOutcome(await submitSource(fetch, source, { url: ex.submit_url }), ex);
     busy = false;
@@ -92,6 +96,7 @@ async function start() {
   editor = await loadEditor({ parent: $('editor'), doc: ex.starter, signature: ex.signature,
     closing: '}', label: `${ex.title}: the kernel's body`, onRun: submit });
   run.addEventListener('click', submit);
+  document.body.dataset.ready = 'true';
 }
 
 start();

@@ -24,6 +24,7 @@ async function start() {
       h('a', { href: e.page }, e.title),
       e.subtitle ? ` · ${e.subtitle}` : null,
       e.example ? h('span', { className: 'api-note' }, ' (an example for authors)') : null))))));
+  document.body.dataset.ready = 'true';
 }
 
 start();
