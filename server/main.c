@@ -215,7 +215,8 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
 static void usage(FILE *out, const struct server_config *c)
 {
     fprintf(out, "usage: butterfly-server [options]\n"
-                 "Serves the butterfly exercise page and grades submissions over HTTP.\n\n");
+                 "Serves the exercises' pages (the butterfly's at /, every one at /tasks)\n"
+                 "and grades submissions over HTTP.\n\n");
     for (int o = 0; o < O_COUNT; o++) {
         char flag[64], now[512];
         snprintf(flag, sizeof flag, "--%s%s%s", defs[o].name, defs[o].arg ? " " : "",

@@ -317,8 +317,8 @@ static void on_job_done(struct pool_result *res, void *arg)
     struct store_record *rec = NULL;
     struct verdict_shown facts;
     if (copy && q->id[0] && to_record(copy)) {
-        rec = record_of(q->exercise, q->id, &r->who, q->lti_link, q->source, q->source_len, q->received_ms,
-                        copy, &q->stored, &q->stored_len, &facts);
+        rec = record_of(q->exercise, q->id, &r->who, q->lti_link, q->source, q->source_len,
+                        q->received_ms, copy, &q->stored, &q->stored_len, &facts);
         if (rec && q->key[0]) {
             /* the key goes in with the record, in its transaction */
             rec->idem_scope = strdup(q->scope);
@@ -382,8 +382,8 @@ static void on_detached_done(struct pool_result *res, void *arg)
     size_t len = 0;
     struct verdict_shown facts;
     struct store_record *rec = to_record(res)
-        ? record_of(d->exercise, d->id, &d->who, d->lti_link, d->source, d->source_len, d->received_ms, res, &stored,
-                    &len, &facts)
+        ? record_of(d->exercise, d->id, &d->who, d->lti_link, d->source, d->source_len,
+                    d->received_ms, res, &stored, &len, &facts)
         : NULL;
     if (!rec) {
         /* not graded (shut down, no worker) or out of memory: the verdict

@@ -1,6 +1,7 @@
 /* submission.h - POST /api/tasks/{id}/submissions: a kernel graded by the
  * pool for the served exercise {id} (404 unknown_exercise for one not
- * served, before its body is read), answered when its verdict comes (or at once, 202, with ?wait=false). */
+ * served, before its body is read), answered when its verdict comes (or
+ * at once, 202, with ?wait=false). */
 #ifndef BUTTERFLY_SUBMISSION_H
 #define BUTTERFLY_SUBMISSION_H
 
