@@ -3,7 +3,7 @@
 exercise's document, page and submissions, an id no exercise has, and
 --exercises.
 
-usage: test_exercise_routes.py SERVER_BINARY SAMPLES_DIR STATIC_DIR
+usage: test_exercise_routes.py SERVER_BINARY SAMPLES_DIR STATIC_DIR GRADE_BINARY
 Prints one line per check and ends with "N passed, M failed". Every check
 walks the list the server gives, so the exercises added to exercises/LIST
 are checked by the same lines as the butterfly.
@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import Checks  # noqa: E402
 from test_http import error_code, raw, request, sample, status_of  # noqa: E402
 
-BINARY, SAMPLES, STATIC = sys.argv[1], sys.argv[2], sys.argv[3]
+BINARY, SAMPLES, STATIC, GRADE = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+SEED = "20261129"
 PAGE_HEADER = {"X-Requested-With": "butterfly"}
 ID = re.compile(r"^[a-z0-9_-]{1,32}$")
 
@@ -140,6 +141,27 @@ def t_pages(srv):
         assert served(t["page"]) == template, t
 
 
+def t_same_verdict_as_the_grader():
+    """The butterfly through /api/tasks/butterfly/submissions is the
+    butterfly's verdict: at one seed, the server's JSON is butterfly-grade's,
+    field for field (the timings aside: they are measured)."""
+    srv = Server(BINARY, "--workers", "1", "--seed", SEED)
+    try:
+        for name in ("correct.glsl", "wrong_twiddle_sign.glsl", "compile_error_line3.glsl",
+                     "hardcoded_visible.glsl"):
+            resp, data = request(srv, "POST", "/api/tasks/butterfly/submissions", sample(name),
+                                 {"Content-Type": "text/plain"})
+            served = json.loads(data)
+            out = subprocess.run([GRADE, "--json", "--seed", SEED, os.path.join(SAMPLES, name)],
+                                 capture_output=True, timeout=120).stdout
+            graded = json.loads(out)
+            for v in (served, graded):
+                v.pop("timings_ms", None)
+            assert served == graded, (name, served, graded)
+    finally:
+        srv.stop()
+
+
 def refused_start(*args, env=None):
     full = dict(os.environ, BUTTERFLY_DATABASE="none", BUTTERFLY_QUIET="1", **(env or {}))
     p = subprocess.run([BINARY, "--port", "0", "--workers", "1", *args], env=full,
@@ -193,13 +215,15 @@ def main():
     try:
         for name, fn in sorted((n, f) for n, f in globals().items()
                                if n.startswith("t_") and n not in ("t_exercises_option",
-                                                                   "t_record_keeps_the_exercise")):
+                                                                   "t_record_keeps_the_exercise",
+                                                                   "t_same_verdict_as_the_grader")):
             checks.run(name, fn, srv)
     finally:
         rc = srv.stop()
     checks.run("graceful exit", lambda: rc == 0 or (_ for _ in ()).throw(AssertionError(rc)))
     checks.run("t_exercises_option", t_exercises_option)
     checks.run("t_record_keeps_the_exercise", t_record_keeps_the_exercise)
+    checks.run("t_same_verdict_as_the_grader", t_same_verdict_as_the_grader)
     return checks.finish()
 
 
