@@ -12,6 +12,7 @@
 #include "pool/pool_check.h"
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/core/served.h"
 #include "server/grade/submission.h"
 #include "server/identity/records.h"
 #include "server/identity/token_guard.h"
@@ -115,6 +116,12 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         return NULL;
     }
     s->cfg = *c;
+    /* the served exercises first: a wrong id stops the start before any
+     * part is up (and the set is fixed before any thread reads it) */
+    if (!served_select(c->exercises, err, errsz)) {
+        free(s);
+        return NULL;
+    }
     s->class_has = class_feed_in_class;
     s->class_changed = class_feed_lti_changed;
     s->metrics = metrics_new();

@@ -90,6 +90,8 @@
 #define DEFAULT_MAX_CONNECTIONS    512u
 #define DEFAULT_PER_IP_CONNECTIONS 64u
 #define MAX_CONNECTIONS_LIMIT      100000u
+/* exercises one server serves (--exercises, default all of the registry) */
+#define MAX_SERVED_EXERCISES       64u
 #define DEFAULT_IDLE_TIMEOUT_S     15u
 /* A connection waiting for a request (just opened, or its last answer
  * sent) must have sent the whole header within this many seconds, however

@@ -95,17 +95,25 @@ static int serve(struct grader *g)
         char *payload;
         size_t len;
         uint64_t seed;
+        char id[EX_ID_MAX + 1];
         const char *body;
         size_t body_len;
         if (!frame_read(SUPERVISOR_FD, &type, &payload, &len))
             return 0;   /* the supervisor closed the socket: recycle or shutdown */
-        if (type != FRAME_JOB || !frame_parse_job(payload, len, &seed, &body, &body_len)) {
+        if (type != FRAME_JOB ||
+            !frame_parse_job(payload, len, &seed, id, &body, &body_len)) {
+            free(payload);
+            return WORKER_EXIT_INTERNAL;
+        }
+        /* the supervisor sends only ids it found in the same registry */
+        const struct exercise *e = id[0] ? exercise_find(id) : exercise_default();
+        if (!e) {
             free(payload);
             return WORKER_EXIT_INTERNAL;
         }
         grader_set_seed(g, seed);
         test_fault_body(body, body_len);
-        struct verdict *v = grader_grade(g, body, body_len);
+        struct verdict *v = grader_grade_exercise(g, e, body, body_len);
         free(payload);
         if (!v || !send_verdict(g, v)) {
             verdict_free(v);

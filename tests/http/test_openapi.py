@@ -81,6 +81,12 @@ def template_of(path):
         return "/api/submissions/{id}"
     if path.startswith("/api/class/students/"):
         return "/api/class/students/{id}"
+    if re.match(r"^/api/tasks/[^/]+/submissions$", path):
+        return "/api/tasks/{id}/submissions"
+    if re.match(r"^/api/tasks/[^/]+$", path):
+        return "/api/tasks/{id}"
+    if re.match(r"^/tasks/[^/]+$", path):
+        return "/tasks/{id}"
     return "/static/{name}" if path.startswith("/static/") else path
 
 
@@ -211,9 +217,13 @@ def t_every_get_route(srv):
             for method in ("GET", "HEAD"):
                 check(srv, method, concrete, SIGNED_OUT[path])
             continue
-        concrete = path.replace("{name}", "style.css")
+        # an exercise's routes: the butterfly's, then an id none has (404)
+        concrete = path.replace("{name}", "style.css").replace("{id}", "butterfly")
         for method in ("GET", "HEAD"):
             check(srv, method, concrete, 200)
+            if "{id}" in path:
+                _, body = check(srv, method, path.replace("{id}", "no_such_exercise"), 404)
+                assert method == "HEAD" or json.loads(body)["error"]["code"] == "unknown_exercise"
 
 
 def t_not_modified(srv):

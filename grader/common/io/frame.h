@@ -6,13 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 #include "common/verdict_facts.h"
 
 /*
  * A frame is one type byte, a 32-bit little-endian payload length, then
  * the payload. Supervisor to worker: FRAME_JOB (the seed of the job's
- * hidden spectra, 64 bits little-endian, then the body). Worker to
+ * hidden inputs, 64 bits little-endian; the exercise's id, one length
+ * byte (0: the default exercise) then that many bytes; then the body). Worker to
  * supervisor: FRAME_READY (JSON: the device) once warm, FRAME_STAGE (one
  * byte, an enum grade_stage) as a job moves on, FRAME_VERDICT (a fixed
  * header, struct frame_verdict, then the verdict's JSON bytes: the bytes
@@ -83,13 +85,17 @@ bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json
 bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *h,
                          const char **json, size_t *json_len);
 
-/* Writes a FRAME_JOB: the seed, then the body (len bytes). As frame_write. */
-bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len);
+/* Writes a FRAME_JOB: the seed, the exercise's id (NULL or "": the
+ * default exercise), then the body (len bytes). As frame_write; false
+ * too for an id longer than EX_ID_MAX. */
+bool frame_write_job(int fd, uint64_t seed, const char *exercise, const void *body, size_t len);
 
-/* Splits a FRAME_JOB payload into its seed and body (which points into
- * payload). False when it is too short to hold a seed. */
-bool frame_parse_job(const char *payload, size_t len, uint64_t *seed, const char **body,
-                     size_t *body_len);
+/* Splits a FRAME_JOB payload into its seed, its exercise's id (copied
+ * into exercise, "" for the default) and its body (which points into
+ * payload). False when it is too short, or its id is longer than
+ * EX_ID_MAX or holds a byte outside [a-z0-9_-]. */
+bool frame_parse_job(const char *payload, size_t len, uint64_t *seed,
+                     char exercise[EX_ID_MAX + 1], const char **body, size_t *body_len);
 
 /*
  * Reads one whole frame from a blocking fd into a malloc'd payload (NUL-
