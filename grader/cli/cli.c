@@ -9,6 +9,8 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/parse_num.h"
+#include "common/exercise/exercise_dir.h"
+#include "common/exercise/exercise_load.h"
 #include "common/io/read_input.h"
 #include "common/report.h"
 #include "common/seed.h"
@@ -66,24 +68,36 @@ static void usage(FILE *out)
 }
 
 /*
- * --check-exercise DIR: the exercise whose folder DIR is, checked on a
- * worker. Until the loader reads DIR from disk (exercise_load), DIR names
- * a built-in exercise by its last component. Returns the exit status.
+ * --check-exercise DIR: the exercise whose folder DIR is, loaded from disk
+ * (a definition that does not load is named by file and field), then
+ * checked on a worker as the built-in exercise of its id, which must be
+ * the same definition (the workers grade what the build embedded, and the
+ * reference is compiled in). Returns the exit status.
  */
 static int check_exercise(const struct pool_options *po, const char *dir)
 {
-    char where[512], id[EX_ID_MAX + 1];
+    char where[512], lerr[EXERCISE_CHECK_MESSAGE_MAX];
     snprintf(where, sizeof where, "%s", dir);
     for (size_t n = strlen(where); n > 1 && where[n - 1] == '/'; n--)
         where[n - 1] = '\0';
-    const char *base = strrchr(where, '/');
-    snprintf(id, sizeof id, "%s", base ? base + 1 : where);
-    const struct exercise *e = exercise_find(id);
-    if (!e) {
-        fprintf(stderr, "butterfly-grade: %s: no exercise '%s' is built in: add %s to "
-                "exercises/LIST and run ninja\n", where, id, id);
+    struct exercise *disk = exercise_dir_load(where, lerr, sizeof lerr);
+    if (!disk) {
+        fprintf(stderr, "%s\n", lerr);
         return EXIT_WRONG;
     }
+    const struct exercise *e = exercise_find(disk->id);
+    const char *differs = e ? exercise_differs(disk, e) : NULL;
+    if (!e || differs) {
+        if (!e)
+            fprintf(stderr, "butterfly-grade: %s: no exercise '%s' is built in: add %s to "
+                    "exercises/LIST and run ninja\n", where, disk->id, disk->id);
+        else
+            fprintf(stderr, "butterfly-grade: %s: %s differ from the exercise built in: run "
+                    "ninja, then check again\n", where, differs);
+        exercise_load_free(disk);
+        return EXIT_WRONG;
+    }
+    exercise_load_free(disk);
     char err[256];
     struct pool *pool = pool_new(po, err, sizeof err);
     if (!pool) {
@@ -196,12 +210,6 @@ int main(int argc, char **argv)
     }
     if (check_dir)
         return check_exercise(&po, check_dir);
-    if (ex != exercise_default()) {
-        /* unreachable while the butterfly is the one exercise built in */
-        fprintf(stderr, "butterfly-grade: the workers cannot grade exercise %s yet: a job "
-                "does not carry its exercise\n", ex->id);
-        return EXIT_OTHER;
-    }
     const char *path = optind < argc ? argv[optind] : "-";
     char err[256];
     size_t len;
@@ -218,7 +226,7 @@ int main(int argc, char **argv)
         return EXIT_OTHER;
     }
     struct pool_result res;
-    pool_grade(pool, body, len, &res);
+    pool_grade_exercise(pool, ex, body, len, &res);
     free(body);
     pool_free(pool, 0);
     if (!res.verdict) {

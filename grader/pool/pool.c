@@ -309,8 +309,14 @@ static void grade_refused(struct pool_result *r, const char *why)
 
 void pool_grade(struct pool *p, const char *body, size_t len, struct pool_result *r)
 {
+    pool_grade_exercise(p, NULL, body, len, r);
+}
+
+void pool_grade_exercise(struct pool *p, const struct exercise *e, const char *body, size_t len,
+                         struct pool_result *r)
+{
     struct sync_wait s = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, r, false };
-    struct job *j = make_job(p, NULL, body, len, NULL);
+    struct job *j = make_job(p, e ? e : exercise_default(), body, len, NULL);
     if (!j) {
         grade_refused(r, "Out of memory.");
         return;

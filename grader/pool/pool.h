@@ -9,6 +9,7 @@
 
 #include "common/client_id.h"
 #include "common/defaults.h"
+#include "common/exercise/exercise.h"
 #include "common/io/frame.h"
 #include "common/verdict.h"
 
@@ -174,6 +175,11 @@ void pool_cancel(struct pool *p, uint64_t job_id);
  * that could not be made (out of memory).
  */
 void pool_grade(struct pool *p, const char *body, size_t len, struct pool_result *r);
+
+/* pool_grade of exercise e, which must be one the registry holds (the job
+ * carries its id to the worker); NULL is the default exercise. */
+void pool_grade_exercise(struct pool *p, const struct exercise *e, const char *body, size_t len,
+                         struct pool_result *r);
 
 /* A snapshot of the counters. Never waits on grading. */
 void pool_get_stats(struct pool *p, struct pool_stats *s);

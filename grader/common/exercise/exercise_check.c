@@ -360,3 +360,45 @@ void exercise_check_clear(struct exercise_check *c)
     free(c->problems);
     *c = (struct exercise_check){ 0 };
 }
+
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+const char *exercise_differs(const struct exercise *a, const struct exercise *b)
+{
+    if (!same_text(a->function, b->function) || !same_text(a->input, b->input) ||
+        !same_text(a->param, b->param) || !same_text(a->signature, b->signature))
+        return "the kernel's names";
+    if (a->in_n != b->in_n || a->in_planes != b->in_planes || a->out_n != b->out_n ||
+        a->out_planes != b->out_planes)
+        return "the sizes";
+    if (a->nsweep != b->nsweep || memcmp(a->sweep, b->sweep, sizeof a->sweep) ||
+        a->hidden != b->hidden)
+        return "the parameter's values";
+    if (a->hidden_lo != b->hidden_lo || a->hidden_hi != b->hidden_hi ||
+        a->hidden_grid != b->hidden_grid || memcmp(a->visible, b->visible, sizeof a->visible))
+        return "the inputs";
+    if (a->atol != b->atol || a->rtol != b->rtol)
+        return "the tolerance";
+    if (a->loop_budget != b->loop_budget)
+        return "the loop budget";
+    if (!same_text(a->diagnosis, b->diagnosis))
+        return "the diagnosis";
+    if (a->nsolutions != b->nsolutions)
+        return "the solutions";
+    for (size_t i = 0; i < a->nsolutions; i++)
+        if (a->solutions[i].len != b->solutions[i].len ||
+            memcmp(a->solutions[i].body, b->solutions[i].body, a->solutions[i].len))
+            return "the solutions";
+    if (a->nmistakes != b->nmistakes)
+        return "the mistakes";
+    for (size_t i = 0; i < a->nmistakes; i++)
+        if (a->mistakes[i].len != b->mistakes[i].len ||
+            memcmp(a->mistakes[i].body, b->mistakes[i].body, a->mistakes[i].len) ||
+            !same_text(a->mistakes[i].title, b->mistakes[i].title) ||
+            !same_text(a->mistakes[i].explanation, b->mistakes[i].explanation))
+            return "the mistakes";
+    return NULL;
+}

@@ -89,4 +89,13 @@ const char *exercise_check_where(const struct exercise *e, const char *where, ch
 /* Frees what *c holds and zeroes it. Accepts NULL. */
 void exercise_check_clear(struct exercise_check *c);
 
+/*
+ * The first part in which exercise a (as an author's folder loads from
+ * disk) and b (as the build embedded it) differ, in words ("the solutions",
+ * "the tolerance"), or NULL when they define the same grading: what the
+ * workers grade is the built-in definition, so a check of a folder edited
+ * since the build would check the old one.
+ */
+const char *exercise_differs(const struct exercise *a, const struct exercise *b);
+
 #endif
