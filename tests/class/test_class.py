@@ -20,6 +20,7 @@ import json
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -321,10 +322,12 @@ def t_gradebook(w):
     assert "unverified" in cy and ",yes," in cy, cy
 
 
-def batch_file(w, layout):
+def batch_file(w, layout, task=None):
     """What butterfly-batch --from-database writes for layout from w's store."""
     with tempfile.TemporaryDirectory() as out:
         args = [BATCH, "--from-database", "sqlite:" + w.db, "--quiet", "-o", out]
+        if task:
+            args += ["--task", task]
         if layout != "default":
             args += ["--gradebook", layout]
         r = subprocess.run(args, capture_output=True, timeout=120)
@@ -370,6 +373,7 @@ def t_gradebook_layouts(w):
     assert got["moodle"].startswith("Identifier,Grade,Feedback\r\n"), got["moodle"][:80]
     assert "(unverified name)" in got["moodle"]
     assert len(set(got.values())) == 3, "the layouts are not three different files"
+    other_exercise_kept_apart(w, got)
     # the old download stays as it was
     st, _, data = call(w.port, "GET", "/api/class/gradebook.csv", headers=w.bearer)
     assert st == 200 and data.startswith(b"student_id,name,section,verified"), data[:80]
@@ -390,6 +394,44 @@ def t_gradebook_layouts(w):
     assert st == 404, st
     return "%d students; default, canvas and moodle as butterfly-batch writes them" % (
         len(rows) - 1)
+
+
+def other_exercise_kept_apart(w, got):
+    """A record of a second exercise (task bit_reversal, as its route
+    keeps them) for Cy, whose butterfly row is there: the butterfly's files
+    stay as they were; ?task=bit_reversal is that exercise's alone, the
+    batch's --task file byte for byte, its file named by the exercise."""
+    c = sqlite3.connect(w.db, timeout=30)
+    cy = c.execute("SELECT id FROM students WHERE name = 'Cy'").fetchone()[0]
+    row = c.execute("SELECT source, sha256, status, points, max_points, verdict, seed, device, "
+                    "grader_version FROM records WHERE student = ? LIMIT 1", (cy,)).fetchone()
+    now = int(time.time() * 1000)
+    c.execute("INSERT INTO records (id, task, student, received_ms, graded_ms, source, sha256, "
+              "status, points, max_points, verdict, seed, device, grader_version) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              ("b7" + "0" * 30, "bit_reversal", cy, now, now + 5) + tuple(row))
+    c.commit()
+    c.close()
+    for layout, name in LAYOUTS.items():
+        st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=" + layout,
+                           headers=w.bearer)
+        assert st == 200 and data.decode() == got[layout], (layout, "the butterfly's changed")
+        st, h, data = call(w.port, "GET", "/api/class/gradebook?task=bit_reversal&layout="
+                           + layout, headers=w.bearer)
+        assert st == 200, (layout, st, data[:200])
+        assert h["content-disposition"] == 'attachment; filename="bit_reversal-%s"' % name, h
+        assert data == batch_file(w, layout, "bit_reversal"), (layout, data[:400])
+        text = data.decode()
+        if layout == "default":
+            assert len(text.splitlines()) == 2 and "record b7" in text, text
+        if layout == "canvas":
+            assert text.splitlines()[0].endswith(",bit_reversal"), text.splitlines()[0]
+            graded = [r for r in text.splitlines()[2:] if not r.endswith(",")]
+            assert len(graded) == 1 and "Cy" in graded[0], graded
+    for q in ("../x", "", "A" * 40):
+        st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=default&task=" + q,
+                           headers=w.bearer)
+        assert st == 400 and "?task=ID" in json.loads(data)["error"]["message"], (q, st, data)
 
 
 def t_no_token_in_access_log(w):
