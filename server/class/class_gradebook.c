@@ -277,8 +277,7 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
     if (!task)
         task = exercise_default()->id;
     if (!store_task_ok(task))
-        return response_error(r, ERROR_BAD_REQUEST, "Name the exercise by its id: ?task=ID "
-                              "(letters a-z, digits, '_' and '-').", NULL, NULL);
+        return response_error(r, ERROR_BAD_REQUEST, CLASS_BAD_TASK, NULL, NULL);
     struct class_req *q = r->feature;   /* made by class_http_get */
     snprintf(q->task, sizeof q->task, "%s", task);
     bool oom;

@@ -21,6 +21,9 @@ struct class_req {
     json_t *members;                  /* owned: the class's students; NULL: every student */
 };
 
+/* What a ?task= that is not an exercise's id is told. */
+#define CLASS_BAD_TASK "Name the exercise by its id: ?task=ID (letters a-z, digits, '_' and '-')."
+
 /* Frees the request's class_req (the class rows' release). */
 void class_http_release(struct request *r);
 
