@@ -599,25 +599,31 @@ static bool rec_in(const struct class_rec *x, int t)
 }
 
 /* The summary per exercise of the table: its students who tried it,
- * who got it Accepted, and its records, of the class. */
+ * who got it Accepted, and its records, of the class (counted as the
+ * summary's own "records" is, with ?task= that exercise). */
 static json_t *exercises_json(const struct class_model *m, const json_t *members)
 {
+    unsigned records[CLASS_MAX_TASKS] = { 0 };
+    for (size_t i = 0; i < m->nrec; i++) {   /* one pass, every exercise */
+        const struct class_rec *x = &m->rec[i];
+        if (x->t >= 0 && (!members || in_class(&m->st[x->student], members)))
+            records[x->t]++;
+    }
     json_t *a = json_array();
     for (size_t t = 0; a && t < m->ntask; t++) {
-        unsigned submitted = 0, accepted = 0, records = 0;
+        unsigned submitted = 0, accepted = 0;
         for (size_t i = 0; i < m->nst; i++) {
             const struct class_student *s = &m->st[i];
             if (!in_class(s, members))
                 continue;
             submitted += s->task[t].attempts > 0;
             accepted += s->task[t].accepted;
-            records += s->task[t].attempts;
         }
         const struct exercise *e = exercise_find(m->task[t]);
         json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:i, s:i, s:i}", "id", m->task[t],
                                            "title", e ? e->title : m->task[t], "built_in",
                                            e != NULL, "submitted", submitted, "accepted",
-                                           accepted, "records", records));
+                                           accepted, "records", records[t]));
     }
     return a;
 }

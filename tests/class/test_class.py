@@ -185,6 +185,7 @@ def t_live_event(w):
         assert ev[0] == "record" and ev[2]["id"] == v["id"], ev
         assert ev[2]["status"]["name"] == "Wrong Answer", ev
         assert ev[2]["mistake_key"] == "mistake:twiddle_sign", ev
+        assert ev[2]["task"] == "butterfly", ev   # the exercise of POST /api/submissions
         assert ev[2]["tile"]["name"] == "Ada" and ev[2]["tile"]["verified"] is False, ev
         return "event %.0f ms after the answer (answer took %.0f ms)" % (took * 1000,
                                                                          answered * 1000)
@@ -432,6 +433,31 @@ def other_exercise_kept_apart(w, got):
         st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=default&task=" + q,
                            headers=w.bearer)
         assert st == 400 and "?task=ID" in json.loads(data)["error"]["message"], (q, st, data)
+    # the view as a restart reads it from the store: the exercise kept apart
+    assert w.stop() == 0
+    w.start()
+    st, _, data = call(w.port, "GET", "/api/class/summary?task=bit_reversal", headers=w.bearer)
+    s = json.loads(data)
+    assert st == 200 and s["records"] == 1 and s["submitted"] == 1 and s["task"] == "bit_reversal", s
+    st, _, data = call(w.port, "GET", "/api/class/summary", headers=w.bearer)
+    s = json.loads(data)
+    ex = {x["id"]: x for x in s["exercises"]}
+    assert s["exercises"][0]["id"] == "butterfly" and ex["bit_reversal"]["records"] == 1, s
+    assert ex["butterfly"]["records"] == s["records"] - 1, s
+    st, _, data = call(w.port, "GET", "/api/class/students?task=bit_reversal", headers=w.bearer)
+    tiles = {t["name"]: t for t in json.loads(data)["students"]}
+    assert tiles["Cy"]["attempts"] == 1 and tiles["Cy"]["last_id"] == "b7" + "0" * 30, tiles["Cy"]
+    assert all(t["attempts"] == 0 for n, t in tiles.items() if n != "Cy"), tiles
+    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+    cy = [t for t in json.loads(data)["students"] if t["name"] == "Cy"][0]
+    assert cy["progress"]["bit_reversal"]["attempts"] == 1, cy
+    assert cy["progress"]["butterfly"]["attempts"] == cy["attempts"] - 1, cy
+    st, _, data = call(w.port, "GET", "/api/class/gradebook.csv", headers=w.bearer)
+    head, *rows = data.decode().splitlines()
+    assert head.endswith(",late,butterfly,bit_reversal"), head
+    assert [r for r in rows if r.startswith(cy["id"] + ",")][0].endswith(",%d" % row[3]), rows
+    st, _, data = call(w.port, "GET", "/api/class/students?task=../x", headers=w.bearer)
+    assert st == 400, (st, data)
 
 
 def t_no_token_in_access_log(w):
