@@ -85,7 +85,9 @@ function drawGrid() {
 /* The table of every student's progress across the exercises. */
 function drawProgress() {
   const exercises = state.summary ? state.summary.exercises || [] : [];
-  $('progress').replaceChildren(...progressTable([...state.tiles.values()], exercises));
+  // no names on a projected screen, not even hidden ones
+  $('progress').replaceChildren(...(state.projector ? []
+    : progressTable([...state.tiles.values()], exercises)));
 }
 
 function drawSections() {
