@@ -178,7 +178,7 @@ static void write_record(struct run *r, size_t i, const char *sha, const struct 
 {
     const struct batch_input *e = &r->in.v[i];
     char err[512];
-    json_t *j = batch_record_to_json(e, sha, seed_of(r, i), v);
+    json_t *j = batch_record_to_json(e, r->task.id, sha, seed_of(r, i), v);
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     bool ok = text && batch_output_write_student(&r->out, e->key, text, strlen(text),
@@ -202,8 +202,9 @@ static bool shares_previous_record(const struct run *r, size_t i)
 
 /*
  * Reads input i's record from an earlier run or this one into *rec (the
- * caller clears it) when it fits the input: the same id and, for a graded
- * input, the same source (SHA-256) and seed; for a refused one, a refusal.
+ * caller clears it) when it fits the input: the same id and exercise and,
+ * for a graded input, the same source (SHA-256) and seed; for a refused
+ * one, a refusal.
  */
 static bool read_fitting_record(struct run *r, size_t i, struct batch_record *rec)
 {
@@ -214,7 +215,7 @@ static bool read_fitting_record(struct run *r, size_t i, struct batch_record *re
     free(text);
     if (!ok)
         return false;
-    bool fits = !strcmp(rec->id, e->id) &&
+    bool fits = !strcmp(rec->id, e->id) && !strcmp(rec->task, r->task.id) &&
                 (e->refusal ? rec->kind == BATCH_RECORD_REFUSED
                             : rec->kind == BATCH_RECORD_GRADED && !strcmp(rec->sha, r->sha[i]) &&
                               rec->seed == seed_of(r, i));

@@ -56,6 +56,19 @@ def graded_verdicts(tmp):
         shutil.copy(os.path.join(SAMPLES, name), klass)
     out = os.path.join(tmp, "graded")
     run(BATCH, "-q", "-j", "2", "-o", out, klass)
+    # a rerun reuses every record of the exercise, none of another's
+    p = run(BATCH, "-j", "2", "-o", out, klass)
+    check("Graded 0 now, reused 3" in p.stdout, p.stdout)
+    path = os.path.join(out, "students", "correct", "results.json")
+    with open(path) as f:
+        r = json.load(f)
+    check(r["extra_data"]["butterfly"].get("task") == "butterfly", "results.json names it")
+    r["extra_data"]["butterfly"]["task"] = "bit_reversal"
+    with open(path, "w") as f:
+        json.dump(r, f)
+    p = run(BATCH, "-j", "2", "-o", out, klass)
+    check("Graded 1 now, reused 2" in p.stdout, "another exercise's record is not reused: "
+          + p.stdout)
     verdicts = {}
     for sid in ("correct", "wrong_twiddle_sign", "compile_error_line3"):
         with open(os.path.join(out, "students", sid, "results.json")) as f:
@@ -205,6 +218,8 @@ def exercise_checks(tmp, url, verdicts, no_worker):
     check("2 records of bit_reversal read (7 of other exercises left out)" in p.stdout, p.stdout)
     with open(os.path.join(out, "summary.json")) as f:
         check(json.load(f)["task"] == "bit_reversal", "summary.json names bit_reversal")
+    check(results(out, "s1")["extra_data"]["butterfly"].get("task") == "bit_reversal",
+          "results.json names the exercise")
     with open(os.path.join(out, "gradebook-canvas.csv"), newline="") as f:
         header = next(csv.reader(f))
     check(header[-1] == "bit_reversal", "Canvas's column is the exercise's: %r" % header)
