@@ -41,6 +41,7 @@
 #include "batch/reports/batch_summary.h"
 #include "common/clock.h"
 #include "common/defaults.h"
+#include "batch/batch_task.h"
 #include "common/task.h"
 #include "gradebook/default_layout.h"
 #include "pool/pool.h"
@@ -61,6 +62,7 @@ struct run {
     struct batch_output out;
     struct gradebook_roster roster;          /* --roster, or the store's students, for Canvas */
     struct batch_db_result db;           /* --from-database: what the records held */
+    struct batch_task task;              /* --task: what is graded, as reports name it */
     struct pool *pool;
     unsigned window;                     /* jobs in the pool at once */
     char (*sha)[BATCH_SHA256_HEX];       /* per input: the source graded, or "" */
@@ -177,7 +179,7 @@ static void write_record(struct run *r, size_t i, const char *sha, const struct 
 {
     const struct batch_input *e = &r->in.v[i];
     char err[512];
-    json_t *j = batch_record_to_json(e, sha, seed_of(r, i), v);
+    json_t *j = batch_record_to_json(e, r->task.id, sha, seed_of(r, i), v);
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     bool ok = text && batch_output_write_student(&r->out, e->key, text, strlen(text),
@@ -201,8 +203,9 @@ static bool shares_previous_record(const struct run *r, size_t i)
 
 /*
  * Reads input i's record from an earlier run or this one into *rec (the
- * caller clears it) when it fits the input: the same id and, for a graded
- * input, the same source (SHA-256) and seed; for a refused one, a refusal.
+ * caller clears it) when it fits the input: the same id and exercise and,
+ * for a graded input, the same source (SHA-256) and seed; for a refused
+ * one, a refusal.
  */
 static bool read_fitting_record(struct run *r, size_t i, struct batch_record *rec)
 {
@@ -213,7 +216,7 @@ static bool read_fitting_record(struct run *r, size_t i, struct batch_record *re
     free(text);
     if (!ok)
         return false;
-    bool fits = !strcmp(rec->id, e->id) &&
+    bool fits = !strcmp(rec->id, e->id) && !strcmp(rec->task, r->task.id) &&
                 (e->refusal ? rec->kind == BATCH_RECORD_REFUSED
                             : rec->kind == BATCH_RECORD_GRADED && !strcmp(rec->sha, r->sha[i]) &&
                               rec->seed == seed_of(r, i));
@@ -496,7 +499,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct gradeb
         return false;
     }
     if (!batch_lms_write(m, o->gradebook, rows, r->in.n, &r->roster,
-                         o->assignment ? o->assignment : exercise_default()->title, res)) {
+                         o->assignment ? o->assignment : r->task.title, res)) {
         fclose(m);
         free(buf);
         snprintf(err, errsz, "out of memory");
@@ -513,7 +516,8 @@ static bool write_report(struct run *r, size_t i, const struct verdict *v,
     const struct batch_input *e = &r->in.v[i];
     if (!e->id_ok || shares_previous_record(r, i))
         return true;
-    char *page = batch_student_report_html(e, v, sc, seed_of(r, i), graded ? r->sha[i] : NULL);
+    char *page = batch_student_report_html(e, r->task.title, v, sc, seed_of(r, i),
+                                           graded ? r->sha[i] : NULL);
     bool ok = page && batch_output_write_report(&r->out, e->key, page, strlen(page), err, errsz);
     if (!page)
         snprintf(err, errsz, "out of memory");
@@ -580,12 +584,13 @@ static int rebuild(struct run *r, double seconds)
         ok = false;
     }
     m = NULL;
-    json_t *sj = ok ? batch_summary_to_json(sum, r->seed, r->in.n) : NULL;
+    json_t *sj = ok ? batch_summary_to_json(sum, r->task.id, r->seed, r->in.n) : NULL;
     char *sjs = sj ? json_dumps(sj, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(sj);
     FILE *hm = ok ? open_memstream(&html, &html_len) : NULL;
     if (hm)
-        batch_class_report_write(hm, sum, rows, r->in.n, r->seed);
+        batch_class_report_write(hm, r->task.title, r->task.subtitle, sum, rows, r->in.n,
+                                 r->seed);
     ok = ok && sjs && hm &&
          batch_output_write(&r->out, "gradebook.csv", csv, csv_len, err, sizeof err) &&
          batch_output_write(&r->out, "summary.json", sjs, strlen(sjs), err, sizeof err) &&
@@ -621,8 +626,10 @@ static int rebuild(struct run *r, double seconds)
         size_t graded = r->progress.graded - r->refused;
         printf("butterfly-batch: %zu inputs (%s)", r->in.n, batch_format_to_str(r->in.format));
         if (o->from_database)
-            printf("; %zu records read, %zu of no signed-in student left out, %zu students "
-                   "with an unverified name", r->db.records, r->db.nobody, r->db.unverified);
+            printf("; %zu records of %s read (%zu of other exercises left out), %zu of no "
+                   "signed-in student left out, %zu students with an unverified name",
+                   r->db.records, r->task.id, r->db.other_tasks, r->db.nobody,
+                   r->db.unverified);
         if (r->in.hidden)
             printf("; %zu entries left out (hidden files, the output folder)", r->in.hidden);
         printf("\nGraded %zu now, reused %zu from an earlier run, refused %zu before grading; "
@@ -702,6 +709,18 @@ int batch_run(const struct batch_options *o)
     }
     sig_started = true;
 
+    /* the exercise first: a --task that names none stops the batch before
+     * anything is read or written */
+    bool records_only = o->from_database && !o->regrade;
+    if (!batch_task_resolve(o->task, records_only, &r.task, err, sizeof err)) {
+        fprintf(stderr, "butterfly-batch: %s\n", err);
+        goto out;
+    }
+    if (!records_only && r.task.e != exercise_default()) {
+        fprintf(stderr, "butterfly-batch: --task %s: " BATCH_TASK_UNGRADABLE "\n", r.task.id,
+                exercise_default()->id);
+        goto out;
+    }
     /* a roster that cannot be used stops the batch before it grades */
     if (o->roster && !batch_roster_load(o->roster, &r.roster, err, sizeof err)) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
@@ -725,7 +744,7 @@ int batch_run(const struct batch_options *o)
     };
     batch_output_identity(&r.out, &io.skip_dev, &io.skip_ino);
     if (o->from_database) {
-        struct batch_db_options dbo = { o->from_database, o->until_ms, o->policy };
+        struct batch_db_options dbo = { o->from_database, r.task.id, o->until_ms, o->policy };
         struct gradebook_roster stored;
         if (!batch_input_db_load(&dbo, &r.in, &stored, &r.db, err, sizeof err)) {
             fprintf(stderr, "butterfly-batch: %s\n", err);

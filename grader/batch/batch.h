@@ -21,6 +21,7 @@
 
 struct batch_options {
     const char *input;            /* a folder, a CSV or JSON Lines file, "-": standard input */
+    const char *task;             /* --task: the exercise's id; NULL: the default */
     const char *output;           /* the output folder (created if missing) */
     enum batch_format format;     /* AUTO: from the input */
     const char *id_column;        /* NULL: id, student_id, student */
@@ -34,7 +35,8 @@ struct batch_options {
     bool quiet;                   /* no progress, no printed summary */
     enum gradebook_layout gradebook;  /* a learning system's gradebook besides gradebook.csv */
     const char *roster;           /* Canvas: the roster CSV */
-    const char *assignment;       /* Canvas: the points column's header; NULL: the task's title */
+    const char *assignment;       /* Canvas: the points column's header; NULL: the exercise's
+                                   * title */
     bool excel;                   /* CSV files start with a UTF-8 byte-order mark */
     const char *from_database;    /* a store's URL: the inputs are its records (input NULL) */
     int64_t until_ms;             /* with from_database: records received by then (INT64_MAX) */
@@ -53,6 +55,14 @@ enum batch_exit {
     BATCH_EXIT_USAGE = 64,
     BATCH_EXIT_SIGNAL = 128,       /* + the signal: interrupted, resumable */
 };
+
+/*
+ * Why --task names an exercise that is not graded: the pool's jobs do not
+ * carry an exercise in this build, so its workers grade the default one
+ * (its records can still be exported: --from-database without --regrade).
+ */
+#define BATCH_TASK_UNGRADABLE \
+    "this build's workers grade only %s; export its records with --from-database"
 
 /* Fills *o with the defaults. */
 void batch_options_init(struct batch_options *o);

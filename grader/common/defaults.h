@@ -259,6 +259,9 @@
 #define CLASS_TOP_MISTAKES         5u        /* mistakes and compile errors in the summary */
 #define CLASS_SERIES_POINTS        120u      /* points of the share-Accepted chart */
 #define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */
+#define CLASS_MAX_TASKS            16u       /* exercises the class view tells apart (the built-in
+                                              * ones first); a record of one more counts in the
+                                              * whole class's figures only */
 #define CLASS_GRADEBOOKS_AT_ONCE   1u        /* gradebook downloads being written at once (each
                                               * reads every record on the reader's thread) */
 #define CLASS_GRADEBOOK_MAX_BYTES  (64u << 20)  /* of one download; past it, 503 and

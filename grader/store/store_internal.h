@@ -158,12 +158,15 @@ enum store_status store_in_read(struct store *s,
  * (store_class_due_set): no migration for one value. */
 #define CLASS_DUE_ROW "class_due"
 
-/* The LTI link the record being inserted (?1 its id, ?3 its student)
- * came from, as version 3's trigger chooses it: the launch its page
- * carried, else the student's latest (NULL: none). */
+/* The LTI link the record being inserted (?1 its id, ?2 its exercise,
+ * ?3 its student) came from, as version 10's trigger chooses it: the
+ * launch its page carried when that link is of the record's exercise,
+ * else the student's latest launch from a link of it (NULL: none). */
 #define RECORD_INSERT_LINK                                                            \
-    " COALESCE((SELECT r.link FROM lti_record_links r WHERE r.record_id = ?1),"       \
-    " (SELECT b.link FROM lti_launches b WHERE b.student = ?3"                        \
+    " COALESCE((SELECT r.link FROM lti_record_links r JOIN lti_resource_links j"      \
+    " ON j.link = r.link WHERE r.record_id = ?1 AND j.exercise = CAST(?2 AS TEXT)),"   \
+    " (SELECT b.link FROM lti_launches b JOIN lti_resource_links j ON j.link = b.link" \
+    " WHERE b.student = ?3 AND j.exercise = CAST(?2 AS TEXT)"                         \
     " ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
 
 /* Whether the record being inserted (?4: when it came) is late: after the

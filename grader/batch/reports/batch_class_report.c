@@ -209,16 +209,17 @@ static void students(FILE *f, const struct batch_row *rows, size_t n)
     fputs("</tbody></table></div></section>\n", f);
 }
 
-void batch_class_report_write(FILE *f, const struct batch_summary *s,
-                              const struct batch_row *rows, size_t n, uint64_t seed)
+void batch_class_report_write(FILE *f, const char *task_title, const char *subtitle,
+                              const struct batch_summary *s, const struct batch_row *rows,
+                              size_t n, uint64_t seed)
 {
     char title[256];
-    snprintf(title, sizeof title, "%s: class report", exercise_default()->title);
+    snprintf(title, sizeof title, "%s: class report", task_title);
     batch_html_begin(f, title);
     fputs("<header><h1>", f);
     batch_html_text(f, title);
     fputs("</h1>\n<p class=\"muted\">", f);
-    batch_html_text(f, exercise_default()->subtitle);
+    batch_html_text(f, subtitle);
     fprintf(f, " &middot; graded by butterfly-batch %s</p>\n", BUTTERFLY_VERSION);
     figures(f, s, seed);
     fputs("<p class=\"no-print\"><a href=\"#verdicts\">Verdicts</a> &middot; "

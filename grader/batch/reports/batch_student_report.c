@@ -34,8 +34,9 @@ static void tests(FILE *f, const struct score *sc)
     fputs("</tbody></table></div></section>\n", f);
 }
 
-char *batch_student_report_html(const struct batch_input *e, const struct verdict *v,
-                                const struct score *sc, uint64_t seed, const char *sha)
+char *batch_student_report_html(const struct batch_input *e, const char *task_title,
+                                const struct verdict *v, const struct score *sc, uint64_t seed,
+                                const char *sha)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -45,7 +46,7 @@ char *batch_student_report_html(const struct batch_input *e, const struct verdic
     char *visible = batch_feedback_visible(e, v, sc, sha == NULL);
     char *full = sha ? report_to_string(v) : NULL;
     char title[256];
-    snprintf(title, sizeof title, "%s: %s", e->id, exercise_default()->title);
+    snprintf(title, sizeof title, "%s: %s", e->id, task_title);
     batch_html_begin(f, title);
     fputs("<p class=\"no-print\"><a href=\"../summary.html#students\">&larr; the class</a></p>\n"
           "<header><h1>", f);

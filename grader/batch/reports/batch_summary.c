@@ -201,7 +201,8 @@ static double rate(size_t n, size_t of)
     return of ? (double)(long)((double)n / (double)of * 1000.0 + 0.5) / 1000.0 : 0.0;
 }
 
-json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size_t inputs)
+json_t *batch_summary_to_json(const struct batch_summary *s, const char *task, uint64_t seed,
+                              size_t inputs)
 {
     json_t *verdicts = json_array(), *halves = json_array();
     for (size_t i = 0; verdicts && i < BATCH_SUMMARY_NSTATUS; i++)
@@ -221,7 +222,7 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
         json_array_append_new(points, json_integer((json_int_t)s->points[k]));
     return json_pack("{s:i, s:s, s:I, s:I, s:I, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
                      "schema", 1,
-                     "task", exercise_default()->id,
+                     "task", task,
                      "seed", (json_int_t)seed,
                      "inputs", (json_int_t)inputs,
                      "rows", (json_int_t)s->rows,

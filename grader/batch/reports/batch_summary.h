@@ -65,7 +65,8 @@ size_t batch_summary_top(const struct batch_summary_list *t);
 
 /* summary.json for `inputs` inputs graded with `seed`: a new reference,
  * NULL on OOM. */
-json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size_t inputs);
+json_t *batch_summary_to_json(const struct batch_summary *s, const char *task, uint64_t seed,
+                              size_t inputs);
 
 /* The summary for a person. */
 void batch_summary_print(FILE *out, const struct batch_summary *s);
