@@ -345,7 +345,7 @@ static enum start start_input(struct run *r, size_t i)
         return START_FATAL;
     }
     struct pool_submission sub = { .body = src, .len = len, .done = on_verdict,
-                                   .arg = &r->slots[i] };
+                                   .arg = &r->slots[i], .exercise = r->task.id };
     enum pool_submit_status st = pool_submit(r->pool, &sub, NULL, NULL);
     free(src);   /* the pool keeps its own copy */
     if (st != POOL_SUBMITTED) {
@@ -549,7 +549,9 @@ static int rebuild(struct run *r, double seconds)
     char err[512] = "out of memory";
     int rc = BATCH_EXIT_FAILED;
     struct gradebook_result lms = { 0 };
-    struct batch_summary *sum = batch_summary_new();
+    /* an exercise no longer built in is counted as its records score it:
+     * over the default's sweep (score_exercise_of) */
+    struct batch_summary *sum = batch_summary_new(r->task.e ? r->task.e : exercise_default());
     struct batch_row *rows = calloc(r->in.n, sizeof *rows);
     FILE *m = sum && rows ? csv_begin(o, &csv, &csv_len) : NULL;
     if (!m) {
@@ -714,11 +716,6 @@ int batch_run(const struct batch_options *o)
     bool records_only = o->from_database && !o->regrade;
     if (!batch_task_resolve(o->task, records_only, &r.task, err, sizeof err)) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
-        goto out;
-    }
-    if (!records_only && r.task.e != exercise_default()) {
-        fprintf(stderr, "butterfly-batch: --task %s: " BATCH_TASK_UNGRADABLE "\n", r.task.id,
-                exercise_default()->id);
         goto out;
     }
     /* a roster that cannot be used stops the batch before it grades */

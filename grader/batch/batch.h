@@ -56,14 +56,6 @@ enum batch_exit {
     BATCH_EXIT_SIGNAL = 128,       /* + the signal: interrupted, resumable */
 };
 
-/*
- * Why --task names an exercise that is not graded: the pool's jobs do not
- * carry an exercise in this build, so its workers grade the default one
- * (its records can still be exported: --from-database without --regrade).
- */
-#define BATCH_TASK_UNGRADABLE \
-    "this build's workers grade only %s; export its records with --from-database"
-
 /* Fills *o with the defaults. */
 void batch_options_init(struct batch_options *o);
 

@@ -29,7 +29,7 @@ static json_t *text(const char *s)
 static json_t *tests_json(const struct score *sc)
 {
     json_t *tests = json_array();
-    for (int i = 0; tests && i < SCORE_TESTS; i++) {
+    for (int i = 0; tests && i < sc->ntests; i++) {
         const struct score_test *t = &sc->tests[i];
         json_t *tj = json_pack("{s:s, s:f, s:f, s:s, s:s, s:s, s:s}",
                                "name", t->name,

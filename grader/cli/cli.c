@@ -14,6 +14,7 @@
 #include "common/io/read_input.h"
 #include "common/report.h"
 #include "common/seed.h"
+#include "common/task.h"
 #include "pool/pool.h"
 #include "pool/pool_check.h"
 

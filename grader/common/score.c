@@ -67,13 +67,26 @@ static void describe_hidden(const struct verdict *v, const struct half_result *h
         snprintf(out + len, outsz - len, "\nWhere it fails: %s", v->summary);
 }
 
+int score_max_of(const struct exercise *e)
+{
+    return (int)e->nsweep * SCORE_PER_VALUE;
+}
+
+const struct exercise *score_exercise_of(const struct verdict *v)
+{
+    const struct exercise *e = v->task[0] ? exercise_find(v->task) : NULL;
+    return e ? e : exercise_default();
+}
+
 void score_verdict(const struct verdict *v, struct score *s)
 {
     memset(s, 0, sizeof *s);
     bool ran = v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
-    s->max_score = SCORE_MAX;
-    for (int k = 0; k < TASK_NHALVES; k++) {
-        int half = exercise_default()->sweep[k];
+    const struct exercise *e = score_exercise_of(v);
+    s->max_score = score_max_of(e);
+    s->ntests = 2 * (int)e->nsweep;
+    for (int k = 0; k < (int)e->nsweep; k++) {
+        int half = e->sweep[k];
         const struct half_result *h = ran ? find_half(v, half) : NULL;
         struct score_test *vis = &s->tests[2 * k], *hid = &s->tests[2 * k + 1];
         snprintf(vis->name, sizeof vis->name, "half = %d, visible spectrum", half);
@@ -98,7 +111,7 @@ void score_verdict(const struct verdict *v, struct score *s)
         s->halves_passed += h->passed || v->status == VERDICT_ACCEPTED;
         s->hidden_passed += h->hidden_passed;
     }
-    for (int i = 0; i < SCORE_TESTS; i++) {
+    for (int i = 0; i < s->ntests; i++) {
         struct score_test *t = &s->tests[i];
         t->score = t->passed ? t->max_score : 0;
         s->score += t->score;

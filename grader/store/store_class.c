@@ -90,8 +90,10 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
     }
     shown_text(&c[7], r.shown.key);
     shown_text(&c[8], r.shown.label);
-    for (int k = 0; k < TASK_NHALVES; k++)
-        r.shown.halves[k] = half_of(&c[9 + k]);
+    /* the store keeps the first STORE_HALF_COLUMNS sweep values' marks (the
+     * butterfly's three); a later value reads as not shown */
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
+        r.shown.halves[k] = k < STORE_HALF_COLUMNS ? half_of(&c[9 + k]) : -1;
     return w->fn(&r, w->arg);
 }
 

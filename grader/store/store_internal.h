@@ -12,6 +12,9 @@
 
 /* Columns of a row a query hands its callback; more are not read. */
 #define STORE_MAX_COLUMNS 24
+/* The sweep values whose right-or-wrong mark a record keeps in a column of
+ * its own (half1..half3, schema 3): the class view's tiles. */
+#define STORE_HALF_COLUMNS 3
 
 #include <stdarg.h>
 #include <stdbool.h>

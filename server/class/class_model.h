@@ -40,7 +40,9 @@ struct class_rec {
     int64_t received_ms, graded_ms;
     int status, points, max_points;
     bool late;               /* after its due date (store_record.late) */
-    int8_t halves[3];        /* half 1, 2, 4: 1 passed, 0 failed, -1 not run */
+    /* the first three sweep values (the butterfly's half 1, 2, 4), as the
+     * store keeps them (STORE_HALF_COLUMNS): 1 passed, 0 failed, -1 not run */
+    int8_t halves[3];
     char key[CLASS_TEXT_MAX];    /* "mistake:ID", "compile:MESSAGE" or "" */
     char label[CLASS_TEXT_MAX];  /* the words shown */
 };

@@ -58,7 +58,7 @@ char *batch_feedback_visible(const struct batch_input *e, const struct verdict *
         print_stopped(out, v, refused);
     } else {
         int visible = 0, visible_max = 0, hidden_max = 0;
-        for (int i = 0; i < SCORE_TESTS; i++) {
+        for (int i = 0; i < sc->ntests; i++) {
             const struct score_test *t = &sc->tests[i];
             if (t->hidden) {
                 hidden_max += t->max_score;
@@ -68,12 +68,12 @@ char *batch_feedback_visible(const struct batch_input *e, const struct verdict *
             }
         }
         fprintf(out, "Your kernel on the visible spectrum (the one the exercise page shows):\n");
-        for (int h = 0; h < v->halves_run && h < TASK_NHALVES; h++)
+        for (int h = 0; h < v->halves_run && h < EX_MAX_SWEEP; h++)
             print_visible_half(out, v, &v->halves[h]);
         fprintf(out, "\nPoints from the visible spectrum: %d of %d.\n", visible, visible_max);
         fprintf(out, "Each half is also graded on %d hidden random spectra (%d points in all); "
                 "those results and the total are shown when the grades are published.\n",
-                TASK_HIDDEN, hidden_max);
+                score_exercise_of(v)->hidden, hidden_max);
     }
     if (fclose(out) != 0) {
         free(buf);

@@ -21,7 +21,7 @@ static void tests(FILE *f, const struct score *sc)
     fputs("<section id=\"tests\"><h2>Tests</h2>\n<div class=\"scroll\"><table><thead><tr>"
           "<th>Test</th><th class=\"n\">Points</th><th>Shown to the student</th><th>Output</th>"
           "</tr></thead><tbody>\n", f);
-    for (int i = 0; i < SCORE_TESTS; i++) {
+    for (int i = 0; i < sc->ntests; i++) {
         const struct score_test *t = &sc->tests[i];
         fputs("<tr class=\"keep\"><td>", f);
         batch_html_text(f, t->name);
@@ -58,7 +58,7 @@ char *batch_student_report_html(const struct batch_input *e, const char *task_ti
             "<div><dt>Halves passed</dt><dd>%d of %d</dd></div>"
             "<div><dt>Hidden spectra right</dt><dd>%d of %d</dd></div></dl>\n",
             verdict_status_to_str(v->status), sc->score, sc->max_score, sc->halves_passed,
-            TASK_NHALVES, sc->hidden_passed, TASK_NHALVES * TASK_HIDDEN);
+            sc->ntests / 2, sc->hidden_passed, sc->ntests / 2 * score_exercise_of(v)->hidden);
     fputs("<p class=\"muted\">Input <code>", f);
     batch_html_text(f, e->location);
     fprintf(f, "</code> &middot; seed %llu", (unsigned long long)seed);

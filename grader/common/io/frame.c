@@ -72,7 +72,7 @@ static void put_facts(unsigned char *p, const struct verdict_facts *f)
     put_le(p + 4, f->max_points, 4);
     p += 8;
     const struct verdict_shown *sh = &f->shown;
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
         *p++ = (unsigned char)sh->halves[k];
     memcpy(p, sh->key, sizeof sh->key);
     memcpy(p + sizeof sh->key, sh->label, sizeof sh->label);
@@ -85,7 +85,7 @@ static void get_facts(const char *p, struct verdict_facts *f)
     f->max_points = (unsigned)get_le(p + 4, 4);
     p += 8;
     struct verdict_shown *sh = &f->shown;
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
         sh->halves[k] = (int8_t)*p++;
     memcpy(sh->key, p, sizeof sh->key);
     memcpy(sh->label, p + sizeof sh->key, sizeof sh->label);
@@ -133,7 +133,7 @@ bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *
     *json = payload + FRAME_VERDICT_HEAD;
     *json_len = len - FRAME_VERDICT_HEAD;
     /* the bytes go out to clients as they are: at least, one object */
-    return known && stage < STAGE_NSTAGES && flags < 4 && h->score <= TASK_NHALVES &&
+    return known && stage < STAGE_NSTAGES && flags < 4 && h->score <= EX_MAX_SWEEP &&
            verdict_facts_sane(&h->facts) &&
            (*json)[0] == '{' && (*json)[*json_len - 1] == '}' &&
            !memchr(*json, '\0', *json_len);

@@ -49,7 +49,7 @@ bool frame_write(int fd, enum frame_type type, const void *payload, size_t len);
  * What the pool and the server must know of a verdict without reading its
  * JSON. On the wire, little-endian: status u16, stage u8, flags u8
  * (1: cache_hit, 2: kept), score u32, seed u64, dropped u64; then the
- * facts: points u32, max_points u32, halves (TASK_NHALVES i8), key, label
+ * facts: points u32, max_points u32, halves (EX_MAX_SWEEP i8), key, label
  * and device (each its whole array, NUL-padded); FRAME_VERDICT_HEAD bytes.
  */
 struct frame_verdict {
@@ -64,7 +64,7 @@ struct frame_verdict {
     struct verdict_facts facts;  /* what a record keeps beside the bytes */
 };
 #define FRAME_VERDICT_FIXED 24
-#define FRAME_VERDICT_HEAD (FRAME_VERDICT_FIXED + 8 + TASK_NHALVES + 2 * VERDICT_FACTS_TEXT + \
+#define FRAME_VERDICT_HEAD (FRAME_VERDICT_FIXED + 8 + EX_MAX_SWEEP + 2 * VERDICT_FACTS_TEXT + \
                             VERDICT_FACTS_DEVICE)
 
 /* The header of verdict v (status, score, seed; the rest zero, the facts
@@ -79,7 +79,7 @@ bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json
  * Splits a FRAME_VERDICT payload into its header and JSON (which points
  * into payload). False, *h unspecified, when the payload is too short,
  * the status or the stage is not one there is, the score is over
- * TASK_NHALVES, or what follows is not one JSON object ({...}): a worker
+ * EX_MAX_SWEEP, or what follows is not one JSON object ({...}): a worker
  * that sends that is not sane.
  */
 bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *h,
