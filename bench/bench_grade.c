@@ -24,8 +24,14 @@
  * (loop) or not (loop-uncounted), so that the counter's price can be read
  * as the difference of two runs' totals.
  *
+ * --exercises N: instead, every built-in exercise's first accepted
+ * solution graded N times as a new submission (kernels not kept, so each
+ * grading compiles and builds its pipeline), interleaved exercise by
+ * exercise; the median of each and its ratio to the butterfly's.
+ *
  * usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL] [--warm-only]
  *                    [--deadline-ms MS] [--bodies hint|loop|loop-uncounted]
+ *        bench_grade --exercises N [--device SEL]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -227,15 +233,84 @@ done:
     return bad;
 }
 
+/* The first solution of e that must be Accepted; NULL when it has none. */
+static const struct exercise_solution *accepted_solution(const struct exercise *e)
+{
+    for (size_t i = 0; i < e->nsolutions; i++)
+        if (e->solutions[i].expect == EXPECT_ACCEPTED)
+            return &e->solutions[i];
+    return NULL;
+}
+
+/*
+ * A new submission of each built-in exercise, n times, round by round so
+ * that the machine's load falls on all of them alike. Returns the number
+ * of wrong verdicts.
+ */
+static int bench_exercises(const char *device, int n)
+{
+    struct grader_options o;
+    char err[256];
+    grader_options_init(&o);
+    o.device = device;
+    o.cache_kernels = false;
+    struct grader *g = grader_new(&o, err, sizeof err);
+    size_t ne = exercise_count();
+    double *ms = calloc(ne * (size_t)n, sizeof *ms);
+    int bad = 0;
+    if (!g || !ms) {
+        fprintf(stderr, "bench_grade: %s\n", g ? "out of memory" : err);
+        grader_free(g);
+        free(ms);
+        return 1;
+    }
+    printf("device: %s (%s)\n", grader_device(g)->name,
+           device_type_to_str(grader_device(g)->type));
+    for (int k = -1; k < n; k++) {   /* round -1: the warm-up, as a worker does */
+        for (size_t e = 0; e < ne; e++) {
+            const struct exercise *ex = exercise_at(e);
+            const struct exercise_solution *sol = accepted_solution(ex);
+            if (!sol)
+                continue;
+            double t0 = clock_now_ms();
+            struct verdict *v = grader_grade_exercise(g, ex, sol->body, sol->len);
+            double t = clock_now_ms() - t0;
+            bad += !v || v->status != VERDICT_ACCEPTED;
+            verdict_free(v);
+            if (k >= 0)
+                ms[e * (size_t)n + (size_t)k] = t;
+        }
+    }
+    double base = 0;
+    for (size_t e = 0; e < ne; e++) {
+        const struct exercise *ex = exercise_at(e);
+        if (!accepted_solution(ex))
+            continue;
+        double med = bench_quantile(ms + e * (size_t)n, (size_t)n, 0.5);
+        if (ex == exercise_default())
+            base = med;
+        printf("exercise %-14s %2d x %-2d cells, %zu values x %d inputs: new submission median "
+               "%.2f ms", ex->id, ex->out_n, ex->out_planes, ex->nsweep, 1 + ex->hidden, med);
+        if (base > 0)
+            printf(" (%.2f of the butterfly's)", med / base);
+        printf("\n");
+    }
+    printf("wrong verdicts: %d\n", bad);
+    grader_free(g);
+    free(ms);
+    return bad;
+}
+
 static const char usage[] =
     "usage: bench_grade [--warm N] [--naive M] [--loops L] [--device SEL] [--warm-only]\n"
-    "                   [--deadline-ms MS] [--bodies hint|loop|loop-uncounted]\n";
+    "                   [--deadline-ms MS] [--bodies hint|loop|loop-uncounted]\n"
+    "       bench_grade --exercises N [--device SEL]\n";
 
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--naive-one"))
         return naive_one_main();
-    int warm_n = 200, naive_n = 20, loops_n = 60, deadline_ms = 0;
+    int warm_n = 200, naive_n = 20, loops_n = 60, deadline_ms = 0, exercises_n = 0;
     bool warm_only = false, loop_bodies = false, counted = true;
     const char *device = getenv("BUTTERFLY_DEVICE");
     for (int i = 1; i < argc; i++) {
@@ -247,6 +322,8 @@ int main(int argc, char **argv)
             loops_n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
+        else if (!strcmp(argv[i], "--exercises") && i + 1 < argc)
+            exercises_n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--warm-only"))
             warm_only = true;
         else if (!strcmp(argv[i], "--deadline-ms") && i + 1 < argc)
@@ -269,6 +346,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_grade: counts must be positive\n");
         return 2;
     }
+    if (exercises_n > 0)
+        return bench_exercises(device, exercises_n) ? 1 : 0;
 
     char body[2048];
     double *warm = calloc((size_t)warm_n, sizeof *warm);
