@@ -366,13 +366,13 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
     assert_string_equal(got.facts.device, h.facts.device);
     /* each field out of range in turn; the facts: the points, a half, a
      * label that is not UTF-8 */
-    const size_t facts = FRAME_VERDICT_FIXED, key = facts + 8 + TASK_NHALVES;
+    const size_t facts = FRAME_VERDICT_FIXED, key = facts + 8 + EX_MAX_SWEEP;
     const size_t label = key + VERDICT_FACTS_TEXT;
     const struct { size_t at; unsigned char byte; } bad[] = {
         { 0, 99 },     /* status 99 */
         { 2, STAGE_NSTAGES },
         { 3, 4 },      /* an unknown flag */
-        { 4, TASK_NHALVES + 1 },
+        { 4, EX_MAX_SWEEP + 1 },
         { facts, SCORE_MAX + 1 },            /* more points than the most */
         { facts + 4, SCORE_MAX + 1 },        /* a maximum over the task's */
         { facts + 8 + 1, 2 },                /* a half neither right, wrong nor unrun */

@@ -26,13 +26,30 @@ check() {   # check NAME EXPECTED_RC ACTUAL_RC
 "$grade" --exercise butterfly "$samples/wrong_twiddle_sign.glsl" >/dev/null; check exercise-named 1 $?
 err=$("$grade" --exercise no_such "$samples/correct.glsl" 2>&1 >/dev/null); check exercise-unknown 64 $?
 echo "$err" | grep -q "no exercise 'no_such' is built in: add it to exercises/LIST"; check exercise-unknown-says 0 $?
-out=$("$grade" --check-exercise exercises/butterfly/); check check-exercise 0 $?
+# --check-exercise reads the folder from disk, as an author runs it from the
+# source tree; copies in a scratch folder stand for an author's edits
+grade_abs=$(readlink -f "$grade")
+root=$(readlink -f "$samples/../..")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+out=$(cd "$root" && "$grade_abs" --check-exercise exercises/butterfly/); check check-exercise 0 $?
 echo "$out" | grep -qx 'exercises/butterfly: [0-9]* solutions\? as expected, [0-9]* mistakes\?, reference deterministic'
 check check-exercise-summary 0 $?
-err=$("$grade" --check-exercise exercises/no_such 2>&1 >/dev/null); check check-exercise-unknown 1 $?
-echo "$err" | grep -q 'exercises/no_such: .*add no_such to exercises/LIST and run ninja'
+cp -r "$root/exercises/butterfly" "$scratch/no_such"
+sed -i 's/"id": "butterfly"/"id": "no_such"/' "$scratch/no_such/exercise.json"
+err=$("$grade" --check-exercise "$scratch/no_such" 2>&1 >/dev/null); check check-exercise-unknown 1 $?
+echo "$err" | grep -q "$scratch/no_such: .*add no_such to exercises/LIST and run ninja"
 check check-exercise-unknown-says 0 $?
-"$grade" --check-exercise exercises/butterfly "$samples/correct.glsl" >/dev/null 2>&1
+cp -r "$root/exercises/butterfly" "$scratch/butterfly"
+sed -i 's/"atol": 0.005/"atol": 0.05/' "$scratch/butterfly/exercise.json"
+err=$("$grade" --check-exercise "$scratch/butterfly" 2>&1 >/dev/null); check check-exercise-edited 1 $?
+echo "$err" | grep -q "the tolerance differ from the exercise built in: run ninja"
+check check-exercise-edited-says 0 $?
+sed -i 's/"loop_budget": [0-9]*/"loop_budget": "many"/' "$scratch/butterfly/exercise.json"
+err=$("$grade" --check-exercise "$scratch/butterfly" 2>&1 >/dev/null); check check-exercise-bad-field 1 $?
+echo "$err" | grep -q "exercise.json: loop_budget: "
+check check-exercise-bad-field-says 0 $?
+"$grade" --check-exercise "$root/exercises/butterfly" "$samples/correct.glsl" >/dev/null 2>&1
 check check-exercise-and-file 64 $?
 
 out=$("$grade" < "$samples/correct.glsl"); check stdin 0 $?

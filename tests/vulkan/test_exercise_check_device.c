@@ -145,6 +145,9 @@ static void mistake_exercise_make(struct mistake_exercise *x, const char *const 
     x->e = *exercise_default();
     x->e.id = "butterfly_by_files";
     x->e.diagnosis = NULL;
+    /* the butterfly's own solutions name its built-in diagnosis: none here */
+    x->e.solutions = NULL;
+    x->e.nsolutions = 0;
     for (size_t i = 0; i < n; i++) {
         x->body[i] = sample(names[i], &x->m[i].len);
         x->m[i].body = x->body[i];
@@ -241,15 +244,20 @@ static void test_check_names_mistakes_no_input_tells_apart(void **state)
     mistake_exercise_free(&x);
 }
 
-static void test_other_shape_refused_in_words(void **state)
+/* Another shape is graded as its own exercise, never refused or graded
+ * as the butterfly: a body that returns 0 is wrong in every cell of the
+ * bit reversal's 16 x 1 grid, with no diagnosis but its named mistakes'. */
+static void test_other_shape_graded_as_itself(void **state)
 {
     (void)state;
-    struct exercise e = *exercise_default();
-    e.id = "bit_reversal";
-    e.out_planes = 1;
-    struct verdict *v = grader_grade_exercise(grader, &e, "return 0.0;", 11);
-    assert_int_equal(v->status, VERDICT_INTERNAL_ERROR);
-    assert_non_null(strstr(v->message, "bit_reversal"));
+    const struct exercise *e = exercise_find("bit_reversal");
+    assert_non_null(e);
+    struct verdict *v = grader_grade_exercise(grader, e, "return 0.0;", 11);
+    assert_int_equal(v->status, VERDICT_WRONG_ANSWER);
+    assert_string_equal(v->task, "bit_reversal");
+    assert_int_equal(v->grid_n, 16);
+    assert_int_equal(v->grid_planes, 1);
+    assert_int_equal(v->halves_run, (int)e->nsweep);
     verdict_free(v);
 }
 
@@ -273,7 +281,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_butterfly_solutions_as_expected),
         cmocka_unit_test(test_named_mistake_diagnosed_from_outputs),
         cmocka_unit_test(test_check_names_mistakes_no_input_tells_apart),
-        cmocka_unit_test(test_other_shape_refused_in_words),
+        cmocka_unit_test(test_other_shape_graded_as_itself),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     grader_free(grader);
