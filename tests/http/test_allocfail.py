@@ -17,6 +17,7 @@ The real butterfly-server runs under tests/support/allocfail.c (LD_PRELOAD):
 usage: test_allocfail.py SERVER_BINARY SHIM_LIBRARY B_SANITIZE
 Exits 77 (skipped) under a sanitizer. Ends with "N passed, M failed".
 """
+import concurrent.futures
 import http.client
 import os
 import re
@@ -68,7 +69,10 @@ def start(state_dir, extra_env, report, args=()):
     env.pop("BUTTERFLY_DATABASE", None)
     env.update(extra_env)
     err = tempfile.TemporaryFile()
-    proc = subprocess.Popen([BINARY, "--port", "0", "--workers", "1", "--state-dir", state_dir, *args],
+    # one exercise served: its check on load runs at every start, and the
+    # sweep starts the server about a thousand times
+    proc = subprocess.Popen([BINARY, "--port", "0", "--workers", "1", "--state-dir", state_dir,
+                             "--exercises", "butterfly", *args],
                             stdout=subprocess.PIPE, stderr=err, env=env, bufsize=0)
     return proc, err
 
@@ -157,31 +161,36 @@ def t_start_sweep(tmp):
     # one over the tail, where the server's own start and stop allocate
     step = max(1, total // START_RUNS)
     sweep = sorted(set(range(1, total + 1, step)) | set(range(max(1, total - DENSE_TAIL), total + 1)))
-    failures, exited, started = [], 0, 0
-    for n in sweep:
+    def one(n):
+        """(failure or None, listening) of the start whose Nth allocation fails."""
         proc, err = start(os.path.join(tmp, "s%d" % n), {"ALLOCFAIL_NTH": str(n)},
                           os.path.join(tmp, "r%d" % n))
         banner = read_banner(proc)
         if banner is None:
             proc.kill()
             proc.wait()
-            failures.append((n, "hung at start"))
-            continue
+            return (n, "hung at start"), False
         listening = any("listening on" in l for l in banner)
         if listening:
-            started += 1
             rc = stop(proc)
         else:
             try:
                 rc = proc.wait(30)
             except subprocess.TimeoutExpired:
                 rc = stop(proc)
-            exited += 1
         text = stderr_of(err)
         if not isinstance(rc, int) or rc < 0:
-            failures.append((n, rc, text[-300:]))
-        elif not listening and (rc == 0 or not text.strip()):
-            failures.append((n, "exited %s without a message" % rc, text[-300:]))
+            return (n, rc, text[-300:]), listening
+        if not listening and (rc == 0 or not text.strip()):
+            return (n, "exited %s without a message" % rc, text[-300:]), listening
+        return None, listening
+
+    # two starts at a time: each waits mostly on its worker and its check
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(one, sweep))
+    failures = [f for f, _ in results if f]
+    started = sum(1 for _, listening in results if listening)
+    exited = len(results) - started
     assert not failures, (len(failures), failures[:8])
     return "%d start allocations, %d runs: %d exited with a message, %d started" % (
         total, exited + started, exited, started)
