@@ -8,18 +8,20 @@
 
 bool route_matches(const struct route_row *row, const char *path)
 {
-    const char *brace = strchr(row->path, '{');
-    if (!brace)
-        return !strcmp(path, row->path);
-    size_t n = (size_t)(brace - row->path);
-    if (strncmp(path, row->path, n) != 0)
-        return false;
-    const char *rest = path + n;
+    /* one walk over both, no strchr and strcmp of every row: the lookup
+     * runs for every request, and most rows differ within a few bytes */
+    const char *p = row->path;
+    while (*p && *p != '{' && *p == *path) {
+        p++;
+        path++;
+    }
+    if (*p != '{')
+        return *p == *path;   /* exact: both ended together */
     if (row->needs & PATH_ANY_REST)
         return true;
     /* any one segment is a name to look up (and 404 alike): only the
      * shape of a path is checked here */
-    return *rest && !strchr(rest, '/');
+    return *path && !strchr(path, '/');
 }
 
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz)
@@ -28,21 +30,24 @@ bool route_allows(const struct route_row *row, const char *method, char *allow, 
         { METHOD_GET, "GET" }, { METHOD_HEAD, "HEAD" }, { METHOD_POST, "POST" },
         { METHOD_DELETE, "DELETE" },
     };
-    bool ok = false;
+    enum { N = sizeof methods / sizeof methods[0] };
+    for (size_t i = 0; i < N; i++)
+        if ((row->methods & methods[i].bit) && !strcmp(method, methods[i].name))
+            return true;
+    /* the Allow header is written only for the 405 that carries it: a
+     * request the row allows (every submission) formats nothing */
     size_t used = 0;
     if (allowsz)
         allow[0] = '\0';
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+    for (size_t i = 0; i < N; i++) {
         if (!(row->methods & methods[i].bit))
             continue;
-        if (!strcmp(method, methods[i].name))
-            ok = true;
         int w = snprintf(allow + used, allowsz > used ? allowsz - used : 0, "%s%s",
                          used ? ", " : "", methods[i].name);
         if (w > 0)
             used += (size_t)w;
     }
-    return ok;
+    return false;
 }
 
 size_t route_body_max(const struct route_row *row, const char *type)

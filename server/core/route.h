@@ -64,8 +64,9 @@ struct route_row {
  * PATH_ANY_REST). */
 bool route_matches(const struct route_row *row, const char *path);
 
-/* Whether row allows method; *allow gets the Allow header's value
- * ("GET, HEAD", "POST, DELETE", ...; the caller's buffer of allowsz). */
+/* Whether row allows method; when it does not, *allow gets the Allow
+ * header's value ("GET, HEAD", "POST, DELETE", ...; the caller's buffer
+ * of allowsz); when it does, allow is left as it was. */
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz);
 
 /* The bound of a body of Content-Type type (NULL: none sent) on row:
