@@ -480,6 +480,7 @@ const struct store_ops store_sqlite_ops = {
      * and answers as before. */
     .insert_record = "INSERT OR ROLLBACK" RECORD_INSERT_VALUES_INTO,
     .student_apart = true,
+    .insert_nobody = "INSERT OR ROLLBACK" RECORD_INSERT_NOBODY_VALUES_INTO,
     /* the pages in use: free pages (after a purge) are reused before the
      * file grows, so they are room, not size */
     .size_bytes = "SELECT (p.page_count - f.freelist_count) * s.page_size "
