@@ -8,20 +8,24 @@
 
 bool route_matches(const struct route_row *row, const char *path)
 {
-    /* one walk over both, no strchr and strcmp of every row: the lookup
-     * runs for every request, and most rows differ within a few bytes */
-    const char *p = row->path;
-    while (*p && *p != '{' && *p == *path) {
-        p++;
-        path++;
-    }
-    if (*p != '{')
-        return *p == *path;   /* exact: both ended together */
+    /* the lookup runs for every request down the table: the byte after
+     * the first '/' tells most rows apart before any string call (a row
+     * whose first segment is its "{name}" has no such byte to compare) */
+    if (path[0] != row->path[0] ||
+        (path[0] && row->path[1] != '{' && path[1] != row->path[1]))
+        return false;
+    const char *brace = strchr(row->path, '{');
+    if (!brace)
+        return !strcmp(path, row->path);
+    size_t n = (size_t)(brace - row->path);
+    if (strncmp(path, row->path, n) != 0)
+        return false;
+    const char *rest = path + n;
     if (row->needs & PATH_ANY_REST)
         return true;
     /* any one segment is a name to look up (and 404 alike): only the
      * shape of a path is checked here */
-    return *path && !strchr(path, '/');
+    return *rest && !strchr(rest, '/');
 }
 
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz)
@@ -50,9 +54,9 @@ bool route_allows(const struct route_row *row, const char *method, char *allow, 
     return false;
 }
 
-size_t route_body_max(const struct route_row *row, const char *type)
+size_t route_body_max(const struct route_row *row, enum body_kind kind)
 {
-    if (row->body_max_text && request_body_kind(type) == BODY_PLAIN)
+    if (row->body_max_text && kind == BODY_PLAIN)
         return row->body_max_text;
     return row->body_max;
 }

@@ -69,9 +69,10 @@ bool route_matches(const struct route_row *row, const char *path);
  * of allowsz); when it does, allow is left as it was. */
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz);
 
-/* The bound of a body of Content-Type type (NULL: none sent) on row:
- * body_max_text for text/plain where the row has one, else body_max. */
-size_t route_body_max(const struct route_row *row, const char *type);
+/* The bound of a body of kind (request_body_kind of its Content-Type)
+ * on row: body_max_text for text/plain where the row has one, else
+ * body_max. */
+size_t route_body_max(const struct route_row *row, enum body_kind kind);
 
 /* The route table (server/routes.c, beside main.c): the row of a decoded
  * path, NULL when nothing is there; the i-th row, NULL past the last. */
