@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/task.h"
 #include "bench/bench_util.h"
 #include "common/clock.h"
 #include "common/defaults.h"
@@ -51,7 +52,7 @@ static double naive_one(const char *body, size_t len, const char *device)
     if (fd < 0)
         return -1;
     size_t src_len;
-    char *src = harness_assemble(body, len, &src_len);
+    char *src = harness_assemble(exercise_default(), body, len, &src_len);
     if (write(fd, src, src_len) != (ssize_t)src_len) {
         close(fd);
         free(src);
@@ -80,9 +81,9 @@ static double naive_one(const char *body, size_t len, const char *device)
     }
     struct gpu_run runs[TASK_RUNS];
     static float out[TASK_RUNS * TASK_CELLS];
-    runs_fill(TASK_DEFAULT_SEED, runs);   /* the same inputs as the warm path */
+    runs_fill(exercise_default(), TASK_DEFAULT_SEED, runs);   /* the same inputs as the warm path */
     struct gpu_timings t;
-    enum gpu_status st = gpu_run(g, (const uint32_t *)spv, spv_len / 4, runs, TASK_RUNS, out,
+    enum gpu_status st = gpu_run(g, exercise_default(), (const uint32_t *)spv, spv_len / 4, runs, TASK_RUNS, out,
                                  NULL, 5000, &t, err, sizeof err);
     gpu_context_free(g);
     free(spv);

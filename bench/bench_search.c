@@ -22,6 +22,7 @@
 
 #include <time.h>
 
+#include "common/task.h"
 #include "bench/bench_util.h"
 #include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/family.h"
@@ -29,7 +30,7 @@
 #include "engine/runs.h"
 #include "tests/support/compared.h"
 
-#define NRUNS TASK_RUNS
+#define NRUNS BF_RUNS
 
 struct sample_set {
     double *ms;
@@ -67,10 +68,10 @@ static double cpu_ms(void)
 static void outputs_of(const struct family_member *m, const struct gpu_run *runs, float *out)
 {
     for (int r = 0; r < NRUNS; r++)
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++)
-                out[r * TASK_CELLS + p * TASK_N + i] = (float)family_cell(
-                    m, (const float (*)[TASK_N])runs[r].spec, runs[r].half, p, i);
+        for (int p = 0; p < BF_PLANES; p++)
+            for (int i = 0; i < BF_N; i++)
+                out[r * BF_CELLS + p * BF_N + i] = (float)family_cell(
+                    m, (const float (*)[BF_N])runs[r].spec, runs[r].half, p, i);
 }
 
 /* Times one diagnosis of the outputs of kernel `name`. */
@@ -79,7 +80,7 @@ static void time_one(const struct gpu_run *runs, const float *out, struct sample
 {
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     double t0 = cpu_ms();
-    diagnose_verdict(v, compared(&task_butterfly, runs, NRUNS, out), NULL, 0);
+    diagnose_verdict(v, compared(exercise_default(), runs, NRUNS, out), NULL, 0);
     double ms = cpu_ms() - t0;
     if (v->worked_cell)     /* a Wrong Answer: the outputs are not right */
         record(s, ms, v->diagnosis != NULL, name);
@@ -107,11 +108,11 @@ int main(int argc, char **argv)
         }
     }
     struct gpu_run runs[NRUNS];
-    float *out = malloc(NRUNS * TASK_CELLS * sizeof *out);
+    float *out = malloc(NRUNS * BF_CELLS * sizeof *out);
     struct sample_set one = { 0 }, two = { 0 }, near = { 0 }, noise = { 0 };
     uint64_t state = 1;
     for (int round = 0; round < rounds; round++) {
-        runs_fill(TASK_DEFAULT_SEED + (uint64_t)round, runs);
+        runs_fill(exercise_default(), TASK_DEFAULT_SEED + (uint64_t)round, runs);
         for (int p = 0; p < FAMILY_NPARAMS; p++) {
             const struct family_param_info *a = family_param((enum family_param)p);
             for (int v = 1; v < a->nvalues; v++) {
@@ -127,7 +128,7 @@ int main(int argc, char **argv)
                                  q == p ? "" : "+", q == p ? "" : b->values[w].id);
                         outputs_of(&m, runs, out);
                         time_one(runs, out, q == p ? &one : &two, name);
-                        float *c = &out[(5 + p) * TASK_CELLS + v % TASK_CELLS];
+                        float *c = &out[(5 + p) * BF_CELLS + v % BF_CELLS];
                         *c = isfinite(*c) ? *c + 0.5f : 0.5f;
                         time_one(runs, out, &near, name);
                     }
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
             }
         }
         for (int k = 0; k < 200; k++) {
-            for (int c = 0; c < NRUNS * TASK_CELLS; c++) {
+            for (int c = 0; c < NRUNS * BF_CELLS; c++) {
                 state = state * 6364136223846793005ull + 1442695040888963407ull;
                 out[c] = (float)((double)(state >> 11) / (double)(1ull << 52) * 4 - 4);
             }

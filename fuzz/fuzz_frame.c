@@ -3,7 +3,8 @@
  * code's neighbour) might send: any bytes, delivered in pieces. The first
  * byte sets the size of the pieces; the rest goes through a non-blocking
  * pipe a piece at a time, the reader polled after each, as the supervisor
- * does; a verdict frame's header is checked as the supervisor checks it.
+ * does; a verdict frame's header is checked as the supervisor checks it,
+ * a job frame as the worker splits it.
  * Then the same bytes through the blocking reader.
  */
 #include <fcntl.h>
@@ -43,6 +44,16 @@ static void drain(struct frame_reader *r, int fd, int *frames)
              !whole(h.facts.shown.key, sizeof h.facts.shown.key) ||
              !whole(h.facts.shown.label, sizeof h.facts.shown.label) ||
              !whole(h.facts.device, sizeof h.facts.device) || h.facts.points > h.facts.max_points))
+            abort();
+        /* a job's id (the worker's, the worker's neighbour's) stays in its
+         * bound and the body ends where the frame does */
+        uint64_t seed;
+        char exercise[EX_ID_MAX + 1];
+        const char *body;
+        size_t body_len;
+        if (type == FRAME_JOB &&
+            frame_parse_job(payload, len, &seed, exercise, &body, &body_len) &&
+            (strlen(exercise) > EX_ID_MAX || body + body_len != payload + len))
             abort();
         (*frames)++;
         free(payload);

@@ -7,12 +7,12 @@
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]
 #        (default 60 s each; targets: source_check compile_log frame
-#        request verdict_json spirv csv)
+#        request verdict_json spirv csv exercise)
 set -eu
 cd "$(dirname "$0")/.."
 SECS=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-source_check compile_log frame request verdict_json spirv csv}
+TARGETS=${*:-source_check compile_log frame request verdict_json spirv csv exercise}
 OUT=build-fuzz
 
 find_tool() {
@@ -50,6 +50,7 @@ for f in tests/samples/*.glsl tests/samples/mistakes/*.glsl tests/hostile/bodies
     [ -f "$f" ] && [ "$(wc -c < "$f")" -le 4096 ] && seed source_check "$f" "$(basename "$f")"
 done
 for f in tests/page/verdict-*.json; do seed verdict_json "$f" "$(basename "$f")"; done
+for f in exercises/*/exercise.json; do seed exercise "$f" "$(basename "$(dirname "$f")").json"; done
 if [ -d "$OUT/corpus/request" ]; then   # first byte % 3: 0 a JSON body, 1 a URI, 2 a header
     printf '\001/static/index.html' > "$OUT/corpus/request/uri-static"
     printf '\001/api/tasks/butterfly/submissions?format=text' > "$OUT/corpus/request/uri-submit"

@@ -36,7 +36,7 @@ enum opt {
     O_PER_IP, O_TIMEOUT, O_QUIET, O_DATABASE, O_STATE_DIR, O_STATE_GROUP_OK, O_PUBLIC_URL,
     O_RETENTION, O_STORE_MAX, O_GUEST_RECORDS, O_GUEST_MB,
     O_CLASS_STREAMS, O_HEARTBEAT, O_STUCK_ATTEMPTS, O_STUCK_MINUTES, O_STUCK_REPEATS,
-    O_LTI_CONFIG, O_LTI_POLICY, O_LATE_POLICY, O_COUNT
+    O_LTI_CONFIG, O_LTI_POLICY, O_LATE_POLICY, O_EXERCISES, O_COUNT
 };
 
 static const struct option_def defs[O_COUNT] = {
@@ -145,6 +145,9 @@ static const struct option_def defs[O_COUNT] = {
                         "gradebook and in the Canvas and Moodle gradebooks: none (never above "
                         "the best on-time attempt), accept, or penalty:P% (its points less P "
                         "percent)", V_TEXT, 0, 0 },
+    [O_EXERCISES] = { "exercises", "BUTTERFLY_EXERCISES", "ID,ID",
+                      "the built-in exercises served, in course order whatever the order "
+                      "given (an unknown id stops the start)", V_TEXT, 0, 0 },
 };
 
 /* --database and --state-dir as given, resolved by store_location_resolve;
@@ -204,6 +207,7 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
         late_policy_format(&lp, buf, n);
         break;
     }
+    case O_EXERCISES: snprintf(buf, n, "%s", c->exercises ? c->exercises : "all"); break;
     default: buf[0] = '\0';
     }
 }
@@ -211,7 +215,8 @@ static void current(const struct server_config *c, enum opt o, char *buf, size_t
 static void usage(FILE *out, const struct server_config *c)
 {
     fprintf(out, "usage: butterfly-server [options]\n"
-                 "Serves the butterfly exercise page and grades submissions over HTTP.\n\n");
+                 "Serves the exercises' pages (the butterfly's at /, every one at /tasks)\n"
+                 "and grades submissions over HTTP.\n\n");
     for (int o = 0; o < O_COUNT; o++) {
         char flag[64], now[512];
         snprintf(flag, sizeof flag, "--%s%s%s", defs[o].name, defs[o].arg ? " " : "",
@@ -319,6 +324,7 @@ static bool apply(struct server_config *c, enum opt o, const char *value)
         c->late_penalty_pct = lp.penalty_pct;
         break;
     }
+    case O_EXERCISES: c->exercises = value; break;
     default: break;
     }
     return true;

@@ -26,6 +26,7 @@
 #include "server/core/body.h"
 #include "server/core/http.h"
 #include "server/core/route.h"
+#include "server/core/served.h"
 #include "server/grade/submission.h"
 #include "server/identity/auth.h"
 #include "server/identity/caller.h"
@@ -53,9 +54,37 @@ static enum MHD_Result tasks_get(struct request *r)
     return response_json(r, 200, api_tasks());
 }
 
+/* The served exercise the row's "{id}" names, else NULL with the 404 in
+ * *answer. */
+static const struct exercise *exercise_of(struct request *r, enum MHD_Result *answer)
+{
+    char id[EX_ID_MAX + 1];
+    const struct exercise *e = route_param(r->row, r->path, id, sizeof id)
+                               ? served_find(id) : NULL;
+    if (!e)
+        *answer = response_error(r, ERROR_UNKNOWN_EXERCISE, SERVED_UNKNOWN_MESSAGE, NULL, NULL);
+    return e;
+}
+
 static enum MHD_Result task_get(struct request *r)
 {
-    return response_json(r, 200, api_task_butterfly());
+    enum MHD_Result answer;
+    const struct exercise *e = exercise_of(r, &answer);
+    return e ? response_json(r, 200, api_task(e)) : answer;
+}
+
+/* The course's index: one page for every exercise list (it reads /api/tasks). */
+static enum MHD_Result tasks_page_get(struct request *r)
+{
+    return response_file(r, "tasks.html");
+}
+
+/* An exercise's page: one template for all, which reads /api/tasks/{id}
+ * (no copy per exercise in static/); an id not served is a 404 here too. */
+static enum MHD_Result task_page_get(struct request *r)
+{
+    enum MHD_Result answer;
+    return exercise_of(r, &answer) ? response_file(r, "task.html") : answer;
 }
 
 static enum MHD_Result health_get(struct request *r)
@@ -171,9 +200,14 @@ static const struct route_row table[] = {
     { "/static/{name}", ROUTE_STATIC, GET_HEAD, ONLY_GET, PATH_ANY_REST, 0, NULL, NULL,
       static_get, NULL, NULL },
     { "/api/tasks", ROUTE_TASKS, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, tasks_get, NULL, NULL },
-    { "/api/tasks/butterfly", ROUTE_TASK, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, task_get, NULL,
+    { "/api/tasks/{id}", ROUTE_TASK, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, task_get, NULL,
       NULL },
-    { "/api/tasks/butterfly/submissions", ROUTE_SUBMIT, METHOD_POST, "Submit with POST.",
+    { "/tasks", ROUTE_PAGE, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, tasks_page_get, NULL, NULL },
+    { "/tasks/{id}", ROUTE_PAGE, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, task_page_get, NULL,
+      NULL },
+    /* every exercise's submissions, the butterfly's included (submission.c
+     * reads the id from the path, and refuses one not served, 404) */
+    { "/api/tasks/{id}/submissions", ROUTE_SUBMIT, METHOD_POST, "Submit with POST.",
       NEED_SAME_ORIGIN, REQUEST_MAX_JSON, submission_begin, NULL, submission_finish,
       submission_answer, submission_release, .body_max_text = REQUEST_MAX_PLAIN },
     { "/healthz", ROUTE_HEALTH, GET_HEAD, ONLY_GET, 0, 0, NULL, NULL, health_get, NULL, NULL },

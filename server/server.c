@@ -6,9 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/defaults.h"
+#include "common/exercise/exercise_check.h"
+#include "pool/pool_check.h"
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/core/served.h"
 #include "server/grade/submission.h"
 #include "server/identity/records.h"
 #include "server/identity/token_guard.h"
@@ -62,6 +66,48 @@ static bool server_store_call(void *ctx, bool write, store_call_fn fn, void *arg
     return ctx && records_call_wait(ctx, write, fn, arg);
 }
 
+/*
+ * The check on load: every served exercise's reference probed and its
+ * solutions graded before the server listens, on the pool's workers (the
+ * server links no GPU stack and never grades in its own process; the
+ * workers it will grade with are the ones checked). Each problem goes to
+ * standard error; any stops the start. There is no way to skip it: a
+ * check that can be skipped is not one.
+ */
+static bool check_exercises(struct pool *p, uint32_t timeout_ms, char *err, size_t errsz)
+{
+    double t0 = clock_now_ms();
+    size_t failed = 0, problems = 0, n = exercise_count();
+    const char *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct exercise *e = exercise_at(i);
+        struct exercise_check c;
+        if (!pool_check_exercise(p, e, NULL, timeout_ms, &c)) {
+            exercise_check_clear(&c);
+            snprintf(err, errsz, "out of memory checking the exercises");
+            return false;
+        }
+        for (size_t k = 0; k < c.nproblems; k++)
+            fprintf(stderr, "butterfly-server: %s\n", c.problems[k]);
+        if (c.nproblems) {
+            failed++;
+            problems += c.nproblems;
+            first = first ? first : e->id;
+        }
+        exercise_check_clear(&c);
+    }
+    if (failed) {
+        snprintf(err, errsz, "exercise %s%s failed its check on load (%zu problem%s, above)",
+                 first, failed > 1 ? " and others" : "", problems, problems == 1 ? "" : "s");
+        return false;
+    }
+    /* on standard error: the first line on standard output stays the
+     * address, which scripts wait for */
+    fprintf(stderr, "butterfly-server: %zu exercise%s checked on load in %.0f ms\n", n,
+            n == 1 ? "" : "s", clock_now_ms() - t0);
+    return true;
+}
+
 struct server *server_start(const struct server_config *c, char *err, size_t errsz)
 {
     struct server *s = calloc(1, sizeof *s);
@@ -70,6 +116,12 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
         return NULL;
     }
     s->cfg = *c;
+    /* the served exercises first: a wrong id stops the start before any
+     * part is up (and the set is fixed before any thread reads it) */
+    if (!served_select(c->exercises, err, errsz)) {
+        free(s);
+        return NULL;
+    }
     s->class_has = class_feed_in_class;
     s->class_changed = class_feed_lti_changed;
     s->metrics = metrics_new();
@@ -154,7 +206,7 @@ struct server *server_start(const struct server_config *c, char *err, size_t err
     if (c->fixed_seed)
         po.seed = c->seed;
     s->pool = pool_new(&po, err, errsz);
-    if (!s->pool)
+    if (!s->pool || !check_exercises(s->pool, po.start_timeout_ms, err, errsz))
         goto fail;
     s->watch = conn_watch_new(submission_client_gone, s, err, errsz);
     if (!s->watch)

@@ -1,41 +1,48 @@
 #version 450
-// Harness for "The Butterfly: One Thread, One Output".
+//@ The harness template (grader/engine/harness.c fills it for an exercise):
+//@ @NAME@ is a value of the exercise's definition, @BODY@ the student's
+//@ body, and lines like these, which begin "//@", are the template's own
+//@ and left out. For the butterfly it gives the harness the butterfly has
+//@ always had, to the byte (tests/unit/test_harness.c), so its verdicts
+//@ stay the same; the names stay bf_* for every exercise, since the
+//@ SPIR-V passes find them by name.
+// Harness for "@TITLE@".
 //
 // The grader splices the student's body in at the marker line below
 // (grader/engine/harness.c). Everything the body may use is declared above
 // it under the course's names (GLSL reserves `this` and `half`, hence the
-// macros): `this` and `half` are read-only parameters of butterfly, and
-// `spectrum` reads this run's input in place. The output and main() come
+// macros): `this` and `@PARAM@` are read-only parameters of @FUNCTION@, and
+// `@INPUT@` reads this run's input in place. The output and main() come
 // after the body, so the body cannot name them, and a thread can only
 // return the one value for its own cell.
 //
-// Every run (a half and one spectrum, visible or hidden) is a dispatch of
-// its own, one workgroup of 8 x 2 threads. The input binding is dynamic:
-// for each run the grader binds exactly that run's 68 bytes, so whatever
+// Every run (a @PARAM@ and one @INPUT@, visible or hidden) is a dispatch of
+// its own, one workgroup of @OUT_N@ x @OUT_PLANES@ threads. The input binding is dynamic:
+// for each run the grader binds exactly that run's @IN_BYTES@ bytes, so whatever
 // the body names or indexes it reads its own run and nothing else, and
 // nothing in the shader tells one run from another but the values.
 
 // The local size is declared before the body: glslang folds
 // gl_WorkGroupSize where it is read, so a body that reads it must see the
 // real size, not the (1, 1, 1) of a shader that has not declared one yet.
-layout(local_size_x = 8, local_size_y = 2, local_size_z = 1) in;
+layout(local_size_x = @OUT_N@, local_size_y = @OUT_PLANES@, local_size_z = 1) in;
 
 struct bf_this_t { ivec2 thread; };
-// spectrum[p][k] reads this buffer in place rather than a private copy:
+// @INPUT@[p][k] reads this buffer in place rather than a private copy:
 // indexing a private array with a run-time index makes lavapipe's LLVM
 // compile twice as slow. It is read-only and holds only this run's input;
 // an index past its end is clamped into it (the robust-access pass).
 layout(std430, set = 0, binding = 0) readonly buffer bf_in_block {
     int half_size;
-    float spec[2][8];
+    float spec[@IN_PLANES@][@IN_N@];
 } bf_in;
 const float PI = 3.14159265358979323846;
 #define this bf_this
-#define half bf_half
-#define spectrum (bf_in.spec)
+#define @PARAM@ bf_half
+#define @INPUT@ (bf_in.spec)
 
 // Named as the page shows it, since compiler messages name it too.
-float butterfly(const in bf_this_t bf_this, const in int bf_half)
+float @FUNCTION@(const in bf_this_t bf_this, const in int bf_half)
 {
 #line 1
 @BODY@
@@ -45,7 +52,7 @@ float butterfly(const in bf_this_t bf_this, const in int bf_half)
 #line 1 1
 // A body can #define any name; undo that for every name used below, so the
 // code after the body always means what it says.
-#undef butterfly
+#undef @FUNCTION@
 #undef bf_this_t
 #undef bf_in
 #undef bf_in_block
@@ -84,17 +91,17 @@ float butterfly(const in bf_this_t bf_this, const in int bf_half)
 // after the body, so a second declaration would not compile.
 uint bf_loop_hit = 0u;
 
-// This run's 16 output cells, plane-major (re[0..7], then im[0..7]), and
+// This run's @CELLS@ output cells, plane-major (@OUT_ORDER@), and
 // for each the loop that ran over (0: none).
 layout(std430, set = 0, binding = 1) writeonly buffer bf_out_block {
-    float bf_value[16];
-    uint bf_loop[16];
+    float bf_value[@CELLS@];
+    uint bf_loop[@CELLS@];
 } bf_out;
 
 void main()
 {
-    uint bf_cell = gl_LocalInvocationID.y * 8u + gl_LocalInvocationID.x;
-    bf_out.bf_value[bf_cell] = butterfly(bf_this_t(ivec2(gl_LocalInvocationID.xy)),
-                                         bf_in.half_size);
+    uint bf_cell = gl_LocalInvocationID.y * @OUT_N@u + gl_LocalInvocationID.x;
+    bf_out.bf_value[bf_cell] = @FUNCTION@(bf_this_t(ivec2(gl_LocalInvocationID.xy)),
+@CALL_INDENT@bf_in.half_size);
     bf_out.bf_loop[bf_cell] = bf_loop_hit;
 }

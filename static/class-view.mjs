@@ -4,6 +4,7 @@
 import { h } from '/static/dom.mjs';
 import { lineDiff } from '/static/class-diff.mjs';
 import { scoreNote } from '/static/class-score.mjs';
+import { progressRows } from '/static/class-exercises.mjs';
 
 // The verdict in words and an icon (never colour alone).
 const ICONS = {
@@ -66,6 +67,17 @@ export function rosterLine(r) {
     case 'refused': return `The platform did not give the course's roster (${r.message}) The class shows the students who have launched.`;
     default: return "The course's roster is being read from the platform.";
   }
+}
+
+/* The progress table's rows: a header of the exercises, then a row per
+ * student with a cell per exercise (passed: in words and a mark). */
+export function progressTable(tiles, exercises) {
+  const t = progressRows(tiles, exercises);
+  const head = h('tr', {}, h('th', { scope: 'col' }, 'Student'),
+    ...t.header.map((x) => h('th', { scope: 'col' }, x)));
+  return [h('thead', {}, head), h('tbody', {}, ...t.rows.map((r) => h('tr', { 'data-student': r.id },
+    h('th', { scope: 'row' }, r.name),
+    ...r.cells.map((c) => h('td', { className: c.passed ? 'passed' : c.tried ? 'tried' : 'none' }, c.text)))))];
 }
 
 /* The counts of the summary as <dt>/<dd> pairs. */

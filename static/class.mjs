@@ -10,7 +10,8 @@
 import { errorTag, request } from '/static/api.mjs';
 import { h } from '/static/dom.mjs';
 import { shareChart } from '/static/class-chart.mjs';
-import { counts, rosterLine, studentPanel, tile } from '/static/class-view.mjs';
+import { counts, progressTable, rosterLine, studentPanel, tile } from '/static/class-view.mjs';
+import { exerciseLine, withTask } from '/static/class-exercises.mjs';
 
 const state = {
   tiles: new Map(),
@@ -22,6 +23,8 @@ const state = {
   summaryTimer: 0,
   open: null,           // the student shown, or null
   projector: false,
+  task: '',             // the exercise whose attempts the view counts ('': all)
+  studentsTimer: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -30,6 +33,7 @@ const $ = (id) => document.getElementById(id);
 // ?context= is the older name), passed on to every request of the view.
 const params = new URLSearchParams(window.location.search);
 const context = params.get('class') || params.get('context') || '';
+state.task = params.get('task') || '';
 function withContext(path) {
   if (!context) return path;
   return path + (path.includes('?') ? '&' : '?') + `class=${encodeURIComponent(context)}`;
@@ -75,6 +79,15 @@ function drawGrid() {
     if (again) again.focus();
   }
   drawSections();
+  drawProgress();
+}
+
+/* The table of every student's progress across the exercises. */
+function drawProgress() {
+  const exercises = state.summary ? state.summary.exercises || [] : [];
+  // no names on a projected screen, not even hidden ones
+  $('progress').replaceChildren(...(state.projector ? []
+    : progressTable([...state.tiles.values()], exercises)));
 }
 
 function drawSections() {
@@ -106,6 +119,9 @@ function drawSummary() {
       if (owner) openStudent(owner.id);
     });
   }
+  $('exercises').replaceChildren(...(s.exercises || []).map((x) => h('li', {}, exerciseLine(x))));
+  drawTaskChoices(s.exercises || []);
+  drawProgress();
   const t = s.thresholds;
   $('thresholds').textContent = `Stuck: ${t.attempts} or more attempts over at least ${t.minutes} minutes without passing, `
     + `or the same mistake ${t.repeats} times in a row. Silent: no attempt for ${t.silent_minutes} minutes.`;
@@ -114,9 +130,19 @@ function drawSummary() {
   $('course-roster').hidden = !line;
 }
 
+/* The exercise select: every exercise the summary names, the chosen one kept. */
+function drawTaskChoices(exercises) {
+  const select = $('task');
+  const have = new Set([...select.options].map((o) => o.value));
+  for (const x of exercises) {
+    if (!have.has(x.id)) select.append(h('option', { value: x.id }, x.title));
+  }
+  select.value = state.task;
+}
+
 async function loadSummary() {
   try {
-    const s = await getJSON('/api/class/summary');
+    const s = await getJSON(withTask('/api/class/summary', state.task));
     state.skewMs = s.now_ms - Date.now();
     state.summary = s;
     drawSummary();
@@ -145,11 +171,33 @@ function onRecord(ev) {
   state.lastId = ev.lastEventId || e.id;
   if (state.seen.has(e.id)) return;
   state.seen.add(e.id);
-  if (e.tile.id) state.tiles.set(e.tile.id, e.tile);   // "": signed out, nobody's tile
+  // the event's tile counts every exercise: with one chosen, the tiles
+  // are read again (soon, once for a burst), counted as the view counts
+  if (state.task) studentsSoon();
+  else if (e.tile.id) state.tiles.set(e.tile.id, e.tile);   // "": signed out, nobody's tile
   drawGrid();
   summarySoon();
   if (state.open === e.tile.id) openStudent(e.tile.id, false);
   document.body.dataset.events = String(Number(document.body.dataset.events || 0) + 1);
+}
+
+async function loadStudents() {
+  const r = await getJSON(withTask('/api/class/students', state.task));
+  state.tiles = new Map(r.students.map((t) => [t.id, t]));
+  return r;
+}
+
+function studentsSoon() {
+  if (state.studentsTimer) return;
+  state.studentsTimer = setTimeout(async () => {
+    state.studentsTimer = 0;
+    try {
+      await loadStudents();
+      drawGrid();
+    } catch (e) {
+      setLive(`The students could not be loaded (${e.message}).`);
+    }
+  }, 250);
 }
 
 function connect() {
@@ -170,8 +218,7 @@ function connect() {
 
 async function loadAll() {
   try {
-    const r = await getJSON('/api/class/students');
-    state.tiles = new Map(r.students.map((t) => [t.id, t]));
+    const r = await loadStudents();
     state.lastId = r.last_event_id || state.lastId;
     drawGrid();
     await loadSummary();
@@ -226,17 +273,30 @@ function setProjector(on) {
   // the names and the code leave the page, not only the screen
   $('grid').hidden = on;
   $('gradebooks').hidden = on;
+  $('progress-box').hidden = on;
   $('roster').hidden = false;
   drawGrid();
   drawSummary();
   $('projector').focus();
 }
 
+/* The layouts' links, for the chosen exercise (all: the default one). */
+function drawLinks() {
+  for (const a of document.querySelectorAll('#gradebooks a[data-layout]')) {
+    a.href = withContext(withTask(`/api/class/gradebook?layout=${a.dataset.layout}`, state.task));
+    if (!a.dataset.file) a.dataset.file = a.getAttribute('download');
+    a.download = (state.task ? `${state.task}-` : '') + a.dataset.file;
+  }
+}
+
 function start() {
   $('gradebook').href = withContext('/api/class/gradebook.csv');
-  for (const a of document.querySelectorAll('#gradebooks a[data-layout]')) {
-    a.href = withContext(`/api/class/gradebook?layout=${a.dataset.layout}`);
-  }
+  drawLinks();
+  $('task').addEventListener('change', () => {
+    state.task = $('task').value;
+    drawLinks();
+    loadAll();
+  });
   $('sort').addEventListener('change', drawGrid);
   $('section').addEventListener('change', drawGrid);
   $('projector').addEventListener('click', () => setProjector(!state.projector));

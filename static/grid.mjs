@@ -36,24 +36,31 @@ export function gotText(cell) {
   return 'nothing';
 }
 
-export function cellLabel(half, cell) {
+export function cellLabel(half, cell, param = 'half') {
   const verdict = cell.state === 'pass' ? 'right' : 'wrong';
-  return `half ${half}, index ${cell.x}, ${PLANES[cell.y]}: expected ` +
+  return `${param} ${half}, index ${cell.x}, ${cell.plane}: expected ` +
     `${cell.expectedText}, got ${cell.gotText}, ${verdict}`;
 }
 
-function buildCell(half, x, y, raw) {
+/* The name of output plane y of `planes`: the butterfly's two are the
+ * real and imaginary parts; one plane is the values; more are numbered. */
+export function planeName(y, planes) {
+  if (planes === PLANES.length) return PLANES[y];
+  return planes === 1 ? 'values' : `plane ${y}`;
+}
+
+function buildCell(half, x, y, raw, planes, param) {
   const cell = {
     x,
     y,
-    plane: PLANES[y],
+    plane: planeName(y, planes),
     expected: raw && typeof raw.expected === 'number' ? raw.expected : null,
     got: raw && typeof raw.got === 'number' ? raw.got : null,
     expectedText: raw && typeof raw.expected === 'number' ? formatNumber(raw.expected) : '?',
     gotText: gotText(raw),
     state: !raw ? 'missing' : raw.passed === true ? 'pass' : 'fail',
   };
-  cell.label = cellLabel(half, cell);
+  cell.label = cellLabel(half, cell, param);
   return cell;
 }
 
@@ -65,19 +72,29 @@ function buildCell(half, x, y, raw) {
  * Returns [] for a verdict without halves (a compile error, a rejection).
  */
 export function buildGrids(verdict) {
+  return buildGridsOf(verdict, { n: COLUMNS, planes: PLANES.length, param: 'half' });
+}
+
+/*
+ * buildGrids for any exercise: `n` cells in each of `planes` output
+ * planes (the exercise's output.n and output.planes), the sweep's value
+ * named `param` in the cells' labels ("half" for the butterfly). A cell
+ * the verdict has outside n x planes is not shown.
+ */
+export function buildGridsOf(verdict, { n, planes, param = 'value' }) {
   const halves = verdict && Array.isArray(verdict.halves) ? verdict.halves : [];
   return halves.map((h) => {
     const byPos = new Map();
     for (const c of Array.isArray(h.cells) ? h.cells : []) {
       if (c && Number.isInteger(c.x) && Number.isInteger(c.y)) byPos.set(`${c.x},${c.y}`, c);
     }
-    const planes = PLANES.map((name, y) => ({
+    const rows = Array.from({ length: planes }, (_, y) => ({
       plane: y,
-      name,
-      short: PLANE_SHORT[y],
-      cells: Array.from({ length: COLUMNS }, (_, x) => buildCell(h.half, x, y, byPos.get(`${x},${y}`))),
+      name: planeName(y, planes),
+      short: planes === PLANES.length ? PLANE_SHORT[y] : planes === 1 ? '' : `p${y}`,
+      cells: Array.from({ length: n }, (_, x) => buildCell(h.half, x, y, byPos.get(`${x},${y}`), planes, param)),
     }));
-    const all = planes.flatMap((p) => p.cells);
+    const all = rows.flatMap((p) => p.cells);
     const hidden = h.hidden && Number.isInteger(h.hidden.total)
       ? { passed: h.hidden.passed, total: h.hidden.total } : null;
     return {
@@ -86,7 +103,7 @@ export function buildGrids(verdict) {
       hidden,
       passedCells: all.filter((c) => c.state === 'pass').length,
       totalCells: all.length,
-      planes,
+      planes: rows,
     };
   });
 }

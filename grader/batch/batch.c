@@ -29,6 +29,7 @@
 #include "batch/batch_output.h"
 #include "batch/batch_progress.h"
 #include "batch/batch_record.h"
+#include "common/exercise/exercise.h"
 #include "common/score.h"
 #include "batch/batch_seed.h"
 #include "batch/batch_sha256.h"
@@ -40,6 +41,7 @@
 #include "batch/reports/batch_summary.h"
 #include "common/clock.h"
 #include "common/defaults.h"
+#include "batch/batch_task.h"
 #include "common/task.h"
 #include "gradebook/default_layout.h"
 #include "pool/pool.h"
@@ -60,6 +62,7 @@ struct run {
     struct batch_output out;
     struct gradebook_roster roster;          /* --roster, or the store's students, for Canvas */
     struct batch_db_result db;           /* --from-database: what the records held */
+    struct batch_task task;              /* --task: what is graded, as reports name it */
     struct pool *pool;
     unsigned window;                     /* jobs in the pool at once */
     char (*sha)[BATCH_SHA256_HEX];       /* per input: the source graded, or "" */
@@ -176,7 +179,7 @@ static void write_record(struct run *r, size_t i, const char *sha, const struct 
 {
     const struct batch_input *e = &r->in.v[i];
     char err[512];
-    json_t *j = batch_record_to_json(e, sha, seed_of(r, i), v);
+    json_t *j = batch_record_to_json(e, r->task.id, sha, seed_of(r, i), v);
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     bool ok = text && batch_output_write_student(&r->out, e->key, text, strlen(text),
@@ -200,8 +203,9 @@ static bool shares_previous_record(const struct run *r, size_t i)
 
 /*
  * Reads input i's record from an earlier run or this one into *rec (the
- * caller clears it) when it fits the input: the same id and, for a graded
- * input, the same source (SHA-256) and seed; for a refused one, a refusal.
+ * caller clears it) when it fits the input: the same id and exercise and,
+ * for a graded input, the same source (SHA-256) and seed; for a refused
+ * one, a refusal.
  */
 static bool read_fitting_record(struct run *r, size_t i, struct batch_record *rec)
 {
@@ -212,7 +216,7 @@ static bool read_fitting_record(struct run *r, size_t i, struct batch_record *re
     free(text);
     if (!ok)
         return false;
-    bool fits = !strcmp(rec->id, e->id) &&
+    bool fits = !strcmp(rec->id, e->id) && !strcmp(rec->task, r->task.id) &&
                 (e->refusal ? rec->kind == BATCH_RECORD_REFUSED
                             : rec->kind == BATCH_RECORD_GRADED && !strcmp(rec->sha, r->sha[i]) &&
                               rec->seed == seed_of(r, i));
@@ -341,7 +345,7 @@ static enum start start_input(struct run *r, size_t i)
         return START_FATAL;
     }
     struct pool_submission sub = { .body = src, .len = len, .done = on_verdict,
-                                   .arg = &r->slots[i] };
+                                   .arg = &r->slots[i], .exercise = r->task.id };
     enum pool_submit_status st = pool_submit(r->pool, &sub, NULL, NULL);
     free(src);   /* the pool keeps its own copy */
     if (st != POOL_SUBMITTED) {
@@ -495,7 +499,7 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct gradeb
         return false;
     }
     if (!batch_lms_write(m, o->gradebook, rows, r->in.n, &r->roster,
-                         o->assignment ? o->assignment : task_butterfly.title, res)) {
+                         o->assignment ? o->assignment : r->task.title, res)) {
         fclose(m);
         free(buf);
         snprintf(err, errsz, "out of memory");
@@ -512,7 +516,8 @@ static bool write_report(struct run *r, size_t i, const struct verdict *v,
     const struct batch_input *e = &r->in.v[i];
     if (!e->id_ok || shares_previous_record(r, i))
         return true;
-    char *page = batch_student_report_html(e, v, sc, seed_of(r, i), graded ? r->sha[i] : NULL);
+    char *page = batch_student_report_html(e, r->task.title, v, sc, seed_of(r, i),
+                                           graded ? r->sha[i] : NULL);
     bool ok = page && batch_output_write_report(&r->out, e->key, page, strlen(page), err, errsz);
     if (!page)
         snprintf(err, errsz, "out of memory");
@@ -544,7 +549,9 @@ static int rebuild(struct run *r, double seconds)
     char err[512] = "out of memory";
     int rc = BATCH_EXIT_FAILED;
     struct gradebook_result lms = { 0 };
-    struct batch_summary *sum = batch_summary_new();
+    /* an exercise no longer built in is counted as its records score it:
+     * over the default's sweep (score_exercise_of) */
+    struct batch_summary *sum = batch_summary_new(r->task.e ? r->task.e : exercise_default());
     struct batch_row *rows = calloc(r->in.n, sizeof *rows);
     FILE *m = sum && rows ? csv_begin(o, &csv, &csv_len) : NULL;
     if (!m) {
@@ -579,12 +586,13 @@ static int rebuild(struct run *r, double seconds)
         ok = false;
     }
     m = NULL;
-    json_t *sj = ok ? batch_summary_to_json(sum, r->seed, r->in.n) : NULL;
+    json_t *sj = ok ? batch_summary_to_json(sum, r->task.id, r->seed, r->in.n) : NULL;
     char *sjs = sj ? json_dumps(sj, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(sj);
     FILE *hm = ok ? open_memstream(&html, &html_len) : NULL;
     if (hm)
-        batch_class_report_write(hm, sum, rows, r->in.n, r->seed);
+        batch_class_report_write(hm, r->task.title, r->task.subtitle, sum, rows, r->in.n,
+                                 r->seed);
     ok = ok && sjs && hm &&
          batch_output_write(&r->out, "gradebook.csv", csv, csv_len, err, sizeof err) &&
          batch_output_write(&r->out, "summary.json", sjs, strlen(sjs), err, sizeof err) &&
@@ -620,8 +628,10 @@ static int rebuild(struct run *r, double seconds)
         size_t graded = r->progress.graded - r->refused;
         printf("butterfly-batch: %zu inputs (%s)", r->in.n, batch_format_to_str(r->in.format));
         if (o->from_database)
-            printf("; %zu records read, %zu of no signed-in student left out, %zu students "
-                   "with an unverified name", r->db.records, r->db.nobody, r->db.unverified);
+            printf("; %zu records of %s read (%zu of other exercises left out), %zu of no "
+                   "signed-in student left out, %zu students with an unverified name",
+                   r->db.records, r->task.id, r->db.other_tasks, r->db.nobody,
+                   r->db.unverified);
         if (r->in.hidden)
             printf("; %zu entries left out (hidden files, the output folder)", r->in.hidden);
         printf("\nGraded %zu now, reused %zu from an earlier run, refused %zu before grading; "
@@ -701,6 +711,13 @@ int batch_run(const struct batch_options *o)
     }
     sig_started = true;
 
+    /* the exercise first: a --task that names none stops the batch before
+     * anything is read or written */
+    bool records_only = o->from_database && !o->regrade;
+    if (!batch_task_resolve(o->task, records_only, &r.task, err, sizeof err)) {
+        fprintf(stderr, "butterfly-batch: %s\n", err);
+        goto out;
+    }
     /* a roster that cannot be used stops the batch before it grades */
     if (o->roster && !batch_roster_load(o->roster, &r.roster, err, sizeof err)) {
         fprintf(stderr, "butterfly-batch: %s\n", err);
@@ -724,7 +741,7 @@ int batch_run(const struct batch_options *o)
     };
     batch_output_identity(&r.out, &io.skip_dev, &io.skip_ino);
     if (o->from_database) {
-        struct batch_db_options dbo = { o->from_database, o->until_ms, o->policy };
+        struct batch_db_options dbo = { o->from_database, r.task.id, o->until_ms, o->policy };
         struct gradebook_roster stored;
         if (!batch_input_db_load(&dbo, &r.in, &stored, &r.db, err, sizeof err)) {
             fprintf(stderr, "butterfly-batch: %s\n", err);

@@ -21,6 +21,7 @@
 
 struct batch_options {
     const char *input;            /* a folder, a CSV or JSON Lines file, "-": standard input */
+    const char *task;             /* --task: the exercise's id; NULL: the default */
     const char *output;           /* the output folder (created if missing) */
     enum batch_format format;     /* AUTO: from the input */
     const char *id_column;        /* NULL: id, student_id, student */
@@ -34,7 +35,8 @@ struct batch_options {
     bool quiet;                   /* no progress, no printed summary */
     enum gradebook_layout gradebook;  /* a learning system's gradebook besides gradebook.csv */
     const char *roster;           /* Canvas: the roster CSV */
-    const char *assignment;       /* Canvas: the points column's header; NULL: the task's title */
+    const char *assignment;       /* Canvas: the points column's header; NULL: the exercise's
+                                   * title */
     bool excel;                   /* CSV files start with a UTF-8 byte-order mark */
     const char *from_database;    /* a store's URL: the inputs are its records (input NULL) */
     int64_t until_ms;             /* with from_database: records received by then (INT64_MAX) */

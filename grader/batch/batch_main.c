@@ -10,6 +10,7 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/due/late_policy.h"
+#include "common/exercise/exercise.h"
 #include "common/parse_num.h"
 #include "pool/pool.h"
 
@@ -30,6 +31,8 @@ static void usage(FILE *out)
         "answered, graded again only with --regrade.\n"
         "\n"
         "  -o, --output DIR      the output folder (created if missing; required)\n"
+        "      --task ID         the exercise graded, or whose records are read (default:\n"
+        "                        %s)\n"
         "  -j, --jobs N          submissions graded at once: worker processes (default:\n"
         "                        the number of cores, at most %u)\n"
         "      --seed N          seed of the hidden spectra, 0 to %llu\n"
@@ -49,7 +52,7 @@ static void usage(FILE *out)
         "                        (OUT/%s); default: only gradebook.csv\n"
         "      --roster FILE     for canvas: the class roster (Canvas's gradebook export)\n"
         "      --assignment NAME for canvas: the points column's header (default: the\n"
-        "                        task's title)\n"
+        "                        exercise's title)\n"
         "      --excel           start CSV files with a UTF-8 byte-order mark, for Excel\n"
         "      --from-database URL  the records of a server's store (sqlite:PATH or\n"
         "                        postgresql://...) in place of INPUT; canvas takes its\n"
@@ -74,7 +77,7 @@ static void usage(FILE *out)
         "exit status: 0 every input has its row, 1 so it has but some rows are Internal\n"
         "             Errors (run again), 2 no gradebook (see the message), 64 usage,\n"
         "             128+signal interrupted (run the same command again to go on)\n",
-        BATCH_REPORTS_DIR, POOL_MAX_WORKERS, (unsigned long long)MAX_SEED,
+        BATCH_REPORTS_DIR, exercise_default()->id, POOL_MAX_WORKERS, (unsigned long long)MAX_SEED,
         DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS, gradebook_layout_file(GRADEBOOK_LAYOUT_CANVAS),
         gradebook_layout_file(GRADEBOOK_LAYOUT_MOODLE));
 }
@@ -83,7 +86,8 @@ int main(int argc, char **argv)
 {
     enum { OPT_SEED = 256, OPT_DEADLINE, OPT_DEVICE, OPT_FORCE, OPT_FORMAT, OPT_ID_COLUMN,
            OPT_SOURCE_COLUMN, OPT_GRADEBOOK, OPT_ROSTER, OPT_ASSIGNMENT, OPT_EXCEL,
-           OPT_FROM_DATABASE, OPT_UNTIL, OPT_POLICY, OPT_REGRADE, OPT_LATE_POLICY, OPT_VERSION };
+           OPT_FROM_DATABASE, OPT_UNTIL, OPT_POLICY, OPT_REGRADE, OPT_LATE_POLICY, OPT_TASK,
+           OPT_VERSION };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "jobs", required_argument, NULL, 'j' },
@@ -104,6 +108,7 @@ int main(int argc, char **argv)
         { "policy", required_argument, NULL, OPT_POLICY },
         { "regrade", no_argument, NULL, OPT_REGRADE },
         { "late-policy", required_argument, NULL, OPT_LATE_POLICY },
+        { "task", required_argument, NULL, OPT_TASK },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -191,6 +196,7 @@ int main(int argc, char **argv)
             }
             o.late_policy_given = true;
             break;
+        case OPT_TASK: o.task = optarg; break;
         case OPT_VERSION: printf("butterfly-batch %s\n", BUTTERFLY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return BATCH_EXIT_USAGE;

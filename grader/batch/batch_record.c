@@ -2,6 +2,7 @@
 #include "batch/batch_record.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ static json_t *text(const char *s)
 static json_t *tests_json(const struct score *sc)
 {
     json_t *tests = json_array();
-    for (int i = 0; tests && i < SCORE_TESTS; i++) {
+    for (int i = 0; tests && i < sc->ntests; i++) {
         const struct score_test *t = &sc->tests[i];
         json_t *tj = json_pack("{s:s, s:f, s:f, s:s, s:s, s:s, s:s}",
                                "name", t->name,
@@ -46,8 +47,8 @@ static json_t *tests_json(const struct score *sc)
     return tests;
 }
 
-json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint64_t seed,
-                             const struct verdict *v)
+json_t *batch_record_to_json(const struct batch_input *e, const char *task, const char *sha,
+                             uint64_t seed, const struct verdict *v)
 {
     struct score sc;
     score_verdict(v, &sc);
@@ -58,7 +59,8 @@ json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint6
     double seconds = v->timings.total_ms >= 0 ? round(v->timings.total_ms) / 1000.0 : 0.0;
     json_t *record = NULL;
     if (output && vj && tests)
-        record = json_pack("{s:f, s:f, s:o, s:s, s:s, s:o, s:{s:{s:i, s:s, s:s, s:s, s:s, s:o, s:I, s:O}}}",
+        record = json_pack("{s:f, s:f, s:o, s:s, s:s, s:o, s:{s:{s:i, s:s, s:s, s:s, s:s, s:s, s:o,"
+                           " s:I, s:O}}}",
                            "score", (double)sc.score,
                            "execution_time", seconds,
                            "output", text(output),
@@ -68,6 +70,7 @@ json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint6
                            "extra_data", "butterfly",
                            "schema", BATCH_RECORD_SCHEMA,
                            "id", e->id,
+                           "task", task,
                            "key", e->key,
                            "location", e->location,
                            "kind", batch_record_kind_to_str(sha ? BATCH_RECORD_GRADED
@@ -103,6 +106,8 @@ bool batch_record_parse(const char *s, size_t len, struct batch_record *r)
         if (sha && r->kind == BATCH_RECORD_GRADED)
             memcpy(r->sha, sha, BATCH_SHA256_HEX);
         r->seed = (uint64_t)json_integer_value(seed);
+        const char *task = json_string_value(json_object_get(b, "task"));
+        snprintf(r->task, sizeof r->task, "%s", task ? task : exercise_default()->id);
         r->verdict = verdict_from_json(json_object_get(b, "verdict"));
         ok = r->id && r->verdict;
     }

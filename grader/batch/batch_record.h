@@ -23,6 +23,7 @@
 
 #include "batch/batch_sha256.h"
 #include "batch/input/batch_input.h"
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 
 #define BATCH_RECORD_SCHEMA 1
@@ -43,15 +44,17 @@ struct batch_record {
     char sha[BATCH_SHA256_HEX];      /* "" for a refused input */
     uint64_t seed;
     struct verdict *verdict;         /* owned */
+    char task[EX_ID_MAX + 1];        /* the exercise it was graded as (a record from
+                                      * before exercises: the default's) */
 };
 
 /*
- * The results.json of input e: graded from a source with SHA-256 `sha`
- * to verdict v, or (sha NULL) refused before grading, v being its
+ * The results.json of input e, graded as exercise `task`: graded from a
+ * source with SHA-256 `sha` to verdict v, or (sha NULL) refused before grading, v being its
  * Rejected verdict. Returns a new reference, NULL on OOM.
  */
-json_t *batch_record_to_json(const struct batch_input *e, const char *sha, uint64_t seed,
-                             const struct verdict *v);
+json_t *batch_record_to_json(const struct batch_input *e, const char *task, const char *sha,
+                             uint64_t seed, const struct verdict *v);
 
 /*
  * Reads back a results.json this tool wrote. Returns false when the text

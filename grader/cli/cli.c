@@ -9,10 +9,14 @@
 #include "common/config.h"
 #include "common/defaults.h"
 #include "common/parse_num.h"
+#include "common/exercise/exercise_dir.h"
+#include "common/exercise/exercise_load.h"
 #include "common/io/read_input.h"
 #include "common/report.h"
 #include "common/seed.h"
+#include "common/task.h"
 #include "pool/pool.h"
+#include "pool/pool_check.h"
 
 enum {
     EXIT_ACCEPTED = 0,
@@ -38,8 +42,15 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: butterfly-grade [options] [FILE]\n"
+        "       butterfly-grade [options] --check-exercise DIR\n"
         "Grades a kernel body (FILE, or standard input when FILE is - or absent).\n"
         "\n"
+        "  --exercise ID       grade FILE as exercise ID (default: butterfly)\n"
+        "  --check-exercise DIR\n"
+        "                      check the exercise in DIR as the server does on load:\n"
+        "                      its reference, and every solution and named mistake\n"
+        "                      against its expect line; prints each problem, or a\n"
+        "                      one-line summary (exit status 0, or 1 on any problem)\n"
         "  --json              print the verdict as JSON instead of the report\n"
         "  --device SEL        Vulkan device by index or name substring\n"
         "                      (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"
@@ -52,14 +63,74 @@ static void usage(FILE *out)
         "  --version, --help\n"
         "\n"
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
-        "             3 anything else (time limit, runtime or internal error), 64 usage\n",
+        "             3 anything else (time limit, runtime or internal error), 64 usage;\n"
+        "             --check-exercise: 0 no problem, 1 a problem\n",
         (unsigned long long)MAX_SEED, DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS);
+}
+
+/*
+ * --check-exercise DIR: the exercise whose folder DIR is, loaded from disk
+ * (a definition that does not load is named by file and field), then
+ * checked on a worker as the built-in exercise of its id, which must be
+ * the same definition (the workers grade what the build embedded, and the
+ * reference is compiled in). Returns the exit status.
+ */
+static int check_exercise(const struct pool_options *po, const char *dir)
+{
+    char where[512], lerr[EXERCISE_CHECK_MESSAGE_MAX];
+    snprintf(where, sizeof where, "%s", dir);
+    for (size_t n = strlen(where); n > 1 && where[n - 1] == '/'; n--)
+        where[n - 1] = '\0';
+    struct exercise *disk = exercise_dir_load(where, lerr, sizeof lerr);
+    if (!disk) {
+        fprintf(stderr, "%s\n", lerr);
+        return EXIT_WRONG;
+    }
+    const struct exercise *e = exercise_find(disk->id);
+    const char *differs = e ? exercise_differs(disk, e) : NULL;
+    if (!e || differs) {
+        if (!e)
+            fprintf(stderr, "butterfly-grade: %s: no exercise '%s' is built in: add %s to "
+                    "exercises/LIST and run ninja\n", where, disk->id, disk->id);
+        else
+            fprintf(stderr, "butterfly-grade: %s: %s differ from the exercise built in: run "
+                    "ninja, then check again\n", where, differs);
+        exercise_load_free(disk);
+        return EXIT_WRONG;
+    }
+    exercise_load_free(disk);
+    char err[256];
+    struct pool *pool = pool_new(po, err, sizeof err);
+    if (!pool) {
+        fprintf(stderr, "butterfly-grade: %s\n", err);
+        return EXIT_OTHER;
+    }
+    struct exercise_check chk;
+    bool ok = pool_check_exercise(pool, e, where, po->start_timeout_ms, &chk);
+    pool_free(pool, 0);
+    if (!ok) {
+        fprintf(stderr, "butterfly-grade: out of memory\n");
+        exercise_check_clear(&chk);
+        return EXIT_OTHER;
+    }
+    for (size_t i = 0; i < chk.nproblems; i++)
+        fprintf(stderr, "%s\n", chk.problems[i]);
+    if (chk.nproblems == 0) {
+        char line[EXERCISE_CHECK_MESSAGE_MAX];
+        exercise_check_summary(e, where, &chk, line, sizeof line);
+        printf("%s\n", line);
+    }
+    int rc = chk.nproblems ? EXIT_WRONG : EXIT_ACCEPTED;
+    exercise_check_clear(&chk);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' },
+        { "exercise", required_argument, NULL, 'e' },
+        { "check-exercise", required_argument, NULL, 'c' },
         { "device", required_argument, NULL, 'd' },
         { "seed", required_argument, NULL, 's' },
         { "deadline-ms", required_argument, NULL, 't' },
@@ -72,6 +143,7 @@ int main(int argc, char **argv)
     /* Student code runs in a worker process, never in this one. */
     struct pool_options po;
     bool json = false, seed_given = false, list_devices = false;
+    const char *exercise_id = NULL, *check_dir = NULL;
     uint64_t x;
     int c;
 
@@ -82,6 +154,8 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "jd:s:t:lw:Vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'e': exercise_id = optarg; break;
+        case 'c': check_dir = optarg; break;
         case 'd': po.device = optarg; break;
         case 'w': po.worker_path = optarg; break;
         case 's':
@@ -105,7 +179,7 @@ int main(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1) {
+    if (argc - optind > (check_dir ? 0 : 1)) {
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -122,6 +196,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "butterfly-grade: cannot run %s: %s\n", path, strerror(errno));
         return EXIT_OTHER;
     }
+    const struct exercise *ex = exercise_default();
+    if (exercise_id && !(ex = exercise_find(exercise_id))) {
+        fprintf(stderr, "butterfly-grade: no exercise '%s' is built in: add it to "
+                "exercises/LIST and run ninja\n", exercise_id);
+        return EXIT_USAGE;
+    }
     /* a fresh seed unless --seed says which: nobody can know the hidden
      * spectra in advance */
     if (!seed_given && !seed_fresh(&po.seed)) {
@@ -129,6 +209,8 @@ int main(int argc, char **argv)
                 "give one with --seed\n");
         return EXIT_OTHER;
     }
+    if (check_dir)
+        return check_exercise(&po, check_dir);
     const char *path = optind < argc ? argv[optind] : "-";
     char err[256];
     size_t len;
@@ -145,7 +227,7 @@ int main(int argc, char **argv)
         return EXIT_OTHER;
     }
     struct pool_result res;
-    pool_grade(pool, body, len, &res);
+    pool_grade_exercise(pool, ex, body, len, &res);
     free(body);
     pool_free(pool, 0);
     if (!res.verdict) {

@@ -35,8 +35,14 @@
 #define MAX_KERNEL_COST_UNITS      30000u
 #define COST_TRANSCENDENTAL_UNITS  100u
 /* Cost units one thread may execute, each loop's code counted for every
- * iteration the loop budget allows (TASK_LOOP_BUDGET + 1). */
+ * iteration the largest loop budget allows (MAX_LOOP_BUDGET + 1). */
 #define MAX_RUN_COST_UNITS         10000000u
+/* The largest loop budget an exercise may give (its loop_budget: loop
+ * iterations one thread may take, all loops together; see
+ * grader/engine/checks/spirv_loops.h). Far below lavapipe's silent cap of
+ * 65,535 iterations per loop, so that the driver never decides a verdict;
+ * the static cost bound counts every loop at it. */
+#define MAX_LOOP_BUDGET            10000u
 /* Seeds are exact in a JSON number (a double) up to 2^53 - 1. */
 #define MAX_SEED                   ((1ull << 53) - 1)
 
@@ -68,6 +74,12 @@
 /* A worker's own bound on a job is the supervisor's deadline plus this:
  * the supervisor's kill always comes first. */
 #define WORKER_DEADLINE_MARGIN_MS  1000u
+/* The check on load (common/exercise/exercise_check.h): how long an
+ * exercise's reference may take over all of its runs, twice, in the child
+ * that probes it; a C reference of a few dozen cells takes microseconds. */
+#define EXERCISE_REFERENCE_PROBE_MS 2000u
+/* Longest problem message the check keeps (a file name and what it got). */
+#define EXERCISE_CHECK_MESSAGE_MAX  512u
 /* Kernels a worker keeps (engine/kernel_cache.h); the supervisor's record
  * of which bodies each worker holds is exactly as long (pool/). */
 #define KERNEL_CACHE_ENTRIES       32u
@@ -78,6 +90,8 @@
 #define DEFAULT_MAX_CONNECTIONS    512u
 #define DEFAULT_PER_IP_CONNECTIONS 64u
 #define MAX_CONNECTIONS_LIMIT      100000u
+/* exercises one server serves (--exercises, default all of the registry) */
+#define MAX_SERVED_EXERCISES       64u
 #define DEFAULT_IDLE_TIMEOUT_S     15u
 /* A connection waiting for a request (just opened, or its last answer
  * sent) must have sent the whole header within this many seconds, however
@@ -245,6 +259,9 @@
 #define CLASS_TOP_MISTAKES         5u        /* mistakes and compile errors in the summary */
 #define CLASS_SERIES_POINTS        120u      /* points of the share-Accepted chart */
 #define CLASS_MAX_ATTEMPTS         100u      /* attempts of one student in its history */
+#define CLASS_MAX_TASKS            16u       /* exercises the class view tells apart (the built-in
+                                              * ones first); a record of one more counts in the
+                                              * whole class's figures only */
 #define CLASS_GRADEBOOKS_AT_ONCE   1u        /* gradebook downloads being written at once (each
                                               * reads every record on the reader's thread) */
 #define CLASS_GRADEBOOK_MAX_BYTES  (64u << 20)  /* of one download; past it, 503 and

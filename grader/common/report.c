@@ -70,35 +70,44 @@ static void print_ms(FILE *out, const char *label, double ms)
         fprintf(out, "%s n/a", label);
 }
 
-int report_wrong_cells(const struct half_result *h)
+const char *report_plane_name(const struct verdict *v, int y)
+{
+    static const char *const complex[] = { "real", "imag" };
+    static const char *const plain[EX_MAX_PLANES] = { "p0", "p1" };
+    if (v->grid_planes == 2)
+        return complex[y];
+    return y >= 0 && y < EX_MAX_PLANES ? plain[y] : "?";
+}
+
+int report_wrong_cells(const struct verdict *v, const struct half_result *h)
 {
     int wrong = 0;
-    for (int y = 0; y < TASK_PLANES; y++)
-        for (int x = 0; x < TASK_N; x++)
+    for (int y = 0; y < v->grid_planes; y++)
+        for (int x = 0; x < v->grid_n; x++)
             wrong += !h->cells[y][x].passed;
     return wrong;
 }
 
-void report_cells(FILE *out, const struct half_result *h)
+void report_cells(FILE *out, const struct verdict *v, const struct half_result *h)
 {
     fprintf(out, "        i:");
-    for (int x = 0; x < TASK_N; x++)
+    for (int x = 0; x < v->grid_n; x++)
         fprintf(out, " %3d", x);
     fprintf(out, "\n");
-    for (int y = 0; y < TASK_PLANES; y++) {
-        fprintf(out, "  %s:", y == 0 ? "   real" : "   imag");
-        for (int x = 0; x < TASK_N; x++)
+    for (int y = 0; y < v->grid_planes; y++) {
+        fprintf(out, "  %7s:", report_plane_name(v, y));
+        for (int x = 0; x < v->grid_n; x++)
             fprintf(out, " %3s", h->cells[y][x].passed ? "ok" : "XX");
         fprintf(out, "\n");
     }
-    if (report_wrong_cells(h))
+    if (report_wrong_cells(v, h))
         fprintf(out, "  failing cells:\n");
-    for (int y = 0; y < TASK_PLANES; y++) {
-        for (int x = 0; x < TASK_N; x++) {
+    for (int y = 0; y < v->grid_planes; y++) {
+        for (int x = 0; x < v->grid_n; x++) {
             const struct cell_result *c = &h->cells[y][x];
             if (c->passed)
                 continue;
-            fprintf(out, "    i=%d %s: expected ", x, y == 0 ? "real" : "imag");
+            fprintf(out, "    i=%d %s: expected ", x, report_plane_name(v, y));
             print_value(out, c->expected);
             fprintf(out, ", got ");
             print_value(out, c->got);
@@ -107,11 +116,11 @@ void report_cells(FILE *out, const struct half_result *h)
     }
 }
 
-static void print_half(FILE *out, const struct half_result *h)
+static void print_half(FILE *out, const struct verdict *v, const struct half_result *h)
 {
     fprintf(out, "\nhalf = %d: %s (hidden spectra %d/%d)\n", h->half,
             h->passed ? "passed" : "FAILED", h->hidden_passed, h->hidden_total);
-    report_cells(out, h);
+    report_cells(out, v, h);
 }
 
 void report_write(FILE *out, const struct verdict *v)
@@ -139,7 +148,7 @@ void report_write(FILE *out, const struct verdict *v)
     if (v->log_truncated)
         fprintf(out, "  (compiler log truncated)\n");
     for (int h = 0; h < v->halves_run; h++)
-        print_half(out, &v->halves[h]);
+        print_half(out, v, &v->halves[h]);
     fprintf(out, "\n");
     if (v->has_device)
         fprintf(out, "Device: %s (%s)\n", v->device_name, device_type_to_str(v->device_type));

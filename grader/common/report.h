@@ -17,14 +17,19 @@
 void report_write(FILE *out, const struct verdict *v);
 
 /*
- * One half's visible cells as the report shows them: the 8x2 grid of ok /
- * XX, then under "failing cells:" the line "i=K real: expected E,
- * got G" for each failing cell.
+ * One half's visible cells (of verdict v, whose grid it is) as the report
+ * shows them: the grid of ok / XX (for the butterfly 8 x 2), then under
+ * "failing cells:" the line "i=K real: expected E, got G" for each
+ * failing cell.
  */
-void report_cells(FILE *out, const struct half_result *h);
+void report_cells(FILE *out, const struct verdict *v, const struct half_result *h);
 
-/* How many of one half's visible cells failed. */
-int report_wrong_cells(const struct half_result *h);
+/* How many of one half's visible cells (of verdict v's grid) failed. */
+int report_wrong_cells(const struct verdict *v, const struct half_result *h);
+
+/* The name the reports give plane y of v's grid: "real" and "imag" for a
+ * complex (two-plane) grid, else "p0", "p1", ... A static string. */
+const char *report_plane_name(const struct verdict *v, int y);
 
 /* A cell's value as the reports write it: NaN, Infinity and -Infinity by
  * name (the harness writes every cell, so that is what the kernel

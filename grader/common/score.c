@@ -4,27 +4,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/exercise/exercise.h"
 #include "common/report.h"
 
 static const struct half_result *find_half(const struct verdict *v, int half)
 {
-    for (int i = 0; i < v->halves_run && i < TASK_NHALVES; i++)
+    for (int i = 0; i < v->halves_run && i < EX_MAX_SWEEP; i++)
         if (v->halves[i].half == half)
             return &v->halves[i];
     return NULL;
 }
 
-static void describe_cells(const struct half_result *h, char *out, size_t outsz)
+static void describe_cells(const struct verdict *v, const struct half_result *h, char *out,
+                           size_t outsz)
 {
-    int wrong = report_wrong_cells(h);
+    int wrong = report_wrong_cells(v, h);
+    int cells = v->grid_n * v->grid_planes;
     if (!wrong) {
-        snprintf(out, outsz, "All %d cells are right.", TASK_CELLS);
+        snprintf(out, outsz, "All %d cells are right.", cells);
         return;
     }
-    size_t len = (size_t)snprintf(out, outsz, "%d of %d cells are wrong:", wrong, TASK_CELLS);
+    size_t len = (size_t)snprintf(out, outsz, "%d of %d cells are wrong:", wrong, cells);
     int shown = 0;
-    for (int y = 0; y < TASK_PLANES; y++)
-        for (int x = 0; x < TASK_N; x++) {
+    for (int y = 0; y < v->grid_planes; y++)
+        for (int x = 0; x < v->grid_n; x++) {
             const struct cell_result *c = &h->cells[y][x];
             if (c->passed || shown > 6 || len >= outsz)
                 continue;
@@ -64,13 +67,26 @@ static void describe_hidden(const struct verdict *v, const struct half_result *h
         snprintf(out + len, outsz - len, "\nWhere it fails: %s", v->summary);
 }
 
+int score_max_of(const struct exercise *e)
+{
+    return (int)e->nsweep * SCORE_PER_VALUE;
+}
+
+const struct exercise *score_exercise_of(const struct verdict *v)
+{
+    const struct exercise *e = v->task[0] ? exercise_find(v->task) : NULL;
+    return e ? e : exercise_default();
+}
+
 void score_verdict(const struct verdict *v, struct score *s)
 {
     memset(s, 0, sizeof *s);
     bool ran = v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
-    s->max_score = SCORE_MAX;
-    for (int k = 0; k < TASK_NHALVES; k++) {
-        int half = task_butterfly.halves[k];
+    const struct exercise *e = score_exercise_of(v);
+    s->max_score = score_max_of(e);
+    s->ntests = 2 * (int)e->nsweep;
+    for (int k = 0; k < (int)e->nsweep; k++) {
+        int half = e->sweep[k];
         const struct half_result *h = ran ? find_half(v, half) : NULL;
         struct score_test *vis = &s->tests[2 * k], *hid = &s->tests[2 * k + 1];
         snprintf(vis->name, sizeof vis->name, "half = %d, visible spectrum", half);
@@ -86,16 +102,16 @@ void score_verdict(const struct verdict *v, struct score *s)
             snprintf(hid->output, sizeof hid->output, "Not run: %s.", why);
             continue;
         }
-        bool cells_ok = report_wrong_cells(h) == 0;
+        bool cells_ok = report_wrong_cells(v, h) == 0;
         vis->passed = cells_ok || v->status == VERDICT_ACCEPTED;
         hid->passed = (h->hidden_total > 0 && h->hidden_passed == h->hidden_total) ||
                       v->status == VERDICT_ACCEPTED;
-        describe_cells(h, vis->output, sizeof vis->output);
+        describe_cells(v, h, vis->output, sizeof vis->output);
         describe_hidden(v, h, hid->output, sizeof hid->output);
         s->halves_passed += h->passed || v->status == VERDICT_ACCEPTED;
         s->hidden_passed += h->hidden_passed;
     }
-    for (int i = 0; i < SCORE_TESTS; i++) {
+    for (int i = 0; i < s->ntests; i++) {
         struct score_test *t = &s->tests[i];
         t->score = t->passed ? t->max_score : 0;
         s->score += t->score;

@@ -15,13 +15,15 @@
 
 #include <stdbool.h>
 
-#include "common/task.h"
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 
-#define SCORE_TESTS          (2 * TASK_NHALVES)
 #define SCORE_VISIBLE_POINTS 1
 #define SCORE_HIDDEN_POINTS  2
-#define SCORE_MAX      (TASK_NHALVES * (SCORE_VISIBLE_POINTS + SCORE_HIDDEN_POINTS))
+#define SCORE_PER_VALUE      (SCORE_VISIBLE_POINTS + SCORE_HIDDEN_POINTS)
+/* The most any exercise can hold: tests and points of EX_MAX_SWEEP values. */
+#define SCORE_TESTS_MAX      (2 * EX_MAX_SWEEP)
+#define SCORE_MAX            (EX_MAX_SWEEP * SCORE_PER_VALUE)
 
 struct score_test {
     char name[64];               /* "half = 2, hidden spectra" */
@@ -34,10 +36,18 @@ struct score_test {
 
 struct score {
     int score, max_score;
-    int halves_passed;           /* halves right on every spectrum, 0..3 */
-    int hidden_passed;           /* hidden spectra right over all halves, 0..24 */
-    struct score_test tests[SCORE_TESTS];   /* per half: visible, then hidden */
+    int halves_passed;           /* sweep values right on every input (the butterfly: 0..3) */
+    int hidden_passed;           /* hidden inputs right over all values (the butterfly: 0..24) */
+    int ntests;                  /* 2 per sweep value of the verdict's exercise */
+    struct score_test tests[SCORE_TESTS_MAX];   /* per value: visible, then hidden */
 };
+
+/* The points of exercise e's Accepted: SCORE_PER_VALUE per sweep value. */
+int score_max_of(const struct exercise *e);
+
+/* The exercise a verdict's points are counted over: the one its task
+ * names, else (a record of an exercise no longer built in) the default. */
+const struct exercise *score_exercise_of(const struct verdict *v);
 
 /* Scores a verdict into *s (which needs no release). */
 void score_verdict(const struct verdict *v, struct score *s);

@@ -66,7 +66,7 @@ const char *grade_stage_to_str(enum grade_stage s)
 unsigned verdict_score(const struct verdict *v)
 {
     unsigned n = 0;
-    for (int h = 0; h < v->halves_run && h < TASK_NHALVES; h++)
+    for (int h = 0; h < v->halves_run && h < EX_MAX_SWEEP; h++)
         n += v->halves[h].passed;
     return n;
 }
@@ -117,7 +117,15 @@ struct verdict *verdict_new(enum verdict_status status, const char *message)
     }
     /* a stage that did not happen has no time: null in the JSON */
     v->timings = (struct verdict_timings){ -1, -1, -1, -1 };
+    verdict_set_exercise(v, exercise_default());
     return v;
+}
+
+void verdict_set_exercise(struct verdict *v, const struct exercise *e)
+{
+    snprintf(v->task, sizeof v->task, "%s", e->id);
+    v->grid_n = e->out_n;
+    v->grid_planes = e->out_planes;
 }
 
 struct diagnosis *diagnosis_new(const char *id, const char *title,
@@ -269,11 +277,11 @@ static int set_float(json_t *obj, const char *key, double x)
     return json_object_set_new(obj, key, json_null());
 }
 
-static json_t *half_to_json(const struct half_result *h)
+static json_t *half_to_json(const struct verdict *v, const struct half_result *h)
 {
     json_t *cells = json_array();
-    for (int y = 0; y < TASK_PLANES; y++) {
-        for (int x = 0; x < TASK_N; x++) {
+    for (int y = 0; y < v->grid_planes; y++) {
+        for (int x = 0; x < v->grid_n; x++) {
             const struct cell_result *c = &h->cells[y][x];
             /* expected goes through set_float like got: json_pack's "f"
              * fails on a NaN, which dropped the whole cell */
@@ -381,7 +389,7 @@ json_t *verdict_to_json(const struct verdict *v)
 {
     json_t *halves = json_array();
     for (int i = 0; i < v->halves_run; i++)
-        json_array_append_new(halves, half_to_json(&v->halves[i]));
+        json_array_append_new(halves, half_to_json(v, &v->halves[i]));
     json_t *diags = json_array();
     for (size_t i = 0; i < v->ndiags; i++)
         json_array_append_new(diags, diag_to_json(&v->diags[i]));
@@ -389,7 +397,7 @@ json_t *verdict_to_json(const struct verdict *v)
     json_t *j = json_pack(
         "{s:i, s:s, s:{s:i, s:s, s:s}, s:b, s:o, s:o, s:o, s:o, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:I}",
         "schema", VERDICT_SCHEMA,
-        "task", task_butterfly.id,
+        "task", v->task,
         "status", "id", (int)v->status, "description", verdict_status_to_str(v->status),
             "slug", verdict_status_slug(v->status),
         "passed", v->status == VERDICT_ACCEPTED,
@@ -458,11 +466,35 @@ static double get_float(const json_t *obj, const char *key)
     return NAN;
 }
 
-static bool half_from_json(const json_t *hj, struct half_result *h)
+/* The grid's dimensions from the shape of a half's cells (the largest x
+ * and y, plus one); false when they are not a whole grid within EX_MAX_*. */
+static bool grid_of(const json_t *cells, int *n, int *planes)
+{
+    json_int_t w = 0, ht = 0;
+    size_t i;
+    const json_t *cj;
+    json_array_foreach(cells, i, cj) {
+        json_int_t x = json_integer_value(json_object_get(cj, "x"));
+        json_int_t y = json_integer_value(json_object_get(cj, "y"));
+        if (x < 0 || x >= EX_MAX_N || y < 0 || y >= EX_MAX_PLANES)
+            return false;
+        w = x + 1 > w ? x + 1 : w;
+        ht = y + 1 > ht ? y + 1 : ht;
+    }
+    if (w == 0 || (size_t)(w * ht) != json_array_size(cells))
+        return false;
+    *n = (int)w;
+    *planes = (int)ht;
+    return true;
+}
+
+/* A half of a grid n x planes (every half of a verdict has the same). */
+static bool half_from_json(const json_t *hj, int n, int planes, struct half_result *h)
 {
     const json_t *cells = json_object_get(hj, "cells");
     const json_t *hidden = json_object_get(hj, "hidden");
-    if (!json_is_array(cells) || json_array_size(cells) != TASK_CELLS || !json_is_object(hidden))
+    if (!json_is_array(cells) || json_array_size(cells) != (size_t)(n * planes) ||
+        !json_is_object(hidden))
         return false;
     h->half = (int)json_integer_value(json_object_get(hj, "half"));
     h->passed = json_is_true(json_object_get(hj, "passed"));
@@ -473,7 +505,7 @@ static bool half_from_json(const json_t *hj, struct half_result *h)
     json_array_foreach(cells, i, cj) {
         json_int_t x = json_integer_value(json_object_get(cj, "x"));
         json_int_t y = json_integer_value(json_object_get(cj, "y"));
-        if (x < 0 || x >= TASK_N || y < 0 || y >= TASK_PLANES)
+        if (x < 0 || x >= n || y < 0 || y >= planes)
             return false;
         struct cell_result *c = &h->cells[y][x];
         c->expected = get_float(cj, "expected");
@@ -527,8 +559,8 @@ static bool kernel_from_json(const json_t *wj, struct worked_cell *w)
     if (!json_is_object(k))
         return false;
     w->kernel_known = true;
-    return get_int_in(k, "a_element", 0, TASK_N - 1, &w->kernel_a) &&
-           get_int_in(k, "b_element", 0, TASK_N - 1, &w->kernel_b) &&
+    return get_int_in(k, "a_element", 0, EX_MAX_N - 1, &w->kernel_a) &&
+           get_int_in(k, "b_element", 0, EX_MAX_N - 1, &w->kernel_b) &&
            get_int_in(k, "sign", -1, 1, &w->kernel_sign) &&
            complex_from_json(k, "w", &w->kernel_w);
 }
@@ -543,13 +575,13 @@ static bool worked_cell_from_json(const json_t *wj, struct worked_cell *w)
     w->expected = get_float(wj, "expected");
     w->got = (float)get_float(wj, "got");
     w->passed = json_is_true(json_object_get(wj, "passed"));
-    return get_int_in(wj, "half", 1, TASK_N, &w->half) &&
-           get_int_in(wj, "i", 0, TASK_N - 1, &w->i) &&
-           get_int_in(wj, "plane", 0, TASK_PLANES - 1, &w->plane) &&
+    return get_int_in(wj, "half", 1, EX_MAX_N, &w->half) &&
+           get_int_in(wj, "i", 0, EX_MAX_N - 1, &w->i) &&
+           get_int_in(wj, "plane", 0, EX_MAX_PLANES - 1, &w->plane) &&
            get_int_in(wj, "j", 0, 1, &w->j) &&
-           get_int_in(wj, "base", 0, TASK_N - 1, &w->base) &&
-           get_int_in(wj, "r", 0, TASK_N - 1, &w->r) &&
-           get_int_in(wj, "partner", 0, TASK_N - 1, &w->partner) &&
+           get_int_in(wj, "base", 0, EX_MAX_N - 1, &w->base) &&
+           get_int_in(wj, "r", 0, EX_MAX_N - 1, &w->r) &&
+           get_int_in(wj, "partner", 0, EX_MAX_N - 1, &w->partner) &&
            complex_from_json(wj, "a", &w->a) && complex_from_json(wj, "b", &w->b) &&
            complex_from_json(wj, "w", &w->w) && complex_from_json(wj, "wb", &w->wb) &&
            get_text(wj, "due", false, w->due, sizeof w->due) &&
@@ -591,12 +623,19 @@ struct verdict *verdict_from_json(const json_t *j)
                                     json_string_value(json_object_get(j, "message")));
     if (!v)
         return NULL;
+    const json_t *task = json_object_get(j, "task");
+    if (json_is_string(task) && json_string_length(task) <= EX_ID_MAX)
+        snprintf(v->task, sizeof v->task, "%s", json_string_value(task));
     const json_t *halves = json_object_get(j, "halves");
-    if (json_is_array(halves) && json_array_size(halves) <= TASK_NHALVES) {
+    if (json_is_array(halves) && json_array_size(halves) <= EX_MAX_SWEEP) {
         size_t i;
         const json_t *hj;
+        if (json_array_size(halves) > 0 &&
+            !grid_of(json_object_get(json_array_get(halves, 0), "cells"), &v->grid_n,
+                     &v->grid_planes))
+            goto fail;
         json_array_foreach(halves, i, hj) {
-            if (!half_from_json(hj, &v->halves[i]))
+            if (!half_from_json(hj, v->grid_n, v->grid_planes, &v->halves[i]))
                 goto fail;
             v->halves_run = (int)i + 1;
         }

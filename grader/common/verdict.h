@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "common/task.h"
+#include "common/exercise/exercise.h"
 
 #define VERDICT_SCHEMA 1
 
@@ -78,10 +78,13 @@ struct cell_result {
     bool passed;
 };
 
+/* One value of the exercise's parameter (for the butterfly, a half). */
 struct half_result {
-    int half;
+    int half;                          /* the sweep value */
     bool passed;                       /* visible and hidden all right */
-    struct cell_result cells[TASK_PLANES][TASK_N];   /* the visible spectrum */
+    /* the visible input's cells, [plane][index]: the verdict's grid_planes
+     * x grid_n of them */
+    struct cell_result cells[EX_MAX_PLANES][EX_MAX_N];
     int hidden_passed, hidden_total;   /* hidden spectra right / graded */
 };
 
@@ -137,13 +140,21 @@ struct worked_cell {
     struct complex_value kernel_w;
 };
 
-#define WORKED_CELLS (TASK_NHALVES * TASK_CELLS)
+/* The worked cells of the butterfly's diagnosis, the one that works cells
+ * through: every visible cell of every half (3 halves x 16 cells;
+ * engine/diagnosis/diagnose.c asserts it). */
+#define WORKED_CELLS 48
 
 struct verdict {
     enum verdict_status status;
     char *message;                     /* owned; one sentence, may be NULL */
+    char task[EX_ID_MAX + 1];          /* the exercise graded ("butterfly") */
     int halves_run;                    /* 0 unless the kernel ran */
-    struct half_result halves[TASK_NHALVES];
+    struct half_result halves[EX_MAX_SWEEP];
+    /* the grid's dimensions: each half's cells are grid_planes x grid_n
+     * (the exercise's output); not in the JSON, read back from the shape
+     * of its cells */
+    int grid_n, grid_planes;
     struct diagnostic *diags;          /* owned */
     size_t ndiags;
     char *log;                         /* owned, capped compiler log; may be NULL */
@@ -164,7 +175,7 @@ struct verdict {
     bool cache_hit;                    /* the kernel was kept: nothing compiled or built */
 };
 
-/* The halves right on every run, visible and hidden: 0 .. TASK_NHALVES. */
+/* The halves right on every run, visible and hidden: 0 .. halves_run. */
 unsigned verdict_score(const struct verdict *v);
 
 /*
@@ -181,8 +192,13 @@ void diagnostics_free(struct diagnostic *d, size_t n);
 bool verdict_add_diagnostic(struct verdict *v, int line, enum diag_severity severity,
                             const char *message);
 
-/* A new verdict with status and a copy of message (may be NULL); NULL on OOM. */
+/* A new verdict with status and a copy of message (may be NULL), of the
+ * default exercise (its id and grid; verdict_set_exercise changes them);
+ * NULL on OOM. */
 struct verdict *verdict_new(enum verdict_status status, const char *message);
+
+/* Makes v a verdict on exercise e: its id and its grid's dimensions. */
+void verdict_set_exercise(struct verdict *v, const struct exercise *e);
 
 /* A new diagnosis holding copies of the four strings; NULL on OOM. */
 struct diagnosis *diagnosis_new(const char *id, const char *title,

@@ -66,7 +66,7 @@ void verdict_facts_of(const struct verdict *v, struct verdict_facts *out)
     out->points = s.score;
     out->max_points = s.max_score;
     struct verdict_shown *sh = &out->shown;
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
         sh->halves[k] = k < v->halves_run ? (v->halves[k].passed ? 1 : 0) : -1;
     const struct diagnosis *d = v->diagnosis;
     char key[VERDICT_FACTS_TEXT + 16];
@@ -105,7 +105,7 @@ static bool text_sane(const char *s, size_t size)
 bool verdict_facts_sane(const struct verdict_facts *f)
 {
     const struct verdict_shown *sh = &f->shown;
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
         if (sh->halves[k] < -1 || sh->halves[k] > 1)
             return false;
     return f->points <= f->max_points && f->max_points <= SCORE_MAX &&

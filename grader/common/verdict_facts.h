@@ -14,14 +14,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/task.h"
+#include "common/exercise/exercise.h"
 
 #define VERDICT_FACTS_TEXT 160     /* a key or a label, its NUL included */
 #define VERDICT_FACTS_DEVICE 256   /* the device's name, its NUL included */
 
 /* What the class view shows of a verdict (server/class_model.h). */
 struct verdict_shown {
-    int8_t halves[TASK_NHALVES];          /* in task order: 1 right, 0 wrong, -1 not run */
+    int8_t halves[EX_MAX_SWEEP];          /* in sweep order: 1 right, 0 wrong, -1 not run */
     char key[VERDICT_FACTS_TEXT];         /* "mistake:ID", "compile:MESSAGE" or "" */
     char label[VERDICT_FACTS_TEXT];       /* the words the class view shows; "" with no key */
 };

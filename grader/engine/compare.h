@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/task.h"
+#include "common/exercise/exercise.h"
 #include "engine/gpu.h"
 
 /*
@@ -17,19 +17,20 @@
  */
 bool compare_cell(double expected, double got, double atol, double rtol);
 
-/* Whether a run is on task t's visible spectrum (else a hidden one): the
+/* Whether a run is on exercise e's visible input (else a hidden one): the
  * one place that decides it. */
-bool compare_run_is_visible(const struct task *t, const struct gpu_run *run);
+bool compare_run_is_visible(const struct exercise *e, const struct gpu_run *run);
 
-/* One run of a grading, judged. */
+/* One run of a grading, judged; its cells [plane][index] are the
+ * exercise's out_planes x out_n. */
 struct compared_run {
     const struct gpu_run *run;                    /* its half and input, as dispatched */
-    int half_index;                               /* in t->halves; -1 when not the task's */
-    bool visible;                                 /* on the visible spectrum */
-    double expected[TASK_PLANES][TASK_N];         /* the reference, computed once here */
-    const float *got;                             /* its TASK_CELLS outputs, re then im */
-    bool passed[TASK_PLANES][TASK_N];
-    uint32_t loop[TASK_PLANES][TASK_N];           /* loop (from 1) that ran over, or 0 */
+    int half_index;                               /* in e->sweep; -1 when not the exercise's */
+    bool visible;                                 /* on the visible input */
+    double expected[EX_MAX_PLANES][EX_MAX_N];     /* the reference, computed once here */
+    const float *got;                             /* its outputs, plane-major: got[p * out_n + i] */
+    bool passed[EX_MAX_PLANES][EX_MAX_N];
+    uint32_t loop[EX_MAX_PLANES][EX_MAX_N];       /* loop (from 1) that ran over, or 0 */
     bool all_passed;
 };
 
@@ -38,27 +39,28 @@ struct compared_run {
  * into the caller's runs and outputs, which must outlive it.
  */
 struct comparison {
-    const struct task *task;
+    const struct exercise *ex;
     const struct gpu_run *runs;                   /* runs[0..nruns) */
-    const float *out;                             /* nruns * TASK_CELLS, run by run */
+    const float *out;                             /* nruns * out cells, run by run */
     size_t nruns;
-    struct compared_run run[TASK_RUNS];
-    bool half_passed[TASK_NHALVES];               /* every run of the half right */
-    int hidden_passed[TASK_NHALVES], hidden_total[TASK_NHALVES];
-    const struct compared_run *visible[TASK_NHALVES];   /* the half's visible run, or NULL */
+    struct compared_run run[EX_MAX_RUNS];
+    bool half_passed[EX_MAX_SWEEP];               /* every run of the half right */
+    int hidden_passed[EX_MAX_SWEEP], hidden_total[EX_MAX_SWEEP];
+    const struct compared_run *visible[EX_MAX_SWEEP];   /* the half's visible run, or NULL */
     const struct compared_run *overrun;           /* the first run over the loop budget
                                                      (visible runs first), or NULL */
-    int overrun_cell;                             /* its first cell over: plane * 8 + i */
+    int overrun_cell;                             /* its first cell over: plane * out_n + i */
     bool all_passed;                              /* every cell of every run, no overrun */
 };
 
 /*
- * Judges outputs `out` (nruns * TASK_CELLS floats) of `runs` against task
- * t's reference, with the loop marks `marks` (the same layout; NULL when
- * no loop was counted), into *c. Pure: no device, no allocation. False,
- * with *c zeroed, when nruns is 0 or over TASK_RUNS.
+ * Judges outputs `out` (nruns * exercise_out_cells(e) floats) of `runs`
+ * against exercise e's reference and tolerances, with the loop marks
+ * `marks` (the same layout; NULL when no loop was counted), into *c. Pure:
+ * no device, no allocation. False, with *c zeroed, when nruns is 0 or over
+ * EX_MAX_RUNS.
  */
-bool compare_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool compare_outputs(const struct exercise *e, const struct gpu_run *runs, size_t nruns,
                      const float *out, const uint32_t *marks, struct comparison *c);
 
 #endif

@@ -25,7 +25,11 @@ struct gpu_context {
     VkPipelineLayout pipeline_layout;
     VkDescriptorPool descriptor_pool;
     VkDescriptorSet descriptor_set;
-    VkDeviceSize in_stride, out_stride;   /* one run's slice, aligned for dynamic offsets */
+    VkDeviceSize align;                   /* of a dynamic offset */
+    /* The sizes the descriptors bind now (one run's slices, of the last
+     * kernel run's exercise), and the slices' strides. */
+    uint32_t bound_in_bytes, bound_out_cells;
+    VkDeviceSize in_stride, out_stride;
     VkBuffer in_buf, out_buf;
     VkDeviceMemory in_mem, out_mem;
     void *in_map, *out_map;
@@ -39,14 +43,17 @@ struct gpu_context {
 struct gpu_kernel {
     VkShaderModule module;
     VkPipeline pipeline;
+    uint32_t in_bytes, out_cells;   /* its exercise's run: bf_in_block, cells of bf_out_block */
 };
 
 /* One run's input (bf_in_block) and outputs (bf_out_block), as the harness
- * lays them out in std430: the values, then the loop-budget marks. */
-#define RUN_IN_BYTES  sizeof(struct gpu_run)
-#define RUN_OUT_BYTES (TASK_CELLS * (sizeof(float) + sizeof(uint32_t)))
+ * lays them out in std430: the parameter and the input's floats; the
+ * values, then the loop-budget marks. */
+#define RUN_IN_BYTES(floats)  (sizeof(int32_t) + (size_t)(floats) * sizeof(float))
+#define RUN_OUT_BYTES(cells)  ((size_t)(cells) * (sizeof(float) + sizeof(uint32_t)))
 
-_Static_assert(sizeof(struct gpu_run) == 68, "gpu_run must match bf_in_block in std430");
+_Static_assert(sizeof(struct gpu_run) == RUN_IN_BYTES(EX_MAX_CELLS),
+               "gpu_run must be bf_in_block of the largest exercise in std430");
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <dlfcn.h>
@@ -373,25 +380,19 @@ static VkDeviceSize align_up(VkDeviceSize n, VkDeviceSize align)
     return align > 1 ? (n + align - 1) & ~(align - 1) : n;
 }
 
-static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_bits)
+/*
+ * Binds one run's slices of in_bytes and out_cells, and sets the strides
+ * of the runs' slices. The ranges are one run's slice exactly:
+ * robustBufferAccess keeps every access inside the range bound for the
+ * dispatch. Only between submissions (the fence waited for).
+ */
+static void bind_ranges(struct gpu_context *g, uint32_t in_bytes, uint32_t out_cells)
 {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(g->phys, &p);
-    VkDeviceSize align = p.limits.minStorageBufferOffsetAlignment;
-    g->in_stride = align_up(RUN_IN_BYTES, align);
-    g->out_stride = align_up(RUN_OUT_BYTES, align);
-    VkResult vr = create_host_buffer(g, g->in_stride * TASK_RUNS, &g->in_buf, &g->in_mem,
-                                     &g->in_map);
-    if (vr != VK_SUCCESS)
-        return vr;
-    vr = create_host_buffer(g, g->out_stride * TASK_RUNS, &g->out_buf, &g->out_mem, &g->out_map);
-    if (vr != VK_SUCCESS)
-        return vr;
-    /* The ranges are one run's slice exactly: robustBufferAccess keeps
-     * every access inside the range bound for the dispatch. */
+    g->in_stride = align_up(in_bytes, g->align);
+    g->out_stride = align_up(RUN_OUT_BYTES(out_cells), g->align);
     VkDescriptorBufferInfo bi[2] = {
-        { g->in_buf, 0, RUN_IN_BYTES },
-        { g->out_buf, 0, RUN_OUT_BYTES },
+        { g->in_buf, 0, in_bytes },
+        { g->out_buf, 0, RUN_OUT_BYTES(out_cells) },
     };
     VkWriteDescriptorSet w[2];
     for (int i = 0; i < 2; i++) {
@@ -405,6 +406,25 @@ static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_b
         };
     }
     vkUpdateDescriptorSets(g->device, 2, w, 0, NULL);
+    g->bound_in_bytes = in_bytes;
+    g->bound_out_cells = out_cells;
+}
+
+static VkResult create_buffers_and_commands(struct gpu_context *g, uint32_t ts_bits)
+{
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(g->phys, &p);
+    g->align = p.limits.minStorageBufferOffsetAlignment;
+    /* room for the largest exercise's runs; each grading binds its own */
+    VkResult vr = create_host_buffer(g, align_up(RUN_IN_BYTES(EX_MAX_CELLS), g->align) *
+                                        EX_MAX_RUNS, &g->in_buf, &g->in_mem, &g->in_map);
+    if (vr != VK_SUCCESS)
+        return vr;
+    vr = create_host_buffer(g, align_up(RUN_OUT_BYTES(EX_MAX_CELLS), g->align) * EX_MAX_RUNS,
+                            &g->out_buf, &g->out_mem, &g->out_map);
+    if (vr != VK_SUCCESS)
+        return vr;
+    bind_ranges(g, (uint32_t)RUN_IN_BYTES(EX_MAX_CELLS), EX_MAX_CELLS);
 
     VkCommandPoolCreateInfo cp = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -578,8 +598,9 @@ static enum gpu_status failed(struct gpu_context *g, VkResult vr)
     return GPU_ERROR;
 }
 
-enum gpu_status gpu_kernel_new(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
-                               struct gpu_kernel **out, char *err, size_t errsz)
+enum gpu_status gpu_kernel_new(struct gpu_context *g, const struct exercise *e,
+                               const uint32_t *spirv, size_t nwords, struct gpu_kernel **out,
+                               char *err, size_t errsz)
 {
     VkResult vr;
     *out = NULL;
@@ -592,6 +613,8 @@ enum gpu_status gpu_kernel_new(struct gpu_context *g, const uint32_t *spirv, siz
         set_err(err, errsz, "out of memory");
         return GPU_ERROR;
     }
+    k->in_bytes = (uint32_t)RUN_IN_BYTES(e->in_n * e->in_planes);
+    k->out_cells = (uint32_t)exercise_out_cells(e);
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
         .codeSize = nwords * 4,
@@ -638,28 +661,33 @@ void gpu_kernel_free(struct gpu_context *g, struct gpu_kernel *k)
     free(k);
 }
 
-/* Lays the runs' inputs out at their slices and poisons every output. */
-static void stage_runs(struct gpu_context *g, const struct gpu_run *runs, size_t nruns)
+/* Lays the runs' inputs out at their slices (the parameter, then the
+ * input's floats: the leading bytes of a gpu_run) and poisons every
+ * output. */
+static void stage_runs(struct gpu_context *g, const struct gpu_kernel *k,
+                       const struct gpu_run *runs, size_t nruns)
 {
+    size_t cells = k->out_cells;
     for (size_t r = 0; r < nruns; r++) {
-        memcpy((char *)g->in_map + r * g->in_stride, &runs[r], RUN_IN_BYTES);
+        memcpy((char *)g->in_map + r * g->in_stride, &runs[r], k->in_bytes);
         char *slice = (char *)g->out_map + r * g->out_stride;
         float *values = (float *)slice;
-        for (size_t i = 0; i < TASK_CELLS; i++)
+        for (size_t i = 0; i < cells; i++)
             values[i] = NAN;   /* a cell the kernel does not write stays NaN and fails */
         /* no mark: a module without loops stores none (spirv_loops_drop_mark_store) */
-        memset(slice + TASK_CELLS * sizeof(float), 0, TASK_CELLS * sizeof(uint32_t));
+        memset(slice + cells * sizeof(float), 0, cells * sizeof(uint32_t));
     }
 }
 
-static void collect_runs(struct gpu_context *g, size_t nruns, float *out, uint32_t *loops)
+static void collect_runs(struct gpu_context *g, const struct gpu_kernel *k, size_t nruns,
+                         float *out, uint32_t *loops)
 {
+    size_t cells = k->out_cells;
     for (size_t r = 0; r < nruns; r++) {
         const char *slice = (const char *)g->out_map + r * g->out_stride;
-        memcpy(out + r * TASK_CELLS, slice, TASK_CELLS * sizeof(float));
+        memcpy(out + r * cells, slice, cells * sizeof(float));
         if (loops)
-            memcpy(loops + r * TASK_CELLS, slice + TASK_CELLS * sizeof(float),
-                   TASK_CELLS * sizeof(uint32_t));
+            memcpy(loops + r * cells, slice + cells * sizeof(float), cells * sizeof(uint32_t));
     }
 }
 
@@ -676,11 +704,14 @@ enum gpu_status gpu_kernel_run(struct gpu_context *g, struct gpu_kernel *k,
         set_err(err, errsz, "the device is still busy with an earlier kernel");
         return GPU_DEVICE_LOST;
     }
-    if (nruns == 0 || nruns > TASK_RUNS) {
+    if (nruns == 0 || nruns > EX_MAX_RUNS) {
         set_err(err, errsz, "bad run count %zu", nruns);
         return GPU_ERROR;
     }
-    stage_runs(g, runs, nruns);
+    /* a kernel of another exercise than the last one run: its sizes */
+    if (k->in_bytes != g->bound_in_bytes || k->out_cells != g->bound_out_cells)
+        bind_ranges(g, k->in_bytes, k->out_cells);
+    stage_runs(g, k, runs, nruns);
     if ((vr = vkResetCommandBuffer(g->cmd, 0)) != VK_SUCCESS ||
         (vr = record(g, k->pipeline, (uint32_t)nruns)) != VK_SUCCESS) {
         set_err(err, errsz, "recording the dispatch failed (VkResult %d)", vr);
@@ -720,12 +751,12 @@ enum gpu_status gpu_kernel_run(struct gpu_context *g, struct gpu_kernel *k,
                                   VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && ts[1] >= ts[0])
             t->run_ms = (double)(ts[1] - ts[0]) * g->timestamp_period_ns / 1e6;
     }
-    collect_runs(g, nruns, out, loops);
+    collect_runs(g, k, nruns, out, loops);
     return GPU_OK;
 }
 
-enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
-                        const struct gpu_run *runs, size_t nruns, float *out,
+enum gpu_status gpu_run(struct gpu_context *g, const struct exercise *e, const uint32_t *spirv,
+                        size_t nwords, const struct gpu_run *runs, size_t nruns, float *out,
                         uint32_t *loops, uint32_t timeout_ms, struct gpu_timings *t,
                         char *err, size_t errsz)
 {
@@ -733,7 +764,7 @@ enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwo
     double t0 = clock_now_ms();
     t->pipeline_ms = 0;
     t->run_ms = -1;
-    enum gpu_status st = gpu_kernel_new(g, spirv, nwords, &k, err, errsz);
+    enum gpu_status st = gpu_kernel_new(g, e, spirv, nwords, &k, err, errsz);
     if (st != GPU_OK)
         return st;
     double built_ms = clock_now_ms() - t0;

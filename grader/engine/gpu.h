@@ -7,13 +7,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/task.h"
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 
-/* The input of one z-slice of the dispatch; matches bf_run_t in std430. */
+/*
+ * The input of one run: its leading bytes are bf_in_block in std430 (the
+ * parameter, then in_planes * in_n floats, plane-major: spec[p * in_n + k]).
+ * The names are the butterfly's (half, spectrum) for every exercise.
+ */
 struct gpu_run {
-    int32_t half;
-    float spec[TASK_CELLS];   /* re[0..7] then im[0..7] */
+    int32_t half;              /* the sweep value */
+    float spec[EX_MAX_CELLS];  /* its exercise's in_planes * in_n first */
 };
 
 struct gpu_device_info {
@@ -75,22 +79,24 @@ void gpu_context_free(struct gpu_context *g);
 const struct gpu_device_info *gpu_context_device(const struct gpu_context *g);
 
 /*
- * Builds the pipeline of `spirv` (the harness's interface: binding 0 one
- * run's input, binding 1 its outputs). On GPU_OK *out is a new kernel the
+ * Builds the pipeline of `spirv`, the harness of exercise e (its interface:
+ * binding 0 one run's input, binding 1 its outputs, sized by e). On GPU_OK *out is a new kernel the
  * caller frees with gpu_kernel_free; otherwise *out is NULL and err says
  * why. A CPU driver may compile the code only at its first run.
  */
-enum gpu_status gpu_kernel_new(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
-                               struct gpu_kernel **out, char *err, size_t errsz);
+enum gpu_status gpu_kernel_new(struct gpu_context *g, const struct exercise *e,
+                               const uint32_t *spirv, size_t nwords, struct gpu_kernel **out,
+                               char *err, size_t errsz);
 
 /* Frees a kernel of context g. Accepts NULL. */
 void gpu_kernel_free(struct gpu_context *g, struct gpu_kernel *k);
 
 /*
- * Runs kernel k over `nruns` runs (at most TASK_RUNS), each a dispatch of
+ * Runs kernel k over `nruns` runs (at most EX_MAX_RUNS), each a dispatch of
  * its own that sees only its own input: the input and output bindings are
- * dynamic, and each dispatch binds exactly its run's slice. Copies the
- * TASK_CELLS outputs per run into `out` (run, then plane, then index) and,
+ * dynamic, and each dispatch binds exactly its run's slice, of k's
+ * exercise's sizes. Copies the exercise's out_planes * out_n outputs per
+ * run into `out` (run, then plane, then index: compact) and,
  * when `loops` is not NULL, each cell's loop-budget mark (0: none) into
  * `loops`. Every output starts as NaN. Waits at most timeout_ms for the
  * device. On GPU_ERROR or GPU_DEVICE_LOST err says why.
@@ -104,8 +110,8 @@ enum gpu_status gpu_kernel_run(struct gpu_context *g, struct gpu_kernel *k,
  * gpu_kernel_new, gpu_kernel_run and gpu_kernel_free in one call, for a
  * kernel that runs once; t->pipeline_ms then includes building it.
  */
-enum gpu_status gpu_run(struct gpu_context *g, const uint32_t *spirv, size_t nwords,
-                        const struct gpu_run *runs, size_t nruns, float *out,
+enum gpu_status gpu_run(struct gpu_context *g, const struct exercise *e, const uint32_t *spirv,
+                        size_t nwords, const struct gpu_run *runs, size_t nruns, float *out,
                         uint32_t *loops, uint32_t timeout_ms, struct gpu_timings *t,
                         char *err, size_t errsz);
 

@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/defaults.h"
+#include "common/task.h"   /* TASK_DEFAULT_SEED */
 #include "engine/answer_bound.h"
 #include "engine/checks/source_check.h"
 #include "engine/checks/spirv_check.h"
@@ -16,6 +17,7 @@
 #include "engine/compile/compile.h"
 #include "engine/diagnosis/diagnose.h"
 #include "engine/kernel_cache.h"
+#include "engine/mistakes.h"
 #include "engine/outcome.h"
 #include "engine/refusal.h"
 #include "engine/runs.h"
@@ -25,6 +27,9 @@ struct grader {
     struct compiler *compiler;
     struct gpu_context *gpu;
     struct kernel_cache *cache;
+    /* the named mistakes' kernels, compiled once and kept apart from the
+     * submissions', whose least recently used would evict them */
+    struct kernel_cache *mistakes;
     bool usable;
     struct grade_facts last;
 };
@@ -78,7 +83,7 @@ struct grader *grader_new(const struct grader_options *o, char *err, size_t errs
     g->gpu = gpu_context_new(o->device, o->before_device, o->before_device_arg, err, errsz);
     if (!g->gpu)
         goto fail;
-    if (!(g->cache = kernel_cache_new(g->gpu))) {
+    if (!(g->cache = kernel_cache_new(g->gpu)) || !(g->mistakes = kernel_cache_new(g->gpu))) {
         snprintf(err, errsz, "out of memory");
         goto fail;
     }
@@ -94,8 +99,10 @@ void grader_free(struct grader *g)
     if (!g)
         return;
     compiler_free(g->compiler);
-    if (g->usable)
+    if (g->usable) {
         kernel_cache_free(g->cache);   /* after a timeout, kernels may be in use */
+        kernel_cache_free(g->mistakes);
+    }
     gpu_context_free(g->gpu);
     free(g);
 }
@@ -159,20 +166,25 @@ static void internal_failure(struct grader *g, struct verdict *v, enum gpu_statu
                         "of your code.", gpu_status_to_str(st), err);
 }
 
-/* Runs the kernel of entry e on every run; the outputs are judged
- * (compare), the verdict worded (outcome) and a Wrong Answer diagnosed
- * (the body's code only picks among readings the outputs prove). */
-static void run_and_compare(struct grader *g, struct verdict *v, const struct kernel_entry *e,
-                            const char *body, size_t len)
+static void named_mistake(struct grader *g, struct verdict *v, const struct exercise *ex,
+                          const struct gpu_run *runs, size_t nruns, const float *out);
+
+/* Runs the kernel of entry e on every run of exercise ex; the outputs are
+ * judged (compare), the verdict worded (outcome) and a Wrong Answer of the
+ * butterfly diagnosed (the body's code only picks among readings the
+ * outputs prove). */
+static void run_and_compare(struct grader *g, struct verdict *v, const struct exercise *ex,
+                            const struct kernel_entry *e, const char *body, size_t len)
 {
-    struct gpu_run runs[TASK_RUNS];
-    float out[TASK_RUNS * TASK_CELLS];
-    uint32_t marks[TASK_RUNS * TASK_CELLS];
+    struct gpu_run runs[EX_MAX_RUNS];
+    float out[EX_MAX_RUNS * EX_MAX_CELLS];
+    uint32_t marks[EX_MAX_RUNS * EX_MAX_CELLS];
     struct gpu_timings gt;
     char err[256] = "";
+    size_t nruns = exercise_runs(ex);
 
-    runs_fill(g->opts.seed, runs);
-    enum gpu_status st = gpu_kernel_run(g->gpu, e->kernel, runs, TASK_RUNS, out, marks,
+    runs_fill(ex, g->opts.seed, runs);
+    enum gpu_status st = gpu_kernel_run(g->gpu, e->kernel, runs, nruns, out, marks,
                                         g->opts.deadline_ms, &gt, err, sizeof err);
     v->timings.pipeline_ms += gt.pipeline_ms;
     v->timings.run_ms = gt.run_ms;
@@ -189,10 +201,18 @@ static void run_and_compare(struct grader *g, struct verdict *v, const struct ke
         return;
     }
     struct comparison c;
-    compare_outputs(&task_butterfly, runs, TASK_RUNS, out, marks, &c);
+    compare_outputs(ex, runs, nruns, out, marks, &c);
     outcome_set(v, &c, e->loop_lines, e->nloops);
-    if (v->status == VERDICT_WRONG_ANSWER)
-        diagnose_verdict(v, &c, body, len);
+    if (v->status != VERDICT_WRONG_ANSWER)
+        return;
+    /* the butterfly's search is written for its shape and no other; an
+     * exercise without one is diagnosed by its named mistakes */
+    if (ex->diagnosis) {
+        if (bf_shape_fits(ex, NULL, 0))
+            diagnose_verdict(v, &c, body, len);
+    } else {
+        named_mistake(g, v, ex, runs, nruns, out);
+    }
 }
 
 /* Sets the message of a Compilation Error from its first diagnostic, or
@@ -217,11 +237,12 @@ static void compile_error_message(struct verdict *v, const struct compile_result
 /* Refuses what the harness does not allow or what would cost a device too
  * much: the body may have closed its function and declared globals of its
  * own. False (the verdict Rejected) when refused. */
-static bool check_module(struct verdict *v, const struct compile_result *cr)
+static bool check_module(struct verdict *v, const struct exercise *ex,
+                         const struct compile_result *cr)
 {
     char msg[320];
     int line = 0;
-    if (spirv_check(cr->spirv, cr->nwords, &line, msg, sizeof msg))
+    if (spirv_check_exercise(ex, cr->spirv, cr->nwords, &line, msg, sizeof msg))
         return true;
     v->status = VERDICT_REJECTED;
     if (line > 0)
@@ -243,8 +264,9 @@ static bool check_module(struct verdict *v, const struct compile_result *cr)
  * too; else a step of ours failed on a valid one, and, as for any later
  * failure, the fault is the grader's (Internal Error).
  */
-static bool build_kernel(struct grader *g, struct verdict *v, const struct compile_result *cr,
-                         size_t loops_found, struct gpu_kernel **out)
+static bool build_kernel(struct grader *g, struct verdict *v, const struct exercise *ex,
+                         const struct compile_result *cr, size_t loops_found,
+                         struct gpu_kernel **out)
 {
     char msg[320];
     uint32_t *counted = NULL, *safe = NULL, *final = NULL;
@@ -253,7 +275,7 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
 
     *out = NULL;
     if (g->opts.count_loops && loops_found > 0 &&
-        !spirv_loops_instrument(cr->spirv, cr->nwords, task_butterfly.loop_budget, &counted,
+        !spirv_loops_instrument(cr->spirv, cr->nwords, ex->loop_budget, &counted,
                                 &counted_words, &nloops, msg, sizeof msg)) {
         verdict_set_message(v, "The grader could not count the loops of this kernel: %s.", msg);
         goto done;
@@ -278,7 +300,7 @@ static bool build_kernel(struct grader *g, struct verdict *v, const struct compi
         goto done;
     }
     double t0 = clock_now_ms();
-    enum gpu_status st = gpu_kernel_new(g->gpu, final, final_words, out, msg, sizeof msg);
+    enum gpu_status st = gpu_kernel_new(g->gpu, ex, final, final_words, out, msg, sizeof msg);
     v->timings.pipeline_ms = clock_now_ms() - t0;
     if (st != GPU_OK) {
         internal_failure(g, v, st, msg);
@@ -307,8 +329,8 @@ static void copy_warnings(struct verdict *v, const struct kernel_entry *e)
  * kept. NULL with the verdict set when it is refused or cannot be built.
  */
 static const struct kernel_entry *kernel_for(struct grader *g, struct verdict *v,
-                                             const char *body, size_t len,
-                                             const struct compile_result *cr)
+                                             const struct exercise *ex, const char *body,
+                                             size_t len, const struct compile_result *cr)
 {
     uint32_t *key = NULL;
     size_t key_words = 0;
@@ -317,22 +339,22 @@ static const struct kernel_entry *kernel_for(struct grader *g, struct verdict *v
     struct kernel_entry *e = NULL;
     struct gpu_kernel *kernel = NULL;
 
-    if (!check_module(v, cr))
+    if (!check_module(v, ex, cr))
         return NULL;
     if (!spirv_strip_debug(cr->spirv, cr->nwords, &key, &key_words) ||
         !spirv_loops_lines(cr->spirv, cr->nwords, &lines, &nloops)) {
         verdict_set_message(v, "The grader ran out of memory preparing the kernel.");
         goto done;
     }
-    if (g->opts.cache_kernels && (e = kernel_cache_by_module(g->cache, key, key_words))) {
+    if (g->opts.cache_kernels && (e = kernel_cache_by_module(g->cache, ex, key, key_words))) {
         /* the same kernel: its lines and warnings are this text's now */
         g->last.cache_hit = true;
         kernel_cache_retext(g->cache, e, body, len, lines, nloops, v->diags, v->ndiags);
         goto done;
     }
-    if (!build_kernel(g, v, cr, nloops, &kernel))
+    if (!build_kernel(g, v, ex, cr, nloops, &kernel))
         goto done;
-    e = kernel_cache_add(g->cache, kernel, key, key_words, body, len, lines, nloops, v->diags,
+    e = kernel_cache_add(g->cache, ex, kernel, key, key_words, body, len, lines, nloops, v->diags,
                          v->ndiags);
     if (!e)
         verdict_set_message(v, "The grader ran out of memory keeping the kernel.");
@@ -342,7 +364,27 @@ done:
     return e;
 }
 
+/* Whether exercise e is one the engine can grade: sizes within EX_MAX_*
+ * and the names the harness needs (the loader checks every definition;
+ * this keeps a hand-made one from overrunning a grading's arrays). */
+static bool gradable(const struct exercise *e)
+{
+    return e && e->function && e->param && e->input && e->title && e->reference &&
+           e->in_n >= 1 && e->in_n <= EX_MAX_N && e->out_n >= 1 && e->out_n <= EX_MAX_N &&
+           e->in_planes >= 1 && e->in_planes <= EX_MAX_PLANES && e->out_planes >= 1 &&
+           e->out_planes <= EX_MAX_PLANES && e->nsweep >= 1 && e->nsweep <= EX_MAX_SWEEP &&
+           e->hidden >= 0 && e->hidden <= EX_MAX_HIDDEN && e->hidden_grid > 0 &&
+           e->hidden_lo <= e->hidden_hi && e->loop_budget >= 1 &&
+           e->loop_budget <= MAX_LOOP_BUDGET;
+}
+
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
+{
+    return grader_grade_exercise(g, exercise_default(), body, len);
+}
+
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *ex,
+                                      const char *body, size_t len)
 {
     double t0 = clock_now_ms();
     struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
@@ -356,6 +398,13 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     v->seed = g->opts.seed;
     v->timings.pipeline_ms = 0;
     g->last = (struct grade_facts){ .stage = STAGE_NONE };
+    if (!gradable(ex)) {
+        verdict_set_message(v, "The grader cannot grade this exercise: its definition is "
+                               "outside what the engine holds; this is not a fault of your "
+                               "code.");
+        goto done;
+    }
+    verdict_set_exercise(v, ex);
 
     /* Editors on Windows may save a byte-order mark first; glslang reads it
      * as a stray token. It is no newline, so line numbers stay the same. */
@@ -376,13 +425,13 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
     double tc = clock_now_ms();
     /* the same text as a kept kernel: nothing to compile */
     const struct kernel_entry *e = g->opts.cache_kernels
-                                   ? kernel_cache_by_text(g->cache, body, len) : NULL;
+                                   ? kernel_cache_by_text(g->cache, ex, body, len) : NULL;
     if (e) {
         g->last.cache_hit = true;
         copy_warnings(v, e);
     } else {
         struct compile_result cr;
-        if (!compiler_compile(g->compiler, body, len, &cr)) {
+        if (!compiler_compile_exercise(g->compiler, ex, body, len, &cr)) {
             verdict_set_message(v, "The compiler failed (out of memory?).");
             goto done;
         }
@@ -395,14 +444,14 @@ struct verdict *grader_grade(struct grader *g, const char *body, size_t len)
             goto done;
         }
         take_diagnostics(v, &cr);   /* warnings */
-        e = kernel_for(g, v, body, len, &cr);
+        e = kernel_for(g, v, ex, body, len, &cr);
         compile_result_clear(&cr);
     }
     v->timings.compile_ms = clock_now_ms() - tc - v->timings.pipeline_ms;
     if (e) {
         stage(g, STAGE_RUN);
         g->last.kept = g->opts.cache_kernels && e->text_len == len && !memcmp(e->text, body, len);
-        run_and_compare(g, v, e, body, len);
+        run_and_compare(g, v, ex, e, body, len);
     }
     /* without caching, the kernel was kept for this run only */
     if (!g->opts.cache_kernels && g->usable)
@@ -415,3 +464,66 @@ done:
     answer_bound_apply(v, MAX_ANSWER_BYTES);
     return v;
 }
+
+/*
+ * The kernel of mistake m, compiled once per grader and kept; NULL when it
+ * does not compile or build (the check on load names such a file).
+ */
+static const struct kernel_entry *mistake_kernel(struct grader *g, const struct exercise *ex,
+                                                 const struct exercise_mistake *m)
+{
+    struct kernel_entry *k = kernel_cache_by_text(g->mistakes, ex, m->body, m->len);
+    if (k)
+        return k;
+    /* what building it says is nobody's verdict */
+    struct verdict *scratch = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
+    struct compile_result cr;
+    if (!scratch || !compiler_compile_exercise(g->compiler, ex, m->body, m->len, &cr)) {
+        verdict_free(scratch);
+        return NULL;
+    }
+    uint32_t *key = NULL;
+    size_t key_words = 0, nloops = 0;
+    int *lines = NULL;
+    struct gpu_kernel *kernel = NULL;
+    if (cr.ok && check_module(scratch, ex, &cr) &&
+        spirv_strip_debug(cr.spirv, cr.nwords, &key, &key_words) &&
+        spirv_loops_lines(cr.spirv, cr.nwords, &lines, &nloops) &&
+        build_kernel(g, scratch, ex, &cr, nloops, &kernel))
+        k = kernel_cache_add(g->mistakes, ex, kernel, key, key_words, m->body, m->len, lines,
+                             nloops, NULL, 0);
+    free(key);
+    free(lines);
+    compile_result_clear(&cr);
+    verdict_free(scratch);
+    return k;
+}
+
+/*
+ * A Wrong Answer of an exercise with no built-in search: the first of its
+ * mistake kernels whose outputs on the same runs equal the submission's
+ * is its diagnosis. A mistake that cannot be built or run is skipped.
+ */
+static void named_mistake(struct grader *g, struct verdict *v, const struct exercise *ex,
+                          const struct gpu_run *runs, size_t nruns, const float *out)
+{
+    float due[EX_MAX_RUNS * EX_MAX_CELLS];
+    struct gpu_timings gt;
+    char err[256];
+    for (size_t m = 0; m < ex->nmistakes && g->usable; m++) {
+        const struct kernel_entry *k = mistake_kernel(g, ex, &ex->mistakes[m]);
+        if (!k)
+            continue;
+        enum gpu_status st = gpu_kernel_run(g->gpu, k->kernel, runs, nruns, due, NULL,
+                                            g->opts.deadline_ms, &gt, err, sizeof err);
+        if (st == GPU_TIMEOUT || st == GPU_DEVICE_LOST)
+            g->usable = false;
+        if (st != GPU_OK)
+            continue;
+        if (mistakes_equal(ex, nruns, out, due)) {
+            v->diagnosis = mistakes_diagnosis(&ex->mistakes[m]);
+            return;
+        }
+    }
+}
+

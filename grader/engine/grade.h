@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 #include "engine/gpu.h"
 
@@ -68,9 +69,28 @@ const struct gpu_device_info *grader_device(const struct grader *g);
 bool grader_usable(const struct grader *g);
 
 /*
- * Grades `body` (len bytes, any content). Returns a verdict the caller
- * frees with verdict_free(); NULL only when out of memory.
+ * Grades `body` (len bytes, any content) as a solution of exercise e: in
+ * e's harness, over e's sweep and inputs, against e's reference and
+ * tolerances; the butterfly's diagnosis only for an exercise that asks for
+ * it and has its shape (bf_shape_fits, diagnose.h). Returns a verdict the caller frees
+ * with verdict_free(); NULL only when out of memory. An exercise the
+ * engine cannot hold (sizes over EX_MAX_*) gets an Internal Error.
  */
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e,
+                                      const char *body, size_t len);
+
+/* grader_grade_exercise of the butterfly (exercise_default()). */
 struct verdict *grader_grade(struct grader *g, const char *body, size_t len);
+
+/*
+ * Grades `body` as exercise e (grader_grade is this with
+ * exercise_default()): e's runs and tolerance, and for a Wrong Answer its
+ * diagnosis (e->diagnosis "butterfly": the built-in search; NULL: the
+ * first of e->mistakes whose outputs equal the body's on every run).
+ * Until the engine follows struct exercise, an exercise of another
+ * shape than the butterfly's gets an Internal Error saying so.
+ */
+struct verdict *grader_grade_exercise(struct grader *g, const struct exercise *e,
+                                      const char *body, size_t len);
 
 #endif

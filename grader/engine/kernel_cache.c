@@ -50,12 +50,14 @@ void kernel_cache_free(struct kernel_cache *c)
     free(c);
 }
 
-struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const char *text, size_t len)
+struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const struct exercise *ex,
+                                          const char *text, size_t len)
 {
     uint64_t h = hash_fnv1a64(text, len);
     for (size_t i = 0; i < c->n; i++) {
         struct kernel_entry *e = &c->entries[i];
-        if (e->text_hash == h && e->text_len == len && !memcmp(e->text, text, len)) {
+        if (e->exercise == ex && e->text_hash == h && e->text_len == len &&
+            !memcmp(e->text, text, len)) {
             e->last_used = ++c->clock;
             return e;
         }
@@ -63,13 +65,13 @@ struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const char *te
     return NULL;
 }
 
-struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const uint32_t *words,
-                                            size_t nwords)
+struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const struct exercise *ex,
+                                            const uint32_t *words, size_t nwords)
 {
     uint64_t h = hash_fnv1a64(words, nwords * sizeof *words);
     for (size_t i = 0; i < c->n; i++) {
         struct kernel_entry *e = &c->entries[i];
-        if (e->module_hash == h && e->module_words == nwords &&
+        if (e->exercise == ex && e->module_hash == h && e->module_words == nwords &&
             !memcmp(e->module, words, nwords * sizeof *words)) {
             e->last_used = ++c->clock;
             return e;
@@ -123,7 +125,8 @@ bool kernel_cache_retext(struct kernel_cache *c, struct kernel_entry *e, const c
     return true;
 }
 
-struct kernel_entry *kernel_cache_add(struct kernel_cache *c, struct gpu_kernel *kernel,
+struct kernel_entry *kernel_cache_add(struct kernel_cache *c, const struct exercise *ex,
+                                      struct gpu_kernel *kernel,
                                       const uint32_t *module, size_t module_words,
                                       const char *text, size_t len, const int *loop_lines,
                                       size_t nloops, const struct diagnostic *warnings,
@@ -139,6 +142,7 @@ struct kernel_entry *kernel_cache_add(struct kernel_cache *c, struct gpu_kernel 
                 e = &c->entries[i];
         clear_entry(c, e);
     }
+    e->exercise = ex;
     e->kernel = kernel;
     e->module = copy_of(module, module_words * sizeof *module);
     e->module_words = module_words;

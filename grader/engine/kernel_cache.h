@@ -8,8 +8,9 @@
  * edit to comments, whitespace or names still finds it. Both keys are
  * compared whole, never by hash alone: a crafted hash collision must not
  * hand one student another's kernel. Only the compile is reused; every
- * grading runs the kernel afresh on fresh hidden spectra. Least recently
- * used entries go first.
+ * grading runs the kernel afresh on fresh hidden spectra. An entry is its
+ * exercise's: the same text is another kernel in another exercise's
+ * harness (and loop budget). Least recently used entries go first.
  */
 #ifndef BUTTERFLY_KERNEL_CACHE_H
 #define BUTTERFLY_KERNEL_CACHE_H
@@ -26,6 +27,7 @@
  * class's distinct kernels of the last minutes. */
 
 struct kernel_entry {
+    const struct exercise *exercise;   /* whose harness it was built in */
     char *text;                  /* the body it was last found by */
     size_t text_len;
     uint32_t *module;            /* glslang's module, debug information stripped */
@@ -49,12 +51,15 @@ void kernel_cache_clear(struct kernel_cache *c);
 /* Frees the cache and every kernel in it. Accepts NULL. */
 void kernel_cache_free(struct kernel_cache *c);
 
-/* The entry last found by exactly this text, or NULL. Marks it used. */
-struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const char *text, size_t len);
+/* The entry of exercise ex last found by exactly this text, or NULL.
+ * Marks it used. */
+struct kernel_entry *kernel_cache_by_text(struct kernel_cache *c, const struct exercise *ex,
+                                          const char *text, size_t len);
 
-/* The entry of exactly this stripped module, or NULL. Marks it used. */
-struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const uint32_t *words,
-                                            size_t nwords);
+/* The entry of exercise ex of exactly this stripped module, or NULL. Marks
+ * it used. */
+struct kernel_entry *kernel_cache_by_module(struct kernel_cache *c, const struct exercise *ex,
+                                            const uint32_t *words, size_t nwords);
 
 /*
  * Makes text (with its loop lines and warnings) the entry's text key. The
@@ -73,11 +78,12 @@ bool kernel_cache_retext(struct kernel_cache *c, struct kernel_entry *e, const c
 uint64_t kernel_cache_take_dropped(struct kernel_cache *c);
 
 /*
- * Adds an entry for a new kernel, evicting the least recently used when
+ * Adds an entry for a new kernel of exercise ex, evicting the least recently used when
  * full. The cache takes the kernel (and frees it on failure); everything
  * else is copied. Returns the entry, or NULL when out of memory.
  */
-struct kernel_entry *kernel_cache_add(struct kernel_cache *c, struct gpu_kernel *kernel,
+struct kernel_entry *kernel_cache_add(struct kernel_cache *c, const struct exercise *ex,
+                                      struct gpu_kernel *kernel,
                                       const uint32_t *module, size_t module_words,
                                       const char *text, size_t len, const int *loop_lines,
                                       size_t nloops, const struct diagnostic *warnings,

@@ -3,8 +3,8 @@
 
 #include "common/exercise/exercise.h"
 
-void reference_pass(const float in[TASK_PLANES][TASK_N], int half,
-                    double out[TASK_PLANES][TASK_N])
+void reference_pass(const float in[BF_PLANES][BF_N], int half,
+                    double out[BF_PLANES][BF_N])
 {
     exercise_default()->reference(half, &in[0][0], &out[0][0]);
 }

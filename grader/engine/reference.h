@@ -1,8 +1,8 @@
-/* reference.h - the C reference butterfly, in double precision. */
+/* reference.h - the butterfly's C reference in its diagnosis's shapes. */
 #ifndef BUTTERFLY_REFERENCE_H
 #define BUTTERFLY_REFERENCE_H
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 
 /*
  * Computes one butterfly pass of half-block size `half` (1, 2 or 4) over
@@ -11,7 +11,7 @@
  * The mistakes students make are computed by family.h, not here: the
  * reference stays the page's formula and nothing else.
  */
-void reference_pass(const float in[TASK_PLANES][TASK_N], int half,
-                    double out[TASK_PLANES][TASK_N]);
+void reference_pass(const float in[BF_PLANES][BF_N], int half,
+                    double out[BF_PLANES][BF_N]);
 
 #endif

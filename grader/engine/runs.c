@@ -3,18 +3,26 @@
 
 #include <string.h>
 
-void runs_fill(uint64_t seed, struct gpu_run runs[TASK_RUNS])
+void runs_visible_input(const struct exercise *e, float in[EX_MAX_CELLS])
 {
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        for (int s = 0; s <= TASK_HIDDEN; s++) {
-            struct gpu_run *r = &runs[h * (1 + TASK_HIDDEN) + s];
-            float spec[TASK_PLANES][TASK_N];
+    memset(in, 0, EX_MAX_CELLS * sizeof *in);
+    for (int p = 0; p < e->in_planes; p++)
+        memcpy(in + p * e->in_n, e->visible[p], (size_t)e->in_n * sizeof *in);
+}
+
+void runs_fill(const struct exercise *e, uint64_t seed, struct gpu_run *runs)
+{
+    int per = 1 + e->hidden;
+    for (size_t h = 0; h < e->nsweep; h++) {
+        for (int s = 0; s < per; s++) {
+            struct gpu_run *r = &runs[h * (size_t)per + (size_t)s];
+            memset(r, 0, sizeof *r);
+            r->half = e->sweep[h];
             if (s == 0)
-                memcpy(spec, task_butterfly.visible, sizeof spec);
+                runs_visible_input(e, r->spec);
             else
-                task_hidden_spectrum(seed, (unsigned)(h * TASK_HIDDEN + s - 1), spec);
-            r->half = task_butterfly.halves[h];
-            memcpy(r->spec, spec, sizeof spec);
+                exercise_hidden_input(e, seed, (unsigned)(h * (size_t)e->hidden) + (unsigned)s - 1u,
+                                      r->spec);
         }
     }
 }

@@ -17,7 +17,8 @@ uint64_t job_affinity(const char *body, size_t len)
     return hash_fnv1a64(body, len);
 }
 
-struct job *job_new(const char *body, size_t len, const struct client_id *client, uint64_t seed)
+struct job *job_new(const struct exercise *e, const char *body, size_t len,
+                    const struct client_id *client, uint64_t seed)
 {
     struct job *j = calloc(1, sizeof *j);
     if (!j)
@@ -37,6 +38,7 @@ struct job *job_new(const char *body, size_t len, const struct client_id *client
     }
     memcpy(j->body, body, len);
     j->len = len;
+    j->exercise = e ? e : exercise_default();
     j->seed = seed;
     j->affinity = job_affinity(body, len);
     if (client)

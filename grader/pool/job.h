@@ -6,12 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "pool/pool.h"
 
 struct job {
     uint64_t id;                 /* unique in its pool, from 1 */
     char *body;                  /* owned copy */
     size_t len;
+    const struct exercise *exercise;   /* the registry's (never freed); never NULL */
     uint64_t seed;               /* of this job's hidden spectra */
     uint64_t affinity;           /* job_affinity of the body: a worker that says it
                                     keeps this body's kernel is preferred */
@@ -27,10 +29,11 @@ struct job {
 };
 
 /*
- * A new job holding a copy of body; NULL when out of memory. client may be
- * NULL (local).
+ * A new job of exercise e (NULL: exercise_default()) holding a copy of
+ * body; NULL when out of memory. client may be NULL (local).
  */
-struct job *job_new(const char *body, size_t len, const struct client_id *client, uint64_t seed);
+struct job *job_new(const struct exercise *e, const char *body, size_t len,
+                    const struct client_id *client, uint64_t seed);
 
 /* Frees a job and what it owns, its verdict included. Accepts NULL. */
 void job_free(struct job *j);

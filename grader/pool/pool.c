@@ -41,6 +41,7 @@ const char *pool_submit_status_to_str(enum pool_submit_status s)
     case POOL_CLIENT_BUSY: return "client_busy";
     case POOL_WAIT_TOO_LONG: return "wait_too_long";
     case POOL_STOPPING: return "stopping";
+    case POOL_UNKNOWN_EXERCISE: return "unknown_exercise";
     case POOL_NO_MEMORY: return "no_memory";
     }
     return "unknown";
@@ -221,10 +222,10 @@ static enum pool_submit_status enqueue(struct pool *p, struct job *j, bool limit
 /* A new job, with its own fresh seed when the pool draws one per job (outside
  * the lock: getrandom is a system call). NULL on OOM, or when there is no
  * random source: never grade with a guessable seed. */
-static struct job *make_job(struct pool *p, const char *body, size_t len,
-                            const struct client_id *client)
+static struct job *make_job(struct pool *p, const struct exercise *e, const char *body,
+                            size_t len, const struct client_id *client)
 {
-    struct job *j = job_new(body, len, client, p->opts.seed);
+    struct job *j = job_new(e, body, len, client, p->opts.seed);
     if (j && p->opts.seed_per_job && !seed_fresh(&j->seed)) {
         job_free(j);
         return NULL;
@@ -235,7 +236,10 @@ static struct job *make_job(struct pool *p, const char *body, size_t len,
 enum pool_submit_status pool_submit(struct pool *p, const struct pool_submission *s,
                                     uint64_t *job_id, double *wait_ms)
 {
-    struct job *j = make_job(p, s->body, s->len, s->client);
+    const struct exercise *e = s->exercise ? exercise_find(s->exercise) : exercise_default();
+    if (!e)
+        return POOL_UNKNOWN_EXERCISE;
+    struct job *j = make_job(p, e, s->body, s->len, s->client);
     if (!j)
         return POOL_NO_MEMORY;
     j->done = s->done;
@@ -305,8 +309,14 @@ static void grade_refused(struct pool_result *r, const char *why)
 
 void pool_grade(struct pool *p, const char *body, size_t len, struct pool_result *r)
 {
+    pool_grade_exercise(p, NULL, body, len, r);
+}
+
+void pool_grade_exercise(struct pool *p, const struct exercise *e, const char *body, size_t len,
+                         struct pool_result *r)
+{
     struct sync_wait s = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, r, false };
-    struct job *j = make_job(p, body, len, NULL);
+    struct job *j = make_job(p, e ? e : exercise_default(), body, len, NULL);
     if (!j) {
         grade_refused(r, "Out of memory.");
         return;

@@ -9,6 +9,7 @@
 
 #include "common/client_id.h"
 #include "common/defaults.h"
+#include "common/exercise/exercise.h"
 #include "common/io/frame.h"
 #include "common/verdict.h"
 
@@ -79,6 +80,7 @@ enum pool_submit_status {
     POOL_CLIENT_BUSY,    /* this client has its share queued already (HTTP 429) */
     POOL_WAIT_TOO_LONG,  /* the expected wait is over max_wait_ms (HTTP 503) */
     POOL_STOPPING,       /* the pool is shutting down */
+    POOL_UNKNOWN_EXERCISE,   /* the submission names no built-in exercise */
     POOL_NO_MEMORY,
 };
 #define POOL_NSUBMIT_STATUSES (POOL_NO_MEMORY + 1)
@@ -136,10 +138,16 @@ struct pool_submission {
     const struct client_id *client; /* fair-share key (an address); NULL: local */
     pool_result_fn done;
     void *arg;
+    /* The exercise's id (exercise_find); NULL: exercise_default(). An id
+     * rather than the registry's pointer: it is what crosses to the worker
+     * and what a record keeps, and a caller reading it from a request or
+     * a command line need not look it up first (the pool does, once). */
+    const char *exercise;
 };
 
 /*
- * Admits and queues a copy of s->body: refused when the queue is full,
+ * Admits and queues a copy of s->body: refused when s->exercise is no
+ * built-in exercise's id, when the queue is full,
  * when the client has per_client_queue jobs waiting already, or when the
  * expected wait is over max_wait_ms (a pool without those bounds, as the
  * batch's, refuses only when full). *wait_ms (may be NULL) gets the
@@ -167,6 +175,11 @@ void pool_cancel(struct pool *p, uint64_t job_id);
  * that could not be made (out of memory).
  */
 void pool_grade(struct pool *p, const char *body, size_t len, struct pool_result *r);
+
+/* pool_grade of exercise e, which must be one the registry holds (the job
+ * carries its id to the worker); NULL is the default exercise. */
+void pool_grade_exercise(struct pool *p, const struct exercise *e, const char *body, size_t len,
+                         struct pool_result *r);
 
 /* A snapshot of the counters. Never waits on grading. */
 void pool_get_stats(struct pool *p, struct pool_stats *s);

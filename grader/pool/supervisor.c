@@ -304,7 +304,7 @@ static void send_jobs(struct pool *p, struct worker **assigned, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         struct worker *w = assigned[i];
         struct job *j = w->job;
-        if (frame_write_job(w->fd, j->seed, j->body, j->len))
+        if (frame_write_job(w->fd, j->seed, j->exercise->id, j->body, j->len))
             w->job_sent = true;
         else
             lose_worker(p, w, LOSS_STOPPED, true);

@@ -24,6 +24,7 @@ const char *store_policy_to_str(enum store_policy p)
 
 /* The walk's state: records come ordered by student, then time. */
 struct pick {
+    const char *task;                /* the exercise whose records count */
     enum store_policy policy;
     bool with_source;
     struct store_chosen *out;
@@ -67,6 +68,12 @@ static bool keep_chosen(struct pick *p)
 static bool on_record(const struct store_record *r, void *arg)
 {
     struct pick *p = arg;
+    /* the walk reads every exercise's (one pass, no index needed: every
+     * record is read anyway); the others are counted, not chosen */
+    if (!r->task || strcmp(r->task, p->task) != 0) {
+        p->out->other_tasks++;
+        return true;
+    }
     p->out->records++;
     if (!r->student) {
         p->out->nobody++;
@@ -100,12 +107,12 @@ oom:
     return false;
 }
 
-enum store_status store_records_choose(struct store *s, int64_t until_ms, enum store_policy p,
-                                       bool with_source, struct store_chosen *out,
-                                       struct store_error *err)
+enum store_status store_records_choose(struct store *s, const char *task, int64_t until_ms,
+                                       enum store_policy p, bool with_source,
+                                       struct store_chosen *out, struct store_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct pick pk = { .policy = p, .with_source = with_source, .out = out };
+    struct pick pk = { .task = task, .policy = p, .with_source = with_source, .out = out };
     enum store_status st = store_records_each(s, until_ms, on_record, &pk, err);
     if (st == STORE_OK && (pk.oom || !keep_chosen(&pk)))
         st = store_fail(err, STORE_NO_MEMORY, "out of memory");
@@ -113,6 +120,12 @@ enum store_status store_records_choose(struct store *s, int64_t until_ms, enum s
     if (st != STORE_OK)
         store_chosen_clear(out);
     return st;
+}
+
+bool store_task_ok(const char *task)
+{
+    size_t n = strspn(task, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+    return n > 0 && n <= EX_ID_MAX && task[n] == '\0';
 }
 
 void store_chosen_clear(struct store_chosen *c)

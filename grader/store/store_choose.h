@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "store/store.h"
 
 /* Which of a student's records stands for them. */
@@ -33,26 +34,34 @@ struct store_lateness {
     int best_late;               /* the most points late, -1: no late attempt */
 };
 
-/* The chosen records, one per signed-in student, ordered by student as
- * store_records_each walks them. */
+/* The chosen records, one per signed-in student, of one exercise,
+ * ordered by student as store_records_each walks them. */
 struct store_chosen {
     struct store_record *v;      /* owned */
     struct store_lateness *lateness;   /* owned, one per record of v */
     size_t n, cap;
-    size_t records;              /* read, at or before until */
+    size_t records;              /* read, at or before until, of the exercise */
     size_t nobody;               /* of them, of no signed-in student */
+    size_t other_tasks;          /* read, at or before until, of other exercises */
 };
 
 /*
  * Fills *out with the record the policy chooses for each student among
- * those received at or before until_ms (INT64_MAX: all), in one read of
- * the store (store_records_each). Without with_source the chosen records
+ * their records of exercise `task` (store_record.task, an exercise id)
+ * received at or before until_ms (INT64_MAX: all), in one read of the
+ * store (store_records_each): a student's attempts at one exercise never
+ * stand for another's. Without with_source the chosen records
  * hold no source (a gradebook needs none; a class's sources are large).
  * On failure *out is empty (STORE_NO_MEMORY when memory ran out). Release with store_chosen_clear.
  */
-enum store_status store_records_choose(struct store *s, int64_t until_ms, enum store_policy p,
-                                       bool with_source, struct store_chosen *out,
+enum store_status store_records_choose(struct store *s, const char *task, int64_t until_ms,
+                                       enum store_policy p, bool with_source, struct store_chosen *out,
                                        struct store_error *err);
+
+/* Whether task has the shape of an exercise's id, as the task column
+ * holds it: 1 to EX_ID_MAX bytes of [a-z0-9_-]. What a reader that is
+ * given an id from outside (a query, an option) checks before it looks. */
+bool store_task_ok(const char *task);
 
 /* Releases what *c holds and empties it. Accepts an empty one. */
 void store_chosen_clear(struct store_chosen *c);

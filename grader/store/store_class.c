@@ -15,7 +15,7 @@
  * one query for both backends, no verdict read. */
 static const char rows_sql[] =
     "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
-    RECORD_SHOWN_COLUMNS ", late FROM records ORDER BY graded_ms, id";
+    RECORD_SHOWN_COLUMNS ", late, task FROM records ORDER BY graded_ms, id";
 
 struct rows {
     bool (*fn)(const struct store_class_row *r, void *arg);
@@ -63,10 +63,10 @@ static int8_t half_of(const struct store_value *v)
 static bool class_row(const struct store_value *c, size_t n, void *arg)
 {
     struct rows *w = arg;
-    char id[STORE_ID_SIZE], student[STORE_MAX_TEXT + 1];
+    char id[STORE_ID_SIZE], student[STORE_MAX_TEXT + 1], task[STORE_MAX_TEXT + 1];
     const char *p;
     size_t len;
-    if (n != 13 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
+    if (n != 14 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
         return true;   /* not a row of ours: skipped */
     memcpy(id, p, len);
     id[len] = '\0';
@@ -81,10 +81,19 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
         student[len] = '\0';
         r.student = student;
     }
+    if (!text_of(&c[13], &p, &len) || len > STORE_MAX_TEXT)
+        return true;
+    if (p) {
+        memcpy(task, p, len);
+        task[len] = '\0';
+        r.task = task;
+    }
     shown_text(&c[7], r.shown.key);
     shown_text(&c[8], r.shown.label);
-    for (int k = 0; k < TASK_NHALVES; k++)
-        r.shown.halves[k] = half_of(&c[9 + k]);
+    /* the store keeps the first STORE_HALF_COLUMNS sweep values' marks (the
+     * butterfly's three); a later value reads as not shown */
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
+        r.shown.halves[k] = k < STORE_HALF_COLUMNS ? half_of(&c[9 + k]) : -1;
     return w->fn(&r, w->arg);
 }
 

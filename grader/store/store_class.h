@@ -30,6 +30,7 @@
  * written at insert (store_record.shown): valid during the callback. */
 struct store_class_row {
     const char *id;
+    const char *task;           /* its exercise's id (NULL: none kept) */
     const char *student;        /* NULL: nobody signed in */
     int64_t received_ms, graded_ms;
     int status, points, max_points;

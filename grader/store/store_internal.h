@@ -12,6 +12,9 @@
 
 /* Columns of a row a query hands its callback; more are not read. */
 #define STORE_MAX_COLUMNS 24
+/* The sweep values whose right-or-wrong mark a record keeps in a column of
+ * its own (half1..half3, schema 3): the class view's tiles. */
+#define STORE_HALF_COLUMNS 3
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -163,12 +166,15 @@ enum store_status store_in_read(struct store *s,
  * (store_class_due_set): no migration for one value. */
 #define CLASS_DUE_ROW "class_due"
 
-/* The LTI link the record being inserted (?1 its id, ?3 its student)
- * came from, as version 3's trigger chooses it: the launch its page
- * carried, else the student's latest (NULL: none). */
+/* The LTI link the record being inserted (?1 its id, ?2 its exercise,
+ * ?3 its student) came from, as version 10's trigger chooses it: the
+ * launch its page carried when that link is of the record's exercise,
+ * else the student's latest launch from a link of it (NULL: none). */
 #define RECORD_INSERT_LINK                                                            \
-    " COALESCE((SELECT r.link FROM lti_record_links r WHERE r.record_id = ?1),"       \
-    " (SELECT b.link FROM lti_launches b WHERE b.student = ?3"                        \
+    " COALESCE((SELECT r.link FROM lti_record_links r JOIN lti_resource_links j"      \
+    " ON j.link = r.link WHERE r.record_id = ?1 AND j.exercise = CAST(?2 AS TEXT)),"   \
+    " (SELECT b.link FROM lti_launches b JOIN lti_resource_links j ON j.link = b.link" \
+    " WHERE b.student = ?3 AND j.exercise = CAST(?2 AS TEXT)"                         \
     " ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
 
 /* Whether the record being inserted (?4: when it came) is late: after the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/exercise/exercise.h"
 #include "store/store_internal.h"
 
 /* The tables are made by the store's migrations (store_schema.c,
@@ -344,23 +345,26 @@ static enum store_status do_launch(struct store *s, void *arg, struct store_erro
                   NULL, NULL, NULL, err);
     }
     /* where the scores go: the resource link's line item, as its latest
-     * launch named it (none: its scores are not sent); this student was
-     * launched from it, now */
+     * launch named it (none: its scores are not sent), for the records of
+     * the exercise its latest launch named; this student was launched
+     * from it, now */
     struct store_value k[] = { sv_text(l->issuer), sv_text(l->client_id),
                                sv_text(l->deployment_id), sv_text(l->context_id),
                                sv_text(l->resource_link), sv_text(l->lineitem ? l->lineitem : ""),
                                sv_text(l->lineitems ? l->lineitems : ""),
-                               sv_text(l->label ? l->label : "") };
+                               sv_text(l->label ? l->label : ""),
+                               sv_text(l->exercise ? l->exercise : exercise_default()->id) };
     /* the link is a row of its own (the unique key): however many
      * launches come first, at once or on several instances, they share
      * it, and the line item made for it (made_lineitem) is never lost */
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "INSERT INTO lti_resource_links (issuer, client_id, deployment, context, "
-                     "resource_link, lineitem, lineitems, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                     "?7, ?8) ON CONFLICT (issuer, client_id, deployment, context, resource_link) "
-                     "DO UPDATE SET lineitem = excluded.lineitem, lineitems = excluded.lineitems, "
+                     "resource_link, lineitem, lineitems, label, exercise) VALUES (?1, ?2, ?3, ?4, "
+                     "?5, ?6, ?7, ?8, ?9) ON CONFLICT (issuer, client_id, deployment, context, "
+                     "resource_link) DO UPDATE SET lineitem = excluded.lineitem, "
+                     "lineitems = excluded.lineitems, exercise = excluded.exercise, "
                      "label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE "
-                     "lti_resource_links.label END", k, 8, NULL, NULL, NULL, err);
+                     "lti_resource_links.label END", k, 9, NULL, NULL, NULL, err);
     if (st == STORE_OK && !l->instructor)
         st = exec(s, "SELECT link FROM lti_resource_links WHERE issuer = ?1 AND client_id = ?2 "
                      "AND deployment = ?3 AND context = ?4 AND resource_link = ?5", k, 5,

@@ -98,6 +98,9 @@ struct store_lti_launch {
     const char *label;          /* the link's title, for such a line item (NULL: none) */
     int64_t due_ms;             /* the link's due date for this student, ms since the
                                    epoch (0: none) */
+    const char *exercise;       /* the link's exercise (its custom parameter exercise):
+                                   only records of it score on its line item; NULL:
+                                   the default exercise */
 };
 
 /*

@@ -422,6 +422,63 @@
 
 #define V9_NOTHING_PG "SELECT 1;\n"
 
+/* Version 10 (issue 33): a resource link names its exercise (a launch's
+ * custom parameter exercise; store_lti_launch writes it), and a record's
+ * score, and its late mark, go to a link of the record's own exercise
+ * only: the link its page carried when that link is of the record's
+ * exercise, else the student's latest launch from a link of it, else
+ * none. A link made before is the butterfly's, the one exercise there
+ * was (V10_PRIOR_TASK: what those links were, not today's default). */
+#define V10_PRIOR_TASK "'butterfly'"
+#define V10_LINK_EXERCISE                                                            \
+    "ALTER TABLE lti_resource_links ADD COLUMN exercise TEXT NOT NULL DEFAULT "      \
+    V10_PRIOR_TASK ";\n"
+
+#define RECORD_LINK_V10                                                              \
+    " COALESCE((SELECT r.link FROM lti_record_links r JOIN lti_resource_links j"     \
+    "  ON j.link = r.link WHERE r.record_id = NEW.id AND j.exercise = NEW.task),"    \
+    " (SELECT b.link FROM lti_launches b JOIN lti_resource_links j ON j.link = b.link" \
+    "  WHERE b.student = NEW.student AND j.exercise = NEW.task"                      \
+    "  ORDER BY b.launched_ms DESC, b.link DESC LIMIT 1))"
+
+/* Version 8's body with RECORD_LINK_V10 for RECORD_LINK. */
+#define OUTBOX_INSERT_V10                                                            \
+    "UPDATE records SET late = 1 WHERE id = NEW.id AND EXISTS (SELECT 1 FROM"        \
+    " lti_launches a WHERE a.student = NEW.student AND a.link =" RECORD_LINK_V10     \
+    " AND" LATE_HERE ");"                                                            \
+    "INSERT INTO lti_outbox (record_id, student, issuer, client_id, sub, lineitem,"  \
+    " points, max_points, status, graded_ms, link, received_ms, late)"               \
+    " SELECT NEW.id, NEW.student, k.issuer, k.client_id, u.sub,"                     \
+    " CASE WHEN k.lineitem <> '' THEN k.lineitem ELSE k.made_lineitem END,"          \
+    " NEW.points, NEW.max_points, NEW.status, NEW.graded_ms, k.link, NEW.received_ms," \
+    " CASE WHEN" LATE_HERE " THEN 1 ELSE 0 END"                                      \
+    " FROM lti_launches a JOIN lti_resource_links k ON k.link = a.link"              \
+    " JOIN lti_users u ON u.student = a.student AND u.issuer = k.issuer"             \
+    " WHERE a.student = NEW.student AND (k.lineitem <> '' OR k.lineitems <> '')"     \
+    " AND a.link =" RECORD_LINK_V10 ";"                                              \
+    " DELETE FROM lti_record_links WHERE record_id = NEW.id;"
+
+/* SQLite: version 9's gate and view, remade with the record's task. */
+#define V10_SQLITE                                                                   \
+    "DROP TRIGGER IF EXISTS lti_outbox_on_record;\n"                                 \
+    "DROP TRIGGER IF EXISTS lti_record_scores_insert;\n"                             \
+    "DROP VIEW IF EXISTS lti_record_scores;\n"                                       \
+    V10_LINK_EXERCISE                                                                \
+    "CREATE VIEW lti_record_scores AS SELECT id, task, student, received_ms,"        \
+    " graded_ms, status, points, max_points FROM records;\n"                         \
+    "CREATE TRIGGER lti_record_scores_insert INSTEAD OF INSERT ON lti_record_scores\n" \
+    "FOR EACH ROW BEGIN " OUTBOX_INSERT_V10 " END;\n"                                \
+    "CREATE TRIGGER lti_outbox_on_record AFTER INSERT ON records\n"                  \
+    "FOR EACH ROW WHEN NEW.student IS NOT NULL BEGIN INSERT INTO lti_record_scores"   \
+    " (id, task, student, received_ms, graded_ms, status, points, max_points) VALUES" \
+    " (NEW.id, NEW.task, NEW.student, NEW.received_ms, NEW.graded_ms, NEW.status,"    \
+    " NEW.points, NEW.max_points); END;\n"
+
+#define V10_PG                                                                       \
+    V10_LINK_EXERCISE                                                                \
+    "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
+    "AS $$ BEGIN " OUTBOX_INSERT_V10 " RETURN NEW; END $$;\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -434,6 +491,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V7_SCHEMA("INTEGER") V7_TRIGGER_SQLITE,
     V8_LINEITEM_COLUMNS("INTEGER") V8_DUE_COLUMNS("INTEGER") V8_TRIGGER_SQLITE,
     V9_GATE_SQLITE,
+    V10_SQLITE,
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -447,6 +505,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V7_SCHEMA("BIGINT") V7_TRIGGER_PG,
     V8_LINEITEM_COLUMNS("BIGINT") V8_DUE_COLUMNS("BIGINT") V8_TRIGGER_PG,
     V9_NOTHING_PG,
+    V10_PG,
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -499,5 +558,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };

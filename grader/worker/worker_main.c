@@ -18,6 +18,7 @@
 
 #include "common/config.h"
 #include "common/defaults.h"
+#include "common/exercise/exercise.h"
 #include "common/io/frame.h"
 #include "common/verdict_facts.h"
 #include "common/parse_num.h"
@@ -94,17 +95,25 @@ static int serve(struct grader *g)
         char *payload;
         size_t len;
         uint64_t seed;
+        char id[EX_ID_MAX + 1];
         const char *body;
         size_t body_len;
         if (!frame_read(SUPERVISOR_FD, &type, &payload, &len))
             return 0;   /* the supervisor closed the socket: recycle or shutdown */
-        if (type != FRAME_JOB || !frame_parse_job(payload, len, &seed, &body, &body_len)) {
+        if (type != FRAME_JOB ||
+            !frame_parse_job(payload, len, &seed, id, &body, &body_len)) {
+            free(payload);
+            return WORKER_EXIT_INTERNAL;
+        }
+        /* the supervisor sends only ids it found in the same registry */
+        const struct exercise *e = id[0] ? exercise_find(id) : exercise_default();
+        if (!e) {
             free(payload);
             return WORKER_EXIT_INTERNAL;
         }
         grader_set_seed(g, seed);
         test_fault_body(body, body_len);
-        struct verdict *v = grader_grade(g, body, body_len);
+        struct verdict *v = grader_grade_exercise(g, e, body, body_len);
         free(payload);
         if (!v || !send_verdict(g, v)) {
             verdict_free(v);
@@ -190,7 +199,7 @@ int main(int argc, char **argv)
     }
     /* Warm up: the first compile initialises glslang, the first dispatch
      * LLVM; neither should land on a student's time. */
-    const char *warm = task_butterfly.starter;
+    const char *warm = exercise_default()->starter;
     verdict_free(grader_grade(g, warm, strlen(warm)));
     grader_set_stage_hook(g, send_stage, NULL);
     if (!send_ready(grader_device(g)))

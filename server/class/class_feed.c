@@ -39,6 +39,7 @@ struct pending {
     struct pending *next;
     char id[STORE_ID_SIZE];
     char *student;              /* NULL: nobody signed in */
+    char task[EX_ID_MAX + 1];   /* its exercise */
     int64_t received_ms, graded_ms;
     int status, points, max_points;
     bool late;                  /* as the insert marked it (store_record.late_out) */
@@ -465,10 +466,10 @@ void class_feed_lti_changed(struct class_feed *f)
     (void)w;
 }
 
-json_t *class_feed_summary(struct class_feed *f, const char *klass)
+json_t *class_feed_summary(struct class_feed *f, const char *klass, const char *task)
 {
     pthread_mutex_lock(&f->lock);
-    json_t *j = class_model_summary(f->m, members_of(f, klass), now_ms());
+    json_t *j = class_model_summary(f->m, members_of(f, klass), task, now_ms());
     if (j)
         json_object_set_new(j, "streams", json_integer(f->nstreams));
     /* a course's roster (NRPS): how its last read went; null when the
@@ -480,10 +481,10 @@ json_t *class_feed_summary(struct class_feed *f, const char *klass)
     return j;
 }
 
-json_t *class_feed_students(struct class_feed *f, const char *klass)
+json_t *class_feed_students(struct class_feed *f, const char *klass, const char *task)
 {
     pthread_mutex_lock(&f->lock);
-    json_t *j = class_model_students(f->m, members_of(f, klass), now_ms());
+    json_t *j = class_model_students(f->m, members_of(f, klass), task, now_ms());
     json_t *a = json_object_get(j, "students");
     for (size_t i = 0; i < json_array_size(a); i++)
         mark_unsent(f, json_array_get(a, i));
@@ -566,6 +567,7 @@ void class_feed_committed(struct class_feed *f, const struct store_record *r,
     if (e) {
         snprintf(e->id, sizeof e->id, "%s", r->id);
         e->student = r->student ? strdup(r->student) : NULL;
+        snprintf(e->task, sizeof e->task, "%s", r->task ? r->task : "");
         e->received_ms = r->received_ms;
         e->graded_ms = r->graded_ms;
         e->status = r->status;
@@ -744,7 +746,8 @@ static void learn_committed(struct class_feed *f, const struct pending *e)
     if (!known)
         on_store(f, learn_call, &l);   /* unread: the tile says "(unknown)" */
     struct store_record r = {
-        .student = e->student, .received_ms = e->received_ms, .graded_ms = e->graded_ms,
+        .task = (char *)e->task, .student = e->student, .received_ms = e->received_ms,
+        .graded_ms = e->graded_ms,
         .status = e->status, .points = e->points, .max_points = e->max_points,
         .late = e->late,
     };

@@ -68,8 +68,8 @@ struct MHD_Response *class_feed_stream(struct class_feed *f, struct MHD_Connecti
  * every student (the roster, an open lab). A tile carries score_not_sent
  * (null, or {failed, state, attempts, error}) from the LTI outbox.
  */
-json_t *class_feed_summary(struct class_feed *f, const char *klass);
-json_t *class_feed_students(struct class_feed *f, const char *klass);
+json_t *class_feed_summary(struct class_feed *f, const char *klass, const char *task);
+json_t *class_feed_students(struct class_feed *f, const char *klass, const char *task);
 json_t *class_feed_tile(struct class_feed *f, const char *klass, const char *student);
 char *class_feed_gradebook_csv(struct class_feed *f, const char *klass, size_t *len);
 

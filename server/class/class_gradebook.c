@@ -1,5 +1,7 @@
 /*
- * class_gradebook.c - GET /api/class/gradebook?layout=default|canvas|moodle:
+ * class_gradebook.c - GET /api/class/gradebook?layout=default|canvas|moodle
+ * [&task=ID] (default: the default exercise; one exercise's records per
+ * file, a student's others never standing for it):
  * the gradebooks butterfly-batch --from-database writes (docs/BATCH.md),
  * from the same records, chosen alike (store/store_choose.h, policy best)
  * and written by the same writers (gradebook/), so the file downloaded
@@ -23,7 +25,6 @@
 
 #include "common/defaults.h"
 #include "common/score.h"
-#include "common/task.h"
 #include "common/verdict.h"
 #include "gradebook/canvas.h"
 #include "gradebook/default_layout.h"
@@ -133,8 +134,17 @@ static bool on_student(const struct store_student *st, void *arg)
     return true;
 }
 
-/* Writes layout l of the n rows into f. False on OOM. */
-static bool write_layout(FILE *f, enum gradebook_layout l, const struct row *rows, size_t n,
+/* The title of exercise `task`, as Canvas's column heads it: its own
+ * when built in, else its id (its records outlived its definition). */
+static const char *task_title(const char *task)
+{
+    const struct exercise *e = exercise_find(task);
+    return e ? e->title : task;
+}
+
+/* Writes layout l of the n rows of exercise `task` into f. False on OOM. */
+static bool write_layout(FILE *f, enum gradebook_layout l, const char *task,
+                         const struct row *rows, size_t n,
                          const struct gradebook_roster *roster, const struct late_policy *lp)
 {
     if (l == GRADEBOOK_LAYOUT_DEFAULT) {
@@ -158,7 +168,7 @@ static bool write_layout(FILE *f, enum gradebook_layout l, const struct row *row
     struct gradebook_result res;
     bool ok = true;
     if (l == GRADEBOOK_LAYOUT_CANVAS)
-        ok = gradebook_canvas_write(f, e, n, roster, task_butterfly.title, &res);
+        ok = gradebook_canvas_write(f, e, n, roster, task_title(task), &res);
     else
         gradebook_moodle_write(f, e, n, &res);
     free(e);
@@ -194,7 +204,8 @@ static void gradebook_call(struct store *s, void *arg)
             goto out;
         }
     }
-    READ_TWICE(st, store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &e));
+    READ_TWICE(st, store_records_choose(s, q->task, INT64_MAX, STORE_POLICY_BEST, false, &c,
+                                        &e));
     bool ok = st == STORE_OK;
     if (ok && l == GRADEBOOK_LAYOUT_CANVAS)
         ok = store_students_each(s, on_student, &rw, &e) == STORE_OK && !rw.oom;
@@ -212,7 +223,7 @@ static void gradebook_call(struct store *s, void *arg)
     if (f) {
         struct late_policy lp = { (enum late_kind)r->srv->cfg.late_policy,
                                   r->srv->cfg.late_penalty_pct };
-        ok = write_layout(f, l, rows, n, &roster, &lp);
+        ok = write_layout(f, l, q->task, rows, n, &roster, &lp);
         ok = fclose(f) == 0 && ok;
     } else {
         ok = false;
@@ -228,8 +239,12 @@ static void gradebook_call(struct store *s, void *arg)
         r->deferred_body = buf;
         r->deferred_len = len;
         r->deferred_type = "text/csv; charset=utf-8";
+        /* the default exercise's file keeps its name; another's is
+         * prefixed, so that two exercises' downloads do not clash */
+        bool plain = !strcmp(q->task, exercise_default()->id);
         snprintf(r->deferred_header[0], sizeof r->deferred_header[0],
-                 "Content-Disposition: attachment; filename=\"%s\"", gradebook_layout_file(l));
+                 "Content-Disposition: attachment; filename=\"%s%s%s\"", plain ? "" : q->task,
+                 plain ? "" : "-", gradebook_layout_file(l));
         buf = NULL;
     } else if (e.status != STORE_OK && e.status != STORE_NO_MEMORY) {
         char msg[640];
@@ -258,7 +273,13 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
                  gradebook_layout_to_str(GRADEBOOK_LAYOUT_MOODLE));
         return response_error(r, ERROR_BAD_LAYOUT, msg, NULL, NULL);
     }
+    const char *task = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "task");
+    if (!task)
+        task = exercise_default()->id;
+    if (!store_task_ok(task))
+        return response_error(r, ERROR_BAD_REQUEST, CLASS_BAD_TASK, NULL, NULL);
     struct class_req *q = r->feature;   /* made by class_http_get */
+    snprintf(q->task, sizeof q->task, "%s", task);
     bool oom;
     json_t *members = class_feed_members(r->srv->feed, klass, &oom);
     if (oom)

@@ -20,6 +20,7 @@
 #include "server/identity/auth.h"
 #include "server/identity/deferred.h"
 #include "server/identity/records.h"
+#include "store/store_choose.h"
 
 
 static enum MHD_Result events(struct request *r, const char *klass)
@@ -182,13 +183,17 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
         return response_error(r, ERROR_NOT_FOUND,
                               "No such class here: open the class view from the course's "
                               "platform again.", NULL, NULL);
+    /* ?task=ID: one exercise's attempts alone (the summary and the tiles) */
+    const char *task = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "task");
+    if (task && !store_task_ok(task))
+        return response_error(r, ERROR_BAD_REQUEST, CLASS_BAD_TASK, NULL, NULL);
     switch (r->route) {
     case ROUTE_CLASS_EVENTS:
         return events(r, klass);
     case ROUTE_CLASS_SUMMARY:
-        return response_json(r, 200, class_feed_summary(f, klass));
+        return response_json(r, 200, class_feed_summary(f, klass, task));
     case ROUTE_CLASS_STUDENTS:
-        return response_json(r, 200, class_feed_students(f, klass));
+        return response_json(r, 200, class_feed_students(f, klass, task));
     case ROUTE_CLASS_STUDENT:
         return one_student(r, url, klass);
     case ROUTE_CLASS_GRADEBOOK: {

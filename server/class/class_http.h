@@ -3,6 +3,7 @@
 #ifndef BUTTERFLY_CLASS_HTTP_H
 #define BUTTERFLY_CLASS_HTTP_H
 
+#include "common/exercise/exercise.h"
 #include "server/core/http.h"
 
 /* Answers r, a route of the class view, for r->who (403 for anyone but
@@ -16,8 +17,12 @@ struct class_req {
     char student[PRINCIPAL_ID_MAX];   /* GET /api/class/students/{id} */
     char klass[STORE_ID_SIZE];        /* its class ("": every student) */
     int gradebook_layout;             /* GET /api/class/gradebook: enum gradebook_layout */
+    char task[EX_ID_MAX + 1];         /* its ?task=: the exercise whose records count */
     json_t *members;                  /* owned: the class's students; NULL: every student */
 };
+
+/* What a ?task= that is not an exercise's id is told. */
+#define CLASS_BAD_TASK "Name the exercise by its id: ?task=ID (letters a-z, digits, '_' and '-')."
 
 /* Frees the request's class_req (the class rows' release). */
 void class_http_release(struct request *r);

@@ -29,7 +29,31 @@ struct class_model {
     struct class_rec *rec;
     size_t nrec, caprec;
     struct index rec_index;
+    char task[CLASS_MAX_TASKS][EX_ID_MAX + 1];   /* the exercises told apart */
+    size_t ntask;
 };
+
+/* A student's progress at an exercise not in the table: nothing yet. */
+static const struct class_progress no_progress = { .last_status = -1 };
+
+/* The place of exercise id in m's table, -1 when it is not there. */
+static int task_find(const struct class_model *m, const char *id)
+{
+    for (size_t t = 0; t < m->ntask; t++)
+        if (!strcmp(m->task[t], id))
+            return (int)t;
+    return -1;
+}
+
+/* The place of exercise id, added when new; -1 when the table is full. */
+static int task_put(struct class_model *m, const char *id)
+{
+    int t = task_find(m, id);
+    if (t >= 0 || m->ntask == CLASS_MAX_TASKS || strlen(id) > EX_ID_MAX)
+        return t;
+    snprintf(m->task[m->ntask], sizeof m->task[0], "%s", id);
+    return (int)m->ntask++;
+}
 
 static uint64_t hash_id(const char *s)
 {
@@ -101,8 +125,13 @@ static void copy_text(char *out, const char *in)
 struct class_model *class_model_new(const struct class_thresholds *t)
 {
     struct class_model *m = calloc(1, sizeof *m);
-    if (m)
-        m->t = *t;
+    if (!m)
+        return NULL;
+    m->t = *t;
+    /* the built-in exercises first, in course order: the order every
+     * per-exercise list shows */
+    for (size_t i = 0; i < exercise_count(); i++)
+        task_put(m, exercise_at(i)->id);
     return m;
 }
 
@@ -130,7 +159,9 @@ static long student_add(struct class_model *m, const char *id)
     struct class_student *s = &m->st[m->nst];
     memset(s, 0, sizeof *s);
     copy_text(s->id, id);
-    s->last_status = -1;
+    s->all = no_progress;
+    for (size_t t = 0; t < CLASS_MAX_TASKS; t++)
+        s->task[t] = no_progress;
     if (!index_add(m, &m->st_index, student_id_at, m->nst, m->nst))
         return -1;
     return (long)m->nst++;
@@ -249,6 +280,38 @@ static bool make_room(struct class_model *m)
     return true;
 }
 
+/* The key of record id's mistake ("" when none, or no longer kept). */
+static const char *key_of(const struct class_model *m, const char *id)
+{
+    long r = id[0] ? class_model_find(m, id) : -1;
+    return r >= 0 ? m->rec[r].key : "";
+}
+
+/* Counts attempt x into p, whose latest attempt's key was prev_key;
+ * true when x is now p's latest (the one received last: a late commit
+ * does not win). */
+static bool progress_add(struct class_progress *p, const struct class_rec *x,
+                         const char *prev_key)
+{
+    if (!p->attempts || x->received_ms < p->first_ms)
+        p->first_ms = x->received_ms;
+    p->attempts++;
+    p->late += x->late;
+    if (x->points > p->best_points)
+        p->best_points = x->points;
+    if (x->max_points > p->max_points)
+        p->max_points = x->max_points;
+    if (x->status == VERDICT_ACCEPTED)
+        p->accepted = true;
+    if (p->last_status >= 0 && x->received_ms < p->last_ms)
+        return false;
+    p->repeats = x->key[0] && !strcmp(x->key, prev_key) ? p->repeats + 1 : (x->key[0] ? 1 : 0);
+    p->last_ms = x->received_ms;
+    p->last_status = x->status;
+    snprintf(p->last_id, sizeof p->last_id, "%s", x->id);
+    return true;
+}
+
 /* Adds x (its facts filled) for student sid ("" for nobody). */
 static long add_rec(struct class_model *m, const char *sid, const struct class_rec *in)
 {
@@ -263,38 +326,30 @@ static long add_rec(struct class_model *m, const char *sid, const struct class_r
     struct class_rec *x = &m->rec[m->nrec];
     *x = *in;
     x->student = (uint32_t)si;
+    x->t = (int8_t)task_put(m, x->task);
+    struct class_student *s = &m->st[si];
+    /* the exercise's latest key is its record's: read before x is indexed */
+    const char *prev = x->t >= 0 ? key_of(m, s->task[x->t].last_id) : "";
+    char prev_key[CLASS_TEXT_MAX];
+    copy_text(prev_key, prev);
     if (!index_add(m, &m->rec_index, record_id_at, m->nrec, m->nrec))
         return -1;
-    struct class_student *s = &m->st[si];
-    if (!s->attempts || x->received_ms < s->first_ms)
-        s->first_ms = x->received_ms;
-    s->attempts++;
-    if (x->late)
-        s->late++;
-    if (x->points > s->best_points)
-        s->best_points = x->points;
-    if (x->max_points > s->max_points)
-        s->max_points = x->max_points;
-    if (x->status == VERDICT_ACCEPTED)
-        s->accepted = true;
-    /* the latest is the one received last (a late commit does not win) */
-    if (s->last_status < 0 || x->received_ms >= s->last_ms) {
-        s->repeats = x->key[0] && !strcmp(x->key, s->last_key) ? s->repeats + 1
-                                                               : (x->key[0] ? 1 : 0);
-        s->last_ms = x->received_ms;
-        s->last_status = x->status;
+    if (x->t >= 0)
+        progress_add(&s->task[x->t], x, prev_key);
+    if (progress_add(&s->all, x, s->last_key)) {
         copy_text(s->last_key, x->key);
         copy_text(s->last_label, x->label);
-        snprintf(s->last_id, sizeof s->last_id, "%s", x->id);
     }
     return (long)m->nrec++;
 }
 
-static void rec_head(struct class_rec *x, const char *id, int64_t received_ms,
+static void rec_head(struct class_rec *x, const char *id, const char *task, int64_t received_ms,
                      int64_t graded_ms, int status, int points, int max_points)
 {
     memset(x, 0, sizeof *x);
     snprintf(x->id, sizeof x->id, "%s", id);
+    /* a record with no task is of a store older than exercises: the default's */
+    snprintf(x->task, sizeof x->task, "%s", task && *task ? task : exercise_default()->id);
     x->received_ms = received_ms;
     x->graded_ms = graded_ms;
     x->status = status;
@@ -306,7 +361,8 @@ static void rec_head(struct class_rec *x, const char *id, int64_t received_ms,
 long class_model_add(struct class_model *m, const struct store_record *r)
 {
     struct class_rec x;
-    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    rec_head(&x, r->id, r->task, r->received_ms, r->graded_ms, r->status, r->points,
+             r->max_points);
     x.late = r->late;
     verdict_facts(r, &x);
     return add_rec(m, r->student ? r->student : "", &x);
@@ -317,9 +373,10 @@ long class_model_add_facts(struct class_model *m, const struct store_record *r,
 {
     struct class_rec x;
     _Static_assert(sizeof x.key == sizeof f->key && sizeof x.label == sizeof f->label &&
-                   sizeof x.halves == sizeof f->halves,
+                   sizeof x.halves <= sizeof f->halves,
                    "the class view keeps the verdict's facts as they are");
-    rec_head(&x, r->id, r->received_ms, r->graded_ms, r->status, r->points, r->max_points);
+    rec_head(&x, r->id, r->task, r->received_ms, r->graded_ms, r->status, r->points,
+             r->max_points);
     x.late = r->late;
     memcpy(x.halves, f->halves, sizeof x.halves);
     memcpy(x.key, f->key, sizeof x.key);
@@ -329,7 +386,8 @@ long class_model_add_facts(struct class_model *m, const struct store_record *r,
 
 long class_model_add_row(struct class_model *m, const struct store_class_row *r)
 {
-    struct store_record head = { .student = (char *)r->student, .received_ms = r->received_ms,
+    struct store_record head = { .task = (char *)r->task, .student = (char *)r->student,
+                                 .received_ms = r->received_ms,
                                  .graded_ms = r->graded_ms, .status = r->status,
                                  .points = r->points, .max_points = r->max_points,
                                  .late = r->late };
@@ -383,20 +441,54 @@ const char *class_model_last_id(const struct class_model *m)
     return m->nrec ? m->rec[m->nrec - 1].id : "";
 }
 
-bool class_model_stuck(const struct class_model *m, const struct class_student *s)
+/* What a tile shows of a student: their progress at one exercise or at
+ * all, and the mistake of its latest attempt. */
+struct view {
+    const struct class_progress *p;
+    const char *key, *label;
+};
+
+/* t: an exercise's place in the table; -1: all of them; past the table
+ * (CLASS_MAX_TASKS): one with no record. */
+static struct view view_of(const struct class_model *m, const struct class_student *s, int t)
 {
-    if (s->accepted || !s->attempts)
-        return false;
-    int64_t spread = s->last_ms - s->first_ms;
-    if (s->attempts >= m->t.attempts && spread >= (int64_t)m->t.minutes * 60000)
-        return true;
-    return m->t.repeats && s->repeats >= m->t.repeats;
+    if (t < 0)
+        return (struct view){ &s->all, s->last_key, s->last_label };
+    if (t >= (int)m->ntask)
+        return (struct view){ &no_progress, "", "" };
+    const struct class_progress *p = &s->task[t];
+    long r = p->last_id[0] ? class_model_find(m, p->last_id) : -1;
+    return (struct view){ p, r >= 0 ? m->rec[r].key : "", r >= 0 ? m->rec[r].label : "" };
 }
 
-static bool silent(const struct class_student *s, int64_t now_ms)
+/* The view's t for ?task=id (NULL: -1, all). */
+static int task_of(const struct class_model *m, const char *id)
 {
-    return !s->accepted &&
-           (!s->attempts || now_ms - s->last_ms >= (int64_t)CLASS_SILENT_MINUTES * 60000);
+    if (!id)
+        return -1;
+    int t = task_find(m, id);
+    return t >= 0 ? t : (int)CLASS_MAX_TASKS;
+}
+
+static bool progress_stuck(const struct class_model *m, const struct class_progress *p)
+{
+    if (p->accepted || !p->attempts)
+        return false;
+    int64_t spread = p->last_ms - p->first_ms;
+    if (p->attempts >= m->t.attempts && spread >= (int64_t)m->t.minutes * 60000)
+        return true;
+    return m->t.repeats && p->repeats >= m->t.repeats;
+}
+
+bool class_model_stuck(const struct class_model *m, const struct class_student *s)
+{
+    return progress_stuck(m, &s->all);
+}
+
+static bool silent(const struct class_progress *p, int64_t now_ms)
+{
+    return !p->accepted &&
+           (!p->attempts || now_ms - p->last_ms >= (int64_t)CLASS_SILENT_MINUTES * 60000);
 }
 
 static json_t *status_json(int status)
@@ -408,32 +500,51 @@ static json_t *status_json(int status)
                      verdict_status_slug((enum verdict_status)status));
 }
 
-static json_t *tile_json(const struct class_model *m, const struct class_student *s,
+/* The student's cell per exercise tried: {"ID": {attempts, best_points,
+ * max_points, accepted, late}}. */
+static json_t *progress_json(const struct class_model *m, const struct class_student *s)
+{
+    json_t *o = json_object();
+    for (size_t t = 0; o && t < m->ntask; t++) {
+        const struct class_progress *p = &s->task[t];
+        if (p->attempts)
+            json_object_set_new(o, m->task[t],
+                                json_pack("{s:i, s:i, s:i, s:b, s:i}", "attempts", p->attempts,
+                                          "best_points", p->best_points, "max_points",
+                                          p->max_points, "accepted", p->accepted, "late",
+                                          p->late));
+    }
+    return o;
+}
+
+static json_t *tile_json(const struct class_model *m, const struct class_student *s, int t,
                          int64_t now_ms)
 {
-    bool stuck = class_model_stuck(m, s);
+    struct view v = view_of(m, s, t);
+    const struct class_progress *p = v.p;
+    bool stuck = progress_stuck(m, p);
     /* needs help: stuck first (longest at it first), then trying without
      * passing, then silent, then done */
-    double need = s->accepted ? 0 : stuck ? 3000 + s->attempts
-                : s->attempts ? 1000 + s->attempts : 500;
+    double need = p->accepted ? 0 : stuck ? 3000 + p->attempts
+                : p->attempts ? 1000 + p->attempts : 500;
     return json_pack("{s:s, s:s, s:s, s:b, s:i, s:o, s:o, s:i, s:i, s:b, s:o, s:s, s:s, s:s?,"
-                     " s:b, s:b, s:f, s:i, s:i}",
+                     " s:b, s:b, s:f, s:i, s:i, s:o}",
                      "id", s->id, "name", s->name, "section", s->section,
-                     "verified", s->verified, "attempts", s->attempts,
-                     "first_ms", s->attempts ? json_integer(s->first_ms) : json_null(),
-                     "last_ms", s->attempts ? json_integer(s->last_ms) : json_null(),
-                     "best_points", s->best_points, "max_points", s->max_points,
-                     "accepted", s->accepted, "last_status", status_json(s->last_status),
-                     "mistake", s->last_label, "mistake_key", s->last_key,
-                     "last_id", s->last_id[0] ? s->last_id : NULL,
-                     "stuck", stuck, "silent", silent(s, now_ms), "needs_help", need,
-                     "repeats", s->repeats, "late", s->late);
+                     "verified", s->verified, "attempts", p->attempts,
+                     "first_ms", p->attempts ? json_integer(p->first_ms) : json_null(),
+                     "last_ms", p->attempts ? json_integer(p->last_ms) : json_null(),
+                     "best_points", p->best_points, "max_points", p->max_points,
+                     "accepted", p->accepted, "last_status", status_json(p->last_status),
+                     "mistake", v.label, "mistake_key", v.key,
+                     "last_id", p->last_id[0] ? p->last_id : NULL,
+                     "stuck", stuck, "silent", silent(p, now_ms), "needs_help", need,
+                     "repeats", p->repeats, "late", p->late, "progress", progress_json(m, s));
 }
 
 json_t *class_model_tile(const struct class_model *m, const char *id, int64_t now_ms)
 {
     long i = index_find(m, &m->st_index, student_id_at, id);
-    return i < 0 ? NULL : tile_json(m, &m->st[i], now_ms);
+    return i < 0 ? NULL : tile_json(m, &m->st[i], -1, now_ms);
 }
 
 json_t *class_model_event(const struct class_model *m, size_t i, int64_t now_ms)
@@ -444,12 +555,13 @@ json_t *class_model_event(const struct class_model *m, size_t i, int64_t now_ms)
     for (int k = 0; k < 3; k++)
         json_array_append_new(halves, x->halves[k] < 0 ? json_null()
                                                        : json_boolean(x->halves[k]));
-    return json_pack("{s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:s, s:s, s:o, s:b, s:o}", "id", x->id,
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:s, s:s, s:o, s:b, s:o}",
+                     "id", x->id, "task", x->task,
                      "student", s->id, "received_ms", (json_int_t)x->received_ms,
                      "graded_ms", (json_int_t)x->graded_ms, "status", status_json(x->status),
                      "points", x->points, "max_points", x->max_points, "mistake", x->label,
                      "mistake_key", x->key, "halves", halves, "late", x->late,
-                     "tile", tile_json(m, s, now_ms));
+                     "tile", tile_json(m, s, -1, now_ms));
 }
 
 json_t *class_model_thresholds(const struct class_model *m)
@@ -480,9 +592,46 @@ static bool in_class(const struct class_student *s, const json_t *members)
     return s->id[0] && (!members || json_object_get(members, s->id));
 }
 
-json_t *class_model_summary(const struct class_model *m, const json_t *members,
-                            int64_t now_ms)
+/* Whether record x counts in view t (-1: every record). */
+static bool rec_in(const struct class_rec *x, int t)
 {
+    return t < 0 || x->t == t;
+}
+
+/* The summary per exercise of the table: its students who tried it,
+ * who got it Accepted, and its records, of the class (counted as the
+ * summary's own "records" is, with ?task= that exercise). */
+static json_t *exercises_json(const struct class_model *m, const json_t *members)
+{
+    unsigned records[CLASS_MAX_TASKS] = { 0 };
+    for (size_t i = 0; i < m->nrec; i++) {   /* one pass, every exercise */
+        const struct class_rec *x = &m->rec[i];
+        if (x->t >= 0 && (!members || in_class(&m->st[x->student], members)))
+            records[x->t]++;
+    }
+    json_t *a = json_array();
+    for (size_t t = 0; a && t < m->ntask; t++) {
+        unsigned submitted = 0, accepted = 0;
+        for (size_t i = 0; i < m->nst; i++) {
+            const struct class_student *s = &m->st[i];
+            if (!in_class(s, members))
+                continue;
+            submitted += s->task[t].attempts > 0;
+            accepted += s->task[t].accepted;
+        }
+        const struct exercise *e = exercise_find(m->task[t]);
+        json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:i, s:i, s:i}", "id", m->task[t],
+                                           "title", e ? e->title : m->task[t], "built_in",
+                                           e != NULL, "submitted", submitted, "accepted",
+                                           accepted, "records", records[t]));
+    }
+    return a;
+}
+
+json_t *class_model_summary(const struct class_model *m, const json_t *members,
+                            const char *task, int64_t now_ms)
+{
+    int vt = task_of(m, task);
     unsigned submitted = 0, accepted = 0, stuck = 0, quiet = 0, students = 0;
     unsigned half_pass[3] = { 0 }, half_run[3] = { 0 };
     struct tally *t = calloc(m->nst + 1, sizeof *t);
@@ -493,24 +642,26 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
             continue;   /* signed-out submissions: nobody's tile; another class's */
+        struct view v = view_of(m, s, vt);
         students++;
-        submitted += s->attempts > 0;
-        accepted += s->accepted;
-        stuck += class_model_stuck(m, s);
-        quiet += silent(s, now_ms);
-        if (!s->last_key[0])
+        submitted += v.p->attempts > 0;
+        accepted += v.p->accepted;
+        stuck += progress_stuck(m, v.p);
+        quiet += silent(v.p, now_ms);
+        if (!v.key[0])
             continue;
         size_t k = 0;
-        while (k < nt && strcmp(t[k].key, s->last_key))
+        while (k < nt && strcmp(t[k].key, v.key))
             k++;   /* few distinct mistakes: a linear look-up is enough */
         if (k == nt)
-            t[nt++] = (struct tally){ s->last_key, s->last_label, s->last_id, 0 };
+            t[nt++] = (struct tally){ v.key, v.label, v.p->last_id, 0 };
         t[k].n++;
     }
     /* the pass rate per half over every student's latest attempt */
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
-        long r = in_class(s, members) && s->last_id[0] ? class_model_find(m, s->last_id) : -1;
+        const char *last = view_of(m, s, vt).p->last_id;
+        long r = in_class(s, members) && last[0] ? class_model_find(m, last) : -1;
         for (int k = 0; r >= 0 && k < 3; k++) {
             if (m->rec[r].halves[k] >= 0) {
                 half_run[k]++;
@@ -537,7 +688,8 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
     /* the records of the class (of a launch's class: its students' only) */
     size_t nrec = 0, late = 0;
     for (size_t i = 0; i < m->nrec; i++) {
-        bool in = !members || in_class(&m->st[m->rec[i].student], members);
+        bool in = rec_in(&m->rec[i], vt) &&
+                  (!members || in_class(&m->st[m->rec[i].student], members));
         nrec += in;
         late += in && m->rec[i].late;
     }
@@ -548,7 +700,7 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
         unsigned done = 0;
         for (size_t i = 0; seen && i < m->nrec; i++) {
             const struct class_rec *x = &m->rec[i];
-            if (members && !in_class(&m->st[x->student], members))
+            if (!rec_in(x, vt) || (members && !in_class(&m->st[x->student], members)))
                 continue;
             if (x->status == VERDICT_ACCEPTED && !seen[x->student] &&
                 in_class(&m->st[x->student], members)) {
@@ -563,22 +715,25 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
         }
         free(seen);
     }
-    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:I}",
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:I, s:s?,"
+                     " s:o}",
                      "students", students, "submitted", submitted, "accepted", accepted,
                      "stuck", stuck, "silent", quiet, "records", (int)nrec, "late", (int)late,
                      "halves", halves, "mistakes", top, "accepted_series", series,
                      "thresholds", class_model_thresholds(m), "last_event_id",
-                     class_model_last_id(m), "now_ms", (json_int_t)now_ms);
+                     class_model_last_id(m), "now_ms", (json_int_t)now_ms, "task", task,
+                     "exercises", exercises_json(m, members));
 }
 
 json_t *class_model_students(const struct class_model *m, const json_t *members,
-                             int64_t now_ms)
+                             const char *task, int64_t now_ms)
 {
+    int vt = task_of(m, task);
     json_t *a = json_array();
     for (size_t i = 0; a && i < m->nst; i++) {
         if (!in_class(&m->st[i], members))
             continue;
-        json_array_append_new(a, tile_json(m, &m->st[i], now_ms));
+        json_array_append_new(a, tile_json(m, &m->st[i], vt, now_ms));
     }
     return json_pack("{s:o, s:o, s:s}", "students", a, "thresholds",
                      class_model_thresholds(m), "last_event_id", class_model_last_id(m));
@@ -587,34 +742,47 @@ json_t *class_model_students(const struct class_model *m, const json_t *members,
 char *class_model_gradebook_csv(const struct class_model *m, const json_t *members,
                                 size_t *len)
 {
+    enum { FIXED = 10, COLUMNS = FIXED + CLASS_MAX_TASKS };
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     if (!f)
         return NULL;
-    static const char *const header[] = {
+    const char *header[COLUMNS] = {
         "student_id", "name", "section", "verified", "attempts", "best_points", "max_points",
         "accepted", "latest_verdict", "late",
     };
-    csv_write_row(f, header, 10, CSV_GUARD_ALL);
+    /* one column per exercise, named by its id: what a spreadsheet of the
+     * course sums, the student's best at each */
+    for (size_t t = 0; t < m->ntask; t++)
+        header[FIXED + t] = m->task[t];
+    size_t ncol = FIXED + m->ntask;
+    csv_write_row(f, header, ncol, CSV_GUARD_ALL);
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
             continue;
-        char num[4][16];
-        snprintf(num[3], sizeof num[3], "%u", s->late);
-        snprintf(num[0], sizeof num[0], "%u", s->attempts);
-        snprintf(num[1], sizeof num[1], "%d", s->best_points);
-        snprintf(num[2], sizeof num[2], "%d", s->max_points);
-        const char *cells[10] = {
+        const struct class_progress *p = &s->all;
+        char num[4][16], best[CLASS_MAX_TASKS][16];
+        snprintf(num[3], sizeof num[3], "%u", p->late);
+        snprintf(num[0], sizeof num[0], "%u", p->attempts);
+        snprintf(num[1], sizeof num[1], "%d", p->best_points);
+        snprintf(num[2], sizeof num[2], "%d", p->max_points);
+        const char *cells[COLUMNS] = {
             s->id, s->name, s->section,
             s->verified ? "yes" : "no " GRADEBOOK_UNVERIFIED_MARK,
-            num[0], num[1], num[2], s->accepted ? "yes" : "no",
-            s->last_status < 0 ? "" : verdict_status_to_str((enum verdict_status)s->last_status),
+            num[0], num[1], num[2], p->accepted ? "yes" : "no",
+            p->last_status < 0 ? "" : verdict_status_to_str((enum verdict_status)p->last_status),
             num[3],
         };
+        for (size_t t = 0; t < m->ntask; t++) {
+            best[t][0] = '\0';
+            if (s->task[t].attempts)
+                snprintf(best[t], sizeof best[t], "%d", s->task[t].best_points);
+            cells[FIXED + t] = best[t];
+        }
         /* every cell guarded, as in every gradebook (the id, the name and
          * the section come from outside; the rest never needs it) */
-        csv_write_row(f, cells, 10, CSV_GUARD_ALL);
+        csv_write_row(f, cells, ncol, CSV_GUARD_ALL);
     }
     if (fclose(f) != 0) {
         free(buf);

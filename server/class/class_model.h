@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/defaults.h"
+#include "common/exercise/exercise.h"
 #include "common/verdict_facts.h"
 #include "store/store.h"
 #include "store/store_class.h"
@@ -32,13 +34,29 @@ struct class_thresholds {
 /* What the view keeps of one record. */
 struct class_rec {
     char id[STORE_ID_SIZE];
+    char task[EX_ID_MAX + 1];    /* its exercise's id */
+    int8_t t;                    /* its exercise's place in the model's table, -1: none */
     uint32_t student;        /* index into the students */
     int64_t received_ms, graded_ms;
     int status, points, max_points;
     bool late;               /* after its due date (store_record.late) */
-    int8_t halves[3];        /* half 1, 2, 4: 1 passed, 0 failed, -1 not run */
+    /* the first three sweep values (the butterfly's half 1, 2, 4), as the
+     * store keeps them (STORE_HALF_COLUMNS): 1 passed, 0 failed, -1 not run */
+    int8_t halves[3];
     char key[CLASS_TEXT_MAX];    /* "mistake:ID", "compile:MESSAGE" or "" */
     char label[CLASS_TEXT_MAX];  /* the words shown */
+};
+
+/* One student's attempts at one exercise, or at all of them. */
+struct class_progress {
+    unsigned attempts;
+    unsigned late;               /* of them, after the due date */
+    int64_t first_ms, last_ms;   /* received_ms of the first and the latest */
+    int best_points, max_points;
+    bool accepted;               /* some attempt was Accepted */
+    int last_status;             /* -1: no attempt */
+    unsigned repeats;            /* the latest key, this many times in a row */
+    char last_id[STORE_ID_SIZE];
 };
 
 struct class_student {
@@ -46,15 +64,10 @@ struct class_student {
     char name[CLASS_TEXT_MAX];
     char section[CLASS_TEXT_MAX];
     bool verified;
-    unsigned attempts;
-    unsigned late;               /* of them, after the due date */
-    int64_t first_ms, last_ms;   /* received_ms of the first and the latest */
-    int best_points, max_points;
-    bool accepted;               /* some attempt was Accepted */
-    int last_status;             /* -1: no attempt */
-    char last_key[CLASS_TEXT_MAX], last_label[CLASS_TEXT_MAX];
-    unsigned repeats;            /* the latest key, this many times in a row */
-    char last_id[STORE_ID_SIZE];
+    struct class_progress all;   /* every exercise's attempts together */
+    char last_key[CLASS_TEXT_MAX], last_label[CLASS_TEXT_MAX];   /* of all's latest */
+    struct class_progress task[CLASS_MAX_TASKS];   /* per exercise of the model's table
+                                                    * (the latest's key: its record's) */
 };
 
 struct class_model;
@@ -120,25 +133,34 @@ void class_model_sort(struct class_model *m);
 const char *class_model_last_id(const struct class_model *m);
 
 /* members, in the three below: a JSON object whose keys are the ids of
- * the students of one class (the others are left out); NULL: everyone. */
+ * the students of one class (the others are left out); NULL: everyone.
+ * task, in the two below: an exercise's id, whose attempts alone the
+ * numbers, the tiles' attempts, latest verdict, mistake and stuckness
+ * count (?task=ID); NULL: every exercise's together. An exercise with no
+ * record yet counts nothing. */
 
-/* The at-a-glance numbers of GET /api/class/summary. */
+/* The at-a-glance numbers of GET /api/class/summary, and a summary per
+ * exercise ("exercises": the built-in ones in course order, then those
+ * only the records name). */
 json_t *class_model_summary(const struct class_model *m, const json_t *members,
-                            int64_t now_ms);
+                            const char *task, int64_t now_ms);
 
-/* Every student's tile, for GET /api/class/students. */
+/* Every student's tile, for GET /api/class/students; each tile's
+ * "progress" holds the student's attempts, best points and whether one
+ * was Accepted, per exercise they tried. */
 json_t *class_model_students(const struct class_model *m, const json_t *members,
-                             int64_t now_ms);
+                             const char *task, int64_t now_ms);
 
 /* One student's tile, NULL when unknown. */
 json_t *class_model_tile(const struct class_model *m, const char *id, int64_t now_ms);
 
-/* The gradebook from the records (best points per student) as CSV text;
- * the caller frees. */
+/* The gradebook from the records (best points per student) as CSV text,
+ * then one column per exercise, named by its id, holding the student's
+ * best points at it ("" when never tried); the caller frees. */
 char *class_model_gradebook_csv(const struct class_model *m, const json_t *members,
                                 size_t *len);
 
-/* Whether the student at index s is stuck now. */
+/* Whether the student at index s is stuck now, over every exercise. */
 bool class_model_stuck(const struct class_model *m, const struct class_student *s);
 
 /* The thresholds, as the page shows them. */

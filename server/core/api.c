@@ -1,11 +1,13 @@
-/* api.c - the task, the task list and the about document. */
+/* api.c - the served exercises' documents and the about document. */
 #include "server/core/api.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/config.h"
 #include "common/score.h"
 #include "common/task.h"
+#include "server/core/served.h"
 #include "server/openapi_doc.h"
 
 const char *api_openapi(size_t *len)
@@ -15,39 +17,76 @@ const char *api_openapi(size_t *len)
     return openapi_doc;
 }
 
-json_t *api_tasks(void)
+/* The addresses of exercise e: its document, its page, its submissions. */
+static void urls_of(const struct exercise *e, char doc[96], char page[96], char submit[96])
 {
-    const struct task *t = &task_butterfly;
-    /* points: what a gradebook column of it holds (Deep Linking's line item) */
-    return json_pack("[{s:s, s:s, s:s, s:s, s:i}]", "id", t->id, "title", t->title,
-                     "subtitle", t->subtitle, "url", "/api/tasks/butterfly", "points", SCORE_MAX);
+    snprintf(doc, 96, "/api/tasks/%s", e->id);
+    snprintf(page, 96, "/tasks/%s", e->id);
+    snprintf(submit, 96, "/api/tasks/%s/submissions", e->id);
 }
 
-json_t *api_task_butterfly(void)
+json_t *api_tasks(void)
 {
-    const struct task *t = &task_butterfly;
-    json_t *api = json_array();
-    for (const struct task_api_name *n = t->api; n->name; n++)
-        json_array_append_new(api, json_pack("{s:s, s:s, s:s}", "name", n->name,
-                                             "type", n->type, "meaning", n->meaning));
-    json_t *visible = json_array();
-    json_t *halves = json_array();
-    for (int p = 0; p < TASK_PLANES; p++) {
-        json_t *plane = json_array();
-        for (int k = 0; k < TASK_N; k++)
-            json_array_append_new(plane, json_real(t->visible[p][k]));
-        json_array_append_new(visible, plane);
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < served_count(); i++) {
+        const struct exercise *e = served_at(i);
+        char doc[96], page[96], submit[96];
+        urls_of(e, doc, page, submit);
+        /* points: what a gradebook column of it holds (Deep Linking's line item) */
+        if (json_array_append_new(list, json_pack(
+                "{s:s, s:s, s:s, s:s?, s:i, s:b, s:s, s:s, s:i}", "id", e->id,
+                "title", e->title, "subtitle", e->subtitle ? e->subtitle : "",
+                "course", e->course, "order", e->order, "example", e->example,
+                "url", doc, "page", page, "points", SCORE_MAX)) != 0) {
+            json_decref(list);
+            return NULL;
+        }
     }
-    for (int h = 0; h < TASK_NHALVES; h++)
-        json_array_append_new(halves, json_integer(t->halves[h]));
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:{s:f, s:f}, s:i, s:i, s:s}",
-                     "id", t->id, "title", t->title, "subtitle", t->subtitle,
-                     "signature", t->signature, "starter", t->starter,
-                     "api", api, "visible", visible, "halves", halves,
-                     "hidden_per_half", TASK_HIDDEN,
-                     "tolerance", "atol", t->atol, "rtol", t->rtol,
-                     "max_source_bytes", TASK_MAX_SOURCE, "loop_budget", (int)t->loop_budget,
-                     "submit_url", "/api/tasks/butterfly/submissions");
+    return list;
+}
+
+/* One array of n numbers: values[0..n). */
+static json_t *numbers(const float *values, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; a && k < n; k++)
+        json_array_append_new(a, json_real(values[k]));
+    return a;
+}
+
+json_t *api_task(const struct exercise *e)
+{
+    json_t *api = json_array(), *visible = json_array(), *values = json_array();
+    for (size_t i = 0; api && i < e->napi; i++)
+        json_array_append_new(api, json_pack("{s:s, s:s, s:s}", "name", e->api[i].name,
+                                             "type", e->api[i].type,
+                                             "meaning", e->api[i].meaning));
+    for (int p = 0; visible && p < e->in_planes; p++)
+        json_array_append_new(visible, numbers(e->visible[p], e->in_n));
+    for (size_t h = 0; values && h < e->nsweep; h++)
+        json_array_append_new(values, json_integer(e->sweep[h]));
+    char doc[96], page[96], submit[96];
+    urls_of(e, doc, page, submit);
+    /* "halves" and "hidden_per_half" are the sweep under the names the
+     * butterfly's page (/) has always read: that page stays as it is */
+    json_t *doc_json = json_pack("{s:s, s:s, s:s, s:s?, s:i, s:b, s:s, s:s, s:s, s:s, s:o, "
+                     "s:{s:s, s:i, s:i}, s:{s:i, s:i}, s:{s:s, s:O}, s:o, s:i, "
+                     "s:O, s:i, s:{s:f, s:f}, s:i, s:i, s:s, s:s}",
+                     "id", e->id, "title", e->title, "subtitle", e->subtitle ? e->subtitle : "",
+                     "course", e->course, "order", e->order, "example", e->example,
+                     "brief", e->brief ? e->brief : "", "function", e->function,
+                     "signature", e->signature, "starter", e->starter ? e->starter : "",
+                     "api", api,
+                     "input", "name", e->input, "n", e->in_n, "planes", e->in_planes,
+                     "output", "n", e->out_n, "planes", e->out_planes,
+                     "parameter", "name", e->param, "values", values,
+                     "visible", visible, "hidden_per_value", e->hidden,
+                     "halves", values, "hidden_per_half", e->hidden,
+                     "tolerance", "atol", e->atol, "rtol", e->rtol,
+                     "max_source_bytes", TASK_MAX_SOURCE, "loop_budget", (int)e->loop_budget,
+                     "page", page, "submit_url", submit);
+    json_decref(values);   /* the document holds it twice, by its own references */
+    return doc_json;
 }
 
 json_t *api_health(const struct pool_stats *ps)

@@ -4,14 +4,19 @@
 
 #include <jansson.h>
 
+#include "common/exercise/exercise.h"
 #include "pool/pool.h"
 #include "server/core/server.h"
 
-/* GET /api/tasks: the list of tasks. New reference. */
+/* GET /api/tasks: the served exercises (served.h) in course order, each
+ * its id, title, subtitle, course, order, example, url (its document),
+ * page and points. New reference; NULL on OOM. */
 json_t *api_tasks(void);
 
-/* GET /api/tasks/butterfly: what the page needs. New reference. */
-json_t *api_task_butterfly(void);
+/* GET /api/tasks/{id}: what exercise e's page needs (its title, brief,
+ * kernel, API table, starter, sizes, sweep, visible input, tolerances,
+ * bounds and addresses), from its definition. New reference; NULL on OOM. */
+json_t *api_task(const struct exercise *e);
 
 /* GET /healthz: ok while the pool can grade (pool_stats.healthy). New reference. */
 json_t *api_health(const struct pool_stats *ps);

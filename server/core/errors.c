@@ -14,6 +14,7 @@ static const struct error_row rows[ERROR_COUNT] = {
     [ERROR_FORBIDDEN] = { 403, "forbidden", 0 },
     [ERROR_LAUNCH_NOT_YOURS] = { 403, "launch_not_yours", 0 },
     [ERROR_NOT_FOUND] = { 404, "not_found", 0 },
+    [ERROR_UNKNOWN_EXERCISE] = { 404, "unknown_exercise", 0 },
     [ERROR_METHOD_NOT_ALLOWED] = { 405, "method_not_allowed", 0 },
     [ERROR_NO_PENDING_SIGN_IN] = { 409, "no_pending_sign_in", 0 },
     [ERROR_OPEN_LAB] = { 409, "open_lab", 0 },

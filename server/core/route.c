@@ -6,6 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The length of the segment at p (up to '/' or the end). */
+static size_t segment_len(const char *p)
+{
+    return strcspn(p, "/");
+}
+
 bool route_matches(const struct route_row *row, const char *path)
 {
     /* the lookup runs for every request down the table: the byte after
@@ -14,18 +20,59 @@ bool route_matches(const struct route_row *row, const char *path)
     if (path[0] != row->path[0] ||
         (path[0] && row->path[1] != '{' && path[1] != row->path[1]))
         return false;
-    const char *brace = strchr(row->path, '{');
-    if (!brace)
-        return !strcmp(path, row->path);
-    size_t n = (size_t)(brace - row->path);
-    if (strncmp(path, row->path, n) != 0)
+    const char *pat = row->path, *p = path;
+    /* segment by segment: a "{name}" one stands for any one non-empty
+     * segment (any one is a name to look up, and 404 alike: only the
+     * shape of a path is checked here) */
+    for (;;) {
+        if (*pat == '{') {
+            size_t n = segment_len(p);
+            pat += segment_len(pat);
+            if (!*pat && (row->needs & PATH_ANY_REST))
+                return true;   /* the rest, whatever it is: the handler names it */
+            if (n == 0)
+                return false;
+            p += n;
+        } else {
+            size_t n = segment_len(pat);
+            if (segment_len(p) != n || strncmp(pat, p, n) != 0)
+                return false;
+            pat += n;
+            p += n;
+        }
+        if (!*pat || !*p)
+            return !*pat && !*p;
+        /* both at a '/': on to the next segment */
+        pat++;
+        p++;
+    }
+}
+
+bool route_param(const struct route_row *row, const char *path, char *out, size_t outsz)
+{
+    const char *pat = row->path, *p = path;
+    if (outsz)
+        out[0] = '\0';
+    if (!route_matches(row, path))
         return false;
-    const char *rest = path + n;
-    if (row->needs & PATH_ANY_REST)
-        return true;
-    /* any one segment is a name to look up (and 404 alike): only the
-     * shape of a path is checked here */
-    return *rest && !strchr(rest, '/');
+    while (*pat && *pat != '{') {
+        /* the fixed segments before the first "{name}" are the path's own */
+        size_t n = segment_len(pat);
+        pat += n;
+        p += n;
+        if (*pat == '/') {
+            pat++;
+            p++;
+        }
+    }
+    if (!*pat)
+        return false;
+    size_t n = segment_len(p);
+    if (n >= outsz)
+        return false;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return true;
 }
 
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz)

@@ -40,7 +40,7 @@ typedef enum MHD_Result (*route_fn)(struct request *r);
 typedef enum MHD_Result (*route_body_fn)(struct request *r, const char *data, size_t *size);
 
 struct route_row {
-    const char *path;          /* exact, or ending in a "{name}" segment */
+    const char *path;          /* exact, or with "{name}" segments (route_matches) */
     enum route route;
     unsigned methods;          /* METHOD_* */
     const char *refusal;       /* the 405's sentence for another method */
@@ -59,10 +59,15 @@ struct route_row {
     const char *page_refusal;  /* NEED_INSTRUCTOR_PAGE's 401 sentence */
 };
 
-/* Whether path matches row's path: exactly, or with a last "{name}"
- * segment standing for one non-empty segment (any rest of the path with
- * PATH_ANY_REST). */
+/* Whether path matches row's path segment by segment: a "{name}" segment,
+ * anywhere in it, stands for one non-empty segment (a last one for any
+ * non-empty rest of the path, '/' too, with PATH_ANY_REST). */
 bool route_matches(const struct route_row *row, const char *path);
+
+/* The segment of path that row's first "{name}" stands for, copied into
+ * out (outsz bytes, NUL included). False, out "", when path does not
+ * match row, row has no "{name}", or the segment does not fit. */
+bool route_param(const struct route_row *row, const char *path, char *out, size_t outsz);
 
 /* Whether row allows method; when it does not, *allow gets the Allow
  * header's value ("GET, HEAD", "POST, DELETE", ...; the caller's buffer

@@ -46,6 +46,7 @@ struct server_config {
     bool lti_score_last;           /* --lti-score-policy last (default: best) */
     int late_policy;               /* --late-policy: an enum lti_late_policy (default: none) */
     unsigned late_penalty_pct;     /* its P for penalty:P% */
+    const char *exercises;         /* --exercises ID,ID (served.h); NULL: every one */
 };
 
 /* Fills *c with the defaults. */

@@ -20,6 +20,8 @@
 #include "pool/wait_estimate.h"
 #include "server/core/body.h"
 #include "server/core/http.h"
+#include "server/core/route.h"
+#include "server/core/served.h"
 #include "server/grade/submission.h"
 #include "server/identity/idempotency.h"
 #include "server/identity/records.h"
@@ -35,6 +37,7 @@ static enum MHD_Result answer_refusal(struct request *r);
  * resumes the connection; libmicrohttpd's thread reads them once resumed.
  */
 struct grade_req {
+    const struct exercise *exercise;   /* the path's, served (served.h) */
     bool format_text;              /* ?format=text */
     int fd;                        /* its socket, watched while suspended (-1: none) */
     double submitted_ms;
@@ -69,6 +72,7 @@ struct grade_req {
  * the job carries what the record needs itself. */
 struct detached_job {
     struct server *srv;
+    const struct exercise *exercise;
     char id[STORE_ID_SIZE];
     struct principal who;
     struct client_id client;
@@ -112,13 +116,15 @@ static bool trusted(const struct principal *who)
  * The record of a graded verdict: the stored text is the worker's bytes
  * with the id in front (the bytes answered). The points, the device and
  * what the class view shows (*facts) come from the verdict's header, which
- * the worker filled from the verdict it made (common/verdict_facts.h): the
+ * the worker filled from the verdict it made (common/verdict_facts.h); its
+ * task is exercise e's id. The
  * server never parses a verdict to record it. An untrusted client's
  * source longer than UNTRUSTED_SOURCE_KEPT is kept as its SHA-256 only
  * (source "", the hash of what was sent). A new record the writer will
  * own, NULL on OOM.
  */
-static struct store_record *record_of(const char *id, const struct principal *who,
+static struct store_record *record_of(const struct exercise *e, const char *id,
+                                      const struct principal *who,
                                       int64_t lti_link, const char *source, size_t source_len,
                                       int64_t received_ms, const struct pool_result *res,
                                       char **stored, size_t *stored_len,
@@ -132,7 +138,7 @@ static struct store_record *record_of(const char *id, const struct principal *wh
         goto fail;
     *facts = vf->shown;
     snprintf(rec->id, sizeof rec->id, "%s", id);
-    rec->task = strdup(task_butterfly.id);
+    rec->task = strdup(e->id);   /* the records' task column: the exercise */
     rec->student = who->kind == PRINCIPAL_STUDENT || who->kind == PRINCIPAL_GUEST
                    ? strdup(who->id) : NULL;
     rec->lti_link = lti_link;
@@ -186,6 +192,14 @@ enum MHD_Result submission_begin(struct request *r)
         return response_out_of_memory(r);
     q->fd = -1;
     r->feature = q;
+    /* the exercise first, before the body is read: a submission to one
+     * not served (unknown, or left out by --exercises) never reaches the
+     * pool */
+    char exercise[EX_ID_MAX + 1];
+    q->exercise = route_param(r->row, r->path, exercise, sizeof exercise)
+                  ? served_find(exercise) : NULL;
+    if (!q->exercise)
+        return response_error(r, ERROR_UNKNOWN_EXERCISE, SERVED_UNKNOWN_MESSAGE, NULL, NULL);
     /* a link's sign-in waiting for "Sign in as NAME?": a run now would be
      * recorded as nobody's, and confirming later would not bring it back
      * (issue 31 item 3); refused before the body is read, nothing kept */
@@ -301,8 +315,8 @@ static void on_job_done(struct pool_result *res, void *arg)
     struct store_record *rec = NULL;
     struct verdict_shown facts;
     if (copy && q->id[0] && to_record(copy)) {
-        rec = record_of(q->id, &r->who, q->lti_link, q->source, q->source_len, q->received_ms,
-                        copy, &q->stored, &q->stored_len, &facts);
+        rec = record_of(q->exercise, q->id, &r->who, q->lti_link, q->source, q->source_len,
+                        q->received_ms, copy, &q->stored, &q->stored_len, &facts);
         if (rec && q->key[0]) {
             /* the key goes in with the record, in its transaction */
             rec->idem_scope = strdup(q->scope);
@@ -366,8 +380,8 @@ static void on_detached_done(struct pool_result *res, void *arg)
     size_t len = 0;
     struct verdict_shown facts;
     struct store_record *rec = to_record(res)
-        ? record_of(d->id, &d->who, d->lti_link, d->source, d->source_len, d->received_ms, res, &stored,
-                    &len, &facts)
+        ? record_of(d->exercise, d->id, &d->who, d->lti_link, d->source, d->source_len,
+                    d->received_ms, res, &stored, &len, &facts)
         : NULL;
     if (!rec) {
         /* not graded (shut down, no worker) or out of memory: the verdict
@@ -417,6 +431,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     memcpy(d->source, src, len);
     d->source_len = len;
     d->srv = r->srv;
+    d->exercise = q->exercise;
     d->who = r->who;
     d->client = r->client;
     d->lti_link = q->lti_link;
@@ -431,7 +446,8 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     }
     char id[STORE_ID_SIZE];
     snprintf(id, sizeof id, "%s", d->id);
-    struct pool_submission sub = { d->source, d->source_len, &r->client, on_detached_done, d };
+    struct pool_submission sub = { d->source, d->source_len, &r->client, on_detached_done, d,
+                                   d->exercise->id };
     uint64_t job = 0;
     q->refused = pool_submit(r->srv->pool, &sub, &job, &q->retry_wait_ms);
     if (q->refused != POOL_SUBMITTED) {
@@ -579,7 +595,7 @@ enum MHD_Result submission_finish(struct request *r)
     MHD_suspend_connection(r->conn);
     r->state = REQ_SUSPENDED;
     q->submitted_ms = clock_now_ms();
-    struct pool_submission sub = { src, len, &r->client, on_job_done, r };
+    struct pool_submission sub = { src, len, &r->client, on_job_done, r, q->exercise->id };
     uint64_t id = 0;
     enum pool_submit_status st = pool_submit(r->srv->pool, &sub, &id, &q->retry_wait_ms);
     json_decref(owner);
@@ -620,6 +636,8 @@ static enum MHD_Result answer_refusal(struct request *r)
     case POOL_STOPPING:
         return response_error(r, ERROR_SHUTTING_DOWN, "The grader is shutting down.",
                               NULL, NULL);
+    case POOL_UNKNOWN_EXERCISE:   /* served_find said yes: the registry is the pool's too */
+        return response_error(r, ERROR_UNKNOWN_EXERCISE, SERVED_UNKNOWN_MESSAGE, NULL, NULL);
     default:
         return response_out_of_memory(r);
     }

@@ -1,11 +1,13 @@
-/* submission.h - POST /api/submissions: a kernel graded by the pool,
- * answered when its verdict comes (or at once, 202, with ?wait=false). */
+/* submission.h - POST /api/tasks/{id}/submissions: a kernel graded by the
+ * pool for the served exercise {id} (404 unknown_exercise for one not
+ * served, before its body is read), answered when its verdict comes (or
+ * at once, 202, with ?wait=false). */
 #ifndef BUTTERFLY_SUBMISSION_H
 #define BUTTERFLY_SUBMISSION_H
 
 #include "server/core/http.h"
 
-/* Checks a submission's headers before any of its body is read. */
+/* Checks a submission's exercise and headers before any of its body is read. */
 enum MHD_Result submission_begin(struct request *r);
 
 /* The body is complete: queue the job (suspending the connection) or refuse. */

@@ -136,6 +136,7 @@ enum lti_reason_id {
     LTI_R_DEEP_LINKING_ROLE,
     LTI_R_DEEP_LINKING_SETTINGS,
     LTI_R_TARGET_LINK_URI,
+    LTI_R_EXERCISE,
     LTI_R_UNREGISTERED,
     LTI_R_STORE,
     LTI_R_BUSY,
@@ -191,6 +192,8 @@ struct lti_claims {
                                tool makes the link's (NULL: none) */
     const char *resource_link_title;   /* NULL: none */
     int64_t due_ms;         /* the custom parameter due_at, ms since the epoch (0: none) */
+    const char *exercise;   /* the custom parameter exercise: a built-in exercise's id
+                               (checked); NULL: none named, the default exercise */
     bool instructor;
     /* An LtiDeepLinkingRequest (an instructor's, resource_link_id NULL):
      * where the choice goes back to (at one of the registration's origins)

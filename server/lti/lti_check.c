@@ -12,6 +12,7 @@
 
 #include "common/defaults.h"
 #include "common/due/iso8601.h"
+#include "common/exercise/exercise.h"
 #include "server/lti/lti.h"
 
 #define CLAIM "https://purl.imsglobal.org/spec/lti/claim/"
@@ -57,6 +58,8 @@ const struct lti_reason lti_check_reasons[LTI_NREASONS] = {
                               "valid deep_linking_settings (a deep_link_return_url at the "
                               "platform's address, accept_types with ltiResourceLink)." },
     [LTI_R_TARGET_LINK_URI] = { "target_link_uri", "The target_link_uri is not the login's." },
+    [LTI_R_EXERCISE] = { "exercise", "The link's custom parameter exercise names no exercise "
+                         "this tool has: set it to the id of one (GET /api/tasks lists them)." },
     [LTI_R_UNREGISTERED] = { "unregistered", "The platform is no longer registered." },
     [LTI_R_STORE] = { "store", "The tool cannot keep the launch now." },
     [LTI_R_BUSY] = { "busy", "The tool is too busy; try again shortly." },
@@ -309,6 +312,16 @@ bool lti_check_claims(const json_t *claims, const struct lti_platform *p, const 
     const char *due_at = str(json_object_get(claims, CLAIM "custom"), "due_at");
     if (due_at && lti_check_iso8601_ms(due_at, &due) && due > 0)
         out->due_ms = due;
+    /* the link's exercise (docs/LTI.md): unlike a due date, one the tool
+     * does not have refuses the launch, since its scores would go to a
+     * column of an exercise nobody can submit */
+    json_t *ex = json_object_get(json_object_get(claims, CLAIM "custom"), "exercise");
+    if (ex) {
+        const char *id = json_string_value(ex);
+        if (!id || !*id || strlen(id) > EX_ID_MAX || !exercise_find(id))
+            return lti_check_refuse(why, LTI_R_EXERCISE, NULL);
+        out->exercise = exercise_find(id)->id;
+    }
     json_t *ags = json_object_get(claims, AGS_CLAIM);
     json_t *scopes = json_object_get(ags, "scope");
     const char *li = str(ags, "lineitem"), *lis = str(ags, "lineitems");

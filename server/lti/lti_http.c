@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common/defaults.h"
+#include "common/exercise/exercise.h"
 #include "server/core/http.h"
 #include "server/identity/caller.h"
 #include "server/identity/records.h"
@@ -469,7 +470,7 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                 .context_title = c.context_title, .instructor = c.instructor,
                 .deployment_id = c.deployment_id, .resource_link = c.resource_link_id,
                 .lineitem = c.lineitem, .lineitems = c.lineitems,
-                .label = label, .due_ms = c.due_ms,
+                .label = label, .due_ms = c.due_ms, .exercise = c.exercise,
             };
             if (ss == STORE_OK)
                 ss = store_lti_launch(s, &ll, student, klass, &q->link, q->who.name,
@@ -496,16 +497,21 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                     fprintf(stderr, "butterfly-server: LTI roster not asked for: %s\n",
                             re.message);
                 r->srv->class_changed(r->srv->feed);   /* a class or a learner may be new */
+                bool other = c.exercise && strcmp(c.exercise, exercise_default()->id) != 0;
                 if (c.instructor) {
                     q->who.kind = PRINCIPAL_INSTRUCTOR;
                     /* vouched for by the platform, not by the instructor's token:
                      * the credentials table must not end it (credentials.c) */
                     snprintf(q->who.id, sizeof q->who.id, "%s%s", PRINCIPAL_LTI_PREFIX, klass);
-                    snprintf(q->redirect, sizeof q->redirect, "/class?class=%s", klass);
+                    /* a link of another exercise opens the view of it */
+                    snprintf(q->redirect, sizeof q->redirect, "/class?class=%s%s%s", klass,
+                             other ? "&task=" : "", other ? c.exercise : "");
                 } else {
                     q->who.kind = PRINCIPAL_STUDENT;
                     snprintf(q->who.id, sizeof q->who.id, "%s", student);
-                    snprintf(q->redirect, sizeof q->redirect, "/");
+                    /* the butterfly's page is /; another exercise's, its own */
+                    snprintf(q->redirect, sizeof q->redirect, "%s%s", other ? "/tasks/" : "/",
+                             other ? c.exercise : "");
                 }
             }
         }

@@ -110,7 +110,8 @@ static void list_call(struct store *s, void *arg)
         for (size_t i = 0; i < l.n; i++) {
             const struct store_record *x = &l.v[i];
             json_array_append_new(items, json_pack(
-                "{s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i, s:b}", "id", x->id,
+                "{s:s, s:s, s:I, s:I, s:{s:i, s:s, s:s}, s:i, s:i, s:b}", "id", x->id,
+                "task", x->task ? x->task : "",
                 "received_ms", (json_int_t)x->received_ms, "graded_ms", (json_int_t)x->graded_ms,
                 "status", "id", x->status,
                 "name", verdict_status_to_str((enum verdict_status)x->status),

@@ -56,6 +56,19 @@ def graded_verdicts(tmp):
         shutil.copy(os.path.join(SAMPLES, name), klass)
     out = os.path.join(tmp, "graded")
     run(BATCH, "-q", "-j", "2", "-o", out, klass)
+    # a rerun reuses every record of the exercise, none of another's
+    p = run(BATCH, "-j", "2", "-o", out, klass)
+    check("Graded 0 now, reused 3" in p.stdout, p.stdout)
+    path = os.path.join(out, "students", "correct", "results.json")
+    with open(path) as f:
+        r = json.load(f)
+    check(r["extra_data"]["butterfly"].get("task") == "butterfly", "results.json names it")
+    r["extra_data"]["butterfly"]["task"] = "bit_reversal"
+    with open(path, "w") as f:
+        json.dump(r, f)
+    p = run(BATCH, "-j", "2", "-o", out, klass)
+    check("Graded 1 now, reused 2" in p.stdout, "another exercise's record is not reused: "
+          + p.stdout)
     verdicts = {}
     for sid in ("correct", "wrong_twiddle_sign", "compile_error_line3"):
         with open(os.path.join(out, "students", sid, "results.json")) as f:
@@ -161,10 +174,73 @@ def late_checks(tmp, url, no_worker):
           "no due date: %r" % rows.get("s2"))
 
 
+def exercise_checks(tmp, url, verdicts, no_worker):
+    """Records of a second exercise in the same store (task
+    bit_reversal, as POST /api/tasks/ID/submissions keeps them): the
+    default gradebook is the butterfly's alone, --task reads that
+    exercise's records alone, and its files name it."""
+    db = os.path.join(tmp, "two.sqlite")
+    shutil.copy(url[len("sqlite:"):], db)
+    c = sqlite3.connect(db)
+    c.execute("INSERT INTO students (id, name, section, email, verified, created_ms) "
+              "VALUES ('s3', 'Only Bits', '', '', 1, 0)")
+    src = sample("wrong_twiddle_sign.glsl")
+    for rid, student, ms, name in (("b1" + "0" * 30, "s1", 8000, "wrong_twiddle_sign"),
+                                   ("b2" + "0" * 30, "s3", 8100, "correct")):
+        verdict, points = verdicts[name]
+        c.execute("INSERT INTO records (id, task, student, received_ms, graded_ms, source, "
+                  "sha256, status, points, max_points, verdict, seed, device, grader_version) "
+                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                  (rid, "bit_reversal", student, ms, ms + 20, src,
+                   hashlib.sha256(src).hexdigest(), json.loads(verdict)["status"]["id"],
+                   points, 9, verdict, 99, "llvmpipe", "0.1.0"))
+    c.commit()
+    c.close()
+    two = "sqlite:" + db
+    out = os.path.join(tmp, "two-default")
+    run(BATCH, "--from-database", two, "-o", out, env=no_worker)
+    rows = {r["id"]: r for r in gradebook(out)}
+    check(sorted(rows) == ["s1", "s2", "u7f3a"], "the butterfly's students only: %r" % sorted(rows))
+    check(rows.get("s1", {}).get("verdict") == "Accepted" and
+          "record r2" in rows.get("s1", {}).get("input", ""),
+          "s1's butterfly row is its butterfly record: %r" % rows.get("s1"))
+    with open(os.path.join(out, "summary.json")) as f:
+        check(json.load(f)["task"] == "butterfly", "summary.json names the butterfly")
+
+    out = os.path.join(tmp, "two-bits")
+    p = run(BATCH, "--from-database", two, "--task", "bit_reversal", "--gradebook", "canvas",
+            "-o", out, env=no_worker)
+    rows = {r["id"]: r for r in gradebook(out)}
+    check(sorted(rows) == ["s1", "s3"], "bit_reversal's students only: %r" % sorted(rows))
+    check(rows.get("s1", {}).get("verdict") == "Wrong Answer" and
+          "record b1" in rows.get("s1", {}).get("input", ""),
+          "s1's bit_reversal row, not its Accepted butterfly: %r" % rows.get("s1"))
+    check("2 records of bit_reversal read (7 of other exercises left out)" in p.stdout, p.stdout)
+    with open(os.path.join(out, "summary.json")) as f:
+        check(json.load(f)["task"] == "bit_reversal", "summary.json names bit_reversal")
+    check(results(out, "s1")["extra_data"]["butterfly"].get("task") == "bit_reversal",
+          "results.json names the exercise")
+    with open(os.path.join(out, "gradebook-canvas.csv"), newline="") as f:
+        header = next(csv.reader(f))
+    check(header[-1] == "bit_reversal", "Canvas's column is the exercise's: %r" % header)
+    page = open(os.path.join(out, "summary.html"), encoding="utf-8").read()
+    check("bit_reversal: class report" in page, "the class report names the exercise")
+
+    # grading needs the exercise built in; a bad id is refused before any output
+    p = run(BATCH, "--from-database", two, "--task", "bit_reversal", "--regrade",
+            "-o", tmp + "/z1", code=2)
+    check("is no exercise of this build (built in: butterfly" in p.stderr, p.stderr)
+    p = run(BATCH, "--from-database", two, "--task", "../up", "-o", tmp + "/z2", code=2)
+    check("--task '../up'" in p.stderr and not os.path.exists(tmp + "/z2"), p.stderr)
+    p = run(BATCH, "--task", "bit_reversal", "-o", tmp + "/z3", SAMPLES, code=2)
+    check("no exercise of this build" in p.stderr and not os.path.exists(tmp + "/z3"), p.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="test_from_db.")
     try:
-        url = make_store(tmp, graded_verdicts(tmp))
+        verdicts = graded_verdicts(tmp)
+        url = make_store(tmp, verdicts)
         # a worker that cannot start: a run that grades nothing never needs one
         no_worker = {"BUTTERFLY_WORKER": "/nonexistent/butterfly-worker"}
 
@@ -218,6 +294,7 @@ def main():
         check("Graded 3 now" in p.stdout, p.stdout)
 
         late_checks(tmp, url, no_worker)
+        exercise_checks(tmp, url, verdicts, no_worker)
 
         for args in (["--from-database", url, "-o", os.path.join(tmp, "x"), SAMPLES],
                      ["--from-database", url, "--late-policy", "penalty:101%", "-o", tmp + "/x"],

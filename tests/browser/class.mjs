@@ -264,6 +264,24 @@ async function main() {
     check(found.length === 0, found.join('; '));
   });
 
+  await step('a row per student in the progress table; an exercise chosen: the gradebooks\' links and names follow it', async () => {
+    const rows = await page.$$eval('#progress tbody tr', (trs) => trs.map((r) => r.textContent));
+    check(rows.length === (await tileNames()).length && rows.some((r) => r.includes('Dee')),
+      `the progress table: ${rows.join(' | ')}`);
+    const head = await page.$$eval('#progress thead th', (ths) => ths.map((t) => t.textContent));
+    check(head.length === 2 && /Butterfly/.test(head[1]), `the progress header: ${head}`);
+    await page.selectOption('#task', 'butterfly');
+    await page.waitForFunction(() => document.querySelector('#gradebooks a[data-layout="canvas"]')
+      .getAttribute('href').endsWith('&task=butterfly'));
+    const dl = await page.$eval('#gradebooks a[data-layout="default"]', (a) => a.download);
+    check(dl === 'butterfly-gradebook.csv', `the download's name: ${dl}`);
+    await page.waitForFunction(() => (document.querySelectorAll('#grid .tile-name').length > 0));
+    check((await tileNames()).includes('Dee'), 'the butterfly\'s tiles are all there');
+    await page.selectOption('#task', '');
+    await page.waitForFunction(() => document.querySelector('#gradebooks a[data-layout="canvas"]')
+      .getAttribute('href') === '/api/class/gradebook?layout=canvas');
+  });
+
   for (const [what, width, height] of [['a tablet', 820, 1180], ['a phone', 360, 800]]) {
     await step(`readable at ${what}'s width`, async () => {
       await page.setViewportSize({ width, height });

@@ -3,7 +3,8 @@
 
 usage: with_server.py SERVER_BINARY ARTIFACTS_DIR [ADMIN_BINARY]
 Starts the server on a free loopback port, runs tests/browser/run.sh with
-BUTTERFLY_URL pointing at it, stops the server; then the same with
+BUTTERFLY_URL pointing at it, and exercises.mjs (the course index and
+every exercise's template page), stops the server; then the same with
 records.mjs against a server that keeps records (a SQLite store in a
 temporary folder); then class.mjs, the instructor's class view, which
 starts (and restarts) its own server; and, given butterfly-admin, lab.mjs,
@@ -28,6 +29,9 @@ def main():
     try:
         env = dict(os.environ, BUTTERFLY_URL=srv.url + "/", BUTTERFLY_ARTIFACTS=artifacts)
         rc = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
+        # every exercise's index and template page (issue 33)
+        env = dict(env, BUTTERFLY_E2E="exercises.mjs")
+        rc = rc or subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
     finally:
         srv.stop()
     with tempfile.TemporaryDirectory() as state:

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,7 @@ def t_live_event(w):
         assert ev[0] == "record" and ev[2]["id"] == v["id"], ev
         assert ev[2]["status"]["name"] == "Wrong Answer", ev
         assert ev[2]["mistake_key"] == "mistake:twiddle_sign", ev
+        assert ev[2]["task"] == "butterfly", ev   # the exercise of POST /api/submissions
         assert ev[2]["tile"]["name"] == "Ada" and ev[2]["tile"]["verified"] is False, ev
         return "event %.0f ms after the answer (answer took %.0f ms)" % (took * 1000,
                                                                          answered * 1000)
@@ -321,10 +323,12 @@ def t_gradebook(w):
     assert "unverified" in cy and ",yes," in cy, cy
 
 
-def batch_file(w, layout):
+def batch_file(w, layout, task=None):
     """What butterfly-batch --from-database writes for layout from w's store."""
     with tempfile.TemporaryDirectory() as out:
         args = [BATCH, "--from-database", "sqlite:" + w.db, "--quiet", "-o", out]
+        if task:
+            args += ["--task", task]
         if layout != "default":
             args += ["--gradebook", layout]
         r = subprocess.run(args, capture_output=True, timeout=120)
@@ -370,6 +374,7 @@ def t_gradebook_layouts(w):
     assert got["moodle"].startswith("Identifier,Grade,Feedback\r\n"), got["moodle"][:80]
     assert "(unverified name)" in got["moodle"]
     assert len(set(got.values())) == 3, "the layouts are not three different files"
+    other_exercise_kept_apart(w, got)
     # the old download stays as it was
     st, _, data = call(w.port, "GET", "/api/class/gradebook.csv", headers=w.bearer)
     assert st == 200 and data.startswith(b"student_id,name,section,verified"), data[:80]
@@ -390,6 +395,69 @@ def t_gradebook_layouts(w):
     assert st == 404, st
     return "%d students; default, canvas and moodle as butterfly-batch writes them" % (
         len(rows) - 1)
+
+
+def other_exercise_kept_apart(w, got):
+    """A record of a second exercise (task bit_reversal, as its route
+    keeps them) for Cy, whose butterfly row is there: the butterfly's files
+    stay as they were; ?task=bit_reversal is that exercise's alone, the
+    batch's --task file byte for byte, its file named by the exercise."""
+    c = sqlite3.connect(w.db, timeout=30)
+    cy = c.execute("SELECT id FROM students WHERE name = 'Cy'").fetchone()[0]
+    row = c.execute("SELECT source, sha256, status, points, max_points, verdict, seed, device, "
+                    "grader_version FROM records WHERE student = ? LIMIT 1", (cy,)).fetchone()
+    now = int(time.time() * 1000)
+    c.execute("INSERT INTO records (id, task, student, received_ms, graded_ms, source, sha256, "
+              "status, points, max_points, verdict, seed, device, grader_version) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              ("b7" + "0" * 30, "bit_reversal", cy, now, now + 5) + tuple(row))
+    c.commit()
+    c.close()
+    for layout, name in LAYOUTS.items():
+        st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=" + layout,
+                           headers=w.bearer)
+        assert st == 200 and data.decode() == got[layout], (layout, "the butterfly's changed")
+        st, h, data = call(w.port, "GET", "/api/class/gradebook?task=bit_reversal&layout="
+                           + layout, headers=w.bearer)
+        assert st == 200, (layout, st, data[:200])
+        assert h["content-disposition"] == 'attachment; filename="bit_reversal-%s"' % name, h
+        assert data == batch_file(w, layout, "bit_reversal"), (layout, data[:400])
+        text = data.decode()
+        if layout == "default":
+            assert len(text.splitlines()) == 2 and "record b7" in text, text
+        if layout == "canvas":
+            assert text.splitlines()[0].endswith(",bit_reversal"), text.splitlines()[0]
+            graded = [r for r in text.splitlines()[2:] if not r.endswith(",")]
+            assert len(graded) == 1 and "Cy" in graded[0], graded
+    for q in ("../x", "", "A" * 40):
+        st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=default&task=" + q,
+                           headers=w.bearer)
+        assert st == 400 and "?task=ID" in json.loads(data)["error"]["message"], (q, st, data)
+    # the view as a restart reads it from the store: the exercise kept apart
+    assert w.stop() == 0
+    w.start()
+    st, _, data = call(w.port, "GET", "/api/class/summary?task=bit_reversal", headers=w.bearer)
+    s = json.loads(data)
+    assert st == 200 and s["records"] == 1 and s["submitted"] == 1 and s["task"] == "bit_reversal", s
+    st, _, data = call(w.port, "GET", "/api/class/summary", headers=w.bearer)
+    s = json.loads(data)
+    ex = {x["id"]: x for x in s["exercises"]}
+    assert s["exercises"][0]["id"] == "butterfly" and ex["bit_reversal"]["records"] == 1, s
+    assert ex["butterfly"]["records"] == s["records"] - 1, s
+    st, _, data = call(w.port, "GET", "/api/class/students?task=bit_reversal", headers=w.bearer)
+    tiles = {t["name"]: t for t in json.loads(data)["students"]}
+    assert tiles["Cy"]["attempts"] == 1 and tiles["Cy"]["last_id"] == "b7" + "0" * 30, tiles["Cy"]
+    assert all(t["attempts"] == 0 for n, t in tiles.items() if n != "Cy"), tiles
+    st, _, data = call(w.port, "GET", "/api/class/students", headers=w.bearer)
+    cy = [t for t in json.loads(data)["students"] if t["name"] == "Cy"][0]
+    assert cy["progress"]["bit_reversal"]["attempts"] == 1, cy
+    assert cy["progress"]["butterfly"]["attempts"] == cy["attempts"] - 1, cy
+    st, _, data = call(w.port, "GET", "/api/class/gradebook.csv", headers=w.bearer)
+    head, *rows = data.decode().splitlines()
+    assert head.endswith(",late,butterfly,bit_reversal"), head
+    assert [r for r in rows if r.startswith(cy["id"] + ",")][0].endswith(",%d" % row[3]), rows
+    st, _, data = call(w.port, "GET", "/api/class/students?task=../x", headers=w.bearer)
+    assert st == 400, (st, data)
 
 
 def t_no_token_in_access_log(w):

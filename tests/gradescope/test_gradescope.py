@@ -233,6 +233,38 @@ def main():
             failures.append("failures")
             print("FAIL failures: %r" % (e,))
 
+        try:
+            # one package per exercise: --task writes its id into the zip,
+            # run_autograder grades as it (butterfly-batch --task); an
+            # exercise the sources lack makes no package
+            per = os.path.join(tmp, "butterfly.zip")
+            subprocess.run([sys.executable, os.path.join(ROOT, "gradescope", "make_zip.py"),
+                            "--task", "butterfly", per], check=True, stdout=subprocess.DEVNULL)
+            with zipfile.ZipFile(per) as z:
+                assert z.read("exercise") == b"butterfly\n", z.read("exercise")
+            with zipfile.ZipFile(zip_path) as z:
+                assert "exercise" not in z.namelist(), "the default package names none"
+            bad = subprocess.run([sys.executable, os.path.join(ROOT, "gradescope", "make_zip.py"),
+                                  "--task", "../x", os.path.join(tmp, "bad.zip")],
+                                 capture_output=True, text=True)
+            assert bad.returncode != 0 and "no exercise of exercises/ (there: butterfly" in \
+                bad.stderr and not os.path.exists(os.path.join(tmp, "bad.zip")), bad.stderr
+            task_file = os.path.join(layout, "source", "exercise")
+            with open(task_file, "w") as f:
+                f.write("butterfly\n")
+            p, r = run_autograder(layout, {"kernel.glsl": sample("correct")})
+            assert p.returncode == 0 and r["score"] == 9, p.stdout[-800:]
+            with open(task_file, "w") as f:
+                f.write("bit_reversal\n")   # not built in: the batch refuses, nothing recorded
+            p, r = run_autograder(layout, {"kernel.glsl": sample("correct")})
+            assert p.returncode != 0 and r is None, (p.returncode, r)
+            assert "--task 'bit_reversal' is no exercise of this build" in p.stdout, p.stdout
+            os.unlink(task_file)
+            print("ok   a package per exercise: --task in the zip, graded as it")
+        except (AssertionError, subprocess.CalledProcessError, KeyError) as e:
+            failures.append("per exercise")
+            print("FAIL per exercise: %r" % (e,))
+
         # Every input is read inside the autograder's error handling: odd
         # metadata still gives a valid results.json, labelled by the
         # fallback id (or the name, when only the e-mail is odd).

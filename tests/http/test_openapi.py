@@ -17,6 +17,7 @@ import copy
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -46,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from serverproc import Server  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-from common import Checks  # noqa: E402
+from common import Checks, children  # noqa: E402
 # test_http reads SERVER_BINARY and SAMPLES_DIR from the same arguments
 from test_http import raw, request, sample, slow_body, status_of  # noqa: E402
 
@@ -80,6 +81,12 @@ def template_of(path):
         return "/api/submissions/{id}"
     if path.startswith("/api/class/students/"):
         return "/api/class/students/{id}"
+    if re.match(r"^/api/tasks/[^/]+/submissions$", path):
+        return "/api/tasks/{id}/submissions"
+    if re.match(r"^/api/tasks/[^/]+$", path):
+        return "/api/tasks/{id}"
+    if re.match(r"^/tasks/[^/]+$", path):
+        return "/tasks/{id}"
     return "/static/{name}" if path.startswith("/static/") else path
 
 
@@ -210,9 +217,13 @@ def t_every_get_route(srv):
             for method in ("GET", "HEAD"):
                 check(srv, method, concrete, SIGNED_OUT[path])
             continue
-        concrete = path.replace("{name}", "style.css")
+        # an exercise's routes: the butterfly's, then an id none has (404)
+        concrete = path.replace("{name}", "style.css").replace("{id}", "butterfly")
         for method in ("GET", "HEAD"):
             check(srv, method, concrete, 200)
+            if "{id}" in path:
+                _, body = check(srv, method, path.replace("{id}", "no_such_exercise"), 404)
+                assert method == "HEAD" or json.loads(body)["error"]["code"] == "unknown_exercise"
 
 
 def t_not_modified(srv):
@@ -399,18 +410,41 @@ def t_errors_429_503(srv):
 
 
 def t_health_503():
-    """With no worker able to start, /healthz is 503 with its body."""
-    srv = Server(BINARY, "--workers", "1", "--worker", "/bin/false", wait_healthy=False)
-    try:
-        deadline = time.time() + 10
-        status = 0
-        while time.time() < deadline and status != 503:
-            status, hdrs, body = fetch(srv, "GET", "/healthz")
-        assert status == 503, status
-        conforms("/healthz", "GET", status, hdrs, body)
-        assert json.loads(body)["status"] == "unavailable"
-    finally:
-        srv.stop()
+    """A server whose worker cannot start does not start: its check on load
+    cannot grade the exercises' solutions, and it says so. A server whose
+    workers are gone after its start, with none able to start again, answers
+    /healthz with 503 and its body."""
+    env = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_DATABASE="none")
+    p = subprocess.run([BINARY, "--port", "0", "--workers", "1", "--worker", "/bin/false"],
+                       capture_output=True, timeout=60, env=env)
+    assert p.returncode == 1, (p.returncode, p.stdout)
+    assert b"listening" not in p.stdout, p.stdout
+    assert b"not checked: no worker is ready" in p.stderr, p.stderr
+    with tempfile.TemporaryDirectory() as d:
+        # the real worker once (for the check on load), then a worker that
+        # cannot start
+        worker = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(BINARY))),
+                              "grader", "butterfly-worker")
+        mark, script = os.path.join(d, "started"), os.path.join(d, "worker.sh")
+        with open(script, "w") as f:
+            f.write('#!/bin/sh\n[ -e "%s" ] && exit 1\n: > "%s"\nexec "%s" "$@"\n'
+                    % (mark, mark, worker))
+        os.chmod(script, 0o755)
+        srv = Server(BINARY, "--workers", "1", "--worker", script, wait_healthy=False)
+        try:
+            workers = children(srv.proc.pid)
+            assert workers, "no worker process"
+            for pid in workers:
+                os.kill(pid, signal.SIGKILL)
+            deadline = time.time() + 10
+            status = 0
+            while time.time() < deadline and status != 503:
+                status, hdrs, body = fetch(srv, "GET", "/healthz")
+            assert status == 503, status
+            conforms("/healthz", "GET", status, hdrs, body)
+            assert json.loads(body)["status"] == "unavailable"
+        finally:
+            srv.stop()
 
 
 def main():

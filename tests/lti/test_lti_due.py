@@ -140,6 +140,20 @@ def run(policy, want):
             check(st == 303 and s4 == 200 and rows[-1] == (9, 0),
                   "another student's own due date (tomorrow) keeps their attempt on time: %s"
                   % rows)
+            # the link's exercise (custom exercise): one the tool has is the
+            # butterfly's page; one it does not have refuses the launch, saying why
+            ex = {CLAIM + "resource_link": {"id": "hw-1"}, AGS: {"scope": [SCORE_SCOPE],
+                                                             "lineitem": LI}}
+            ex[CLAIM + "custom"] = {"exercise": "butterfly"}
+            st, h, _ = Browser(url).launch(plat, sub="s-2", extra=ex)
+            check(st == 303 and (h.get("Location") or "").split("#")[0] == "/",
+                  "exercise=butterfly: the butterfly's page (%s %s)" % (st, h.get("Location")))
+            for bad in ("no_such_exercise", "", 7):
+                ex[CLAIM + "custom"] = {"exercise": bad}
+                st, _, page = Browser(url).launch(plat, sub="s-2", extra=ex)
+                check(st == 400 and '<code id="check">exercise</code>' in page and
+                      "GET /api/tasks" in page,
+                      "exercise=%r is refused, saying why: %s %s" % (bad, st, page[-300:]))
             # a due_at the tool cannot read (Canvas leaves an unmade substitution) is none
             st, _, _ = b.launch(plat, sub="s-1",
                                 extra=claims("$Canvas.assignment.dueAt.iso8601"))

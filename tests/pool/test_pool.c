@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "common/clock.h"
 #include "tests/test_bodies.h"
 
@@ -426,8 +427,47 @@ static enum pool_submit_status submit_as(struct pool *p, uint8_t host, const cha
     const uint8_t addr[4] = { 10, 0, 0, host };
     struct client_id client;
     client_id_set(&client, CLIENT_IPV4, addr, 32);
-    struct pool_submission sub = { body, strlen(body), &client, result_done, o };
+    struct pool_submission sub = { body, strlen(body), &client, result_done, o, NULL };
     return pool_submit(p, &sub, id, NULL);
+}
+
+/*
+ * A submission names its exercise (issue 33): the id goes with the job to
+ * the worker, which grades that exercise (the butterfly's verdicts are its
+ * own, by its id or by none); an id no exercise has is refused at once,
+ * its callback never called, nothing queued.
+ */
+static void test_submission_names_its_exercise(void **state)
+{
+    struct pool *p = new_pool(1, 5000, 4);
+    static const struct { const char *exercise, *body; enum verdict_status want; } cases[] = {
+        { "butterfly", NULL, VERDICT_ACCEPTED }, { NULL, NULL, VERDICT_ACCEPTED },
+        { "butterfly", "return 0.0;\n", VERDICT_WRONG_ANSWER },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct result_one o = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,
+                                false, VERDICT_INTERNAL_ERROR };
+        const char *body = cases[i].body ? cases[i].body : correct;
+        struct pool_submission sub = { .body = body, .len = strlen(body), .done = result_done,
+                                       .arg = &o, .exercise = cases[i].exercise };
+        assert_int_equal(pool_submit(p, &sub, NULL, NULL), POOL_SUBMITTED);
+        wait_result(&o);
+        assert_int_equal(o.status, cases[i].want);
+    }
+    struct result_one never = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,
+                                false, VERDICT_INTERNAL_ERROR };
+    for (const char *const *id = (const char *const[]){ "no_such_exercise", "", "BUTTERFLY",
+                                                        NULL }; *id; id++) {
+        struct pool_submission sub = { .body = correct, .len = strlen(correct),
+                                       .done = result_done, .arg = &never, .exercise = *id };
+        assert_int_equal(pool_submit(p, &sub, NULL, NULL), POOL_UNKNOWN_EXERCISE);
+    }
+    struct pool_stats s;
+    pool_get_stats(p, &s);
+    assert_int_equal(s.submitted, 3);
+    assert_int_equal(s.worker_restarts, 0);
+    pool_free(p, 1000);
+    assert_false(never.done);
 }
 
 /*
@@ -744,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_stopped_worker_is_replaced_and_job_retried),
         cmocka_unit_test(test_stopped_idle_worker_is_not_ready),
         cmocka_unit_test(test_cancelled_jobs),
+        cmocka_unit_test(test_submission_names_its_exercise),
         cmocka_unit_test(test_per_client_share),
         cmocka_unit_test(test_compiler_crash_gets_a_verdict),
         cmocka_unit_test(test_closing_the_function_is_refused),

@@ -145,6 +145,7 @@ def t_own_record_and_list(w):
     assert st == 200 and [s["id"] for s in lst["submissions"]] == [w.a_id], lst
     item = lst["submissions"][0]
     assert item["points"] == item["max_points"] == 9 and item["status"]["id"] == 3, item
+    assert item["task"] == "butterfly", item   # the exercise of its route
 
 
 def t_paging_newest_first(w):

@@ -855,7 +855,8 @@ static void test_class_due(void **state)
     assert_false(late[1]);
     assert_true(late[2]);
     struct store_chosen c;
-    assert_int_equal(store_records_choose(s, INT64_MAX, STORE_POLICY_BEST, false, &c, &err),
+    assert_int_equal(store_records_choose(s, "butterfly", INT64_MAX, STORE_POLICY_BEST, false, &c,
+                                          &err),
                      STORE_OK);
     assert_int_equal(c.n, 1);
     assert_int_equal(c.v[0].points, 9);
@@ -892,6 +893,51 @@ static void test_class_due(void **state)
     for (int i = 0; i < 4; i++)
         store_record_clear(&r[i]);
     store_close(other);
+    store_close(s);
+}
+
+/* A student's records of two exercises: each exercise's choice reads its
+ * own only, the best of one never standing for the other, and the walk
+ * counts what it left out. */
+static void test_choose_per_exercise(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    struct store_error err;
+    add_student(s, "s-two", "Tess", true);
+    struct store_record r[3];
+    const char *const task[3] = { "butterfly", "bit_reversal", "bit_reversal" };
+    const int points[3] = { 9, 2, 5 };
+    for (int i = 0; i < 3; i++) {
+        make_record(&r[i], "s-two", 1000 * (i + 1), points[i]);
+        free(r[i].task);
+        r[i].task = strdup(task[i]);
+        assert_int_equal(store_record_insert(s, &r[i], &err), STORE_OK);
+    }
+    struct store_chosen c;
+    assert_int_equal(store_records_choose(s, "bit_reversal", INT64_MAX, STORE_POLICY_BEST,
+                                          false, &c, &err), STORE_OK);
+    assert_int_equal(c.n, 1);
+    assert_string_equal(c.v[0].id, r[2].id);
+    assert_string_equal(c.v[0].task, "bit_reversal");
+    assert_int_equal(c.v[0].points, 5);
+    assert_int_equal(c.lateness[0].best_on_time, 5);
+    assert_int_equal(c.records, 2);
+    assert_int_equal(c.other_tasks, 1);
+    store_chosen_clear(&c);
+    assert_int_equal(store_records_choose(s, "butterfly", INT64_MAX, STORE_POLICY_LAST, false,
+                                          &c, &err), STORE_OK);
+    assert_int_equal(c.n, 1);
+    assert_string_equal(c.v[0].id, r[0].id);   /* the latest of its own, not of all */
+    assert_int_equal(c.records, 1);
+    assert_int_equal(c.other_tasks, 2);
+    store_chosen_clear(&c);
+    assert_int_equal(store_records_choose(s, "twiddle", INT64_MAX, STORE_POLICY_BEST, false,
+                                          &c, &err), STORE_OK);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(c.other_tasks, 3);
+    store_chosen_clear(&c);
+    for (int i = 0; i < 3; i++)
+        store_record_clear(&r[i]);
     store_close(s);
 }
 
@@ -1984,6 +2030,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_guest_names),
         cmocka_unit_test(test_announced_url),
         cmocka_unit_test(test_class_due),
+        cmocka_unit_test(test_choose_per_exercise),
         cmocka_unit_test(test_writer_batches),
         cmocka_unit_test(test_writer_bounded_queue),
         cmocka_unit_test(test_writer_isolates_bad_rows),

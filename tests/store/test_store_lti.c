@@ -139,6 +139,7 @@ static struct store_record *record(const char *student, int points, int64_t ms)
 struct seen {
     struct store_lti_score v[8];
     char sub[8][32];
+    char lineitem[8][64];   /* v[i].lineitem is valid during the callback only */
     size_t n;
 };
 
@@ -148,6 +149,7 @@ static bool take(const struct store_lti_score *sc, void *arg)
     if (x->n < 8) {
         x->v[x->n] = *sc;
         snprintf(x->sub[x->n], sizeof x->sub[x->n], "%s", sc->sub);
+        snprintf(x->lineitem[x->n], sizeof x->lineitem[x->n], "%s", sc->lineitem);
         x->n++;
     }
     return true;
@@ -379,6 +381,69 @@ static void test_late_records(void **state)
     assert_int_equal(x.v[0].best_late_points, 7);
     store_record_free(r[0]);
     store_record_free(r[1]);
+    store_close(s);
+}
+
+/* Two resource links of one course naming two exercises (custom
+ * exercise), one student launched from both: each record scores on its
+ * own exercise's line item only, whichever link its page carried; a
+ * record of an exercise no link names scores nowhere; the late mark is
+ * the own link's due date's. */
+static void test_scores_per_exercise(void **state)
+{
+    (void)state;
+    struct store *s = fresh();
+    struct store_error e;
+    char dee[STORE_ID_SIZE], klass[STORE_ID_SIZE], name[64];
+    int64_t t = store_now_ms(), fly = 0, bits = 0;
+    struct store_lti_launch l = { .issuer = "https://p", .client_id = "c", .sub = "s-dee",
+                                  .name = "Dee", .email = "", .context_id = "course-4",
+                                  .context_title = "", .deployment_id = "d",
+                                  .resource_link = "rl-fly", .lineitem = "https://p/li/fly" };
+    assert_int_equal(store_lti_launch(s, &l, dee, klass, &fly, name, sizeof name, &e), STORE_OK);
+    l.resource_link = "rl-bits";
+    l.lineitem = "https://p/li/bits";
+    l.exercise = "bit_reversal";
+    l.due_ms = t - 1000;   /* bit_reversal's was due already; the butterfly's is not */
+    assert_int_equal(store_lti_launch(s, &l, dee, klass, &bits, name, sizeof name, &e), STORE_OK);
+    assert_true(fly > 0 && bits > 0 && fly != bits);
+    /* the latest launch is bit_reversal's: a butterfly record still
+     * scores on the butterfly's line item, and is not late */
+    struct store_record *r[4] = { record(dee, 5, t), record(dee, 7, t + 1),
+                                  record(dee, 9, t + 2), record(dee, 3, t + 3) };
+    free(r[1]->task);
+    r[1]->task = strdup("bit_reversal");
+    r[2]->lti_link = bits;   /* a butterfly record from bit_reversal's page */
+    free(r[3]->task);
+    r[3]->task = strdup("twiddle");   /* no link names it */
+    bool late[4] = { false, false, false, false };
+    for (int i = 0; i < 4; i++) {
+        r[i]->late_out = &late[i];
+        assert_int_equal(store_record_insert(s, r[i], &e), STORE_OK);
+    }
+    assert_false(late[0]);
+    assert_true(late[1]);
+    assert_false(late[2]);
+    assert_false(late[3]);
+    struct seen x = { .n = 0 };
+    assert_int_equal(store_lti_outbox_due(s, store_now_ms(), 16, take, &x, &e), STORE_OK);
+    int on_fly = 0, on_bits = 0;
+    for (size_t i = 0; i < x.n; i++) {
+        if (!strcmp(x.lineitem[i], "https://p/li/fly")) {
+            on_fly++;
+            assert_true(x.v[i].points == 5 || x.v[i].points == 9);
+        } else {
+            assert_string_equal(x.lineitem[i], "https://p/li/bits");
+            assert_int_equal(x.v[i].points, 7);
+            assert_true(x.v[i].late);
+            on_bits++;
+        }
+    }
+    assert_int_equal(on_bits, 1);
+    assert_true(on_fly >= 1);   /* the newest of a line item's is what is due */
+    assert_int_equal(rows_with_sub("lti_outbox", "s-dee"), 3);   /* twiddle's: none */
+    for (int i = 0; i < 4; i++)
+        store_record_free(r[i]);
     store_close(s);
 }
 
@@ -722,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_state_once_and_nonces),
         cmocka_unit_test(test_launch_and_outbox),
         cmocka_unit_test(test_late_records),
+        cmocka_unit_test(test_scores_per_exercise),
         cmocka_unit_test(test_line_item_per_resource_link),
         cmocka_unit_test(test_class_due_beside_links),
         cmocka_unit_test(test_migrate_v1),

@@ -7,7 +7,7 @@
 
 /* The comparison of `out` with the reference, with no loop marks. It is
  * kept until the next call in the same file: use it before calling again. */
-static inline const struct comparison *compared(const struct task *t, const struct gpu_run *runs,
+static inline const struct comparison *compared(const struct exercise *t, const struct gpu_run *runs,
                                                 size_t nruns, const float *out)
 {
     static struct comparison c;

@@ -56,7 +56,7 @@ bool glslang_acts_on_directive(const char *body, size_t len, char *what, size_t 
         opts = shaderc_compile_options_initialize();
     }
     size_t n;
-    char *src = harness_assemble(body, len, &n);
+    char *src = harness_assemble(exercise_default(), body, len, &n);
     if (!src)
         return false;
     shaderc_compilation_result_t r = shaderc_compile_into_preprocessed_text(

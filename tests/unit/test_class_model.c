@@ -33,10 +33,11 @@ static const char right_verdict[] =
 static unsigned next_id;
 
 /* Adds a record of student at minute t with the verdict's status. */
-static long add(struct class_model *m, const char *student, int minute, int status,
-                const char *verdict)
+static long add_of(struct class_model *m, const char *task, const char *student, int minute,
+                   int status, const char *verdict)
 {
     struct store_record r = { 0 };
+    r.task = (char *)task;
     snprintf(r.id, sizeof r.id, "%032x", ++next_id);
     r.student = (char *)student;
     r.received_ms = 1000000 + (int64_t)minute * 60000;
@@ -47,6 +48,13 @@ static long add(struct class_model *m, const char *student, int minute, int stat
     r.verdict = (char *)verdict;
     r.verdict_len = strlen(verdict);
     return class_model_add(m, &r);
+}
+
+/* As add_of, with no task: a record of a store older than exercises. */
+static long add(struct class_model *m, const char *student, int minute, int status,
+                const char *verdict)
+{
+    return add_of(m, NULL, student, minute, status, verdict);
 }
 
 static json_t *tile_of(struct class_model *m, const char *id)
@@ -109,7 +117,7 @@ static void test_summary_counts_and_mistakes(void **state)
     add(m, "c", 53, VERDICT_ACCEPTED, right_verdict);
     add(m, NULL, 53, VERDICT_ACCEPTED, right_verdict);   /* signed out: nobody's */
     assert_true(c1 >= 0);
-    json_t *s = class_model_summary(m, NULL, 1000000 + 55 * 60000);
+    json_t *s = class_model_summary(m, NULL, NULL, 1000000 + 55 * 60000);
     assert_int_equal(json_integer_value(json_object_get(s, "students")), 4);
     assert_int_equal(json_integer_value(json_object_get(s, "submitted")), 3);
     assert_int_equal(json_integer_value(json_object_get(s, "accepted")), 1);
@@ -131,7 +139,7 @@ static void test_summary_counts_and_mistakes(void **state)
     json_decref(s);
     /* a launch's class of a and c: its records and its chart only */
     json_t *members = json_pack("{s:b, s:b}", "a", 1, "c", 1);
-    s = class_model_summary(m, members, 1000000 + 55 * 60000);
+    s = class_model_summary(m, members, NULL, 1000000 + 55 * 60000);
     assert_int_equal(json_integer_value(json_object_get(s, "students")), 2);
     assert_int_equal(json_integer_value(json_object_get(s, "records")), 3);
     series = json_object_get(s, "accepted_series");
@@ -209,7 +217,7 @@ static void test_forget_removes_the_student_and_their_records(void **state)
     assert_string_equal(json_string_value(json_object_get(zed, "name")), "Zed");
     assert_int_equal(json_integer_value(json_object_get(zed, "attempts")), 1);
     json_decref(zed);
-    json_t *sum = class_model_summary(m, NULL, 0);
+    json_t *sum = class_model_summary(m, NULL, NULL, 0);
     assert_int_equal(json_integer_value(json_object_get(sum, "students")), 2);
     assert_int_equal(json_integer_value(json_object_get(sum, "records")), 2);
     json_decref(sum);
@@ -367,6 +375,131 @@ static void test_facts_of_any_verdict_are_sane(void **state)
     verdict_free(v);
 }
 
+/* The JSON integer at key of o, -1 when it is none. */
+static long long int_at(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+/* The tile of student id among GET /api/class/students?task=task's. */
+static json_t *tile_in(struct class_model *m, const char *task, const char *id)
+{
+    json_t *all = class_model_students(m, NULL, task, 1000000 + 60 * 60000);
+    json_t *a = json_object_get(all, "students");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *t = json_array_get(a, i);
+        if (!strcmp(json_string_value(json_object_get(t, "id")), id)) {
+            json_incref(t);
+            json_decref(all);
+            return t;
+        }
+    }
+    fail_msg("no tile of %s", id);
+    return NULL;
+}
+
+/* Two exercises' records (one with no task: the default's): ?task=
+ * counts one's alone, the tiles' progress holds a cell per exercise,
+ * the summary one entry per exercise, the gradebook a column each. */
+static void test_exercises_kept_apart(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { .attempts = 50, .minutes = 60, .repeats = 3 };
+    struct class_model *m = class_model_new(&t);
+    class_model_put_student(m, "ann", "Ann", "", true);
+    class_model_put_student(m, "bob", "Bob", "", true);
+    add(m, "ann", 1, VERDICT_WRONG_ANSWER, wrong_verdict);
+    add_of(m, "butterfly", "ann", 2, VERDICT_WRONG_ANSWER, wrong_verdict);
+    long bits = add_of(m, "bit_reversal", "ann", 3, VERDICT_ACCEPTED, right_verdict);
+    add_of(m, "butterfly", "ann", 4, VERDICT_WRONG_ANSWER, wrong_verdict);
+    add_of(m, "bit_reversal", "bob", 5, VERDICT_COMPILATION_ERROR, compile_verdict);
+    assert_true(bits >= 0);
+
+    /* every exercise together: Ann's three butterfly repeats are broken
+     * by her bit_reversal Accepted */
+    json_t *ann = tile_in(m, NULL, "ann");
+    assert_int_equal(int_at(ann, "attempts"), 4);
+    assert_true(json_is_true(json_object_get(ann, "accepted")));
+    json_t *pb = json_object_get(json_object_get(ann, "progress"), "butterfly");
+    json_t *pr = json_object_get(json_object_get(ann, "progress"), "bit_reversal");
+    assert_int_equal(int_at(pb, "attempts"), 3);
+    assert_int_equal(int_at(pb, "best_points"), 3);
+    assert_false(json_is_true(json_object_get(pb, "accepted")));
+    assert_int_equal(int_at(pr, "attempts"), 1);
+    assert_int_equal(int_at(pr, "best_points"), 9);
+    assert_true(json_is_true(json_object_get(pr, "accepted")));
+    json_decref(ann);
+
+    /* the butterfly alone: three attempts, the same mistake three times
+     * in a row (the bit_reversal between them is another exercise's): stuck */
+    ann = tile_in(m, "butterfly", "ann");
+    assert_int_equal(int_at(ann, "attempts"), 3);
+    assert_false(json_is_true(json_object_get(ann, "accepted")));
+    assert_int_equal(int_at(ann, "repeats"), 3);
+    assert_true(json_is_true(json_object_get(ann, "stuck")));
+    assert_string_equal(json_string_value(json_object_get(ann, "mistake_key")),
+                        "mistake:twiddle_sign");
+    json_decref(ann);
+    json_t *bob = tile_in(m, "butterfly", "bob");
+    assert_int_equal(int_at(bob, "attempts"), 0);
+    assert_true(json_is_null(json_object_get(bob, "last_status")));
+    json_decref(bob);
+    bob = tile_in(m, "bit_reversal", "bob");
+    assert_int_equal(int_at(bob, "attempts"), 1);
+    assert_string_equal(json_string_value(json_object_get(bob, "mistake_key")),
+                        "compile:missing ';'");
+    json_decref(bob);
+
+    /* the summary of one exercise, of another, of one with no record */
+    static const struct { const char *task; long long submitted, accepted, records; } want[] = {
+        { NULL, 2, 1, 5 }, { "butterfly", 1, 0, 3 }, { "bit_reversal", 2, 1, 2 },
+        { "twiddle", 0, 0, 0 },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        json_t *s = class_model_summary(m, NULL, want[k].task, 1000000 + 6 * 60000);
+        assert_int_equal(int_at(s, "submitted"), want[k].submitted);
+        assert_int_equal(int_at(s, "accepted"), want[k].accepted);
+        assert_int_equal(int_at(s, "records"), want[k].records);
+        json_t *top = json_array_get(json_object_get(s, "mistakes"), 0);
+        if (want[k].task && !strcmp(want[k].task, "butterfly"))
+            assert_int_equal(int_at(top, "count"), 1);
+        if (want[k].task && !strcmp(want[k].task, "twiddle"))
+            assert_null(top);
+        /* a summary per exercise, whatever the filter: the built-in first */
+        json_t *ex = json_object_get(s, "exercises");
+        assert_int_equal(json_array_size(ex), 2);
+        json_t *e0 = json_array_get(ex, 0), *e1 = json_array_get(ex, 1);
+        assert_string_equal(json_string_value(json_object_get(e0, "id")), "butterfly");
+        assert_true(json_is_true(json_object_get(e0, "built_in")));
+        assert_int_equal(int_at(e0, "records"), 3);
+        assert_int_equal(int_at(e0, "accepted"), 0);
+        assert_string_equal(json_string_value(json_object_get(e1, "id")), "bit_reversal");
+        assert_false(json_is_true(json_object_get(e1, "built_in")));
+        assert_int_equal(int_at(e1, "submitted"), 2);
+        assert_int_equal(int_at(e1, "accepted"), 1);
+        json_decref(s);
+    }
+
+    /* the live event names its exercise */
+    json_t *ev = class_model_event(m, (size_t)bits, 0);
+    assert_string_equal(json_string_value(json_object_get(ev, "task")), "bit_reversal");
+    json_decref(ev);
+    ev = class_model_event(m, 0, 0);
+    assert_string_equal(json_string_value(json_object_get(ev, "task")), "butterfly");
+    json_decref(ev);
+
+    /* the gradebook: a column per exercise, the best at each */
+    size_t len = 0;
+    char *csv = class_model_gradebook_csv(m, NULL, &len);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",late,butterfly,bit_reversal\r\n"));
+    assert_non_null(strstr(csv, "\r\nann,Ann,,yes,4,9,9,yes,Wrong Answer,0,3,9\r\n"));
+    assert_non_null(strstr(csv, "\r\nbob,Bob,,yes,1,3,9,no,Compilation Error,0,,3\r\n"));
+    free(csv);
+    class_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_gradebook_marks_unverified_and_defuses_formulas),
         cmocka_unit_test(test_facts_of_a_parsed_verdict_are_those_of_its_json),
         cmocka_unit_test(test_facts_of_any_verdict_are_sane),
+        cmocka_unit_test(test_exercises_kept_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 #include "engine/outcome.h"
@@ -72,7 +73,7 @@ static struct outputs *right_outputs(void)
 {
     struct outputs *o = calloc(1, sizeof *o);
     assert_non_null(o);
-    runs_fill(TASK_DEFAULT_SEED, o->runs);
+    runs_fill(exercise_default(), TASK_DEFAULT_SEED, o->runs);
     for (int r = 0; r < TASK_RUNS; r++) {
         float in[TASK_PLANES][TASK_N];
         double want[TASK_PLANES][TASK_N];
@@ -92,7 +93,7 @@ static int run_of(int h, int s)
 
 static struct verdict *worded(const struct outputs *o, struct comparison *c)
 {
-    assert_true(compare_outputs(&task_butterfly, o->runs, TASK_RUNS, o->out, o->marks, c));
+    assert_true(compare_outputs(exercise_default(), o->runs, TASK_RUNS, o->out, o->marks, c));
     struct verdict *v = verdict_new(VERDICT_INTERNAL_ERROR, NULL);
     assert_non_null(v);
     static const int lines[] = { 7, 12 };
@@ -170,7 +171,7 @@ static void test_outputs_nonfinite_and_unwritten(void **state)
 /* Just inside atol + rtol * |expected| passes, just outside fails. */
 static void test_outputs_tolerance_edges(void **state)
 {
-    const struct task *t = &task_butterfly;
+    const struct exercise *t = exercise_default();
     for (int side = 0; side < 2; side++) {
         struct outputs *o = right_outputs();
         struct comparison c;
@@ -191,7 +192,7 @@ static void test_outputs_visibility_by_spectrum(void **state)
 {
     struct outputs *o = right_outputs();
     struct comparison c;
-    assert_true(compare_outputs(&task_butterfly, o->runs, TASK_RUNS, o->out, NULL, &c));
+    assert_true(compare_outputs(exercise_default(), o->runs, TASK_RUNS, o->out, NULL, &c));
     for (int r = 0; r < TASK_RUNS; r++)
         assert_int_equal(c.run[r].visible, r % (1 + TASK_HIDDEN) == 0);
     /* reversed, the visible runs are found where they now are */
@@ -202,11 +203,11 @@ static void test_outputs_visibility_by_spectrum(void **state)
         memcpy(out + r * TASK_CELLS, o->out + (TASK_RUNS - 1 - r) * TASK_CELLS,
                TASK_CELLS * sizeof *out);
     }
-    assert_true(compare_outputs(&task_butterfly, rev, TASK_RUNS, out, NULL, &c));
+    assert_true(compare_outputs(exercise_default(), rev, TASK_RUNS, out, NULL, &c));
     assert_true(c.all_passed);
     assert_true(c.visible[0] == &c.run[TASK_RUNS - 1]);
     assert_int_equal(c.hidden_total[0], TASK_HIDDEN);
-    assert_false(compare_outputs(&task_butterfly, rev, 0, out, NULL, &c));
+    assert_false(compare_outputs(exercise_default(), rev, 0, out, NULL, &c));
     free(o);
 }
 

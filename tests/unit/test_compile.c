@@ -32,7 +32,7 @@ static int teardown(void **state)
 static void test_harness_wraps_body(void **state)
 {
     size_t len;
-    char *src = harness_assemble("return 1.0;", 11, &len);
+    char *src = harness_assemble(exercise_default(), "return 1.0;", 11, &len);
     assert_non_null(src);
     assert_int_equal(strlen(src), len);
     const char *line1 = strstr(src, "#line 1\nreturn 1.0;\n}");

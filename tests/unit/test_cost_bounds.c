@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "tests/support/sample_bodies.h"
 #include "tests/test_bodies.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "engine/diagnosis/decompile.h"
 #include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/family.h"
@@ -16,31 +17,31 @@
 #include "engine/reference.h"
 #include "tests/support/compared.h"
 
-#define NRUNS TASK_RUNS
+#define NRUNS BF_RUNS
 
-static const struct task *t = &task_butterfly;
+static const struct exercise *t;   /* the butterfly, set in main */
 
-static const float (*input_of(const struct gpu_run *run))[TASK_N]
+static const float (*input_of(const struct gpu_run *run))[BF_N]
 {
-    return (const float (*)[TASK_N])run->spec;
+    return (const float (*)[BF_N])run->spec;
 }
 
 /* The right outputs of every run. */
-static void right_outputs(struct gpu_run runs[NRUNS], float out[NRUNS * TASK_CELLS])
+static void right_outputs(struct gpu_run runs[NRUNS], float out[NRUNS * BF_CELLS])
 {
-    runs_fill(TASK_DEFAULT_SEED, runs);
+    runs_fill(exercise_default(), TASK_DEFAULT_SEED, runs);
     for (int r = 0; r < NRUNS; r++) {
-        double want[TASK_PLANES][TASK_N];
+        double want[BF_PLANES][BF_N];
         reference_pass(input_of(&runs[r]), runs[r].half, want);
-        for (int k = 0; k < TASK_CELLS; k++)
-            out[r * TASK_CELLS + k] = (float)want[k / TASK_N][k % TASK_N];
+        for (int k = 0; k < BF_CELLS; k++)
+            out[r * BF_CELLS + k] = (float)want[k / BF_N][k % BF_N];
     }
 }
 
 static int half_index(int half)
 {
-    for (int h = 0; h < TASK_NHALVES; h++)
-        if (t->halves[h] == half)
+    for (int h = 0; h < BF_NHALVES; h++)
+        if (t->sweep[h] == half)
             return h;
     return -1;
 }
@@ -49,13 +50,13 @@ static int half_index(int half)
 static void test_due_formula_is_reference(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(runs, out);
     for (int r = 0; r < NRUNS; r++) {
-        double want[TASK_PLANES][TASK_N];
+        double want[BF_PLANES][BF_N];
         reference_pass(input_of(&runs[r]), runs[r].half, want);
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++) {
+        for (int p = 0; p < BF_PLANES; p++)
+            for (int i = 0; i < BF_N; i++) {
                 struct cell_formula f;
                 decompile_due(runs[r].half, i, p, &f);
                 assert_true(fabs(decompile_value(&f, input_of(&runs[r])) - want[p][i]) < 1e-12);
@@ -67,15 +68,15 @@ static void test_due_formula_is_reference(void **state)
 static void test_right_outputs_read_back(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(runs, out);
-    static struct cell_formula f[TASK_NHALVES][TASK_PLANES][TASK_N];
+    static struct cell_formula f[BF_NHALVES][BF_PLANES][BF_N];
     assert_true(decompile_outputs(t, runs, NRUNS, out, f));
-    for (int h = 0; h < TASK_NHALVES; h++)
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++) {
+    for (int h = 0; h < BF_NHALVES; h++)
+        for (int p = 0; p < BF_PLANES; p++)
+            for (int i = 0; i < BF_N; i++) {
                 struct cell_formula due;
-                decompile_due(t->halves[h], i, p, &due);
+                decompile_due(t->sweep[h], i, p, &due);
                 assert_true(decompile_equal(&f[h][p][i], &due));
             }
 }
@@ -84,23 +85,23 @@ static void test_right_outputs_read_back(void **state)
 static void test_typo_reads_back(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(runs, out);
     /* the upper members' imaginary part at half 2 as ar - ti: ai read as ar */
     for (int r = 0; r < NRUNS; r++) {
         if (runs[r].half != 2)
             continue;
-        const float (*in)[TASK_N] = input_of(&runs[r]);
-        for (int i = 0; i < TASK_N; i++) {
+        const float (*in)[BF_N] = input_of(&runs[r]);
+        for (int i = 0; i < BF_N; i++) {
             if ((i / 2) % 2 == 0)
                 continue;
-            double want[TASK_PLANES][TASK_N];
+            double want[BF_PLANES][BF_N];
             reference_pass(in, 2, want);
             int base = i - 2;
-            out[r * TASK_CELLS + TASK_N + i] = (float)(want[1][i] - in[1][base] + in[0][base]);
+            out[r * BF_CELLS + BF_N + i] = (float)(want[1][i] - in[1][base] + in[0][base]);
         }
     }
-    static struct cell_formula f[TASK_NHALVES][TASK_PLANES][TASK_N];
+    static struct cell_formula f[BF_NHALVES][BF_PLANES][BF_N];
     assert_true(decompile_outputs(t, runs, NRUNS, out, f));
     char text[128];
     /* i = 3 at half 2: w = -i, due ai - (wr·bi + wi·br) = ai + br */
@@ -132,14 +133,14 @@ static void test_typo_reads_back(void **state)
 static void test_stray_constant(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(runs, out);
     /* the real part of the lower members at half 4 as ar + PI */
     for (int r = 0; r < NRUNS; r++)
         if (runs[r].half == 4)
             for (int i = 0; i < 4; i++)
-                out[r * TASK_CELLS + i] = (float)(input_of(&runs[r])[0][i] + M_PI);
-    static struct cell_formula f[TASK_NHALVES][TASK_PLANES][TASK_N];
+                out[r * BF_CELLS + i] = (float)(input_of(&runs[r])[0][i] + M_PI);
+    static struct cell_formula f[BF_NHALVES][BF_PLANES][BF_N];
     assert_true(decompile_outputs(t, runs, NRUNS, out, f));
     char text[128];
     assert_string_equal(decompile_render(&f[half_index(4)][0][1], 4, 1, text, sizeof text),
@@ -161,16 +162,16 @@ static void test_stray_constant(void **state)
 static void test_no_formula_for_noise(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
-    static struct cell_formula f[TASK_NHALVES][TASK_PLANES][TASK_N];
+    float out[NRUNS * BF_CELLS];
+    static struct cell_formula f[BF_NHALVES][BF_PLANES][BF_N];
     right_outputs(runs, out);
-    out[20 * TASK_CELLS + 5] += 0.5f;          /* one hidden value off */
+    out[20 * BF_CELLS + 5] += 0.5f;          /* one hidden value off */
     assert_false(decompile_outputs(t, runs, NRUNS, out, f));
     right_outputs(runs, out);
     out[3] = NAN;
     assert_false(decompile_outputs(t, runs, NRUNS, out, f));
     uint64_t s = 5;
-    for (int k = 0; k < NRUNS * TASK_CELLS; k++) {
+    for (int k = 0; k < NRUNS * BF_CELLS; k++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         out[k] = (float)((double)(s >> 11) / (double)(1ull << 53) * 6 - 3);
     }
@@ -197,6 +198,7 @@ static void test_render(void **state)
 
 int main(void)
 {
+    t = exercise_default();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_due_formula_is_reference),
         cmocka_unit_test(test_right_outputs_read_back),

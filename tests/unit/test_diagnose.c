@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/describe.h"
 #include "engine/diagnosis/diagnose.h"
@@ -19,40 +20,40 @@
 #include "engine/reference.h"
 #include "tests/support/compared.h"
 
-#define NRUNS TASK_RUNS
+#define NRUNS BF_RUNS
 
-static const struct task *t = &task_butterfly;
+static const struct exercise *t;   /* the butterfly, set in main */
 
 static void make_runs(uint64_t seed, struct gpu_run runs[NRUNS])
 {
-    runs_fill(seed, runs);
+    runs_fill(exercise_default(), seed, runs);
 }
 
-static const float (*input_of(const struct gpu_run *run))[TASK_N]
+static const float (*input_of(const struct gpu_run *run))[BF_N]
 {
-    return (const float (*)[TASK_N])run->spec;
+    return (const float (*)[BF_N])run->spec;
 }
 
 /* What a kernel that is member m returns on every run, as floats. */
 static void outputs_of(const struct family_member *m, const struct gpu_run runs[NRUNS],
-                       float out[NRUNS * TASK_CELLS])
+                       float out[NRUNS * BF_CELLS])
 {
     for (int r = 0; r < NRUNS; r++)
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++)
-                out[r * TASK_CELLS + p * TASK_N + i] =
+        for (int p = 0; p < BF_PLANES; p++)
+            for (int i = 0; i < BF_N; i++)
+                out[r * BF_CELLS + p * BF_N + i] =
                     (float)family_cell(m, input_of(&runs[r]), runs[r].half, p, i);
 }
 
 static float *cell(float *out, int run, int plane, int i)
 {
-    return &out[run * TASK_CELLS + plane * TASK_N + i];
+    return &out[run * BF_CELLS + plane * BF_N + i];
 }
 
 /* The run index of the visible spectrum at half index h. */
 static int visible_run(int h)
 {
-    return h * (1 + TASK_HIDDEN);
+    return h * (1 + BF_HIDDEN);
 }
 
 /* Deterministic noise in [-1, 1]. */
@@ -92,11 +93,11 @@ static bool same_member(const struct family_member *a, const struct family_membe
 static bool all_right(const struct gpu_run runs[NRUNS], const float *out)
 {
     for (int r = 0; r < NRUNS; r++) {
-        double want[TASK_PLANES][TASK_N];
+        double want[BF_PLANES][BF_N];
         reference_pass(input_of(&runs[r]), runs[r].half, want);
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++)
-                if (!compare_cell(want[p][i], out[r * TASK_CELLS + p * TASK_N + i], t->atol,
+        for (int p = 0; p < BF_PLANES; p++)
+            for (int i = 0; i < BF_N; i++)
+                if (!compare_cell(want[p][i], out[r * BF_CELLS + p * BF_N + i], t->atol,
                                   t->rtol))
                     return false;
     }
@@ -112,7 +113,7 @@ static bool all_right(const struct gpu_run runs[NRUNS], const float *out)
 static void expect_recognised(const struct family_member *m, const struct gpu_run runs[NRUNS],
                               const char *what)
 {
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     outputs_of(m, runs, out);
     if (all_right(runs, out))
         return;    /* the same outputs as the right pass: never a Wrong Answer */
@@ -221,7 +222,7 @@ static void test_ambiguous_mistakes_named_together(void **state)
         { { "no_twiddle", "int_division", "r_zero" } },
         { { "both_plus", "angle_from_i", NULL } },
     };
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         for (size_t k = 0; k < 3 && groups[g].ids[k]; k++) {
             struct search_result res = search_of(groups[g].ids[k], NULL, out);
@@ -237,7 +238,7 @@ static void test_ambiguous_mistakes_named_together(void **state)
 static struct diagnosis *describe(const char *id1, const char *id2)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     struct search_result res = search_of(id1, id2, out);
     make_runs(TASK_DEFAULT_SEED, runs);
     struct diagnosis *d = describe_member(compared(t, runs, NRUNS, out), &res, NULL);
@@ -298,12 +299,12 @@ static void test_description_in_words(void **state)
 static void test_tables_when_no_formula(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     make_runs(TASK_DEFAULT_SEED, runs);
     static const struct family_member right;
     /* b of cell i = 5 at half = 2 taken from element 0: no formula does that */
     for (int r = 0; r < NRUNS; r++) {
-        for (int i = 0; i < TASK_N; i++) {
+        for (int i = 0; i < BF_N; i++) {
             struct family_pair pr;
             family_pair_of(&right, runs[r].half, i, &pr);
             if (runs[r].half == 2 && i == 5)
@@ -337,7 +338,7 @@ static void test_no_false_names(void **state)
     struct gpu_run runs[NRUNS];
     make_runs(TASK_DEFAULT_SEED, runs);
     uint64_t seed = 99;
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     struct search_result res;
     for (int p = 0; p < FAMILY_NPARAMS; p++) {
         const struct family_param_info *info = family_param((enum family_param)p);
@@ -352,30 +353,30 @@ static void test_no_false_names(void **state)
                 fail_msg("%s + one cell off: named", v ? id_of(p, v) : "right");
             /* every cell moved by up to 0.5 */
             outputs_of(&m, runs, out);
-            for (int k = 0; k < NRUNS * TASK_CELLS; k++)
+            for (int k = 0; k < NRUNS * BF_CELLS; k++)
                 out[k] = (isfinite(out[k]) ? out[k] : 0) + (float)(0.5 * noise(&seed));
             if (search_outputs(t, runs, NRUNS, out, &res))
                 fail_msg("%s + noise: named", v ? id_of(p, v) : "right");
         }
     }
     /* numbers with nothing to do with the inputs */
-    for (int k = 0; k < NRUNS * TASK_CELLS; k++)
+    for (int k = 0; k < NRUNS * BF_CELLS; k++)
         out[k] = (float)(4 * noise(&seed));
     assert_false(search_outputs(t, runs, NRUNS, out, &res));
     /* right on the visible spectrum, made up on the hidden ones */
     static const struct family_member right;
     outputs_of(&right, runs, out);
     for (int r = 0; r < NRUNS; r++)
-        if (r % (1 + TASK_HIDDEN) != 0)
-            for (int k = 0; k < TASK_CELLS; k++)
-                out[r * TASK_CELLS + k] = 0.25f * (float)k - 2.0f;
+        if (r % (1 + BF_HIDDEN) != 0)
+            for (int k = 0; k < BF_CELLS; k++)
+                out[r * BF_CELLS + k] = 0.25f * (float)k - 2.0f;
     assert_false(search_outputs(t, runs, NRUNS, out, &res));
 }
 
 static void test_right_outputs_get_nothing(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     static const struct family_member right;
     make_runs(TASK_DEFAULT_SEED, runs);
     outputs_of(&right, runs, out);
@@ -390,7 +391,7 @@ static void test_right_outputs_get_nothing(void **state)
 
     /* within tolerance, as a GPU's float sin and cos are */
     uint64_t seed = 7;
-    for (int k = 0; k < NRUNS * TASK_CELLS; k++)
+    for (int k = 0; k < NRUNS * BF_CELLS; k++)
         out[k] += (float)(0.002 * noise(&seed));
     assert_null(summary_text(compared(t, runs, NRUNS, out)));
 }
@@ -407,7 +408,7 @@ static void expect_summary(const float *out, const char *want)
     free(s);
 }
 
-static void right_outputs(float out[NRUNS * TASK_CELLS], struct gpu_run runs[NRUNS])
+static void right_outputs(float out[NRUNS * BF_CELLS], struct gpu_run runs[NRUNS])
 {
     static const struct family_member right;
     make_runs(TASK_DEFAULT_SEED, runs);
@@ -417,11 +418,11 @@ static void right_outputs(float out[NRUNS * TASK_CELLS], struct gpu_run runs[NRU
 static void test_summary_one_plane_one_member(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(out, runs);
     /* imaginary plane, upper members, half 2 (i = 2, 3, 6, 7) and 4 (4..7) */
     for (int r = 0; r < NRUNS; r++)
-        for (int i = 0; i < TASK_N; i++)
+        for (int i = 0; i < BF_N; i++)
             if (runs[r].half > 1 && (i / runs[r].half) % 2 == 1)
                 *cell(out, r, 1, i) = -*cell(out, r, 1, i) + 1.0f;
     expect_summary(out, "real plane right everywhere; imaginary plane wrong at the "
@@ -431,12 +432,12 @@ static void test_summary_one_plane_one_member(void **state)
 static void test_summary_members_differ(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(out, runs);
     *cell(out, visible_run(0), 0, 0) += 1.0f;      /* half 1, lower */
     *cell(out, visible_run(1), 0, 2) += 1.0f;      /* half 2, upper */
     *cell(out, visible_run(2) + 3, 0, 5) += 1.0f;  /* half 4, upper, hidden */
-    for (int p = 0; p < TASK_PLANES; p++)
+    for (int p = 0; p < BF_PLANES; p++)
         *cell(out, visible_run(0) + 1, p, 6) -= 1.0f;   /* half 1, lower, both */
     expect_summary(out, "real plane wrong at the lower members for half 1 and at the "
                         "upper members for half 2 and 4; imaginary plane wrong at "
@@ -447,10 +448,10 @@ static void test_summary_members_differ(void **state)
 static void test_summary_says_nan_returned(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(out, runs);
     for (int r = visible_run(1); r < visible_run(2); r++)
-        for (int i = 0; i < TASK_N; i++)
+        for (int i = 0; i < BF_N; i++)
             if (i % 4 == 1)
                 *cell(out, r, 1, i) = NAN;
     *cell(out, visible_run(2) + 2, 0, 7) = INFINITY;
@@ -459,13 +460,13 @@ static void test_summary_says_nan_returned(void **state)
                         "(imaginary i = 1, 5); it returned Infinity at half 4 (hidden "
                         "spectra only)");
     for (int r = 0; r < NRUNS; r++)
-        for (int i = 0; i < TASK_CELLS; i++)
+        for (int i = 0; i < BF_CELLS; i++)
             if (r != visible_run(0) || i % 2)
-                out[r * TASK_CELLS + i] = NAN;
+                out[r * BF_CELLS + i] = NAN;
     expect_summary(out, "both planes wrong at both members for every half; it returned NaN "
                         "at half 1 (real i = 1, 3, 5, 7; imaginary i = 1, 3, 5, 7), half 2 "
                         "(every cell), half 4 (every cell)");
-    for (int k = 0; k < NRUNS * TASK_CELLS; k++)
+    for (int k = 0; k < NRUNS * BF_CELLS; k++)
         out[k] = NAN;
     expect_summary(out, "both planes wrong at both members for every half; it returned NaN "
                         "in every cell");
@@ -474,12 +475,12 @@ static void test_summary_says_nan_returned(void **state)
 static void test_summary_hidden_only(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     right_outputs(out, runs);
     for (int r = 0; r < NRUNS; r++)
-        if (r % (1 + TASK_HIDDEN) != 0)
-            for (int k = 0; k < TASK_CELLS; k++)
-                out[r * TASK_CELLS + k] = 0.25f * (float)k - 2.0f;
+        if (r % (1 + BF_HIDDEN) != 0)
+            for (int k = 0; k < BF_CELLS; k++)
+                out[r * BF_CELLS + k] = 0.25f * (float)k - 2.0f;
     expect_summary(out, "both planes wrong at both members for every half; right on "
                         "the visible spectrum, wrong only on hidden ones");
 }
@@ -490,7 +491,7 @@ static void test_summary_hidden_only(void **state)
 static void test_verdict_gets_name_or_summary(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     make_runs(TASK_DEFAULT_SEED, runs);
     struct family_member m = member("both_plus", NULL);
     outputs_of(&m, runs, out);
@@ -508,7 +509,7 @@ static void test_verdict_gets_name_or_summary(void **state)
     m = member(NULL, NULL);
     outputs_of(&m, runs, out);
     for (int r = 0; r < NRUNS; r++)
-        for (int i = 0; i < TASK_N; i++)
+        for (int i = 0; i < BF_N; i++)
             if ((i / runs[r].half) % 2)
                 *cell(out, r, 1, i) = NAN;
     v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
@@ -520,7 +521,7 @@ static void test_verdict_gets_name_or_summary(void **state)
     verdict_free(v);
 
     /* every cell NaN: named, in words that say the kernel returned it */
-    for (int k = 0; k < NRUNS * TASK_CELLS; k++)
+    for (int k = 0; k < NRUNS * BF_CELLS; k++)
         out[k] = NAN;
     v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     diagnose_verdict(v, compared(t, runs, NRUNS, out), NULL, 0);
@@ -544,7 +545,7 @@ static void test_code_picks_among_equal_readings(void **state)
         { "twiddle_sign", "float wr = cos(PI * float(r) / float(half));", "twiddle_sign", "w" },
     };
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     make_runs(TASK_DEFAULT_SEED, runs);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         struct family_member m = member(cases[k].made_by, NULL);
@@ -567,9 +568,9 @@ static void test_code_picks_among_equal_readings(void **state)
 static void test_denormal_not_called_zero(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     make_runs(TASK_DEFAULT_SEED, runs);
-    for (int k = 0; k < NRUNS * TASK_CELLS; k++)
+    for (int k = 0; k < NRUNS * BF_CELLS; k++)
         out[k] = 1.40129846e-45f;
     struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, NULL);
     diagnose_verdict(v, compared(t, runs, NRUNS, out), NULL, 0);
@@ -585,7 +586,7 @@ static void test_denormal_not_called_zero(void **state)
 static void test_json_round_trip(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     make_runs(TASK_DEFAULT_SEED, runs);
     for (int pass = 0; pass < 2; pass++) {
         struct family_member m = member("both_plus", NULL);
@@ -639,6 +640,7 @@ static void test_json_round_trip(void **state)
 
 int main(void)
 {
+    t = exercise_default();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_mistake_recognised),
         cmocka_unit_test(test_each_pair_of_mistakes_recognised),

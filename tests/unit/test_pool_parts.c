@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/task.h"
 #include "common/io/frame.h"
 #include "common/score.h"
 #include "pool/fair_queue.h"
@@ -34,7 +35,7 @@ static struct client_id named(char c)
 static struct job *job_of(char client, uint64_t id)
 {
     struct client_id c = named(client);
-    struct job *j = job_new("return 0.0;", 11, &c, 1);
+    struct job *j = job_new(NULL, "return 0.0;", 11, &c, 1);
     assert_non_null(j);
     j->id = id;
     return j;
@@ -266,8 +267,60 @@ static void test_frames_to_a_closed_peer_fail_without_sigpipe(void **state)
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     close(sv[1]);
     assert_false(frame_write(sv[0], FRAME_STAGE, "run", 3));
-    assert_false(frame_write_job(sv[0], 7, "return 0.0;", 11));
+    assert_false(frame_write_job(sv[0], 7, NULL, "return 0.0;", 11));
     close(sv[0]);
+}
+
+/* A job's frame carries its exercise to the worker: the id the pool
+ * wrote is the id the worker reads, the body after it intact; no id is
+ * the default exercise; an id past EX_ID_MAX is not written, and one the
+ * registry could not hold (a '/', a byte past the payload) not read. */
+static void test_job_frame_carries_the_exercise(void **state)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    static const struct { const char *id, *want; } cases[] = {
+        { "bit_reversal", "bit_reversal" }, { NULL, "" }, { "", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_true(frame_write_job(sv[0], 0x0102030405060708ull, cases[i].id, "return 1.0;", 11));
+        enum frame_type type;
+        char *payload, id[EX_ID_MAX + 1];
+        size_t len, body_len;
+        uint64_t seed;
+        const char *body;
+        assert_true(frame_read(sv[1], &type, &payload, &len));
+        assert_int_equal(type, FRAME_JOB);
+        assert_true(frame_parse_job(payload, len, &seed, id, &body, &body_len));
+        assert_string_equal(id, cases[i].want);
+        assert_true(seed == 0x0102030405060708ull);
+        assert_int_equal(body_len, 11);
+        assert_memory_equal(body, "return 1.0;", 11);
+        free(payload);
+    }
+    char long_id[EX_ID_MAX + 2];
+    memset(long_id, 'a', sizeof long_id - 1);
+    long_id[sizeof long_id - 1] = '\0';
+    assert_false(frame_write_job(sv[0], 1, long_id, "x", 1));
+    /* hand-made payloads: seed, id length, id, body */
+    char id[EX_ID_MAX + 1], bad[8 + 1 + 4 + 1] = { 0 };
+    uint64_t seed;
+    const char *body;
+    size_t body_len;
+    bad[8] = 4;
+    memcpy(bad + 9, "a/..", 4);
+    assert_false(frame_parse_job(bad, sizeof bad, &seed, id, &body, &body_len));
+    memcpy(bad + 9, "abcd", 4);
+    assert_true(frame_parse_job(bad, sizeof bad, &seed, id, &body, &body_len));
+    assert_string_equal(id, "abcd");
+    assert_int_equal(body_len, 1);
+    bad[8] = 9;   /* longer than what follows */
+    assert_false(frame_parse_job(bad, sizeof bad, &seed, id, &body, &body_len));
+    bad[8] = (char)(EX_ID_MAX + 1);
+    assert_false(frame_parse_job(bad, sizeof bad, &seed, id, &body, &body_len));
+    assert_false(frame_parse_job(bad, 8, &seed, id, &body, &body_len));   /* no id byte */
+    close(sv[0]);
+    close(sv[1]);
 }
 
 /* The verdict's header: what the worker writes the supervisor reads, and
@@ -359,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_loss_blames_only_the_code),
         cmocka_unit_test(test_frames_to_a_closed_peer_fail_without_sigpipe),
         cmocka_unit_test(test_verdict_header_round_trip_and_refusals),
+        cmocka_unit_test(test_job_frame_carries_the_exercise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,9 +162,59 @@ static void test_route_table_rows(void **state)
         assert_true(!(row->methods & METHOD_POST) || row->body_max > 0);
         assert_non_null(row->finish);
         assert_non_null(row->refusal);
-        assert_true(routes_find(strchr(row->path, '{') ? "/api/submissions/x" : row->path));
+        /* the row's own path, each "{name}" a name, finds the row itself:
+         * no earlier row shadows it */
+        char concrete[128];
+        size_t k = 0;
+        for (const char *p = row->path; *p && k + 2 < sizeof concrete; p++) {
+            if (*p == '{') {
+                concrete[k++] = 'x';
+                p = strchr(p, '}');
+            } else {
+                concrete[k++] = *p;
+            }
+        }
+        concrete[k] = '\0';
+        assert_ptr_equal(routes_find(concrete), row);
     }
     assert_true(n >= 24);
+}
+
+/* "{id}" stands for one segment anywhere in a row's path, and route_param
+ * reads it back: an exercise's document and its submissions are told
+ * apart, and nothing longer or emptier matches. */
+static void test_route_id_mid_path(void **state)
+{
+    const struct route_row *doc = routes_find("/api/tasks/bit_reversal");
+    const struct route_row *sub = routes_find("/api/tasks/bit_reversal/submissions");
+    assert_non_null(doc);
+    assert_non_null(sub);
+    assert_int_equal(doc->route, ROUTE_TASK);
+    assert_int_equal(sub->route, ROUTE_SUBMIT);
+    assert_int_equal(route_of("/api/tasks/butterfly/submissions"), ROUTE_SUBMIT);
+    assert_int_equal(route_of("/api/tasks//submissions"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/tasks/a/submissions/b"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/tasks/a/other"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/tasks/"), ROUTE_NONE);
+    assert_int_equal(route_of("/tasks/butterfly"), ROUTE_PAGE);
+    assert_int_equal(route_of("/tasks"), ROUTE_PAGE);
+    assert_int_equal(route_of("/tasks/a/b"), ROUTE_NONE);
+    char id[33];
+    assert_true(route_param(sub, "/api/tasks/bit_reversal/submissions", id, sizeof id));
+    assert_string_equal(id, "bit_reversal");
+    assert_true(route_param(doc, "/api/tasks/butterfly", id, sizeof id));
+    assert_string_equal(id, "butterfly");
+    /* a segment longer than the buffer is no id (the caller answers 404) */
+    char big[64];
+    memset(big, 0, sizeof big);
+    snprintf(big, sizeof big, "/api/tasks/%040d", 7);
+    assert_false(route_param(doc, big, id, sizeof id));
+    assert_string_equal(id, "");
+    /* a path of another row, or a row without "{name}" */
+    assert_false(route_param(doc, "/api/tasks/a/submissions", id, sizeof id));
+    assert_false(route_param(routes_find("/healthz"), "/healthz", id, sizeof id));
+    /* the rest of the path, '/' too, where the row says so */
+    assert_int_equal(route_of("/static/a/b.js"), ROUTE_STATIC);
 }
 
 static void test_uri_inspection(void **state)
@@ -932,6 +982,7 @@ int main(void)
         cmocka_unit_test(test_ipv6_clients_grouped),
         cmocka_unit_test(test_client_ids_from_sockets),
         cmocka_unit_test(test_access_log_escapes_what_could_steer_a_terminal),
+        cmocka_unit_test(test_route_id_mid_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

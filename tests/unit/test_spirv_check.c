@@ -437,7 +437,7 @@ static void test_robust_output_of_bodies_validates(void **state)
         uint32_t *counted = NULL, *out = NULL;
         size_t counted_n = 0, out_n = 0, nloops = 0;
         char msg[320];
-        assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, task_butterfly.loop_budget,
+        assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, exercise_default()->loop_budget,
                                            &counted, &counted_n, &nloops, msg, sizeof msg));
         assert_true(spirv_robust_apply(counted, counted_n, &out, &out_n, msg, sizeof msg));
         if (!spirv_robust_validate(out, out_n, msg, sizeof msg))

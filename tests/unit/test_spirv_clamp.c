@@ -601,7 +601,7 @@ static bool compare_on_body(struct compiler *c, const char *what, const char *bo
     }
     uint32_t *counted = NULL, *ours;
     size_t counted_n = 0, nloops = 0, nours;
-    assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, task_butterfly.loop_budget, &counted,
+    assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, exercise_default()->loop_budget, &counted,
                                        &counted_n, &nloops, msg, sizeof msg));
     if (!spirv_robust_validate(counted, counted_n, msg, sizeof msg))
         fail_msg("%s: the counted module is invalid: %s", what, msg);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "common/verdict.h"
 
 static const struct worked_cell worked_example = {
@@ -225,6 +226,50 @@ static void test_from_json_refuses_non_verdicts(void **state)
     json_decref(j);
 }
 
+/* Another exercise's grid (16 x 1, four values): its id and dimensions
+ * come back from the JSON, read off the shape of its cells. */
+static void test_grid_of_another_shape(void **state)
+{
+    (void)state;
+    struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, "Wrong for factor = 3.");
+    snprintf(v->task, sizeof v->task, "%s", "scale");
+    v->grid_n = 16;
+    v->grid_planes = 1;
+    v->halves_run = 4;
+    for (int h = 0; h < 4; h++) {
+        v->halves[h].half = h + 1;
+        for (int x = 0; x < 16; x++)
+            v->halves[h].cells[0][x] = (struct cell_result){ x * (h + 1.0), (float)x, h == 0 };
+    }
+    size_t len;
+    char *bytes = verdict_to_bytes(v, &len);
+    assert_non_null(bytes);
+    assert_non_null(strstr(bytes, "\"task\":\"scale\""));
+    struct verdict *back = verdict_from_bytes(bytes, len);
+    assert_non_null(back);
+    assert_string_equal(back->task, "scale");
+    assert_int_equal(back->grid_n, 16);
+    assert_int_equal(back->grid_planes, 1);
+    assert_int_equal(back->halves_run, 4);
+    assert_true(back->halves[3].cells[0][15].expected == 60.0);
+    assert_false(back->halves[3].cells[0][15].passed);
+    assert_true(back->halves[0].cells[0][9].passed);
+    size_t len2;
+    char *again = verdict_to_bytes(back, &len2);
+    assert_int_equal(len2, len);
+    assert_memory_equal(again, bytes, len);
+    free(again);
+    verdict_free(back);
+
+    /* a grid with a cell missing is no grid */
+    char *cut = strstr(bytes, "{\"x\":15,\"y\":0");
+    assert_non_null(cut);
+    memcpy(cut, "{\"x\":14,\"y\":0", strlen("{\"x\":14,\"y\":0"));
+    assert_null(verdict_from_bytes(bytes, len));
+    free(bytes);
+    verdict_free(v);
+}
+
 static void test_status_names(void **state)
 {
     assert_string_equal(verdict_status_to_str(VERDICT_ACCEPTED), "Accepted");
@@ -243,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_worked_cells_absent),
         cmocka_unit_test(test_malformed_worked_cell_refused),
         cmocka_unit_test(test_from_json_refuses_non_verdicts),
+        cmocka_unit_test(test_grid_of_another_shape),
         cmocka_unit_test(test_status_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/family.h"
 #include "engine/diagnosis/worked.h"
@@ -15,9 +16,9 @@
 #include "engine/reference.h"
 #include "tests/support/compared.h"
 
-#define NRUNS TASK_RUNS
+#define NRUNS BF_RUNS
 
-static const struct task *t = &task_butterfly;
+static const struct exercise *t;   /* the butterfly, set in main */
 
 static struct family_member member(const char *id)
 {
@@ -31,22 +32,22 @@ static struct family_member member(const char *id)
     return m;
 }
 
-static void outputs_of(const char *id, struct gpu_run runs[NRUNS], float out[NRUNS * TASK_CELLS])
+static void outputs_of(const char *id, struct gpu_run runs[NRUNS], float out[NRUNS * BF_CELLS])
 {
     struct family_member m = member(id);
-    runs_fill(TASK_DEFAULT_SEED, runs);
+    runs_fill(exercise_default(), TASK_DEFAULT_SEED, runs);
     for (int r = 0; r < NRUNS; r++)
-        for (int p = 0; p < TASK_PLANES; p++)
-            for (int i = 0; i < TASK_N; i++)
-                out[r * TASK_CELLS + p * TASK_N + i] = (float)family_cell(
-                    &m, (const float (*)[TASK_N])runs[r].spec, runs[r].half, p, i);
+        for (int p = 0; p < BF_PLANES; p++)
+            for (int i = 0; i < BF_N; i++)
+                out[r * BF_CELLS + p * BF_N + i] = (float)family_cell(
+                    &m, (const float (*)[BF_N])runs[r].spec, runs[r].half, p, i);
 }
 
 /* The example of the issue: a + w·b returned where a − w·b was due. */
 static void test_worked_cell_of_both_plus(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     outputs_of("both_plus", runs, out);
     struct worked_cell w;
     /* half 1 fails first, but there a + w·b is also a + b (w = 1): the
@@ -88,7 +89,7 @@ static void test_worked_cell_of_both_plus(void **state)
 static void test_worked_cell_smallest_failing_half(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     outputs_of("twiddle_sign", runs, out);
     struct worked_cell w;
     assert_true(worked_pick(compared(t, runs, NRUNS, out), "w", &w));
@@ -99,7 +100,7 @@ static void test_worked_cell_smallest_failing_half(void **state)
     assert_null(strstr(w.says, "check j"));
     assert_null(strstr(w.says, "other member"));
     /* at half 2 the cell alone reads as a − w·b, said without "j" */
-    worked_cell_of(compared(t, runs, NRUNS, out), 1 + TASK_HIDDEN, 0, 1, "w", &w);
+    worked_cell_of(compared(t, runs, NRUNS, out), 1 + BF_HIDDEN, 0, 1, "w", &w);
     assert_null(strstr(w.says, "other member"));
     assert_int_equal(w.half, 2);
     assert_int_equal(w.i, 1);
@@ -117,10 +118,10 @@ static void test_worked_cell_smallest_failing_half(void **state)
 static void test_worked_cell_hidden(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     outputs_of(NULL, runs, out);
-    int bad_run = 1 + TASK_HIDDEN + 3;      /* half 2, the third hidden spectrum */
-    out[bad_run * TASK_CELLS + TASK_N + 6] += 1.0f;   /* imaginary, i = 6 */
+    int bad_run = 1 + BF_HIDDEN + 3;      /* half 2, the third hidden spectrum */
+    out[bad_run * BF_CELLS + BF_N + 6] += 1.0f;   /* imaginary, i = 6 */
     struct worked_cell w;
     assert_true(worked_pick(compared(t, runs, NRUNS, out), NULL, &w));
     assert_int_equal(w.half, 2);
@@ -128,8 +129,8 @@ static void test_worked_cell_hidden(void **state)
     assert_int_equal(w.i, 6);
     assert_int_equal(w.plane, 1);
     assert_int_equal(w.base, 4);
-    assert_true(w.a.re == runs[bad_run].spec[4] && w.a.im == runs[bad_run].spec[TASK_N + 4]);
-    assert_true(w.got == out[bad_run * TASK_CELLS + TASK_N + 6]);
+    assert_true(w.a.re == runs[bad_run].spec[4] && w.a.im == runs[bad_run].spec[BF_N + 4]);
+    assert_true(w.got == out[bad_run * BF_CELLS + BF_N + 6]);
     assert_string_equal(w.got_matches, "");
 
     /* and nothing to work when every cell is right */
@@ -141,17 +142,18 @@ static void test_worked_cell_hidden(void **state)
 static void test_worked_all(void **state)
 {
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     outputs_of("both_plus", runs, out);
     static struct worked_cell cells[WORKED_CELLS];
     assert_true(worked_all(compared(t, runs, NRUNS, out), NULL, cells));
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        double want[TASK_PLANES][TASK_N];
-        reference_pass(t->visible, t->halves[h], want);
-        for (int k = 0; k < TASK_CELLS; k++) {
-            const struct worked_cell *w = &cells[h * TASK_CELLS + k];
-            int p = k / TASK_N, i = k % TASK_N;
-            assert_int_equal(w->half, t->halves[h]);
+    for (int h = 0; h < BF_NHALVES; h++) {
+        double want[BF_PLANES][BF_N];
+        /* the half's visible run (runs_fill's order) holds the visible spectrum */
+        reference_pass((const float (*)[BF_N])runs[h * (1 + BF_HIDDEN)].spec, t->sweep[h], want);
+        for (int k = 0; k < BF_CELLS; k++) {
+            const struct worked_cell *w = &cells[h * BF_CELLS + k];
+            int p = k / BF_N, i = k % BF_N;
+            assert_int_equal(w->half, t->sweep[h]);
             assert_int_equal(w->plane, p);
             assert_int_equal(w->i, i);
             assert_false(w->hidden);
@@ -187,14 +189,14 @@ static void test_got_matches_names_the_mistake(void **state)
         { "scaled_double", 1, 1, 0, "2·(a − w·b)" },
     };
     struct gpu_run runs[NRUNS];
-    float out[NRUNS * TASK_CELLS];
+    float out[NRUNS * BF_CELLS];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         outputs_of(cases[c].id, runs, out);
         int h = 0;
-        while (t->halves[h] != cases[c].half)
+        while (t->sweep[h] != cases[c].half)
             h++;
         struct worked_cell w;
-        worked_cell_of(compared(t, runs, NRUNS, out), (size_t)h * (1 + TASK_HIDDEN), cases[c].plane,
+        worked_cell_of(compared(t, runs, NRUNS, out), (size_t)h * (1 + BF_HIDDEN), cases[c].plane,
                        cases[c].i, NULL, &w);
         if (strcmp(w.got_matches, cases[c].matches))
             fail_msg("%s: \"%s\", wanted \"%s\"", cases[c].id, w.got_matches, cases[c].matches);
@@ -224,6 +226,7 @@ static void test_expression_names(void **state)
 
 int main(void)
 {
+    t = exercise_default();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_cell_of_both_plus),
         cmocka_unit_test(test_worked_cell_smallest_failing_half),

@@ -78,7 +78,7 @@ static void run_with(struct fixture *f, const char *what, robust_fn robust,
     if (!robust(words, nwords, &safe, &safe_words, msg, sizeof msg))
         fail_msg("%s: the robust-access pass failed: %s", what, msg);
     assert_true(spirv_strip_debug(safe, safe_words, &final, &final_words));
-    enum gpu_status st = gpu_run(f->dev.gpu, final, final_words, f->runs, TASK_RUNS, out, loops,
+    enum gpu_status st = gpu_run(f->dev.gpu, exercise_default(), final, final_words, f->runs, TASK_RUNS, out, loops,
                                  5000, &t, msg, sizeof msg);
     if (st != GPU_OK)
         fail_msg("%s: the run failed: %s", what, msg);
@@ -100,7 +100,7 @@ static bool same_on_device(void *arg, const char *what, const char *body)
     }
     uint32_t *counted = NULL;
     size_t counted_n = 0, nloops = 0;
-    assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, task_butterfly.loop_budget, &counted,
+    assert_true(spirv_loops_instrument(cr.spirv, cr.nwords, exercise_default()->loop_budget, &counted,
                                        &counted_n, &nloops, msg, sizeof msg));
     static float ours[TASK_RUNS * TASK_CELLS], tools[TASK_RUNS * TASK_CELLS];
     static uint32_t ours_loops[TASK_RUNS * TASK_CELLS], tools_loops[TASK_RUNS * TASK_CELLS];

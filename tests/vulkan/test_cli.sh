@@ -23,6 +23,18 @@ check() {   # check NAME EXPECTED_RC ACTUAL_RC
 "$grade" /nonexistent/file >/dev/null 2>&1; check missing-file 3 $?
 "$grade" --device no-such-device "$samples/correct.glsl" >/dev/null 2>&1; check bad-device 3 $?
 
+"$grade" --exercise butterfly "$samples/wrong_twiddle_sign.glsl" >/dev/null; check exercise-named 1 $?
+err=$("$grade" --exercise no_such "$samples/correct.glsl" 2>&1 >/dev/null); check exercise-unknown 64 $?
+echo "$err" | grep -q "no exercise 'no_such' is built in: add it to exercises/LIST"; check exercise-unknown-says 0 $?
+out=$("$grade" --check-exercise exercises/butterfly/); check check-exercise 0 $?
+echo "$out" | grep -qx 'exercises/butterfly: [0-9]* solutions\? as expected, [0-9]* mistakes\?, reference deterministic'
+check check-exercise-summary 0 $?
+err=$("$grade" --check-exercise exercises/no_such 2>&1 >/dev/null); check check-exercise-unknown 1 $?
+echo "$err" | grep -q 'exercises/no_such: .*add no_such to exercises/LIST and run ninja'
+check check-exercise-unknown-says 0 $?
+"$grade" --check-exercise exercises/butterfly "$samples/correct.glsl" >/dev/null 2>&1
+check check-exercise-and-file 64 $?
+
 out=$("$grade" < "$samples/correct.glsl"); check stdin 0 $?
 echo "$out" | grep -q '^Verdict: Accepted' ; check report-text 0 $?
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "engine/checks/spirv_check.h"
 #include "engine/checks/spirv_robust.h"
 #include "engine/checks/spirv_strip.h"
@@ -69,7 +70,7 @@ static void run_body(struct device_fixture *f, const char *body, float out[TASK_
     assert_true(spirv_robust_apply(cr.spirv, cr.nwords, &safe, &safe_words, msg, sizeof msg));
     assert_true(spirv_strip_debug(safe, safe_words, &final, &final_words));
     make_runs(runs);
-    enum gpu_status st = gpu_run(f->gpu, final, final_words, runs, TASK_RUNS, out, NULL, 5000,
+    enum gpu_status st = gpu_run(f->gpu, exercise_default(), final, final_words, runs, TASK_RUNS, out, NULL, 5000,
                                  &t, msg, sizeof msg);
     if (st != GPU_OK)
         fail_msg("the run failed: %s", msg);

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/task.h"
 #include "common/io/read_input.h"
 #include "engine/diagnosis/cues.h"
 #include "engine/diagnosis/literal.h"

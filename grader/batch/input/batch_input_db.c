@@ -144,12 +144,13 @@ bool batch_input_db_load(const struct batch_db_options *o, struct batch_inputs *
         snprintf(err, errsz, "--from-database none holds no records");
         goto out;
     }
-    if (store_records_choose(s, o->until_ms, o->policy, true, &p, &se) != STORE_OK) {
+    if (store_records_choose(s, o->task, o->until_ms, o->policy, true, &p, &se) != STORE_OK) {
         snprintf(err, errsz, "%s", se.message);
         goto out;
     }
     res->records = p.records;
     res->nobody = p.nobody;
+    res->other_tasks = p.other_tasks;
     if (store_students_each(s, on_student, &nm, &se) != STORE_OK || nm.oom) {
         snprintf(err, errsz, "%s", nm.oom ? "out of memory" : se.message);
         goto out;

@@ -33,12 +33,14 @@ bool batch_until_parse(const char *s, int64_t *ms);
 
 struct batch_db_options {
     const char *url;                 /* store_open's */
+    const char *task;                /* the exercise whose records are read */
     int64_t until_ms;                /* INT64_MAX: every record */
     enum store_policy policy;
 };
 
 struct batch_db_result {
-    size_t records;                  /* read, at or before until */
+    size_t records;                  /* of the exercise, read, at or before until */
+    size_t other_tasks;              /* of other exercises, left out */
     size_t nobody;                   /* of them, of no signed-in student */
     size_t unverified;               /* inputs of students with an open lab's name */
 };

@@ -5,6 +5,7 @@
 
 #include "batch/reports/batch_html.h"
 #include "common/config.h"
+#include "common/exercise/exercise.h"
 #include "common/task.h"
 
 static double percent(size_t n, size_t of)
@@ -46,7 +47,7 @@ static void figures(FILE *f, const struct batch_summary *s, uint64_t seed)
             "<div><dt>Full points</dt><dd data-figure=\"full_score\">%zu</dd></div>"
             "<div><dt>No points</dt><dd data-figure=\"zero_score\">%zu</dd></div>"
             "<div><dt>Seed</dt><dd data-figure=\"seed\">%llu</dd></div></dl>\n",
-            s->rows, mean, SCORE_MAX, s->full, s->zero, (unsigned long long)seed);
+            s->rows, mean, score_max_of(s->ex), s->full, s->zero, (unsigned long long)seed);
 }
 
 static void verdicts(FILE *f, const struct batch_summary *s)
@@ -90,10 +91,10 @@ static void halves(FILE *f, const struct batch_summary *s)
           "<th>Half</th><th>Pass rate</th><th class=\"n\">Passed</th>"
           "<th class=\"n wide\">Visible right</th><th class=\"n wide\">Hidden right</th>"
           "</tr></thead><tbody>\n", f);
-    for (int k = 0; k < TASK_NHALVES; k++) {
+    for (int k = 0; k < (int)s->ex->nsweep; k++) {
         double pct = percent(s->half_passed[k], s->rows);
         fprintf(f, "<tr data-half=\"%d\"><td>half = %d</td><td class=\"bar\">"
-                "<div class=\"barline\">", task_butterfly.halves[k], task_butterfly.halves[k]);
+                "<div class=\"barline\">", s->ex->sweep[k], s->ex->sweep[k]);
         bar(f, pct, "var(--ok)");
         fprintf(f, "<span data-figure=\"pass_rate\">%.1f%%</span></div></td>"
                 "<td class=\"n\" data-figure=\"passed\">%zu</td>"
@@ -107,15 +108,15 @@ static void halves(FILE *f, const struct batch_summary *s)
 static void points(FILE *f, const struct batch_summary *s)
 {
     size_t most = 1;
-    for (int k = 0; k <= SCORE_MAX; k++)
+    for (int k = 0; k <= score_max_of(s->ex); k++)
         if (s->points[k] > most)
             most = s->points[k];
     const int w = 60, h = 160, top = 20, base = top + h;
     fprintf(f, "<section id=\"points\" class=\"keep\"><h2>Points distribution</h2>\n"
             "<svg class=\"chart histogram\" viewBox=\"0 0 %d %d\" role=\"img\" "
             "aria-label=\"Students per number of points\">",
-            w * (SCORE_MAX + 1), base + 24);
-    for (int k = 0; k <= SCORE_MAX; k++) {
+            w * (score_max_of(s->ex) + 1), base + 24);
+    for (int k = 0; k <= score_max_of(s->ex); k++) {
         double bh = (double)h * (double)s->points[k] / (double)most;
         fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
                 "<title>%d points: %zu</title></rect>"
@@ -123,15 +124,15 @@ static void points(FILE *f, const struct batch_summary *s)
                 "<text x=\"%d\" y=\"%d\" font-size=\"14\" text-anchor=\"middle\" "
                 "fill=\"#57606a\">%d</text>",
                 k * w + 6, base - bh, w - 12, bh,
-                k == SCORE_MAX ? "#1a7f37" : k == 0 ? "#cf222e" : "#0969da",
+                k == score_max_of(s->ex) ? "#1a7f37" : k == 0 ? "#cf222e" : "#0969da",
                 k, s->points[k], k * w + w / 2, base - bh - 4, s->points[k], k * w + w / 2,
                 base + 18, k);
     }
     fputs("</svg>\n<div class=\"scroll\"><table><thead><tr><th>Points</th>"
           "<th class=\"n\">Students</th><th class=\"n\">Share</th></tr></thead><tbody>\n", f);
-    for (int k = 0; k <= SCORE_MAX; k++)
+    for (int k = 0; k <= score_max_of(s->ex); k++)
         fprintf(f, "<tr data-points=\"%d\"><td>%d of %d</td><td class=\"n\" data-count=\"%zu\">"
-                "%zu</td><td class=\"n\">%.1f%%</td></tr>\n", k, k, SCORE_MAX,
+                "%zu</td><td class=\"n\">%.1f%%</td></tr>\n", k, k, score_max_of(s->ex),
                 s->points[k], s->points[k], percent(s->points[k], s->rows));
     fputs("</tbody></table></div></section>\n", f);
 }
@@ -183,7 +184,7 @@ static void tallies(FILE *f, const struct batch_summary_list *t, bool diagnoses)
     fputs("</section>\n", f);
 }
 
-static void students(FILE *f, const struct batch_row *rows, size_t n)
+static void students(FILE *f, const struct exercise *ex, const struct batch_row *rows, size_t n)
 {
     fputs("<section id=\"students\"><h2>Students</h2>\n<div class=\"scroll\"><table>"
           "<thead><tr><th>Student</th><th>Verdict</th><th class=\"n\">Points</th>"
@@ -199,7 +200,7 @@ static void students(FILE *f, const struct batch_row *rows, size_t n)
                 "<td class=\"n\" data-points=\"%d\">%d</td><td class=\"n wide\">%d of %d</td>"
                 "<td class=\"wide\">", batch_html_status_colour(r->status),
                 verdict_status_to_str(r->status), r->score, r->score, r->halves_passed,
-                TASK_NHALVES);
+                (int)ex->nsweep);
         batch_html_text(f, r->mistake ? r->mistake : "");
         fputs("</td><td class=\"wide\"><code>", f);
         batch_html_text(f, r->e->location);
@@ -208,16 +209,17 @@ static void students(FILE *f, const struct batch_row *rows, size_t n)
     fputs("</tbody></table></div></section>\n", f);
 }
 
-void batch_class_report_write(FILE *f, const struct batch_summary *s,
-                              const struct batch_row *rows, size_t n, uint64_t seed)
+void batch_class_report_write(FILE *f, const char *task_title, const char *subtitle,
+                              const struct batch_summary *s, const struct batch_row *rows,
+                              size_t n, uint64_t seed)
 {
     char title[256];
-    snprintf(title, sizeof title, "%s: class report", task_butterfly.title);
+    snprintf(title, sizeof title, "%s: class report", task_title);
     batch_html_begin(f, title);
     fputs("<header><h1>", f);
     batch_html_text(f, title);
     fputs("</h1>\n<p class=\"muted\">", f);
-    batch_html_text(f, task_butterfly.subtitle);
+    batch_html_text(f, subtitle);
     fprintf(f, " &middot; graded by butterfly-batch %s</p>\n", BUTTERFLY_VERSION);
     figures(f, s, seed);
     fputs("<p class=\"no-print\"><a href=\"#verdicts\">Verdicts</a> &middot; "
@@ -229,7 +231,7 @@ void batch_class_report_write(FILE *f, const struct batch_summary *s,
     points(f, s);
     tallies(f, &s->diagnoses, true);
     tallies(f, &s->errors, false);
-    students(f, rows, n);
+    students(f, s->ex, rows, n);
     fprintf(f, "</main>\n<footer><p class=\"muted\">The hidden spectra were drawn from seed "
             "%llu: <code>butterfly-batch --seed %llu</code> on the same submissions gives the "
             "same grades. Figures are those of summary.json.</p></footer>\n",

@@ -16,11 +16,12 @@
 #include "batch/reports/batch_summary.h"
 
 /*
- * Writes the page for the summary s of n rows (sorted by id), graded
+ * Writes the page, headed by the exercise's title and subtitle, for the summary s of n rows (sorted by id), graded
  * with `seed`, into f. Every row with a usable id links to
  * reports/KEY.html.
  */
-void batch_class_report_write(FILE *f, const struct batch_summary *s,
-                              const struct batch_row *rows, size_t n, uint64_t seed);
+void batch_class_report_write(FILE *f, const char *title, const char *subtitle,
+                              const struct batch_summary *s, const struct batch_row *rows,
+                              size_t n, uint64_t seed);
 
 #endif

@@ -11,16 +11,16 @@ bool batch_feedback_ran(const struct verdict *v)
     return v->status == VERDICT_ACCEPTED || v->status == VERDICT_WRONG_ANSWER;
 }
 
-/* The visible spectrum's 16 cells of one half: a grid, then each wrong
- * cell with the value expected and the value got. */
-static void print_visible_half(FILE *out, const struct half_result *h)
+/* The visible input's cells of one half (verdict v's grid): a grid, then
+ * each wrong cell with the value expected and the value got. */
+static void print_visible_half(FILE *out, const struct verdict *v, const struct half_result *h)
 {
-    int wrong = report_wrong_cells(h);
+    int wrong = report_wrong_cells(v, h), cells = v->grid_n * v->grid_planes;
     if (wrong)
-        fprintf(out, "\nhalf = %d: %d of %d cells are wrong\n", h->half, wrong, TASK_CELLS);
+        fprintf(out, "\nhalf = %d: %d of %d cells are wrong\n", h->half, wrong, cells);
     else
-        fprintf(out, "\nhalf = %d: all %d cells are right\n", h->half, TASK_CELLS);
-    report_cells(out, h);
+        fprintf(out, "\nhalf = %d: all %d cells are right\n", h->half, cells);
+    report_cells(out, v, h);
 }
 
 /* Compile errors, a refusal, a time limit: the verdict and its words. */
@@ -58,7 +58,7 @@ char *batch_feedback_visible(const struct batch_input *e, const struct verdict *
         print_stopped(out, v, refused);
     } else {
         int visible = 0, visible_max = 0, hidden_max = 0;
-        for (int i = 0; i < SCORE_TESTS; i++) {
+        for (int i = 0; i < sc->ntests; i++) {
             const struct score_test *t = &sc->tests[i];
             if (t->hidden) {
                 hidden_max += t->max_score;
@@ -68,12 +68,12 @@ char *batch_feedback_visible(const struct batch_input *e, const struct verdict *
             }
         }
         fprintf(out, "Your kernel on the visible spectrum (the one the exercise page shows):\n");
-        for (int h = 0; h < v->halves_run && h < TASK_NHALVES; h++)
-            print_visible_half(out, &v->halves[h]);
+        for (int h = 0; h < v->halves_run && h < EX_MAX_SWEEP; h++)
+            print_visible_half(out, v, &v->halves[h]);
         fprintf(out, "\nPoints from the visible spectrum: %d of %d.\n", visible, visible_max);
         fprintf(out, "Each half is also graded on %d hidden random spectra (%d points in all); "
                 "those results and the total are shown when the grades are published.\n",
-                TASK_HIDDEN, hidden_max);
+                score_exercise_of(v)->hidden, hidden_max);
     }
     if (fclose(out) != 0) {
         free(buf);

@@ -5,6 +5,7 @@
 
 #include "batch/reports/batch_feedback.h"
 #include "batch/reports/batch_html.h"
+#include "common/exercise/exercise.h"
 #include "common/report.h"
 #include "common/task.h"
 
@@ -20,7 +21,7 @@ static void tests(FILE *f, const struct score *sc)
     fputs("<section id=\"tests\"><h2>Tests</h2>\n<div class=\"scroll\"><table><thead><tr>"
           "<th>Test</th><th class=\"n\">Points</th><th>Shown to the student</th><th>Output</th>"
           "</tr></thead><tbody>\n", f);
-    for (int i = 0; i < SCORE_TESTS; i++) {
+    for (int i = 0; i < sc->ntests; i++) {
         const struct score_test *t = &sc->tests[i];
         fputs("<tr class=\"keep\"><td>", f);
         batch_html_text(f, t->name);
@@ -33,8 +34,9 @@ static void tests(FILE *f, const struct score *sc)
     fputs("</tbody></table></div></section>\n", f);
 }
 
-char *batch_student_report_html(const struct batch_input *e, const struct verdict *v,
-                                const struct score *sc, uint64_t seed, const char *sha)
+char *batch_student_report_html(const struct batch_input *e, const char *task_title,
+                                const struct verdict *v, const struct score *sc, uint64_t seed,
+                                const char *sha)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -44,7 +46,7 @@ char *batch_student_report_html(const struct batch_input *e, const struct verdic
     char *visible = batch_feedback_visible(e, v, sc, sha == NULL);
     char *full = sha ? report_to_string(v) : NULL;
     char title[256];
-    snprintf(title, sizeof title, "%s: %s", e->id, task_butterfly.title);
+    snprintf(title, sizeof title, "%s: %s", e->id, task_title);
     batch_html_begin(f, title);
     fputs("<p class=\"no-print\"><a href=\"../summary.html#students\">&larr; the class</a></p>\n"
           "<header><h1>", f);
@@ -56,7 +58,7 @@ char *batch_student_report_html(const struct batch_input *e, const struct verdic
             "<div><dt>Halves passed</dt><dd>%d of %d</dd></div>"
             "<div><dt>Hidden spectra right</dt><dd>%d of %d</dd></div></dl>\n",
             verdict_status_to_str(v->status), sc->score, sc->max_score, sc->halves_passed,
-            TASK_NHALVES, sc->hidden_passed, TASK_NHALVES * TASK_HIDDEN);
+            sc->ntests / 2, sc->hidden_passed, sc->ntests / 2 * score_exercise_of(v)->hidden);
     fputs("<p class=\"muted\">Input <code>", f);
     batch_html_text(f, e->location);
     fprintf(f, "</code> &middot; seed %llu", (unsigned long long)seed);

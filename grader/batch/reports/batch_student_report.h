@@ -16,11 +16,12 @@
 #include "common/verdict.h"
 
 /*
- * The page of input e (a usable id), graded to v and scored sc with
+ * The page of input e (a usable id), titled by the exercise's title, graded to v and scored sc with
  * `seed` from a source whose SHA-256 is `sha` (NULL: refused before
  * grading). Returns a malloc'd string, NULL on OOM.
  */
-char *batch_student_report_html(const struct batch_input *e, const struct verdict *v,
-                                const struct score *sc, uint64_t seed, const char *sha);
+char *batch_student_report_html(const struct batch_input *e, const char *title,
+                                const struct verdict *v, const struct score *sc, uint64_t seed,
+                                const char *sha);
 
 #endif

@@ -1,5 +1,6 @@
 /* batch_summary.c - the class at a glance. */
 #include "batch/reports/batch_summary.h"
+#include "common/exercise/exercise.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -11,9 +12,12 @@ enum verdict_status batch_summary_status(size_t i)
     return verdict_status_at(i);
 }
 
-struct batch_summary *batch_summary_new(void)
+struct batch_summary *batch_summary_new(const struct exercise *ex)
 {
-    return calloc(1, sizeof(struct batch_summary));
+    struct batch_summary *s = calloc(1, sizeof *s);
+    if (s)
+        s->ex = ex;
+    return s;
 }
 
 static void tally_clear(struct batch_summary_entry *e)
@@ -124,7 +128,7 @@ bool batch_summary_add(struct batch_summary *s, const struct batch_input *e,
     s->zero += sc->score == 0;
     if (sc->score >= 0 && sc->score <= SCORE_MAX)
         s->points[sc->score]++;
-    for (int k = 0; k < TASK_NHALVES; k++) {
+    for (int k = 0; k < (int)s->ex->nsweep; k++) {
         const struct score_test *vis = &sc->tests[2 * k], *hid = &sc->tests[2 * k + 1];
         s->visible_passed[k] += vis->passed;
         s->hidden_passed[k] += hid->passed;
@@ -200,7 +204,8 @@ static double rate(size_t n, size_t of)
     return of ? (double)(long)((double)n / (double)of * 1000.0 + 0.5) / 1000.0 : 0.0;
 }
 
-json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size_t inputs)
+json_t *batch_summary_to_json(const struct batch_summary *s, const char *task, uint64_t seed,
+                              size_t inputs)
 {
     json_t *verdicts = json_array(), *halves = json_array();
     for (size_t i = 0; verdicts && i < BATCH_SUMMARY_NSTATUS; i++)
@@ -208,23 +213,23 @@ json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size
             json_array_append_new(verdicts, json_pack("{s:i, s:s, s:I}", "id", (int)verdict_status_at(i),
                                                       "status", verdict_status_to_str(verdict_status_at(i)),
                                                       "count", (json_int_t)s->status[i]));
-    for (int k = 0; halves && k < TASK_NHALVES; k++)
+    for (int k = 0; halves && k < (int)s->ex->nsweep; k++)
         json_array_append_new(halves, json_pack("{s:i, s:I, s:I, s:I, s:f}",
-                                                "half", task_butterfly.halves[k],
+                                                "half", s->ex->sweep[k],
                                                 "passed", (json_int_t)s->half_passed[k],
                                                 "visible_passed", (json_int_t)s->visible_passed[k],
                                                 "hidden_passed", (json_int_t)s->hidden_passed[k],
                                                 "pass_rate", rate(s->half_passed[k], s->rows)));
     json_t *points = json_array();
-    for (int k = 0; points && k <= SCORE_MAX; k++)
+    for (int k = 0; points && k <= score_max_of(s->ex); k++)
         json_array_append_new(points, json_integer((json_int_t)s->points[k]));
     return json_pack("{s:i, s:s, s:I, s:I, s:I, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
                      "schema", 1,
-                     "task", task_butterfly.id,
+                     "task", task,
                      "seed", (json_int_t)seed,
                      "inputs", (json_int_t)inputs,
                      "rows", (json_int_t)s->rows,
-                     "max_score", SCORE_MAX,
+                     "max_score", score_max_of(s->ex),
                      "mean_score", s->rows ? rate((size_t)s->score_sum, s->rows) : 0.0,
                      "full_score", (json_int_t)s->full,
                      "zero_score", (json_int_t)s->zero,
@@ -245,12 +250,12 @@ void batch_summary_print(FILE *out, const struct batch_summary *s)
             fprintf(out, "  %-26s %5zu  %5.1f%%\n", verdict_status_to_str(verdict_status_at(i)), s->status[i],
                     100.0 * (double)s->status[i] / (double)s->rows);
     fprintf(out, "Points: mean %.2f of %d; %zu with full points, %zu with none\n",
-            s->rows ? (double)s->score_sum / (double)s->rows : 0.0, SCORE_MAX, s->full,
+            s->rows ? (double)s->score_sum / (double)s->rows : 0.0, score_max_of(s->ex), s->full,
             s->zero);
     fprintf(out, "Pass rate per half (every visible and hidden cell right):\n");
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < (int)s->ex->nsweep; k++)
         fprintf(out, "  half = %d: %5.1f%% (%zu of %zu; visible %zu, hidden %zu)\n",
-                task_butterfly.halves[k],
+                s->ex->sweep[k],
                 s->rows ? 100.0 * (double)s->half_passed[k] / (double)s->rows : 0.0,
                 s->half_passed[k], s->rows, s->visible_passed[k], s->hidden_passed[k]);
     size_t top_errors = batch_summary_top(&s->errors);

@@ -39,16 +39,17 @@ struct batch_summary {
     size_t rows, status[BATCH_SUMMARY_NSTATUS];
     long score_sum;
     size_t full, zero;
-    size_t points[SCORE_MAX + 1];      /* rows with each score */
-    size_t half_passed[TASK_NHALVES], visible_passed[TASK_NHALVES], hidden_passed[TASK_NHALVES];
+    const struct exercise *ex;         /* the exercise the rows were graded as */
+    size_t points[SCORE_MAX + 1];      /* rows with each score, up to score_max_of(ex) */
+    size_t half_passed[EX_MAX_SWEEP], visible_passed[EX_MAX_SWEEP], hidden_passed[EX_MAX_SWEEP];
     struct batch_summary_list errors, diagnoses;
 };
 
 /* The status counted in s->status[i]. */
 enum verdict_status batch_summary_status(size_t i);
 
-/* An empty summary; NULL on OOM. */
-struct batch_summary *batch_summary_new(void);
+/* An empty summary of rows graded as exercise ex; NULL on OOM. */
+struct batch_summary *batch_summary_new(const struct exercise *ex);
 
 /* Frees it. Accepts NULL. */
 void batch_summary_free(struct batch_summary *s);
@@ -65,7 +66,8 @@ size_t batch_summary_top(const struct batch_summary_list *t);
 
 /* summary.json for `inputs` inputs graded with `seed`: a new reference,
  * NULL on OOM. */
-json_t *batch_summary_to_json(const struct batch_summary *s, uint64_t seed, size_t inputs);
+json_t *batch_summary_to_json(const struct batch_summary *s, const char *task, uint64_t seed,
+                              size_t inputs);
 
 /* The summary for a person. */
 void batch_summary_print(FILE *out, const struct batch_summary *s);

@@ -1,79 +1,83 @@
-/* exercise.c - the exercises built in.
- *
- * For now the one exercise is the butterfly, described from task.c's
- * table; the loader of exercises/ID/exercise.json replaces this table
- * (issue 33), and nothing that calls these functions changes then.
+/* exercise.c - the exercises built in: exercises/LIST's folders, embedded
+ * by the build (scripts/embed_exercises.py) and loaded here once, the
+ * first time any of these functions is called, under pthread_once: the
+ * server's threads may ask first at the same time. The build has loaded
+ * every one of them already (exercise_validate), so a load that fails
+ * here is a build that skipped its check: the exercise is left out and
+ * said so on stderr, never half served.
  */
 #include "common/exercise/exercise.h"
 
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "common/task.h"
+#include "common/exercise/exercise_embedded.h"
+#include "common/exercise/exercise_load.h"
 
-/* exercises/butterfly/reference.c, under its built-in name */
-void exercise_reference_butterfly(int param, const float *in, double *out);
+/* The id every older route and record means (issue 33). */
+#define DEFAULT_EXERCISE "butterfly"
 
-static struct exercise butterfly;
-static bool loaded;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* in LIST's order; never freed: they live as long as the program */
+static struct exercise **loaded;
+static size_t nloaded;
 
 static void load(void)
 {
-    if (loaded)
+    loaded = calloc(exercise_embedded_count ? exercise_embedded_count : 1, sizeof *loaded);
+    if (!loaded) {
+        fprintf(stderr, "exercises: out of memory\n");
         return;
-    const struct task *t = &task_butterfly;
-    struct exercise *e = &butterfly;
-    e->id = t->id;
-    e->title = t->title;
-    e->subtitle = t->subtitle;
-    e->course = "The FFT on the GPU";
-    e->order = 2;
-    e->starter = t->starter;
-    e->function = "butterfly";
-    e->signature = t->signature;
-    for (const struct task_api_name *a = t->api; a->name && e->napi < EX_MAX_API; a++)
-        e->api[e->napi++] = (struct exercise_api_name){ a->name, a->type, a->meaning };
-    e->input = "spectrum";
-    e->in_n = e->out_n = TASK_N;
-    e->in_planes = e->out_planes = TASK_PLANES;
-    e->hidden_lo = -128;
-    e->hidden_hi = 128;
-    e->hidden_grid = 64;
-    for (int p = 0; p < TASK_PLANES; p++)
-        for (int k = 0; k < TASK_N; k++)
-            e->visible[p][k] = t->visible[p][k];
-    e->param = "half";
-    for (int h = 0; h < TASK_NHALVES; h++)
-        e->sweep[e->nsweep++] = t->halves[h];
-    e->hidden = TASK_HIDDEN;
-    e->atol = t->atol;
-    e->rtol = t->rtol;
-    e->loop_budget = t->loop_budget;
-    e->diagnosis = "butterfly";
-    e->reference = exercise_reference_butterfly;
-    loaded = true;
+    }
+    for (size_t i = 0; i < exercise_embedded_count; i++) {
+        const struct exercise_embedded *x = &exercise_embedded[i];
+        char err[EX_LOAD_MAX_ERROR];
+        struct exercise *e = exercise_load(x->dir, x->json, x->json_len, x->files, x->nfiles,
+                                           err, sizeof err);
+        if (!e) {
+            fprintf(stderr, "%s\n", err);
+            continue;
+        }
+        bool twice = false;
+        for (size_t j = 0; j < nloaded; j++)
+            twice = twice || strcmp(loaded[j]->id, e->id) == 0;
+        if (twice) {
+            /* the first keeps the id: records already name it */
+            fprintf(stderr, "exercises/LIST: %s: listed twice, the second left out\n", e->id);
+            exercise_load_free(e);
+            continue;
+        }
+        e->reference = x->reference;
+        loaded[nloaded++] = e;
+    }
 }
 
 size_t exercise_count(void)
 {
-    return 1;
+    pthread_once(&once, load);
+    return nloaded;
 }
 
 const struct exercise *exercise_at(size_t i)
 {
-    load();
-    return i == 0 ? &butterfly : NULL;
+    pthread_once(&once, load);
+    return i < nloaded ? loaded[i] : NULL;
 }
 
 const struct exercise *exercise_find(const char *id)
 {
-    load();
-    return id && strcmp(id, butterfly.id) == 0 ? &butterfly : NULL;
+    pthread_once(&once, load);
+    for (size_t i = 0; id && i < nloaded; i++)
+        if (strcmp(loaded[i]->id, id) == 0)
+            return loaded[i];
+    return NULL;
 }
 
 const struct exercise *exercise_default(void)
 {
-    load();
-    return &butterfly;
+    return exercise_find(DEFAULT_EXERCISE);
 }
 
 /* splitmix64: tiny, well mixed, and the same everywhere. */

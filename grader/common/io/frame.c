@@ -29,15 +29,20 @@ bool frame_write(int fd, enum frame_type type, const void *payload, size_t len)
     return fdio_send_all(fd, h, sizeof h) && fdio_send_all(fd, payload, len);
 }
 
-bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len)
+bool frame_write_job(int fd, uint64_t seed, const char *exercise, const void *body, size_t len)
 {
-    unsigned char head[FRAME_HEADER + FRAME_JOB_SEED];
-    if (len > FRAME_MAX_PAYLOAD - FRAME_JOB_SEED)
+    size_t idl = exercise ? strlen(exercise) : 0;
+    unsigned char head[FRAME_HEADER + FRAME_JOB_SEED + 1 + EX_ID_MAX];
+    if (idl > EX_ID_MAX || len > FRAME_MAX_PAYLOAD - FRAME_JOB_SEED - 1 - idl)
         return false;
-    put_header(head, FRAME_JOB, FRAME_JOB_SEED + len);
+    put_header(head, FRAME_JOB, FRAME_JOB_SEED + 1 + idl + len);
     for (int i = 0; i < FRAME_JOB_SEED; i++)
         head[FRAME_HEADER + i] = (unsigned char)(seed >> (8 * i));
-    return fdio_send_all(fd, head, sizeof head) && fdio_send_all(fd, body, len);
+    head[FRAME_HEADER + FRAME_JOB_SEED] = (unsigned char)idl;
+    if (idl)
+        memcpy(head + FRAME_HEADER + FRAME_JOB_SEED + 1, exercise, idl);
+    return fdio_send_all(fd, head, FRAME_HEADER + FRAME_JOB_SEED + 1 + idl) &&
+           fdio_send_all(fd, body, len);
 }
 
 static void put_le(unsigned char *p, uint64_t x, int bytes)
@@ -67,7 +72,7 @@ static void put_facts(unsigned char *p, const struct verdict_facts *f)
     put_le(p + 4, f->max_points, 4);
     p += 8;
     const struct verdict_shown *sh = &f->shown;
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
         *p++ = (unsigned char)sh->halves[k];
     memcpy(p, sh->key, sizeof sh->key);
     memcpy(p + sizeof sh->key, sh->label, sizeof sh->label);
@@ -80,7 +85,7 @@ static void get_facts(const char *p, struct verdict_facts *f)
     f->max_points = (unsigned)get_le(p + 4, 4);
     p += 8;
     struct verdict_shown *sh = &f->shown;
-    for (int k = 0; k < TASK_NHALVES; k++)
+    for (int k = 0; k < EX_MAX_SWEEP; k++)
         sh->halves[k] = (int8_t)*p++;
     memcpy(sh->key, p, sizeof sh->key);
     memcpy(sh->label, p + sizeof sh->key, sizeof sh->label);
@@ -128,23 +133,39 @@ bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *
     *json = payload + FRAME_VERDICT_HEAD;
     *json_len = len - FRAME_VERDICT_HEAD;
     /* the bytes go out to clients as they are: at least, one object */
-    return known && stage < STAGE_NSTAGES && flags < 4 && h->score <= TASK_NHALVES &&
+    return known && stage < STAGE_NSTAGES && flags < 4 && h->score <= EX_MAX_SWEEP &&
            verdict_facts_sane(&h->facts) &&
            (*json)[0] == '{' && (*json)[*json_len - 1] == '}' &&
            !memchr(*json, '\0', *json_len);
 }
 
-bool frame_parse_job(const char *payload, size_t len, uint64_t *seed, const char **body,
-                     size_t *body_len)
+/* An id as the registry writes them: [a-z0-9_-], so that a frame cannot
+ * smuggle a path or a control byte into the worker's messages. */
+static bool id_byte(char c)
 {
-    if (len < FRAME_JOB_SEED)
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+bool frame_parse_job(const char *payload, size_t len, uint64_t *seed,
+                     char exercise[EX_ID_MAX + 1], const char **body, size_t *body_len)
+{
+    if (len < FRAME_JOB_SEED + 1)
         return false;
     uint64_t s = 0;
     for (int i = 0; i < FRAME_JOB_SEED; i++)
         s |= (uint64_t)(unsigned char)payload[i] << (8 * i);
+    size_t idl = (unsigned char)payload[FRAME_JOB_SEED];
+    if (idl > EX_ID_MAX || len - FRAME_JOB_SEED - 1 < idl)
+        return false;
+    const char *id = payload + FRAME_JOB_SEED + 1;
+    for (size_t i = 0; i < idl; i++)
+        if (!id_byte(id[i]))
+            return false;
+    memcpy(exercise, id, idl);
+    exercise[idl] = '\0';
     *seed = s;
-    *body = payload + FRAME_JOB_SEED;
-    *body_len = len - FRAME_JOB_SEED;
+    *body = id + idl;
+    *body_len = len - FRAME_JOB_SEED - 1 - idl;
     return true;
 }
 

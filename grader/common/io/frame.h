@@ -6,13 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 #include "common/verdict_facts.h"
 
 /*
  * A frame is one type byte, a 32-bit little-endian payload length, then
  * the payload. Supervisor to worker: FRAME_JOB (the seed of the job's
- * hidden spectra, 64 bits little-endian, then the body). Worker to
+ * hidden inputs, 64 bits little-endian; the exercise's id, one length
+ * byte (0: the default exercise) then that many bytes; then the body). Worker to
  * supervisor: FRAME_READY (JSON: the device) once warm, FRAME_STAGE (one
  * byte, an enum grade_stage) as a job moves on, FRAME_VERDICT (a fixed
  * header, struct frame_verdict, then the verdict's JSON bytes: the bytes
@@ -47,7 +49,7 @@ bool frame_write(int fd, enum frame_type type, const void *payload, size_t len);
  * What the pool and the server must know of a verdict without reading its
  * JSON. On the wire, little-endian: status u16, stage u8, flags u8
  * (1: cache_hit, 2: kept), score u32, seed u64, dropped u64; then the
- * facts: points u32, max_points u32, halves (TASK_NHALVES i8), key, label
+ * facts: points u32, max_points u32, halves (EX_MAX_SWEEP i8), key, label
  * and device (each its whole array, NUL-padded); FRAME_VERDICT_HEAD bytes.
  */
 struct frame_verdict {
@@ -62,7 +64,7 @@ struct frame_verdict {
     struct verdict_facts facts;  /* what a record keeps beside the bytes */
 };
 #define FRAME_VERDICT_FIXED 24
-#define FRAME_VERDICT_HEAD (FRAME_VERDICT_FIXED + 8 + TASK_NHALVES + 2 * VERDICT_FACTS_TEXT + \
+#define FRAME_VERDICT_HEAD (FRAME_VERDICT_FIXED + 8 + EX_MAX_SWEEP + 2 * VERDICT_FACTS_TEXT + \
                             VERDICT_FACTS_DEVICE)
 
 /* The header of verdict v (status, score, seed; the rest zero, the facts
@@ -77,19 +79,23 @@ bool frame_write_verdict(int fd, const struct frame_verdict *h, const char *json
  * Splits a FRAME_VERDICT payload into its header and JSON (which points
  * into payload). False, *h unspecified, when the payload is too short,
  * the status or the stage is not one there is, the score is over
- * TASK_NHALVES, or what follows is not one JSON object ({...}): a worker
+ * EX_MAX_SWEEP, or what follows is not one JSON object ({...}): a worker
  * that sends that is not sane.
  */
 bool frame_parse_verdict(const char *payload, size_t len, struct frame_verdict *h,
                          const char **json, size_t *json_len);
 
-/* Writes a FRAME_JOB: the seed, then the body (len bytes). As frame_write. */
-bool frame_write_job(int fd, uint64_t seed, const void *body, size_t len);
+/* Writes a FRAME_JOB: the seed, the exercise's id (NULL or "": the
+ * default exercise), then the body (len bytes). As frame_write; false
+ * too for an id longer than EX_ID_MAX. */
+bool frame_write_job(int fd, uint64_t seed, const char *exercise, const void *body, size_t len);
 
-/* Splits a FRAME_JOB payload into its seed and body (which points into
- * payload). False when it is too short to hold a seed. */
-bool frame_parse_job(const char *payload, size_t len, uint64_t *seed, const char **body,
-                     size_t *body_len);
+/* Splits a FRAME_JOB payload into its seed, its exercise's id (copied
+ * into exercise, "" for the default) and its body (which points into
+ * payload). False when it is too short, or its id is longer than
+ * EX_ID_MAX or holds a byte outside [a-z0-9_-]. */
+bool frame_parse_job(const char *payload, size_t len, uint64_t *seed,
+                     char exercise[EX_ID_MAX + 1], const char **body, size_t *body_len);
 
 /*
  * Reads one whole frame from a blocking fd into a malloc'd payload (NUL-

@@ -47,6 +47,7 @@ struct check_state {
     unsigned entry_points;
     uint32_t entry_id;
     unsigned local_sizes;
+    uint32_t want_local[3];        /* the exercise's: out_n x out_planes x 1 */
     uint32_t local_size_target;
     bool local_size_by_id;
     uint32_t local_size_ids[3];
@@ -412,10 +413,14 @@ static bool check_entry_point(struct check_state *st, const uint32_t *ins, uint3
     case SpvOpExecutionMode:
         if (!check_local_size_mode(st, ins, wc, op, at, SpvExecutionModeLocalSize))
             return false;
-        /* The runner dispatches 8 x 2 x 1 threads per run: one per cell. */
-        if (ins[3] != 8 || ins[4] != 2 || ins[5] != 1)
-            return refuse(st, "the local size must be 8 x 2 x 1 as the harness sets "
+        /* The runner dispatches out_n x out_planes x 1 threads per run: one
+         * per cell. */
+        if (ins[3] != st->want_local[0] || ins[4] != st->want_local[1] ||
+            ins[5] != st->want_local[2])
+            return refuse(st, "the local size must be %u x %u x %u as the harness sets "
                               "it, not %u x %u x %u",
+                          (unsigned)st->want_local[0], (unsigned)st->want_local[1],
+                          (unsigned)st->want_local[2],
                           (unsigned)ins[3], (unsigned)ins[4], (unsigned)ins[5]);
         st->local_size_target = ins[1];
         break;
@@ -558,12 +563,13 @@ static bool check_instructions(struct check_state *st, const uint32_t *words, si
  */
 static bool check_local_size_constant(struct check_state *st, const uint32_t *ins)
 {
-    static const uint32_t want[3] = {8, 2, 1};
+    const uint32_t *want = st->want_local;
     for (size_t k = 0; k < 3; k++) {
         if (ins[2] != st->local_size_ids[k])
             continue;
         if ((ins[0] >> 16) != 4 || ins[3] != want[k])
-            return refuse(st, "the local size must be 8 x 2 x 1 as the harness sets it");
+            return refuse(st, "the local size must be %u x %u x %u as the harness sets it",
+                          (unsigned)want[0], (unsigned)want[1], (unsigned)want[2]);
         st->local_size_found[k] = true;
     }
     return true;
@@ -620,8 +626,9 @@ static bool check_totals(struct check_state *st)
                           "its entry point");
     if (st->local_size_by_id &&
         !(st->local_size_found[0] && st->local_size_found[1] && st->local_size_found[2]))
-        return refuse(st, "the local size must be 8 x 2 x 1 as the harness sets it, with "
-                          "plain constants");
+        return refuse(st, "the local size must be %u x %u x %u as the harness sets it, with "
+                          "plain constants", (unsigned)st->want_local[0],
+                      (unsigned)st->want_local[1], (unsigned)st->want_local[2]);
     for (size_t i = 0; i < st->ninputs; i++)
         if (!st->input_builtin[i])
             return refuse(st, "your code declares an input variable that is not a "
@@ -692,7 +699,14 @@ static int capability_line(const uint32_t *words, size_t nwords, uint32_t cap)
 
 bool spirv_check(const uint32_t *words, size_t nwords, int *line, char *msg, size_t msgsz)
 {
-    struct check_state st = {.msg = msg, .msgsz = msgsz};
+    return spirv_check_exercise(exercise_default(), words, nwords, line, msg, msgsz);
+}
+
+bool spirv_check_exercise(const struct exercise *e, const uint32_t *words, size_t nwords,
+                          int *line, char *msg, size_t msgsz)
+{
+    struct check_state st = {.msg = msg, .msgsz = msgsz,
+                             .want_local = { (uint32_t)e->out_n, (uint32_t)e->out_planes, 1 }};
     if (msg != NULL && msgsz > 0)
         msg[0] = '\0';
     if (line)

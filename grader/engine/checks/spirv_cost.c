@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/defaults.h"
-#include "common/task.h"
 #include "engine/checks/spirv_module.h"
 
 /* Sizes saturate here: far above every limit, far below overflow. */
@@ -372,7 +371,7 @@ static void size_function(struct sizing *z, struct function_size *f, int depth)
 static bool measure(const struct spirv_module *m, uint64_t *inlined, uint64_t *run)
 {
     struct spirv_ins ins;
-    struct sizing z = { .m = m, .runs = (uint64_t)TASK_LOOP_BUDGET + 1 };
+    struct sizing z = { .m = m, .runs = (uint64_t)MAX_LOOP_BUDGET + 1 };
     size_t cap = 0;
     uint32_t entry = 0;
 
@@ -432,8 +431,8 @@ static bool check_inlined_size(const struct spirv_module *m, char *msg, size_t m
                  "the code inside its loops costs %llu or more, and a thread's loops may "
                  "take %u iterations in all; do less work inside the loops",
                  (unsigned long long)run, SPIRV_COST_MAX_RUN,
-                 (unsigned long long)((run - (run > size ? size : 0)) / TASK_LOOP_BUDGET),
-                 TASK_LOOP_BUDGET);
+                 (unsigned long long)((run - (run > size ? size : 0)) / MAX_LOOP_BUDGET),
+                 MAX_LOOP_BUDGET);
         return false;
     }
     return true;

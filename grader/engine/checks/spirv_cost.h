@@ -30,7 +30,7 @@
 #define SPIRV_COST_MAX_INLINED MAX_KERNEL_COST_UNITS
 
 /* Cost units one thread may execute: an instruction inside a loop counts
- * once for every iteration the loop budget allows (TASK_LOOP_BUDGET + 1),
+ * once for every iteration the largest loop budget allows (MAX_LOOP_BUDGET + 1),
  * for all loops together. Past it the run, not the compile, could take a
  * slow machine past the deadline. */
 #define SPIRV_COST_MAX_RUN MAX_RUN_COST_UNITS

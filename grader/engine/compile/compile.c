@@ -178,9 +178,15 @@ static bool bound_diagnostics(struct diagnostic *diags, size_t *n)
 bool compiler_compile(struct compiler *c, const char *body, size_t len,
                       struct compile_result *out)
 {
+    return compiler_compile_exercise(c, exercise_default(), body, len, out);
+}
+
+bool compiler_compile_exercise(struct compiler *c, const struct exercise *e, const char *body,
+                               size_t len, struct compile_result *out)
+{
     memset(out, 0, sizeof *out);
     size_t src_len;
-    char *src = harness_assemble(body, len, &src_len);
+    char *src = harness_assemble(e, body, len, &src_len);
     if (!src)
         return false;
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/exercise/exercise.h"
 #include "common/verdict.h"
 
 #include "common/defaults.h"
@@ -33,7 +34,7 @@ void compiler_free(struct compiler *c);
 
 /*
  * Compiles `body` (len bytes, already through source_check) inside the
- * harness. Always fills *out: on success out->ok with the SPIR-V; on a
+ * harness of exercise e. Always fills *out: on success out->ok with the SPIR-V; on a
  * compile error !out->ok with the diagnostics (in plain words where
  * compile_messages has them, glslang's text then in `original`) and the
  * raw log. Every text is made visible and cut (compile_text.h): a message
@@ -43,6 +44,10 @@ void compiler_free(struct compiler *c);
  * false only when the compiler itself failed (out of memory).
  * Release *out with compile_result_clear().
  */
+bool compiler_compile_exercise(struct compiler *c, const struct exercise *e, const char *body,
+                               size_t len, struct compile_result *out);
+
+/* compiler_compile_exercise for the butterfly (exercise_default()). */
 bool compiler_compile(struct compiler *c, const char *body, size_t len,
                       struct compile_result *out);
 

@@ -73,12 +73,12 @@ bool decompile_equal(const struct cell_formula *a, const struct cell_formula *b)
     return a->constant == b->constant;
 }
 
-static double term_value(const struct term *t, const float in[TASK_PLANES][TASK_N])
+static double term_value(const struct term *t, const float in[BF_PLANES][BF_N])
 {
     return t->coef ? coefs[(int)t->coef] * in[(int)t->plane][(int)t->element] : 0.0;
 }
 
-double decompile_value(const struct cell_formula *f, const float in[TASK_PLANES][TASK_N])
+double decompile_value(const struct cell_formula *f, const float in[BF_PLANES][BF_N])
 {
     return term_value(&f->term[0], in) + term_value(&f->term[1], in) +
            term_value(&f->term[2], in) + f->constant;
@@ -103,17 +103,17 @@ static void sort_terms(struct product_term *xs, int n)
     }
 }
 
-#define NPRODUCTS (1 + TASK_CELLS * (DECOMPILE_COEFS - 1))
+#define NPRODUCTS (1 + BF_CELLS * (DECOMPILE_COEFS - 1))
 
 struct decompile_ctx {
-    const struct task *t;
+    const struct exercise *t;
     const struct gpu_run *runs;
     const float *out;
     struct runset rs;
     /* every product term's value on a half's first run ([0]), or its
      * difference between the first two runs ([1]), sorted; made once */
-    struct product_term products[TASK_NHALVES][2][NPRODUCTS];
-    bool have_products[TASK_NHALVES][2];
+    struct product_term products[BF_NHALVES][2][NPRODUCTS];
+    bool have_products[BF_NHALVES][2];
 };
 
 /* Whether f gives value (p, i) on runs [from, to) of half h. */
@@ -123,7 +123,7 @@ static bool formula_ok(const struct decompile_ctx *c, const struct cell_formula 
     for (int k = from; k < to; k++) {
         int r = c->rs.run[h][k];
         double want = decompile_value(f, runset_input(&c->runs[r]));
-        if (!compare_cell(want, c->out[(size_t)r * TASK_CELLS + p * TASK_N + i], c->t->atol,
+        if (!compare_cell(want, c->out[(size_t)r * BF_CELLS + p * BF_N + i], c->t->atol,
                           c->t->rtol))
             return false;
     }
@@ -145,13 +145,13 @@ static struct term option(int k, int ncoefs)
         return (struct term){ 0, 0, 0 };
     k--;
     int coef = 1 + k % (ncoefs - 1), input = k / (ncoefs - 1);
-    return (struct term){ (signed char)(input / TASK_N), (signed char)(input % TASK_N),
+    return (struct term){ (signed char)(input / BF_N), (signed char)(input % BF_N),
                           (signed char)coef };
 }
 
 static int noptions(int ncoefs)
 {
-    return 1 + TASK_CELLS * (ncoefs - 1);
+    return 1 + BF_CELLS * (ncoefs - 1);
 }
 
 /* The right formula with one term changed, the first that fits. */
@@ -159,7 +159,7 @@ static bool one_term_changed(const struct decompile_ctx *c, int h, int p, int i,
                              struct cell_formula *f)
 {
     struct cell_formula due;
-    decompile_due(c->t->halves[h], i, p, &due);
+    decompile_due(c->t->sweep[h], i, p, &due);
     for (int slot = 0; slot < 3; slot++) {
         int ncoefs = slot == 0 ? A_COEFS : DECOMPILE_COEFS;
         for (int k = 0; k < noptions(ncoefs); k++) {
@@ -185,10 +185,10 @@ static bool any_formula(struct decompile_ctx *c, int h, int p, int i, bool const
 {
     if (constant && c->rs.n[h] < 2)
         return false;
-    const float (*in)[TASK_N] = runset_input(&c->runs[c->rs.run[h][0]]);
-    const float (*in1)[TASK_N] = runset_input(&c->runs[c->rs.run[h][constant ? 1 : 0]]);
-    const float *got = c->out + (size_t)c->rs.run[h][0] * TASK_CELLS;
-    const float *got1 = c->out + (size_t)c->rs.run[h][constant ? 1 : 0] * TASK_CELLS;
+    const float (*in)[BF_N] = runset_input(&c->runs[c->rs.run[h][0]]);
+    const float (*in1)[BF_N] = runset_input(&c->runs[c->rs.run[h][constant ? 1 : 0]]);
+    const float *got = c->out + (size_t)c->rs.run[h][0] * BF_CELLS;
+    const float *got1 = c->out + (size_t)c->rs.run[h][constant ? 1 : 0] * BF_CELLS;
     struct product_term *products = c->products[h][constant];
     if (!c->have_products[h][constant]) {
         for (int k = 0; k < NPRODUCTS; k++) {
@@ -199,7 +199,7 @@ static bool any_formula(struct decompile_ctx *c, int h, int p, int i, bool const
         sort_terms(products, NPRODUCTS);
         c->have_products[h][constant] = true;
     }
-    double g0 = got[p * TASK_N + i], g1 = got1[p * TASK_N + i];
+    double g0 = got[p * BF_N + i], g1 = got1[p * BF_N + i];
     if (!isfinite(g0) || !isfinite(g1))
         return false;
     double g = constant ? g0 - g1 : g0;
@@ -212,7 +212,7 @@ static bool any_formula(struct decompile_ctx *c, int h, int p, int i, bool const
     }
     window += 1e-9;
     struct cell_formula due;
-    decompile_due(c->t->halves[h], i, p, &due);
+    decompile_due(c->t->sweep[h], i, p, &due);
     /* the due a first: a formula that keeps it reads as the nearer one */
     for (int a = -1; a < noptions(A_COEFS); a++) {
         struct term x = a < 0 ? due.term[0] : option(a, A_COEFS);
@@ -247,24 +247,24 @@ static bool any_formula(struct decompile_ctx *c, int h, int p, int i, bool const
 
 /* Reads back every value for decompile_outputs, with c made. */
 static bool decompile_all(struct decompile_ctx *c, size_t nruns,
-                          struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
+                          struct cell_formula formulas[BF_NHALVES][BF_PLANES][BF_N])
 {
-    const struct task *t = c->t;
+    const struct exercise *t = c->t;
     if (!runset_init(&c->rs, t, c->runs, nruns))
         return false;
-    for (int o = 0; o < TASK_NHALVES; o++) {
+    for (int o = 0; o < BF_NHALVES; o++) {
         int h = c->rs.order[o];
         if (c->rs.n[h] == 0)
             return false;
-        for (int p = 0; p < TASK_PLANES; p++) {
-            for (int i = 0; i < TASK_N; i++) {
+        for (int p = 0; p < BF_PLANES; p++) {
+            for (int i = 0; i < BF_N; i++) {
                 struct cell_formula *f = &formulas[h][p][i];
-                decompile_due(t->halves[h], i, p, f);
+                decompile_due(t->sweep[h], i, p, f);
                 if (formula_ok_everywhere(c, f, h, p, i))
                     continue;
                 /* the same number on every spectrum: a constant and nothing else */
                 *f = (struct cell_formula){ .constant = c->out[(size_t)c->rs.run[h][0] *
-                                                                   TASK_CELLS + p * TASK_N + i] };
+                                                                   BF_CELLS + p * BF_N + i] };
                 if (isfinite(f->constant) && formula_ok_everywhere(c, f, h, p, i))
                     continue;
                 if (!one_term_changed(c, h, p, i, f) && !any_formula(c, h, p, i, false, f) &&
@@ -276,9 +276,9 @@ static bool decompile_all(struct decompile_ctx *c, size_t nruns,
     return true;
 }
 
-bool decompile_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool decompile_outputs(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                        const float *out,
-                       struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N])
+                       struct cell_formula formulas[BF_NHALVES][BF_PLANES][BF_N])
 {
     struct decompile_ctx *c = malloc(sizeof *c);
     if (!c)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 #include "engine/gpu.h"
 
 /*
@@ -46,7 +46,7 @@ bool decompile_same_term(const struct term *a, const struct term *b);
 bool decompile_equal(const struct cell_formula *a, const struct cell_formula *b);
 
 /* The formula's value on one input. */
-double decompile_value(const struct cell_formula *f, const float in[TASK_PLANES][TASK_N]);
+double decompile_value(const struct cell_formula *f, const float in[BF_PLANES][BF_N]);
 
 /*
  * Reads every output value back as a formula of the inputs: into
@@ -54,13 +54,13 @@ double decompile_value(const struct cell_formula *f, const float in[TASK_PLANES]
  * every run of its half within t's tolerance (compare_cell), the right
  * formula where it does, else one with a term changed from it, else any,
  * else any with a constant added.
- * `out` holds nruns (at most TASK_RUNS) * TASK_CELLS values in the
+ * `out` holds nruns (at most BF_RUNS) * BF_CELLS values in the
  * grader's layout. Returns false as soon as some value has no such
  * formula (numbers no short formula gives, NaN, infinities).
  */
-bool decompile_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool decompile_outputs(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                        const float *out,
-                       struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N]);
+                       struct cell_formula formulas[BF_NHALVES][BF_PLANES][BF_N]);
 
 /*
  * Writes formula f for cell i at `half` as the page names things: "ai +

@@ -126,15 +126,15 @@ static const char *op_words(int op)
 
 /* One aspect of a free-form explanation: how many cells take the wrong
  * number, and the first of them (smallest half first). */
-static void add_aspect(struct text *s, const struct task *t, const struct search_found *f,
-                       enum aspect a, const struct family_pair right[TASK_NHALVES][TASK_N])
+static void add_aspect(struct text *s, const struct exercise *t, const struct search_found *f,
+                       enum aspect a, const struct family_pair right[BF_NHALVES][BF_N])
 {
     int count = 0, first_h = -1, first_i = -1;
-    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+    for (int rank = 1; rank <= BF_N; rank *= 2) {
         int h = summary_half_index(t, rank);
         if (h < 0)
             continue;
-        for (int i = 0; i < TASK_N; i++) {
+        for (int i = 0; i < BF_N; i++) {
             const struct family_pair *x = &f->pairs[h][i], *y = &right[h][i];
             bool differs = a == ASPECT_A ? x->a != y->a : a == ASPECT_B ? x->b != y->b
                          : a == ASPECT_W ? x->k != y->k : x->op != y->op;
@@ -168,18 +168,18 @@ static void add_aspect(struct text *s, const struct task *t, const struct search
         text_add(s, "the cell returns %s where %s is due", op_words(x->op), op_words(y->op));
         break;
     }
-    text_add(s, " at half = %d, i = %d", t->halves[first_h], first_i);
+    text_add(s, " at half = %d, i = %d", t->sweep[first_h], first_i);
     if (count > 1)
         text_add(s, " (%d cells of 24 in all)", count);
 }
 
 /* Which aspects of a free-form explanation differ from the right pairs. */
 static unsigned aspects_of(const struct search_found *f,
-                           const struct family_pair right[TASK_NHALVES][TASK_N])
+                           const struct family_pair right[BF_NHALVES][BF_N])
 {
     unsigned mask = 0;
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        for (int i = 0; i < TASK_N; i++) {
+    for (int h = 0; h < BF_NHALVES; h++) {
+        for (int i = 0; i < BF_N; i++) {
             mask |= (f->pairs[h][i].a != right[h][i].a) << ASPECT_A;
             mask |= (f->pairs[h][i].b != right[h][i].b) << ASPECT_B;
             mask |= (f->pairs[h][i].k != right[h][i].k) << ASPECT_W;
@@ -291,13 +291,13 @@ static void add_title(struct text *s, const struct search_found *f)
 /* "; it shows at half 2 and 4 (half 1 is right)." from the outputs. */
 static void add_where(struct text *s, const struct comparison *c)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     struct failure_map m;
     if (!summary_map(c, &m)) {
         text_add(s, ".");
         return;
     }
-    unsigned all = (1u << TASK_NHALVES) - 1;
+    unsigned all = (1u << BF_NHALVES) - 1;
     text_add(s, "; it shows at ");
     summary_add_halves(s, t, m.halves);
     if (m.halves != all) {
@@ -395,20 +395,20 @@ static const char *lead_step(const struct search_found *f, const char *compact,
 
 /* A step reading's first cell off and how many are: "j is 2 where 0 is
  * due at half = 1, i = 2 (4 cells of 24)". */
-static void add_step_values(struct text *s, const struct task *t, const struct search_found *f)
+static void add_step_values(struct text *s, const struct exercise *t, const struct search_found *f)
 {
     static const char *const ops[] = { "a + w·b", "a − w·b", "w·b − a" };
     int count = 0, first_h = -1, first_i = -1, own = 0;
-    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+    for (int rank = 1; rank <= BF_N; rank *= 2) {
         int h = summary_half_index(t, rank);
-        for (int i = 0; h >= 0 && i < TASK_N; i++) {
+        for (int i = 0; h >= 0 && i < BF_N; i++) {
             static const struct family_member right;
             struct family_pair want;
             family_pair_of(&right, rank, i, &want);
             int j = (i / rank) % 2;
             int x = f->step == SEARCH_STEP_J ? j : f->step == SEARCH_STEP_BASE ? i - j * rank
                   : f->step == SEARCH_STEP_R ? i % rank : f->step == SEARCH_STEP_W ? want.k
-                  : f->step == SEARCH_STEP_SIGN ? want.op : want.a * TASK_N + want.b;
+                  : f->step == SEARCH_STEP_SIGN ? want.op : want.a * BF_N + want.b;
             if (f->values[h][i] == x)
                 continue;
             if (count++ == 0) {
@@ -442,18 +442,18 @@ static void add_step_values(struct text *s, const struct task *t, const struct s
         text_add(s, "the cell returns %s where %s is due", ops[got], ops[own]);
         break;
     default:
-        if (got / TASK_N == own / TASK_N)
-            text_add(s, "b is element %d where element %d (base + half) is due", got % TASK_N,
-                     own % TASK_N);
-        else if (got % TASK_N == own % TASK_N)
-            text_add(s, "a is element %d where element %d (base) is due", got / TASK_N,
-                     own / TASK_N);
+        if (got / BF_N == own / BF_N)
+            text_add(s, "b is element %d where element %d (base + half) is due", got % BF_N,
+                     own % BF_N);
+        else if (got % BF_N == own % BF_N)
+            text_add(s, "a is element %d where element %d (base) is due", got / BF_N,
+                     own / BF_N);
         else
             text_add(s, "a is element %d and b element %d where elements %d and %d are due",
-                     got / TASK_N, got % TASK_N, own / TASK_N, own % TASK_N);
+                     got / BF_N, got % BF_N, own / BF_N, own % BF_N);
         break;
     }
-    text_add(s, " at half = %d, i = %d", t->halves[first_h], first_i);
+    text_add(s, " at half = %d, i = %d", t->sweep[first_h], first_i);
     if (count > 1)
         text_add(s, " (%d cells of 24 in all)", count);
 }
@@ -462,7 +462,7 @@ static void add_step_values(struct text *s, const struct task *t, const struct s
 static double largest_output(const struct comparison *c)
 {
     double m = 0;
-    for (size_t k = 0; k < c->nruns * TASK_CELLS; k++)
+    for (size_t k = 0; k < c->nruns * BF_CELLS; k++)
         if (fabs(c->out[k]) > m)
             m = fabs(c->out[k]);
     return m;
@@ -486,7 +486,7 @@ static void add_whats_of(struct text *s, const struct family_member *m,
 struct diagnosis *describe_member(const struct comparison *c, const struct search_result *res,
                                   const char *compact)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     if (!res || res->n == 0)
         return NULL;
     /* among readings the outputs prove alike, one that names no line the
@@ -523,12 +523,12 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
     if (f->tables && f->step == SEARCH_STEP_SIGN && literal_contradicts(literal, "sign") &&
         !literal_contradicts(literal, "j")) {
         bool plus_minus = true;
-        for (int h = 0; h < TASK_NHALVES; h++)
-            for (int i = 0; i < TASK_N; i++)
+        for (int h = 0; h < BF_NHALVES; h++)
+            for (int i = 0; i < BF_N; i++)
                 plus_minus &= f->pairs[h][i].op == OP_PLUS || f->pairs[h][i].op == OP_MINUS;
         if (plus_minus) {
-            for (int h = 0; h < TASK_NHALVES; h++)
-                for (int i = 0; i < TASK_N; i++)
+            for (int h = 0; h < BF_NHALVES; h++)
+                for (int i = 0; i < BF_N; i++)
                     f->values[h][i] = f->pairs[h][i].op == OP_MINUS;
             f->step = SEARCH_STEP_J;
         }
@@ -538,10 +538,10 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
         if (literal_contradicts(literal, step_readings[k].step))
             f->step_also &= ~(1u << k);
     static const struct family_member right_member;
-    struct family_pair right[TASK_NHALVES][TASK_N];
-    for (int h = 0; h < TASK_NHALVES; h++)
-        for (int i = 0; i < TASK_N; i++)
-            family_pair_of(&right_member, t->halves[h], i, &right[h][i]);
+    struct family_pair right[BF_NHALVES][BF_N];
+    for (int h = 0; h < BF_NHALVES; h++)
+        for (int i = 0; i < BF_N; i++)
+            family_pair_of(&right_member, t->sweep[h], i, &right[h][i]);
     bool by_step = f->tables && f->step != SEARCH_STEP_NONE;
     unsigned aspect_mask = f->tables && !by_step ? aspects_of(f, right) : 0;
 
@@ -718,7 +718,7 @@ static unsigned product_inputs(const struct cell_formula *f)
     unsigned mask = 0;
     for (int k = 1; k < 3; k++)
         if (f->term[k].coef)
-            mask |= 1u << (f->term[k].plane * TASK_N + f->term[k].element);
+            mask |= 1u << (f->term[k].plane * BF_N + f->term[k].element);
     return mask;
 }
 
@@ -738,7 +738,7 @@ static unsigned product_elements(const struct cell_formula *f)
 static bool has_a_term(const struct cell_formula *f, const struct term *a, unsigned *rest)
 {
     bool found = false;
-    double net[TASK_PLANES * TASK_N] = { 0 };
+    double net[BF_PLANES * BF_N] = { 0 };
     for (int k = 0; k < 3; k++) {
         const struct term *x = &f->term[k];
         if (!x->coef)
@@ -748,11 +748,11 @@ static bool has_a_term(const struct cell_formula *f, const struct term *a, unsig
         if (same && !found)
             found = true;
         else
-            net[x->plane * TASK_N + x->element] += decompile_coef(x->coef);
+            net[x->plane * BF_N + x->element] += decompile_coef(x->coef);
     }
     /* terms that cancel (x − x) read nothing */
     *rest = 0;
-    for (int k = 0; k < TASK_PLANES * TASK_N; k++)
+    for (int k = 0; k < BF_PLANES * BF_N; k++)
         if (fabs(net[k]) > 1e-9)
             *rest |= 1u << k;
     return found;
@@ -852,21 +852,21 @@ static unsigned fewest_aspects(const unsigned alternatives[][ASPECTS], const int
 /* The explanation of outputs read back as formulas, value by value. */
 struct diagnosis *describe_formulas(
     const struct comparison *c,
-    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N], unsigned literal)
+    const struct cell_formula formulas[BF_NHALVES][BF_PLANES][BF_N], unsigned literal)
 {
-    const struct task *t = c->task;
-    static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
+    const struct exercise *t = c->ex;
+    static const char *const parts[BF_PLANES] = { "real", "imaginary" };
     unsigned examples_shown = 0, planes_wrong = 0, members_wrong = 0;
     bool a_wrong = false, products_wrong = false, ending_like = true, own_index = true;
     int wrong = 0;
-    unsigned alternatives[TASK_NHALVES * TASK_CELLS][ASPECTS];
-    int nalts[TASK_NHALVES * TASK_CELLS];
+    unsigned alternatives[BF_NHALVES * BF_CELLS][ASPECTS];
+    int nalts[BF_NHALVES * BF_CELLS];
     struct text examples = { 0 };
-    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+    for (int rank = 1; rank <= BF_N; rank *= 2) {
         int h = summary_half_index(t, rank);
-        for (int p = 0; h >= 0 && p < TASK_PLANES; p++) {
+        for (int p = 0; h >= 0 && p < BF_PLANES; p++) {
             bool shown_here = false;
-            for (int i = 0; i < TASK_N; i++) {
+            for (int i = 0; i < BF_N; i++) {
                 struct cell_formula due;
                 decompile_due(rank, i, p, &due);
                 const struct cell_formula *f = &formulas[h][p][i];
@@ -888,8 +888,8 @@ struct diagnosis *describe_formulas(
                  * for the lower member, where base = i */
                 own_index &= (!a_off || f->term[0].element == i) &&
                              (!products_off ||
-                              ((product_elements(f) >> (i + rank < TASK_N ? i + rank
-                                                                          : TASK_N - 1)) & 1));
+                              ((product_elements(f) >> (i + rank < BF_N ? i + rank
+                                                                          : BF_N - 1)) & 1));
                 /* the first wrong value only (issue 32: one story, short) */
                 if (shown_here || examples_shown == 1)
                     continue;

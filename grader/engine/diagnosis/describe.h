@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/decompile.h"
@@ -42,6 +42,6 @@ struct diagnosis *describe_member(const struct comparison *c, const struct searc
  */
 struct diagnosis *describe_formulas(
     const struct comparison *c,
-    const struct cell_formula formulas[TASK_NHALVES][TASK_PLANES][TASK_N], unsigned literal);
+    const struct cell_formula formulas[BF_NHALVES][BF_PLANES][BF_N], unsigned literal);
 
 #endif

@@ -3,6 +3,7 @@
 #include "engine/diagnosis/diagnose.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,7 +145,7 @@ static void keep_short(struct diagnosis *d)
 void diagnose_verdict(struct verdict *v, const struct comparison *c, const char *body,
                       size_t len)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     const struct gpu_run *runs = c->runs;
     size_t nruns = c->nruns;
     const float *out = c->out;
@@ -172,8 +173,8 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c, const char 
         d = s;
     }
     /* no member with a formula: each value read back as one */
-    struct cell_formula (*formulas)[TASK_PLANES][TASK_N] =
-        d ? NULL : malloc(TASK_NHALVES * sizeof *formulas);
+    struct cell_formula (*formulas)[BF_PLANES][BF_N] =
+        d ? NULL : malloc(BF_NHALVES * sizeof *formulas);
     if (formulas && decompile_outputs(t, runs, nruns, out, formulas))
         d = describe_formulas(c, formulas, literal);
     free(formulas);
@@ -208,4 +209,34 @@ void diagnose_verdict(struct verdict *v, const struct comparison *c, const char 
         free(v->summary);
         v->summary = summary;
     }
+}
+
+/* The diagnosis name an exercise.json gives to ask for this diagnosis. */
+#define BF_DIAGNOSIS "butterfly"
+
+_Static_assert(WORKED_CELLS == BF_NHALVES * BF_CELLS,
+               "the verdict's worked cells are every visible cell of every half");
+
+
+bool bf_shape_fits(const struct exercise *e, char *why, size_t whysz)
+{
+    static const int halves[BF_NHALVES] = { 1, 2, 4 };
+    char none[1];
+    if (!why) {
+        why = none;
+        whysz = sizeof none;
+    }
+    snprintf(why, whysz, "%s", "");
+    if (!e->diagnosis || strcmp(e->diagnosis, BF_DIAGNOSIS) != 0)
+        return false;
+    bool fits = e->in_n == BF_N && e->out_n == BF_N && e->in_planes == BF_PLANES &&
+                e->out_planes == BF_PLANES && e->nsweep == BF_NHALVES &&
+                e->hidden == BF_HIDDEN;
+    for (size_t h = 0; fits && h < BF_NHALVES; h++)
+        fits = e->sweep[h] == halves[h];
+    if (!fits)
+        snprintf(why, whysz, "the \"%s\" diagnosis needs the butterfly's shape: input and "
+                 "output %d x %d, the parameter 1, 2, 4, %d hidden inputs each",
+                 BF_DIAGNOSIS, BF_PLANES, BF_N, BF_HIDDEN);
+    return fits;
 }

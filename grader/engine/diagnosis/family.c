@@ -340,7 +340,7 @@ double family_sin8(int k)
  * grader's robust-access pass clamps it. */
 static int clamp_index(int k)
 {
-    return k < 0 ? 0 : k > TASK_N - 1 ? TASK_N - 1 : k;
+    return k < 0 ? 0 : k > BF_N - 1 ? BF_N - 1 : k;
 }
 
 void family_pair_of(const struct family_member *m, int half, int i, struct family_pair *out)
@@ -382,7 +382,7 @@ void family_pair_of(const struct family_member *m, int half, int i, struct famil
     case 0: upper = j != 0; break;
     case 1: upper = i % 2 != 0; break;
     case 2: upper = i >= half; break;
-    case 3: upper = i >= TASK_N / 2; break;
+    case 3: upper = i >= BF_N / 2; break;
     }
     enum family_op op = OP_PLUS;
     switch (m->v[FP_ENDING]) {
@@ -405,7 +405,7 @@ void family_pair_of(const struct family_member *m, int half, int i, struct famil
     }
     /* the angle is numerator·π·index/divisor, in steps of π/8 */
     static const struct { int numerator, divisor; } angles[] = {
-        { 1, 0 }, { 1, -2 }, { 1, TASK_N }, { 1, 1 }, { 2, 0 }, { 2, TASK_N },
+        { 1, 0 }, { 1, -2 }, { 1, BF_N }, { 1, 1 }, { 2, 0 }, { 2, BF_N },
     };
     int numerator = angles[m->v[FP_ANGLE]].numerator;
     int divisor = angles[m->v[FP_ANGLE]].divisor;
@@ -430,8 +430,8 @@ void family_pair_of(const struct family_member *m, int half, int i, struct famil
     out->op = (unsigned char)op;
 }
 
-void family_product(const struct family_member *m, const float in[TASK_PLANES][TASK_N], int b,
-                    int k, double t[TASK_PLANES])
+void family_product(const struct family_member *m, const float in[BF_PLANES][BF_N], int b,
+                    int k, double t[BF_PLANES])
 {
     double br = in[0][b], bi = in[1][b];
     double wr = cos_eighths[mod16(k)], wi = cos_eighths[mod16(k - 4)];
@@ -451,25 +451,25 @@ void family_product(const struct family_member *m, const float in[TASK_PLANES][T
 
 void family_shape_map(const struct family_member *m, struct family_map *map)
 {
-    static const int source[4][TASK_PLANES] = { { 0, 1 }, { 1, 0 }, { 0, 0 }, { 1, 1 } };
+    static const int source[4][BF_PLANES] = { { 0, 1 }, { 1, 0 }, { 0, 0 }, { 1, 1 } };
     static const double scale[3] = { 1.0, 0.5, 2.0 };
     int filled = m->v[FP_FILL] ? (m->v[FP_FILL] - 1) % 2 : -1;   /* 0 real, 1 imaginary */
-    for (int p = 0; p < TASK_PLANES; p++) {
+    for (int p = 0; p < BF_PLANES; p++) {
         map->filled[p] = p == filled;
         map->source[p] = source[m->v[FP_PLANE]][p];
     }
     map->scale = scale[m->v[FP_SCALE]];
 }
 
-double family_fill(const struct family_member *m, const float in[TASK_PLANES][TASK_N], int p,
+double family_fill(const struct family_member *m, const float in[BF_PLANES][BF_N], int p,
                    int i)
 {
     int kind = (m->v[FP_FILL] - 1) / 2;          /* 0 zero, 1 input, 2 NaN */
     return kind == 0 ? 0.0 : kind == 1 ? in[p][i] : NAN;
 }
 
-void family_shape_cells(const struct family_member *m, const float in[TASK_PLANES][TASK_N],
-                        const struct family_pair *pr, int i, double out[TASK_PLANES])
+void family_shape_cells(const struct family_member *m, const float in[BF_PLANES][BF_N],
+                        const struct family_pair *pr, int i, double out[BF_PLANES])
 {
     switch (m->v[FP_OUTPUT]) {
     case 1: out[0] = out[1] = 0.0; return;
@@ -477,23 +477,23 @@ void family_shape_cells(const struct family_member *m, const float in[TASK_PLANE
     case 3: out[0] = out[1] = NAN; return;
     case 4: out[0] = out[1] = m->constant; return;
     }
-    double t[TASK_PLANES], res[TASK_PLANES];
+    double t[BF_PLANES], res[BF_PLANES];
     family_product(m, in, pr->b, pr->k, t);
-    for (int c = 0; c < TASK_PLANES; c++) {
+    for (int c = 0; c < BF_PLANES; c++) {
         double a = in[c][pr->a];
         res[c] = pr->op == OP_MINUS ? a - t[c] : pr->op == OP_REVERSED ? t[c] - a : a + t[c];
     }
     struct family_map map;
     family_shape_map(m, &map);
-    for (int p = 0; p < TASK_PLANES; p++)
+    for (int p = 0; p < BF_PLANES; p++)
         out[p] = map.filled[p] ? family_fill(m, in, p, i) : map.scale * res[map.source[p]];
 }
 
-double family_cell(const struct family_member *m, const float in[TASK_PLANES][TASK_N],
+double family_cell(const struct family_member *m, const float in[BF_PLANES][BF_N],
                    int half, int p, int i)
 {
     struct family_pair pr;
-    double out[TASK_PLANES];
+    double out[BF_PLANES];
     family_pair_of(m, half, i, &pr);
     family_shape_cells(m, in, &pr, i, out);
     return out[p];

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 
 /*
  * The parameters of a member, one per step of the pass the page teaches.
@@ -116,8 +116,8 @@ void family_pair_of(const struct family_member *m, int half, int i, struct famil
  * w·b for element b and the twiddle e^(iπk/8), as member m's shape forms
  * it (its multiply and its cos and sin): t[0] real, t[1] imaginary.
  */
-void family_product(const struct family_member *m, const float in[TASK_PLANES][TASK_N], int b,
-                    int k, double t[TASK_PLANES]);
+void family_product(const struct family_member *m, const float in[BF_PLANES][BF_N], int b,
+                    int k, double t[BF_PLANES]);
 
 /*
  * How a member's shape turns the complex result res = a ± w·b into the
@@ -125,8 +125,8 @@ void family_product(const struct family_member *m, const float in[TASK_PLANES][T
  * scale * res[source[p]].
  */
 struct family_map {
-    bool filled[TASK_PLANES];
-    int source[TASK_PLANES];
+    bool filled[BF_PLANES];
+    int source[BF_PLANES];
     double scale;
 };
 
@@ -134,7 +134,7 @@ struct family_map {
 void family_shape_map(const struct family_member *m, struct family_map *map);
 
 /* The value member m puts in its filled plane p at i. */
-double family_fill(const struct family_member *m, const float in[TASK_PLANES][TASK_N], int p,
+double family_fill(const struct family_member *m, const float in[BF_PLANES][BF_N], int p,
                    int i);
 
 /*
@@ -143,11 +143,11 @@ double family_fill(const struct family_member *m, const float in[TASK_PLANES][TA
  * m's shape values matter here: the table values act through `pr`. NaN or
  * an infinity where m returns one.
  */
-void family_shape_cells(const struct family_member *m, const float in[TASK_PLANES][TASK_N],
-                        const struct family_pair *pr, int i, double out[TASK_PLANES]);
+void family_shape_cells(const struct family_member *m, const float in[BF_PLANES][BF_N],
+                        const struct family_pair *pr, int i, double out[BF_PLANES]);
 
 /* The value of output cell (p, i) of member m on input `in` at `half`. */
-double family_cell(const struct family_member *m, const float in[TASK_PLANES][TASK_N],
+double family_cell(const struct family_member *m, const float in[BF_PLANES][BF_N],
                    int half, int p, int i);
 
 /* cos(π·k/8) and sin(π·k/8) for any integer k. */

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 #include "engine/gpu.h"
 
 /*
@@ -16,16 +16,16 @@
  * first (where mistakes show most).
  */
 struct runset {
-    int n[TASK_NHALVES], nvisible[TASK_NHALVES];
-    int run[TASK_NHALVES][TASK_RUNS];
-    int order[TASK_NHALVES];
+    int n[BF_NHALVES], nvisible[BF_NHALVES];
+    int run[BF_NHALVES][BF_RUNS];
+    int order[BF_NHALVES];
 };
 
-/* Groups runs[0..nruns) of task t; false when nruns is 0 or over TASK_RUNS. */
-bool runset_init(struct runset *rs, const struct task *t, const struct gpu_run *runs,
+/* Groups runs[0..nruns) of task t; false when nruns is 0 or over BF_RUNS. */
+bool runset_init(struct runset *rs, const struct exercise *t, const struct gpu_run *runs,
                  size_t nruns);
 
 /* The inputs of a run as the planes they are (re[0..7], then im[0..7]). */
-const float (*runset_input(const struct gpu_run *run))[TASK_N];
+const float (*runset_input(const struct gpu_run *run))[BF_N];
 
 #endif

@@ -31,15 +31,15 @@
 
 /* w·b for one element and twiddle of one run, as the shape forms it. */
 struct product {
-    double t[TASK_PLANES];
+    double t[BF_PLANES];
     signed char b, k;
 };
 
 /* Every product of one run (8 elements by 16 twiddles), sorted by each
  * part as it is first needed. */
 struct products {
-    struct product by[TASK_PLANES][TASK_N * 16];
-    bool sorted[TASK_PLANES];
+    struct product by[BF_PLANES][BF_N * 16];
+    bool sorted[BF_PLANES];
 };
 
 /* Products depend on the shape's multiply and trig alone: one set per
@@ -47,20 +47,20 @@ struct products {
 #define PRODUCT_KINDS (8 * 4)
 
 struct search_ctx {
-    const struct task *t;
+    const struct exercise *t;
     const struct gpu_run *runs;
     const float *out;
     struct runset rs;
-    struct family_pair decoded[TASK_NHALVES][TASK_N][SEARCH_MAX_DECODED];
-    int ndecoded[TASK_NHALVES][TASK_N];
+    struct family_pair decoded[BF_NHALVES][BF_N][SEARCH_MAX_DECODED];
+    int ndecoded[BF_NHALVES][BF_N];
     struct search_result *res;
     int best;                               /* depth of res->found, INT_MAX: none yet */
     int hot_h, hot_i;                       /* the cell that ruled out the last shape */
-    struct products *products[PRODUCT_KINDS][TASK_NHALVES];   /* owned, made on demand */
+    struct products *products[PRODUCT_KINDS][BF_NHALVES];   /* owned, made on demand */
 };
 
 /* A cell agrees: within tolerance, or the same NaN or infinity. */
-static bool cell_ok(const struct task *t, double want, float got)
+static bool cell_ok(const struct exercise *t, double want, float got)
 {
     if (isnan(want))
         return isnan(got);
@@ -69,7 +69,7 @@ static bool cell_ok(const struct task *t, double want, float got)
     return compare_cell(want, got, t->atol, t->rtol);
 }
 
-static bool setup(struct search_ctx *c, const struct task *t, const struct gpu_run *runs,
+static bool setup(struct search_ctx *c, const struct exercise *t, const struct gpu_run *runs,
                   size_t nruns, const float *out)
 {
     memset(c->products, 0, sizeof c->products);
@@ -87,10 +87,10 @@ static bool pair_ok(const struct search_ctx *c, const struct family_member *m, i
 {
     for (int k = from; k < to; k++) {
         int r = c->rs.run[h][k];
-        double want[TASK_PLANES];
+        double want[BF_PLANES];
         family_shape_cells(m, runset_input(&c->runs[r]), pr, i, want);
-        const float *got = c->out + (size_t)r * TASK_CELLS;
-        if (!cell_ok(c->t, want[0], got[i]) || !cell_ok(c->t, want[1], got[TASK_N + i]))
+        const float *got = c->out + (size_t)r * BF_CELLS;
+        if (!cell_ok(c->t, want[0], got[i]) || !cell_ok(c->t, want[1], got[BF_N + i]))
             return false;
     }
     return true;
@@ -98,14 +98,14 @@ static bool pair_ok(const struct search_ctx *c, const struct family_member *m, i
 
 /* Every cell of a member with these pairs, visible runs first. */
 static bool pairs_ok(const struct search_ctx *c, const struct family_member *m,
-                     const struct family_pair pairs[TASK_NHALVES][TASK_N])
+                     const struct family_pair pairs[BF_NHALVES][BF_N])
 {
     for (int pass = 0; pass < 2; pass++) {
-        for (int o = 0; o < TASK_NHALVES; o++) {
+        for (int o = 0; o < BF_NHALVES; o++) {
             int h = c->rs.order[o];
             int from = pass == 0 ? 0 : c->rs.nvisible[h];
             int to = pass == 0 ? c->rs.nvisible[h] : c->rs.n[h];
-            for (int i = 0; i < TASK_N; i++)
+            for (int i = 0; i < BF_N; i++)
                 if (!pair_ok(c, m, h, i, &pairs[h][i], from, to))
                     return false;
         }
@@ -114,30 +114,30 @@ static bool pairs_ok(const struct search_ctx *c, const struct family_member *m,
 }
 
 static void pairs_of(const struct search_ctx *c, const struct family_member *m,
-                     struct family_pair pairs[TASK_NHALVES][TASK_N])
+                     struct family_pair pairs[BF_NHALVES][BF_N])
 {
-    for (int h = 0; h < TASK_NHALVES; h++)
-        for (int i = 0; i < TASK_N; i++)
-            family_pair_of(m, c->t->halves[h], i, &pairs[h][i]);
+    for (int h = 0; h < BF_NHALVES; h++)
+        for (int i = 0; i < BF_N; i++)
+            family_pair_of(m, c->t->sweep[h], i, &pairs[h][i]);
 }
 
 static bool member_ok(const struct search_ctx *c, const struct family_member *m)
 {
-    struct family_pair pairs[TASK_NHALVES][TASK_N];
+    struct family_pair pairs[BF_NHALVES][BF_N];
     pairs_of(c, m, pairs);
     return pairs_ok(c, m, pairs);
 }
 
-bool search_member_matches(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool search_member_matches(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                            const float *out, const struct family_member *m)
 {
     struct search_ctx c;
     return setup(&c, t, runs, nruns, out) && member_ok(&c, m);
 }
 
-bool search_tables_match(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool search_tables_match(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                          const float *out, const struct family_member *m,
-                         const struct family_pair pairs[TASK_NHALVES][TASK_N])
+                         const struct family_pair pairs[BF_NHALVES][BF_N])
 {
     struct search_ctx c;
     return setup(&c, t, runs, nruns, out) && pairs_ok(&c, m, pairs);
@@ -173,26 +173,26 @@ static void keep_member(struct search_ctx *c, const struct family_member *m)
  */
 static bool shape_plausible(const struct search_ctx *c, const struct family_member *shape)
 {
-    const struct task *t = c->t;
+    const struct exercise *t = c->t;
     struct family_map map;
     family_shape_map(shape, &map);
     bool same = !map.filled[0] && !map.filled[1] && map.source[0] == map.source[1];
     if (!map.filled[0] && !map.filled[1] && !same)
         return true;
-    for (int h = 0; h < TASK_NHALVES; h++) {
+    for (int h = 0; h < BF_NHALVES; h++) {
         for (int k = 0; k < c->rs.n[h]; k++) {
             int r = c->rs.run[h][k];
-            const float (*in)[TASK_N] = runset_input(&c->runs[r]);
-            const float *got = c->out + (size_t)r * TASK_CELLS;
-            for (int i = 0; i < TASK_N; i++) {
-                for (int p = 0; p < TASK_PLANES; p++)
+            const float (*in)[BF_N] = runset_input(&c->runs[r]);
+            const float *got = c->out + (size_t)r * BF_CELLS;
+            for (int i = 0; i < BF_N; i++) {
+                for (int p = 0; p < BF_PLANES; p++)
                     if (map.filled[p] &&
-                        !cell_ok(t, family_fill(shape, in, p, i), got[p * TASK_N + i]))
+                        !cell_ok(t, family_fill(shape, in, p, i), got[p * BF_N + i]))
                         return false;
                 if (same) {
                     /* both within tolerance of one value w: |w| is at most
                      * (|got| + atol) / (1 - rtol) */
-                    double x = got[i], y = got[TASK_N + i];
+                    double x = got[i], y = got[BF_N + i];
                     double w = (fmax(fabs(x), fabs(y)) + t->atol) / (1 - t->rtol);
                     if (!isfinite(x) || !isfinite(y) ||
                         fabs(x - y) > 2 * (t->atol + t->rtol * w) + 1e-9)
@@ -231,8 +231,8 @@ static const struct product *products_of(struct search_ctx *c,
         struct products *ps = malloc(sizeof *ps);
         if (!ps)
             return NULL;
-        const float (*in)[TASK_N] = runset_input(&c->runs[c->rs.run[h][0]]);
-        for (int b = 0; b < TASK_N; b++) {
+        const float (*in)[BF_N] = runset_input(&c->runs[c->rs.run[h][0]]);
+        for (int b = 0; b < BF_N; b++) {
             for (int k = 0; k < 16; k++) {
                 struct product *x = &ps->by[0][b * 16 + k];
                 family_product(shape, in, b, k, x->t);
@@ -246,7 +246,7 @@ static const struct product *products_of(struct search_ctx *c,
     }
     struct products *ps = *slot;
     if (!ps->sorted[key]) {
-        sort_products(ps->by[key], TASK_N * 16, key);
+        sort_products(ps->by[key], BF_N * 16, key);
         ps->sorted[key] = true;
     }
     return ps->by[key];
@@ -255,7 +255,7 @@ static const struct product *products_of(struct search_ctx *c,
 static void products_free(struct search_ctx *c)
 {
     for (int k = 0; k < PRODUCT_KINDS; k++)
-        for (int h = 0; h < TASK_NHALVES; h++)
+        for (int h = 0; h < BF_NHALVES; h++)
             free(c->products[k][h]);
 }
 
@@ -280,18 +280,18 @@ static void try_pair(struct search_ctx *c, const struct family_member *shape, in
  */
 static int decode_cell(struct search_ctx *c, const struct family_member *shape, int h, int i)
 {
-    const struct task *t = c->t;
+    const struct exercise *t = c->t;
     int r = c->rs.run[h][0];
-    const float (*in)[TASK_N] = runset_input(&c->runs[r]);
-    const float *got = c->out + (size_t)r * TASK_CELLS;
+    const float (*in)[BF_N] = runset_input(&c->runs[r]);
+    const float *got = c->out + (size_t)r * BF_CELLS;
     struct family_map map;
     family_shape_map(shape, &map);
-    bool have[TASK_PLANES] = { false, false };
-    double target[TASK_PLANES] = { 0, 0 }, window[TASK_PLANES] = { 0, 0 };
-    for (int p = 0; p < TASK_PLANES; p++) {
+    bool have[BF_PLANES] = { false, false };
+    double target[BF_PLANES] = { 0, 0 }, window[BF_PLANES] = { 0, 0 };
+    for (int p = 0; p < BF_PLANES; p++) {
         if (map.filled[p])
             continue;
-        double g = got[p * TASK_N + i];
+        double g = got[p * BF_N + i];
         if (!isfinite(g))
             return 0;          /* a ± w·b is finite */
         /* |g - want| <= atol + rtol |want|, and |want| <= (|g| + atol) / (1 - rtol) */
@@ -308,8 +308,8 @@ static int decode_cell(struct search_ctx *c, const struct family_member *shape, 
     if (!have[0] && !have[1]) {
         /* nothing to work back from: try every pair */
         for (int op = 0; op < 3; op++)
-            for (pr.op = (unsigned char)op, pr.a = 0; pr.a < TASK_N; pr.a++)
-                for (pr.b = 0; pr.b < TASK_N; pr.b++)
+            for (pr.op = (unsigned char)op, pr.a = 0; pr.a < BF_N; pr.a++)
+                for (pr.b = 0; pr.b < BF_N; pr.b++)
                     for (pr.k = 0; pr.k < 16; pr.k++)
                         try_pair(c, shape, h, i, &pr, &n);
         return n;
@@ -320,15 +320,15 @@ static int decode_cell(struct search_ctx *c, const struct family_member *shape, 
         return 0;
     for (int op = 0; op < 3; op++) {
         pr.op = (unsigned char)op;
-        for (pr.a = 0; pr.a < TASK_N; pr.a++) {
-            double need[TASK_PLANES];
-            for (int s = 0; s < TASK_PLANES; s++) {
+        for (pr.a = 0; pr.a < BF_N; pr.a++) {
+            double need[BF_PLANES];
+            for (int s = 0; s < BF_PLANES; s++) {
                 double a = in[s][pr.a];
                 need[s] = op == OP_PLUS ? target[s] - a : op == OP_MINUS ? a - target[s]
                                                                          : target[s] + a;
             }
             /* the first product not below need - window */
-            int lo = 0, hi = TASK_N * 16;
+            int lo = 0, hi = BF_N * 16;
             while (lo < hi) {
                 int mid = (lo + hi) / 2;
                 if (sorted[mid].t[key] < need[key] - window[key])
@@ -336,7 +336,7 @@ static int decode_cell(struct search_ctx *c, const struct family_member *shape, 
                 else
                     hi = mid;
             }
-            for (int e = lo; e < TASK_N * 16 && sorted[e].t[key] <= need[key] + window[key];
+            for (int e = lo; e < BF_N * 16 && sorted[e].t[key] <= need[key] + window[key];
                  e++) {
                 if (have[other] && fabs(sorted[e].t[other] - need[other]) > window[other])
                     continue;
@@ -359,11 +359,11 @@ static bool decode(struct search_ctx *c, const struct family_member *shape)
 {
     if (!shape_plausible(c, shape))
         return false;
-    for (int o = 0; o < TASK_NHALVES; o++)
+    for (int o = 0; o < BF_NHALVES; o++)
         if (c->rs.n[c->rs.order[o]] == 0)
             return false;
-    for (int k = -1; k < TASK_NHALVES * TASK_N; k++) {
-        int h = k < 0 ? c->hot_h : c->rs.order[k / TASK_N], i = k < 0 ? c->hot_i : k % TASK_N;
+    for (int k = -1; k < BF_NHALVES * BF_N; k++) {
+        int h = k < 0 ? c->hot_h : c->rs.order[k / BF_N], i = k < 0 ? c->hot_i : k % BF_N;
         if (k >= 0 && h == c->hot_h && i == c->hot_i)
             continue;
         c->ndecoded[h][i] = decode_cell(c, shape, h, i);
@@ -384,11 +384,11 @@ static bool same_pair(const struct family_pair *x, const struct family_pair *y)
 /* Whether member m's pairs are among the decoded ones at every cell. */
 static bool tables_fit(const struct search_ctx *c, const struct family_member *m)
 {
-    for (int o = 0; o < TASK_NHALVES; o++) {
+    for (int o = 0; o < BF_NHALVES; o++) {
         int h = c->rs.order[o];
-        for (int i = 0; i < TASK_N; i++) {
+        for (int i = 0; i < BF_N; i++) {
             struct family_pair pr;
-            family_pair_of(m, c->t->halves[h], i, &pr);
+            family_pair_of(m, c->t->sweep[h], i, &pr);
             int n = c->ndecoded[h][i];
             bool found = false;
             for (int k = 0; k < n && k < SEARCH_MAX_DECODED && !found; k++)
@@ -439,14 +439,14 @@ static void keep_tables(struct search_ctx *c, const struct family_member *shape,
                         struct search_found *f)
 {
     static const struct family_member right;
-    struct family_pair want[TASK_NHALVES][TASK_N];
+    struct family_pair want[BF_NHALVES][BF_N];
     pairs_of(c, &right, want);
     memset(f, 0, sizeof *f);
     f->member = *shape;
     f->tables = true;
     bool differs[4] = { false, false, false, false };
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        for (int i = 0; i < TASK_N; i++) {
+    for (int h = 0; h < BF_NHALVES; h++) {
+        for (int i = 0; i < BF_N; i++) {
             const struct family_pair *best = &c->decoded[h][i][0];
             int n = c->ndecoded[h][i] < SEARCH_MAX_DECODED ? c->ndecoded[h][i]
                                                             : SEARCH_MAX_DECODED;
@@ -466,7 +466,7 @@ static void keep_tables(struct search_ctx *c, const struct family_member *shape,
 
 static signed char clamped(int k)
 {
-    return (signed char)(k < 0 ? 0 : k > TASK_N - 1 ? TASK_N - 1 : k);
+    return (signed char)(k < 0 ? 0 : k > BF_N - 1 ? BF_N - 1 : k);
 }
 
 /* The pair the recipe gives at (half, i) when step `step` takes value x
@@ -514,10 +514,10 @@ static bool step_pair(enum search_step step, int half, int i, int x, int variant
         pr->op = (unsigned char)x;
         return true;
     case SEARCH_STEP_READ:
-        if (x < 0 || x >= TASK_N * TASK_N)
+        if (x < 0 || x >= BF_N * BF_N)
             return false;
-        pr->a = (signed char)(x / TASK_N);
-        pr->b = (signed char)(x % TASK_N);
+        pr->a = (signed char)(x / BF_N);
+        pr->b = (signed char)(x % BF_N);
         return true;
     default:
         return false;
@@ -528,12 +528,12 @@ static bool step_pair(enum search_step step, int half, int i, int x, int variant
 static int step_range(enum search_step step, int *lo, int *hi)
 {
     switch (step) {
-    case SEARCH_STEP_J: *lo = -TASK_N; *hi = TASK_N; break;
-    case SEARCH_STEP_BASE: *lo = -TASK_N; *hi = 2 * TASK_N - 1; break;
-    case SEARCH_STEP_R: *lo = -TASK_N; *hi = TASK_N; break;
+    case SEARCH_STEP_J: *lo = -BF_N; *hi = BF_N; break;
+    case SEARCH_STEP_BASE: *lo = -BF_N; *hi = 2 * BF_N - 1; break;
+    case SEARCH_STEP_R: *lo = -BF_N; *hi = BF_N; break;
     case SEARCH_STEP_W: *lo = 0; *hi = 15; break;
     case SEARCH_STEP_SIGN: *lo = OP_PLUS; *hi = OP_REVERSED; break;
-    case SEARCH_STEP_READ: *lo = 0; *hi = TASK_N * TASK_N - 1; break;
+    case SEARCH_STEP_READ: *lo = 0; *hi = BF_N * BF_N - 1; break;
     default: return 0;
     }
     return 1;
@@ -562,16 +562,16 @@ static bool step_explains(const struct search_ctx *c, const struct family_member
     int lo, hi;
     if (!step_range(step, &lo, &hi))
         return false;
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        int half = c->t->halves[h];
-        for (int i = 0; i < TASK_N; i++) {
+    for (int h = 0; h < BF_NHALVES; h++) {
+        int half = c->t->sweep[h];
+        for (int i = 0; i < BF_N; i++) {
             static const struct family_member right;
             struct family_pair want;
             family_pair_of(&right, half, i, &want);
             int j = (i / half) % 2;
             int own = step == SEARCH_STEP_J ? j : step == SEARCH_STEP_BASE ? i - j * half
                     : step == SEARCH_STEP_R ? i % half : step == SEARCH_STEP_W ? want.k
-                    : step == SEARCH_STEP_SIGN ? want.op : want.a * TASK_N + want.b;
+                    : step == SEARCH_STEP_SIGN ? want.op : want.a * BF_N + want.b;
             bool found = false;
             /* the right value first, then the nearest ones */
             for (int d = 0; d <= hi - lo && !found; d++) {
@@ -657,7 +657,7 @@ static size_t shapes_upto(struct family_member shapes[SEARCH_MAX_SHAPES], int de
     return n;
 }
 
-bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool search_outputs(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                     const float *out, struct search_result *res)
 {
     struct search_ctx c;
@@ -674,7 +674,7 @@ bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nru
         if (v == output->nvalues - 1) {
             /* the one constant: the first visible cell says which */
             int r = c.rs.run[c.rs.order[0]][0];
-            m.constant = out[(size_t)r * TASK_CELLS];
+            m.constant = out[(size_t)r * BF_CELLS];
             if (isnan(m.constant) || m.constant == 0)
                 continue;
         }

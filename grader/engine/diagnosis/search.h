@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 #include "engine/diagnosis/family.h"
 #include "engine/gpu.h"
 
@@ -42,10 +42,10 @@ struct search_found {
     bool tables;
     enum search_step step;        /* with tables: the one step that explains them, if any */
     unsigned step_also;           /* bits (1 << step) of other steps that explain them too */
-    signed char values[TASK_NHALVES][TASK_N];   /* the step's value per cell (j, base, r) */
-    signed char step_values[SEARCH_STEPS][TASK_NHALVES][TASK_N];   /* the same for `step`
+    signed char values[BF_NHALVES][BF_N];   /* the step's value per cell (j, base, r) */
+    signed char step_values[SEARCH_STEPS][BF_NHALVES][BF_N];   /* the same for `step`
                                                    and every step of step_also */
-    struct family_pair pairs[TASK_NHALVES][TASK_N];   /* [half index][i], when tables */
+    struct family_pair pairs[BF_NHALVES][BF_N];   /* [half index][i], when tables */
     int depth;                                        /* mistakes it makes */
 };
 
@@ -61,24 +61,24 @@ struct search_result {
 
 /*
  * Searches the family for members that reproduce `out`: nruns runs (at
- * most TASK_RUNS) in the grader's layout (run, plane, index), inputs in
+ * most BF_RUNS) in the grader's layout (run, plane, index), inputs in
  * `runs`. A member matches when every cell of every run agrees within t's
  * tolerance (compare_cell); where the member returns NaN or an infinity
  * the kernel must return the same. Fills *res and returns true when some
  * member matches. Runs on the visible spectra first to prune.
  */
-bool search_outputs(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool search_outputs(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                     const float *out, struct search_result *res);
 
 /* True when member m reproduces every cell of `out`, as search_outputs
  * decides it. */
-bool search_member_matches(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool search_member_matches(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                            const float *out, const struct family_member *m);
 
 /* True when the member with pairs `pairs` ([half index][i]) and shape m
  * reproduces every cell of `out`. */
-bool search_tables_match(const struct task *t, const struct gpu_run *runs, size_t nruns,
+bool search_tables_match(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                          const float *out, const struct family_member *m,
-                         const struct family_pair pairs[TASK_NHALVES][TASK_N]);
+                         const struct family_pair pairs[BF_NHALVES][BF_N]);
 
 #endif

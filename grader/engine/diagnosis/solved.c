@@ -40,19 +40,19 @@ static struct cell_pair pair_at(int half, int i)
 
 static double complex element(const struct gpu_run *run, int k, bool planes_swapped)
 {
-    double re = run->spec[k], im = run->spec[TASK_N + k];
+    double re = run->spec[k], im = run->spec[BF_N + k];
     return planes_swapped ? im + I * re : re + I * im;
 }
 
 /* Whether the value z, due at cell (plane, i) of run cr, is what the
  * kernel returned there. */
-static bool cell_is(const struct task *t, const struct compared_run *cr, int i,
+static bool cell_is(const struct exercise *t, const struct compared_run *cr, int i,
                     double complex z)
 {
-    double want[TASK_PLANES] = { creal(z), cimag(z) };
-    for (int p = 0; p < TASK_PLANES; p++) {
+    double want[BF_PLANES] = { creal(z), cimag(z) };
+    for (int p = 0; p < BF_PLANES; p++) {
         if (!isfinite(want[p]) ||
-            !compare_cell(want[p], cr->got[p * TASK_N + i], t->atol, t->rtol))
+            !compare_cell(want[p], cr->got[p * BF_N + i], t->atol, t->rtol))
             return false;
     }
     return true;
@@ -78,8 +78,8 @@ static double complex variant_value(enum variant v, const struct gpu_run *run, i
 static bool variant_matches(const struct comparison *c, enum variant v)
 {
     for (size_t k = 0; k < c->nruns; k++)
-        for (int i = 0; i < TASK_N; i++)
-            if (!cell_is(c->task, &c->run[k], i, variant_value(v, c->run[k].run, i)))
+        for (int i = 0; i < BF_N; i++)
+            if (!cell_is(c->ex, &c->run[k], i, variant_value(v, c->run[k].run, i)))
                 return false;
     return true;
 }
@@ -90,16 +90,16 @@ static bool variant_matches(const struct comparison *c, enum variant v)
  * half, or 0 when there is none. */
 static int fixed_half(const struct comparison *c)
 {
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        int h0 = c->task->halves[h];
+    for (int h = 0; h < BF_NHALVES; h++) {
+        int h0 = c->ex->sweep[h];
         bool all = true;
         for (size_t k = 0; k < c->nruns && all; k++) {
-            double want[TASK_PLANES][TASK_N];
-            float in[TASK_PLANES][TASK_N];
+            double want[BF_PLANES][BF_N];
+            float in[BF_PLANES][BF_N];
             memcpy(in, c->run[k].run->spec, sizeof in);
             reference_pass(in, h0, want);
-            for (int i = 0; i < TASK_N && all; i++)
-                all = cell_is(c->task, &c->run[k], i, want[0][i] + I * want[1][i]);
+            for (int i = 0; i < BF_N && all; i++)
+                all = cell_is(c->ex, &c->run[k], i, want[0][i] + I * want[1][i]);
         }
         if (all)
             return h0;
@@ -109,12 +109,12 @@ static int fixed_half(const struct comparison *c)
 
 /* ---- the kernel's own twiddle ---- */
 
-bool solved_twiddles(const struct comparison *c, double complex w[TASK_NHALVES][TASK_N])
+bool solved_twiddles(const struct comparison *c, double complex w[BF_NHALVES][BF_N])
 {
-    const struct task *t = c->task;
-    for (int h = 0; h < TASK_NHALVES; h++) {
-        int half = t->halves[h];
-        for (int i = 0; i < TASK_N; i++) {
+    const struct exercise *t = c->ex;
+    for (int h = 0; h < BF_NHALVES; h++) {
+        int half = t->sweep[h];
+        for (int i = 0; i < BF_N; i++) {
             struct cell_pair p = pair_at(half, i);
             /* solved on the run of this half where b is largest */
             const struct compared_run *best = NULL;
@@ -130,7 +130,7 @@ bool solved_twiddles(const struct comparison *c, double complex w[TASK_NHALVES][
             }
             if (!best || size < 1e-3)
                 return false;
-            double complex got = best->got[i] + I * best->got[TASK_N + i];
+            double complex got = best->got[i] + I * best->got[BF_N + i];
             double complex a = element(best->run, p.a, false), b = element(best->run, p.b, false);
             if (!isfinite(creal(got)) || !isfinite(cimag(got)))
                 return false;
@@ -171,12 +171,12 @@ void solved_add_complex(struct text *s, double complex z)
 
 enum w_kind { W_OFF_BY_PI, W_DEGREES, W_OTHER };
 
-static bool all_twiddles(const struct task *t, const double complex w[TASK_NHALVES][TASK_N],
+static bool all_twiddles(const struct exercise *t, const double complex w[BF_NHALVES][BF_N],
                          double complex (*rule)(int half, int i))
 {
-    for (int h = 0; h < TASK_NHALVES; h++)
-        for (int i = 0; i < TASK_N; i++)
-            if (cabs(w[h][i] - rule(t->halves[h], i)) > 2e-3)
+    for (int h = 0; h < BF_NHALVES; h++)
+        for (int i = 0; i < BF_N; i++)
+            if (cabs(w[h][i] - rule(t->sweep[h], i)) > 2e-3)
                 return false;
     return true;
 }
@@ -223,12 +223,12 @@ static void add_where(struct text *s, const struct comparison *c)
         text_add(s, ".");
         return;
     }
-    unsigned all = (1u << TASK_NHALVES) - 1;
+    unsigned all = (1u << BF_NHALVES) - 1;
     text_add(s, "; it shows at ");
-    summary_add_halves(s, c->task, m.halves);
+    summary_add_halves(s, c->ex, m.halves);
     if (m.halves != all) {
         text_add(s, " (");
-        summary_add_halves(s, c->task, all & ~m.halves);
+        summary_add_halves(s, c->ex, all & ~m.halves);
         text_add(s, " %s right)", __builtin_popcount(all & ~m.halves) > 1 ? "are" : "is");
     }
     if (!m.visible_wrong)
@@ -284,14 +284,14 @@ static struct diagnosis *words_variant(const struct comparison *c, enum variant 
 }
 
 static struct diagnosis *words_twiddle(const struct comparison *c,
-                                       const double complex w[TASK_NHALVES][TASK_N],
+                                       const double complex w[BF_NHALVES][BF_N],
                                        enum w_kind kind, unsigned literal)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     int count = 0, fh = -1, fi = -1;
-    for (int rank = 1; rank <= TASK_N; rank *= 2) {
+    for (int rank = 1; rank <= BF_N; rank *= 2) {
         int h = summary_half_index(t, rank);
-        for (int i = 0; h >= 0 && i < TASK_N; i++) {
+        for (int i = 0; h >= 0 && i < BF_N; i++) {
             if (cabs(w[h][i] - pair_at(rank, i).w) <= 2e-3)
                 continue;
             if (count++ == 0) {
@@ -308,7 +308,7 @@ static struct diagnosis *words_twiddle(const struct comparison *c,
                                           "The twiddle is wrong in some cells" };
     text_add(&id, "%s", ids[kind]);
     text_add(&title, "%s", titles[kind]);
-    int half = t->halves[fh];
+    int half = t->sweep[fh];
     if (kind == W_DEGREES)
         text_add(&why, "cos and sin take radians: ");
     text_add(&why, "%s w is ", kind == W_DEGREES ? "your" : "Your");
@@ -350,17 +350,17 @@ struct diagnosis *solved_structure(const struct comparison *c, bool half_too, bo
 
 struct diagnosis *solved_twiddle(const struct comparison *c, unsigned literal)
 {
-    double complex (*w)[TASK_N] = malloc(TASK_NHALVES * sizeof *w);
+    double complex (*w)[BF_N] = malloc(BF_NHALVES * sizeof *w);
     struct diagnosis *d = NULL;
     /* a twiddle is cos and sin of one angle: a w of another size is a
      * scale or a sign of the ending, not the twiddle */
     bool unit = w && solved_twiddles(c, w);
-    for (int h = 0; unit && h < TASK_NHALVES; h++)
-        for (int i = 0; i < TASK_N; i++)
+    for (int h = 0; unit && h < BF_NHALVES; h++)
+        for (int i = 0; i < BF_N; i++)
             unit &= fabs(cabs(w[h][i]) - 1) < 2e-3;
     if (unit) {
-        enum w_kind kind = all_twiddles(c->task, w, turned_by_pi) ? W_OFF_BY_PI
-                         : all_twiddles(c->task, w, in_degrees)   ? W_DEGREES
+        enum w_kind kind = all_twiddles(c->ex, w, turned_by_pi) ? W_OFF_BY_PI
+                         : all_twiddles(c->ex, w, in_degrees)   ? W_DEGREES
                                                                   : W_OTHER;
         d = words_twiddle(c, w, kind, literal);
     }

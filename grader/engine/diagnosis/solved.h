@@ -7,7 +7,7 @@
 #include <complex.h>
 #include <stdbool.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 #include "engine/diagnosis/text.h"
@@ -29,7 +29,7 @@ struct diagnosis *solved_structure(const struct comparison *c, bool half_too, bo
  * largest; true when that w gives every cell of every run of its half
  * (false when some b is 0 on every run, or a cell is not finite).
  */
-bool solved_twiddles(const struct comparison *c, double complex w[TASK_NHALVES][TASK_N]);
+bool solved_twiddles(const struct comparison *c, double complex w[BF_NHALVES][BF_N]);
 
 /*
  * The diagnosis of outputs whose every cell is a ± w·b with the recipe's

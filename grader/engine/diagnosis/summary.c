@@ -7,10 +7,10 @@
 
 static const char *const nonfinite_names[NONFINITE_KINDS] = { "NaN", "Infinity", "−Infinity" };
 
-int summary_half_index(const struct task *t, int half)
+int summary_half_index(const struct exercise *t, int half)
 {
-    for (int h = 0; h < TASK_NHALVES; h++)
-        if (t->halves[h] == half)
+    for (int h = 0; h < BF_NHALVES; h++)
+        if (t->sweep[h] == half)
             return h;
     return -1;
 }
@@ -32,13 +32,13 @@ bool summary_map(const struct comparison *c, struct failure_map *m)
             continue;
         bool visible = cr->visible;
         const float *got = cr->got;
-        for (int p = 0; p < TASK_PLANES; p++) {
-            for (int i = 0; i < TASK_N; i++) {
-                float g = got[p * TASK_N + i];
+        for (int p = 0; p < BF_PLANES; p++) {
+            for (int i = 0; i < BF_N; i++) {
+                float g = got[p * BF_N + i];
                 if (!isfinite(g)) {
                     int kind = nonfinite_kind(g);
                     if (visible)
-                        m->visible_cells[kind][h] |= (uint16_t)(1u << (p * TASK_N + i));
+                        m->visible_cells[kind][h] |= (uint16_t)(1u << (p * BF_N + i));
                     else
                         m->hidden_cells[kind][h] = true;
                 }
@@ -58,27 +58,27 @@ bool summary_map(const struct comparison *c, struct failure_map *m)
 }
 
 /* "every half", "half 4", "half 2 and 4", "half 1, 2 and 4". */
-void summary_add_halves(struct text *s, const struct task *t, unsigned mask)
+void summary_add_halves(struct text *s, const struct exercise *t, unsigned mask)
 {
-    unsigned all = (1u << TASK_NHALVES) - 1;
+    unsigned all = (1u << BF_NHALVES) - 1;
     if (mask == all) {
         text_add(s, "every half");
         return;
     }
     int count = 0, total = 0;
-    for (int h = 0; h < TASK_NHALVES; h++)
+    for (int h = 0; h < BF_NHALVES; h++)
         total += (mask >> h) & 1;
     text_add(s, "half ");
-    for (int h = 0; h < TASK_NHALVES; h++) {
+    for (int h = 0; h < BF_NHALVES; h++) {
         if (!((mask >> h) & 1))
             continue;
         count++;
-        text_add(s, "%s%d", count == 1 ? "" : count == total ? " and " : ", ", t->halves[h]);
+        text_add(s, "%s%d", count == 1 ? "" : count == total ? " and " : ", ", t->sweep[h]);
     }
 }
 
 /* "right everywhere", or where one plane's members fail. */
-static void add_plane(struct text *s, const struct task *t, const unsigned wrong[2])
+static void add_plane(struct text *s, const struct exercise *t, const unsigned wrong[2])
 {
     if (!wrong[0] && !wrong[1]) {
         text_add(s, "right everywhere");
@@ -100,13 +100,13 @@ static void add_plane(struct text *s, const struct task *t, const unsigned wrong
 /* "real i = 0, 4; imaginary i = 3" for a mask of 16 cells. */
 static void add_cells(struct text *s, uint16_t cells)
 {
-    static const char *const planes[TASK_PLANES] = { "real", "imaginary" };
+    static const char *const planes[BF_PLANES] = { "real", "imaginary" };
     if (cells == 0xffff) {
         text_add(s, "every cell");
         return;
     }
-    for (int p = 0, said = 0; p < TASK_PLANES; p++) {
-        unsigned row = (cells >> (p * TASK_N)) & 0xffu;
+    for (int p = 0, said = 0; p < BF_PLANES; p++) {
+        unsigned row = (cells >> (p * BF_N)) & 0xffu;
         if (!row)
             continue;
         text_add(s, "%s%s ", said++ ? "; " : "", planes[p]);
@@ -115,7 +115,7 @@ static void add_cells(struct text *s, uint16_t cells)
             continue;
         }
         text_add(s, "i = ");
-        for (int i = 0, n = 0; i < TASK_N; i++)
+        for (int i = 0, n = 0; i < BF_N; i++)
             if ((row >> i) & 1)
                 text_add(s, "%s%d", n++ ? ", " : "", i);
     }
@@ -127,11 +127,11 @@ static void add_cells(struct text *s, uint16_t cells)
  * value that is not a number, so that the words never call them unwritten
  * (the harness writes every cell).
  */
-static void add_nonfinite(struct text *s, const struct task *t, const struct failure_map *m)
+static void add_nonfinite(struct text *s, const struct exercise *t, const struct failure_map *m)
 {
     for (int kind = 0; kind < NONFINITE_KINDS; kind++) {
         bool any = false, everywhere = true;
-        for (int h = 0; h < TASK_NHALVES; h++) {
+        for (int h = 0; h < BF_NHALVES; h++) {
             any |= m->visible_cells[kind][h] || m->hidden_cells[kind][h];
             everywhere &= m->visible_cells[kind][h] == 0xffff && m->hidden_cells[kind][h];
         }
@@ -142,10 +142,10 @@ static void add_nonfinite(struct text *s, const struct task *t, const struct fai
             continue;
         }
         text_add(s, "; it returned %s at ", nonfinite_names[kind]);
-        for (int h = 0, said = 0; h < TASK_NHALVES; h++) {
+        for (int h = 0, said = 0; h < BF_NHALVES; h++) {
             if (!m->visible_cells[kind][h] && !m->hidden_cells[kind][h])
                 continue;
-            text_add(s, "%shalf %d (", said++ ? ", " : "", t->halves[h]);
+            text_add(s, "%shalf %d (", said++ ? ", " : "", t->sweep[h]);
             if (m->visible_cells[kind][h])
                 add_cells(s, m->visible_cells[kind][h]);
             else
@@ -157,7 +157,7 @@ static void add_nonfinite(struct text *s, const struct task *t, const struct fai
 
 char *summary_text(const struct comparison *c)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     struct failure_map m;
     if (!summary_map(c, &m))
         return NULL;

@@ -96,7 +96,7 @@ static struct complex_value conj_of(struct complex_value x)
 
 /* The value of expression e in the cell's plane. */
 static double expression_value(enum expression e, const struct worked_cell *w,
-                               const float in[TASK_PLANES][TASK_N])
+                               const float in[BF_PLANES][BF_N])
 {
     struct complex_value plus = cadd(w->a, w->wb), minus = cadd(w->a, cscale(-1, w->wb));
     struct complex_value cwb = cmul(conj_of(w->w), w->b), z = { 0, 0 };
@@ -135,7 +135,7 @@ static double expression_value(enum expression e, const struct worked_cell *w,
 static void quantities(const struct gpu_run *run, bool hidden, int plane, int i,
                        struct worked_cell *w)
 {
-    const float (*in)[TASK_N] = runset_input(run);
+    const float (*in)[BF_N] = runset_input(run);
     int half = run->half;
     memset(w, 0, sizeof *w);
     w->half = half;
@@ -166,7 +166,7 @@ static void quantities(const struct gpu_run *run, bool hidden, int plane, int i,
  * happens to equal the due value too, the cell passes there; that is no
  * contradiction.)
  */
-static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs, size_t nruns,
+static bool holds_on_every_run(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                                const float *out, int half, int plane, int i, enum expression e)
 {
     for (size_t r = 0; r < nruns; r++) {
@@ -175,7 +175,7 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
         struct worked_cell q;
         quantities(&runs[r], false, plane, i, &q);
         double x = expression_value(e, &q, runset_input(&runs[r]));
-        if (!compare_cell(x, out[r * TASK_CELLS + plane * TASK_N + i], t->atol, t->rtol))
+        if (!compare_cell(x, out[r * BF_CELLS + plane * BF_N + i], t->atol, t->rtol))
             return false;
     }
     return true;
@@ -194,7 +194,7 @@ static bool holds_on_every_run(const struct task *t, const struct gpu_run *runs,
  */
 static void solve_kernel(const struct comparison *c, const char *step, struct worked_cell *w)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     int half = w->half, i = w->i, due_a = w->base, due_b = w->base + half;
     w->kernel_known = false;
     /* a wrong j turns the sign with it */
@@ -203,14 +203,14 @@ static void solve_kernel(const struct comparison *c, const char *step, struct wo
      * the same fit with −w */
     int s = sign_first ? -w->sign : w->sign;
     /* the run of the half where each element is largest, to solve on */
-    const struct compared_run *best[TASK_N] = { NULL };
-    double size[TASK_N] = { 0 };
+    const struct compared_run *best[BF_N] = { NULL };
+    double size[BF_N] = { 0 };
     for (size_t r = 0; r < c->nruns; r++) {
         if (c->run[r].run->half != half)
             continue;
         const float *in = c->run[r].run->spec;
-        for (int e = 0; e < TASK_N; e++) {
-            double m = hypot(in[e], in[TASK_N + e]);
+        for (int e = 0; e < BF_N; e++) {
+            double m = hypot(in[e], in[BF_N + e]);
             if (m > size[e]) {
                 size[e] = m;
                 best[e] = &c->run[r];
@@ -219,18 +219,18 @@ static void solve_kernel(const struct comparison *c, const char *step, struct wo
     }
     bool found_other = false;   /* a fit of another size, kept while no twiddle fits */
     for (int differ = 0; differ <= 2; differ++) {
-        for (int ka = 0; ka < TASK_N; ka++) {
-            for (int kb = 0; kb < TASK_N; kb++) {
+        for (int ka = 0; ka < BF_N; ka++) {
+            for (int kb = 0; kb < BF_N; kb++) {
                 if ((ka != due_a) + (kb != due_b) != differ || ka == kb)
                     continue;
                 if (!best[kb] || size[kb] < 1e-3)
                     continue;
                 const float *in = best[kb]->run->spec;
-                double complex g = best[kb]->got[i] + I * best[kb]->got[TASK_N + i];
+                double complex g = best[kb]->got[i] + I * best[kb]->got[BF_N + i];
                 if (!isfinite(creal(g)) || !isfinite(cimag(g)))
                     return;
-                double complex a = in[ka] + I * in[TASK_N + ka];
-                double complex b = in[kb] + I * in[TASK_N + kb];
+                double complex a = in[ka] + I * in[BF_N + ka];
+                double complex b = in[kb] + I * in[BF_N + kb];
                 double complex kw = s * (g - a) / b;
                 bool all = true;
                 for (size_t r = 0; r < c->nruns && all; r++) {
@@ -238,10 +238,10 @@ static void solve_kernel(const struct comparison *c, const char *step, struct wo
                     if (cr->run->half != half || cr == best[kb])
                         continue;
                     const float *x = cr->run->spec;
-                    double complex z = x[ka] + I * x[TASK_N + ka] +
-                                       s * kw * (x[kb] + I * x[TASK_N + kb]);
+                    double complex z = x[ka] + I * x[BF_N + ka] +
+                                       s * kw * (x[kb] + I * x[BF_N + kb]);
                     all = compare_cell(creal(z), cr->got[i], t->atol, t->rtol) &&
-                          compare_cell(cimag(z), cr->got[TASK_N + i], t->atol, t->rtol);
+                          compare_cell(cimag(z), cr->got[BF_N + i], t->atol, t->rtol);
                 }
                 if (!all)
                     continue;
@@ -350,7 +350,7 @@ static void format_number(char *buf, size_t size, double x)
 /* The expression e in words for the cell's plane: "the real part of a + w·b". */
 static void expression_words(enum expression e, int plane, char *buf, size_t size)
 {
-    static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
+    static const char *const parts[BF_PLANES] = { "real", "imaginary" };
     switch (e) {
     case E_OTHER_PLUS:
     case E_OTHER_MINUS:
@@ -375,7 +375,7 @@ static void expression_words(enum expression e, int plane, char *buf, size_t siz
  * stories. */
 static void say(struct worked_cell *w, int match, const char *step)
 {
-    static const char *const parts[TASK_PLANES] = { "real", "imaginary" };
+    static const char *const parts[BF_PLANES] = { "real", "imaginary" };
     char got[32], want[32], what[96];
     format_number(got, sizeof got, w->got);
     format_number(want, sizeof want, w->expected);
@@ -418,7 +418,7 @@ static void say(struct worked_cell *w, int match, const char *step)
 /* The expressions (worked_expressions, the due one left out) that give
  * the cell on every run of its half: how many, up to `most`, and the
  * first in *first. */
-static int matching_expressions(const struct task *t, const struct gpu_run *runs, size_t nruns,
+static int matching_expressions(const struct exercise *t, const struct gpu_run *runs, size_t nruns,
                                 const float *out, size_t run, const struct worked_cell *w,
                                 int most, int *first)
 {
@@ -443,7 +443,7 @@ static int matching_expressions(const struct task *t, const struct gpu_run *runs
 static int work_cell(const struct comparison *c, size_t run, int plane, int i, const char *step,
                      int most, struct worked_cell *w)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     const struct gpu_run *runs = c->runs;
     size_t nruns = c->nruns;
     const float *out = c->out;
@@ -451,7 +451,7 @@ static int work_cell(const struct comparison *c, size_t run, int plane, int i, c
     quantities(&runs[run], !cr->visible, plane, i, w);
     /* the value due is the reference's, the one the cell is graded by */
     w->expected = cr->expected[plane][i];
-    w->got = cr->got[plane * TASK_N + i];
+    w->got = cr->got[plane * BF_N + i];
     w->passed = cr->passed[plane][i];
     int first = -1, count = 0;
     if (w->passed) {
@@ -481,14 +481,14 @@ void worked_cell_of(const struct comparison *c, size_t run, int plane, int i, co
 
 bool worked_pick(const struct comparison *c, const char *step, struct worked_cell *w)
 {
-    const struct task *t = c->task;
+    const struct exercise *t = c->ex;
     /* the halves from the smallest up, whatever order the task lists them in */
-    int order[TASK_NHALVES];
-    for (int h = 0; h < TASK_NHALVES; h++) {
+    int order[BF_NHALVES];
+    for (int h = 0; h < BF_NHALVES; h++) {
         int rank = 0;
-        for (int g = 0; g < TASK_NHALVES; g++)
-            rank += t->halves[g] < t->halves[h];
-        order[rank] = t->halves[h];
+        for (int g = 0; g < BF_NHALVES; g++)
+            rank += t->sweep[g] < t->sweep[h];
+        order[rank] = t->sweep[h];
     }
     /* The first failing cell that exactly one expression fits: where the
      * mistake is the only reading (a flipped twiddle at half = 2 is also
@@ -500,15 +500,15 @@ bool worked_pick(const struct comparison *c, const char *step, struct worked_cel
      * with no reading while one with a reading exists. */
     struct worked_cell cell;
     for (int pass = 0; pass < 4; pass++) {   /* unique visible; read visible; visible; hidden */
-        for (int o = 0; o < TASK_NHALVES; o++) {
+        for (int o = 0; o < BF_NHALVES; o++) {
             for (size_t r = 0; r < c->nruns; r++) {
                 const struct compared_run *cr = &c->run[r];
                 if (cr->run->half != order[o] || cr->visible != (pass < 3))
                     continue;
-                for (int k = 0; k < TASK_CELLS; k++) {
-                    if (cr->passed[k / TASK_N][k % TASK_N])
+                for (int k = 0; k < BF_CELLS; k++) {
+                    if (cr->passed[k / BF_N][k % BF_N])
                         continue;
-                    int fits = work_cell(c, r, k / TASK_N, k % TASK_N, step, pass == 0 ? 2 : 1,
+                    int fits = work_cell(c, r, k / BF_N, k % BF_N, step, pass == 0 ? 2 : 1,
                                          &cell);
                     bool read = fits > 0 || kernel_differs(&cell);
                     if (pass > 1 || (pass == 0 && fits == 1) || (pass == 1 && read)) {
@@ -525,13 +525,13 @@ bool worked_pick(const struct comparison *c, const char *step, struct worked_cel
 bool worked_all(const struct comparison *c, const char *step,
                 struct worked_cell cells[WORKED_CELLS])
 {
-    for (int h = 0; h < TASK_NHALVES; h++) {
+    for (int h = 0; h < BF_NHALVES; h++) {
         const struct compared_run *vis = c->visible[h];
         if (!vis)
             return false;
         size_t r = (size_t)(vis - c->run);
-        for (int k = 0; k < TASK_CELLS; k++)
-            worked_cell_of(c, r, k / TASK_N, k % TASK_N, step, &cells[h * TASK_CELLS + k]);
+        for (int k = 0; k < BF_CELLS; k++)
+            worked_cell_of(c, r, k / BF_N, k % BF_N, step, &cells[h * BF_CELLS + k]);
     }
     return true;
 }

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/task.h"
+#include "engine/diagnosis/diagnose.h"
 #include "common/verdict.h"
 #include "engine/compare.h"
 

@@ -1,0 +1,3 @@
+// expect: wrong
+// The starter as it comes: every cell copied through.
+return spectrum[this.thread.y][this.thread.x];
