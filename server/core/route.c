@@ -34,8 +34,11 @@ bool route_matches(const struct route_row *row, const char *path)
                 return false;
             p += n;
         } else {
+            /* the same n bytes, and the path's segment ends there too
+             * (strncmp stops at a shorter path's end): one scan of the
+             * row's segment, none of the path's */
             size_t n = segment_len(pat);
-            if (segment_len(p) != n || strncmp(pat, p, n) != 0)
+            if (strncmp(pat, p, n) != 0 || (p[n] != '/' && p[n] != '\0'))
                 return false;
             pat += n;
             p += n;
