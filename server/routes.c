@@ -410,8 +410,11 @@ static enum MHD_Result routes_dispatch(struct request *r)
     }
     if ((row->needs & NEED_INSTRUCTOR_PAGE) && r->who.kind != PRINCIPAL_INSTRUCTOR)
         return response_error(r, ERROR_UNAUTHORIZED, row->page_refusal, NULL, NULL);
-    r->limit = route_body_max(row, MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                               MHD_HTTP_HEADER_CONTENT_TYPE));
+    /* the body's kind is read once, here: its bound is the row's for it,
+     * and a handler that reads a body goes by it (r->kind) */
+    r->kind = request_body_kind(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                            MHD_HTTP_HEADER_CONTENT_TYPE));
+    r->limit = route_body_max(row, r->kind);
     r->state = REQ_HEADERS;
     return row->begin ? row->begin(r) : MHD_YES;
 }

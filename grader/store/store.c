@@ -418,7 +418,9 @@ static enum store_status insert_one(struct store *s, const struct store_record *
             there = seen.written;
         }
         if (there) {
-            st = s->ops->exec(s, s->ops->insert_record, false, p, np, NULL, NULL, NULL, err);
+            const char *sql = !r->student && s->ops->insert_nobody ? s->ops->insert_nobody
+                                                                    : s->ops->insert_record;
+            st = s->ops->exec(s, sql, false, p, np, NULL, NULL, NULL, err);
             m.written = st == STORE_OK;
         }
         /* the mark the insert made, read back for a student's record only

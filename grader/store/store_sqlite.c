@@ -45,6 +45,9 @@ struct sqlite_store {
     bool read_only;             /* SQLite opened the file read-only (its mode) */
     struct cached cache[CACHED_STATEMENTS];
     size_t ncached;
+    /* the transactions' own statements, kept apart from the cache so
+     * that a full cache never makes them parsed again (run_kept) */
+    sqlite3_stmt *begin_write, *begin_read, *commit;
 };
 
 static struct sqlite_store *B(struct store *s)
@@ -98,6 +101,10 @@ static void drop_cache(struct sqlite_store *b)
     for (size_t i = 0; i < b->ncached; i++)
         sqlite3_finalize(b->cache[i].stmt);
     b->ncached = 0;
+    sqlite3_finalize(b->begin_write);
+    sqlite3_finalize(b->begin_read);
+    sqlite3_finalize(b->commit);
+    b->begin_write = b->begin_read = b->commit = NULL;
 }
 
 static void disconnect(struct sqlite_store *b)
@@ -372,15 +379,34 @@ done:;
     return st;
 }
 
+/* Runs sql, a statement of no rows, through *kept, prepared on the first
+ * call and reset after each: sqlite3_exec would parse and code BEGIN and
+ * COMMIT again for every transaction, about 7,000 of the instructions of
+ * a record over HTTP when each record is its own (docs/PERFORMANCE.md).
+ * The error is read before the reset. */
+static enum store_status run_kept(struct store *s, sqlite3_stmt **kept, const char *sql,
+                                  struct store_error *err)
+{
+    struct sqlite_store *b = B(s);
+    int rc = *kept ? SQLITE_OK
+                   : sqlite3_prepare_v3(b->db, sql, -1, SQLITE_PREPARE_PERSISTENT, kept, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(*kept)) == SQLITE_DONE)
+        rc = SQLITE_OK;
+    enum store_status st = rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, sql, err);
+    if (*kept)
+        sqlite3_reset(*kept);
+    return st;
+}
+
 static enum store_status sqlite_begin(struct store *s, bool write, struct store_error *err)
 {
-    const char *sql = write ? "BEGIN IMMEDIATE" : "BEGIN";
-    enum store_status st = B(s)->db ? STORE_OK : connect_db(s, err);
+    struct sqlite_store *b = B(s);
+    enum store_status st = b->db ? STORE_OK : connect_db(s, err);
     if (st != STORE_OK)
         return st;
-    int rc = sqlite3_exec(B(s)->db, sql, NULL, NULL, NULL);
-    st = rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, sql, err);
-    release_if_read_only(B(s));
+    st = write ? run_kept(s, &b->begin_write, "BEGIN IMMEDIATE", err)
+               : run_kept(s, &b->begin_read, "BEGIN", err);
+    release_if_read_only(b);
     return st;
 }
 
@@ -389,8 +415,7 @@ static enum store_status sqlite_commit(struct store *s, struct store_error *err)
     struct sqlite_store *b = B(s);
     if (!b->db)
         return store_fail(err, STORE_UNAVAILABLE, "COMMIT without a connection");
-    int rc = sqlite3_exec(b->db, "COMMIT", NULL, NULL, NULL);
-    enum store_status st = rc == SQLITE_OK ? STORE_OK : fail_rc(s, rc, "COMMIT", err);
+    enum store_status st = run_kept(s, &b->commit, "COMMIT", err);
     release_if_read_only(b);
     return st;
 }
@@ -480,6 +505,7 @@ const struct store_ops store_sqlite_ops = {
      * and answers as before. */
     .insert_record = "INSERT OR ROLLBACK" RECORD_INSERT_VALUES_INTO,
     .student_apart = true,
+    .insert_nobody = "INSERT OR ROLLBACK" RECORD_INSERT_NOBODY_VALUES_INTO,
     /* the pages in use: free pages (after a purge) are reused before the
      * file grows, so they are room, not size */
     .size_bytes = "SELECT (p.page_count - f.freelist_count) * s.page_size "

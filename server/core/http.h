@@ -87,7 +87,7 @@ struct request {
     const struct route_row *row;   /* its row of the route table (core/route.h) */
     const char *path;              /* the decoded path (libmicrohttpd's, as long as the request) */
     enum route route;
-    enum body_kind kind;
+    enum body_kind kind;           /* its Content-Type's, read once by routes_dispatch */
     bool too_large;                /* a chunked body went past the limit */
     bool header_lost;              /* a header of the answer to be could not be added
                                       (response_header): it is not sent */

@@ -217,20 +217,22 @@ char *response_verdict_text(const char *stored, size_t len, bool recorded, const
      * made by this server and ends in '}'. */
     if (len < 3 || stored[0] != '{' || stored[len - 1] != '}')
         return NULL;   /* never "{}": a verdict has members */
-    char *tail = NULL;
-    if (recorded) {
-        tail = strdup(",\"recorded\":true}");
-    } else {
+    /* a kept record's tail is a constant: the answer of every recorded
+     * submission allocates nothing more for it */
+    const char *tail = ",\"recorded\":true}";
+    char *made = NULL;
+    if (!recorded) {
         json_t *e = json_pack("{s:s, s:s}", "code", code ? code : "", "message",
                               reason ? reason : "");
         char *et = e ? json_dumps(e, JSON_COMPACT) : NULL;
         json_decref(e);
-        if (et && asprintf(&tail, ",\"recorded\":false,\"record_error\":%s}", et) < 0)
-            tail = NULL;
+        if (et && asprintf(&made, ",\"recorded\":false,\"record_error\":%s}", et) < 0)
+            made = NULL;
         free(et);
+        if (!made)
+            return NULL;
+        tail = made;
     }
-    if (!tail)
-        return NULL;
     size_t tl = strlen(tail);
     char *out = malloc(len - 1 + tl + 1);
     if (out) {
@@ -239,6 +241,6 @@ char *response_verdict_text(const char *stored, size_t len, bool recorded, const
         if (outlen)
             *outlen = len - 1 + tl;
     }
-    free(tail);
+    free(made);
     return out;
 }

@@ -14,6 +14,12 @@ static size_t segment_len(const char *p)
 
 bool route_matches(const struct route_row *row, const char *path)
 {
+    /* the lookup runs for every request down the table: the byte after
+     * the first '/' tells most rows apart before any string call (a row
+     * whose first segment is its "{name}" has no such byte to compare) */
+    if (path[0] != row->path[0] ||
+        (path[0] && row->path[1] != '{' && path[1] != row->path[1]))
+        return false;
     const char *pat = row->path, *p = path;
     /* segment by segment: a "{name}" one stands for any one non-empty
      * segment (any one is a name to look up, and 404 alike: only the
@@ -28,8 +34,11 @@ bool route_matches(const struct route_row *row, const char *path)
                 return false;
             p += n;
         } else {
+            /* the same n bytes, and the path's segment ends there too
+             * (strncmp stops at a shorter path's end): one scan of the
+             * row's segment, none of the path's */
             size_t n = segment_len(pat);
-            if (segment_len(p) != n || strncmp(pat, p, n) != 0)
+            if (strncmp(pat, p, n) != 0 || (p[n] != '/' && p[n] != '\0'))
                 return false;
             pat += n;
             p += n;
@@ -75,26 +84,29 @@ bool route_allows(const struct route_row *row, const char *method, char *allow, 
         { METHOD_GET, "GET" }, { METHOD_HEAD, "HEAD" }, { METHOD_POST, "POST" },
         { METHOD_DELETE, "DELETE" },
     };
-    bool ok = false;
+    enum { N = sizeof methods / sizeof methods[0] };
+    for (size_t i = 0; i < N; i++)
+        if ((row->methods & methods[i].bit) && !strcmp(method, methods[i].name))
+            return true;
+    /* the Allow header is written only for the 405 that carries it: a
+     * request the row allows (every submission) formats nothing */
     size_t used = 0;
     if (allowsz)
         allow[0] = '\0';
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+    for (size_t i = 0; i < N; i++) {
         if (!(row->methods & methods[i].bit))
             continue;
-        if (!strcmp(method, methods[i].name))
-            ok = true;
         int w = snprintf(allow + used, allowsz > used ? allowsz - used : 0, "%s%s",
                          used ? ", " : "", methods[i].name);
         if (w > 0)
             used += (size_t)w;
     }
-    return ok;
+    return false;
 }
 
-size_t route_body_max(const struct route_row *row, const char *type)
+size_t route_body_max(const struct route_row *row, enum body_kind kind)
 {
-    if (row->body_max_text && request_body_kind(type) == BODY_PLAIN)
+    if (row->body_max_text && kind == BODY_PLAIN)
         return row->body_max_text;
     return row->body_max;
 }

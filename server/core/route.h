@@ -69,13 +69,15 @@ bool route_matches(const struct route_row *row, const char *path);
  * match row, row has no "{name}", or the segment does not fit. */
 bool route_param(const struct route_row *row, const char *path, char *out, size_t outsz);
 
-/* Whether row allows method; *allow gets the Allow header's value
- * ("GET, HEAD", "POST, DELETE", ...; the caller's buffer of allowsz). */
+/* Whether row allows method; when it does not, *allow gets the Allow
+ * header's value ("GET, HEAD", "POST, DELETE", ...; the caller's buffer
+ * of allowsz); when it does, allow is left as it was. */
 bool route_allows(const struct route_row *row, const char *method, char *allow, size_t allowsz);
 
-/* The bound of a body of Content-Type type (NULL: none sent) on row:
- * body_max_text for text/plain where the row has one, else body_max. */
-size_t route_body_max(const struct route_row *row, const char *type);
+/* The bound of a body of kind (request_body_kind of its Content-Type)
+ * on row: body_max_text for text/plain where the row has one, else
+ * body_max. */
+size_t route_body_max(const struct route_row *row, enum body_kind kind);
 
 /* The route table (server/routes.c, beside main.c): the row of a decoded
  * path, NULL when nothing is there; the i-th row, NULL past the last. */

@@ -217,14 +217,12 @@ enum MHD_Result submission_begin(struct request *r)
                               "A link for someone else waits on this page, which is signed in "
                               "as another student: sign out at the top of the page (the link "
                               "then asks who you are), then run again.", NULL, NULL);
-    const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
-    r->kind = request_body_kind(type);
+    /* r->kind is the Content-Type's, read by routes_dispatch with the
+     * row's bound for it (r->limit) */
     if (r->kind == BODY_UNSUPPORTED)
         return response_error(r, ERROR_UNSUPPORTED_MEDIA_TYPE,
                               "Send the kernel body as text/plain, or JSON {\"source\": \"...\"} "
                               "as application/json.", NULL, NULL);
-    /* r->limit is the row's bound for this type (routes.c, route_body_max) */
     const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
     q->format_text = fmt && !strcmp(fmt, "text");
     enum MHD_Result refused;

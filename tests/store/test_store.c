@@ -869,6 +869,20 @@ static void test_class_due(void **state)
     assert_int_equal(store_record_get(s, r[2].id, NULL, true, &back, &err), STORE_OK);
     assert_true(back.late);
     store_record_clear(&back);
+    /* a submission of nobody signed in after the date is nobody's
+     * attempt: never late, as written and as read back */
+    struct store_record anon, anon_back;
+    bool anon_late = true;
+    make_record(&anon, NULL, 15000, 4);
+    anon.late_out = &anon_late;
+    assert_int_equal(store_record_insert(other, &anon, &err), STORE_OK);
+    assert_false(anon_late);
+    assert_int_equal(store_record_get(s, anon.id, NULL, true, &anon_back, &err), STORE_OK);
+    assert_false(anon_back.late);
+    assert_null(anon_back.student);
+    assert_int_equal(anon_back.points, 4);
+    store_record_clear(&anon_back);
+    store_record_clear(&anon);
     assert_int_equal(store_class_due_set(s, 0, &err), STORE_OK);
     assert_int_equal(store_record_insert(s, &r[3], &err), STORE_OK);
     assert_false(late[3]);

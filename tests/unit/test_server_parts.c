@@ -26,6 +26,7 @@
 #include "server/identity/session.h"
 #include "server/identity/token_guard.h"
 #include "server/core/cookie.h"
+#include "server/core/http.h"
 #include "store/store.h"
 
 #include <nettle/hmac.h>
@@ -68,6 +69,39 @@ static void test_routes_and_methods(void **state)
                         "Submit with POST.");
     assert_false(allowed("/lti/login", "DELETE", allow));
     assert_string_equal(allow, "GET, HEAD, POST");
+    /* a row's path matches whole: neither a prefix of it nor a longer
+     * path, and a "{name}" row needs its segment */
+    assert_int_equal(route_of("/api/tasks/butterfly/submission"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/tasksX"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/tasks/"), ROUTE_NONE);
+    assert_int_equal(route_of(""), ROUTE_NONE);
+    assert_int_equal(route_of("/api/class/students/"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/class/students"), ROUTE_CLASS_STUDENTS);
+    assert_int_equal(route_of("/api/submissions/"), ROUTE_NONE);
+    assert_int_equal(route_of("/static/icons/a.svg"), ROUTE_STATIC);
+    assert_int_equal(route_of("/api/tasks/butterfly"), ROUTE_TASK);
+}
+
+/* The answer of a submission: the stored verdict with whether it was
+ * kept, and why not when it was not (a client reads both members). */
+static void test_verdict_answer_text(void **state)
+{
+    size_t n = 0;
+    char *t = response_verdict_text("{\"points\":3}", 12, true, NULL, NULL, &n);
+    assert_non_null(t);
+    assert_string_equal(t, "{\"points\":3,\"recorded\":true}");
+    assert_int_equal(n, strlen(t));
+    free(t);
+    t = response_verdict_text("{\"points\":3}", 12, false, "store_full", "The store is full.",
+                              &n);
+    assert_non_null(t);
+    assert_string_equal(t, "{\"points\":3,\"recorded\":false,\"record_error\":"
+                           "{\"code\":\"store_full\",\"message\":\"The store is full.\"}}");
+    assert_int_equal(n, strlen(t));
+    free(t);
+    /* bytes that are no verdict object are refused, not spliced */
+    assert_null(response_verdict_text("{}", 2, true, NULL, NULL, &n));
+    assert_null(response_verdict_text("[1,2]", 5, true, NULL, NULL, &n));
 }
 
 /* An error answered from the reader's thread is the same answer as one
@@ -212,11 +246,11 @@ static void test_body_kinds_and_lengths(void **state)
     assert_int_equal(request_body_kind(NULL), BODY_UNSUPPORTED);
     /* the bounds are the route table's: the submission's row has two, by type */
     const struct route_row *submit = routes_find("/api/tasks/butterfly/submissions");
-    size_t limit = route_body_max(submit, "text/plain; charset=utf-8");
+    size_t limit = route_body_max(submit, request_body_kind("text/plain; charset=utf-8"));
     assert_int_equal(limit, 64 * 1024);
-    assert_int_equal(route_body_max(submit, "application/json"), 256 * 1024);
-    assert_int_equal(route_body_max(submit, NULL), 256 * 1024);   /* refused as 415 anyway */
-    assert_int_equal(route_body_max(routes_find("/lti/launch"), "text/plain"), LTI_MAX_FORM);
+    assert_int_equal(route_body_max(submit, request_body_kind("application/json")), 256 * 1024);
+    assert_int_equal(route_body_max(submit, request_body_kind(NULL)), 256 * 1024);   /* refused as 415 anyway */
+    assert_int_equal(route_body_max(routes_find("/lti/launch"), BODY_PLAIN), LTI_MAX_FORM);
     /* a page only the instructor gets says where to go, from its row */
     for (size_t i = 0; routes_row(i); i++)
         if (routes_row(i)->needs & NEED_INSTRUCTOR_PAGE)
@@ -923,6 +957,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_route_table_rows),
+        cmocka_unit_test(test_verdict_answer_text),
         cmocka_unit_test(test_deferred_error_retry_after),
         cmocka_unit_test(test_sse_framing),
         cmocka_unit_test(test_session_cookie),
