@@ -499,7 +499,8 @@ static bool write_lms(struct run *r, const struct batch_row *rows, struct gradeb
         return false;
     }
     if (!batch_lms_write(m, o->gradebook, rows, r->in.n, &r->roster,
-                         o->assignment ? o->assignment : r->task.title, res)) {
+                         o->assignment ? o->assignment : r->task.title,
+                         score_max_of(r->task.e ? r->task.e : exercise_default()), res)) {
         fclose(m);
         free(buf);
         snprintf(err, errsz, "out of memory");

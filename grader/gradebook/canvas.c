@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/score.h"
 #include "gradebook/csv_write.h"
 
 static int compare_strings(const void *a, const void *b)
@@ -46,7 +45,7 @@ static size_t count_matches(const struct gradebook_entry *e, size_t n,
 
 bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
                             const struct gradebook_roster *roster, const char *assignment,
-                            struct gradebook_result *res)
+                            int points_possible, struct gradebook_result *res)
 {
     static const enum gradebook_roster_column keys[] = {
         ROSTER_SIS_LOGIN, ROSTER_SIS_USER, ROSTER_ID,
@@ -67,7 +66,7 @@ bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
 
     /* the header and Canvas's own second row, as its export writes them */
     char points[16];
-    snprintf(points, sizeof points, "%d", SCORE_MAX);
+    snprintf(points, sizeof points, "%d", points_possible);
     const char *header[ROSTER_COLUMNS + 1], *possible[ROSTER_COLUMNS + 1] = { 0 };
     for (int c = 0; c < ROSTER_COLUMNS; c++)
         header[c] = gradebook_roster_column_to_str((enum gradebook_roster_column)c);

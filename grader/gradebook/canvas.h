@@ -30,11 +30,12 @@
  * for the roster into f. The ids are matched against the roster's SIS
  * Login ID, SIS User ID or ID column: the one that matches the most (in
  * that order on a tie). `assignment` heads the points column (an
- * existing assignment as Canvas exports it, "Name (123)", or a new one).
- * Fills *res. False on OOM.
+ * existing assignment as Canvas exports it, "Name (123)", or a new one);
+ * `points` is its "Points Possible" (the exercise's most). Fills *res.
+ * False on OOM.
  */
 bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
                             const struct gradebook_roster *roster, const char *assignment,
-                            struct gradebook_result *res);
+                            int points, struct gradebook_result *res);
 
 #endif

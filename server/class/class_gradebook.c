@@ -142,6 +142,14 @@ static const char *task_title(const char *task)
     return e ? e->title : task;
 }
 
+/* The points exercise `task` is out of: its own when built in, else the
+ * most any exercise holds (its records outlived its definition). */
+static int task_points(const char *task)
+{
+    const struct exercise *e = exercise_find(task);
+    return e ? score_max_of(e) : SCORE_MAX;
+}
+
 /* Writes layout l of the n rows of exercise `task` into f. False on OOM. */
 static bool write_layout(FILE *f, enum gradebook_layout l, const char *task,
                          const struct row *rows, size_t n,
@@ -168,7 +176,7 @@ static bool write_layout(FILE *f, enum gradebook_layout l, const char *task,
     struct gradebook_result res;
     bool ok = true;
     if (l == GRADEBOOK_LAYOUT_CANVAS)
-        ok = gradebook_canvas_write(f, e, n, roster, task_title(task), &res);
+        ok = gradebook_canvas_write(f, e, n, roster, task_title(task), task_points(task), &res);
     else
         gradebook_moodle_write(f, e, n, &res);
     free(e);

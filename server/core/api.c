@@ -37,7 +37,7 @@ json_t *api_tasks(void)
                 "{s:s, s:s, s:s, s:s?, s:i, s:b, s:s, s:s, s:i}", "id", e->id,
                 "title", e->title, "subtitle", e->subtitle ? e->subtitle : "",
                 "course", e->course, "order", e->order, "example", e->example,
-                "url", doc, "page", page, "points", SCORE_MAX)) != 0) {
+                "url", doc, "page", page, "points", score_max_of(e))) != 0) {
             json_decref(list);
             return NULL;
         }

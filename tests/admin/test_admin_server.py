@@ -402,11 +402,14 @@ def t_grade_man_examples(lab):
     work = os.path.join(lab.folder, "grade-examples")
     os.makedirs(work)
     shutil.copy(os.path.join(SAMPLES, "correct.glsl"), os.path.join(work, "my_kernel.glsl"))
+    # --check-exercise's example reads a source tree's exercises/ folder
+    shutil.copytree(os.path.join(ROOT, "exercises"), os.path.join(work, "exercises"))
     env = clean_env(PATH=program_dir(lab.folder, "butterfly-grade", GRADE) + os.pathsep
                     + os.environ["PATH"])
     got = run_examples(cmds, work, env, [])
     for c, rc, out, err in got:
-        assert rc == 0 and "Accepted" in out, (c, rc, out[-300:], err[-300:])
+        said = "solutions as expected" if "--check-exercise" in c else "Accepted"
+        assert rc == 0 and said in out, (c, rc, out[-300:], err[-300:])
     assert json.loads([o for c, _, o, _ in got if "--json" in c][0])["status"]["id"] == 3
     return "%d commands" % len(got)
 

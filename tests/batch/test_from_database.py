@@ -114,6 +114,13 @@ def make_store(tmp, verdicts):
     return "sqlite:" + db
 
 
+def exercise_title(task):
+    """The title exercises/TASK/exercise.json gives it."""
+    path = os.path.join(SAMPLES, "..", "..", "exercises", task, "exercise.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["title"]
+
+
 def gradebook(out, name="gradebook.csv"):
     with open(os.path.join(out, name), newline="", encoding="utf-8-sig") as f:
         return list(csv.DictReader(f))
@@ -220,19 +227,42 @@ def exercise_checks(tmp, url, verdicts, no_worker):
         check(json.load(f)["task"] == "bit_reversal", "summary.json names bit_reversal")
     check(results(out, "s1")["extra_data"]["butterfly"].get("task") == "bit_reversal",
           "results.json names the exercise")
+    title = exercise_title("bit_reversal")
+    with open(os.path.join(out, "gradebook-canvas.csv"), newline="") as f:
+        canvas = list(csv.reader(f))
+    check(canvas[0][-1] == title, "Canvas's column is the exercise's: %r" % canvas[0])
+    check(canvas[1][-1] == "9", "bit_reversal is out of 9 points (3 sizes): %r" % canvas[1])
+    page = open(os.path.join(out, "summary.html"), encoding="utf-8").read()
+    check(title + ": class report" in page, "the class report names the exercise")
+
+    # a built-in exercise is graded again as itself: the butterfly's sources
+    # do not compile against bit_reversal's kernel API
+    p = run(BATCH, "--from-database", two, "--task", "bit_reversal", "--regrade",
+            "-o", tmp + "/z1", env=None)
+    rows = {r["id"]: r for r in gradebook(tmp + "/z1")}
+    check(sorted(rows) == ["s1", "s3"] and
+          all(r.get("verdict") == "Compilation Error" for r in rows.values()),
+          "regraded as bit_reversal: %r" % rows)
+
+    # records of an exercise this build lacks are read, never graded
+    old = os.path.join(tmp, "retired.sqlite")
+    shutil.copy(db, old)
+    c = sqlite3.connect(old)
+    c.execute("UPDATE records SET task = 'retired_task' WHERE task = 'bit_reversal'")
+    c.commit()
+    c.close()
+    out = os.path.join(tmp, "retired")
+    run(BATCH, "--from-database", "sqlite:" + old, "--task", "retired_task", "--gradebook",
+        "canvas", "-o", out, env=no_worker)
     with open(os.path.join(out, "gradebook-canvas.csv"), newline="") as f:
         header = next(csv.reader(f))
-    check(header[-1] == "bit_reversal", "Canvas's column is the exercise's: %r" % header)
-    page = open(os.path.join(out, "summary.html"), encoding="utf-8").read()
-    check("bit_reversal: class report" in page, "the class report names the exercise")
-
-    # grading needs the exercise built in; a bad id is refused before any output
-    p = run(BATCH, "--from-database", two, "--task", "bit_reversal", "--regrade",
-            "-o", tmp + "/z1", code=2)
+    check(header[-1] == "retired_task", "a retired exercise's column is its id: %r" % header)
+    p = run(BATCH, "--from-database", "sqlite:" + old, "--task", "retired_task", "--regrade",
+            "-o", tmp + "/z4", code=2)
     check("is no exercise of this build (built in: butterfly" in p.stderr, p.stderr)
     p = run(BATCH, "--from-database", two, "--task", "../up", "-o", tmp + "/z2", code=2)
     check("--task '../up'" in p.stderr and not os.path.exists(tmp + "/z2"), p.stderr)
-    p = run(BATCH, "--task", "bit_reversal", "-o", tmp + "/z3", SAMPLES, code=2)
+    p = run(BATCH, "--task", "retired_task", "-o", tmp + "/z3", SAMPLES, code=2)
     check("no exercise of this build" in p.stderr and not os.path.exists(tmp + "/z3"), p.stderr)
 
 

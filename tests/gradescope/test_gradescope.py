@@ -247,18 +247,28 @@ def main():
             bad = subprocess.run([sys.executable, os.path.join(ROOT, "gradescope", "make_zip.py"),
                                   "--task", "../x", os.path.join(tmp, "bad.zip")],
                                  capture_output=True, text=True)
-            assert bad.returncode != 0 and "no exercise of exercises/ (there: butterfly" in \
-                bad.stderr and not os.path.exists(os.path.join(tmp, "bad.zip")), bad.stderr
+            assert bad.returncode != 0 and "no exercise of exercises/ (there: " in bad.stderr \
+                and "butterfly" in bad.stderr and \
+                not os.path.exists(os.path.join(tmp, "bad.zip")), bad.stderr
             task_file = os.path.join(layout, "source", "exercise")
             with open(task_file, "w") as f:
                 f.write("butterfly\n")
             p, r = run_autograder(layout, {"kernel.glsl": sample("correct")})
             assert p.returncode == 0 and r["score"] == 9, p.stdout[-800:]
             with open(task_file, "w") as f:
-                f.write("bit_reversal\n")   # not built in: the batch refuses, nothing recorded
+                f.write("bit_reversal\n")   # another built-in exercise, graded as itself
+            with open(os.path.join(ROOT, "exercises", "bit_reversal", "solutions",
+                                   "correct_loop.glsl")) as f:
+                bits = f.read()
+            p, r = run_autograder(layout, {"kernel.glsl": bits})
+            assert p.returncode == 0 and r["score"] == 9, p.stdout[-800:]
+            p, r = run_autograder(layout, {"kernel.glsl": sample("correct")})
+            assert p.returncode == 0 and r["score"] == 0, "the butterfly is not bit_reversal"
+            with open(task_file, "w") as f:
+                f.write("retired_task\n")   # not built in: the batch refuses, nothing recorded
             p, r = run_autograder(layout, {"kernel.glsl": sample("correct")})
             assert p.returncode != 0 and r is None, (p.returncode, r)
-            assert "--task 'bit_reversal' is no exercise of this build" in p.stdout, p.stdout
+            assert "--task 'retired_task' is no exercise of this build" in p.stdout, p.stdout
             os.unlink(task_file)
             print("ok   a package per exercise: --task in the zip, graded as it")
         except (AssertionError, subprocess.CalledProcessError, KeyError) as e:

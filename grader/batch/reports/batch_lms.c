@@ -9,7 +9,7 @@
 
 bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *rows, size_t n,
                      const struct gradebook_roster *roster, const char *assignment,
-                     struct gradebook_result *res)
+                     int points, struct gradebook_result *res)
 {
     memset(res, 0, sizeof *res);
     struct gradebook_entry *e = calloc(n ? n : 1, sizeof *e);
@@ -26,7 +26,7 @@ bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *r
     }
     bool ok = true;
     if (l == GRADEBOOK_LAYOUT_CANVAS)
-        ok = gradebook_canvas_write(f, e, n, roster, assignment, res);
+        ok = gradebook_canvas_write(f, e, n, roster, assignment, points, res);
     else if (l == GRADEBOOK_LAYOUT_MOODLE)
         gradebook_moodle_write(f, e, n, res);
     free(e);

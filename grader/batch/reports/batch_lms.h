@@ -21,10 +21,11 @@
 /*
  * Writes the gradebook of layout l (canvas or moodle) of the n rows
  * (sorted by id, as the inputs are) into f; Canvas's with the roster and
- * `assignment` heading its points column. Fills *res. False on OOM.
+ * `assignment` heading its points column, `points` possible. Fills *res.
+ * False on OOM.
  */
 bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *rows, size_t n,
                      const struct gradebook_roster *roster, const char *assignment,
-                     struct gradebook_result *res);
+                     int points, struct gradebook_result *res);
 
 #endif
