@@ -269,7 +269,13 @@ async function main() {
     check(rows.length === (await tileNames()).length && rows.some((r) => r.includes('Dee')),
       `the progress table: ${rows.join(' | ')}`);
     const head = await page.$$eval('#progress thead th', (ths) => ths.map((t) => t.textContent));
-    check(head.length === 2 && /Butterfly/.test(head[1]), `the progress header: ${head}`);
+    // a column per exercise the server serves, in its order
+    const served = await page.evaluate(async () => {
+      const got = await (await fetch('/api/tasks')).json();
+      return (Array.isArray(got) ? got : got.tasks).map((t) => t.title);
+    });
+    check(head.length === served.length + 1 && head.slice(1).join('|') === served.join('|'),
+      `the progress header: ${head}, the server's exercises: ${served}`);
     await page.selectOption('#task', 'butterfly');
     await page.waitForFunction(() => document.querySelector('#gradebooks a[data-layout="canvas"]')
       .getAttribute('href').endsWith('&task=butterfly'));
