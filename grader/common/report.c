@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A value the kernel returned, NaN and infinities by name: the harness
  * writes every cell, so a NaN is what the kernel computed. */
@@ -116,10 +117,26 @@ void report_cells(FILE *out, const struct verdict *v, const struct half_result *
     }
 }
 
+/* The exercise v grades, for its names; the default one for a verdict on
+ * an exercise this build lacks (a record that outlived its definition). */
+static const struct exercise *exercise_of(const struct verdict *v)
+{
+    const struct exercise *e = exercise_find(v->task);
+    return e ? e : exercise_default();
+}
+
+/* What the hidden inputs are called: the butterfly's are spectra, as its
+ * page says; any other exercise's are inputs. */
+static const char *hidden_word(const struct exercise *e)
+{
+    return strcmp(e->input, "spectrum") ? "inputs" : "spectra";
+}
+
 static void print_half(FILE *out, const struct verdict *v, const struct half_result *h)
 {
-    fprintf(out, "\nhalf = %d: %s (hidden spectra %d/%d)\n", h->half,
-            h->passed ? "passed" : "FAILED", h->hidden_passed, h->hidden_total);
+    const struct exercise *e = exercise_of(v);
+    fprintf(out, "\n%s = %d: %s (hidden %s %d/%d)\n", e->param, h->half,
+            h->passed ? "passed" : "FAILED", hidden_word(e), h->hidden_passed, h->hidden_total);
     report_cells(out, v, h);
 }
 
@@ -158,11 +175,14 @@ void report_write(FILE *out, const struct verdict *v)
     print_ms(out, ", run", v->timings.run_ms);
     print_ms(out, ", total", v->timings.total_ms);
     fprintf(out, "\n");
-    /* The hidden spectra are drawn afresh for every grading; the seed is
+    /* The hidden inputs are drawn afresh for every grading; the seed is
      * what lets someone who doubts a verdict repeat exactly this one. */
+    const struct exercise *e = exercise_of(v);
+    bool other = e != exercise_default();
     if (v->halves_run > 0)
-        fprintf(out, "Seed: %" PRIu64 " (butterfly-grade --seed %" PRIu64
-                " draws the same hidden spectra again)\n", v->seed, v->seed);
+        fprintf(out, "Seed: %" PRIu64 " (butterfly-grade%s%s --seed %" PRIu64
+                " draws the same hidden %s again)\n", v->seed, other ? " --exercise " : "",
+                other ? e->id : "", v->seed, hidden_word(e));
 }
 
 char *report_to_string(const struct verdict *v)

@@ -405,15 +405,65 @@ static void test_messages_in_plain_words(void **state)
     }
 }
 
+/* Another exercise's student reads its own names and sizes: bit_reversal
+ * reads `points` (one plane of 16) and `bits`, never the butterfly's
+ * spectrum and half. Each case's first diagnostic, whole. */
+static void test_messages_name_the_exercise(void **state)
+{
+    static const struct {
+        const char *body, *words;
+        int column;            /* the first diagnostic's, 0: not checked */
+    } cases[] = {
+        { "bits = 3;\nreturn 1.0;",
+          "bits is read-only: copy it into a variable of your own (int h = bits;) to change it",
+          6 },
+        { "points[0][0] = 1.0;\nreturn 0.0;",
+          "points is read-only: a thread returns its own cell's value and never writes into "
+          "points", 0 },
+        { "return points[0][16];",
+          "index 16 is outside the array: points[p][k] takes p = 0 (one plane) and k from 0 "
+          "to 15", 0 },
+        { "return points[0][1.0];",
+          "an index must be an int: points[p][k] with int p and k (int(x) converts a float)", 0 },
+        { "float a = points[0];\nreturn a;",
+          "points[p] is a whole plane of 16 numbers: read one number with two indices, "
+          "points[p][k]", 0 },
+        { "return float(this.thread.z);",
+          "this.thread has x (your index i, 0 to 15) and y (always 0: one plane), nothing else",
+          0 },
+        { "float bits = 2.0;\nreturn bits;",
+          "bits is the kernel's own parameter: give your variable another name", 0 },
+        { "float x = float(bits) % 2.0;\nreturn x;",
+          "% works on ints only: write i % bits with int operands, or mod(x, y) for floats", 0 },
+    };
+    const struct exercise *e = exercise_find("bit_reversal");
+    assert_non_null(e);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct compile_result r;
+        assert_true(compiler_compile_exercise(*state, e, cases[k].body, strlen(cases[k].body), &r));
+        assert_false(r.ok);
+        assert_true(r.ndiags >= 1);
+        const struct diagnostic *d = &r.diags[0];
+        if (strcmp(d->message, cases[k].words))
+            fail_msg("case %zu: \"%s\", wanted \"%s\"", k, d->message, cases[k].words);
+        if (cases[k].column && d->column != cases[k].column)
+            fail_msg("case %zu: column %d, wanted %d", k, d->column, cases[k].column);
+        for (size_t j = 0; j < r.ndiags; j++)
+            if (strstr(r.diags[j].message, "spectrum") || strstr(r.diags[j].message, "half"))
+                fail_msg("case %zu: \"%s\" names the butterfly's API", k, r.diags[j].message);
+        compile_result_clear(&r);
+    }
+}
+
 /* The rewrite alone: a message it does not know is left to glslang. */
 static void test_rewrite_leaves_unknown_messages(void **state)
 {
-    assert_null(compile_message_rewrite("'main' : function already has a body", NULL));
-    assert_null(compile_message_rewrite("'#error' : anything at all", NULL));
-    assert_null(compile_message_rewrite("no quotes at all", NULL));
-    assert_null(compile_message_rewrite("", ""));
-    assert_null(compile_message_rewrite("'' :  syntax error, unexpected SEMICOLON", "x = (1;"));
-    char *s = compile_message_rewrite("'x' : undeclared identifier", NULL);
+    assert_null(compile_message_rewrite(exercise_default(), "'main' : function already has a body", NULL));
+    assert_null(compile_message_rewrite(exercise_default(), "'#error' : anything at all", NULL));
+    assert_null(compile_message_rewrite(exercise_default(), "no quotes at all", NULL));
+    assert_null(compile_message_rewrite(exercise_default(), "", ""));
+    assert_null(compile_message_rewrite(exercise_default(), "'' :  syntax error, unexpected SEMICOLON", "x = (1;"));
+    char *s = compile_message_rewrite(exercise_default(), "'x' : undeclared identifier", NULL);
     assert_non_null(s);
     free(s);
 }
@@ -508,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_echoed_source_is_bounded),
         cmocka_unit_test(test_answer_bound_skips_only_what_fits),
         cmocka_unit_test(test_messages_in_plain_words),
+        cmocka_unit_test(test_messages_name_the_exercise),
         cmocka_unit_test(test_rewrite_leaves_unknown_messages),
         cmocka_unit_test(test_columns_point_at_the_token),
         cmocka_unit_test(test_missing_semicolon_column),

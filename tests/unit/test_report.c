@@ -118,10 +118,47 @@ static void test_seed_to_repeat_a_grading(void **state)
     verdict_free(v);
 }
 
+/* Another exercise's report speaks of its own parameter and inputs, and
+ * its seed line names the exercise, so the command repeats this grading. */
+static void test_other_exercise_names(void **state)
+{
+    const struct exercise *e = exercise_find("bit_reversal");
+    assert_non_null(e);
+    struct verdict *v = verdict_new(VERDICT_WRONG_ANSWER, "Wrong for bits = 2.");
+    verdict_set_exercise(v, e);
+    v->halves_run = 1;
+    v->halves[0].half = 2;
+    v->halves[0].hidden_total = 8;
+    v->halves[0].hidden_passed = 3;
+    for (int x = 0; x < e->out_n; x++)
+        v->halves[0].cells[0][x] = (struct cell_result){ 1.0, 1.0f, true };
+    v->halves[0].cells[0][4] = (struct cell_result){ 5.0, 7.0f, false };
+    v->seed = 77;
+    char *text = report_to_string(v);
+    expect_in(text, "\nbits = 2: FAILED (hidden inputs 3/8)\n");
+    expect_in(text, "    i=4 p0: expected 5, got 7\n");
+    expect_in(text, "Seed: 77 (butterfly-grade --exercise bit_reversal --seed 77 draws the same "
+                    "hidden inputs again)\n");
+    assert_null(strstr(text, "half"));
+    assert_null(strstr(text, "spectr"));
+    free(text);
+    verdict_free(v);
+
+    /* the butterfly's own words stay its own */
+    v = wrong_answer();
+    v->seed = 5;
+    text = report_to_string(v);
+    expect_in(text, "\nhalf = 2: FAILED (hidden spectra 0/8)\n");
+    expect_in(text, "Seed: 5 (butterfly-grade --seed 5 draws the same hidden spectra again)\n");
+    free(text);
+    verdict_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_cell_in_report),
+        cmocka_unit_test(test_other_exercise_names),
         cmocka_unit_test(test_non_finite_cells_named),
         cmocka_unit_test(test_rewritten_diagnostic_keeps_original),
         cmocka_unit_test(test_seed_to_repeat_a_grading),

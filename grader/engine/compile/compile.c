@@ -207,7 +207,7 @@ bool compiler_compile_exercise(struct compiler *c, const struct exercise *e, con
         int lines = count_lines(body, len);
         out->ndiags = compile_parse_log(log, lines, out->diags, COMPILE_MAX_DIAGNOSTICS);
         /* the student reads plain words; glslang's text stays beside them */
-        compile_messages_apply(out->diags, &out->ndiags, body, len, lines);
+        compile_messages_apply(e, out->diags, &out->ndiags, body, len, lines);
         if (!bound_diagnostics(out->diags, &out->ndiags))
             goto out;
     }

@@ -168,8 +168,8 @@ static long find(const char *code, size_t n, const char *const *names, size_t nn
     return count == 1 ? first : -1;
 }
 
-int compile_column_of_token(const char *raw, const char *code, const char *body, size_t len,
-                            int line)
+int compile_column_of_token(const char *raw, const char *param, const char *code,
+                            const char *body, size_t len, int line)
 {
     if (!raw || raw[0] != '\'')
         return 0;
@@ -194,12 +194,12 @@ int compile_column_of_token(const char *raw, const char *code, const char *body,
         names = assignments;
         nnames = sizeof assignments / sizeof assignments[0];
     } else if (!strcmp(tok, "bf_half")) {
-        one[0] = "half";    /* the harness's macros, as the student wrote them */
+        one[0] = param;     /* the harness's macros, as the student wrote them */
     } else if (!strcmp(tok, "bf_this")) {
         one[0] = "this";
     } else if (!strncmp(tok, "bf_", 3) || !strcmp(tok, "spec") || !strcmp(tok, "constructor") ||
                !strcmp(tok, "[]") || strchr("().,;{}", tok[0])) {
-        /* the harness's own names (spectrum is "(bf_in.spec)"), glslang's
+        /* the harness's own names (the input is "(bf_in.spec)"), glslang's
          * words for no token, and the punctuation that macro brings */
         return 0;
     }

@@ -21,10 +21,11 @@ bool compile_columns_trusted(const char *code, const char *body, size_t len);
  * message does not prove one: the token is not on that line, or stands
  * there more than once and the message cannot say which. `code` is the
  * body with comments blanked (same bytes at the same places), `body` the
- * student's text, both `len` bytes.
+ * student's text, both `len` bytes; `param` is the exercise's parameter
+ * as the student writes it (the harness's bf_half).
  */
-int compile_column_of_token(const char *raw, const char *code, const char *body, size_t len,
-                            int line);
+int compile_column_of_token(const char *raw, const char *param, const char *code,
+                            const char *body, size_t len, int line);
 
 /*
  * The column just past the last character of line `line` that is neither

@@ -1,11 +1,12 @@
-/* compile_messages.c - glslang's messages in plain words for this exercise.
+/* compile_messages.c - glslang's messages in plain words for an exercise.
  *
  * glslang speaks of token names (FLOAT, RIGHT_BRACE), storage qualifiers
  * ("temp highp int") and the harness's own names (bf_half, bf_this): true,
  * but not what a student of this exercise needs. Each rule below
  * recognises one message by glslang's wording and says it in the words of
- * the course page; the original stays beside it. Every text a student
- * reads is written in this file. */
+ * the exercise's page, with its own names (the input, the parameter) and
+ * sizes; the original stays beside it. Every text a student reads is
+ * written in this file. */
 #include "engine/compile/compile_messages.h"
 
 #include "engine/compile/compile_column.h"
@@ -35,13 +36,13 @@ static const char msg_float_to_int[] =
     "a float cannot be stored in an int: GLSL does not drop the fraction by "
     "itself; declare the variable float, or write int(...) to truncate";
 static const char msg_plane_as_number[] =
-    "spectrum[p] is a whole plane of 8 numbers: read one number with two "
-    "indices, spectrum[p][k]";
+    "%s[p] is a whole plane of %d numbers: read one number with two "
+    "indices, %s[p][k]";
 static const char msg_cannot_convert[] =
     "a %s cannot be stored in a %s: convert it (float(...), int(...)) or "
     "change the variable's type";
 static const char msg_mod_float[] =
-    "% works on ints only: write i % half with int operands, or mod(x, y) "
+    "%% works on ints only: write i %% %s with int operands, or mod(x, y) "
     "for floats";
 static const char msg_operands[] =
     "'%s' cannot combine a %s and a %s: convert one side, with float(...) or "
@@ -51,32 +52,40 @@ static const char msg_no_return[] =
     "must end in return with this cell's float";
 static const char msg_return_value[] =
     "return needs a value here: the float of this cell";
-static const char msg_half_read_only[] =
-    "half is read-only: copy it into a variable of your own (int h = half;) "
+static const char msg_param_read_only[] =
+    "%s is read-only: copy it into a variable of your own (int h = %s;) "
     "to change it";
 static const char msg_this_read_only[] =
     "this.thread is read-only: copy it into a variable of your own "
     "(int i = this.thread.x;) to change it";
-static const char msg_spectrum_read_only[] =
-    "spectrum is read-only: a thread returns its own cell's value and never "
-    "writes into spectrum";
+static const char msg_input_read_only[] =
+    "%s is read-only: a thread returns its own cell's value and never "
+    "writes into %s";
 static const char msg_const_read_only[] =
     "a constant cannot change (PI, or a name declared const): use a variable "
     "of your own";
 static const char msg_index_range[] =
-    "index %s is outside the array: spectrum[p][k] takes p from 0 to 1 and "
-    "k from 0 to 7";
+    "index %s is outside the array: %s[p][k] takes p from 0 to %d and "
+    "k from 0 to %d";
+static const char msg_index_range_one_plane[] =
+    "index %s is outside the array: %s[p][k] takes p = 0 (one plane) and "
+    "k from 0 to %d";
 static const char msg_index_int[] =
-    "an index must be an int: spectrum[p][k] with int p and k (int(x) "
+    "an index must be an int: %s[p][k] with int p and k (int(x) "
     "converts a float)";
 static const char msg_too_many_indices[] =
-    "too many indices: spectrum takes exactly two, spectrum[p][k], and a "
+    "too many indices: %s takes exactly two, %s[p][k], and a "
     "single number takes none";
+/* The course's two-plane data are complex numbers (harness.c says so in
+ * the harness's comment too). */
 static const char msg_thread_xy[] =
-    "this.thread has x (your index i, 0 to 7) and y (your plane, 0 real, "
+    "this.thread has x (your index i, 0 to %d) and y (your plane, 0 real, "
     "1 imaginary), nothing else";
-static const char msg_half_redefined[] =
-    "half is the kernel's own parameter: give your variable another name";
+static const char msg_thread_xy_one_plane[] =
+    "this.thread has x (your index i, 0 to %d) and y (always 0: one plane), "
+    "nothing else";
+static const char msg_param_redefined[] =
+    "%s is the kernel's own parameter: give your variable another name";
 static const char msg_redefinition[] =
     "'%s' is declared twice: declare it once, and later assign it without "
     "the type (%s = ...;)";
@@ -89,8 +98,8 @@ static const char msg_js_const[] =
     "a declaration needs its type: const int j = ...; or int j = ...; "
     "(const alone is JavaScript)";
 static const char msg_needs_extension[] =
-    "%s needs a GLSL extension, and a body cannot enable one: the butterfly "
-    "needs only this.thread, half and spectrum";
+    "%s needs a GLSL extension, and a body cannot enable one: the %s "
+    "needs only this.thread, %s and %s";
 static const char msg_unclosed_brace[] =
     "a '{' is never closed: add the missing '}'";
 
@@ -178,7 +187,7 @@ static bool js_const_line(const char *line)
     return *line == '=';
 }
 
-char *compile_message_rewrite(const char *raw, const char *line_text)
+char *compile_message_rewrite(const struct exercise *e, const char *raw, const char *line_text)
 {
     char tok[128], a[160], b[160];
     const char *rest;
@@ -216,7 +225,7 @@ char *compile_message_rewrite(const char *raw, const char *line_text)
         if (!strcmp(from, "float") && !strcmp(to, "int"))
             return strdup(msg_float_to_int);
         if (!strcmp(from, "array") && strcmp(to, "array"))
-            return strdup(msg_plane_as_number);
+            return format(msg_plane_as_number, e->input, e->in_n, e->input);
         return format(msg_cannot_convert, from, to);
     }
     if (starts_with(rest, "wrong operand types") &&
@@ -226,17 +235,17 @@ char *compile_message_rewrite(const char *raw, const char *line_text)
         if (!left || !right)
             return NULL;
         if (!strcmp(tok, "%"))
-            return strdup(msg_mod_float);
+            return format(msg_mod_float, e->param);
         return format(msg_operands, tok, left, right);
     }
     if (starts_with(rest, "l-value required")) {
         if (strstr(rest, "\"bf_half\""))
-            return strdup(msg_half_read_only);
+            return format(msg_param_read_only, e->param, e->param);
         if (strstr(rest, "\"bf_this\""))
             return strdup(msg_this_read_only);
-        /* spectrum is "(bf_in.spec)", in the harness's read-only block */
+        /* the input is "(bf_in.spec)", in the harness's read-only block */
         if (strstr(rest, "\"bf_in_block\"") || strstr(rest, "\"bf_in\""))
-            return strdup(msg_spectrum_read_only);
+            return format(msg_input_read_only, e->input, e->input);
         if (strstr(rest, "can't modify a const"))
             return strdup(msg_const_read_only);
         return NULL;
@@ -244,16 +253,19 @@ char *compile_message_rewrite(const char *raw, const char *line_text)
     if (!strcmp(tok, "[") &&
         (starts_with(rest, "array index out of range '") || starts_with(rest, "index out of range '")) &&
         quoted_after(rest, "range '", a, sizeof a))
-        return format(msg_index_range, a);
+        return e->in_planes == 1
+                   ? format(msg_index_range_one_plane, a, e->input, e->in_n - 1)
+                   : format(msg_index_range, a, e->input, e->in_planes - 1, e->in_n - 1);
     if (!strcmp(tok, "[]") && starts_with(rest, "scalar integer expression required"))
-        return strdup(msg_index_int);
+        return format(msg_index_int, e->input);
     if (strstr(rest, "left of '[' is not of type array, matrix, or vector"))
-        return strdup(msg_too_many_indices);
+        return format(msg_too_many_indices, e->input, e->input);
     if (starts_with(rest, "vector swizzle selection out of range") && strstr(line, "this.thread"))
-        return strdup(msg_thread_xy);
+        return format(e->out_planes == 1 ? msg_thread_xy_one_plane : msg_thread_xy,
+                      e->out_n - 1);
     if (!strcmp(rest, "redefinition")) {
         if (!strcmp(tok, "bf_half"))
-            return strdup(msg_half_redefined);
+            return format(msg_param_redefined, e->param);
         if (starts_with(tok, "bf_"))
             return NULL;
         return format(msg_redefinition, tok, tok);
@@ -264,7 +276,7 @@ char *compile_message_rewrite(const char *raw, const char *line_text)
         return strdup(msg_unclosed_brace);
     /* gl_SubgroupSize and the like: the harness enables no extension */
     if (starts_with(rest, "required extension not requested") && starts_with(tok, "gl_"))
-        return format(msg_needs_extension, tok);
+        return format(msg_needs_extension, tok, e->function, e->param, e->input);
     return NULL;
 }
 
@@ -351,8 +363,9 @@ static bool blank(const char *s)
     return true;
 }
 
-/* glslang's name for the token that starts `s` (its grammar's names). */
-static const char *token_name(const char *s)
+/* glslang's name for the token that starts `s` (its grammar's names);
+ * `input` is the exercise's input, the harness's macro "(bf_in.spec)". */
+static const char *token_name(const char *s, const char *input)
 {
     static const struct { const char *word, *name; } keywords[] = {
         { "float", "FLOAT" }, { "int", "INT" }, { "uint", "UINT" }, { "bool", "BOOL" },
@@ -361,8 +374,6 @@ static const char *token_name(const char *s)
         { "while", "WHILE" }, { "do", "DO" }, { "const", "CONST" }, { "break", "BREAK" },
         { "continue", "CONTINUE" }, { "switch", "SWITCH" }, { "true", "BOOLCONSTANT" },
         { "false", "BOOLCONSTANT" },
-        /* the harness's macro: spectrum is "(bf_in.spec)" */
-        { "spectrum", "LEFT_PAREN" },
     };
     static const struct { const char *punct, *name; } puncts[] = {
         { "++", "INC_OP" }, { "--", "DEC_OP" }, { "}", "RIGHT_BRACE" }, { "{", "LEFT_BRACE" },
@@ -375,6 +386,8 @@ static const char *token_name(const char *s)
         size_t n = 0;
         while (isalnum((unsigned char)s[n]) || s[n] == '_')
             n++;
+        if (strlen(input) == n && !strncmp(s, input, n))
+            return "LEFT_PAREN";
         for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
             if (strlen(keywords[k].word) == n && !strncmp(s, keywords[k].word, n))
                 return keywords[k].name;
@@ -410,7 +423,8 @@ static char last_char(const char *s)
  * that cannot end a statement's text otherwise. Line body_lines + 1 is the
  * harness's closing brace.
  */
-static int semicolon_line(const char *raw, int line, const char *code, int body_lines)
+static int semicolon_line(const struct exercise *e, const char *raw, int line, const char *code,
+                          int body_lines)
 {
     const char *u = strstr(raw, "syntax error, unexpected ");
     if (!u || strncmp(raw, "'' :", 4))
@@ -428,7 +442,7 @@ static int semicolon_line(const char *raw, int line, const char *code, int body_
     if (line == body_lines + 1)
         first = "RIGHT_BRACE";
     else if (line >= 1 && line <= body_lines && line_of(code, line, text, sizeof text))
-        first = token_name(text);
+        first = token_name(text, e->input);
     else
         return 0;
     if (!first || strcmp(first, name))
@@ -480,8 +494,8 @@ static void drop(struct diagnostic *diags, size_t *n, size_t k)
     (*n)--;
 }
 
-void compile_messages_apply(struct diagnostic *diags, size_t *n, const char *body, size_t len,
-                            int body_lines)
+void compile_messages_apply(const struct exercise *e, struct diagnostic *diags, size_t *n,
+                            const char *body, size_t len, int body_lines)
 {
     char *code = strip_comments(body, len);
     if (!code)
@@ -501,11 +515,11 @@ void compile_messages_apply(struct diagnostic *diags, size_t *n, const char *bod
         char text[512];
         const char *line_text =
             d->line <= body_lines && line_of(code, d->line, text, sizeof text) ? text : NULL;
-        int moved = semicolon_line(d->message, d->line, code, body_lines);
+        int moved = semicolon_line(e, d->message, d->line, code, body_lines);
         if (columns && !moved && d->line <= body_lines)
-            d->column = compile_column_of_token(d->message, code, body, len, d->line);
+            d->column = compile_column_of_token(d->message, e->param, code, body, len, d->line);
         char *words = moved ? strdup(compile_missing_semicolon)
-                            : compile_message_rewrite(d->message, line_text);
+                            : compile_message_rewrite(e, d->message, line_text);
         if (words) {
             swallowing = swallows_line(d->message) ? d->line : 0;
             d->original = d->message;
