@@ -19,6 +19,8 @@
 #include "common/task.h"
 #include "common/io/frame.h"
 #include "common/score.h"
+#include "common/verdict.h"
+#include "pool/job.h"
 #include "pool/fair_queue.h"
 #include "pool/wait_estimate.h"
 #include "pool/worker_loss.h"
@@ -399,6 +401,32 @@ static void test_verdict_header_round_trip_and_refusals(void **state)
     close(sv[1]);
 }
 
+/* A job's reserved answer (what it answers if memory runs out before its
+ * verdict comes) is a verdict on the job's own exercise, and each job owns
+ * its copy: one freed leaves another's intact. */
+static void test_reserved_answer_is_the_jobs_own(void **state)
+{
+    const char *ids[] = { "bit_reversal", "butterfly", "bit_reversal" };
+    struct job *jobs[3];
+    for (size_t i = 0; i < 3; i++) {
+        jobs[i] = job_new(exercise_find(ids[i]), "return 0.0;", 11, NULL, 1);
+        assert_non_null(jobs[i]);
+    }
+    assert_true(jobs[0]->result.verdict != jobs[2]->result.verdict);
+    job_free(jobs[0]);
+    for (size_t i = 1; i < 3; i++) {
+        const struct pool_result *r = &jobs[i]->result;
+        assert_int_equal(strlen(r->verdict), r->verdict_len);
+        struct verdict *v = verdict_from_bytes(r->verdict, r->verdict_len);
+        assert_non_null(v);
+        assert_int_equal(v->status, VERDICT_INTERNAL_ERROR);
+        assert_string_equal(v->task, ids[i]);
+        assert_int_equal(r->head.status, VERDICT_INTERNAL_ERROR);
+        verdict_free(v);
+        job_free(jobs[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_frames_to_a_closed_peer_fail_without_sigpipe),
         cmocka_unit_test(test_verdict_header_round_trip_and_refusals),
         cmocka_unit_test(test_job_frame_carries_the_exercise),
+        cmocka_unit_test(test_reserved_answer_is_the_jobs_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
