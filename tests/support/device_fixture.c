@@ -6,6 +6,7 @@
 
 #include "engine/compile/compile.h"
 #include "engine/gpu.h"
+#include "engine/grade.h"
 
 bool device_fixture_open(struct device_fixture *f)
 {
@@ -28,4 +29,16 @@ void device_fixture_close(struct device_fixture *f)
     gpu_context_free(f->gpu);
     f->compiler = NULL;
     f->gpu = NULL;
+}
+
+struct grader *device_fixture_grader(void)
+{
+    struct grader_options o;
+    char err[256];
+    grader_options_init(&o);
+    o.device = getenv("BUTTERFLY_DEVICE");
+    struct grader *g = grader_new(&o, err, sizeof err);
+    if (!g)
+        fprintf(stderr, "no grader: %s\n", err);
+    return g;
 }

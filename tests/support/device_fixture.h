@@ -1,6 +1,6 @@
 /*
  * device_fixture.h - what a test on a Vulkan device grades with: the
- * grader's compiler and a device context (tests/vulkan).
+ * grader's compiler and a device context, or a whole grader (tests/vulkan).
  */
 #ifndef BUTTERFLY_TEST_DEVICE_FIXTURE_H
 #define BUTTERFLY_TEST_DEVICE_FIXTURE_H
@@ -9,6 +9,7 @@
 
 struct compiler;
 struct gpu_context;
+struct grader;
 
 struct device_fixture {
     struct compiler *compiler;
@@ -22,5 +23,10 @@ bool device_fixture_open(struct device_fixture *f);
 
 /* Frees what device_fixture_open made. Accepts a zeroed fixture. */
 void device_fixture_close(struct device_fixture *f);
+
+/* A grader with default options on the device BUTTERFLY_DEVICE names
+ * (else the grader's default), for grader_free; NULL, with the reason on
+ * stderr, when it cannot be made. */
+struct grader *device_fixture_grader(void);
 
 #endif

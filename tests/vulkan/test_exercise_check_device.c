@@ -1,8 +1,10 @@
 /*
  * The check on load and named mistakes on a real device.
  *
- * Until exercises/butterfly/solutions/ exists (i33-format), the butterfly's
- * solutions are the samples whose first line is an expect line:
+ * exercises/butterfly/solutions/ is checked as the server checks it by the
+ * vulkan suite's check_exercise_butterfly (butterfly-grade
+ * --check-exercise). Here the check itself is put to the samples whose
+ * first line is an expect line, a second set in the samples' own format:
  * tests/samples/correct*.glsl and wrong_*.glsl ("// expect: accepted" or
  * "// expect: wrong_answer", with "// diagnosis: ID" naming the mistake due).
  * Named mistakes are the wrong samples, served as mistake files of an
@@ -24,6 +26,7 @@
 #include "common/io/read_input.h"
 #include "common/task.h"
 #include "engine/grade.h"
+#include "tests/support/device_fixture.h"
 
 static struct grader *grader;
 static const char *samples_dir;
@@ -268,15 +271,9 @@ int main(int argc, char **argv)
         return 2;
     }
     samples_dir = argv[1];
-    struct grader_options o;
-    char err[256];
-    grader_options_init(&o);
-    o.device = getenv("BUTTERFLY_DEVICE");
-    grader = grader_new(&o, err, sizeof err);
-    if (!grader) {
-        fprintf(stderr, "no grader: %s\n", err);
+    grader = device_fixture_grader();
+    if (!grader)
         return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_butterfly_solutions_as_expected),
         cmocka_unit_test(test_named_mistake_diagnosed_from_outputs),

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "engine/grade.h"
+#include "tests/support/device_fixture.h"
 #include "tests/support/scale_exercise.h"
 #include "tests/test_bodies.h"
 
@@ -169,15 +170,9 @@ static void test_exercise_too_large_is_refused(void **state)
 
 int main(void)
 {
-    struct grader_options o;
-    char err[256];
-    grader_options_init(&o);
-    o.device = getenv("BUTTERFLY_DEVICE");
-    grader = grader_new(&o, err, sizeof err);
-    if (!grader) {
-        fprintf(stderr, "no grader: %s\n", err);
+    grader = device_fixture_grader();
+    if (!grader)
         return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_right_body_accepted),
         cmocka_unit_test(test_wrong_body_fails_its_cells),

@@ -38,6 +38,7 @@
 #include "engine/diagnosis/cues.h"
 #include "engine/diagnosis/literal.h"
 #include "engine/grade.h"
+#include "tests/support/device_fixture.h"
 #include "tests/support/words.h"
 
 static struct grader *grader;
@@ -289,15 +290,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         tests[i] = (struct CMUnitTest){ samples[i].name, check_sample, NULL, NULL, &samples[i] };
 
-    struct grader_options o;
-    char err[256];
-    grader_options_init(&o);
-    o.device = getenv("BUTTERFLY_DEVICE");
-    grader = grader_new(&o, err, sizeof err);
-    if (!grader) {
-        fprintf(stderr, "no grader: %s\n", err);
+    grader = device_fixture_grader();
+    if (!grader)
         return 1;
-    }
     int failed = n ? _cmocka_run_group_tests("samples", tests, n, NULL, NULL) : 1;
     grader_free(grader);
     free(tests);
