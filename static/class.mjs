@@ -280,12 +280,14 @@ function setProjector(on) {
   $('projector').focus();
 }
 
-/* The layouts' links, for the chosen exercise (all: the default one). */
+/* The layouts' links, for the chosen exercise (all: the default one);
+ * a link with data-task="all" keeps its column per exercise. */
 function drawLinks() {
   for (const a of document.querySelectorAll('#gradebooks a[data-layout]')) {
-    a.href = withContext(withTask(`/api/class/gradebook?layout=${a.dataset.layout}`, state.task));
+    const task = a.dataset.task || state.task;
+    a.href = withContext(withTask(`/api/class/gradebook?layout=${a.dataset.layout}`, task));
     if (!a.dataset.file) a.dataset.file = a.getAttribute('download');
-    a.download = (state.task ? `${state.task}-` : '') + a.dataset.file;
+    a.download = (task ? `${task}-` : '') + a.dataset.file;
   }
 }
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch/batch_all.h"
 #include "batch/batch_output.h"
 #include "batch/batch_progress.h"
 #include "batch/batch_record.h"
@@ -110,6 +111,12 @@ const char *batch_options_problem(const struct batch_options *o)
         return "--roster is for --gradebook canvas";
     if (o->gradebook != GRADEBOOK_LAYOUT_CANVAS && o->assignment)
         return "--assignment is for --gradebook canvas";
+    if (o->task && !strcmp(o->task, EX_ID_ALL)
+        && (!o->from_database || o->regrade || o->gradebook == GRADEBOOK_LAYOUT_DEFAULT
+            || o->assignment))
+        return "--task " EX_ID_ALL " (a column per exercise) is for --from-database with "
+               "--gradebook canvas or moodle, without --regrade or --assignment (each "
+               "column is headed by its exercise's title)";
     return NULL;
 }
 
@@ -683,6 +690,8 @@ out:
 
 int batch_run(const struct batch_options *o)
 {
+    if (o->task && !strcmp(o->task, EX_ID_ALL))
+        return batch_all_run(o);
     struct run r = { .o = o, .out = BATCH_OUTPUT_NONE };
     char err[1024];
     int rc = BATCH_EXIT_FAILED;

@@ -1,8 +1,9 @@
 /*
  * canvas.h - Canvas's gradebook import: Student, ID, SIS User ID, SIS
- * Login ID, Section, then one assignment column holding the points; one
- * row per roster student, in the roster's order, after Canvas's "Points
- * Possible" row. Names, sections and Canvas's ids come from the roster
+ * Login ID, Section, then an assignment column per exercise holding the
+ * points (one, or one per exercise of the course); one row per roster
+ * student, in the roster's order, after Canvas's "Points Possible" row,
+ * which holds each column's own most. Names, sections and Canvas's ids come from the roster
  * (roster.h).
  *
  * Every cell a spreadsheet would run as a formula (csv_is_formula) is
@@ -37,5 +38,19 @@
 bool gradebook_canvas_write(FILE *f, const struct gradebook_entry *e, size_t n,
                             const struct gradebook_roster *roster, const char *assignment,
                             int points, struct gradebook_result *res);
+
+/*
+ * The same with an assignment column per column of cols, in that order,
+ * each headed by its title, its points possible its own: a student with
+ * no grade in one exercise has a blank cell there (Canvas's import leaves
+ * it as it was). The ids are matched on the roster column that matches
+ * the most students of any column; res->with_points counts the students
+ * with points in some column, res->left_out the entries with none, and
+ * an id not in the roster is counted once. ncols 1 writes what
+ * gradebook_canvas_write does. False on OOM.
+ */
+bool gradebook_canvas_write_columns(FILE *f, const struct gradebook_column *cols, size_t ncols,
+                                    const struct gradebook_roster *roster,
+                                    struct gradebook_result *res);
 
 #endif

@@ -22,6 +22,20 @@ struct gradebook_entry {
     const char *unverified_name;   /* an open lab's name, or NULL when verified */
 };
 
+/* One exercise's column of a learning system's gradebook (nothing owned). */
+struct gradebook_column {
+    const char *title;                    /* Canvas's column head; Moodle's grade and
+                                           * feedback columns' */
+    int points;                           /* Canvas's "Points Possible": the exercise's most */
+    const struct gradebook_entry *e;      /* its students' grades, sorted by id (strcmp) */
+    size_t n;
+};
+
+/* The entry whose usable id is `id`, among n sorted by id (strcmp); the
+ * first of a duplicated id. NULL when there is none. */
+const struct gradebook_entry *gradebook_entry_find(const struct gradebook_entry *e, size_t n,
+                                                   const char *id);
+
 /* What a learning system's gradebook holds, for a printed summary. */
 struct gradebook_result {
     size_t rows;                 /* students written */

@@ -23,4 +23,22 @@
 void gradebook_moodle_write(FILE *f, const struct gradebook_entry *e, size_t n,
                             struct gradebook_result *res);
 
+/* Heads a column's feedback, after its title ("Bit reversal (Feedback)"),
+ * as Moodle's own export heads one. */
+#define MOODLE_FEEDBACK_SUFFIX "(Feedback)"
+
+/*
+ * Moodle's import file with a grade and a feedback column per column of
+ * cols, in that order: Identifier, then each exercise's title and its
+ * title followed by MOODLE_FEEDBACK_SUFFIX (map each grade column to the
+ * exercise's grade item, each feedback column to its feedback). One row
+ * per student with points in some column, sorted by id; a student with
+ * no grade in one exercise has blank cells there, which Moodle's import
+ * skips. The rules above hold per cell. res->rows counts the students,
+ * res->left_out the entries with no cell, res->formula_ids each id once.
+ * False on OOM.
+ */
+bool gradebook_moodle_write_columns(FILE *f, const struct gradebook_column *cols, size_t ncols,
+                                    struct gradebook_result *res);
+
 #endif

@@ -35,6 +35,7 @@
 #include "gradebook/student_id.h"
 #include "server/class/class_feed.h"
 #include "server/core/http.h"
+#include "server/core/served.h"
 #include "server/class/class_gradebook.h"
 #include "server/class/class_http.h"
 #include "server/identity/deferred.h"
@@ -150,37 +151,102 @@ static int task_points(const char *task)
     return e ? score_max_of(e) : SCORE_MAX;
 }
 
-/* Writes layout l of the n rows of exercise `task` into f. False on OOM. */
-static bool write_layout(FILE *f, enum gradebook_layout l, const char *task,
-                         const struct row *rows, size_t n,
-                         const struct gradebook_roster *roster, const struct late_policy *lp)
+/* One exercise's rows of the class: its students' chosen records. */
+struct task_rows {
+    const char *task;
+    struct row *rows;        /* sorted as the batch sorts its inputs */
+    size_t n;
+};
+
+/* Reads exercise `task`'s rows of the students of `members` (NULL: every
+ * one) into *t, which the caller frees with rows_free. False on OOM or a
+ * store error (in *e). */
+static bool task_rows_read(struct store *s, const char *task, const json_t *members,
+                           struct task_rows *t, struct store_error *e)
 {
-    if (l == GRADEBOOK_LAYOUT_DEFAULT) {
-        gradebook_default_header(f);
-        for (size_t i = 0; i < n; i++)
-            gradebook_default_row(f, rows[i].id, rows[i].location, rows[i].v, &rows[i].sc,
-                                  &rows[i].late);
-        return true;
+    struct store_chosen c = { 0 };
+    enum store_status st;
+    *t = (struct task_rows){ task, NULL, 0 };
+    READ_TWICE(st, store_records_choose(s, task, INT64_MAX, STORE_POLICY_BEST, false, &c, e));
+    bool ok = st == STORE_OK;
+    t->rows = ok ? calloc(c.n ? c.n : 1, sizeof *t->rows) : NULL;
+    ok = t->rows != NULL;
+    for (size_t i = 0; ok && i < c.n; i++) {
+        if (members && !json_object_get(members, c.v[i].student))
+            continue;
+        ok = row_fill(s, &t->rows[t->n], &c.v[i], &c.lateness[i], e);
+        t->n++;   /* a half-filled row is freed with the others */
     }
-    struct gradebook_entry *e = calloc(n ? n : 1, sizeof *e);
-    if (!e)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        e[i] = (struct gradebook_entry){
-            .id = rows[i].id, .usable = rows[i].usable,
-            .gradable = rows[i].usable && rows[i].v->status != VERDICT_INTERNAL_ERROR,
-            .score = gradebook_late_score(rows[i].sc.score, false, &rows[i].late, lp),
-            .feedback = rows[i].feedback,
-            .unverified_name = rows[i].unverified ? rows[i].name : NULL,
-        };
-    struct gradebook_result res;
-    bool ok = true;
-    if (l == GRADEBOOK_LAYOUT_CANVAS)
-        ok = gradebook_canvas_write(f, e, n, roster, task_title(task), task_points(task), &res);
-    else
-        gradebook_moodle_write(f, e, n, &res);
-    free(e);
+    if (ok)
+        qsort(t->rows, t->n, sizeof *t->rows, row_cmp);
+    store_chosen_clear(&c);
     return ok;
+}
+
+/* The learning systems' entries of t's rows, the late policy lp applied;
+ * NULL on OOM. */
+static struct gradebook_entry *entries_of(const struct task_rows *t, const struct late_policy *lp)
+{
+    struct gradebook_entry *e = calloc(t->n ? t->n : 1, sizeof *e);
+    for (size_t i = 0; e && i < t->n; i++) {
+        const struct row *w = &t->rows[i];
+        e[i] = (struct gradebook_entry){
+            .id = w->id, .usable = w->usable,
+            .gradable = w->usable && w->v->status != VERDICT_INTERNAL_ERROR,
+            .score = gradebook_late_score(w->sc.score, false, &w->late, lp),
+            .feedback = w->feedback,
+            .unverified_name = w->unverified ? w->name : NULL,
+        };
+    }
+    return e;
+}
+
+/* Writes Canvas's or Moodle's file of the nt exercises' rows into f: one
+ * exercise's as ever, or (all) a column per exercise. False on OOM. */
+static bool write_lms(FILE *f, enum gradebook_layout l, bool all, const struct task_rows *t,
+                      size_t nt, const struct gradebook_roster *roster,
+                      const struct late_policy *lp)
+{
+    struct gradebook_column *cols = calloc(nt ? nt : 1, sizeof *cols);
+    bool ok = cols != NULL;
+    for (size_t k = 0; ok && k < nt; k++) {
+        cols[k] = (struct gradebook_column){ task_title(t[k].task), task_points(t[k].task),
+                                             entries_of(&t[k], lp), t[k].n };
+        ok = cols[k].e != NULL;
+    }
+    struct gradebook_result res;
+    if (ok && l == GRADEBOOK_LAYOUT_CANVAS)
+        ok = gradebook_canvas_write_columns(f, cols, nt, roster, &res);
+    else if (ok && all)
+        ok = gradebook_moodle_write_columns(f, cols, nt, &res);
+    else if (ok)
+        gradebook_moodle_write(f, cols[0].e, cols[0].n, &res);
+    for (size_t k = 0; cols && k < nt; k++)
+        free((void *)cols[k].e);
+    free(cols);
+    return ok;
+}
+
+/* Writes layout l of the nt exercises' rows into f (the default layout:
+ * one exercise's). False on OOM. */
+static bool write_layout(FILE *f, enum gradebook_layout l, bool all, const struct task_rows *t,
+                         size_t nt, const struct gradebook_roster *roster,
+                         const struct late_policy *lp)
+{
+    if (l != GRADEBOOK_LAYOUT_DEFAULT)
+        return write_lms(f, l, all, t, nt, roster, lp);
+    gradebook_default_header(f);
+    for (size_t i = 0; i < t[0].n; i++)
+        gradebook_default_row(f, t[0].rows[i].id, t[0].rows[i].location, t[0].rows[i].v,
+                              &t[0].rows[i].sc, &t[0].rows[i].late);
+    return true;
+}
+
+/* The exercise of column k of the download: q's, or with ?task=all the
+ * k-th served, in course order. */
+static const char *column_task(const struct class_req *q, bool all, size_t k)
+{
+    return all ? served_at(k)->id : q->task;
 }
 
 static void gradebook_call(struct store *s, void *arg)
@@ -188,12 +254,12 @@ static void gradebook_call(struct store *s, void *arg)
     struct request *r = arg;
     struct class_req *q = r->feature;
     enum gradebook_layout l = (enum gradebook_layout)q->gradebook_layout;
+    bool all = !strcmp(q->task, EX_ID_ALL);
     struct store_error e = { 0 };
-    struct store_chosen c = { 0 };
     struct gradebook_roster roster = { 0 };
     struct roster_walk rw = { &roster, q->members, false };
-    struct row *rows = NULL;
-    size_t n = 0;
+    size_t nt = all ? served_count() : 1;
+    struct task_rows *t = calloc(nt ? nt : 1, sizeof *t);
     char *buf = NULL;
     size_t len = 0;
     enum store_status st;
@@ -202,7 +268,7 @@ static void gradebook_call(struct store *s, void *arg)
      * neither format has a line before its header to say so (Canvas and
      * Moodle read the first line as the header). Refused, with why. */
     bool has_roster = true;
-    if (l != GRADEBOOK_LAYOUT_DEFAULT) {
+    if (t && l != GRADEBOOK_LAYOUT_DEFAULT) {
         READ_TWICE(st, store_has_roster(s, &has_roster, &e));
         if (st == STORE_OK && !has_roster) {
             char msg[400];
@@ -212,26 +278,16 @@ static void gradebook_call(struct store *s, void *arg)
             goto out;
         }
     }
-    READ_TWICE(st, store_records_choose(s, q->task, INT64_MAX, STORE_POLICY_BEST, false, &c,
-                                        &e));
-    bool ok = st == STORE_OK;
+    bool ok = t != NULL;
+    for (size_t k = 0; ok && k < nt; k++)
+        ok = task_rows_read(s, column_task(q, all, k), q->members, &t[k], &e);
     if (ok && l == GRADEBOOK_LAYOUT_CANVAS)
         ok = store_students_each(s, on_student, &rw, &e) == STORE_OK && !rw.oom;
-    rows = ok ? calloc(c.n ? c.n : 1, sizeof *rows) : NULL;
-    ok = rows != NULL;
-    for (size_t i = 0; ok && i < c.n; i++) {
-        if (q->members && !json_object_get(q->members, c.v[i].student))
-            continue;
-        ok = row_fill(s, &rows[n], &c.v[i], &c.lateness[i], &e);
-        n++;   /* a half-filled row is freed with the others */
-    }
-    if (ok)
-        qsort(rows, n, sizeof *rows, row_cmp);
     FILE *f = ok ? open_memstream(&buf, &len) : NULL;
     if (f) {
         struct late_policy lp = { (enum late_kind)r->srv->cfg.late_policy,
                                   r->srv->cfg.late_penalty_pct };
-        ok = write_layout(f, l, q->task, rows, n, &roster, &lp);
+        ok = write_layout(f, l, all, t, nt, &roster, &lp);
         ok = fclose(f) == 0 && ok;
     } else {
         ok = false;
@@ -247,8 +303,8 @@ static void gradebook_call(struct store *s, void *arg)
         r->deferred_body = buf;
         r->deferred_len = len;
         r->deferred_type = "text/csv; charset=utf-8";
-        /* the default exercise's file keeps its name; another's is
-         * prefixed, so that two exercises' downloads do not clash */
+        /* the default exercise's file keeps its name; another's, and every
+         * exercise's (all-), is prefixed, so that the downloads do not clash */
         bool plain = !strcmp(q->task, exercise_default()->id);
         snprintf(r->deferred_header[0], sizeof r->deferred_header[0],
                  "Content-Disposition: attachment; filename=\"%s%s%s\"", plain ? "" : q->task,
@@ -262,9 +318,10 @@ static void gradebook_call(struct store *s, void *arg)
     }   /* else out of memory: no body, deferred_answer says so */
 out:
     free(buf);
-    rows_free(rows, n);
+    for (size_t k = 0; t && k < nt; k++)
+        rows_free(t[k].rows, t[k].n);
+    free(t);
     gradebook_roster_free(&roster);
-    store_chosen_clear(&c);
     atomic_fetch_sub(&r->srv->gradebooks, 1);
     MHD_resume_connection(r->conn);
 }
@@ -286,6 +343,10 @@ enum MHD_Result class_gradebook_get(struct request *r, const char *klass)
         task = exercise_default()->id;
     if (!store_task_ok(task))
         return response_error(r, ERROR_BAD_REQUEST, CLASS_BAD_TASK, NULL, NULL);
+    /* every exercise's column is a learning system's layout; the default
+     * layout's row per student has one exercise's verdict */
+    if (!strcmp(task, EX_ID_ALL) && l == GRADEBOOK_LAYOUT_DEFAULT)
+        return response_error(r, ERROR_BAD_REQUEST, CLASS_ALL_NEEDS_LMS, NULL, NULL);
     struct class_req *q = r->feature;   /* made by class_http_get */
     snprintf(q->task, sizeof q->task, "%s", task);
     bool oom;

@@ -22,6 +22,10 @@ struct class_req {
 };
 
 /* What a ?task= that is not an exercise's id is told. */
+/* ?task=all with the default layout: 400, saying where a column per exercise is */
+#define CLASS_ALL_NEEDS_LMS "?task=all (a column per exercise) is for layout=canvas and " \
+    "layout=moodle; the default layout is one exercise's (?task=ID), and the class summary " \
+    "(/api/class/gradebook.csv) has a column per exercise."
 #define CLASS_BAD_TASK "Name the exercise by its id: ?task=ID (letters a-z, digits, '_' and '-')."
 
 /* Frees the request's class_req (the class rows' release). */

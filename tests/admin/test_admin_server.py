@@ -229,11 +229,14 @@ def t_open_lab_names_told_apart(tmp):
         text = data.decode()
         assert st == 200 and "Zo\u00eb (2) (unverified name)" in text, text
         # the learning systems' files: refused, with why
-        for layout, system in (("canvas", "Canvas"), ("moodle", "Moodle")):
-            st, _, data = call(srv.port, "GET", "/api/class/gradebook?layout=" + layout,
+        # (a column per exercise too: refused alike)
+        for layout, system, task in (("canvas", "Canvas", ""), ("moodle", "Moodle", ""),
+                                     ("canvas", "Canvas", "&task=all"),
+                                     ("moodle", "Moodle", "&task=all")):
+            st, _, data = call(srv.port, "GET", "/api/class/gradebook?layout=" + layout + task,
                                headers=bearer)
             err = json.loads(data)["error"]
-            assert st == 409 and err["code"] == "open_lab", (layout, st, data)
+            assert st == 409 and err["code"] == "open_lab", (layout, task, st, data)
             assert "open lab" in err["message"] and system in err["message"] \
                 and "layout=default" in err["message"], err
     finally:

@@ -1,7 +1,8 @@
 /*
  * The batch's pieces without a device: the CSV reader and writer (with
  * ';', a byte-order mark, the delimiter sniffed, formula cells), ids and
- * their names on disk, SHA-256, the scoring, the summary's normalising.
+ * their names on disk, SHA-256, the scoring, the summary's normalising,
+ * Canvas's and Moodle's files with a column per exercise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +23,9 @@
 #include "batch/reports/batch_roster.h"
 #include "batch/reports/batch_summary.h"
 #include "common/defaults.h"
+#include "gradebook/canvas.h"
 #include "gradebook/csv_write.h"
+#include "gradebook/moodle.h"
 #include "gradebook/roster.h"
 #include "gradebook/student_id.h"
 
@@ -204,6 +207,118 @@ static void test_csv_guard_all(void **state)
     assert_int_equal(guarded, 35);   /* field 69 too */
     assert_int_equal(numbers, 35);   /* a number is no formula */
     free(buf);
+}
+
+/* --- a column per exercise (Canvas, Moodle) ---------------------------- */
+
+/* Two exercises: a-1 did both, b-2 the ex_first alone, c-3 the ex_second alone;
+ * z-9 is no roster student. */
+static const struct gradebook_entry ex_first[] = {
+    { "a-1", true, true, 9, "Accepted: 9/9", NULL },
+    { "b-2", true, true, 4.5, "Wrong Answer: 4.5/9", NULL },
+};
+static const struct gradebook_entry ex_second[] = {
+    { "a-1", true, true, 12, "Accepted: 12/12", NULL },
+    { "c-3", true, true, 3, "Wrong Answer: 3/12", "Cy" },
+    { "z-9", true, true, 1, "Wrong Answer: 1/12", NULL },
+};
+static const struct gradebook_column ex_two[] = {
+    { "The Butterfly", 9, ex_first, 2 },
+    { "Bit reversal", 12, ex_second, 3 },
+};
+
+/* Writes the columns in layout canvas (roster r) or moodle into a string. */
+static char *write_columns(bool canvas, const struct gradebook_column *cols, size_t n,
+                           const struct gradebook_roster *r, struct gradebook_result *res)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    bool ok = canvas ? gradebook_canvas_write_columns(f, cols, n, r, res)
+                     : gradebook_moodle_write_columns(f, cols, n, res);
+    assert_true(ok);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static void three_students(struct gradebook_roster *r)
+{
+    memset(r, 0, sizeof *r);
+    assert_true(gradebook_roster_add_student(r, "a-1", "Ann", true, "S1", ""));
+    assert_true(gradebook_roster_add_student(r, "b-2", "Bo", true, "S1", ""));
+    assert_true(gradebook_roster_add_student(r, "c-3", "Cy", false, "S2", ""));
+}
+
+static void test_canvas_a_column_per_exercise(void **state)
+{
+    (void)state;
+    struct gradebook_roster r;
+    three_students(&r);
+    struct gradebook_result res;
+    char *got = write_columns(true, ex_two, 2, &r, &res);
+    assert_string_equal(got,
+        "Student,ID,SIS User ID,SIS Login ID,Section,The Butterfly,Bit reversal\r\n"
+        "\"    Points Possible\",,,,,9,12\r\n"
+        "Ann,a-1,,,S1,9,12\r\n"
+        "Bo,b-2,,,S1,4.5,\r\n"
+        "Cy (unverified name),c-3,,,S2,,3\r\n");
+    assert_int_equal(res.rows, 3);
+    assert_int_equal(res.with_points, 3);
+    assert_string_equal(res.matched_on, "ID");
+    assert_int_equal(res.not_in_roster, 1);   /* z-9, once */
+    assert_string_equal(res.not_in_roster_list, "z-9");
+    free(got);
+    /* one column is the one-exercise file, byte for byte */
+    got = write_columns(true, ex_two, 1, &r, &res);
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    struct gradebook_result one;
+    assert_true(gradebook_canvas_write(f, ex_first, 2, &r, "The Butterfly", 9, &one));
+    fclose(f);
+    assert_string_equal(got, buf);
+    assert_int_equal(res.with_points, one.with_points);
+    assert_int_equal(res.not_in_roster, one.not_in_roster);
+    free(buf);
+    free(got);
+    gradebook_roster_free(&r);
+}
+
+static void test_moodle_a_column_per_exercise(void **state)
+{
+    (void)state;
+    struct gradebook_result res;
+    char *got = write_columns(false, ex_two, 2, NULL, &res);
+    assert_string_equal(got,
+        "Identifier,The Butterfly,The Butterfly (Feedback),Bit reversal,"
+        "Bit reversal (Feedback)\r\n"
+        "a-1,9,Accepted: 9/9,12,Accepted: 12/12\r\n"
+        "b-2,4.5,Wrong Answer: 4.5/9,,\r\n"
+        "c-3,,,3,Cy (unverified name). Wrong Answer: 3/12\r\n"
+        "z-9,,,1,Wrong Answer: 1/12\r\n");
+    assert_int_equal(res.rows, 4);
+    assert_int_equal(res.left_out, 0);
+    free(got);
+    /* an Internal Error and an id a spreadsheet would run: no cell, and
+     * no row for a student left with none */
+    const struct gradebook_entry bad[] = {
+        { "=1+1", true, true, 3, "Wrong Answer", NULL },
+        { "a-1", true, false, 0, "Internal Error", NULL },
+    };
+    const struct gradebook_entry more[] = {
+        { "=1+1", true, true, 5, "Wrong Answer", NULL },
+        { "b-2", true, true, 2, "Wrong Answer: 2/12", NULL },
+    };
+    const struct gradebook_column cols[] = { { "=One", 9, bad, 2 }, { "Two", 12, more, 2 } };
+    got = write_columns(false, cols, 2, NULL, &res);
+    assert_string_equal(got, "Identifier,'=One,'=One (Feedback),Two,Two (Feedback)\r\n"
+                             "b-2,,,2,Wrong Answer: 2/12\r\n");
+    assert_int_equal(res.rows, 1);
+    assert_int_equal(res.left_out, 3);
+    assert_int_equal(res.formula_ids, 1);   /* once, though in both columns */
+    assert_string_equal(res.formula_list, "=1+1");
+    free(got);
 }
 
 /* --- rosters ---------------------------------------------------------- */
@@ -568,6 +683,8 @@ int main(void)
         cmocka_unit_test(test_csv_sniffs_the_delimiter),
         cmocka_unit_test(test_csv_formula_cells),
         cmocka_unit_test(test_csv_guard_all),
+        cmocka_unit_test(test_canvas_a_column_per_exercise),
+        cmocka_unit_test(test_moodle_a_column_per_exercise),
         cmocka_unit_test(test_roster_cell_problems),
         cmocka_unit_test(test_roster_duplicate),
         cmocka_unit_test(test_roster_load),

@@ -15,7 +15,9 @@ usage: test_class.py SERVER_BINARY SAMPLES_DIR ADMIN_BINARY BATCH_BINARY
 
 Prints one line per check and ends with "N passed, M failed".
 """
+import csv
 import http.client
+import io
 import json
 import os
 import re
@@ -397,6 +399,49 @@ def t_gradebook_layouts(w):
         len(rows) - 1)
 
 
+def all_exercises_in_columns(w, got):
+    """?task=all: one Canvas file and one Moodle file with a column per
+    exercise the server serves, in /api/tasks's order, each from that
+    exercise's records alone (Cy's bit_reversal record, no one else's),
+    Canvas's Points Possible each exercise's own: butterfly-batch
+    --from-database --task all's file byte for byte."""
+    st, _, data = call(w.port, "GET", "/api/tasks", headers=w.bearer)
+    tasks = json.loads(data)
+    tasks = tasks["tasks"] if isinstance(tasks, dict) else tasks
+    assert st == 200 and len(tasks) >= 2 and tasks[0]["id"] == "butterfly", tasks
+    titles = [t["title"] for t in tasks]
+    for layout, name in (("canvas", "gradebook-canvas.csv"), ("moodle", "gradebook-moodle.csv")):
+        st, h, data = call(w.port, "GET", "/api/class/gradebook?task=all&layout=" + layout,
+                           headers=w.bearer)
+        assert st == 200, (layout, st, data[:300])
+        assert h["content-disposition"] == 'attachment; filename="all-%s"' % name, h
+        want = batch_file(w, layout, "all")
+        assert data == want, (layout, "the download differs from butterfly-batch --task all",
+                              data.decode(errors="replace")[:600],
+                              want.decode(errors="replace")[:600])
+        rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
+        head = rows[0]
+        one = list(csv.reader(io.StringIO(got[layout], newline="")))
+        if layout == "canvas":
+            assert head[5:] == titles, head
+            assert rows[1][5:] == [str(t["points"]) for t in tasks], rows[1]
+            # the butterfly's column is its own file's; bit_reversal's is Cy's alone
+            assert [r[:6] for r in rows] == one, (rows, one)
+            graded = [r for r in rows[2:] if r[6] != ""]
+            assert len(graded) == 1 and graded[0][0].startswith("Cy"), graded
+        else:
+            assert head[0] == "Identifier" and head[1::2] == titles, head
+            assert head[2] == titles[0] + " (Feedback)", head
+            # every student of the butterfly's file, the same cells, a row each
+            assert [r[:3] for r in rows[1:]] == one[1:], (rows, one)
+            assert len([r for r in rows[1:] if r[3] != ""]) == 1, rows
+    # the default layout is one exercise's: ?task=all is refused, with where to look
+    st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=default&task=all",
+                       headers=w.bearer)
+    err = json.loads(data)["error"]
+    assert st == 400 and "layout=canvas" in err["message"], (st, data)
+
+
 def other_exercise_kept_apart(w, got):
     """A record of a second exercise (task bit_reversal, as its route
     keeps them) for Cy, whose butterfly row is there: the butterfly's files
@@ -432,6 +477,7 @@ def other_exercise_kept_apart(w, got):
             assert text.splitlines()[0].endswith("," + title), text.splitlines()[0]
             graded = [r for r in text.splitlines()[2:] if not r.endswith(",")]
             assert len(graded) == 1 and "Cy" in graded[0], graded
+    all_exercises_in_columns(w, got)
     for q in ("../x", "", "A" * 40):
         st, _, data = call(w.port, "GET", "/api/class/gradebook?layout=default&task=" + q,
                            headers=w.bearer)

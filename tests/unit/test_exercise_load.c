@@ -149,6 +149,7 @@ static const struct bad_json bad_json_cases[] = {
     { "id", "\"Scale\"", "id: must be 1 to 32 bytes of [a-z0-9_-] (got \"Scale\")" },
     { "id", "\"abcdefghijabcdefghijabcdefghijabc\"", "id: must be 1 to 32 bytes" },
     { "id", "\"other\"", "id: must be the folder's name \"scale\" (got \"other\")" },
+    { "id", "\"all\"", "id: cannot be \"all\": it names every exercise (?task=all, --task all)" },
     /* tolerances */
     { "tolerance.atol", "-0.1", "tolerance.atol: must be 0 or more (got -0.1)" },
     { "tolerance.rtol", "\"0\"", "tolerance.rtol: must be a number" },

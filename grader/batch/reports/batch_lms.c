@@ -7,15 +7,10 @@
 #include "gradebook/canvas.h"
 #include "gradebook/moodle.h"
 
-bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *rows, size_t n,
-                     const struct gradebook_roster *roster, const char *assignment,
-                     int points, struct gradebook_result *res)
+struct gradebook_entry *batch_lms_entries(const struct batch_row *rows, size_t n)
 {
-    memset(res, 0, sizeof *res);
     struct gradebook_entry *e = calloc(n ? n : 1, sizeof *e);
-    if (!e)
-        return false;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; e && i < n; i++) {
         const struct batch_row *row = &rows[i];
         const struct batch_stored *st = row->e->stored;
         e[i] = (struct gradebook_entry){
@@ -24,6 +19,17 @@ bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *r
             .unverified_name = st && st->unverified ? st->name : NULL,
         };
     }
+    return e;
+}
+
+bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *rows, size_t n,
+                     const struct gradebook_roster *roster, const char *assignment,
+                     int points, struct gradebook_result *res)
+{
+    memset(res, 0, sizeof *res);
+    struct gradebook_entry *e = batch_lms_entries(rows, n);
+    if (!e)
+        return false;
     bool ok = true;
     if (l == GRADEBOOK_LAYOUT_CANVAS)
         ok = gradebook_canvas_write(f, e, n, roster, assignment, points, res);

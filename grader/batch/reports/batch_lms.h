@@ -28,4 +28,8 @@ bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *r
                      const struct gradebook_roster *roster, const char *assignment,
                      int points, struct gradebook_result *res);
 
+/* The learning systems' entries of the n rows (they point into the rows),
+ * to free; NULL on OOM. */
+struct gradebook_entry *batch_lms_entries(const struct batch_row *rows, size_t n);
+
 #endif

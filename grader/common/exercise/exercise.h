@@ -21,6 +21,9 @@
 #define EX_MAX_RUNS     (EX_MAX_SWEEP * (1 + EX_MAX_HIDDEN))
 #define EX_MAX_API      16  /* rows of the kernel's API table */
 #define EX_ID_MAX       32  /* bytes of an id, [a-z0-9_-], NUL excluded */
+/* Names every exercise where one id is asked for (the class gradebook's
+ * ?task=all, butterfly-batch --task all): no exercise may have it. */
+#define EX_ID_ALL       "all"
 
 /*
  * An exercise's C reference, in double: for parameter value `param`, the

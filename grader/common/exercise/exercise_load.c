@@ -287,6 +287,9 @@ static bool load_id(struct load *l, const json_t *root)
         !exercise_id_valid(json_string_value(v)))
         return fail(l, JSON_FILE, "id", "must be 1 to %d bytes of [a-z0-9_-] (got %s)", EX_ID_MAX,
                     g);
+    if (!strcmp(json_string_value(v), EX_ID_ALL))
+        return fail(l, JSON_FILE, "id", "cannot be \"" EX_ID_ALL "\": it names every exercise "
+                    "(?task=" EX_ID_ALL ", --task " EX_ID_ALL ")");
     size_t flen;
     const char *folder = folder_name(l->dir, &flen);
     if (flen != json_string_length(v) || memcmp(folder, json_string_value(v), flen) != 0)
