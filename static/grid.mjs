@@ -108,11 +108,18 @@ export function buildGridsOf(verdict, { n, planes, param = 'value' }) {
   });
 }
 
-/* "14 of 16 cells right; hidden spectra: 8 of 8 right" */
-export function halfSummary(grid) {
+/* "14 of 16 cells right; hidden spectra: 8 of 8 right"; `hidden` is what
+ * the exercise's hidden inputs are called ("spectra" for the butterfly). */
+export function halfSummary(grid, hidden = 'spectra') {
   let s = `${grid.passedCells} of ${grid.totalCells} visible cells right`;
-  if (grid.hidden) s += `; hidden spectra: ${grid.hidden.passed} of ${grid.hidden.total} right`;
+  if (grid.hidden) s += `; hidden ${hidden}: ${grid.hidden.passed} of ${grid.hidden.total} right`;
   return s;
+}
+
+/* What exercise ex's hidden inputs are called: the butterfly's are
+ * spectra, as its page says (the text report says the same). */
+export function hiddenWord(ex) {
+  return ex && ex.input && ex.input.name === 'spectrum' ? 'spectra' : 'inputs';
 }
 
 /*

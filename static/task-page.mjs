@@ -8,7 +8,7 @@ import { errorText, request, submitSource, utf8Length } from './api.mjs';
 import { h } from './dom.mjs';
 import { loadEditor } from './editor.mjs';
 import { exerciseIdFromPath, exerciseNote, exerciseUrl, readExercise } from './exercise.mjs';
-import { buildGridsOf, formatNumber, halfSummary } from './grid.mjs';
+import { buildGridsOf, formatNumber, halfSummary, hiddenWord } from './grid.mjs';
 import { renderMarkdown } from './markdown.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -33,7 +33,7 @@ function showGrids(verdict, ex) {
   const grids = buildGridsOf(verdict, { n: ex.output.n, planes: ex.output.planes, param: ex.parameter.name });
   $('result-grids').replaceChildren(...grids.map((g) => h('section', { className: 'result-table' },
     h('h3', {}, `${ex.parameter.name} = ${g.half}: ${g.passed ? 'right' : 'wrong'}`),
-    h('p', {}, halfSummary(g)),
+    h('p', {}, halfSummary(g, hiddenWord(ex))),
     h('table', {}, h('tbody', {}, ...g.planes.map((row) => h('tr', {},
       h('th', { scope: 'row' }, row.name),
       ...row.cells.map((c) => h('td', { className: `cell ${c.state}`, title: c.label, 'aria-label': c.label },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildGrids, formatNumber, gotText, halfSummary, moveInGrid } from '../../static/grid.mjs';
+import { buildGrids, formatNumber, gotText, halfSummary, hiddenWord, moveInGrid } from '../../static/grid.mjs';
 import { fixture } from './helpers.mjs';
 
 test('a wrong-twiddle verdict gives 3 halves x 2 planes x 8 cells with the right flags', () => {
@@ -98,4 +98,11 @@ test('arrow keys move inside the 8 x 2 grid and stop at its edges', () => {
   assert.deepEqual(moveInGrid({ x: 4, y: 1 }, 'Home'), { x: 0, y: 1 });
   assert.deepEqual(moveInGrid({ x: 4, y: 0 }, 'End'), { x: 7, y: 0 });
   assert.equal(moveInGrid({ x: 4, y: 0 }, 'a'), null);
+});
+
+test("another exercise's hidden inputs are called inputs, the butterfly's spectra", () => {
+  const g = { passedCells: 16, totalCells: 16, hidden: { passed: 3, total: 8 } };
+  const bits = { input: { name: 'points' } }, butterfly = { input: { name: 'spectrum' } };
+  assert.equal(halfSummary(g, hiddenWord(bits)), '16 of 16 visible cells right; hidden inputs: 3 of 8 right');
+  assert.equal(halfSummary(g, hiddenWord(butterfly)), '16 of 16 visible cells right; hidden spectra: 3 of 8 right');
 });
