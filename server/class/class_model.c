@@ -652,10 +652,12 @@ struct sweep_tally {
     unsigned passed, run;
 };
 
-/* The sweep values a view tallies: each exercise of the view's (every
- * exercise served when t < 0), grouped by parameter in the table's order,
- * each parameter's values rising, a value two exercises share once
- * (butterfly's and butterfly16's half = 1 are one line). */
+/* The sweep values a view tallies: its exercise's; with every exercise
+ * (t < 0), the default exercise's (an empty class shows half = 1, 2, 4 as
+ * ever) and those of each exercise some latest attempt counted is of.
+ * Grouped by parameter in the table's order, each parameter's values
+ * rising, a value two exercises share once (butterfly's and butterfly16's
+ * half = 1 are one line). */
 struct sweep_tallies {
     struct sweep_tally a[CLASS_MAX_TASKS * EX_MAX_SWEEP];
     size_t n;
@@ -692,14 +694,24 @@ static void tally_put(struct sweep_tallies *w, const char *param, int value)
     w->n++;
 }
 
-static void tallies_of_view(const struct class_model *m, int vt, struct sweep_tallies *w)
+static void tallies_of_view(const struct class_model *m, int vt,
+                            const bool counted[CLASS_MAX_TASKS], struct sweep_tallies *w)
 {
     w->n = 0;
     for (size_t t = 0; t < m->ntask; t++) {
-        const struct exercise *e = vt < 0 || (size_t)vt == t ? exercise_find(m->task[t]) : NULL;
-        for (size_t k = 0; e && k < e->nsweep; k++)
+        const struct exercise *e = exercise_find(m->task[t]);
+        bool in = vt < 0 ? counted[t] || e == exercise_default() : (size_t)vt == t;
+        for (size_t k = 0; in && e && k < e->nsweep; k++)
             tally_put(w, e->param, e->sweep[k]);
     }
+}
+
+/* The latest attempt of student s in view vt, -1 for none (or not of the class). */
+static long latest_of(const struct class_model *m, const struct class_student *s, int vt,
+                      const json_t *members)
+{
+    const char *last = view_of(m, s, vt).p->last_id;
+    return in_class(s, members) && last[0] ? class_model_find(m, last) : -1;
 }
 
 /* Counts record x's marks, each at its value of its exercise's sweep. */
@@ -741,7 +753,6 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
         free(sw);
         return NULL;
     }
-    tallies_of_view(m, vt, sw);
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
@@ -762,10 +773,15 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
         t[k].n++;
     }
     /* the pass rate per sweep value over every student's latest attempt */
+    bool counted[CLASS_MAX_TASKS] = { false };
     for (size_t i = 0; i < m->nst; i++) {
-        const struct class_student *s = &m->st[i];
-        const char *last = view_of(m, s, vt).p->last_id;
-        long r = in_class(s, members) && last[0] ? class_model_find(m, last) : -1;
+        long r = latest_of(m, &m->st[i], vt, members);
+        if (r >= 0 && m->rec[r].t >= 0)
+            counted[m->rec[r].t] = true;
+    }
+    tallies_of_view(m, vt, counted, sw);
+    for (size_t i = 0; i < m->nst; i++) {
+        long r = latest_of(m, &m->st[i], vt, members);
         if (r >= 0)
             tally_rec(m, &m->rec[r], sw);
     }

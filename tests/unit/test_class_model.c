@@ -567,12 +567,25 @@ static void test_four_marks_of_butterfly16(void **state)
     tallies_of(s, got, sizeof got);
     assert_string_equal(got, "half=1:1/2 half=2:2/2 half=4:2/2 half=8:1/2");
     json_decref(s);
-    /* every exercise: a value two exercises share is one line, and
-     * bit_reversal's bits are not halves */
+    /* every exercise: a value two exercises share is one line; an
+     * exercise no latest attempt is of has none (but the default's) */
     s = class_model_summary(m, NULL, NULL, 0);
     tallies_of(s, got, sizeof got);
-    assert_string_equal(got, "half=1:2/3 half=2:2/3 half=4:2/3 half=8:1/2 "
-                             "bits=2:0/0 bits=3:0/0 bits=4:0/0");
+    assert_string_equal(got, "half=1:2/3 half=2:2/3 half=4:2/3 half=8:1/2");
+    json_decref(s);
+    /* bit_reversal's bits are not halves */
+    add_of(m, "bit_reversal", "cy", 4, VERDICT_ACCEPTED, right_verdict);
+    s = class_model_summary(m, NULL, NULL, 0);
+    tallies_of(s, got, sizeof got);
+    assert_string_equal(got, "half=1:1/2 half=2:2/2 half=4:2/2 half=8:1/2 "
+                             "bits=2:1/1 bits=3:1/1 bits=4:1/1");
+    json_decref(s);
+    class_model_free(m);
+    /* an empty class: the default exercise's values, none run */
+    m = class_model_new(&t);
+    s = class_model_summary(m, NULL, NULL, 0);
+    tallies_of(s, got, sizeof got);
+    assert_string_equal(got, "half=1:0/0 half=2:0/0 half=4:0/0");
     json_decref(s);
     class_model_free(m);
 }
