@@ -107,7 +107,7 @@ function drawSummary() {
   $('counts').replaceChildren(...counts(s));
   $('chart').replaceChildren(shareChart(s.accepted_series));
   $('halves').replaceChildren(...s.halves.map((x) => h('li', {},
-    `half = ${x.half}: ${x.run ? Math.round((100 * x.passed) / x.run) : 0}% pass (${x.passed} of ${x.run})`)));
+    `${x.param || 'half'} = ${x.half}: ${x.run ? Math.round((100 * x.passed) / x.run) : 0}% pass (${x.passed} of ${x.run})`)));
   $('mistakes').replaceChildren(...(s.mistakes.length ? s.mistakes.map((m) => h('li', {},
     h('span', { className: 'kind' }, m.kind === 'compile_error' ? 'Compile error: ' : 'Mistake: '),
     m.label, ` — ${m.count} student${m.count === 1 ? '' : 's'}`,

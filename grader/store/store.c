@@ -375,7 +375,7 @@ static enum store_status insert_one(struct store *s, const struct store_record *
         sv_text(r->grader_version),
         sv_text(known ? f->key : ""), sv_text(known ? f->label : ""),
         sv_int(known ? f->halves[0] : -1), sv_int(known ? f->halves[1] : -1),
-        sv_int(known ? f->halves[2] : -1),
+        sv_int(known ? f->halves[2] : -1), sv_int(known ? f->halves[3] : -1),
         sv_text(STORE_CLASS_CHANNEL),
     };
     /* the launch the record came from, for LTI's trigger on the records

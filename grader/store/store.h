@@ -58,7 +58,7 @@
 #define STORE_MAX_PAGE        200                      /* records in one page of a list */
 
 /* The schema version this build writes (store_schema.h holds the text). */
-#define STORE_SCHEMA_VERSION  10
+#define STORE_SCHEMA_VERSION  11
 
 enum store_kind {
     STORE_KIND_NONE,        /* "none": no records, the stateless server */

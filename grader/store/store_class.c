@@ -17,6 +17,9 @@ static const char rows_sql[] =
     "SELECT id, student, received_ms, graded_ms, status, points, max_points, "
     RECORD_SHOWN_COLUMNS ", late, task FROM records ORDER BY graded_ms, id";
 
+/* rows_sql's columns after the halves (COL_HALF ..): late, then task */
+enum { COL_HALF = 9, COL_LATE = COL_HALF + STORE_HALF_COLUMNS, COL_TASK, COLS };
+
 struct rows {
     bool (*fn)(const struct store_class_row *r, void *arg);
     void *arg;
@@ -66,14 +69,14 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
     char id[STORE_ID_SIZE], student[STORE_MAX_TEXT + 1], task[STORE_MAX_TEXT + 1];
     const char *p;
     size_t len;
-    if (n != 14 || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
+    if (n != COLS || !text_of(&c[0], &p, &len) || !p || len >= sizeof id)
         return true;   /* not a row of ours: skipped */
     memcpy(id, p, len);
     id[len] = '\0';
     struct store_class_row r = { .id = id, .received_ms = c[2].i, .graded_ms = c[3].i,
                                  .status = (int)c[4].i, .points = (int)c[5].i,
                                  .max_points = (int)c[6].i,
-                                 .late = c[12].type == SV_INT && c[12].i != 0 };
+                                 .late = c[COL_LATE].type == SV_INT && c[COL_LATE].i != 0 };
     if (!text_of(&c[1], &p, &len) || len > STORE_MAX_TEXT)
         return true;
     if (p) {
@@ -81,7 +84,7 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
         student[len] = '\0';
         r.student = student;
     }
-    if (!text_of(&c[13], &p, &len) || len > STORE_MAX_TEXT)
+    if (!text_of(&c[COL_TASK], &p, &len) || len > STORE_MAX_TEXT)
         return true;
     if (p) {
         memcpy(task, p, len);
@@ -90,10 +93,9 @@ static bool class_row(const struct store_value *c, size_t n, void *arg)
     }
     shown_text(&c[7], r.shown.key);
     shown_text(&c[8], r.shown.label);
-    /* the store keeps the first STORE_HALF_COLUMNS sweep values' marks (the
-     * butterfly's three); a later value reads as not shown */
-    for (int k = 0; k < EX_MAX_SWEEP; k++)
-        r.shown.halves[k] = k < STORE_HALF_COLUMNS ? half_of(&c[9 + k]) : -1;
+    /* a mark per sweep value (STORE_HALF_COLUMNS == EX_MAX_SWEEP) */
+    for (int k = 0; k < STORE_HALF_COLUMNS; k++)
+        r.shown.halves[k] = half_of(&c[COL_HALF + k]);
     return w->fn(&r, w->arg);
 }
 

@@ -13,8 +13,10 @@
 /* Columns of a row a query hands its callback; more are not read. */
 #define STORE_MAX_COLUMNS 24
 /* The sweep values whose right-or-wrong mark a record keeps in a column of
- * its own (half1..half3, schema 3): the class view's tiles. */
-#define STORE_HALF_COLUMNS 3
+ * its own (half1..half3, schema 3; half4, schema 11): the class view's
+ * tiles. A number of columns, so a literal: an exercise with more values
+ * needs a migration first, which the assertion below asks for. */
+#define STORE_HALF_COLUMNS 4
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,7 +25,12 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "common/exercise/exercise.h"
 #include "store/store.h"
+
+_Static_assert(STORE_HALF_COLUMNS == EX_MAX_SWEEP,
+               "a record keeps one mark per sweep value: a new EX_MAX_SWEEP needs a migration "
+               "adding its columns (store_schema.c) and RECORD_SHOWN_COLUMNS");
 
 enum store_value_type { SV_NULL, SV_INT, SV_TEXT, SV_BLOB };
 
@@ -84,8 +91,8 @@ struct store_ops {
      * integer: 1 when the table exists (in the store's schema). */
     const char *has_table;
     /* How a record is inserted: RECORD_INSERT_CHECKED (store_internal.h) with the 14
-     * record's columns as ?1..?14, the class view's facts as ?15..?19,
-     * and STORE_CLASS_CHANNEL as ?20 where the backend tells the other
+     * record's columns as ?1..?14, the class view's facts as ?15..?20,
+     * and STORE_CLASS_CHANNEL as ?21 where the backend tells the other
      * instances in the same statement (notifies_class); answering one
      * row whose first column is the late mark it made, unless
      * student_apart. */
@@ -157,7 +164,7 @@ enum store_status store_in_read(struct store *s,
  * backend's insert_record binds. */
 #define RECORD_COLUMNS "id, task, student, received_ms, graded_ms, source, sha256, status, " \
                        "points, max_points, verdict, seed, device, grader_version"
-#define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3"
+#define RECORD_SHOWN_COLUMNS "shown_key, shown_label, half1, half2, half3, half4"
 /* The columns a read of a record takes: the insert's, then whether it
  * came after its due date (records.late, as the insert marked it). */
 #define RECORD_READ RECORD_COLUMNS ", late"
@@ -211,7 +218,7 @@ enum store_status store_in_read(struct store *s,
 #define RECORD_INSERT_VALUES_LATE_INTO(LATE)                                           \
     " INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS ", late"                 \
     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " \
-    "?17, ?18, ?19, " LATE ")"
+    "?17, ?18, ?19, ?20, " LATE ")"
 #define RECORD_INSERT_VALUES_INTO RECORD_INSERT_VALUES_LATE_INTO(RECORD_LATE)
 /* The same for a record of nobody (insert_nobody): never late. */
 #define RECORD_INSERT_NOBODY_VALUES_INTO RECORD_INSERT_VALUES_LATE_INTO("0")
@@ -221,7 +228,7 @@ enum store_status store_in_read(struct store *s,
 #define RECORD_INSERT_CHECKED_INTO(LOCK)                                               \
     " INTO records (" RECORD_COLUMNS ", " RECORD_SHOWN_COLUMNS ", late"                 \
     ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "  \
-    "?17, ?18, ?19, " RECORD_LATE " WHERE CAST(?3 AS TEXT) IS NULL OR EXISTS (SELECT 1 " \
+    "?17, ?18, ?19, ?20, " RECORD_LATE " WHERE CAST(?3 AS TEXT) IS NULL OR EXISTS (SELECT 1 " \
     "FROM students WHERE students.id = CAST(?3 AS TEXT)" LOCK ")"
 
 /* Clears err (may be NULL) to STORE_OK. */

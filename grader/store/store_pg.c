@@ -501,7 +501,7 @@ const struct store_ops store_pg_ops = {
      * (store_class.h): NOTIFY is delivered at the commit, and only if the
      * record commits */
     .insert_record = "WITH r AS (" RECORD_INSERT_CHECKED(" FOR KEY SHARE")
-                     " RETURNING id, late) SELECT late, pg_notify(?20, id) FROM r",
+                     " RETURNING id, late) SELECT late, pg_notify(?21, id) FROM r",
     .notifies_class = true,
     .statement_is_transaction = true,
     /* the store's own tables with their indexes and TOAST, not the

@@ -479,6 +479,13 @@
     "CREATE OR REPLACE FUNCTION lti_outbox_on_record() RETURNS trigger LANGUAGE plpgsql\n" \
     "AS $$ BEGIN " OUTBOX_INSERT_V10 " RETURN NEW; END $$;\n"
 
+/* Version 11: a record keeps a mark for every sweep value an exercise may
+ * have (EX_MAX_SWEEP, 4: butterfly16's half = 8 had none), half4 beside
+ * version 3's half1..3. A record from before reads it as not run (-1):
+ * its verdict is not read again (the class view's facts are columns). */
+#define V11_HALF4(INT)                                                               \
+    "ALTER TABLE records ADD COLUMN half4 " INT " NOT NULL DEFAULT -1;\n"
+
 const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     NULL,
     V1_SCHEMA("INTEGER", "BLOB"),
@@ -492,6 +499,7 @@ const char *const store_schema_sqlite[STORE_SCHEMA_VERSION + 1] = {
     V8_LINEITEM_COLUMNS("INTEGER") V8_DUE_COLUMNS("INTEGER") V8_TRIGGER_SQLITE,
     V9_GATE_SQLITE,
     V10_SQLITE,
+    V11_HALF4("INTEGER"),
 };
 
 const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
@@ -506,6 +514,7 @@ const char *const store_schema_pg[STORE_SCHEMA_VERSION + 1] = {
     V8_LINEITEM_COLUMNS("BIGINT") V8_DUE_COLUMNS("BIGINT") V8_TRIGGER_PG,
     V9_NOTHING_PG,
     V10_PG,
+    V11_HALF4("BIGINT"),
 };
 
 /* LTI's version 1 kept one line item per student (lti_links: the latest
@@ -558,5 +567,5 @@ static enum store_status v3_adopt(struct store *s, struct store_error *err)
 }
 
 store_schema_step_fn *const store_schema_after[STORE_SCHEMA_VERSION + 1] = {
-    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, v3_adopt, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };

@@ -230,7 +230,7 @@ long class_model_find(const struct class_model *m, const char *id)
 /* The mistake of a verdict: the diagnosis, or the first compile error. */
 static void verdict_facts(const struct store_record *r, struct class_rec *out)
 {
-    out->halves[0] = out->halves[1] = out->halves[2] = -1;
+    memset(out->halves, -1, sizeof out->halves);
     json_t *j = json_loadb(r->verdict ? r->verdict : "", r->verdict_len, 0, NULL);
     if (!j)
         return;
@@ -249,7 +249,7 @@ static void verdict_facts(const struct store_record *r, struct class_rec *out)
         copy_text(out->label, text);
     }
     json_t *halves = json_object_get(j, "halves");
-    for (size_t k = 0; k < 3 && k < json_array_size(halves); k++) {
+    for (size_t k = 0; k < EX_MAX_SWEEP && k < json_array_size(halves); k++) {
         json_t *p = json_object_get(json_array_get(halves, k), "passed");
         if (json_is_boolean(p))
             out->halves[k] = json_is_true(p) ? 1 : 0;
@@ -355,7 +355,7 @@ static void rec_head(struct class_rec *x, const char *id, const char *task, int6
     x->status = status;
     x->points = points;
     x->max_points = max_points;
-    x->halves[0] = x->halves[1] = x->halves[2] = -1;
+    memset(x->halves, -1, sizeof x->halves);
 }
 
 long class_model_add(struct class_model *m, const struct store_record *r)
@@ -373,7 +373,7 @@ long class_model_add_facts(struct class_model *m, const struct store_record *r,
 {
     struct class_rec x;
     _Static_assert(sizeof x.key == sizeof f->key && sizeof x.label == sizeof f->label &&
-                   sizeof x.halves <= sizeof f->halves,
+                   sizeof x.halves == sizeof f->halves,
                    "the class view keeps the verdict's facts as they are");
     rec_head(&x, r->id, r->task, r->received_ms, r->graded_ms, r->status, r->points,
              r->max_points);
@@ -547,12 +547,28 @@ json_t *class_model_tile(const struct class_model *m, const char *id, int64_t no
     return i < 0 ? NULL : tile_json(m, &m->st[i], -1, now_ms);
 }
 
+/* The built-in exercise of record x; NULL for one the server does not
+ * serve (a record of an exercise since removed). */
+static const struct exercise *rec_exercise(const struct class_model *m,
+                                           const struct class_rec *x)
+{
+    return x->t >= 0 && (size_t)x->t < m->ntask ? exercise_find(m->task[x->t]) : NULL;
+}
+
+/* How many of x's marks mean a value of its sweep: all its exercise's
+ * values; every mark kept when the exercise is unknown. */
+static size_t rec_sweep_n(const struct class_model *m, const struct class_rec *x)
+{
+    const struct exercise *e = rec_exercise(m, x);
+    return e ? e->nsweep : EX_MAX_SWEEP;
+}
+
 json_t *class_model_event(const struct class_model *m, size_t i, int64_t now_ms)
 {
     const struct class_rec *x = &m->rec[i];
     const struct class_student *s = &m->st[x->student];
     json_t *halves = json_array();
-    for (int k = 0; k < 3; k++)
+    for (size_t k = 0; k < rec_sweep_n(m, x); k++)
         json_array_append_new(halves, x->halves[k] < 0 ? json_null()
                                                        : json_boolean(x->halves[k]));
     return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:i, s:i, s:s, s:s, s:o, s:b, s:o}",
@@ -628,16 +644,115 @@ static json_t *exercises_json(const struct class_model *m, const json_t *members
     return a;
 }
 
+/* The pass rate at one value of an exercise's parameter (half = 8), over
+ * every student's latest attempt of the view. */
+struct sweep_tally {
+    const char *param;   /* the exercise's (static) */
+    int value;
+    unsigned passed, run;
+};
+
+/* The sweep values a view tallies: its exercise's; with every exercise
+ * (t < 0), the default exercise's (an empty class shows half = 1, 2, 4 as
+ * ever) and those of each exercise some latest attempt counted is of.
+ * Grouped by parameter in the table's order, each parameter's values
+ * rising, a value two exercises share once (butterfly's and butterfly16's
+ * half = 1 are one line). */
+struct sweep_tallies {
+    struct sweep_tally a[CLASS_MAX_TASKS * EX_MAX_SWEEP];
+    size_t n;
+};
+
+static long tally_find(const struct sweep_tallies *w, const char *param, int value)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (w->a[i].value == value && !strcmp(w->a[i].param, param))
+            return (long)i;
+    return -1;
+}
+
+static void tally_put(struct sweep_tallies *w, const char *param, int value)
+{
+    if (tally_find(w, param, value) >= 0 || w->n == sizeof w->a / sizeof w->a[0])
+        return;
+    size_t at = w->n;   /* after the last of param's values below value, else at the end */
+    bool seen = false;
+    for (size_t i = 0; i < w->n; i++) {
+        bool same = !strcmp(w->a[i].param, param);
+        if (same && w->a[i].value > value) {
+            at = i;
+            break;
+        }
+        if (seen && !same) {
+            at = i;
+            break;
+        }
+        seen = seen || same;
+    }
+    memmove(&w->a[at + 1], &w->a[at], (w->n - at) * sizeof w->a[0]);
+    w->a[at] = (struct sweep_tally){ .param = param, .value = value };
+    w->n++;
+}
+
+static void tallies_of_view(const struct class_model *m, int vt,
+                            const bool counted[CLASS_MAX_TASKS], struct sweep_tallies *w)
+{
+    w->n = 0;
+    for (size_t t = 0; t < m->ntask; t++) {
+        const struct exercise *e = exercise_find(m->task[t]);
+        bool in = vt < 0 ? counted[t] || e == exercise_default() : (size_t)vt == t;
+        for (size_t k = 0; in && e && k < e->nsweep; k++)
+            tally_put(w, e->param, e->sweep[k]);
+    }
+}
+
+/* The latest attempt of student s in view vt, -1 for none (or not of the class). */
+static long latest_of(const struct class_model *m, const struct class_student *s, int vt,
+                      const json_t *members)
+{
+    const char *last = view_of(m, s, vt).p->last_id;
+    return in_class(s, members) && last[0] ? class_model_find(m, last) : -1;
+}
+
+/* Counts record x's marks, each at its value of its exercise's sweep. */
+static void tally_rec(const struct class_model *m, const struct class_rec *x,
+                      struct sweep_tallies *w)
+{
+    const struct exercise *e = rec_exercise(m, x);
+    for (size_t k = 0; e && k < e->nsweep; k++) {
+        long i = x->halves[k] >= 0 ? tally_find(w, e->param, e->sweep[k]) : -1;
+        if (i >= 0) {
+            w->a[i].run++;
+            w->a[i].passed += x->halves[k] == 1;
+        }
+    }
+}
+
+/* [{half, param, passed, run}]: "half" is the value (the name of the
+ * butterfly's parameter, kept for the readers from before), param its name. */
+static json_t *tallies_json(const struct sweep_tallies *w)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < w->n; i++)
+        json_array_append_new(a, json_pack("{s:i, s:s, s:i, s:i}", "half", w->a[i].value,
+                                           "param", w->a[i].param, "passed", w->a[i].passed,
+                                           "run", w->a[i].run));
+    return a;
+}
+
 json_t *class_model_summary(const struct class_model *m, const json_t *members,
                             const char *task, int64_t now_ms)
 {
     int vt = task_of(m, task);
     unsigned submitted = 0, accepted = 0, stuck = 0, quiet = 0, students = 0;
-    unsigned half_pass[3] = { 0 }, half_run[3] = { 0 };
     struct tally *t = calloc(m->nst + 1, sizeof *t);
+    struct sweep_tallies *sw = malloc(sizeof *sw);
     size_t nt = 0;
-    if (!t)
+    if (!t || !sw) {
+        free(t);
+        free(sw);
         return NULL;
+    }
     for (size_t i = 0; i < m->nst; i++) {
         const struct class_student *s = &m->st[i];
         if (!in_class(s, members))
@@ -657,17 +772,18 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
             t[nt++] = (struct tally){ v.key, v.label, v.p->last_id, 0 };
         t[k].n++;
     }
-    /* the pass rate per half over every student's latest attempt */
+    /* the pass rate per sweep value over every student's latest attempt */
+    bool counted[CLASS_MAX_TASKS] = { false };
     for (size_t i = 0; i < m->nst; i++) {
-        const struct class_student *s = &m->st[i];
-        const char *last = view_of(m, s, vt).p->last_id;
-        long r = in_class(s, members) && last[0] ? class_model_find(m, last) : -1;
-        for (int k = 0; r >= 0 && k < 3; k++) {
-            if (m->rec[r].halves[k] >= 0) {
-                half_run[k]++;
-                half_pass[k] += m->rec[r].halves[k] == 1;
-            }
-        }
+        long r = latest_of(m, &m->st[i], vt, members);
+        if (r >= 0 && m->rec[r].t >= 0)
+            counted[m->rec[r].t] = true;
+    }
+    tallies_of_view(m, vt, counted, sw);
+    for (size_t i = 0; i < m->nst; i++) {
+        long r = latest_of(m, &m->st[i], vt, members);
+        if (r >= 0)
+            tally_rec(m, &m->rec[r], sw);
     }
     qsort(t, nt, sizeof *t, tally_cmp);
     json_t *top = json_array();
@@ -678,11 +794,8 @@ json_t *class_model_summary(const struct class_model *m, const json_t *members,
                                              "label", t[k].label, "count", t[k].n,
                                              "example", t[k].example));
     free(t);
-    json_t *halves = json_array();
-    static const int half_of[3] = { 1, 2, 4 };
-    for (int k = 0; k < 3; k++)
-        json_array_append_new(halves, json_pack("{s:i, s:i, s:i}", "half", half_of[k],
-                                                "passed", half_pass[k], "run", half_run[k]));
+    json_t *halves = tallies_json(sw);
+    free(sw);
     /* the share of students with an Accepted, over the session, in at
      * most CLASS_SERIES_POINTS steps of the records' own order */
     /* the records of the class (of a launch's class: its students' only) */

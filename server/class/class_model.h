@@ -40,9 +40,10 @@ struct class_rec {
     int64_t received_ms, graded_ms;
     int status, points, max_points;
     bool late;               /* after its due date (store_record.late) */
-    /* the first three sweep values (the butterfly's half 1, 2, 4), as the
-     * store keeps them (STORE_HALF_COLUMNS): 1 passed, 0 failed, -1 not run */
-    int8_t halves[3];
+    /* a mark per value of its exercise's sweep, in sweep order (the
+     * butterfly's half 1, 2, 4; butterfly16's 1, 2, 4, 8), as the store
+     * keeps them: 1 passed, 0 failed, -1 not run (or no such value) */
+    int8_t halves[EX_MAX_SWEEP];
     char key[CLASS_TEXT_MAX];    /* "mistake:ID", "compile:MESSAGE" or "" */
     char label[CLASS_TEXT_MAX];  /* the words shown */
 };

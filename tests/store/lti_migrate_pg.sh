@@ -14,6 +14,7 @@ ALTER TABLE records DROP COLUMN shown_key, DROP COLUMN shown_label, DROP COLUMN 
     DROP COLUMN half2, DROP COLUMN half3;
 ALTER TABLE lti_outbox DROP COLUMN link, DROP COLUMN received_ms, DROP COLUMN late;
 ALTER TABLE records DROP COLUMN late;
+ALTER TABLE records DROP COLUMN half4;   -- version 11's
 UPDATE schema_version SET version = 2;
 DROP TABLE identity_changes;   -- version 4's
 DROP TABLE idempotency_keys; DROP FUNCTION idempotency_keys_on_delete CASCADE;   -- version 5's

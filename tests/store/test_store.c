@@ -1261,6 +1261,7 @@ static bool see_shown(const struct store_class_row *r, void *arg)
         assert_string_equal(r->shown.key, "");
         assert_int_equal(r->shown.halves[0], -1);
         assert_int_equal(r->shown.halves[2], -1);
+        assert_int_equal(r->shown.halves[3], -1);
         w->accepted = true;
     } else if (!strcmp(r->id, "ffeeddccbbaa99887766554433221100")) {
         assert_string_equal(r->shown.key, "mistake:swapped-halves");
@@ -1268,6 +1269,7 @@ static bool see_shown(const struct store_class_row *r, void *arg)
         assert_int_equal(r->shown.halves[0], 1);
         assert_int_equal(r->shown.halves[1], 0);
         assert_int_equal(r->shown.halves[2], 0);
+        assert_int_equal(r->shown.halves[3], -1);   /* before version 11: not run */
         w->diagnosed = true;
     }
     return true;
@@ -1349,6 +1351,38 @@ static void test_class_facts_from_columns(void **state)
     assert_int_equal(g.n, 1);
     assert_string_equal(g.shown.key, "");
     assert_int_equal(g.shown.halves[0], -1);
+    store_close(s);
+}
+
+/* butterfly16 sweeps half = 1, 2, 4, 8: the class view reads back every
+ * one of its four marks, the fourth (schema 11's half4) included, as the
+ * worker sent them. */
+static void test_class_fourth_mark(void **state)
+{
+    struct store *s = open_ok(fresh(NULL));
+    students_of_records(s);
+    static const int8_t marks[2][EX_MAX_SWEEP] = { { 1, 1, 1, 0 }, { 0, 0, 1, 1 } };
+    char ids[2][STORE_ID_SIZE];
+    for (int i = 0; i < 2; i++) {
+        struct store_record r;
+        make_record(&r, "s1", 10 + i, 3);
+        free(r.task);
+        r.task = strdup("butterfly16");
+        r.shown_known = true;
+        memcpy(r.shown.halves, marks[i], sizeof r.shown.halves);
+        insert_ok(s, &r);
+        memcpy(ids[i], r.id, sizeof ids[i]);
+        store_record_clear(&r);
+    }
+    struct store_error err;
+    for (int i = 0; i < 2; i++) {
+        struct shown_got g = { .n = 0 };
+        memcpy(g.id, ids[i], sizeof g.id);
+        assert_int_equal(store_class_rows(s, take_shown, &g, &err), STORE_OK);
+        assert_int_equal(g.n, 1);
+        for (int k = 0; k < EX_MAX_SWEEP; k++)
+            assert_int_equal(g.shown.halves[k], marks[i][k]);
+    }
     store_close(s);
 }
 
@@ -2036,6 +2070,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_isolates_bad_rows),
         cmocka_unit_test(test_never_across_fork),
         cmocka_unit_test(test_class_facts_from_columns),
+        cmocka_unit_test(test_class_fourth_mark),
         cmocka_unit_test(test_idempotency_keys),
         cmocka_unit_test(test_forgotten_refused),
         cmocka_unit_test(test_earlier_versions_open),

@@ -500,6 +500,96 @@ static void test_exercises_kept_apart(void **state)
     class_model_free(m);
 }
 
+/* The booleans (null: not run) of an event's halves, as "1100-" text. */
+static void marks_of(const json_t *halves, char *out, size_t size)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < json_array_size(halves) && n + 1 < size; k++) {
+        const json_t *x = json_array_get(halves, k);
+        out[n++] = json_is_null(x) ? '-' : json_is_true(x) ? '1' : '0';
+    }
+    out[n] = '\0';
+}
+
+/* The summary's entries as "param=value:passed/run ..." text. */
+static void tallies_of(const json_t *summary, char *out, size_t size)
+{
+    const json_t *h = json_object_get(summary, "halves");
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < json_array_size(h) && n < size; k++) {
+        const json_t *x = json_array_get(h, k);
+        n += (size_t)snprintf(out + n, size - n, "%s%s=%lld:%lld/%lld", k ? " " : "",
+                              json_string_value(json_object_get(x, "param")),
+                              int_at(x, "half"), int_at(x, "passed"), int_at(x, "run"));
+    }
+}
+
+/* butterfly16 sweeps half = 1, 2, 4, 8: its events carry four marks, from
+ * the worker's facts or the verdict's JSON alike, and its summary a line
+ * per value, half = 8 included; the butterfly's stay three. */
+static void test_four_marks_of_butterfly16(void **state)
+{
+    (void)state;
+    struct class_thresholds t = { .attempts = 50, .minutes = 60, .repeats = 3 };
+    struct class_model *m = class_model_new(&t);
+    class_model_put_student(m, "ann", "Ann", "", true);
+    class_model_put_student(m, "bob", "Bob", "", true);
+    class_model_put_student(m, "cy", "Cy", "", true);
+    static const char four[] =
+        "{\"status\":{\"id\":4},\"halves\":[{\"passed\":true},{\"passed\":true},"
+        "{\"passed\":true},{\"passed\":false}]}";
+    long a = add_of(m, "butterfly16", "ann", 1, VERDICT_WRONG_ANSWER, four);
+    struct store_record r = { 0 };
+    r.task = (char *)"butterfly16";
+    snprintf(r.id, sizeof r.id, "%032x", ++next_id);
+    r.student = (char *)"bob";
+    r.received_ms = r.graded_ms = 1000000 + 2 * 60000;
+    r.status = VERDICT_WRONG_ANSWER;
+    struct verdict_shown f = { .halves = { 0, 1, 1, 1 } };
+    long b = class_model_add_facts(m, &r, &f);
+    long c = add_of(m, "butterfly", "cy", 3, VERDICT_WRONG_ANSWER, wrong_verdict);
+    assert_true(a >= 0 && b >= 0 && c >= 0);
+    char got[256];
+    json_t *e = class_model_event(m, (size_t)a, 0);
+    marks_of(json_object_get(e, "halves"), got, sizeof got);
+    assert_string_equal(got, "1110");
+    json_decref(e);
+    e = class_model_event(m, (size_t)b, 0);
+    marks_of(json_object_get(e, "halves"), got, sizeof got);
+    assert_string_equal(got, "0111");
+    json_decref(e);
+    e = class_model_event(m, (size_t)c, 0);
+    marks_of(json_object_get(e, "halves"), got, sizeof got);
+    assert_string_equal(got, "100");
+    json_decref(e);
+    json_t *s = class_model_summary(m, NULL, "butterfly16", 0);
+    tallies_of(s, got, sizeof got);
+    assert_string_equal(got, "half=1:1/2 half=2:2/2 half=4:2/2 half=8:1/2");
+    json_decref(s);
+    /* every exercise: a value two exercises share is one line; an
+     * exercise no latest attempt is of has none (but the default's) */
+    s = class_model_summary(m, NULL, NULL, 0);
+    tallies_of(s, got, sizeof got);
+    assert_string_equal(got, "half=1:2/3 half=2:2/3 half=4:2/3 half=8:1/2");
+    json_decref(s);
+    /* bit_reversal's bits are not halves */
+    add_of(m, "bit_reversal", "cy", 4, VERDICT_ACCEPTED, right_verdict);
+    s = class_model_summary(m, NULL, NULL, 0);
+    tallies_of(s, got, sizeof got);
+    assert_string_equal(got, "half=1:1/2 half=2:2/2 half=4:2/2 half=8:1/2 "
+                             "bits=2:1/1 bits=3:1/1 bits=4:1/1");
+    json_decref(s);
+    class_model_free(m);
+    /* an empty class: the default exercise's values, none run */
+    m = class_model_new(&t);
+    s = class_model_summary(m, NULL, NULL, 0);
+    tallies_of(s, got, sizeof got);
+    assert_string_equal(got, "half=1:0/0 half=2:0/0 half=4:0/0");
+    json_decref(s);
+    class_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_facts_of_a_parsed_verdict_are_those_of_its_json),
         cmocka_unit_test(test_facts_of_any_verdict_are_sane),
         cmocka_unit_test(test_exercises_kept_apart),
+        cmocka_unit_test(test_four_marks_of_butterfly16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
