@@ -884,18 +884,19 @@ struct make_walk {
 static bool make_row(const struct store_value *c, size_t n, void *arg)
 {
     struct make_walk *w = arg;
-    if (n < 7)
+    if (n < 8)
         return false;
-    char *t[5];
+    char *t[6];
     bool ok = true;
-    for (int i = 0; i < 5; i++) {
-        t[i] = store_memdup(c[1 + i].p ? c[1 + i].p : "", c[1 + i].len);
+    for (int i = 0; i < 6; i++) {
+        int k = i < 5 ? 1 + i : 7;   /* the exercise comes after the lease */
+        t[i] = store_memdup(c[k].p ? c[k].p : "", c[k].len);
         ok = ok && t[i];
     }
     bool more = ok && w->fn(&(struct store_lti_to_make){
         .link = c[0].i, .issuer = t[0], .client_id = t[1], .lineitems = t[2],
-        .resource_link = t[3], .label = t[4], .claim_ms = c[6].i }, w->arg);
-    for (int i = 0; i < 5; i++)
+        .resource_link = t[3], .label = t[4], .exercise = t[5], .claim_ms = c[6].i }, w->arg);
+    for (int i = 0; i < 6; i++)
         free(t[i]);
     return more;
 }
@@ -910,7 +911,7 @@ enum store_status store_lti_to_make_each(struct store *s, int64_t now_ms, unsign
     struct make_walk w = { fn, arg };
     struct store_value p[] = { sv_int(now_ms), sv_int(limit) };
     return exec(s, "SELECT link, issuer, client_id, lineitems, resource_link, label, "
-                   "made_claim_ms FROM lti_resource_links WHERE lineitem = '' AND "
+                   "made_claim_ms, exercise FROM lti_resource_links WHERE lineitem = '' AND "
                    "lineitems <> '' AND made_lineitem = '' AND made_claim_ms <= ?1 "
                    "ORDER BY link LIMIT ?2", p, 2, make_row, &w, NULL, err);
 }

@@ -281,6 +281,7 @@ enum store_status store_lti_outbox_counts(struct store *s, int64_t *waiting, int
 struct store_lti_to_make {
     int64_t link;
     const char *issuer, *client_id, *lineitems, *resource_link, *label;
+    const char *exercise;       /* the exercise the link names (schema 10) */
     int64_t claim_ms;           /* its lease now (for store_lti_make_claim) */
 };
 

@@ -65,6 +65,7 @@ static bool take_due(const struct store_lti_score *sc, void *arg)
 struct to_make {
     int64_t link, claim_ms;
     char *issuer, *client_id, *lineitems, *resource_link, *label;
+    char *exercise;            /* the link's: its line item's title, points and tag */
 };
 
 struct make_list {
@@ -79,6 +80,7 @@ static void to_make_free(struct to_make *m)
     free(m->lineitems);
     free(m->resource_link);
     free(m->label);
+    free(m->exercise);
 }
 
 static bool take_make(const struct store_lti_to_make *m, void *arg)
@@ -88,8 +90,10 @@ static bool take_make(const struct store_lti_to_make *m, void *arg)
         return false;
     struct to_make *x = &d->v[d->n];
     *x = (struct to_make){ m->link, m->claim_ms, strdup(m->issuer), strdup(m->client_id),
-                           strdup(m->lineitems), strdup(m->resource_link), strdup(m->label) };
-    if (x->issuer && x->client_id && x->lineitems && x->resource_link && x->label)
+                           strdup(m->lineitems), strdup(m->resource_link), strdup(m->label),
+                           strdup(m->exercise) };
+    if (x->issuer && x->client_id && x->lineitems && x->resource_link && x->label &&
+        x->exercise)
         d->n++;
     else
         to_make_free(x);
@@ -412,8 +416,8 @@ static void with_query(const char *url, const char *q, char *out, size_t n)
 }
 
 /* The id of the line item in list (a JSON array) that is this link's
- * (its resourceLinkId and our tag), or NULL. */
-static const char *find_ours(json_t *list, const char *resource_link)
+ * (its resourceLinkId and our tag, the link's exercise), or NULL. */
+static const char *find_ours(json_t *list, const char *resource_link, const char *exercise)
 {
     size_t k;
     json_t *li;
@@ -421,7 +425,7 @@ static const char *find_ours(json_t *list, const char *resource_link)
         const char *id = json_string_value(json_object_get(li, "id"));
         const char *rl = json_string_value(json_object_get(li, "resourceLinkId"));
         const char *tag = json_string_value(json_object_get(li, "tag"));
-        if (id && rl && tag && !strcmp(rl, resource_link) && !strcmp(tag, task_butterfly.id))
+        if (id && rl && tag && !strcmp(rl, resource_link) && !strcmp(tag, exercise))
             return id;
     }
     return NULL;
@@ -441,17 +445,20 @@ static bool make_lineitem(struct lti *l, size_t i, const struct to_make *m, char
     }
     char title[256];
     int points = 0;
-    if (!lti_deep_link_exercise(task_butterfly.id, title, sizeof title, &points)) {
-        snprintf(err, errsz, "the exercise has no points");
+    if (!lti_deep_link_exercise(m->exercise, title, sizeof title, &points)) {
+        snprintf(err, errsz, "the link's exercise \"%.64s\" is not served here", m->exercise);
         return false;
     }
     long long life = 0;
     char *token = new_token(l, i, AGS_LINEITEM_SCOPE, &life, err, errsz);
     if (!token)
         return false;
-    char rl[3 * STORE_MAX_TEXT + 1], q[3 * STORE_MAX_TEXT + 64], url[4 * STORE_MAX_TEXT + 128];
+    char rl[3 * STORE_MAX_TEXT + 1], q[3 * STORE_MAX_TEXT + 3 * EX_ID_MAX + 40];
+    char url[4 * STORE_MAX_TEXT + 3 * EX_ID_MAX + 128];
+    char tag[3 * EX_ID_MAX + 1];
     form_escape(m->resource_link, rl, sizeof rl);
-    snprintf(q, sizeof q, "resource_link_id=%s&tag=%s", rl, task_butterfly.id);
+    form_escape(m->exercise, tag, sizeof tag);
+    snprintf(q, sizeof q, "resource_link_id=%s&tag=%s", rl, tag);
     with_query(m->lineitems, q, url, sizeof url);
     char *answer = NULL;
     long status = 0;
@@ -468,12 +475,12 @@ static bool make_lineitem(struct lti *l, size_t i, const struct to_make *m, char
         snprintf(err, errsz, "the line items are not a list");
         ok = false;
     }
-    const char *id = ok ? find_ours(list, m->resource_link) : NULL;
+    const char *id = ok ? find_ours(list, m->resource_link, m->exercise) : NULL;
     json_t *made = NULL;
     if (ok && !id) {
         json_t *item = json_pack("{s:i, s:s, s:s, s:s}", "scoreMaximum", points, "label",
                                  m->label[0] ? m->label : title, "resourceLinkId",
-                                 m->resource_link, "tag", task_butterfly.id);
+                                 m->resource_link, "tag", m->exercise);
         char *body = item ? json_dumps(item, JSON_COMPACT) : NULL;
         json_decref(item);
         ok = body && lti_fetch(p, m->lineitems, body, LINEITEM_TYPE, token, LINEITEM_TYPE,

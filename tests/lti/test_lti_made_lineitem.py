@@ -234,6 +234,32 @@ try:
           len(made_for("rl-1")) == 1 and made_for("rl-2")[0]["id"] != LI,
           "another resource link of the course gets a line item of its own")
 
+    # ---- a link of another exercise: its line item is that exercise's ---------------------
+    # (issue 33: custom exercise=ID; butterfly16 is out of 12, the butterfly of 9)
+    P16 = [t for t in tasks if t["id"] == "butterfly16"][0]["points"]
+    claims = dict(link_claims("rl-16", title=""), name="Cy")
+    claims[CLAIM + "custom"] = {"exercise": "butterfly16"}
+    st, _, _ = c.launch(plat, sub="s-c", extra=claims)
+    check(st == 303 and wait_for(lambda: made_for("rl-16"), 30), "a butterfly16 link's launch "
+          "makes its line item")
+    li16 = (made_for("rl-16") or [{}])[0]
+    title16 = [t for t in tasks if t["id"] == "butterfly16"][0]["title"]
+    check(li16.get("scoreMaximum") == P16 != POINTS and li16.get("tag") == "butterfly16" and
+          li16.get("label") == title16,
+          "it carries butterfly16's points (%s), its tag and, the link untitled, its title: %s"
+          % (P16, li16))
+    with open(os.path.join(SAMPLES, "..", "..", "exercises", "butterfly16", "solutions",
+                           "correct_bits.glsl"), "rb") as f:
+        body16 = f.read()
+    st, _, _ = c.go("POST", URLS[0] + "/api/tasks/butterfly16/submissions", body16,
+                    {"Content-Type": "text/plain", "X-Requested-With": "butterfly"})
+    LI16 = li16.get("id", "?")
+    check(st == 200 and wait_for(lambda: at(LI16, "s-c"), 30),
+          "a butterfly16 submission's score goes to that line item")
+    s16 = (at(LI16, "s-c") or [{}])[-1]
+    check(s16.get("scoreGiven") == P16 and s16.get("scoreMaximum") == P16,
+          "scored out of butterfly16's %s: %s" % (P16, s16))
+
     # ---- Moodle's "grade sync only": a lineitem, no lineitem scope --------------------------
     plat.grant = {SCORE_SCOPE}   # the registration withholds the lineitem scope
     given = plat.url + "/lineitems/55"
