@@ -850,9 +850,6 @@ enum store_status store_student_put(struct store *s, const struct store_student 
 
 /* " (N)" with N at most GUEST_NAME_SUFFIX_MAX, and the NUL */
 #define GUEST_SUFFIX_ROOM 16u
-/* The advisory lock's key that orders the instances' guest names: any
- * number no other lock of ours uses (there is none). */
-#define GUEST_NAME_LOCK "31009"
 
 struct guest_put {
     const struct store_student *st;
@@ -906,9 +903,8 @@ static enum store_status put_guest(struct store *s, void *arg, struct store_erro
     enum store_status r = STORE_OK;
     /* READ COMMITTED would let two instances see the name free at once:
      * the transaction's lock orders them (released at its end) */
-    if (s->kind == STORE_KIND_POSTGRES)
-        r = s->ops->exec(s, "SELECT pg_advisory_xact_lock(" GUEST_NAME_LOCK ")", false, NULL, 0,
-                         NULL, NULL, NULL, err);
+    if (s->ops->lock_guest_names)
+        r = s->ops->exec(s, s->ops->lock_guest_names, false, NULL, 0, NULL, NULL, NULL, err);
     if (r != STORE_OK)
         return r;
     /* one pass over the students (the name has no index, and a guest's
@@ -1106,9 +1102,9 @@ static enum store_status note_change(struct store *s, const char *student, bool 
                                      struct store_error *err)
 {
     enum store_status st = STORE_OK;
-    if (s->kind == STORE_KIND_POSTGRES)
-        st = s->ops->exec(s, "LOCK TABLE identity_changes IN SHARE ROW EXCLUSIVE MODE", false,
-                          NULL, 0, NULL, NULL, NULL, err);
+    if (s->ops->lock_identity_changes)
+        st = s->ops->exec(s, s->ops->lock_identity_changes, false, NULL, 0, NULL, NULL, NULL,
+                          err);
     int64_t now = store_now_ms();
     struct store_value p[] = { sv_text(student), sv_int(forgotten ? 1 : 0), sv_int(now) };
     if (st == STORE_OK)

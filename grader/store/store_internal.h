@@ -117,6 +117,14 @@ struct store_ops {
      * COMMIT is) before its answer comes: one record's insert needs no
      * BEGIN and COMMIT, two round trips to a server (PostgreSQL). */
     bool statement_is_transaction;
+    /* Statements a writer runs first in its transaction where several
+     * writers may run at once (PostgreSQL's instances), so that they take
+     * their turns; NULL where the backend has one writer at a time
+     * (SQLite). lock_guest_names orders two guests' sign-ins choosing a
+     * name; lock_identity_changes orders the draws of identity_changes'
+     * seq so that each commits before a later one is drawn. */
+    const char *lock_guest_names;
+    const char *lock_identity_changes;
 };
 
 struct store {

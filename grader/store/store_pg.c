@@ -485,6 +485,10 @@ static enum store_status pg_backup(struct store *s, const char *path, struct sto
                       "a PostgreSQL store is backed up with pg_dump (docs/DEPLOY.md)");
 }
 
+/* The advisory lock's key that orders the instances' guest names: any
+ * number no other lock of ours uses (there is none). */
+#define GUEST_NAME_LOCK "31009"
+
 const struct store_ops store_pg_ops = {
     .exec = pg_exec,
     .begin = pg_begin,
@@ -509,4 +513,6 @@ const struct store_ops store_pg_ops = {
     .size_bytes = "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint "
                   "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                   "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')",
+    .lock_guest_names = "SELECT pg_advisory_xact_lock(" GUEST_NAME_LOCK ")",
+    .lock_identity_changes = "LOCK TABLE identity_changes IN SHARE ROW EXCLUSIVE MODE",
 };
