@@ -165,12 +165,12 @@ static enum MHD_Result openapi_get(struct request *r)
 /* The rooms' handlers that take the path too. */
 static enum MHD_Result class_get(struct request *r)
 {
-    return class_http_get(r, r->path);
+    return class_http_get(r);
 }
 
 static enum MHD_Result records_get(struct request *r)
 {
-    return records_http_get(r, r->path);
+    return records_http_get(r);
 }
 
 /* POST signs in (a body), DELETE signs out (none). */

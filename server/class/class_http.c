@@ -20,6 +20,7 @@
 #include "server/identity/auth.h"
 #include "server/identity/deferred.h"
 #include "server/identity/records.h"
+#include "server/core/route.h"
 #include "store/store_choose.h"
 
 
@@ -106,27 +107,23 @@ static void student_call(struct store *s, void *arg)
     }
     if (st == STORE_OK) {
         json_t *tile = class_feed_tile(r->srv->feed, q->klass, q->student);
-        json_t *j = json_pack("{s:o, s:o, s:b}", "student", tile ? tile : json_null(),
-                              "attempts", attempts, "more", l.more);
-        r->deferred_status = 200;
-        r->deferred_body = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
-        json_decref(j);
+        deferred_json(r, 200, json_pack("{s:o, s:o, s:b}", "student",
+                                        tile ? tile : json_null(), "attempts", attempts,
+                                        "more", l.more));
     } else {
         json_decref(attempts);
-        char msg[640];
-        snprintf(msg, sizeof msg, "{\"error\":{\"code\":\"store_unavailable\",\"message\":"
-                 "\"The records cannot be read now (%s).\"}}", store_status_to_str(st));
-        r->deferred_status = 503;
-        r->deferred_body = strdup(msg);
+        e.status = st;
+        deferred_store_error(r, &e);
     }
     store_record_list_clear(&l);
     MHD_resume_connection(r->conn);
 }
 
-static enum MHD_Result one_student(struct request *r, const char *url, const char *klass)
+static enum MHD_Result one_student(struct request *r, const char *klass)
 {
-    const char *id = url + strlen("/api/class/students/");
-    json_t *tile = strlen(id) < PRINCIPAL_ID_MAX
+    char id[PRINCIPAL_ID_MAX];
+    /* the route's {id}; one too long for an id is no student */
+    json_t *tile = route_param(r->row, r->path, id, sizeof id)
                        ? class_feed_tile(r->srv->feed, klass, id) : NULL;
     if (!tile)
         return response_error(r, ERROR_NOT_FOUND, "No such student in this class.", NULL,
@@ -137,18 +134,10 @@ static enum MHD_Result one_student(struct request *r, const char *url, const cha
         return response_out_of_memory(r);
     snprintf(q->student, sizeof q->student, "%s", id);
     snprintf(q->klass, sizeof q->klass, "%s", klass ? klass : "");
-    MHD_suspend_connection(r->conn);
-    r->state = REQ_SUSPENDED;
-    if (!records_read(r->srv->records, student_call, r)) {
-        r->deferred_status = 503;
-        r->deferred_body = strdup("{\"error\":{\"code\":\"store_unavailable\",\"message\":"
-                                  "\"The records are too busy; try again shortly.\"}}");
-        MHD_resume_connection(r->conn);
-    }
-    return MHD_YES;
+    return deferred_begin(r, student_call);
 }
 
-enum MHD_Result class_http_get(struct request *r, const char *url)
+enum MHD_Result class_http_get(struct request *r)
 {
     /* the route table checked the records (NEED_RECORDS) and the
      * instructor (NEED_INSTRUCTOR; the page: NEED_INSTRUCTOR_PAGE) */
@@ -195,7 +184,7 @@ enum MHD_Result class_http_get(struct request *r, const char *url)
     case ROUTE_CLASS_STUDENTS:
         return response_json(r, 200, class_feed_students(f, klass, task));
     case ROUTE_CLASS_STUDENT:
-        return one_student(r, url, klass);
+        return one_student(r, klass);
     case ROUTE_CLASS_GRADEBOOK: {
         size_t n = 0;
         char *csv = class_feed_gradebook_csv(f, klass, &n);

@@ -8,7 +8,7 @@
 
 /* Answers r, a route of the class view, for r->who (403 for anyone but
  * the instructor). */
-enum MHD_Result class_http_get(struct request *r, const char *url);
+enum MHD_Result class_http_get(struct request *r);
 
 /* What a class route reads on the reader's thread (the request's
  * `feature`, made by class_http_get before it queues a read, freed by

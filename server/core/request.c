@@ -8,17 +8,6 @@
 
 #include "common/parse_num.h"
 
-const char *request_submission_id(const char *path)
-{
-    static const char prefix[] = "/api/submissions/";
-    if (strncmp(path, prefix, sizeof prefix - 1) != 0)
-        return NULL;
-    const char *id = path + sizeof prefix - 1;
-    /* any segment is an id to look up (and 404 alike); only the shape of
-     * a path is checked here */
-    return *id && !strchr(id, '/') ? id : NULL;
-}
-
 void request_uri_inspect(const char *uri, struct request_uri *out)
 {
     /* the query string is not logged: it is nobody's business */

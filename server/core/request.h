@@ -42,10 +42,6 @@ enum route {
     ROUTE_LTI_REGISTER,      /* GET /lti/register: Dynamic Registration's one-time address */
 };
 
-/* The id of a /api/submissions/{id} path (NULL for any other path): a
- * pointer into path. */
-const char *request_submission_id(const char *path);
-
 /* What the raw request URI says before any decoding. */
 struct request_uri {
     char log_path[200];    /* the path for the access log: cut, no query string */

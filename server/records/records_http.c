@@ -15,6 +15,7 @@
 #include "common/defaults.h"
 #include "common/parse_num.h"
 #include "server/core/request.h"
+#include "server/core/route.h"
 #include "server/identity/auth.h"
 #include "server/identity/deferred.h"
 #include "server/identity/records.h"
@@ -168,12 +169,12 @@ static enum MHD_Result my_submissions(struct request *r)
     return deferred_begin(r, list_call);
 }
 
-static enum MHD_Result one_submission(struct request *r, const char *url)
+static enum MHD_Result one_submission(struct request *r)
 {
-    const char *id = request_submission_id(url);
+    char id[STORE_ID_SIZE];   /* the route's {id}: one that does not fit is no id */
     /* whatever the reason, the same answer: no one learns that an id exists */
-    if (!id || r->who.kind == PRINCIPAL_NONE || strlen(id) != STORE_ID_SIZE - 1 ||
-        !auth_token_shape(id))
+    if (!route_param(r->row, r->path, id, sizeof id) || r->who.kind == PRINCIPAL_NONE ||
+        strlen(id) != STORE_ID_SIZE - 1 || !auth_token_shape(id))
         return response_error(r, ERROR_NOT_FOUND, not_found_msg, NULL, NULL);
     struct records_req *q = r->feature;
     snprintf(q->id, sizeof q->id, "%s", id);
@@ -196,7 +197,7 @@ static enum MHD_Result one_submission(struct request *r, const char *url)
     return deferred_begin(r, get_call);
 }
 
-enum MHD_Result records_http_get(struct request *r, const char *url)
+enum MHD_Result records_http_get(struct request *r)
 {
     if (!r->srv->records)
         return response_error(r, ERROR_NOT_FOUND, "This server keeps no records.", NULL, NULL);
@@ -207,7 +208,7 @@ enum MHD_Result records_http_get(struct request *r, const char *url)
     case ROUTE_MY_SUBMISSIONS:
         return my_submissions(r);
     case ROUTE_SUBMISSION:
-        return one_submission(r, url);
+        return one_submission(r);
     default:
         return response_error(r, ERROR_NOT_FOUND, "No such resource.", NULL, NULL);
     }

@@ -6,7 +6,7 @@
 #include "server/core/http.h"
 
 /* Answers r (a route of the records) for r->who; a 404 without records. */
-enum MHD_Result records_http_get(struct request *r, const char *url);
+enum MHD_Result records_http_get(struct request *r);
 
 /* Frees the state records_http_get made (the rows' release). */
 void records_http_release(struct request *r);

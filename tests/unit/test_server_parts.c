@@ -865,10 +865,21 @@ static void test_token_guard(void **state)
     assert_int_equal(retry, 30);
     assert_true(token_guard_allow(g, &one, 160, &retry));
     token_guard_free(g);
-    assert_string_equal(request_submission_id("/api/submissions/ab"), "ab");
-    assert_null(request_submission_id("/api/submissions/"));
-    assert_null(request_submission_id("/api/submissions/a/b"));
-    assert_int_equal(route_of("/api/submissions/x"), ROUTE_SUBMISSION);
+    /* a record's id is the route's {id}: one segment, never empty */
+    const struct route_row *rec = routes_find("/api/submissions/ab");
+    char id[8];
+    assert_non_null(rec);
+    assert_int_equal(rec->route, ROUTE_SUBMISSION);
+    assert_true(route_param(rec, "/api/submissions/ab", id, sizeof id));
+    assert_string_equal(id, "ab");
+    assert_int_equal(route_of("/api/submissions/"), ROUTE_NONE);
+    assert_int_equal(route_of("/api/submissions/a/b"), ROUTE_NONE);
+    /* the same for a class's student */
+    const struct route_row *st = routes_find("/api/class/students/s042");
+    assert_non_null(st);
+    assert_int_equal(st->route, ROUTE_CLASS_STUDENT);
+    assert_true(route_param(st, "/api/class/students/s042", id, sizeof id));
+    assert_string_equal(id, "s042");
 }
 
 /* Issue 29: what a signed-out client may have kept, by count and bytes,
