@@ -13,6 +13,9 @@ usage: test_exercise_docs.py SOURCE_ROOT EXERCISE_VALIDATE
 4. exercises/LIST's mistakes stop scripts/embed_exercises.py: an id listed
    twice, a line that is no id; a good list embeds each folder's files and
    names them in its depfile.
+5. The shipped example exercises are titled as examples, of other shapes
+   than the butterfly, each with at least four solutions: two right, and
+   wrong ones naming their mistake.
 
 Each check is first run on something made to break it, so a check that
 cannot fail fails the test.
@@ -75,6 +78,29 @@ def write_folder(root, folder, files):
 def validate(validator, path):
     run = subprocess.run([validator, path], capture_output=True, text=True, timeout=60)
     return run.returncode, run.stderr
+
+
+def shape(d):
+    """What makes two exercises the same shape: sizes, planes and sweep."""
+    return (d['input']['n'], d['input']['planes'], d['output']['n'], d['output']['planes'],
+            tuple(d['parameter']['values']))
+
+
+def example_problems(d, expects, butterfly):
+    """What an example exercise d (its solutions' first lines, by file)
+    lacks of item 6: an example's title, another shape than the
+    butterfly's, four solutions of which two right and one wrong with a
+    named mistake."""
+    out = []
+    if not (d['title'].startswith('Example: ') and 'example' in d['subtitle'].lower()):
+        out.append(f"not titled as an example: {d['title']} / {d['subtitle']}")
+    if shape(d) == shape(butterfly):
+        out.append(f"the butterfly's shape {shape(d)}")
+    right = [n for n, e in expects.items() if e == '// expect: accepted']
+    named = [n for n, e in expects.items() if re.fullmatch(r'// expect: wrong [a-z0-9_-]+', e)]
+    if len(expects) < 4 or len(right) < 2 or not named:
+        out.append(f'{len(expects)} solutions, {len(right)} right, {len(named)} named wrong')
+    return out
 
 
 def main():
@@ -171,6 +197,31 @@ def main():
         check(all(os.path.join('scale', n) in deps for n in example if n != 'reference.c') and
               os.path.join('exercises', 'scale', 'solutions') in deps,
               'the depfile names every embedded file and the folders files are added to', deps)
+
+    # 5. the example exercises (issue 33, item 6), each rule first on an
+    # example made to break it
+    butterfly = json.load(open(os.path.join(src, 'exercises', 'butterfly', 'exercise.json')))
+    broken = dict(butterfly, title='The Butterfly', subtitle='Task 2 of 6', example=True)
+    got = example_problems(broken, {'a.glsl': '// expect: accepted',
+                                    'b.glsl': '// expect: wrong'}, butterfly)
+    check(len(got) == 3, 'a broken example breaks each rule', str(got))
+    with open(os.path.join(src, 'exercises', 'LIST')) as f:
+        listed = [ln.strip() for ln in f if ln.strip() and not ln.startswith('#')]
+    examples = []
+    for ex in listed:
+        d = json.load(open(os.path.join(src, 'exercises', ex, 'exercise.json')))
+        if not d.get('example'):
+            continue
+        examples.append(ex)
+        sols = os.path.join(src, 'exercises', ex, 'solutions')
+        expects = {}
+        for name in sorted(os.listdir(sols)):
+            with open(os.path.join(sols, name), encoding='utf-8-sig') as f:
+                expects[name] = f.readline().strip()
+        got = example_problems(d, expects, butterfly)
+        check(not got, f'{ex}: titled as an example, of another shape than the butterfly, '
+              f'{len(expects)} solutions', '; '.join(got))
+    check(len(examples) >= 2, 'at least two example exercises are listed', str(examples))
 
     print(f'{passed} passed, {failures} failed')
     return 1 if failures else 0
