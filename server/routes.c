@@ -577,6 +577,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 
 struct MHD_Daemon *routes_start(struct server *s, char *err, size_t errsz)
 {
+    /* the features' links and redirects are written from the table too */
+    route_links_set(table, sizeof table / sizeof table[0]);
     const struct server_config *c = &s->cfg;
     struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)c->port) };
     struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons((uint16_t)c->port) };

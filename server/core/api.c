@@ -7,6 +7,7 @@
 #include "common/config.h"
 #include "common/score.h"
 #include "common/task.h"
+#include "server/core/route.h"
 #include "server/core/served.h"
 #include "server/openapi_doc.h"
 
@@ -20,9 +21,10 @@ const char *api_openapi(size_t *len)
 /* The addresses of exercise e: its document, its page, its submissions. */
 static void urls_of(const struct exercise *e, char doc[96], char page[96], char submit[96])
 {
-    snprintf(doc, 96, "/api/tasks/%s", e->id);
-    snprintf(page, 96, "/tasks/%s", e->id);
-    snprintf(submit, 96, "/api/tasks/%s/submissions", e->id);
+    /* as the route table writes them (an id is one segment: they fit) */
+    route_link(ROUTE_TASK, e->id, doc, 96);
+    route_link(ROUTE_PAGE, e->id, page, 96);
+    route_link(ROUTE_SUBMIT, e->id, submit, 96);
 }
 
 json_t *api_tasks(void)

@@ -110,3 +110,37 @@ size_t route_body_max(const struct route_row *row, enum body_kind kind)
         return row->body_max_text;
     return row->body_max;
 }
+
+/* The table route_link reads: set once at the start, before any thread
+ * that asks (routes_start), and never changed after. */
+static const struct route_row *link_rows;
+static size_t link_n;
+
+void route_links_set(const struct route_row *rows, size_t n)
+{
+    link_rows = rows;
+    link_n = n;
+}
+
+bool route_link(enum route route, const char *param, char *out, size_t outsz)
+{
+    if (outsz)
+        out[0] = '\0';
+    if (param && (!*param || strchr(param, '/')))
+        return false;
+    for (size_t i = 0; i < link_n; i++) {
+        const struct route_row *row = &link_rows[i];
+        const char *brace = strchr(row->path, '{');
+        if (row->route != route || !brace != !param)
+            continue;
+        int n = brace ? snprintf(out, outsz, "%.*s%s%s", (int)(brace - row->path), row->path,
+                                 param, brace + segment_len(brace))
+                      : snprintf(out, outsz, "%s", row->path);
+        if (n >= 0 && (size_t)n < outsz)
+            return true;
+        if (outsz)
+            out[0] = '\0';
+        return false;
+    }
+    return false;
+}

@@ -79,6 +79,21 @@ bool route_allows(const struct route_row *row, const char *method, char *allow, 
  * body_max. */
 size_t route_body_max(const struct route_row *row, enum body_kind kind);
 
+/* Gives route_link the route table's n rows: routes_start does, before
+ * the first request (a test that asks for links, before it asks). The
+ * table is routes.c's, which calls into the features: they read it here,
+ * so that no feature calls back into routes.c. */
+void route_links_set(const struct route_row *rows, size_t n);
+
+/*
+ * The path of `route`, as its row in the table writes it, for a link or a
+ * redirect: the first row of the route without a "{name}" segment when
+ * param is NULL, else the first with one, that segment param (one
+ * segment: no '/'). Into out (outsz bytes); false, out "", when no row
+ * fits the call or the path does not fit.
+ */
+bool route_link(enum route route, const char *param, char *out, size_t outsz);
+
 /* The route table (server/routes.c, beside main.c): the row of a decoded
  * path, NULL when nothing is there; the i-th row, NULL past the last. */
 const struct route_row *routes_find(const char *path);

@@ -458,7 +458,7 @@ static enum MHD_Result submission_detach(struct request *r, const char *src, siz
     }
     q->refused = POOL_SUBMITTED;
     char location[64];
-    snprintf(location, sizeof location, "/api/submissions/%s", id);
+    route_link(ROUTE_SUBMISSION, id, location, sizeof location);
     json_t *j = json_pack("{s:s, s:s, s:s}", "id", id, "state", "pending", "url", location);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);

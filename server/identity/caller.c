@@ -20,6 +20,7 @@
 #include "gradebook/student_id.h"
 #include "server/core/body.h"
 #include "server/core/cookie.h"
+#include "server/core/route.h"
 #include "server/identity/auth.h"
 #include "server/identity/deferred.h"
 #include "server/identity/records.h"
@@ -357,15 +358,19 @@ bool caller_resume(struct request *r, enum MHD_Result *answer)
      * leaves the address bar (and so the history and any Referer); a link
      * for someone else than the page's session changes nothing, and the
      * page says to sign out first */
+    char to[64];
     if (r->lookup == LOOKUP_LINK) {
-        if (r->link_other)
-            return caller_answered(answer, redirect(r, "/?signin=other", false));
-        if (r->link_pending)
-            return caller_answered(answer, redirect(r, "/?signin=confirm", false));
-        return caller_answered(answer, redirect(r, "/", true));
+        /* the page, with the question the link leaves it (app.mjs reads it) */
+        route_link(ROUTE_PAGE, NULL, to, sizeof to);
+        if (r->link_other || r->link_pending)
+            strncat(to, r->link_other ? "?signin=other" : "?signin=confirm",
+                    sizeof to - strlen(to) - 1);
+        return caller_answered(answer, redirect(r, to, !r->link_other && !r->link_pending));
     }
-    if (r->lookup == LOOKUP_CLASS)
-        return caller_answered(answer, redirect(r, "/class", true));
+    if (r->lookup == LOOKUP_CLASS) {
+        route_link(ROUTE_CLASS, NULL, to, sizeof to);
+        return caller_answered(answer, redirect(r, to, true));
+    }
     return true;
 }
 

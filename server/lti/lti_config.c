@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/core/route.h"
 #include "server/lti/lti.h"
 
 #define LTI_MAX_CONFIG (1024 * 1024)   /* bytes of a config file */
@@ -335,9 +336,13 @@ const struct lti_platform *lti_config_find(const struct lti_config *c, const cha
 
 void lti_config_tool_urls(const char *public_url, bool with_port, struct lti_tool_urls *out)
 {
-    snprintf(out->login, sizeof out->login, "%s/lti/login", public_url);
-    snprintf(out->launch, sizeof out->launch, "%s/lti/launch", public_url);
-    snprintf(out->jwks, sizeof out->jwks, "%s/lti/jwks.json", public_url);
+    char login[32], launch[32], jwks[32];
+    route_link(ROUTE_LTI_LOGIN, NULL, login, sizeof login);
+    route_link(ROUTE_LTI_LAUNCH, NULL, launch, sizeof launch);
+    route_link(ROUTE_LTI_JWKS, NULL, jwks, sizeof jwks);
+    snprintf(out->login, sizeof out->login, "%s%s", public_url, login);
+    snprintf(out->launch, sizeof out->launch, "%s%s", public_url, launch);
+    snprintf(out->jwks, sizeof out->jwks, "%s%s", public_url, jwks);
     out->domain[0] = '\0';
     const char *host = strstr(public_url, "://");
     if (host) {

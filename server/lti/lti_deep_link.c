@@ -18,6 +18,7 @@
 
 #include "common/defaults.h"
 #include "server/core/api.h"
+#include "server/core/route.h"
 #include "server/lti/lti_keys.h"
 
 #define CHOICE_MARK "deep-link-choice:"
@@ -157,6 +158,8 @@ char *lti_deep_link_chooser(const char *public_url, const char *token, size_t *l
     if (!f)
         return NULL;
     bool ok = true;
+    char action[32];   /* the route the choice is posted to */
+    route_link(ROUTE_LTI_DEEP_LINK, NULL, action, sizeof action);
     fprintf(f, page_head, "Choose an exercise", "Choose the exercise to place in the course");
     fputs("<p>The exercise you choose becomes an assignment of the course, with its own "
           "gradebook column: the students' scores go there.</p><ul id=\"exercises\">", f);
@@ -170,7 +173,8 @@ char *lti_deep_link_chooser(const char *public_url, const char *token, size_t *l
         /* the public address: behind a proxy the tool may sit under a path */
         fputs("<li><form method=\"post\" action=\"", f);
         ok = ok && put_escaped(f, public_url);
-        fputs("/lti/deep-link\">", f);
+        fputs(action, f);
+        fputs("\">", f);
         fputs("<input type=\"hidden\" name=\"choice\" value=\"", f);
         ok = ok && put_escaped(f, token);
         fputs("\"><input type=\"hidden\" name=\"exercise\" value=\"", f);
@@ -206,8 +210,9 @@ char *lti_deep_link_response(struct store *s, const struct lti_dl_choice *c,
     char kid[64];
     if (!lti_keys_signing(s, &key, kid, err, errsz))
         return NULL;
-    char url[1100];
-    snprintf(url, sizeof url, "%s/lti/launch", public_url);
+    char url[1100], launch[32];
+    route_link(ROUTE_LTI_LAUNCH, NULL, launch, sizeof launch);
+    snprintf(url, sizeof url, "%s%s", public_url, launch);
     time_t now = time(NULL);
     /* what the platform makes of it: a link whose launches name the
      * exercise (custom), and its gradebook column (lineItem), whose line

@@ -18,6 +18,7 @@
 
 #include "common/defaults.h"
 #include "common/exercise/exercise.h"
+#include "server/core/route.h"
 #include "server/core/http.h"
 #include "server/identity/caller.h"
 #include "server/identity/records.h"
@@ -504,14 +505,16 @@ static void launch_job(struct lti *l, struct store *s, void *arg)
                      * the credentials table must not end it (credentials.c) */
                     snprintf(q->who.id, sizeof q->who.id, "%s%s", PRINCIPAL_LTI_PREFIX, klass);
                     /* a link of another exercise opens the view of it */
-                    snprintf(q->redirect, sizeof q->redirect, "/class?class=%s%s%s", klass,
+                    char view[32];
+                    route_link(ROUTE_CLASS, NULL, view, sizeof view);
+                    snprintf(q->redirect, sizeof q->redirect, "%s?class=%s%s%s", view, klass,
                              other ? "&task=" : "", other ? c.exercise : "");
                 } else {
                     q->who.kind = PRINCIPAL_STUDENT;
                     snprintf(q->who.id, sizeof q->who.id, "%s", student);
                     /* the butterfly's page is /; another exercise's, its own */
-                    snprintf(q->redirect, sizeof q->redirect, "%s%s", other ? "/tasks/" : "/",
-                             other ? c.exercise : "");
+                    route_link(ROUTE_PAGE, other ? c.exercise : NULL, q->redirect,
+                               sizeof q->redirect);
                 }
             }
         }

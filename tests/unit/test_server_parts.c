@@ -180,6 +180,40 @@ static void test_route_table_rows(void **state)
     assert_true(n >= 24);
 }
 
+/* Links and redirects are written from the table: each route's path in
+ * one place. A route with several rows gives the first that fits the
+ * call; a parameter is one segment; what does not fit is refused. */
+static void test_route_links_from_the_table(void **state)
+{
+    size_t n = 0;
+    while (routes_row(n))
+        n++;
+    route_links_set(routes_row(0), n);
+    char out[64];
+    assert_true(route_link(ROUTE_PAGE, NULL, out, sizeof out));
+    assert_string_equal(out, "/");
+    assert_true(route_link(ROUTE_PAGE, "bit_reversal", out, sizeof out));
+    assert_string_equal(out, "/tasks/bit_reversal");
+    assert_true(route_link(ROUTE_SUBMIT, "butterfly16", out, sizeof out));
+    assert_string_equal(out, "/api/tasks/butterfly16/submissions");
+    assert_true(route_link(ROUTE_CLASS, NULL, out, sizeof out));
+    assert_string_equal(out, "/class");
+    assert_true(route_link(ROUTE_LTI_LAUNCH, NULL, out, sizeof out));
+    assert_string_equal(out, "/lti/launch");
+    /* each link is the path of a row the table routes to that route */
+    assert_true(route_link(ROUTE_SUBMISSION, "abc", out, sizeof out));
+    assert_int_equal(routes_find(out)->route, ROUTE_SUBMISSION);
+    /* refused: no row of that shape, a parameter of two segments or
+     * none, a buffer too small */
+    assert_false(route_link(ROUTE_CLASS, "x", out, sizeof out));
+    assert_string_equal(out, "");
+    assert_false(route_link(ROUTE_SUBMIT, NULL, out, sizeof out));
+    assert_false(route_link(ROUTE_PAGE, "a/b", out, sizeof out));
+    assert_false(route_link(ROUTE_PAGE, "", out, sizeof out));
+    assert_false(route_link(ROUTE_SUBMIT, "butterfly", out, 10));
+    assert_string_equal(out, "");
+}
+
 /* "{id}" stands for one segment anywhere in a row's path, and route_param
  * reads it back: an exercise's document and its submissions are told
  * apart, and nothing longer or emptier matches. */
@@ -968,6 +1002,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes_and_methods),
         cmocka_unit_test(test_route_table_rows),
+        cmocka_unit_test(test_route_links_from_the_table),
         cmocka_unit_test(test_verdict_answer_text),
         cmocka_unit_test(test_deferred_error_retry_after),
         cmocka_unit_test(test_sse_framing),
