@@ -2,6 +2,15 @@
 // The grader numbers lines from the body's first line; a line one past the
 // body's last means "after your code", at the fixed closing brace. Pure.
 
+/* The heading over the list of diagnostics, by what they are about (a
+ * verdict's kind, or 'loop' for a loop past the budget); `other` for the
+ * rest. Both pages title the list from here. */
+export const DIAGNOSTICS_TITLES = Object.freeze({
+  compile: 'Compiler messages',
+  rejected: 'Why the grader refused it',
+  loop: 'Where your kernel ran past the loop budget',
+  other: 'Messages about your code',
+});
 
 /*
  * Returns one entry per diagnostic:

@@ -5,12 +5,13 @@
 import { checklistNotes, checklistState, checklistSummary } from './checklist.mjs';
 import { nextStep } from './course.mjs';
 import { nextStepParagraph } from './course-view.mjs';
-import { placeDiagnostics, verdictDiagnostics } from './diagnostics.mjs';
+import { DIAGNOSTICS_TITLES, placeDiagnostics, verdictDiagnostics } from './diagnostics.mjs';
 import { h, richText } from './dom.mjs';
 import { buildGrids } from './grid.mjs';
 import { formatReal, pairOf, twiddleText } from './network.mjs';
 import { failingNodes } from './page-state.mjs';
 import { renderGrids, renderResultTables } from './results-view.mjs';
+import { summaryParagraph } from './verdict-details.mjs';
 import {
   announcement, formatDevice, formatTimings, outcomeView, runningView, verdictView,
 } from './verdict-view.mjs';
@@ -187,18 +188,12 @@ export function clearResult(state) {
   showDiagnostics(state, [], '');
 }
 
-const DIAGNOSTICS_TITLES = {
-  compile: 'Compiler messages',
-  rejected: 'Why the grader refused it',
-  loop: 'Where your kernel ran past the loop budget',
-};
-
 export function showDiagnostics(state, diagnostics, source, kind = '') {
   const placed = placeDiagnostics(diagnostics, source);
   const current = state.editor ? state.editor.getValue() : '';
   // Marks go on the editor only when they belong to the text in it.
   if (state.editor) state.editor.setDiagnostics(source === current ? placed : []);
-  $('diagnostics-title').textContent = DIAGNOSTICS_TITLES[kind] || 'Messages about your code';
+  $('diagnostics-title').textContent = DIAGNOSTICS_TITLES[kind] || DIAGNOSTICS_TITLES.other;
   const list = $('diagnostics-list');
   list.replaceChildren(...placed.map((d) => {
     const link = h('button', { type: 'button', className: 'diag-link' }, ...richText(d.text));
@@ -252,7 +247,7 @@ function showDiagnosis(model) {
   } else if (model.summary) {
     box.dataset.id = '';
     box.dataset.step = '';
-    box.replaceChildren(h('p', {}, h('strong', {}, 'Where it fails: '), ...richText(model.summary)));
+    box.replaceChildren(summaryParagraph(model.summary, h));
     box.hidden = false;
   } else {
     box.hidden = true;

@@ -1,8 +1,11 @@
 // task-page.mjs - one exercise's page (task.html, at /tasks/ID): its title,
 // brief, API table, visible input and starter from GET /api/tasks/ID, and
 // its verdicts from its own submissions route, shown as one grid of
-// output.planes × output.n cells per sweep value. DOM; the reading is
-// exercise.mjs's, the brief markdown.mjs's, the grids grid.mjs's.
+// output.planes × output.n cells per sweep value, with what the verdict
+// adds (its named mistake, where it fails, the compiler's messages). DOM;
+// the reading is exercise.mjs's and verdict.mjs's, the brief
+// markdown.mjs's, the grids grid.mjs's, the verdict's details
+// verdict-details.mjs's.
 
 import { errorText, request, submitSource, utf8Length } from './api.mjs';
 import { h } from './dom.mjs';
@@ -10,6 +13,8 @@ import { loadEditor } from './editor.mjs';
 import { exerciseIdFromPath, exerciseNote, exerciseUrl, readExercise } from './exercise.mjs';
 import { buildGridsOf, formatNumber, halfSummary, hiddenWord } from './grid.mjs';
 import { renderMarkdown } from './markdown.mjs';
+import { verdictDetails } from './verdict-details.mjs';
+import { readVerdict } from './verdict.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -40,7 +45,15 @@ function showGrids(verdict, ex) {
         c.gotText)))))))));
 }
 
-function showOutcome(outcome, ex) {
+/* The verdict's diagnosis, summary and diagnostics under its message; the
+ * diagnostics are marked in the editor too while it holds the code graded. */
+function showDetails(verdict, source, editor) {
+  const { nodes, placed } = verdictDetails(readVerdict(verdict), source, h);
+  $('result-details').replaceChildren(...nodes);
+  if (editor) editor.setDiagnostics(editor.getValue() === source ? placed : []);
+}
+
+function showOutcome(outcome, ex, source = '', editor = null) {
   $('result-section').hidden = false;
   // what a test (and a style) reads: the verdict's slug, or the kind of failure
   $('result-section').dataset.state = outcome.kind === 'verdict'
@@ -50,9 +63,11 @@ function showOutcome(outcome, ex) {
     $('result-status').textContent = v.status && typeof v.status.description === 'string'
       ? v.status.description : 'Graded';
     $('result-message').textContent = typeof v.message === 'string' ? v.message : '';
+    showDetails(v, source, editor);
     showGrids(v, ex);
     return;
   }
+  showDetails(null, '', editor);
   $('result-grids').replaceChildren();
   $('result-message').textContent = '';
   $('result-status').textContent = outcome.kind === 'network'
@@ -81,7 +96,7 @@ async function start() {
     if (busy || !editor) return;
     const source = editor.getValue();
     if (utf8Length(source) > ex.max_source_bytes) {
-      showOutcome({ kind: 'http', message: `The kernel is over ${ex.max_source_bytes} bytes.` }, ex);
+      showOutcome({ kind: 'http', message: `The kernel is over ${ex.max_source_bytes} bytes.` }, ex, source, editor);
       return;
     }
     busy = true;
@@ -89,7 +104,7 @@ async function start() {
     $('result-section').hidden = false;
     $('result-section').dataset.state = 'running';
     $('result-status').textContent = 'Grading…';
-    showOutcome(await submitSource(fetch, source, { url: ex.submit_url }), ex);
+    showOutcome(await submitSource(fetch, source, { url: ex.submit_url }), ex, source, editor);
     busy = false;
     run.disabled = false;
   };

@@ -2,14 +2,17 @@
 // headless Chromium, against a running server (issue 33 item 7): open
 // /tasks, follow each exercise's link with the keyboard, see its title,
 // brief and API table from its definition, run the starter and see a
-// verdict; at a phone's width nothing overflows; no request leaves the
-// server.
+// verdict; at a phone's width nothing overflows; on bit_reversal, a
+// solution with a named mistake shows that mistake's title, explanation
+// and hint, and a Compilation Error each message on its line; no request
+// leaves the server.
 //
 //   BUTTERFLY_URL=http://127.0.0.1:PORT/ BUTTERFLY_E2E=exercises.mjs tests/browser/run.sh
 //
 // Prints one line per check and ends with "N passed, M failed"; exits 1
 // when a check failed, 2 when it could not start.
 
+import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const base = process.env.BUTTERFLY_URL;
@@ -104,6 +107,69 @@ for (const t of listed) {
     check(wide <= 360, `scroll width ${wide}`);
   });
 }
+
+/* A file of the exercises' folder, as the check on load reads it. */
+const exerciseFile = (path) => readFileSync(new URL(`../../exercises/${path}`, import.meta.url), 'utf8');
+
+/* Replaces the editor's text as a student would: select all, then type
+ * (CodeMirror when the bundle loaded, else the plain text area). */
+async function typeBody(body) {
+  if (await page.$('#editor .cm-content')) {
+    await page.click('#editor .cm-content');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(body);
+  } else {
+    await page.fill('#editor textarea', body);
+  }
+}
+
+/* The page's width at a phone's, then back to the desktop's. */
+async function phoneScrollWidth() {
+  await page.setViewportSize({ width: 360, height: 740 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  return wide;
+}
+
+/* Opens /tasks/ID, runs body with the Run button, and answers the verdict's slug. */
+async function runOnTask(id, body) {
+  await page.goto(new URL(`/tasks/${id}`, root).href);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await typeBody(body);
+  await page.click('#run');
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#result-section').dataset.state;
+    return s && s !== 'running';
+  }, null, { timeout: RUN_TIMEOUT });
+  return page.$eval('#result-section', (e) => e.dataset.state);
+}
+
+await step('bit_reversal: a named mistake shows its title, its explanation and "Look at:" its hint', async () => {
+  const solution = exerciseFile('bit_reversal/solutions/wrong_mirrored.glsl');
+  // the solution's body, without its expect line (the check on load's, not the student's)
+  const state = await runOnTask('bit_reversal', solution.replace(/^\/\/ expect:.*\n/, ''));
+  check(state === 'wrong_answer', `state ${state}`);
+  const header = exerciseFile('bit_reversal/mistakes/mirrored.glsl').split('\n');
+  const title = header.find((l) => l.startsWith('// title: ')).slice('// title: '.length);
+  const heading = page.locator('#result-details .diagnosis h3');
+  await heading.waitFor({ state: 'visible', timeout: 5000 });
+  check(await heading.textContent() === title, `title ${await heading.textContent()}`);
+  check((await page.textContent('#result-details .diagnosis-where')).startsWith('The kernel reads each block'), 'explanation');
+  check((await page.textContent('#result-details .hint-line')).startsWith('Look at: Write k in binary'), 'hint');
+  const wide = await phoneScrollWidth();
+  check(wide <= 360, `at a phone's width: scroll width ${wide}`);
+});
+
+await step('bit_reversal: a Compilation Error lists each message on its line', async () => {
+  const state = await runOnTask('bit_reversal', 'int i = this.thread.x;\nfloat a = nope;\nreturn points[0][i] + alsonope;\n');
+  check(state === 'compilation_error', `state ${state}`);
+  await page.locator('#result-details .diagnostics').waitFor({ state: 'visible', timeout: 5000 });
+  const items = await page.$$eval('#result-details .diagnostics li', (lis) => lis.map((li) => li.textContent));
+  check(items.length === 2 && items[0].startsWith('Line 2, column 11:') && items[1].startsWith('Line 3, column 23:'),
+    `messages ${JSON.stringify(items)}`);
+  const wide = await phoneScrollWidth();
+  check(wide <= 360, `at a phone's width: scroll width ${wide}`);
+});
 
 await step('an id not served: the page says so, without an error', async () => {
   const resp = await page.goto(new URL('/tasks/no_such_exercise', root).href);

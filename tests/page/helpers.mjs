@@ -4,6 +4,11 @@
 // two names), hardcoded_visible and compile_error_line3, and for a loop of
 // 20,000 iterations (endless_loop). Remade with
 //   build/grader/butterfly-grade --json --seed 20261129 tests/samples/NAME.glsl
+// Two are another exercise's (bit_reversal): bit_reversal-wrong_mirrored,
+// diagnosed as the named mistake `mirrored`, and bit_reversal-two_errors,
+// a Compilation Error on two lines of bit_reversal-two_errors.glsl; remade with
+//   build/grader/butterfly-grade --exercise bit_reversal --json --seed 20261129 \
+//     exercises/bit_reversal/solutions/wrong_mirrored.glsl (or tests/page/bit_reversal-two_errors.glsl)
 // fixture('NAME') reads verdict-NAME.json. mistake-verdicts.json holds the
 // grader's verdict on every kernel of tests/samples/mistakes/, cut down to
 // what the worked cell's picture reads; remade with
