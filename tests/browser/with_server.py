@@ -29,9 +29,11 @@ def main():
     try:
         env = dict(os.environ, BUTTERFLY_URL=srv.url + "/", BUTTERFLY_ARTIFACTS=artifacts)
         rc = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
-        # every exercise's index and template page (issue 33)
+        # every exercise's index and template page (issue 33): run even when
+        # the page's own failed, so that its failures are seen too
         env = dict(env, BUTTERFLY_E2E="exercises.mjs")
-        rc = rc or subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
+        rc_ex = subprocess.call([os.path.join(here, "run.sh")], env=env, timeout=600)
+        rc = rc or rc_ex
     finally:
         srv.stop()
     with tempfile.TemporaryDirectory() as state:
