@@ -411,7 +411,8 @@ def t_errors_429_503(srv):
 
 def t_health_503():
     """A server whose worker cannot start does not start: its check on load
-    cannot grade the exercises' solutions, and it says so. A server whose
+    cannot grade the exercises' solutions, and it says so. Nor does one
+    whose check grades a solution otherwise than its expect line. A server whose
     workers are gone after its start, with none able to start again, answers
     /healthz with 503 and its body."""
     env = dict(os.environ, BUTTERFLY_QUIET="1", BUTTERFLY_DATABASE="none")
@@ -420,6 +421,17 @@ def t_health_503():
     assert p.returncode == 1, (p.returncode, p.stdout)
     assert b"listening" not in p.stdout, p.stdout
     assert b"not checked: no worker is ready" in p.stderr, p.stderr
+    # a check that grades and gets another verdict than a solution expects
+    # (a 1 ms bound: no kernel compiles in it, on any machine) stops the
+    # start too, each problem naming its file and what it got
+    p = subprocess.run([BINARY, "--port", "0", "--workers", "1", "--deadline-ms", "1"],
+                       capture_output=True, timeout=120, env=env)
+    assert p.returncode == 1, (p.returncode, p.stdout)
+    assert b"listening" not in p.stdout, p.stdout
+    err = p.stderr.decode()
+    assert re.search(r"exercises/butterfly/solutions/correct\.glsl: expected accepted, got "
+                     r"Internal Error: The grader's time limit of 1 ms", err), err[:2000]
+    assert "failed its check on load" in err, err[-500:]
     with tempfile.TemporaryDirectory() as d:
         # the real worker once (for the check on load), then a worker that
         # cannot start
