@@ -239,9 +239,11 @@ try:
     P16 = [t for t in tasks if t["id"] == "butterfly16"][0]["points"]
     claims = dict(link_claims("rl-16", title=""), name="Cy")
     claims[CLAIM + "custom"] = {"exercise": "butterfly16"}
-    st, _, _ = c.launch(plat, sub="s-c", extra=claims)
-    check(st == 303 and wait_for(lambda: made_for("rl-16"), 30), "a butterfly16 link's launch "
-          "makes its line item")
+    st, h16, _ = c.launch(plat, sub="s-c", extra=claims)
+    check(st == 303 and h16.get("Location", "").split("#")[0].endswith("/tasks/butterfly16"),
+          "a butterfly16 link's launch opens butterfly16's page: %s" % h16.get("Location"))
+    check(wait_for(lambda: made_for("rl-16"), 30), "a butterfly16 link's launch makes its "
+          "line item")
     li16 = (made_for("rl-16") or [{}])[0]
     title16 = [t for t in tasks if t["id"] == "butterfly16"][0]["title"]
     check(li16.get("scoreMaximum") == P16 != POINTS and li16.get("tag") == "butterfly16" and
