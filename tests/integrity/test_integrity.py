@@ -7,7 +7,9 @@ usage: test_integrity.py SERVER_BINARY BATCH_BINARY
 
 - an answer table built from every seed and input a verdict shows is
   Wrong Answer on the next grading (hidden spectra are drawn fresh), though
-  the same table is Accepted by a grader pinned to that seed;
+  the same table is Accepted by a grader pinned to that seed; so is
+  bit_reversal's visible answers as a table (every exercise's hidden
+  inputs are drawn fresh);
 - a run sees only its own input: the buffer's name, indices past the end
   and negative ones, the workgroup ids and counts, declarations after `}`;
 - the grader bounds loops: endless and data-dependent loops are Time Limit
@@ -80,6 +82,40 @@ def t_answer_table_needs_the_work(srv):
     assert seed not in seeds and len(seeds) == 3, (seed, seeds)
     return "table for seed %d: Accepted when pinned, Wrong Answer on fresh seeds %s" % (
         seed, sorted(seeds))
+
+
+def t_other_exercise_needs_the_work_too(srv):
+    """bit_reversal's visible answers written out as a table, per value of
+    bits: right on the visible input the page shows, so its visible cells
+    pass, and Wrong Answer for every value on the hidden inputs, drawn
+    fresh for each grading (issue 33: the integrity checks follow every
+    exercise)."""
+    root = os.path.join(HERE, "..", "..", "exercises", "bit_reversal")
+    ex = json.load(open(os.path.join(root, "exercise.json")))
+    points = ex["visible"][0]
+    n = ex["input"]["n"]
+
+    def reversed_in_block(i, bits):
+        base, k = i & ~((1 << bits) - 1), i & ((1 << bits) - 1)
+        return base | int(format(k, "0%db" % bits)[::-1], 2)
+
+    lines = ["int i = this.thread.x;"]
+    for bits in ex["parameter"]["values"]:
+        row = ", ".join("%.1f" % points[reversed_in_block(i, bits)] for i in range(n))
+        lines.append("float t%d[%d] = float[%d](%s);" % (bits, n, n, row))
+        lines.append("if (bits == %d) return t%d[i];" % (bits, bits))
+    lines.append("return 0.0;")
+    status, _, data = request(srv.port, "POST", "/api/tasks/bit_reversal/submissions",
+                              "\n".join(lines).encode(), {"Content-Type": "text/plain"}, 120)
+    v = strict_json(data)
+    assert status == 200 and v["status"]["id"] == 4, (status, v.get("status"), v.get("message"))
+    halves = v["halves"]
+    assert [h["half"] for h in halves] == ex["parameter"]["values"], halves
+    # the visible input is public: every visible cell right; the hidden ones wrong
+    assert all(c["passed"] for h in halves for c in h["cells"]), "a visible cell is wrong"
+    assert all(h["passed"] is False and h["hidden"]["passed"] < h["hidden"]["total"]
+               for h in halves), [h["hidden"] for h in halves]
+    return "the visible table: every visible cell right, Wrong Answer on hidden inputs"
 
 
 PROBES = [
@@ -368,7 +404,7 @@ def main():
                      "t_loops_are_bounded_by_the_grader", "t_loops_are_counted_exactly",
                      "t_costs_counted_after_inlining", "t_builtins_read_the_real_dispatch",
                      "t_body_checks_agree_with_glslang",
-                     "t_double_in_plain_words"):
+                     "t_double_in_plain_words", "t_other_exercise_needs_the_work_too"):
             checks.run(name, globals()[name], srv)
     finally:
         srv.stop()
