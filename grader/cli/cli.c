@@ -50,7 +50,8 @@ static void usage(FILE *out)
         "                      check the exercise in DIR as the server does on load:\n"
         "                      its reference, and every solution and named mistake\n"
         "                      against its expect line; prints each problem, or a\n"
-        "                      one-line summary (exit status 0, or 1 on any problem)\n"
+        "                      one-line summary (exit status 0, 1 on any problem,\n"
+        "                      3 when no worker could start to grade)\n"
         "  --json              print the verdict as JSON instead of the report\n"
         "  --device SEL        Vulkan device by index or name substring\n"
         "                      (env BUTTERFLY_DEVICE; default: the best GPU, else lavapipe)\n"
@@ -64,7 +65,8 @@ static void usage(FILE *out)
         "\n"
         "exit status: 0 Accepted, 1 Wrong Answer, 2 Compilation Error or Rejected,\n"
         "             3 anything else (time limit, runtime or internal error), 64 usage;\n"
-        "             --check-exercise: 0 no problem, 1 a problem\n",
+        "             --check-exercise: 0 no problem, 1 a problem, 3 not checked\n"
+        "             (no worker could start: no Vulkan device?)\n",
         (unsigned long long)MAX_SEED, DEFAULT_DEADLINE_MS, MAX_DEADLINE_MS);
 }
 
@@ -73,7 +75,8 @@ static void usage(FILE *out)
  * (a definition that does not load is named by file and field), then
  * checked on a worker as the built-in exercise of its id, which must be
  * the same definition (the workers grade what the build embedded, and the
- * reference is compiled in). Returns the exit status.
+ * reference is compiled in). Returns the exit status: EXIT_WRONG for a
+ * problem found, EXIT_OTHER when no worker could grade (no device?).
  */
 static int check_exercise(const struct pool_options *po, const char *dir)
 {
@@ -120,7 +123,9 @@ static int check_exercise(const struct pool_options *po, const char *dir)
         exercise_check_summary(e, where, &chk, line, sizeof line);
         printf("%s\n", line);
     }
-    int rc = chk.nproblems ? EXIT_WRONG : EXIT_ACCEPTED;
+    /* could not check is not a problem found: the build tells them apart
+     * (scripts/check_exercise.py: no device, a warning) */
+    int rc = chk.not_checked ? EXIT_OTHER : chk.nproblems ? EXIT_WRONG : EXIT_ACCEPTED;
     exercise_check_clear(&chk);
     return rc;
 }

@@ -20,7 +20,7 @@ bool pool_check_exercise(struct pool *p, const struct exercise *e, const char *w
     char err[256] = "";
     if (pool_wait_ready(p, 1, timeout_ms, err, sizeof err) == 0) {
         char fb[64];
-        *out = (struct exercise_check){ 0 };
+        *out = (struct exercise_check){ .not_checked = true };
         return exercise_check_add(out, "%s: not checked: no worker is ready to grade its "
                                   "solutions (%s)", exercise_check_where(e, where, fb, sizeof fb),
                                   *err ? err : "no reason given");

@@ -25,7 +25,8 @@ struct verdict *pool_check_grade(void *pool, const struct exercise *e, const cha
 /*
  * Checks exercise e on p's workers (exercise_check_run), after waiting up
  * to timeout_ms for one to be ready: no worker, no check, and that is a
- * problem of its own in *out. False only when out of memory.
+ * problem of its own in *out, with out->not_checked set. False only when
+ * out of memory.
  */
 bool pool_check_exercise(struct pool *p, const struct exercise *e, const char *where,
                          uint32_t timeout_ms, struct exercise_check *out);

@@ -51,6 +51,14 @@ echo "$err" | grep -q "exercise.json: loop_budget: "
 check check-exercise-bad-field-says 0 $?
 "$grade" --check-exercise "$root/exercises/butterfly" "$samples/correct.glsl" >/dev/null 2>&1
 check check-exercise-and-file 64 $?
+# no Vulkan driver for the loader to find: not checked (3), which the build
+# tells apart from a problem (1)
+err=$(env -u VK_ADD_DRIVER_FILES VK_DRIVER_FILES=/nonexistent/icd.json \
+      VK_ICD_FILENAMES=/nonexistent/icd.json \
+      "$grade" --check-exercise "$root/exercises/butterfly" 2>&1 >/dev/null)
+check check-exercise-no-device 3 $?
+echo "$err" | grep -q "exercises/butterfly: not checked: no worker is ready"
+check check-exercise-no-device-says 0 $?
 
 out=$("$grade" < "$samples/correct.glsl"); check stdin 0 $?
 echo "$out" | grep -q '^Verdict: Accepted' ; check report-text 0 $?

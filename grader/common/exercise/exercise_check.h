@@ -32,6 +32,9 @@ struct exercise_check {
     size_t solutions_ok;       /* solutions that got what they expect */
     size_t mistakes_ok;        /* named mistakes each told apart from the others */
     bool reference_ok;         /* returned, finite, the same outputs twice */
+    bool not_checked;          /* nothing could be graded (no worker was ready): the
+                                * one problem says why, and it is no fault of the
+                                * exercise's */
 };
 
 enum exercise_probe {
