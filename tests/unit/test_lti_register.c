@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "server/core/route.h"
 #include "server/lti/lti.h"
 #include "server/lti/lti_register.h"
 
@@ -166,6 +167,12 @@ static void appended(void **state)
 
 int main(void)
 {
+    /* the tool's URLs are the route table's paths, as the server gives
+     * them at its start */
+    size_t n = 0;
+    while (routes_row(n))
+        n++;
+    route_links_set(routes_row(0), n);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(addresses),
         cmocka_unit_test(configurations),
