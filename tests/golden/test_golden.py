@@ -6,9 +6,11 @@ usage: test_golden.py GOLDEN SOURCE_ROOT [--write]
 
 GOLDEN is build/tests/golden (tests/golden/golden.c says what a line is).
 Every body in tests/samples (all folders) and tests/hostile/bodies is
-graded, and every single-token mutant of the three correct samples, at the
-fixed seed, on lavapipe: the file holds lavapipe's outputs, whose floats a
-GPU may round otherwise, and it tests the grader's code, not a device.
+graded, every body the hostile corpus generates (tests/hostile/run_corpus.py's
+generate; the line is named hostile:CASE), and every single-token mutant of
+the three correct samples, at the fixed seed, on lavapipe: the file holds
+lavapipe's outputs, whose floats a GPU may round otherwise, and it tests
+the grader's code, not a device.
 
 A line that differs fails the test and names the body; a body with no line
 in the file (a new sample) or a line with no body (a sample removed) fails
@@ -17,14 +19,22 @@ a change is meant to change verdicts, and says so in its commit.
 An Internal Error (the grader's own limit on a busy machine) is reported
 and left out of the comparison: it says nothing about the code.
 """
+import json
 import os
 import subprocess
 import sys
+import tempfile
 
 MUTATED = ["tests/samples/correct.glsl", "tests/samples/correct_branches.glsl",
            "tests/samples/correct_vec2.glsl"]
 GOLDEN_FILE = "tests/golden/verdicts.txt"
 DEVICE = "llvmpipe"
+HOSTILE = "tests/hostile"
+# A case sent as json_raw has for its body the request's own JSON, which the
+# server refuses (HTTP 400) before any grader sees a source: graded as a
+# kernel it would test nothing the corpus means. These are left out:
+# invalid_utf8_in_json, nul_escape_in_json, lone_surrogate_in_json.
+UNGRADED_SENDS = ("json_raw",)
 
 
 def bodies(root):
@@ -37,6 +47,26 @@ def bodies(root):
     return sorted(found)
 
 
+def generated(root, folder):
+    """Writes each body the hostile corpus generates into folder, the bytes
+    it sends, and returns {path: "hostile:CASE"}. A body past the server's
+    bound is graded too: golden reads one byte past it, as butterfly-grade
+    does, and the grader refuses it as too long."""
+    sys.path.insert(0, os.path.join(root, HOSTILE))
+    import run_corpus
+    with open(os.path.join(root, HOSTILE, "cases.json")) as f:
+        cases = json.load(f)["cases"]
+    names = {}
+    for case in cases:
+        if "generate" not in case or case.get("send") in UNGRADED_SENDS:
+            continue
+        path = os.path.join(folder, case["name"])
+        with open(path, "wb") as f:
+            f.write(run_corpus.generate(case["generate"]))
+        names[path] = "hostile:" + case["name"]
+    return names
+
+
 def run(golden, root, args):
     out = subprocess.run([golden, "--device", DEVICE] + args, cwd=root, check=True,
                          capture_output=True, text=True, timeout=3000)
@@ -47,12 +77,24 @@ def run(golden, root, args):
     return lines
 
 
+def by_hand(name):
+    """The command that shows the verdict of the line `name`."""
+    grade = "`build/grader/butterfly-grade --json --seed 20261129 %s`"
+    if name.startswith("hostile:"):
+        return (grade % "BODY" + f", BODY the body {HOSTILE}/run_corpus.py generates "
+                f"for the case {name[len('hostile:'):]}")
+    return grade % name
+
+
 def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     golden, root = os.path.abspath(sys.argv[1]), sys.argv[2]
     got = run(golden, root, bodies(root))
     got.update(run(golden, root, ["--mutants"] + MUTATED))
+    with tempfile.TemporaryDirectory() as folder:
+        names = generated(root, folder)
+        got.update((names[p], h) for p, h in run(golden, root, sorted(names)).items())
     path = os.path.join(root, GOLDEN_FILE)
     if sys.argv[3:] == ["--write"]:
         internal = [n for n, h in got.items() if h == "internal"]
@@ -80,8 +122,7 @@ def main():
             print(f"FAIL: {name}: graded but not in {GOLDEN_FILE} (new? write the file again)")
         elif got[name] != want[name]:
             print(f"FAIL: {name}: verdict {got[name]}, was {want[name]}: "
-                  f"compare `build/grader/butterfly-grade --json --seed 20261129 {name}` "
-                  "with the build before")
+                  f"compare {by_hand(name)} with the build before")
         else:
             continue
         failed += 1
