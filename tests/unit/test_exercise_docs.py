@@ -30,8 +30,10 @@ import tempfile
 
 import jsonschema
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from doc_files import doc_files, write_folder  # noqa: E402
+
 ROW = re.compile(r'^\| `([^`]+)` \|', re.M)
-FILE = re.compile(r'^File `exercises/([a-z0-9_-]+)/([^`]+)`:\n\n```[a-z]*\n(.*?)^```', re.M | re.S)
 
 
 def schema_paths(node, prefix=''):
@@ -56,23 +58,6 @@ def table_mismatch(schema, doc):
     problems += [f'schema property {p} has no description' for p, s in paths.items()
                  if not s.get('description')]
     return problems
-
-
-def doc_files(doc):
-    """{folder: {name: text}} of the doc's 'File `exercises/ID/NAME`:' blocks."""
-    out = {}
-    for folder, name, text in FILE.findall(doc):
-        out.setdefault(folder, {})[name] = text
-    return out
-
-
-def write_folder(root, folder, files):
-    for name, text in files.items():
-        path = os.path.join(root, folder, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, 'w') as f:
-            f.write(text)
-    return os.path.join(root, folder)
 
 
 def validate(validator, path):
