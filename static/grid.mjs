@@ -117,7 +117,8 @@ export function halfSummary(grid, hidden = 'spectra') {
 }
 
 /* What exercise ex's hidden inputs are called: the butterfly's are
- * spectra, as its page says (the text report says the same). */
+ * spectra, as its page says (the grader's exercise_hidden_word, the same
+ * rule: an input named spectrum). */
 export function hiddenWord(ex) {
   return ex && ex.input && ex.input.name === 'spectrum' ? 'spectra' : 'inputs';
 }

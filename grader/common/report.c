@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* A value the kernel returned, NaN and infinities by name: the harness
  * writes every cell, so a NaN is what the kernel computed. */
@@ -125,18 +124,12 @@ static const struct exercise *exercise_of(const struct verdict *v)
     return e ? e : exercise_default();
 }
 
-/* What the hidden inputs are called: the butterfly's are spectra, as its
- * page says; any other exercise's are inputs. */
-static const char *hidden_word(const struct exercise *e)
-{
-    return strcmp(e->input, "spectrum") ? "inputs" : "spectra";
-}
-
 static void print_half(FILE *out, const struct verdict *v, const struct half_result *h)
 {
     const struct exercise *e = exercise_of(v);
     fprintf(out, "\n%s = %d: %s (hidden %s %d/%d)\n", e->param, h->half,
-            h->passed ? "passed" : "FAILED", hidden_word(e), h->hidden_passed, h->hidden_total);
+            h->passed ? "passed" : "FAILED", exercise_hidden_word(e), h->hidden_passed,
+            h->hidden_total);
     report_cells(out, v, h);
 }
 
@@ -182,7 +175,7 @@ void report_write(FILE *out, const struct verdict *v)
     if (v->halves_run > 0)
         fprintf(out, "Seed: %" PRIu64 " (butterfly-grade%s%s --seed %" PRIu64
                 " draws the same hidden %s again)\n", v->seed, other ? " --exercise " : "",
-                other ? e->id : "", v->seed, hidden_word(e));
+                other ? e->id : "", v->seed, exercise_hidden_word(e));
 }
 
 char *report_to_string(const struct verdict *v)

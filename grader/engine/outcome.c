@@ -123,7 +123,7 @@ void outcome_set(struct verdict *v, const struct comparison *c, const int *loop_
         v->status = VERDICT_ACCEPTED;
         verdict_set_message(v, "Every cell is right for %s = %s, on the visible and the hidden "
                                "%s.", c->ex->param, values,
-                            is_butterfly(c->ex) ? "spectra" : "inputs");
+                            exercise_hidden_word(c->ex));
     } else {
         v->status = VERDICT_WRONG_ANSWER;
         wrong_answer_message(v, c->ex);

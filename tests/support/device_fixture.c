@@ -42,3 +42,9 @@ struct grader *device_fixture_grader(void)
         fprintf(stderr, "no grader: %s\n", err);
     return g;
 }
+
+struct verdict *device_fixture_grade(void *arg, const struct exercise *e, const char *body,
+                                     size_t len)
+{
+    return grader_grade_exercise(arg, e, body, len);
+}

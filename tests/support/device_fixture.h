@@ -6,10 +6,13 @@
 #define BUTTERFLY_TEST_DEVICE_FIXTURE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct compiler;
 struct gpu_context;
 struct grader;
+struct exercise;
+struct verdict;
 
 struct device_fixture {
     struct compiler *compiler;
@@ -28,5 +31,11 @@ void device_fixture_close(struct device_fixture *f);
  * (else the grader's default), for grader_free; NULL, with the reason on
  * stderr, when it cannot be made. */
 struct grader *device_fixture_grader(void);
+
+/* An exercise_grade_fn (common/exercise/exercise_check.h) grading on the
+ * grader `arg` (a struct grader), in process: what the device tests give
+ * exercise_check_run. */
+struct verdict *device_fixture_grade(void *arg, const struct exercise *e, const char *body,
+                                     size_t len);
 
 #endif

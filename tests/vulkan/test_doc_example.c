@@ -32,18 +32,11 @@ static struct grader *grader;
 static struct exercise *scale;
 static const char *folder;
 
-static struct verdict *grade_on_device(void *arg, const struct exercise *e, const char *body,
-                                       size_t len)
-{
-    (void)arg;
-    return grader_grade_exercise(grader, e, body, len);
-}
-
 static void test_the_example_checks_as_the_doc_says(void **state)
 {
     (void)state;
     struct exercise_check c = { 0 };
-    assert_true(exercise_check_run(scale, folder, grade_on_device, NULL, &c));
+    assert_true(exercise_check_run(scale, folder, device_fixture_grade, grader, &c));
     for (size_t i = 0; i < c.nproblems; i++)
         fprintf(stderr, "problem: %s\n", c.problems[i]);
     assert_int_equal(c.nproblems, 0);

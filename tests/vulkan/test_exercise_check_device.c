@@ -31,13 +31,6 @@
 static struct grader *grader;
 static const char *samples_dir;
 
-static struct verdict *grade_on_device(void *arg, const struct exercise *e, const char *body,
-                                       size_t len)
-{
-    (void)arg;
-    return grader_grade_exercise(grader, e, body, len);
-}
-
 /* The sample `name`'s text; the test fails when it cannot be read. */
 static char *sample(const char *name, size_t *len)
 {
@@ -116,7 +109,7 @@ static void test_butterfly_solutions_as_expected(void **state)
     e.solutions = sols.s;
     e.nsolutions = sols.n;
     struct exercise_check c;
-    assert_true(exercise_check_run(&e, NULL, grade_on_device, NULL, &c));
+    assert_true(exercise_check_run(&e, NULL, device_fixture_grade, grader, &c));
     for (size_t i = 0; i < c.nproblems; i++)
         print_error("%s\n", c.problems[i]);
     assert_int_equal(c.nproblems, 0);
@@ -127,7 +120,7 @@ static void test_butterfly_solutions_as_expected(void **state)
     for (size_t i = 0; i < sols.n; i++)
         if (!strcmp(sols.s[i].file, "solutions/wrong_twiddle_sign.glsl"))
             sols.s[i].expect = EXPECT_ACCEPTED;
-    assert_true(exercise_check_run(&e, NULL, grade_on_device, NULL, &c));
+    assert_true(exercise_check_run(&e, NULL, device_fixture_grade, grader, &c));
     assert_int_equal(c.nproblems, 1);
     assert_string_equal(c.problems[0], "exercises/butterfly/solutions/wrong_twiddle_sign.glsl: "
                                        "expected accepted, got Wrong Answer (twiddle_sign)");
@@ -236,7 +229,7 @@ static void test_check_names_mistakes_no_input_tells_apart(void **state)
     struct mistake_exercise x;
     mistake_exercise_make(&x, names, 3);
     struct exercise_check c;
-    assert_true(exercise_check_run(&x.e, NULL, grade_on_device, NULL, &c));
+    assert_true(exercise_check_run(&x.e, NULL, device_fixture_grade, grader, &c));
     assert_int_equal(c.mistakes_ok, 2);
     assert_int_equal(c.nproblems, 1);
     assert_string_equal(c.problems[0], "exercises/butterfly_by_files/mistakes/sign.glsl and "

@@ -98,3 +98,8 @@ void exercise_hidden_input(const struct exercise *e, uint64_t seed, unsigned ind
         in[c] = (float)k / (float)e->hidden_grid;
     }
 }
+
+const char *exercise_hidden_word(const struct exercise *e)
+{
+    return strcmp(e->input, "spectrum") ? "inputs" : "spectra";
+}

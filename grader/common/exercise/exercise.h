@@ -135,6 +135,11 @@ const struct exercise *exercise_find(const char *id);
 /* The butterfly, the exercise every older route and record means. */
 const struct exercise *exercise_default(void);
 
+/* What e's hidden inputs are called in a student's words: "spectra" for
+ * an input named spectrum (the butterfly's, as its page says), else
+ * "inputs". The verdict's messages and the text report both say it. */
+const char *exercise_hidden_word(const struct exercise *e);
+
 /*
  * Fills `in` (e->in_planes * e->in_n floats, plane-major) with hidden input
  * number `index` of `seed`: the same (seed, index) gives the same input on
