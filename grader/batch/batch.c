@@ -36,6 +36,7 @@
 #include "batch/batch_sha256.h"
 #include "batch/reports/batch_class_report.h"
 #include "batch/reports/batch_gradebook.h"
+#include "batch/reports/batch_lms.h"
 #include "batch/reports/batch_roster.h"
 #include "batch/reports/batch_row.h"
 #include "batch/reports/batch_student_report.h"
@@ -274,11 +275,7 @@ static bool reuse(struct run *r, size_t i)
 static void record_stored(struct run *r, size_t i)
 {
     const struct batch_stored *st = r->in.v[i].stored;
-    json_t *j = json_loadb(st->verdict ? st->verdict : "", st->verdict_len, 0, NULL);
-    struct verdict *v = j ? verdict_from_json(j) : NULL;
-    json_decref(j);
-    if (!v)
-        v = verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
+    struct verdict *v = gradebook_stored_verdict(st->verdict, st->verdict_len);
     snprintf(r->sha[i], sizeof r->sha[i], "%s", st->sha);
     if (v)
         write_record(r, i, r->sha[i], v);
@@ -624,13 +621,7 @@ static int rebuild(struct run *r, double seconds)
     } else if (fd >= 0) {
         close(fd);
     }
-    if (lms.not_in_roster)
-        fprintf(stderr, "butterfly-batch: %zu graded ids are not in the roster, so Canvas gets "
-                "no points for them: %s\n", lms.not_in_roster, lms.not_in_roster_list);
-    if (lms.formula_ids)
-        fprintf(stderr, "butterfly-batch: %zu graded ids are left out of Moodle's file: a "
-                "spreadsheet would run them as formulas, and Moodle matches an id exactly, so a "
-                "guarded one would match nobody: %s\n", lms.formula_ids, lms.formula_list);
+    batch_lms_warn(&lms);
     if (!o->quiet) {
         size_t reused = r->progress.reused;
         size_t graded = r->progress.graded - r->refused;

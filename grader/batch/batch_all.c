@@ -36,11 +36,7 @@ static struct verdict *stored_verdict(const struct batch_input *e)
 {
     if (e->refusal || !e->stored)
         return verdict_new(VERDICT_REJECTED, e->refusal ? e->refusal : "");
-    const struct batch_stored *st = e->stored;
-    json_t *j = json_loadb(st->verdict ? st->verdict : "", st->verdict_len, 0, NULL);
-    struct verdict *v = j ? verdict_from_json(j) : NULL;
-    json_decref(j);
-    return v ? v : verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
+    return gradebook_stored_verdict(e->stored->verdict, e->stored->verdict_len);
 }
 
 /* Fills c->rows from c->in; counts Internal Errors in *internal. False on OOM. */
@@ -125,13 +121,7 @@ static bool write_file(struct batch_output *out, const struct batch_options *o,
 static void print_summary(const struct batch_options *o, const struct column *cols, size_t n,
                           const struct gradebook_result *res)
 {
-    if (res->not_in_roster)
-        fprintf(stderr, "butterfly-batch: %zu graded ids are not in the roster, so Canvas gets "
-                "no points for them: %s\n", res->not_in_roster, res->not_in_roster_list);
-    if (res->formula_ids)
-        fprintf(stderr, "butterfly-batch: %zu graded ids are left out of Moodle's file: a "
-                "spreadsheet would run them as formulas, and Moodle matches an id exactly, so a "
-                "guarded one would match nobody: %s\n", res->formula_ids, res->formula_list);
+    batch_lms_warn(res);
     if (o->quiet)
         return;
     printf("butterfly-batch: from the records (policy %s), a column per exercise:",

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include <jansson.h>
+
 #include "gradebook/csv_write.h"
 #include "gradebook/layout.h"
 
@@ -101,4 +103,12 @@ double gradebook_late_score(int score, bool last, const struct gradebook_late *l
     /* best: the chosen attempt is the best of all, on time or late */
     return late->chosen_late ? late_policy_best(p, on_time, score)
                              : late_policy_best(p, score, late->best_late);
+}
+
+struct verdict *gradebook_stored_verdict(const char *bytes, size_t len)
+{
+    json_t *j = json_loadb(bytes ? bytes : "", bytes ? len : 0, 0, NULL);
+    struct verdict *v = j ? verdict_from_json(j) : NULL;
+    json_decref(j);
+    return v ? v : verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
 }

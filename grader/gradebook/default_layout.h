@@ -62,6 +62,11 @@ double gradebook_late_score(int score, bool last, const struct gradebook_late *l
 #define GRADEBOOK_UNREADABLE_VERDICT \
     "The stored verdict of this record cannot be read; grade it again with --regrade."
 
+/* The verdict a record's stored bytes (len of them) say, for its row: an
+ * Internal Error saying GRADEBOOK_UNREADABLE_VERDICT when they do not
+ * parse as one. NULL only on OOM; free it with verdict_free. */
+struct verdict *gradebook_stored_verdict(const char *bytes, size_t len);
+
 /*
  * The input column of a row from a server's records: "record ID, NAME",
  * with GRADEBOOK_UNVERIFIED_MARK after an unverified name. A new string,

@@ -98,11 +98,7 @@ static bool row_fill(struct store *s, struct row *w, const struct store_record *
     if (problem) {
         w->v = verdict_new(VERDICT_REJECTED, problem);
     } else {
-        json_t *j = json_loadb(c->verdict ? c->verdict : "", c->verdict_len, 0, NULL);
-        w->v = j ? verdict_from_json(j) : NULL;
-        json_decref(j);
-        if (!w->v)
-            w->v = verdict_new(VERDICT_INTERNAL_ERROR, GRADEBOOK_UNREADABLE_VERDICT);
+        w->v = gradebook_stored_verdict(c->verdict, c->verdict_len);
     }
     if (!w->id || !w->location || !w->v) {
         e->status = STORE_NO_MEMORY;

@@ -38,3 +38,14 @@ bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *r
     free(e);
     return ok;
 }
+
+void batch_lms_warn(const struct gradebook_result *res)
+{
+    if (res->not_in_roster)
+        fprintf(stderr, "butterfly-batch: %zu graded ids are not in the roster, so Canvas gets "
+                "no points for them: %s\n", res->not_in_roster, res->not_in_roster_list);
+    if (res->formula_ids)
+        fprintf(stderr, "butterfly-batch: %zu graded ids are left out of Moodle's file: a "
+                "spreadsheet would run them as formulas, and Moodle matches an id exactly, so a "
+                "guarded one would match nobody: %s\n", res->formula_ids, res->formula_list);
+}

@@ -32,4 +32,8 @@ bool batch_lms_write(FILE *f, enum gradebook_layout l, const struct batch_row *r
  * to free; NULL on OOM. */
 struct gradebook_entry *batch_lms_entries(const struct batch_row *rows, size_t n);
 
+/* Prints on stderr what a learning system's file res left out and why:
+ * graded ids not in Canvas's roster, ids Moodle's file could not carry. */
+void batch_lms_warn(const struct gradebook_result *res);
+
 #endif
